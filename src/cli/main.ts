@@ -1,0 +1,195 @@
+// `paygate`: the operator's stand-in for a merchant dashboard. Prints what it did; --json for scripts.
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "../config.ts";
+import { createMerchant, createPaymentLink, MerchantInputError, updateMerchant, type KybStatus, type WalletSetting } from "../core/merchants/merchants.ts";
+import { cryptoBySlug, cryptoById, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import { startRuntime, type Runtime } from "../runtime.ts";
+
+const USAGE = `Usage: paygate <command> [options]
+
+Commands:
+  merchant create --name NAME [--webhook-url URL] [--kyb none|pending|verified|rejected] [--json]
+      Create a merchant with test and live keys and test-network wallets for every currency.
+      Secrets are printed once; store them now.
+  merchant update ID [--active true|false] [--webhook-url URL|""] [--kyb STATUS]
+                     [--wallet CURRENCY=EXTENDED_PUBLIC_KEY ...] [--mode live|test] [--json]
+      Change a merchant. --wallet sets the wallet that receives CURRENCY (${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")})
+      in --mode (default live); give the account-level extended public key, never a private key.
+  payment-link create --merchant ID [--live] [--json]
+      Create a payment link (pl_…) for test mode, or live mode with --live.
+
+Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see README).`;
+
+class UsageError extends Error {}
+
+type Out = { json: boolean };
+
+async function run(argv: string[]): Promise<void> {
+  const [group, action, ...rest] = argv;
+  if (!group || group === "help" || group === "--help" || group === "-h") {
+    console.log(USAGE);
+    return;
+  }
+  const command = `${group} ${action ?? ""}`.trim();
+  switch (command) {
+    case "merchant create":
+      return merchantCreate(rest);
+    case "merchant update":
+      return merchantUpdate(rest);
+    case "payment-link create":
+      return paymentLinkCreate(rest);
+    default:
+      throw new UsageError(`Unknown command '${command}'.`);
+  }
+}
+
+type OptionSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+function parse(args: string[], options: OptionSpec, positionals = 0): { values: Values; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args, options: { ...options, json: { type: "boolean" } }, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length !== positionals) {
+      throw new UsageError(`Expected ${positionals} argument(s), got ${parsed.positionals.length}.`);
+    }
+    return { values: parsed.values as Values, positionals: parsed.positionals };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const KYB = ["none", "pending", "verified", "rejected"] as const;
+function kybOption(value: unknown): KybStatus | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !KYB.includes(value as (typeof KYB)[number])) {
+    throw new UsageError(`--kyb must be one of ${KYB.join(", ")}; got '${String(value)}'.`);
+  }
+  return value.toUpperCase() as KybStatus;
+}
+
+function merchantId(text: string | undefined): number {
+  if (!text || !/^\d+$/.test(text)) throw new UsageError(`A merchant id is a whole number; got '${text ?? ""}'.`);
+  return Number(text);
+}
+
+async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = await startRuntime(loadConfig(), { log: (line) => console.error(line) });
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function merchantCreate(args: string[]): Promise<void> {
+  const { values } = parse(args, { name: { type: "string" }, "webhook-url": { type: "string" }, kyb: { type: "string" } });
+  if (typeof values.name !== "string" || !values.name.trim()) throw new UsageError("--name is required.");
+  const kybStatus = kybOption(values.kyb);
+  const webhookUrl = values["webhook-url"] as string | undefined;
+  const merchant = await withRuntime((rt) =>
+    createMerchant(rt.gateway.deps, { name: values.name as string, webhookUrl: webhookUrl || null, kybStatus }),
+  );
+  if (values.json) return print(merchant);
+  console.log(`Created merchant ${merchant.id} "${merchant.name}" (KYB: ${(kybStatus ?? "NONE").toLowerCase()}).
+Test-network wallets are set up for ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; test mode works now.
+
+  test public key   ${merchant.testPublicKey}
+  test secret key   ${merchant.testSecretKey}
+  live public key   ${merchant.livePublicKey}
+  live secret key   ${merchant.liveSecretKey}
+  webhook secret    ${merchant.webhookSecret}
+
+Secret keys and the webhook secret are shown only now; store them safely.
+Live mode needs KYB "verified" and a wallet per currency: paygate merchant update ${merchant.id} --kyb verified --wallet BTC=xpub…`);
+}
+
+async function merchantUpdate(args: string[]): Promise<void> {
+  const { values, positionals } = parse(
+    args,
+    {
+      active: { type: "string" },
+      "webhook-url": { type: "string" },
+      kyb: { type: "string" },
+      wallet: { type: "string", multiple: true },
+      mode: { type: "string" },
+    },
+    1,
+  );
+  const id = merchantId(positionals[0]);
+  let active: boolean | undefined;
+  if (values.active !== undefined) {
+    if (values.active !== "true" && values.active !== "false") throw new UsageError(`--active must be true or false; got '${String(values.active)}'.`);
+    active = values.active === "true";
+  }
+  const mode = (values.mode as string | undefined) ?? "live";
+  if (mode !== "live" && mode !== "test") throw new UsageError(`--mode must be live or test; got '${mode}'.`);
+  const wallets: WalletSetting[] = ((values.wallet as string[] | undefined) ?? []).map((spec) => {
+    const eq = spec.indexOf("=");
+    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
+    const key = eq > 0 ? spec.slice(eq + 1).trim() : "";
+    const currency = cryptoBySlug(name.toUpperCase()) ?? (/^\d+$/.test(name) ? cryptoById(Number(name)) : undefined);
+    if (!currency || !key) {
+      throw new UsageError(`--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`);
+    }
+    return { currency, isLive: mode === "live", extendedPublicKey: key };
+  });
+  const webhookUrl = values["webhook-url"] as string | undefined;
+  const input = {
+    active,
+    kybStatus: kybOption(values.kyb),
+    webhookUrl: webhookUrl === undefined ? undefined : webhookUrl || null,
+    wallets,
+  };
+  if (input.active === undefined && input.kybStatus === undefined && input.webhookUrl === undefined && wallets.length === 0) {
+    throw new UsageError("Nothing to change: give --active, --webhook-url, --kyb or --wallet.");
+  }
+  const merchant = await withRuntime((rt) => updateMerchant(rt.gateway.deps, id, input));
+  const walletRows = merchant.paymentProcessors.map((p) => ({
+    currency: p.currency.slug,
+    mode: p.isLive ? "live" : "test",
+    extendedPublicKey: p.wallet.extendedPublicKey,
+    nextIndex: p.wallet.nextIndex,
+  }));
+  const summary = {
+    id: merchant.id,
+    name: merchant.name,
+    active: merchant.active,
+    kyb: merchant.kybStatus.toLowerCase(),
+    webhookUrl: merchant.webhookUrl,
+    wallets: walletRows,
+  };
+  if (values.json) return print(summary);
+  console.log(`Updated merchant ${summary.id} "${summary.name}": active=${summary.active}, KYB ${summary.kyb}, webhook ${summary.webhookUrl ?? "(none)"}.`);
+  console.log("Wallets:");
+  for (const w of walletRows) console.log(`  ${w.mode.padEnd(4)} ${w.currency.padEnd(4)} ${w.extendedPublicKey} (next index ${w.nextIndex})`);
+}
+
+async function paymentLinkCreate(args: string[]): Promise<void> {
+  const { values } = parse(args, { merchant: { type: "string" }, live: { type: "boolean" } });
+  const id = merchantId(values.merchant as string | undefined);
+  const isLive = values.live === true;
+  const link = await withRuntime((rt) => createPaymentLink(rt.gateway.deps.db, id, isLive));
+  if (values.json) return print(link);
+  console.log(`Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
+}
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`paygate: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof MerchantInputError || error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
+      console.error(`paygate: ${error.message}`);
+      process.exit(1);
+    }
+    console.error("paygate: unexpected error:", error);
+    process.exit(1);
+  },
+);

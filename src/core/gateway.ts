@@ -1,0 +1,36 @@
+// The one entry to the domain for every adapter (REST, GraphQL, CLI): it holds the ports and
+// exposes the payment operations. Rules live in the functions it calls, never in the adapters.
+import type { Database } from "../db/types.ts";
+import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
+import type { SecretBox } from "./secrets.ts";
+import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
+import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
+import { paymentRequestOf } from "./transactions/payment-request.ts";
+import type { TransactionRecord } from "./transactions/record.ts";
+
+export interface GatewayDeps {
+  db: Database;
+  prices: PriceFeed;
+  rails: PaymentRails;
+  qr: QrRenderer;
+  clock: Clock;
+  secrets: SecretBox;
+}
+
+export class PaymentGateway {
+  constructor(readonly deps: GatewayDeps) {}
+
+  initializeTransaction(request: InitializeRequest): Promise<TransactionRecord> {
+    return initializeTransaction(this.deps.db, request);
+  }
+
+  initiatePayment(request: InitiateRequest): Promise<TransactionRecord> {
+    return initiatePayment(this.deps, request);
+  }
+
+  paymentRequest(transaction: TransactionRecord) {
+    return paymentRequestOf(this.deps, transaction);
+  }
+}
+
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,49 @@
+// The currency catalogue (spec 2.4). Fiat and crypto share one id space; these ids are part of
+// the public contract, so they never change. The database table `currencies` is filled from here.
+
+export type FiatSlug = "USD" | "NGN";
+export type CryptoSlug = "USDT" | "BTC" | "BNB" | "ETH" | "LTC";
+
+interface CurrencyBase {
+  id: number;
+  name: string;
+  /** Digits after the point; crypto amounts are rounded up to it. */
+  decimals: number;
+}
+export interface FiatCurrency extends CurrencyBase {
+  kind: "FIAT";
+  slug: FiatSlug;
+}
+export interface CryptoCurrency extends CurrencyBase {
+  kind: "CRYPTO";
+  slug: CryptoSlug;
+}
+export type Currency = FiatCurrency | CryptoCurrency;
+
+export const FIAT_CURRENCIES: readonly FiatCurrency[] = [
+  { id: 1, kind: "FIAT", slug: "USD", name: "US Dollar", decimals: 2 },
+  { id: 2, kind: "FIAT", slug: "NGN", name: "Nigerian Naira", decimals: 2 },
+];
+
+export const CRYPTO_CURRENCIES: readonly CryptoCurrency[] = [
+  { id: 3, kind: "CRYPTO", slug: "USDT", name: "Tether", decimals: 6 },
+  { id: 4, kind: "CRYPTO", slug: "BTC", name: "Bitcoin", decimals: 8 },
+  { id: 5, kind: "CRYPTO", slug: "BNB", name: "BNB", decimals: 8 },
+  { id: 6, kind: "CRYPTO", slug: "ETH", name: "Ethereum", decimals: 8 },
+  { id: 7, kind: "CRYPTO", slug: "LTC", name: "Litecoin", decimals: 8 },
+];
+
+export const ALL_CURRENCIES: readonly Currency[] = [...FIAT_CURRENCIES, ...CRYPTO_CURRENCIES];
+
+export function fiatBySlug(slug: string): FiatCurrency | undefined {
+  return FIAT_CURRENCIES.find((c) => c.slug === slug);
+}
+export function fiatById(id: number): FiatCurrency | undefined {
+  return FIAT_CURRENCIES.find((c) => c.id === id);
+}
+export function cryptoById(id: number): CryptoCurrency | undefined {
+  return CRYPTO_CURRENCIES.find((c) => c.id === id);
+}
+export function cryptoBySlug(slug: string): CryptoCurrency | undefined {
+  return CRYPTO_CURRENCIES.find((c) => c.slug === slug);
+}

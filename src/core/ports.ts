@@ -1,0 +1,41 @@
+// What the core needs from the outside world. Adapters in src/rails implement these;
+// the core imports none of them.
+import type { Decimal } from "decimal.js";
+import type { CryptoCurrency, FiatCurrency } from "./money/currencies.ts";
+
+/** A price: how many units of `fiat` one unit of `crypto` costs, where it came from and when. */
+export interface PriceQuote {
+  rate: Decimal;
+  source: string;
+  quotedAt: Date;
+}
+
+export interface PriceFeed {
+  /** Rejects with UpstreamUnavailableError when no fresh quote can be had. */
+  quote(crypto: CryptoCurrency, fiat: FiatCurrency, isLive: boolean): Promise<PriceQuote>;
+}
+
+export type ExtendedKeyCheck = { ok: true } | { ok: false; reason: string };
+
+/** Addresses and payment requests of each chain, from the merchant's extended public keys. */
+export interface PaymentRails {
+  /** The receive address at `index` below the account-level extended public key. Throws on a bad key. */
+  deriveAddress(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number): string;
+  /** Whether `address` is a well-formed address of the currency's network in that mode. */
+  isValidAddress(currency: CryptoCurrency, isLive: boolean, address: string): boolean;
+  /** Whether the key parses and belongs to the currency's network in that mode; says why not. */
+  checkExtendedPublicKey(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string): ExtendedKeyCheck;
+  /** A fresh test-network account for test mode; only its extended public key is kept. */
+  createTestWallet(currency: CryptoCurrency): string;
+  /** The URI a wallet app understands (BIP21, EIP-681) asking for `amount` to `address`. */
+  paymentUri(currency: CryptoCurrency, isLive: boolean, address: string, amount: Decimal): string;
+}
+
+export interface QrRenderer {
+  /** A `data:image/png;base64,…` URL of a QR code holding `text`. */
+  dataUrl(text: string): Promise<string>;
+}
+
+export interface Clock {
+  now(): Date;
+}

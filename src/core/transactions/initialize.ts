@@ -1,0 +1,96 @@
+// Spec 4.1: create a transaction in INITIATED from a fiat amount and the customer's details.
+import { randomUUID } from "node:crypto";
+import type { Database } from "../../db/types.ts";
+import { errors } from "../errors.ts";
+import { authenticatePublic, type Caller } from "../merchants/credentials.ts";
+import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
+import { fiatBySlug } from "../money/currencies.ts";
+import { newReference } from "../secrets.ts";
+import { transactionInclude, type TransactionRecord } from "./record.ts";
+import { InitializeBody, parseBody } from "./requests.ts";
+
+export interface InitializeRequest {
+  /** The key from `Authorization: Bearer …`, when sent. */
+  bearerToken: string | undefined;
+  /** The body of spec 4.1, as received. */
+  body: unknown;
+}
+
+export async function initializeTransaction(db: Database, request: InitializeRequest): Promise<TransactionRecord> {
+  const parsed = parseBody(InitializeBody, request.body);
+  if (!parsed.ok) throw errors.initializeValidation(parsed.errors);
+  const body = parsed.value;
+
+  const caller = await authenticatePublic(db, credentialOf(body, request.bearerToken));
+  const currency = fiatBySlug(body.currency.toUpperCase());
+  if (!currency) throw errors.invalidPublicKey("unsupported_currency");
+  const amount = new Decimal(body.amount);
+  const problem = fiatAmountProblem(amount, currency);
+  if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
+  requireKybForLive(caller);
+
+  const email = body.customer.email;
+  const name = body.customer.name ?? null;
+  return db.$transaction(async (tx) => {
+    const customer = await tx.customer.upsert({
+      where: { merchantId_email: { merchantId: caller.merchant.id, email } },
+      create: { merchantId: caller.merchant.id, email, name },
+      update: name === null ? {} : { name },
+    });
+    return tx.transaction.create({
+      data: {
+        id: randomUUID(),
+        reference: newReference(),
+        merchantId: caller.merchant.id,
+        customerId: customer.id,
+        paymentLinkId: caller.paymentLinkId,
+        isLive: caller.isLive,
+        status: "INITIATED",
+        description: body.description ?? null,
+        initializedAmount: amount.toFixed(),
+        initializedCurrencyId: currency.id,
+        requestMeta: (body.meta ?? {}) as object,
+      },
+      include: transactionInclude,
+    });
+  });
+}
+
+/**
+ * The body's `public_key` and the header's Bearer key are interchangeable (spec 4.1 rule 2);
+ * sending both with different values, or either with a payment link, is a validation error.
+ */
+function credentialOf(body: InitializeBody, bearer: string | undefined): { publicKey: string } | { paymentLink: string } {
+  if (body.payment_link !== undefined) {
+    if (bearer !== undefined) {
+      throw errors.initializeValidation([
+        { field: "payment_link", message: "send either a public key (Authorization header or public_key) or payment_link, not both" },
+      ]);
+    }
+    return { paymentLink: body.payment_link };
+  }
+  if (body.public_key !== undefined && bearer !== undefined && body.public_key !== bearer) {
+    throw errors.initializeValidation([
+      { field: "public_key", message: "public_key differs from the key in the Authorization header; send one of them" },
+    ]);
+  }
+  const publicKey = body.public_key ?? bearer;
+  if (publicKey === undefined) {
+    throw errors.initializeValidation([
+      { field: "public_key", message: "public_key is required: send it in the body, as Authorization: Bearer pub_…, or send a payment_link" },
+    ]);
+  }
+  return { publicKey };
+}
+
+const KYB_MESSAGES = {
+  NONE: "Business verification (KYB) is required before accepting live payments; complete it in the dashboard or use your test keys",
+  PENDING: "Business verification (KYB) is under review; live payments open once it is approved. Use your test keys meanwhile",
+  REJECTED: "Business verification (KYB) was rejected; live payments are unavailable until it is resubmitted and approved",
+} as const;
+
+function requireKybForLive(caller: Caller): void {
+  const status = caller.merchant.kybStatus;
+  if (!caller.isLive || status === "VERIFIED") return;
+  throw errors.kybRequired(KYB_MESSAGES[status], `kyb_${status.toLowerCase()}`);
+}

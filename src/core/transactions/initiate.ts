@@ -1,0 +1,115 @@
+// Spec 4.2: choose the crypto currency, lock the rate, hand out a fresh address, INITIATED → PENDING.
+import type { Database } from "../../db/types.ts";
+import { errors, PaygateError } from "../errors.ts";
+import { authenticateSecret } from "../merchants/credentials.ts";
+import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
+import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
+import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
+import { findTransactionFor, transactionInclude, type TransactionRecord } from "./record.ts";
+import { InitiateBody, parseBody } from "./requests.ts";
+
+export interface InitiateDeps {
+  db: Database;
+  prices: PriceFeed;
+  rails: PaymentRails;
+  clock: Clock;
+}
+
+export interface InitiateRequest {
+  bearerToken: string | undefined;
+  transactionId: string;
+  body: unknown;
+}
+
+const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
+
+export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<TransactionRecord> {
+  const { db } = deps;
+  const parsed = parseBody(InitiateBody, request.body);
+  if (!parsed.ok) throw errors.initiateValidation(parsed.errors);
+  const body = parsed.value;
+
+  const caller = await authenticateSecret(db, request.bearerToken);
+  const transaction = await findTransactionFor(db, request.transactionId, caller.merchant.id, caller.isLive);
+  if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  const crypto = cryptoById(body.currency_id);
+  if (!crypto) throw errors.unsupportedCurrency(body.currency_id, SUPPORTED);
+  const refundAddress = body.refund_address ?? null;
+  if (refundAddress !== null && !deps.rails.isValidAddress(crypto, caller.isLive, refundAddress)) {
+    throw errors.initiateValidation([
+      { field: "refund_address", message: `refund_address is not a valid ${crypto.slug} address for ${caller.isLive ? "live" : "test"} mode` },
+    ]);
+  }
+  if (!caller.merchant.active) throw errors.notInitiated("merchant_inactive");
+  if (transaction.status !== "INITIATED") throw errors.notInitiated("transaction_not_initiated");
+  const processor = await db.paymentProcessor.findUnique({
+    where: { merchantId_currencyId_isLive: { merchantId: caller.merchant.id, currencyId: crypto.id, isLive: caller.isLive } },
+    select: { walletId: true },
+  });
+  if (!processor) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
+
+  const fiat = fiatById(transaction.initializedCurrencyId);
+  if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
+  // Outside the database transaction: a slow price feed must not hold row locks.
+  const quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive);
+  const paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
+
+  return db.$transaction(async (tx) => {
+    // Taking the wallet's row lock serialises initiates on one wallet across every instance.
+    const wallet = await tx.wallet.update({
+      where: { id: processor.walletId },
+      data: { nextIndex: { increment: 1 } },
+    });
+    const index = wallet.nextIndex - 1;
+    const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, wallet.extendedPublicKey, index);
+    const moved = await tx.transaction.updateMany({
+      // The state condition makes the move happen once, however many initiates race.
+      where: { id: transaction.id, status: "INITIATED" },
+      data: {
+        status: "PENDING",
+        paymentCurrencyId: crypto.id,
+        paymentAmount: paymentAmount.toFixed(),
+        paymentAddress: address,
+        walletId: wallet.id,
+        derivationIndex: index,
+        refundAddress,
+        quoteRate: quote.rate.toFixed(),
+        quoteSource: quote.source,
+        quotedAt: quote.quotedAt,
+        initiatedAt: deps.clock.now(),
+      },
+    });
+    if (moved.count !== 1) throw errors.notInitiated("transaction_not_initiated");
+    return tx.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: transactionInclude });
+  });
+}
+
+async function quoteOrUnavailable(
+  prices: PriceFeed,
+  crypto: CryptoCurrency,
+  fiat: NonNullable<ReturnType<typeof fiatById>>,
+  isLive: boolean,
+): Promise<PriceQuote> {
+  try {
+    const quote = await prices.quote(crypto, fiat, isLive);
+    if (!quote.rate.isFinite() || quote.rate.lte(0)) throw new Error(`non-positive rate ${quote.rate.toString()}`);
+    return quote;
+  } catch (error) {
+    if (error instanceof PaygateError) throw error;
+    throw errors.upstreamUnavailable(
+      `No price quote for ${crypto.slug}/${fiat.slug} is available right now; retry shortly`,
+      "quote_unavailable",
+    );
+  }
+}
+
+function deriveOrUnavailable(rails: PaymentRails, crypto: CryptoCurrency, isLive: boolean, key: string, index: number): string {
+  try {
+    return rails.deriveAddress(crypto, isLive, key, index);
+  } catch {
+    throw errors.upstreamUnavailable(
+      `A ${crypto.slug} payment address could not be generated; retry shortly, or check the merchant's wallet key`,
+      "address_unavailable",
+    );
+  }
+}

@@ -1,0 +1,64 @@
+// Opens the store: embedded PGlite or a PostgreSQL server, migrated, with the currency catalogue in place.
+import { ALL_CURRENCIES } from "../core/money/currencies.ts";
+import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+import { createAdapterFactory, type DatabaseTarget } from "./adapters.ts";
+import { PrismaClient } from "./generated/client.ts";
+import { applyMigrations } from "./migrations.ts";
+import type { Database } from "./types.ts";
+
+export interface OpenDatabase {
+  db: Database;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface OpenOptions {
+  migrate?: boolean;
+  log?: (line: string) => void;
+}
+
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<OpenDatabase> {
+  const release = target.kind === "pglite" && target.dataDir !== null ? lockEmbeddedDatabase(target.dataDir) : () => {};
+  let adapter: Adapter;
+  try {
+    adapter = await createAdapterFactory(target);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return openDatabaseOn(adapter, options, release);
+}
+
+type Adapter = Awaited<ReturnType<typeof createAdapterFactory>>;
+
+/** On an adapter made elsewhere (the tests make theirs); closing the database closes it. */
+export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}, release: () => void = () => {}): Promise<OpenDatabase> {
+  try {
+    if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
+    const db = new PrismaClient({ adapter: adapter.factory });
+    await ensureCurrencies(db);
+    return {
+      db,
+      ping: async () => {
+        await db.$queryRaw`SELECT 1`;
+      },
+      close: async () => {
+        await db.$disconnect();
+        await adapter.close();
+        release();
+      },
+    };
+  } catch (error) {
+    await adapter.close();
+    release();
+    throw error;
+  }
+}
+
+/** The catalogue in code is the source; rows are added when missing and never rewritten. */
+async function ensureCurrencies(db: Database): Promise<void> {
+  await db.currency.createMany({
+    data: ALL_CURRENCIES.map(({ id, kind, slug, name, decimals }) => ({ id, kind, slug, name, decimals })),
+    skipDuplicates: true,
+  });
+}

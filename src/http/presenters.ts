@@ -1,0 +1,60 @@
+// The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
+import { toJsonNumber } from "../core/money/amounts.ts";
+import { fiatById } from "../core/money/currencies.ts";
+import type { TransactionRecord } from "../core/transactions/record.ts";
+
+type Json = Record<string, unknown>;
+
+const amount = (value: { toString(): string } | null) => (value === null ? null : toJsonNumber(value));
+
+export function success(data: Json, meta: unknown): Json {
+  return { status: "success", data, meta: isObject(meta) ? meta : {} };
+}
+
+/** Table 2.1: the transaction as initialize returns it. */
+export function initializedTransaction(t: TransactionRecord): Json {
+  return {
+    id: t.id,
+    reference: t.reference,
+    amount_paid: amount(t.amountPaid),
+    status: t.status,
+    description: t.description,
+    initialized_amount: toJsonNumber(t.initializedAmount),
+    payment_amount: amount(t.paymentAmount),
+    payment_address: t.paymentAddress,
+    payment_currency: t.paymentCurrencyId,
+    initialized_currency: t.initializedCurrencyId,
+    is_live: t.isLive,
+    merchant: { id: t.merchant.id, name: t.merchant.name },
+  };
+}
+
+/** Table 2.2: the transaction as initiate returns it; `initialized_currency` is the slug here. */
+export function initiatedTransaction(t: TransactionRecord, qrCode: string | null): Json {
+  return {
+    id: t.id,
+    reference: t.reference,
+    description: t.description,
+    initialized_amount: toJsonNumber(t.initializedAmount),
+    initialized_currency: fiatById(t.initializedCurrencyId)?.slug ?? null,
+    payment_amount: amount(t.paymentAmount),
+    amount_paid: amount(t.amountPaid),
+    payment_currency: t.paymentCurrencyId,
+    payment_address: t.paymentAddress,
+    status: t.status,
+    qrCode,
+    is_live: t.isLive,
+    merchant: { id: t.merchant.id, name: t.merchant.name },
+    meta: {
+      refund_address: t.refundAddress,
+      quote:
+        t.quoteRate === null
+          ? null
+          : { rate: t.quoteRate.toString(), source: t.quoteSource, quoted_at: t.quotedAt?.toISOString() ?? null },
+    },
+  };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,39 @@
+// The service: configuration in, an HTTP server on a migrated database out.
+import { ConfigError, loadConfig } from "./config.ts";
+import { createApp } from "./http/app.ts";
+import { startRuntime } from "./runtime.ts";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = (line: string) => console.log(line);
+  const runtime = await startRuntime(config, { log });
+  const app = createApp({ gateway: runtime.gateway, ping: runtime.database.ping, logRequests: config.logRequests });
+  const server = app.listen(config.port, config.host, () => {
+    const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
+    log(`paygate listening on http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port} — database: ${where}`);
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: finishing requests in flight, then stopping`);
+    server.close(() => {
+      runtime.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
+    console.error(error.message);
+  } else {
+    console.error("paygate failed to start:", error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+// Wiring shared by the service and the CLI: configuration in, a gateway on an open database out.
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./config.ts";
+import { PaymentGateway, systemClock } from "./core/gateway.ts";
+import { SecretBox } from "./core/secrets.ts";
+import { openDatabase, type OpenDatabase } from "./db/database.ts";
+import { ModeRoutedFeed, NoLiveFeed } from "./rails/prices/index.ts";
+import { TestRatesFeed } from "./rails/prices/test-rates.ts";
+import { PngQrRenderer } from "./rails/qr/index.ts";
+import { HdWalletRails } from "./rails/wallets/index.ts";
+import type { PriceFeed } from "./core/ports.ts";
+
+export interface Runtime {
+  gateway: PaymentGateway;
+  database: OpenDatabase;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOverrides {
+  prices?: PriceFeed;
+  log?: (line: string) => void;
+}
+
+export async function startRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const secrets = loadSecretBox(config);
+  const database = await openDatabase(config.database, { log: overrides.log });
+  const gateway = new PaymentGateway({
+    db: database.db,
+    prices: overrides.prices ?? new ModeRoutedFeed({ test: new TestRatesFeed(), live: new NoLiveFeed() }),
+    rails: new HdWalletRails(),
+    qr: new PngQrRenderer(),
+    clock: systemClock,
+    secrets,
+  });
+  return { gateway, database, close: () => database.close() };
+}
+
+/**
+ * The key that encrypts webhook secrets. From PAYGATE_ENCRYPTION_KEY; on the embedded database a
+ * key file is made beside it on first start. With PostgreSQL several instances must share one key,
+ * so it has to be given.
+ */
+export function loadSecretBox(config: Config): SecretBox {
+  if (config.encryptionKey) return SecretBox.fromString(config.encryptionKey);
+  if (config.database.kind === "postgres") {
+    throw new ConfigError(
+      "PAYGATE_ENCRYPTION_KEY is required with DATABASE_URL (every instance must share it). Generate one with: openssl rand -base64 32",
+    );
+  }
+  const file = path.join(config.dataDir, "encryption.key");
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+  }
+  return SecretBox.fromString(readFileSync(file, "utf8"));
+}

@@ -1,0 +1,85 @@
+// 503 when the price quote fails, 500 on the unexpected, and /healthz.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PriceFeed, PriceQuote } from "../../src/core/ports.ts";
+import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+/** A feed that fails while `down` is set, as a provider outage or timeout would. */
+class SwitchableFeed implements PriceFeed {
+  down = false;
+  private readonly rates = new TestRatesFeed();
+  quote(...args: Parameters<PriceFeed["quote"]>): Promise<PriceQuote> {
+    if (this.down) return Promise.reject(new Error("connect ETIMEDOUT"));
+    return this.rates.quote(...args);
+  }
+}
+
+const feed = new SwitchableFeed();
+let t: TestGateway;
+let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
+
+beforeAll(async () => {
+  t = await startTestGateway({ prices: feed });
+  keys = await t.merchant();
+});
+afterAll(() => t.close());
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe("upstream failure", () => {
+  it("answers 503 when no quote can be had, changes nothing, and works on retry", async () => {
+    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+    const id = init.body.data.id as string;
+    const walletBefore = await t.db.wallet.findFirstOrThrow({ where: { merchantId: keys.id, currencyId: 4, isLive: false } });
+
+    feed.down = true;
+    const res = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ status: "error", code: "upstream_unavailable", reason: "quote_unavailable" });
+    expect(res.body.message).toMatch(/retry/);
+    const row = await t.db.transaction.findUniqueOrThrow({ where: { id } });
+    expect(row.status).toBe("INITIATED");
+    expect(row.paymentAddress).toBeNull();
+    const walletAfter = await t.db.wallet.findUniqueOrThrow({ where: { id: walletBefore.id } });
+    expect(walletAfter.nextIndex).toBe(walletBefore.nextIndex);
+
+    feed.down = false;
+    const retry = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
+    expect(retry.status).toBe(200);
+  });
+});
+
+describe("health and unknown routes", () => {
+  it("answers /healthz with 200 while the database answers", async () => {
+    const res = await fetch(`${t.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok", database: "ok" });
+  });
+
+  it("answers an unknown route with the error shape", async () => {
+    const res = await t.post("/v1/nothing", {});
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: "error", code: "not_found" });
+  });
+});
+
+describe("unexpected errors", () => {
+  it("answers 500 Internal Server Error on both endpoints without leaking details", async () => {
+    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+    const id = init.body.data.id as string;
+    // Break the store under the running service: every query now fails.
+    await t.db.$executeRawUnsafe("ALTER TABLE transactions RENAME TO transactions_gone");
+    try {
+      const initialize = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+      const initiate = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
+      for (const res of [initialize, initiate]) {
+        expect(res.status).toBe(500);
+        expect(res.body).toEqual({ status: "error", message: "Internal Server Error", code: "internal_error", reason: "internal_error", errors: [] });
+      }
+      expect(t.logs.some((line) => line.includes("transactions"))).toBe(true);
+      expect(t.logs.join("\n")).not.toContain(keys.testSecretKey);
+    } finally {
+      await t.db.$executeRawUnsafe("ALTER TABLE transactions_gone RENAME TO transactions");
+    }
+  });
+});

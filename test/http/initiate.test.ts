@@ -1,0 +1,249 @@
+// Spec 4.2, 5 and 7 (Initiate) over HTTP.
+import { PNG } from "pngjs";
+import jsQR from "jsqr";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cryptoBySlug } from "../../src/core/money/currencies.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+// BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
+const BIP84_ZPUB =
+  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oZ2AcGWt5";
+
+let t: TestGateway;
+let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  keys = await t.merchant({ name: "Acme Stores" });
+});
+afterAll(() => t.close());
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+async function initialize(publicKey: string, amount = "100", currency = "USD", meta?: object): Promise<string> {
+  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency, amount, description: "Order", meta }, bearer(publicKey));
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+const pay = (id: string, body: unknown, key = keys.testSecretKey) => t.post(`/v1/transaction/${id}/pay`, body, bearer(key));
+const stored = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id } });
+
+function decodeQr(dataUrl: string): string {
+  const png = PNG.sync.read(Buffer.from(dataUrl.replace(/^data:image\/png;base64,/, ""), "base64"));
+  const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+  if (!code) throw new Error("no QR code found in the image");
+  return code.data;
+}
+
+describe("POST /v1/transaction/:id/pay: success", () => {
+  it("moves INITIATED to PENDING with exactly the fields of table 2.2", async () => {
+    const id = await initialize(keys.testPublicKey, "100", "USD", { cart: 7 });
+    const res = await pay(id, { currency_id: "4", refund_address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(["data", "meta", "status"]);
+    expect(res.body.status).toBe("success");
+    expect(res.body.meta).toEqual({ cart: 7 });
+    const data = res.body.data;
+    expect(Object.keys(data).sort()).toEqual(
+      [
+        "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant", "meta",
+        "payment_address", "payment_amount", "payment_currency", "qrCode", "reference", "status",
+      ].sort(),
+    );
+    expect(data).toMatchObject({
+      id,
+      status: "PENDING",
+      description: "Order",
+      initialized_amount: 100,
+      initialized_currency: "USD",
+      // 100 USD at the test rate of 65000 USD/BTC is 0.0015384615…, rounded up to 8 places.
+      payment_amount: 0.00153847,
+      amount_paid: null,
+      payment_currency: 4,
+      is_live: false,
+      merchant: { id: keys.id, name: "Acme Stores" },
+    });
+    expect(data.reference).toMatch(/^bq_/);
+    expect(data.payment_address).toMatch(/^tb1q[02-9ac-hj-np-z]{38}$/);
+    expect(data.meta.refund_address).toBe("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx");
+    expect(data.meta.quote).toMatchObject({ rate: "65000", source: "test-rates" });
+    expect(new Date(data.meta.quote.quoted_at).toISOString()).toBe(data.meta.quote.quoted_at);
+    expect(data.qrCode).toMatch(/^data:image\/png;base64,/);
+    expect(decodeQr(data.qrCode)).toBe(`bitcoin:${data.payment_address}?amount=0.00153847`);
+
+    const row = await stored(id);
+    expect(row.status).toBe("PENDING");
+    expect(row.paymentAmount?.toString()).toBe("0.00153847");
+    expect(row.quoteRate?.toString()).toBe("65000");
+    expect(row.quoteSource).toBe("test-rates");
+    expect(row.refundAddress).toBe("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx");
+    expect(row.derivationIndex).toBe(0);
+  });
+
+  it("rounds crypto amounts up to each currency's precision, from NGN too", async () => {
+    const expectations: [string, string, string, number][] = [
+      ["15000.50", "NGN", "4", 0.00015386], // 15000.50 / 97,500,000 = 0.000153851…
+      ["100", "USD", "6", 0.03333334], // 100 / 3000
+      ["10", "USD", "3", 10], // USDT at 1
+      ["1", "USD", "5", 0.00166667], // 1 / 600
+      ["99.99", "USD", "7", 1.249875], // 99.99 / 80, exact
+    ];
+    for (const [amount, fiat, currencyId, expected] of expectations) {
+      const id = await initialize(keys.testPublicKey, amount, fiat);
+      const res = await pay(id, { currency_id: currencyId });
+      expect(res.status).toBe(200);
+      expect(res.body.data.payment_amount).toBe(expected);
+      expect(res.body.data.initialized_currency).toBe(fiat);
+    }
+  });
+
+  it("hands out EIP-55 addresses for the EVM currencies and accepts a numeric currency_id", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const res = await pay(id, { currency_id: 6 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.payment_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(res.body.data.meta.refund_address).toBeNull();
+  });
+
+  it("gives every transaction an address no other has", async () => {
+    const addresses = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const id = await initialize(keys.testPublicKey);
+      const res = await pay(id, { currency_id: "7" });
+      expect(res.status).toBe(200);
+      expect(res.body.data.payment_address).toMatch(/^tltc1q/);
+      addresses.add(res.body.data.payment_address);
+    }
+    expect(addresses.size).toBe(6);
+  });
+});
+
+describe("POST /v1/transaction/:id/pay: 400 Missing or invalid payload fields", () => {
+  const cases: [string, unknown, string][] = [
+    ["currency_id missing", {}, "currency_id"],
+    ["currency_id not numeric", { currency_id: "BTC" }, "currency_id"],
+    ["currency_id negative", { currency_id: "-4" }, "currency_id"],
+    ["refund_address badly formed", { currency_id: "4", refund_address: "not an address" }, "refund_address"],
+    ["refund_address of another network (mainnet in test mode)", { currency_id: "4", refund_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" }, "refund_address"],
+    ["refund_address of another chain", { currency_id: "6", refund_address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }, "refund_address"],
+  ];
+  for (const [name, payload, field] of cases) {
+    it(`${name}: 400 and the transaction is unchanged`, async () => {
+      const id = await initialize(keys.testPublicKey);
+      const res = await pay(id, payload);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: "error", message: "Missing or invalid payload fields", code: "validation_error" });
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect((await stored(id)).status).toBe("INITIATED");
+    });
+  }
+
+  it("answers malformed JSON with the same 400", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const res = await pay(id, "{currency_id:");
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Missing or invalid payload fields");
+  });
+});
+
+describe("POST /v1/transaction/:id/pay: authentication (401)", () => {
+  it("refuses a missing, public, or unknown key and changes nothing", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const none = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" });
+    const pub = await pay(id, { currency_id: "4" }, keys.testPublicKey);
+    const wrong = await pay(id, { currency_id: "4" }, "sec_test_wrongwrongwrong");
+    for (const res of [none, pub, wrong]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ status: "error", code: "unauthenticated" });
+    }
+    expect(none.body.message).toMatch(/Missing secret key/);
+    expect(pub.body.message).toMatch(/needs a secret key/);
+    expect(wrong.body.message).toBe("Invalid Secret Key");
+    expect((await stored(id)).status).toBe("INITIATED");
+  });
+});
+
+describe("POST /v1/transaction/:id/pay: 404", () => {
+  it("for an unknown transaction id", async () => {
+    const res = await pay("00000000-0000-0000-0000-000000000000", { currency_id: "4" });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: "error", code: "not_found", reason: "transaction_not_found" });
+    expect(res.body.message).toMatch(/No transaction/);
+  });
+
+  it("for another merchant's transaction, and across modes", async () => {
+    const other = await t.merchant({ name: "Other", kyb: "VERIFIED" });
+    const id = await initialize(keys.testPublicKey);
+    const byOther = await pay(id, { currency_id: "4" }, other.testSecretKey);
+    const byLive = await pay(id, { currency_id: "4" }, keys.liveSecretKey);
+    for (const res of [byOther, byLive]) {
+      expect(res.status).toBe(404);
+      expect(res.body.reason).toBe("transaction_not_found");
+    }
+    const liveId = await initialize(other.livePublicKey);
+    const testOnLive = await pay(liveId, { currency_id: "4" }, other.testSecretKey);
+    expect(testOnLive.status).toBe(404);
+    expect((await stored(id)).status).toBe("INITIATED");
+  });
+
+  it("for a currency outside the allowed set (2, 8, 99)", async () => {
+    const id = await initialize(keys.testPublicKey);
+    for (const currency_id of ["2", "8", "99"]) {
+      const res = await pay(id, { currency_id });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ status: "error", reason: "currency_not_supported" });
+      expect(res.body.message).toMatch(/not supported/);
+    }
+  });
+
+  it("when the merchant has no wallet for that currency in that mode", async () => {
+    const live = await t.merchant({ name: "Live Only BTC", kyb: "VERIFIED", wallets: [{ currency: cryptoBySlug("BTC")!, isLive: true, extendedPublicKey: BIP84_ZPUB }] });
+    const id = await initialize(live.livePublicKey);
+    const res = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "6" }, bearer(live.liveSecretKey));
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: "error", reason: "processor_not_configured" });
+    expect(res.body.message).toMatch(/No ETH wallet is configured for live mode/);
+    expect((await stored(id)).status).toBe("INITIATED");
+
+    // With the wallet it has, live mode derives from the merchant's own key: BIP84's first address.
+    const ok = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(live.liveSecretKey));
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.is_live).toBe(true);
+    expect(ok.body.data.payment_address).toBe("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu");
+  });
+});
+
+describe("POST /v1/transaction/:id/pay: 422 The transaction is not initiated", () => {
+  it("when the transaction is already PENDING", async () => {
+    const id = await initialize(keys.testPublicKey);
+    expect((await pay(id, { currency_id: "4" })).status).toBe(200);
+    const address = (await stored(id)).paymentAddress;
+    const again = await pay(id, { currency_id: "6" });
+    expect(again.status).toBe(422);
+    expect(again.body).toMatchObject({ status: "error", message: "The transaction is not initiated", code: "invalid_state", reason: "transaction_not_initiated" });
+    const row = await stored(id);
+    expect(row.paymentCurrencyId).toBe(4);
+    expect(row.paymentAddress).toBe(address);
+  });
+
+  it("when the merchant account is inactive", async () => {
+    const m = await t.merchant({ name: "Soon inactive" });
+    const id = await initialize(m.testPublicKey);
+    await t.db.merchant.update({ where: { id: m.id }, data: { active: false } });
+    const res = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(m.testSecretKey));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ message: "The transaction is not initiated", reason: "merchant_inactive" });
+    expect((await stored(id)).status).toBe("INITIATED");
+  });
+
+  it("lets exactly one of several concurrent initiates through", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const results = await Promise.all(["4", "6", "7", "4", "3"].map((currency_id) => pay(id, { currency_id })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 422, 422, 422, 422]);
+    const winner = results.find((r) => r.status === 200)!;
+    const row = await stored(id);
+    expect(row.status).toBe("PENDING");
+    expect(row.paymentAddress).toBe(winner.body.data.payment_address);
+  });
+});

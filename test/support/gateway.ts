@@ -1,0 +1,79 @@
+// A real gateway on a fresh database (PGlite in memory, or a new PostgreSQL database when
+// DATABASE_URL is set), served over HTTP on a free port.
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
+import { createMerchant, updateMerchant, type KybStatus, type WalletSetting } from "../../src/core/merchants/merchants.ts";
+import type { PriceFeed } from "../../src/core/ports.ts";
+import { SecretBox } from "../../src/core/secrets.ts";
+import { openDatabaseOn } from "../../src/db/database.ts";
+import type { Database } from "../../src/db/types.ts";
+import { createApp } from "../../src/http/app.ts";
+import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
+import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
+import { PngQrRenderer } from "../../src/rails/qr/index.ts";
+import { HdWalletRails } from "../../src/rails/wallets/index.ts";
+import { createTestDatabase } from "./test-database.ts";
+
+export interface TestGateway {
+  gateway: PaymentGateway;
+  db: Database;
+  url: string;
+  logs: string[];
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] }): ReturnType<typeof createMerchant>;
+  close(): Promise<void>;
+}
+
+/** Prices the tests can change: test mode and live mode each from a table. */
+export function fixedFeeds(): PriceFeed {
+  return new ModeRoutedFeed({ test: new TestRatesFeed(), live: new TestRatesFeed() });
+}
+
+export async function startTestGateway(options: { prices?: PriceFeed } = {}): Promise<TestGateway> {
+  const testDb = await createTestDatabase();
+  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false });
+  const rails = new HdWalletRails();
+  const gateway = new PaymentGateway({
+    db: database.db,
+    prices: options.prices ?? fixedFeeds(),
+    rails,
+    qr: new PngQrRenderer(),
+    clock: systemClock,
+    secrets: new SecretBox(randomBytes(32)),
+  });
+  const logs: string[] = [];
+  const app = createApp({ gateway, ping: database.ping, log: (line) => logs.push(line) });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    gateway,
+    db: database.db,
+    url,
+    logs,
+    async post(path, body, headers = {}) {
+      const response = await fetch(url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    async merchant({ name = "Acme Stores", kyb, active, wallets } = {}) {
+      const created = await createMerchant(gateway.deps, { name, kybStatus: kyb });
+      if (active !== undefined || (wallets && wallets.length > 0)) {
+        await updateMerchant(gateway.deps, created.id, { active, wallets });
+      }
+      return created;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}
