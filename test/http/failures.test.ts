@@ -8,9 +8,9 @@ import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 class SwitchableFeed implements PriceFeed {
   down = false;
   private readonly rates = new TestRatesFeed();
-  quote(...args: Parameters<PriceFeed["quote"]>): Promise<PriceQuote> {
+  quote(...[crypto, fiat]: Parameters<PriceFeed["quote"]>): Promise<PriceQuote> {
     if (this.down) return Promise.reject(new Error("connect ETIMEDOUT"));
-    return this.rates.quote(...args);
+    return this.rates.quote(crypto, fiat);
   }
 }
 

@@ -1,13 +1,12 @@
 // Spec 4.2, 5 and 7 (Initiate) over HTTP.
-import { PNG } from "pngjs";
-import jsQR from "jsqr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { decodeQr } from "../support/qr.ts";
 
 // BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
 const BIP84_ZPUB =
-  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oZ2AcGWt5";
+  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -27,13 +26,6 @@ async function initialize(publicKey: string, amount = "100", currency = "USD", m
 }
 const pay = (id: string, body: unknown, key = keys.testSecretKey) => t.post(`/v1/transaction/${id}/pay`, body, bearer(key));
 const stored = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id } });
-
-function decodeQr(dataUrl: string): string {
-  const png = PNG.sync.read(Buffer.from(dataUrl.replace(/^data:image\/png;base64,/, ""), "base64"));
-  const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
-  if (!code) throw new Error("no QR code found in the image");
-  return code.data;
-}
 
 describe("POST /v1/transaction/:id/pay: success", () => {
   it("moves INITIATED to PENDING with exactly the fields of table 2.2", async () => {
@@ -69,7 +61,7 @@ describe("POST /v1/transaction/:id/pay: success", () => {
     expect(data.meta.quote).toMatchObject({ rate: "65000", source: "test-rates" });
     expect(new Date(data.meta.quote.quoted_at).toISOString()).toBe(data.meta.quote.quoted_at);
     expect(data.qrCode).toMatch(/^data:image\/png;base64,/);
-    expect(decodeQr(data.qrCode)).toBe(`bitcoin:${data.payment_address}?amount=0.00153847`);
+    expect(decodeQr(data.qrCode).text).toBe(`bitcoin:${data.payment_address}?amount=0.00153847`);
 
     const row = await stored(id);
     expect(row.status).toBe("PENDING");

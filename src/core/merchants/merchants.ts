@@ -118,11 +118,14 @@ export async function updateMerchant(
 /** Makes `wallet` the one that receives this currency's payments; a key seen before keeps its counter. */
 async function connectWallet(tx: DatabaseTransaction, merchantId: number, wallet: WalletSetting): Promise<void> {
   const scope = { merchantId, currencyId: wallet.currency.id, isLive: wallet.isLive };
-  const row = await tx.wallet.upsert({
-    where: { merchantId_currencyId_isLive_extendedPublicKey: { ...scope, extendedPublicKey: wallet.extendedPublicKey } },
-    create: { ...scope, extendedPublicKey: wallet.extendedPublicKey },
-    update: {},
-  });
+  const key = { currencyId: wallet.currency.id, isLive: wallet.isLive, extendedPublicKey: wallet.extendedPublicKey };
+  const existing = await tx.wallet.findUnique({ where: { currencyId_isLive_extendedPublicKey: key } });
+  if (existing && existing.merchantId !== merchantId) {
+    throw new MerchantInputError(
+      `${wallet.currency.slug} wallet: this key already belongs to another merchant; two merchants on one key would receive to the same addresses`,
+    );
+  }
+  const row = existing ?? (await tx.wallet.create({ data: { ...scope, extendedPublicKey: wallet.extendedPublicKey } }));
   await tx.paymentProcessor.upsert({
     where: { merchantId_currencyId_isLive: scope },
     create: { ...scope, walletId: row.id },

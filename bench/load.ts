@@ -1,0 +1,69 @@
+// One load run with autocannon, reduced to the numbers the report shows.
+import autocannon from "autocannon";
+
+export interface LoadSpec {
+  url: string;
+  connections: number;
+  /** How long to run; with `amount`, the run ends at whichever comes first. */
+  seconds: number;
+  /** Stop after this many requests in all. */
+  amount?: number;
+  requests: autocannon.Request[];
+}
+
+export interface Measurement {
+  /** Completed requests (any status). */
+  requests: number;
+  /** From the start to the last response. */
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  socketErrors: number;
+  statusCodes: Record<string, number>;
+}
+
+export async function measure(spec: LoadSpec): Promise<Measurement> {
+  const started = performance.now();
+  let lastResponse = started;
+  const requests = spec.requests.map((request) => ({
+    ...request,
+    onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => {
+      lastResponse = performance.now();
+      request.onResponse?.(status, body, context, headers);
+    },
+  }));
+  const instance = autocannon({ url: spec.url, connections: spec.connections, duration: spec.seconds, requests, timeout: 10, ...amountOption(spec) });
+  // autocannon ignores the duration when an amount is given; end it ourselves.
+  const timer = spec.amount === undefined ? undefined : setTimeout(() => instance.stop(), spec.seconds * 1000);
+  let result: autocannon.Result;
+  try {
+    result = await instance;
+  } finally {
+    clearTimeout(timer);
+  }
+  // autocannon's own duration runs to the next one-second sample after the end; time it exactly.
+  const seconds = (lastResponse - started) / 1000;
+  return {
+    requests: result.requests.total,
+    seconds,
+    rps: seconds > 0 ? result.requests.total / seconds : 0,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    socketErrors: result.errors,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count])),
+  };
+}
+
+function amountOption(spec: LoadSpec): { amount?: number } {
+  return spec.amount === undefined ? {} : { amount: spec.amount };
+}
+
+/** A warm-up run whose numbers are thrown away, then the measured run. */
+export async function measureAfterWarmUp(spec: LoadSpec, warmUpSeconds: number): Promise<Measurement> {
+  if (warmUpSeconds > 0) await measure({ ...spec, seconds: warmUpSeconds });
+  return measure(spec);
+}

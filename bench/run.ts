@@ -1,0 +1,395 @@
+// `npm run bench`: the real service under load, on embedded PGlite and on PostgreSQL, against a
+// ceiling (a bare Express app doing one INSERT per request on the same database).
+//
+// Per database: a fresh store, the ceiling, a merchant made with the operator CLI, the service
+// (`node --import tsx src/main.ts`) in a child process, then
+//   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
+//   initiate    POST /v1/transaction/:id/pay    each request on another of those ids, until they or
+//                                               BENCH_SECONDS run out
+// The table goes to stdout, the same rows as JSON to a file in the temp folder (its path is printed).
+// Exits 1 when anything failed or any request did not succeed, 2 on bad settings.
+//
+// Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_DATABASES ("pglite,postgres"),
+// BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres: where the scratch database is made).
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type autocannon from "autocannon";
+import { Cleanup } from "./cleanup.ts";
+import { measure, measureAfterWarmUp, type Measurement } from "./load.ts";
+import { createScratchDatabase } from "./postgres.ts";
+import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
+import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SERVICE_ARGS = ["--import", "tsx", "src/main.ts"];
+const CEILING_ARGS = ["--import", "tsx", "bench/ceiling.ts"];
+const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--json"];
+const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
+const INITIATE_BODY = JSON.stringify({ currency_id: "4" });
+const WARM_UP_SECONDS = 2;
+const STARTUP_TIMEOUT_MS = 120_000;
+const DATABASES: readonly DatabaseKind[] = ["pglite", "postgres"];
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+interface Settings {
+  seconds: number;
+  connections: number;
+  databases: DatabaseKind[];
+  postgresAdminUrl: string;
+}
+
+class SettingsError extends Error {}
+
+function readSettings(env: NodeJS.ProcessEnv): Settings {
+  return {
+    seconds: positiveInteger(env, "BENCH_SECONDS", 10),
+    connections: positiveInteger(env, "BENCH_CONNECTIONS", 10),
+    databases: databaseList(env.BENCH_DATABASES ?? DATABASES.join(",")),
+    postgresAdminUrl: env.BENCH_POSTGRES_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new SettingsError(`${name} must be a whole number above 0; got '${text}'.`);
+  return Number(text);
+}
+
+function databaseList(text: string): DatabaseKind[] {
+  const names = [...new Set(text.split(",").map((name) => name.trim()).filter(Boolean))];
+  const known = (name: string): name is DatabaseKind => (DATABASES as readonly string[]).includes(name);
+  const unknown = names.filter((name) => !known(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new SettingsError(`BENCH_DATABASES is a comma-separated list of ${DATABASES.join(", ")}; got '${text}'.`);
+  }
+  return names.filter(known);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress: one line per phase
+
+/** Set on SIGINT/SIGTERM: what fails after that is the interruption, not worth a message. */
+let interrupted = false;
+
+async function phase<T>(label: string, work: () => Promise<T>, summary: (value: T) => string): Promise<T> {
+  process.stdout.write(`${label} … `);
+  const started = performance.now();
+  try {
+    const value = await work();
+    console.log(`${summary(value)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return value;
+  } catch (error) {
+    console.log(interrupted ? "interrupted" : "failed");
+    throw error;
+  }
+}
+
+function describe(row: Row): string {
+  return `${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store and the processes
+
+/** One database run: where its data lives and the environment of each process. */
+interface Target {
+  description: string;
+  serviceEnv: NodeJS.ProcessEnv;
+  ceilingEnv: NodeJS.ProcessEnv;
+}
+
+/** The inherited environment without anything that would point the processes elsewhere. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith("PAYGATE_") || key.startsWith("CEILING_") || ["DATABASE_URL", "PORT", "HOST"].includes(key)) delete env[key];
+  }
+  return env;
+}
+
+function serviceEnv(dataDir: string, databaseUrl?: string): NodeJS.ProcessEnv {
+  return {
+    ...cleanEnv(),
+    HOST: "127.0.0.1",
+    PAYGATE_DATA_DIR: dataDir,
+    PAYGATE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    PAYGATE_LOG_REQUESTS: "false",
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+  };
+}
+
+async function tempDir(prefix: string, cleanup: Cleanup): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  cleanup.defer(`remove ${dir}`, () => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function prepareTarget(kind: DatabaseKind, settings: Settings, cleanup: Cleanup): Promise<Target> {
+  const dataDir = await tempDir("paygate-bench-data-", cleanup);
+  if (kind === "pglite") {
+    const ceilingDir = await tempDir("paygate-bench-ceiling-", cleanup);
+    return {
+      description: `PGlite in ${dataDir}, ceiling in ${ceilingDir}`,
+      serviceEnv: serviceEnv(dataDir),
+      ceilingEnv: { ...cleanEnv(), CEILING_PGLITE_DIR: ceilingDir },
+    };
+  }
+  const database = await createScratchDatabase(settings.postgresAdminUrl);
+  cleanup.defer(`drop database ${database.name}`, () => database.drop());
+  return {
+    description: `database ${database.name}`,
+    serviceEnv: serviceEnv(dataDir, database.url),
+    ceilingEnv: { ...cleanEnv(), CEILING_DATABASE_URL: database.url },
+  };
+}
+
+interface Served {
+  child: Child;
+  url: string;
+}
+
+/** Starts a server on a free port and waits for GET /healthz to answer 200. */
+async function serve(name: string, args: string[], env: NodeJS.ProcessEnv, cleanup: Cleanup): Promise<Served> {
+  const port = await freePort();
+  const child = startChild(name, args, { ...env, PORT: String(port) }, ROOT);
+  cleanup.defer(`stop ${name}`, () => child.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealthy(`${url}/healthz`, child, STARTUP_TIMEOUT_MS);
+  return { child, url };
+}
+
+/** SIGTERM, and the exit code once it is gone (0 is a clean stop). */
+async function stop(served: Served): Promise<number | null> {
+  await served.child.stop();
+  return served.child.exited;
+}
+
+interface Merchant {
+  id: number;
+  testPublicKey: string;
+  testSecretKey: string;
+}
+
+function isMerchant(value: unknown): value is Merchant {
+  if (typeof value !== "object" || value === null) return false;
+  const { id, testPublicKey, testSecretKey } = value as Record<string, unknown>;
+  return typeof id === "number" && typeof testPublicKey === "string" && typeof testSecretKey === "string";
+}
+
+/** `paygate merchant create --json`, before the service starts: PGlite admits one process at a time. */
+async function createMerchant(env: NodeJS.ProcessEnv): Promise<Merchant> {
+  const stdout = await runToCompletion("paygate merchant create", CLI_CREATE_MERCHANT, env, ROOT, STARTUP_TIMEOUT_MS);
+  const value: unknown = JSON.parse(stdout);
+  if (!isMerchant(value)) throw new Error(`paygate merchant create --json printed no merchant:\n${stdout}`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios
+
+/** Keeps the first failed response (status and the start of the body) to show what went wrong. */
+class FirstFailure {
+  body: string | null = null;
+
+  note(status: number, body: string): void {
+    if (this.body === null && (status < 200 || status >= 300)) this.body = `${status} ${body.slice(0, 500)}`;
+  }
+}
+
+function jsonHeaders(key?: string): Record<string, string> {
+  return { "content-type": "application/json", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
+}
+
+function loadSpec(settings: Settings, url: string, request: autocannon.Request) {
+  return { url, connections: settings.connections, seconds: settings.seconds, requests: [request] };
+}
+
+async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings, cleanup: Cleanup): Promise<Row> {
+  const ceiling = await serve("ceiling", CEILING_ARGS, target.ceilingEnv, cleanup);
+  const failure = new FirstFailure();
+  const request: autocannon.Request = {
+    method: "POST",
+    path: "/v1/transaction",
+    headers: jsonHeaders(),
+    body: INITIALIZE_BODY,
+    onResponse: (status, body) => failure.note(status, body),
+  };
+  let measurement: Measurement;
+  try {
+    measurement = await measureAfterWarmUp(loadSpec(settings, ceiling.url, request), WARM_UP_SECONDS);
+  } finally {
+    await stop(ceiling);
+  }
+  return toRow(kind, "ceiling insert", measurement, failure.body);
+}
+
+/** The id of a created transaction in an initialize reply, or null. */
+function createdId(body: string): string | null {
+  try {
+    const reply: unknown = JSON.parse(body);
+    const data = (reply as { data?: { id?: unknown } } | null)?.data;
+    return typeof data?.id === "string" ? data.id : null;
+  } catch {
+    return null;
+  }
+}
+
+async function runInitialize(kind: DatabaseKind, url: string, merchant: Merchant, settings: Settings): Promise<{ row: Row; ids: string[] }> {
+  const ids: string[] = [];
+  const failure = new FirstFailure();
+  const request: autocannon.Request = {
+    method: "POST",
+    path: "/v1/transaction",
+    headers: jsonHeaders(merchant.testPublicKey),
+    body: INITIALIZE_BODY,
+    onResponse: (status, body) => {
+      const id = status === 201 ? createdId(body) : null;
+      if (id !== null) ids.push(id);
+      failure.note(status, body);
+    },
+  };
+  const measurement = await measureAfterWarmUp(loadSpec(settings, url, request), WARM_UP_SECONDS);
+  return { row: toRow(kind, "initialize", measurement, failure.body), ids };
+}
+
+async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
+  if (ids.length === 0) throw new Error("initialize created no transactions, so there is nothing to initiate");
+  const failure = new FirstFailure();
+  let next = 0;
+  const request: autocannon.Request = {
+    method: "POST",
+    path: "/v1/transaction/-/pay",
+    headers: jsonHeaders(merchant.testSecretKey),
+    body: INITIATE_BODY,
+    // Every request takes the next id: each transaction is initiated once.
+    setupRequest: (req) => ({ ...req, path: `/v1/transaction/${ids[next++ % ids.length] ?? ""}/pay` }),
+    onResponse: (status, body) => failure.note(status, body),
+  };
+  const spec = { ...loadSpec(settings, url, request), connections: Math.min(settings.connections, ids.length), amount: ids.length };
+  const measurement = await measure(spec);
+  return toRow(kind, "initiate", measurement, failure.body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One database, then all of them
+
+async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cleanup, problems: string[]): Promise<Row[]> {
+  const tag = `[${kind}]`;
+  const load = `${settings.connections} connections`;
+  const target = await phase(`${tag} prepare database`, () => prepareTarget(kind, settings, cleanup), (t) => t.description);
+  const ceiling = await phase(
+    `${tag} ceiling insert (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
+    () => runCeiling(kind, target, settings, cleanup),
+    describe,
+  );
+  const merchant = await phase(`${tag} merchant create (CLI)`, () => createMerchant(target.serviceEnv), (m) => `merchant ${m.id}`);
+  const service = await phase(`${tag} start service`, () => serve("paygate", SERVICE_ARGS, target.serviceEnv, cleanup), (s) => s.url);
+  try {
+    const initialize = await phase(
+      `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
+      () => runInitialize(kind, service.url, merchant, settings),
+      ({ row, ids }) => `${describe(row)}; ${ids.length} transactions to initiate`,
+    );
+    const initiate = await phase(
+      `${tag} initiate (up to ${settings.seconds} s, ${load}, one transaction each)`,
+      () => runInitiate(kind, service.url, merchant, initialize.ids, settings),
+      (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
+    );
+    const code = await phase(`${tag} stop service`, () => stop(service), (c) => `exit code ${c ?? "(signal)"}`);
+    if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
+    const rows = [ceiling, initialize.row, initiate];
+    if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
+    return rows;
+  } catch (error) {
+    if (!interrupted) showLog(service.child);
+    throw error;
+  }
+}
+
+function showLog(child: Child): void {
+  const lines = child.output().trimEnd().split("\n").slice(-40);
+  console.log(`--- last lines of the ${child.name} log ---\n${lines.join("\n")}\n---`);
+}
+
+async function writeResults(rows: Row[], settings: Settings, startedAt: Date): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "paygate-bench-results-"));
+  const file = path.join(dir, "results.json");
+  const report = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    settings: { seconds: settings.seconds, warmUpSeconds: WARM_UP_SECONDS, connections: settings.connections, databases: settings.databases },
+    machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` },
+    rows,
+  };
+  await writeFile(file, JSON.stringify(report, null, 2) + "\n");
+  return file;
+}
+
+/** Ctrl-C or kill: undo everything, then go. */
+function cleanUpOnSignals(cleanup: Cleanup): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      interrupted = true;
+      console.log(`\n${signal}: cleaning up`);
+      void cleanup.unwindTo(0, console.error).finally(() => {
+        killStragglers();
+        process.exit(130);
+      });
+    });
+  }
+  process.on("exit", killStragglers);
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings(process.env);
+  const startedAt = new Date();
+  const cleanup = new Cleanup();
+  cleanUpOnSignals(cleanup);
+  console.log(
+    `paygate benchmark on ${settings.databases.join(", ")}: ${settings.connections} connections, ` +
+      `${settings.seconds} s per run; ${os.cpus().length} CPUs, Node ${process.version}`,
+  );
+  const rows: Row[] = [];
+  const problems: string[] = [];
+  try {
+    for (const kind of settings.databases) {
+      const mark = cleanup.mark();
+      try {
+        rows.push(...(await benchDatabase(kind, settings, cleanup, problems)));
+      } finally {
+        await phase(`[${kind}] clean up`, () => cleanup.unwindTo(mark, console.error), (ok) => (ok ? "done" : "incomplete"));
+      }
+    }
+  } catch (error) {
+    if (interrupted) return 130;
+    console.error(`\nThe benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (rows.length > 0) console.log(`\nResults so far:\n${formatTable(withCeilingShares(rows))}`);
+    return 1;
+  }
+  const results = withCeilingShares(rows);
+  console.log(`\n${formatTable(results)}\n`);
+  console.log(`JSON: ${await writeResults(results, settings, startedAt)}`);
+  for (const row of results.filter((r) => r.errors > 0)) {
+    problems.push(`${row.database} ${row.scenario}: ${row.errors} failed requests (${JSON.stringify(row.statusCodes)}); first: ${row.firstErrorBody ?? "a socket error"}`);
+  }
+  for (const problem of problems) console.error(`problem: ${problem}`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof SettingsError) {
+      console.error(`bench: ${error.message}`);
+      process.exit(2);
+    }
+    console.error("bench: unexpected error:", error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,106 @@
+// Driver adapter factories for the two stores: embedded PGlite (a folder, or memory) and a PostgreSQL server.
+// One factory serves both the Prisma client (`new PrismaClient({ adapter: factory })`) and the
+// migration engine (src/db/migrations.ts), which also needs `connectToShadowDb`.
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+export type DatabaseTarget =
+  /** Embedded PostgreSQL; `dataDir: null` keeps the database in memory only. */
+  | { kind: "pglite"; dataDir: string | null }
+  | { kind: "postgres"; url: string; poolMax?: number };
+
+export type AdapterFactory = SqlMigrationAwareDriverAdapterFactory;
+
+export interface DatabaseAdapter {
+  factory: AdapterFactory;
+  /**
+   * Releases what the factory holds (the PGlite instance, or the pg pool). Call it after
+   * `PrismaClient.$disconnect()`: disconnecting alone leaves them open. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export async function createAdapterFactory(target: DatabaseTarget): Promise<DatabaseAdapter> {
+  if (target.kind === "pglite") {
+    let pglite: PGlite;
+    if (target.dataDir === null) {
+      pglite = await PGlite.create();
+    } else {
+      mkdirSync(target.dataDir, { recursive: true });
+      pglite = await PGlite.create({ dataDir: target.dataDir });
+    }
+    return {
+      factory: new PrismaPGlite(pglite),
+      close: once(async () => {
+        if (!pglite.closed) await pglite.close();
+      }),
+    };
+  }
+
+  // One pool for every connection the factory hands out (the client's and the migration engine's),
+  // so `poolMax` bounds them all; PrismaPg leaves a pool it was given open, and close() ends it.
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolMax ?? 10 });
+  // An idle connection the server dropped (restart, DROP DATABASE ... WITH (FORCE)) is discarded by
+  // the pool and replaced on demand; without a listener its 'error' event would crash the process.
+  pool.on("error", () => {});
+  pool.on("connect", reportCharColumnsAsText);
+  return {
+    factory: new PrismaPg(pool),
+    close: once(async () => {
+      if (!pool.ended) await pool.end();
+    }),
+  };
+}
+
+/**
+ * @prisma/adapter-pg (7.10) rejects result columns of PostgreSQL's internal one-byte type "char"
+ * (oid 18) as an unsupported type. The schema engine reads such columns from pg_catalog
+ * (relkind, contype, ...) when it inspects a live database, so every diff against a PostgreSQL
+ * server failed with "Column type 'char' could not be deserialized from the database".
+ * Reported as text instead (the value is already a one-character string), they work; the
+ * application's own tables never have such columns.
+ */
+function reportCharColumnsAsText(client: pg.PoolClient): void {
+  const original: unknown = client.query;
+  if (typeof original !== "function") return;
+  const query = (...args: unknown[]): unknown => {
+    const last = args.at(-1);
+    if (typeof last === "function") {
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        if (!error) charFieldsAsText(result);
+        Reflect.apply(last, undefined, [error, result]);
+      };
+      return Reflect.apply(original, client, args);
+    }
+    const result: unknown = Reflect.apply(original, client, args);
+    if (result instanceof Promise) {
+      return result.then((value: unknown) => {
+        charFieldsAsText(value);
+        return value;
+      });
+    }
+    return result;
+  };
+  Reflect.set(client, "query", query);
+}
+
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+function charFieldsAsText(result: unknown): void {
+  if (typeof result !== "object" || result === null || !("fields" in result) || !Array.isArray(result.fields)) return;
+  for (const field of result.fields) {
+    if (typeof field === "object" && field !== null && "dataTypeID" in field && field.dataTypeID === PG_CHAR_OID) {
+      field.dataTypeID = PG_TEXT_OID;
+    }
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

@@ -1,0 +1,157 @@
+// A fresh, migrated database for one test file or one test:
+// - without DATABASE_URL, an in-memory PGlite;
+// - with DATABASE_URL (the admin connection), a brand-new database paygate_test_<random> on that
+//   server, dropped again by close().
+//
+// Starting PGlite runs initdb, which takes seconds; a migrated database loads from a dump in well
+// under one. So the first PGlite in a process is migrated for real and dumped, and the dump is kept
+// in memory and in the OS temp folder, keyed by the migrations and engine versions, for the next.
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { createAdapterFactory, type AdapterFactory } from "../../src/db/adapters.ts";
+import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
+
+export interface TestDatabase {
+  factory: AdapterFactory;
+  /** The new database's connection string on PostgreSQL; null for PGlite. */
+  url: string | null;
+  /** Closes the database (and drops it on PostgreSQL). Safe to call more than once, and unbound. */
+  close(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  return adminUrl ? createPostgresDatabase(adminUrl) : createPgliteDatabase();
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
+  const name = `paygate_test_${randomBytes(6).toString("hex")}`;
+  await admin(adminUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const drop = once(() => admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  try {
+    const adapter = await createAdapterFactory({ kind: "postgres", url: url.toString(), poolMax: 5 });
+    await applyMigrations(adapter.factory);
+    return {
+      factory: adapter.factory,
+      url: url.toString(),
+      close: once(async () => {
+        await adapter.close();
+        await drop();
+      }),
+    };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}
+
+async function admin(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PGlite
+
+let template: Promise<Blob | null> | undefined;
+
+async function createPgliteDatabase(): Promise<TestDatabase> {
+  const dump = await (template ??= readTemplate());
+  if (dump) {
+    try {
+      return wrap(await PGlite.create({ loadDataDir: dump }));
+    } catch {
+      // An unreadable dump (another PGlite build, a damaged file): migrate for real and replace it.
+    }
+  }
+  const pglite = await PGlite.create();
+  try {
+    await applyMigrations(new PrismaPGlite(pglite));
+    template = writeTemplate(pglite).catch(() => null);
+    await template;
+    return wrap(pglite);
+  } catch (error) {
+    await pglite.close();
+    throw error;
+  }
+}
+
+function wrap(pglite: PGlite): TestDatabase {
+  return {
+    factory: new PrismaPGlite(pglite),
+    url: null,
+    close: once(async () => {
+      if (!pglite.closed) await pglite.close();
+    }),
+  };
+}
+
+async function readTemplate(): Promise<Blob | null> {
+  const file = await templateFile();
+  if (!existsSync(file)) return null;
+  return new Blob([await readFile(file)], { type: "application/x-gzip" });
+}
+
+async function writeTemplate(pglite: PGlite): Promise<Blob> {
+  const dump = await pglite.dumpDataDir("gzip");
+  try {
+    const file = await templateFile();
+    await mkdir(path.dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    await writeFile(partial, new Uint8Array(await dump.arrayBuffer()));
+    await rename(partial, file); // atomic: parallel workers never read half a file
+  } catch {
+    // No disk cache then; the dump in memory still serves this process.
+  }
+  return dump;
+}
+
+/** Changes whenever the migrations, PGlite or the schema engine change. */
+async function templateFile(): Promise<string> {
+  const hash = createHash("sha256");
+  hash.update(`pglite ${packageVersion("@electric-sql/pglite")}\0`);
+  hash.update(`schema-engine ${packageVersion("@prisma/schema-engine-wasm/schema_engine_bg")}\0`);
+  const migrations = await listMigrations();
+  for (const dir of migrations.migrationDirectories) {
+    const content = dir.migrationFile.content;
+    hash.update(`${dir.path}\0${content.tag}\0${content.value}\0`);
+  }
+  return path.join(tmpdir(), "paygate-test-db", `pglite-${hash.digest("hex").slice(0, 24)}.tar.gz`);
+}
+
+/** The version in the package.json above a package's resolved entry. */
+function packageVersion(specifier: string): string {
+  let dir = path.dirname(createRequire(import.meta.url).resolve(specifier));
+  for (;;) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+      if (typeof parsed === "object" && parsed !== null && "version" in parsed && typeof parsed.version === "string") return parsed.version;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return "unknown";
+    dir = parent;
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}
