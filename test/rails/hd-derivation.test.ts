@@ -8,6 +8,7 @@ import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currenci
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { readExtendedKey, KEY_FORMATS, versionsOf } from "../../src/rails/wallets/extended-keys.ts";
 import type { KeyPrefix } from "../../src/rails/wallets/networks.ts";
+import { serializeKey } from "../support/hd-keys.ts";
 
 const crypto = (slug: string): CryptoCurrency => {
   const found = cryptoBySlug(slug);
@@ -22,17 +23,7 @@ const USDT = crypto("USDT");
 
 const rails = new HdWalletRails();
 
-/** Re-serialises a public node under another SLIP-132 version, as a wallet exporting it would. */
-function reserialize(node: HDKey, prefix: KeyPrefix): string {
-  return new HDKey({
-    versions: versionsOf(prefix),
-    depth: node.depth,
-    index: node.index,
-    parentFingerprint: node.parentFingerprint,
-    chainCode: node.chainCode!,
-    publicKey: node.publicKey!,
-  }).publicExtendedKey;
-}
+const reserialize = (node: HDKey, prefix: KeyPrefix) => serializeKey(node, prefix);
 
 function parsePublic(text: string): HDKey {
   const read = readExtendedKey(text);

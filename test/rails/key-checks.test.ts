@@ -8,6 +8,7 @@ import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currenci
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { versionsOf, keyFormat } from "../../src/rails/wallets/extended-keys.ts";
 import type { KeyPrefix } from "../../src/rails/wallets/networks.ts";
+import { serializeKey } from "../support/hd-keys.ts";
 
 const crypto = (slug: string): CryptoCurrency => cryptoBySlug(slug)!;
 const [BTC, LTC, ETH, BNB, USDT] = ["BTC", "LTC", "ETH", "BNB", "USDT"].map(crypto) as [
@@ -19,26 +20,8 @@ const base58check = createBase58check(sha256);
 // One account-level node (depth 3, hardened index), serialised in every format.
 const master = HDKey.fromMasterSeed(hexToBytes("000102030405060708090a0b0c0d0e0f"));
 const account = master.derive("m/84'/0'/0'");
-function pub(prefix: KeyPrefix, node: HDKey = account): string {
-  return new HDKey({
-    versions: versionsOf(prefix),
-    depth: node.depth,
-    index: node.index,
-    parentFingerprint: node.parentFingerprint,
-    chainCode: node.chainCode!,
-    publicKey: node.publicKey!,
-  }).publicExtendedKey;
-}
-function priv(prefix: KeyPrefix, node: HDKey = account): string {
-  return new HDKey({
-    versions: versionsOf(prefix),
-    depth: node.depth,
-    index: node.index,
-    parentFingerprint: node.parentFingerprint,
-    chainCode: node.chainCode!,
-    privateKey: node.privateKey!,
-  }).privateExtendedKey;
-}
+const pub = (prefix: KeyPrefix, node: HDKey = account) => serializeKey(node, prefix, "public");
+const priv = (prefix: KeyPrefix, node: HDKey = account) => serializeKey(node, prefix, "private");
 /** A serialized key with arbitrary fields, bypassing @scure/bip32's own checks. */
 function rawKey(version: number, depth: number, index: number, key: Uint8Array): string {
   const payload = new Uint8Array(78);
