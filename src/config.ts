@@ -6,7 +6,75 @@ const boolean = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1");
 
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s]+$/, "must be an http:// or https:// URL")
+  .refine((v) => URL.canParse(v), "must be an http:// or https:// URL");
+
+export const PRICE_PROVIDERS = ["coingecko", "kraken"] as const;
+export type PriceProvider = (typeof PRICE_PROVIDERS)[number];
+
+/** Live price feeds (src/rails/prices; README "Prices"). */
+const PriceEnvSchema = z.object({
+  /** One provider, or several tried in order: `coingecko,kraken`. */
+  PAYGATE_PRICE_FEED: z
+    .string()
+    .default("coingecko")
+    .transform((v) => v.split(",").map((name) => name.trim().toLowerCase()))
+    .pipe(
+      z
+        .array(z.enum(PRICE_PROVIDERS, { error: (issue) => `'${String(issue.input)}' is not a provider; use ${PRICE_PROVIDERS.join(", ")}` }))
+        .min(1)
+        .refine((names) => new Set(names).size === names.length, "names a provider twice"),
+    ),
+  PAYGATE_COINGECKO_URL: httpUrl.optional(),
+  PAYGATE_COINGECKO_API_KEY: z.string().optional(),
+  PAYGATE_COINGECKO_PLAN: z.enum(["demo", "pro"]).default("demo"),
+  PAYGATE_KRAKEN_URL: httpUrl.default("https://api.kraken.com"),
+  PAYGATE_PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  PAYGATE_PRICE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  PAYGATE_PRICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+});
+
+export interface PriceConfig {
+  /** Tried in order; the first that quotes a pair prices it. */
+  feeds: PriceProvider[];
+  coingecko: { url: string; apiKey: string | undefined; plan: "demo" | "pro" };
+  kraken: { url: string };
+  cacheSeconds: number;
+  maxAgeSeconds: number;
+  timeoutMs: number;
+}
+
+type PriceEnv = z.output<typeof PriceEnvSchema>;
+
+function priceConfig(e: PriceEnv): PriceConfig {
+  const problems: string[] = [];
+  if (e.PAYGATE_PRICE_MAX_AGE_SECONDS < e.PAYGATE_PRICE_CACHE_SECONDS) {
+    problems.push(`  PAYGATE_PRICE_MAX_AGE_SECONDS: must be at least PAYGATE_PRICE_CACHE_SECONDS (${e.PAYGATE_PRICE_CACHE_SECONDS})`);
+  }
+  if (e.PAYGATE_COINGECKO_PLAN === "pro" && !e.PAYGATE_COINGECKO_API_KEY) {
+    problems.push("  PAYGATE_COINGECKO_API_KEY: is required with PAYGATE_COINGECKO_PLAN=pro");
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see README, "Configuration").`);
+  }
+  return {
+    feeds: e.PAYGATE_PRICE_FEED,
+    coingecko: {
+      url: e.PAYGATE_COINGECKO_URL ?? (e.PAYGATE_COINGECKO_PLAN === "pro" ? "https://pro-api.coingecko.com" : "https://api.coingecko.com"),
+      apiKey: e.PAYGATE_COINGECKO_API_KEY,
+      plan: e.PAYGATE_COINGECKO_PLAN,
+    },
+    kraken: { url: e.PAYGATE_KRAKEN_URL },
+    cacheSeconds: e.PAYGATE_PRICE_CACHE_SECONDS,
+    maxAgeSeconds: e.PAYGATE_PRICE_MAX_AGE_SECONDS,
+    timeoutMs: e.PAYGATE_PRICE_TIMEOUT_MS,
+  };
+}
+
 const EnvSchema = z.object({
+  ...PriceEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: z
@@ -18,6 +86,12 @@ const EnvSchema = z.object({
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
   PAYGATE_ENCRYPTION_KEY: z.string().optional(),
   PAYGATE_LOG_REQUESTS: boolean.default(false),
+  NODE_ENV: z.string().optional(),
+  /** Default: on, except when NODE_ENV=production. */
+  PAYGATE_GRAPHQL_INTROSPECTION: boolean.optional(),
+  PAYGATE_GRAPHQL_LANDING_PAGE: boolean.optional(),
+  PAYGATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(8),
+  PAYGATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(10).max(100_000).default(1000),
 });
 
 export interface Config {
@@ -27,6 +101,8 @@ export interface Config {
   dataDir: string;
   encryptionKey: string | undefined;
   logRequests: boolean;
+  prices: PriceConfig;
+  graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +124,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     encryptionKey: e.PAYGATE_ENCRYPTION_KEY,
     logRequests: e.PAYGATE_LOG_REQUESTS,
+    prices: priceConfig(e),
+    graphql: {
+      introspection: e.PAYGATE_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
+      landingPage: e.PAYGATE_GRAPHQL_LANDING_PAGE ?? e.NODE_ENV !== "production",
+      maxDepth: e.PAYGATE_GRAPHQL_MAX_DEPTH,
+      maxCost: e.PAYGATE_GRAPHQL_MAX_COST,
+    },
   };
 }
 

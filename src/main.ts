@@ -7,7 +7,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = (line: string) => console.log(line);
   const runtime = await startRuntime(config, { log });
-  const app = createApp({ gateway: runtime.gateway, ping: runtime.database.ping, logRequests: config.logRequests });
+  const { app, stop: stopApp } = await createApp({
+    gateway: runtime.gateway,
+    ping: runtime.database.ping,
+    logRequests: config.logRequests,
+    graphql: config.graphql,
+  });
   const server = app.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(`paygate listening on http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port} — database: ${where}`);
@@ -18,7 +23,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: finishing requests in flight, then stopping`);
     server.close(() => {
-      runtime.close().then(
+      Promise.all([stopApp(), runtime.close()]).then(
         () => process.exit(0),
         () => process.exit(1),
       );

@@ -7,6 +7,7 @@ import { initializeTransaction, type InitializeRequest } from "./transactions/in
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
+import { retrieveTransaction } from "./transactions/retrieve.ts";
 
 export interface GatewayDeps {
   db: Database;
@@ -26,6 +27,10 @@ export class PaymentGateway {
 
   initiatePayment(request: InitiateRequest): Promise<TransactionRecord> {
     return initiatePayment(this.deps, request);
+  }
+
+  retrieveTransaction(bearerToken: string | undefined, id: string) {
+    return retrieveTransaction(this.deps.db, bearerToken, id);
   }
 
   paymentRequest(transaction: TransactionRecord) {

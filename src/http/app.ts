@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
 import type { PaymentGateway } from "../core/gateway.ts";
+import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import { errorHandler, notFound } from "./errors.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
@@ -11,9 +12,16 @@ export interface AppOptions {
   ping: () => Promise<void>;
   log?: (line: string) => void;
   logRequests?: boolean;
+  graphql?: GraphQLOptions;
 }
 
-export function createApp(options: AppOptions): Express {
+export interface PaygateApp {
+  app: Express;
+  /** Stops what the app runs besides the HTTP server (the GraphQL server). */
+  stop(): Promise<void>;
+}
+
+export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const log = options.log ?? ((line: string) => console.error(line));
   const app = express();
   app.disable("x-powered-by");
@@ -43,7 +51,9 @@ export function createApp(options: AppOptions): Express {
   });
 
   app.use(transactionRoutes(options.gateway));
+  const graphql = await createGraphQL(options.gateway, options.graphql ?? { introspection: false, landingPage: false }, log);
+  app.use("/graphql", ...graphql.handler);
   app.use(notFound);
   app.use(errorHandler(log));
-  return app;
+  return { app, stop: graphql.stop };
 }

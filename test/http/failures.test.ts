@@ -1,18 +1,7 @@
 // 503 when the price quote fails, 500 on the unexpected, and /healthz.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PriceFeed, PriceQuote } from "../../src/core/ports.ts";
-import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-
-/** A feed that fails while `down` is set, as a provider outage or timeout would. */
-class SwitchableFeed implements PriceFeed {
-  down = false;
-  private readonly rates = new TestRatesFeed();
-  quote(...[crypto, fiat]: Parameters<PriceFeed["quote"]>): Promise<PriceQuote> {
-    if (this.down) return Promise.reject(new Error("connect ETIMEDOUT"));
-    return this.rates.quote(crypto, fiat);
-  }
-}
+import { SwitchableFeed } from "../support/prices.ts";
 
 const feed = new SwitchableFeed();
 let t: TestGateway;

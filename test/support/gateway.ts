@@ -9,6 +9,7 @@ import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
 import type { Database } from "../../src/db/types.ts";
+import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
@@ -31,7 +32,7 @@ export function fixedFeeds(): PriceFeed {
   return new ModeRoutedFeed({ test: new TestRatesFeed(), live: new TestRatesFeed() });
 }
 
-export async function startTestGateway(options: { prices?: PriceFeed } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { prices?: PriceFeed; graphql?: GraphQLOptions } = {}): Promise<TestGateway> {
   const testDb = await createTestDatabase();
   const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false });
   const rails = new HdWalletRails();
@@ -44,7 +45,7 @@ export async function startTestGateway(options: { prices?: PriceFeed } = {}): Pr
     secrets: new SecretBox(randomBytes(32)),
   });
   const logs: string[] = [];
-  const app = createApp({ gateway, ping: database.ping, log: (line) => logs.push(line) });
+  const { app, stop } = await createApp({ gateway, ping: database.ping, log: (line) => logs.push(line), graphql: options.graphql });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -73,6 +74,7 @@ export async function startTestGateway(options: { prices?: PriceFeed } = {}): Pr
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stop();
       await database.close();
     },
   };

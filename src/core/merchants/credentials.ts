@@ -15,6 +15,8 @@ export interface Caller {
   merchant: MerchantIdentity;
   isLive: boolean;
   paymentLinkId: number | null;
+  /** Which key proved the call: a secret key sees the customer, a public key does not. */
+  keyKind: "PUBLIC" | "SECRET" | "PAYMENT_LINK";
 }
 
 const merchantFields = { id: true, name: true, active: true, kybStatus: true } as const;
@@ -47,7 +49,7 @@ export async function authenticatePublic(
     const key = await findActiveKey(db, credential.publicKey, "PUBLIC");
     if (!key) throw errors.invalidPublicKey("invalid_public_key");
     if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null };
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
   }
   const link = await db.paymentLink.findUnique({
     where: { slug: credential.paymentLink },
@@ -55,7 +57,7 @@ export async function authenticatePublic(
   });
   if (!link || !link.active) throw errors.invalidPublicKey("invalid_payment_link");
   if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-  return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id };
+  return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };
 }
 
 /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
@@ -64,5 +66,14 @@ export async function authenticateSecret(db: Database, token: string | undefined
   if (!token.startsWith("sec_")) throw errors.unauthenticated("Invalid Secret Key: this operation needs a secret key (sec_…)");
   const key = await findActiveKey(db, token, "SECRET");
   if (!key) throw errors.unauthenticated("Invalid Secret Key");
-  return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null };
+  return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET" };
+}
+
+/** Reading a transaction: a checkout page holds the public key, the merchant's server the secret key. */
+export async function authenticateReader(db: Database, token: string | undefined): Promise<Caller> {
+  if (!token) throw errors.unauthenticated("Missing API key: send Authorization: Bearer pub_… or sec_…");
+  if (token.startsWith("sec_")) return authenticateSecret(db, token);
+  const key = await findActiveKey(db, token, "PUBLIC");
+  if (!key) throw errors.unauthenticated("Invalid API Key");
+  return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
 }

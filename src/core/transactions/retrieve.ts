@@ -1,0 +1,21 @@
+// Reading one transaction, for checkout pages (public key) and merchants (secret key).
+import type { Database } from "../../db/types.ts";
+import { authenticateReader, type Caller } from "../merchants/credentials.ts";
+import { findTransactionFor, type TransactionRecord } from "./record.ts";
+
+export interface RetrievedTransaction {
+  transaction: TransactionRecord | null;
+  caller: Caller;
+}
+
+/** Null, not an error, for another merchant's or mode's transaction: it does not exist for this caller. */
+export async function retrieveTransaction(db: Database, bearerToken: string | undefined, id: string): Promise<RetrievedTransaction> {
+  const caller = await authenticateReader(db, bearerToken);
+  const transaction = await findTransactionFor(db, id, caller.merchant.id, caller.isLive);
+  return { transaction, caller };
+}
+
+/** The customer's details are for the merchant's own servers only. */
+export function customerVisibleTo(caller: Caller): boolean {
+  return caller.keyKind === "SECRET";
+}
