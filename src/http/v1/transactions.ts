@@ -27,5 +27,14 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     res.status(200).json(success(initiatedTransaction(transaction, paymentRequest?.qrCode ?? null), transaction.requestMeta));
   });
 
+  // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
+  router.get("/v1/transaction/:transaction_id", async (req, res) => {
+    const id = String(req.params.transaction_id);
+    const { transaction } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
+    if (!transaction) throw errors.transactionNotFound(id);
+    const paymentRequest = await gateway.paymentRequest(transaction);
+    res.status(200).json(success(initiatedTransaction(transaction, paymentRequest?.qrCode ?? null), transaction.requestMeta));
+  });
+
   return router;
 }
