@@ -86,6 +86,7 @@ const EnvSchema = z.object({
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
   PAYGATE_ENCRYPTION_KEY: z.string().optional(),
   PAYGATE_LOG_REQUESTS: boolean.default(false),
+  PAYGATE_CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   NODE_ENV: z.string().optional(),
   /** Default: on, except when NODE_ENV=production. */
   PAYGATE_GRAPHQL_INTROSPECTION: boolean.optional(),
@@ -101,6 +102,8 @@ export interface Config {
   dataDir: string;
   encryptionKey: string | undefined;
   logRequests: boolean;
+  /** How long a found API key or payment link is remembered (0: never). */
+  credentialCacheMs: number;
   prices: PriceConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
 }
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     encryptionKey: e.PAYGATE_ENCRYPTION_KEY,
     logRequests: e.PAYGATE_LOG_REQUESTS,
+    credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
     graphql: {
       introspection: e.PAYGATE_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",

@@ -6,9 +6,11 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./config.ts";
 import { PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
+import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
-import { ModeRoutedFeed, NoLiveFeed } from "./rails/prices/index.ts";
-import { TestRatesFeed } from "./rails/prices/test-rates.ts";
+import { ModeRoutedFeed } from "./rails/prices/index.ts";
+import { createLiveFeed } from "./rails/prices/live.ts";
+import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
 import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
@@ -29,7 +31,12 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const database = await openDatabase(config.database, { log: overrides.log });
   const gateway = new PaymentGateway({
     db: database.db,
-    prices: overrides.prices ?? new ModeRoutedFeed({ test: new TestRatesFeed(), live: new NoLiveFeed() }),
+    credentials: new Credentials(database.db, { cacheMs: config.credentialCacheMs }),
+    // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
+    // configured providers, one cache per process shared by every request.
+    prices:
+      overrides.prices ??
+      new ModeRoutedFeed({ test: new StoredTestRatesFeed(database.db), live: createLiveFeed(config.prices, overrides.log) }),
     rails: new HdWalletRails(),
     qr: new PngQrRenderer(),
     clock: systemClock,

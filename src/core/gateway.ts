@@ -1,6 +1,7 @@
 // The one entry to the domain for every adapter (REST, GraphQL, CLI): it holds the ports and
 // exposes the payment operations. Rules live in the functions it calls, never in the adapters.
 import type { Database } from "../db/types.ts";
+import type { Credentials } from "./merchants/credentials.ts";
 import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
@@ -11,6 +12,7 @@ import { retrieveTransaction } from "./transactions/retrieve.ts";
 
 export interface GatewayDeps {
   db: Database;
+  credentials: Credentials;
   prices: PriceFeed;
   rails: PaymentRails;
   qr: QrRenderer;
@@ -22,7 +24,7 @@ export class PaymentGateway {
   constructor(readonly deps: GatewayDeps) {}
 
   initializeTransaction(request: InitializeRequest): Promise<TransactionRecord> {
-    return initializeTransaction(this.deps.db, request);
+    return initializeTransaction(this.deps, request);
   }
 
   initiatePayment(request: InitiateRequest): Promise<TransactionRecord> {
@@ -30,7 +32,7 @@ export class PaymentGateway {
   }
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {
-    return retrieveTransaction(this.deps.db, bearerToken, id);
+    return retrieveTransaction(this.deps, bearerToken, id);
   }
 
   paymentRequest(transaction: TransactionRecord) {

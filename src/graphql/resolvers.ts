@@ -81,7 +81,7 @@ export const resolvers: Resolvers = {
     merchant: ({ record }) => record.merchant,
     meta: ({ record }) => record.requestMeta as Record<string, unknown>,
     createdAt: ({ record }) => record.createdAt.toISOString(),
-    customer: ({ record, customerVisible }) => (customerVisible ? record.customer : null),
+    customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
   },
 };
 

@@ -41,13 +41,13 @@ async function viaGraphQL(s: (typeof scenarios)[number]): Promise<string> {
 
 /** A stored transaction without what is unique to each one. */
 async function comparable(id: string) {
-  const row = await t.db.transaction.findUniqueOrThrow({ where: { id }, include: { customer: true } });
+  const row = await t.db.transaction.findUniqueOrThrow({ where: { id } });
   const { id: _id, reference, paymentAddress, derivationIndex, quotedAt, initiatedAt, createdAt, updatedAt, ...rest } = row;
   expect(reference).toMatch(/^bq_/);
   expect(paymentAddress).not.toBeNull();
   expect(derivationIndex).not.toBeNull();
   expect(quotedAt && initiatedAt && createdAt && updatedAt).toBeTruthy();
-  return JSON.parse(JSON.stringify({ ...rest, customer: { email: rest.customer.email, name: rest.customer.name } }));
+  return JSON.parse(JSON.stringify(rest));
 }
 
 it("stores the same transactions whichever API drives the scenario", async () => {

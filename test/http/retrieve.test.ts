@@ -12,7 +12,7 @@ afterAll(() => t.close());
 
 const get = async (id: string, key?: string) => {
   const res = await fetch(`${t.url}/v1/transaction/${id}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as any };
 };
 
 describe("GET /v1/transaction/:id", () => {

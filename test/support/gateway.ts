@@ -7,6 +7,7 @@ import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import { createMerchant, updateMerchant, type KybStatus, type WalletSetting } from "../../src/core/merchants/merchants.ts";
 import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
+import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
@@ -38,6 +39,7 @@ export async function startTestGateway(options: { prices?: PriceFeed; graphql?: 
   const rails = new HdWalletRails();
   const gateway = new PaymentGateway({
     db: database.db,
+    credentials: new Credentials(database.db),
     prices: options.prices ?? fixedFeeds(),
     rails,
     qr: new PngQrRenderer(),

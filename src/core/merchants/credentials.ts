@@ -19,61 +19,122 @@ export interface Caller {
   keyKind: "PUBLIC" | "SECRET" | "PAYMENT_LINK";
 }
 
-const merchantFields = { id: true, name: true, active: true, kybStatus: true } as const;
-
 /** The key from `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
 export function bearerToken(authorization: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   return match?.[1];
 }
 
-async function findActiveKey(db: Database, key: string, kind: "PUBLIC" | "SECRET") {
-  const hash = hashKey(key);
-  const found = await db.apiKey.findUnique({
-    where: { keyHash: hash },
-    select: { kind: true, isLive: true, revokedAt: true, keyHash: true, merchant: { select: merchantFields } },
-  });
-  if (!found || found.kind !== kind || found.revokedAt !== null || !sameHash(found.keyHash, hash)) return null;
-  return found;
+const merchantFields = { id: true, name: true, active: true, kybStatus: true } as const;
+
+interface KeyRow {
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  revokedAt: Date | null;
+  keyHash: string;
+  merchant: MerchantIdentity;
+}
+interface LinkRow {
+  id: number;
+  isLive: boolean;
+  active: boolean;
+  merchant: MerchantIdentity;
 }
 
-/**
- * Initialize's credential: a public key (header or body) or a payment link. A secret key is looked
- * up as a public key and so not found (spec section 5). Unknown, revoked or inactive: 404.
- */
-export async function authenticatePublic(
-  db: Database,
-  credential: { publicKey: string } | { paymentLink: string },
-): Promise<Caller> {
-  if ("publicKey" in credential) {
-    const key = await findActiveKey(db, credential.publicKey, "PUBLIC");
-    if (!key) throw errors.invalidPublicKey("invalid_public_key");
-    if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
+export interface CredentialOptions {
+  /**
+   * How long a found key or link is remembered. Every request would otherwise spend a query on it;
+   * the price is that a revoked key or a deactivated merchant is refused up to this long later.
+   * Unknown keys are never remembered, so a new key works at once.
+   */
+  cacheMs?: number;
+  /** Entries kept at most; the oldest go first. */
+  cacheSize?: number;
+}
+
+class FoundCache<T> {
+  private readonly entries = new Map<string, { value: T; expires: number }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly size: number,
+  ) {}
+
+  async get(key: string, load: () => Promise<T | null>): Promise<T | null> {
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const value = await load();
+    if (value !== null && this.ttlMs > 0) {
+      if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+    } else {
+      this.entries.delete(key);
+    }
+    return value;
+  }
+}
+
+export class Credentials {
+  private readonly keys: FoundCache<KeyRow>;
+  private readonly links: FoundCache<LinkRow>;
+
+  constructor(
+    private readonly db: Database,
+    options: CredentialOptions = {},
+  ) {
+    this.keys = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
+    this.links = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
+  }
+
+  private async findActiveKey(key: string, kind: "PUBLIC" | "SECRET"): Promise<KeyRow | null> {
+    const hash = hashKey(key);
+    const found = await this.keys.get(hash, () =>
+      this.db.apiKey.findUnique({
+        where: { keyHash: hash },
+        select: { kind: true, isLive: true, revokedAt: true, keyHash: true, merchant: { select: merchantFields } },
+      }),
+    );
+    if (!found || found.kind !== kind || found.revokedAt !== null || !sameHash(found.keyHash, hash)) return null;
+    return found;
+  }
+
+  /**
+   * Initialize's credential: a public key (header or body) or a payment link. A secret key is looked
+   * up as a public key and so not found (spec section 5). Unknown, revoked or inactive: 404.
+   */
+  async authenticatePublic(credential: { publicKey: string } | { paymentLink: string }): Promise<Caller> {
+    if ("publicKey" in credential) {
+      const key = await this.findActiveKey(credential.publicKey, "PUBLIC");
+      if (!key) throw errors.invalidPublicKey("invalid_public_key");
+      if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
+      return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
+    }
+    const slug = credential.paymentLink;
+    const link = await this.links.get(slug, () =>
+      this.db.paymentLink.findUnique({
+        where: { slug },
+        select: { id: true, isLive: true, active: true, merchant: { select: merchantFields } },
+      }),
+    );
+    if (!link || !link.active) throw errors.invalidPublicKey("invalid_payment_link");
+    if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
+    return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };
+  }
+
+  /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
+  async authenticateSecret(token: string | undefined): Promise<Caller> {
+    if (!token) throw errors.unauthenticated("Missing secret key: send Authorization: Bearer sec_…");
+    if (!token.startsWith("sec_")) throw errors.unauthenticated("Invalid Secret Key: this operation needs a secret key (sec_…)");
+    const key = await this.findActiveKey(token, "SECRET");
+    if (!key) throw errors.unauthenticated("Invalid Secret Key");
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET" };
+  }
+
+  /** Reading a transaction: a checkout page holds the public key, the merchant's server the secret key. */
+  async authenticateReader(token: string | undefined): Promise<Caller> {
+    if (!token) throw errors.unauthenticated("Missing API key: send Authorization: Bearer pub_… or sec_…");
+    if (token.startsWith("sec_")) return this.authenticateSecret(token);
+    const key = await this.findActiveKey(token, "PUBLIC");
+    if (!key) throw errors.unauthenticated("Invalid API Key");
     return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
   }
-  const link = await db.paymentLink.findUnique({
-    where: { slug: credential.paymentLink },
-    select: { id: true, isLive: true, active: true, merchant: { select: merchantFields } },
-  });
-  if (!link || !link.active) throw errors.invalidPublicKey("invalid_payment_link");
-  if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-  return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };
-}
-
-/** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
-export async function authenticateSecret(db: Database, token: string | undefined): Promise<Caller> {
-  if (!token) throw errors.unauthenticated("Missing secret key: send Authorization: Bearer sec_…");
-  if (!token.startsWith("sec_")) throw errors.unauthenticated("Invalid Secret Key: this operation needs a secret key (sec_…)");
-  const key = await findActiveKey(db, token, "SECRET");
-  if (!key) throw errors.unauthenticated("Invalid Secret Key");
-  return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET" };
-}
-
-/** Reading a transaction: a checkout page holds the public key, the merchant's server the secret key. */
-export async function authenticateReader(db: Database, token: string | undefined): Promise<Caller> {
-  if (!token) throw errors.unauthenticated("Missing API key: send Authorization: Bearer pub_… or sec_…");
-  if (token.startsWith("sec_")) return authenticateSecret(db, token);
-  const key = await findActiveKey(db, token, "PUBLIC");
-  if (!key) throw errors.unauthenticated("Invalid API Key");
-  return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
 }

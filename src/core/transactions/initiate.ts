@@ -1,15 +1,16 @@
 // Spec 4.2: choose the crypto currency, lock the rate, hand out a fresh address, INITIATED → PENDING.
 import type { Database } from "../../db/types.ts";
 import { errors, PaygateError } from "../errors.ts";
-import { authenticateSecret } from "../merchants/credentials.ts";
+import type { Credentials } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
-import { findTransactionFor, transactionInclude, type TransactionRecord } from "./record.ts";
+import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
 export interface InitiateDeps {
   db: Database;
+  credentials: Credentials;
   prices: PriceFeed;
   rails: PaymentRails;
   clock: Clock;
@@ -29,7 +30,7 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
   if (!parsed.ok) throw errors.initiateValidation(parsed.errors);
   const body = parsed.value;
 
-  const caller = await authenticateSecret(db, request.bearerToken);
+  const caller = await deps.credentials.authenticateSecret(request.bearerToken);
   const transaction = await findTransactionFor(db, request.transactionId, caller.merchant.id, caller.isLive);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   const crypto = cryptoById(body.currency_id);
@@ -62,8 +63,8 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
     });
     const index = wallet.nextIndex - 1;
     const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, wallet.extendedPublicKey, index);
-    const moved = await tx.transaction.updateMany({
-      // The state condition makes the move happen once, however many initiates race.
+    // The state condition makes the move happen once, however many initiates race.
+    const moved = await tx.transaction.updateManyAndReturn({
       where: { id: transaction.id, status: "INITIATED" },
       data: {
         status: "PENDING",
@@ -79,8 +80,9 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
         initiatedAt: deps.clock.now(),
       },
     });
-    if (moved.count !== 1) throw errors.notInitiated("transaction_not_initiated");
-    return tx.transaction.findUniqueOrThrow({ where: { id: transaction.id }, include: transactionInclude });
+    const row = moved[0];
+    if (!row) throw errors.notInitiated("transaction_not_initiated");
+    return { ...row, merchant: transaction.merchant };
   });
 }
 

@@ -3,7 +3,6 @@ import type { Database, Prisma } from "../../db/types.ts";
 
 export const transactionInclude = {
   merchant: { select: { id: true, name: true } },
-  customer: { select: { email: true, name: true } },
 } as const satisfies Prisma.TransactionInclude;
 
 export type TransactionRecord = Prisma.TransactionGetPayload<{ include: typeof transactionInclude }>;

@@ -62,18 +62,6 @@ CREATE TABLE "currencies" (
 );
 
 -- CreateTable
-CREATE TABLE "customers" (
-    "id" SERIAL NOT NULL,
-    "merchant_id" INTEGER NOT NULL,
-    "email" TEXT NOT NULL,
-    "name" TEXT,
-    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updated_at" TIMESTAMPTZ(3) NOT NULL,
-
-    CONSTRAINT "customers_pkey" PRIMARY KEY ("id")
-);
-
--- CreateTable
 CREATE TABLE "payment_processors" (
     "id" SERIAL NOT NULL,
     "merchant_id" INTEGER NOT NULL,
@@ -104,7 +92,8 @@ CREATE TABLE "transactions" (
     "id" TEXT NOT NULL,
     "reference" TEXT NOT NULL,
     "merchant_id" INTEGER NOT NULL,
-    "customer_id" INTEGER NOT NULL,
+    "customer_email" TEXT NOT NULL,
+    "customer_name" TEXT,
     "payment_link_id" INTEGER,
     "is_live" BOOLEAN NOT NULL,
     "status" "TransactionStatus" NOT NULL DEFAULT 'INITIATED',
@@ -129,6 +118,16 @@ CREATE TABLE "transactions" (
     CONSTRAINT "transactions_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "test_rates" (
+    "crypto_slug" TEXT NOT NULL,
+    "fiat_slug" TEXT NOT NULL,
+    "rate" DECIMAL(38,18) NOT NULL,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "test_rates_pkey" PRIMARY KEY ("crypto_slug","fiat_slug")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "api_keys_key_hash_key" ON "api_keys"("key_hash");
 
@@ -143,9 +142,6 @@ CREATE INDEX "payment_links_merchant_id_idx" ON "payment_links"("merchant_id");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "currencies_slug_key" ON "currencies"("slug");
-
--- CreateIndex
-CREATE UNIQUE INDEX "customers_merchant_id_email_key" ON "customers"("merchant_id", "email");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "payment_processors_merchant_id_currency_id_is_live_key" ON "payment_processors"("merchant_id", "currency_id", "is_live");
@@ -163,7 +159,7 @@ CREATE UNIQUE INDEX "transactions_reference_key" ON "transactions"("reference");
 CREATE INDEX "transactions_merchant_id_created_at_idx" ON "transactions"("merchant_id", "created_at");
 
 -- CreateIndex
-CREATE INDEX "transactions_customer_id_idx" ON "transactions"("customer_id");
+CREATE INDEX "transactions_merchant_id_customer_email_idx" ON "transactions"("merchant_id", "customer_email");
 
 -- CreateIndex
 CREATE INDEX "transactions_status_idx" ON "transactions"("status");
@@ -179,9 +175,6 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_merchant_id_fkey" FOREIGN KEY ("
 
 -- AddForeignKey
 ALTER TABLE "payment_links" ADD CONSTRAINT "payment_links_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "customers" ADD CONSTRAINT "customers_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "payment_processors" ADD CONSTRAINT "payment_processors_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
@@ -200,9 +193,6 @@ ALTER TABLE "wallets" ADD CONSTRAINT "wallets_currency_id_fkey" FOREIGN KEY ("cu
 
 -- AddForeignKey
 ALTER TABLE "transactions" ADD CONSTRAINT "transactions_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "transactions" ADD CONSTRAINT "transactions_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "customers"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "transactions" ADD CONSTRAINT "transactions_payment_link_id_fkey" FOREIGN KEY ("payment_link_id") REFERENCES "payment_links"("id") ON DELETE SET NULL ON UPDATE CASCADE;
