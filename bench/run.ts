@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { Cleanup } from "./cleanup.ts";
-import { measure, measureAfterWarmUp, type Measurement } from "./load.ts";
+import { measure, measureAfterWarmUp, type LoadSpec, type Measurement } from "./load.ts";
 import { createScratchDatabase } from "./postgres.ts";
 import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
 import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
@@ -206,7 +206,7 @@ function jsonHeaders(key?: string): Record<string, string> {
   return { "content-type": "application/json", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
 }
 
-function loadSpec(settings: Settings, url: string, request: autocannon.Request) {
+function loadSpec(settings: Settings, url: string, request: autocannon.Request): LoadSpec {
   return { url, connections: settings.connections, seconds: settings.seconds, requests: [request] };
 }
 
@@ -271,7 +271,7 @@ async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, 
     setupRequest: (req) => ({ ...req, path: `/v1/transaction/${ids[next++ % ids.length] ?? ""}/pay` }),
     onResponse: (status, body) => failure.note(status, body),
   };
-  const spec = { ...loadSpec(settings, url, request), connections: Math.min(settings.connections, ids.length), amount: ids.length };
+  const spec: LoadSpec = { ...loadSpec(settings, url, request), connections: Math.min(settings.connections, ids.length), amount: ids.length };
   const measurement = await measure(spec);
   return toRow(kind, "initiate", measurement, failure.body);
 }
@@ -324,7 +324,7 @@ async function writeResults(rows: Row[], settings: Settings, startedAt: Date): P
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     settings: { seconds: settings.seconds, warmUpSeconds: WARM_UP_SECONDS, connections: settings.connections, databases: settings.databases },
-    machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: { cpus: os.cpus().length, loadAverageAtEnd: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` },
     rows,
   };
   await writeFile(file, JSON.stringify(report, null, 2) + "\n");
@@ -339,6 +339,7 @@ function cleanUpOnSignals(cleanup: Cleanup): void {
       console.log(`\n${signal}: cleaning up`);
       void cleanup.unwindTo(0, console.error).finally(() => {
         killStragglers();
+        console.log("cleaned up; stopped");
         process.exit(130);
       });
     });
@@ -353,7 +354,7 @@ async function main(): Promise<number> {
   cleanUpOnSignals(cleanup);
   console.log(
     `paygate benchmark on ${settings.databases.join(", ")}: ${settings.connections} connections, ` +
-      `${settings.seconds} s per run; ${os.cpus().length} CPUs, Node ${process.version}`,
+      `${settings.seconds} s per run; ${os.cpus().length} CPUs (load average ${os.loadavg()[0]?.toFixed(2)}), Node ${process.version}`,
   );
   const rows: Row[] = [];
   const problems: string[] = [];

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createMerchant, createPaymentLink, MerchantInputError, updateMerchant, type KybStatus, type WalletSetting } from "../core/merchants/merchants.ts";
 import { cryptoBySlug, cryptoById, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import { listTestRates, parseTestRate, setTestRate, TestRateInputError } from "../rails/prices/test-rates.ts";
 import { startRuntime, type Runtime } from "../runtime.ts";
 
 const USAGE = `Usage: paygate <command> [options]
@@ -17,6 +18,11 @@ Commands:
       in --mode (default live); give the account-level extended public key, never a private key.
   payment-link create --merchant ID [--live] [--json]
       Create a payment link (pl_…) for test mode, or live mode with --live.
+  test-rates list [--json]
+      Show the rate test mode prices each pair at: set by an operator, or the default.
+  test-rates set CRYPTO FIAT RATE [--json]
+      Set test mode's price of one CRYPTO (${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}) in FIAT (USD, NGN):
+      RATE units of FIAT per coin, a positive decimal. Applies to the next test initiate.
 
 Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see README).`;
 
@@ -38,6 +44,10 @@ async function run(argv: string[]): Promise<void> {
       return merchantUpdate(rest);
     case "payment-link create":
       return paymentLinkCreate(rest);
+    case "test-rates list":
+      return testRatesList(rest);
+    case "test-rates set":
+      return testRatesSet(rest);
     default:
       throw new UsageError(`Unknown command '${command}'.`);
   }
@@ -172,6 +182,32 @@ async function paymentLinkCreate(args: string[]): Promise<void> {
   const link = await withRuntime((rt) => createPaymentLink(rt.gateway.deps.db, id, isLive));
   if (values.json) return print(link);
   console.log(`Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
+}
+
+async function testRatesList(args: string[]): Promise<void> {
+  const { values } = parse(args, {});
+  const rates = await withRuntime((rt) => listTestRates(rt.database.db));
+  if (values.json) return print({ rates });
+  console.log("Test-mode rates (fiat per coin):");
+  for (const r of rates) {
+    const origin = r.origin === "set" ? `set ${r.updatedAt}` : "default";
+    console.log(`  ${r.crypto.padEnd(4)} ${r.fiat.padEnd(3)} ${r.rate.padStart(16)}  ${origin}`);
+  }
+}
+
+async function testRatesSet(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, {}, 3);
+  const [crypto = "", fiat = "", rate = ""] = positionals;
+  try {
+    parseTestRate({ crypto, fiat, rate }); // bad arguments are a usage error, before any database work
+  } catch (error) {
+    if (error instanceof TestRateInputError) throw new UsageError(error.message);
+    throw error;
+  }
+  const change = await withRuntime((rt) => setTestRate(rt.database.db, { crypto, fiat, rate }));
+  if (values.json) return print(change);
+  const before = change.previous ? `${change.previous.rate} (${change.previous.origin})` : "no rate";
+  console.log(`Set the test rate of ${change.crypto}/${change.fiat} to ${change.rate} ${change.fiat} per ${change.crypto}; it was ${before}.`);
 }
 
 function print(value: unknown): void {

@@ -1,0 +1,20 @@
+// The live feed the configuration asks for (PAYGATE_PRICE_FEED and friends; see README).
+import type { PriceConfig } from "../../config.ts";
+import type { PriceFeed } from "../../core/ports.ts";
+import { CoinGeckoFeed } from "./coingecko.ts";
+import { FallbackFeed } from "./index.ts";
+import { KrakenFeed } from "./kraken.ts";
+
+export function createLiveFeed(config: PriceConfig, log?: (line: string) => void): PriceFeed {
+  const common = { cacheSeconds: config.cacheSeconds, maxAgeSeconds: config.maxAgeSeconds, timeoutMs: config.timeoutMs, log };
+  const feeds = config.feeds.map((name): PriceFeed => {
+    switch (name) {
+      case "coingecko":
+        return new CoinGeckoFeed({ ...common, baseUrl: config.coingecko.url, apiKey: config.coingecko.apiKey, plan: config.coingecko.plan });
+      case "kraken":
+        return new KrakenFeed({ ...common, baseUrl: config.kraken.url });
+    }
+  });
+  const [only] = feeds;
+  return feeds.length === 1 && only ? only : new FallbackFeed(feeds);
+}

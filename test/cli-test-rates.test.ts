@@ -1,0 +1,115 @@
+// `paygate test-rates …` as an operator runs it: in a child process, on the configured database.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "./support/test-database.ts";
+
+const run = promisify(execFile);
+const bin = path.resolve("bin/paygate.mjs");
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let closeDb = async () => {};
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "paygate-cli-rates-"));
+  env = { ...process.env, PAYGATE_DATA_DIR: dataDir, PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") };
+  if (process.env.DATABASE_URL) {
+    const db = await createTestDatabase();
+    env.DATABASE_URL = db.url ?? undefined;
+    closeDb = db.close;
+  }
+});
+afterAll(async () => {
+  await closeDb();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function paygate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+interface Row {
+  crypto: string;
+  fiat: string;
+  rate: string;
+  origin: string;
+  updatedAt: string | null;
+}
+
+// Each command starts the CLI (tsx, the database) afresh: seconds apiece on embedded PGlite.
+describe("paygate test-rates", { timeout: 90_000 }, () => {
+  it("lists every pair with its default rate, as JSON", async () => {
+    const res = await paygate("test-rates", "list", "--json");
+    expect(res.code).toBe(0);
+    const { rates } = JSON.parse(res.stdout) as { rates: Row[] };
+    expect(rates).toHaveLength(10);
+    expect(rates).toContainEqual({ crypto: "BTC", fiat: "USD", rate: "65000", origin: "default", updatedAt: null });
+    expect(rates).toContainEqual({ crypto: "USDT", fiat: "NGN", rate: "1500", origin: "default", updatedAt: null });
+    expect(rates.every((r) => r.origin === "default")).toBe(true);
+  });
+
+  it("sets a rate, says what it changed, and lists it", async () => {
+    const set = await paygate("test-rates", "set", "btc", "usd", "70000.5");
+    expect(set.code).toBe(0);
+    expect(set.stdout.trim()).toBe("Set the test rate of BTC/USD to 70000.5 USD per BTC; it was 65000 (default).");
+
+    const again = await paygate("test-rates", "set", "BTC", "USD", "71000", "--json");
+    expect(again.code).toBe(0);
+    const change = JSON.parse(again.stdout);
+    expect(change).toMatchObject({ crypto: "BTC", fiat: "USD", rate: "71000", previous: { rate: "70000.5", origin: "set" } });
+    expect(new Date(change.updatedAt).toISOString()).toBe(change.updatedAt);
+
+    const list = await paygate("test-rates", "list");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^\s+BTC\s+USD\s+71000\s+set \d{4}-\d\d-\d\dT/m);
+    expect(list.stdout).toMatch(/^\s+BTC\s+NGN\s+97500000\s+default$/m);
+  });
+
+  it("keeps every digit of a precise rate", async () => {
+    const res = await paygate("test-rates", "set", "ETH", "NGN", "4500000.123456789012345678", "--json");
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ rate: "4500000.123456789012345678", previous: { rate: "4500000", origin: "default" } });
+  });
+
+  const badArgs: [string, string[], RegExp][] = [
+    ["an unknown action", ["test-rates", "reset"], /Unknown command 'test-rates reset'/],
+    ["a missing rate", ["test-rates", "set", "BTC", "USD"], /Expected 3 argument\(s\), got 2/],
+    ["an extra argument", ["test-rates", "set", "BTC", "USD", "1", "2"], /Expected 3 argument\(s\), got 4/],
+    ["an unknown coin", ["test-rates", "set", "DOGE", "USD", "1"], /CRYPTO must be one of USDT, BTC, BNB, ETH, LTC; got 'DOGE'/],
+    ["an unknown fiat", ["test-rates", "set", "BTC", "EUR", "1"], /FIAT must be one of USD, NGN; got 'EUR'/],
+    ["a zero rate", ["test-rates", "set", "BTC", "USD", "0"], /RATE must be greater than 0/],
+    ["a rate that is not a decimal", ["test-rates", "set", "BTC", "USD", "65k"], /RATE must be a positive decimal/],
+    ["a negative rate", ["test-rates", "set", "BTC", "USD", "--", "-5"], /RATE must be a positive decimal/],
+    ["too many decimals", ["test-rates", "set", "BTC", "USD", "1.0000000000000000001"], /more than 18 decimal places/],
+    ["an unknown option", ["test-rates", "list", "--all"], /Unknown option '--all'/],
+    ["an argument to list", ["test-rates", "list", "BTC"], /Unexpected argument|Expected 0 argument/],
+  ];
+  for (const [name, args, message] of badArgs) {
+    it(`exits 2 with the usage on ${name}`, async () => {
+      const res = await paygate(...args);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).toMatch(/Usage: paygate/);
+      expect(res.stderr).toMatch(/test-rates set CRYPTO FIAT RATE/);
+    });
+  }
+
+  it("changed nothing on a refused set", async () => {
+    const res = await paygate("test-rates", "list", "--json");
+    const { rates } = JSON.parse(res.stdout) as { rates: Row[] };
+    expect(rates.filter((r) => r.origin === "set").map((r) => `${r.crypto}/${r.fiat}=${r.rate}`).sort()).toEqual([
+      "BTC/USD=71000",
+      "ETH/NGN=4500000.123456789012345678",
+    ]);
+  });
+});
