@@ -1,6 +1,8 @@
 // Spec 4.1: create a transaction in INITIATED from a fiat amount and the customer's details.
 import { randomUUID } from "node:crypto";
+import { insertInitiatedTransaction } from "../../db/transaction-insert.ts";
 import type { Database } from "../../db/types.ts";
+import type { Clock } from "../ports.ts";
 import { errors } from "../errors.ts";
 import type { Caller, Credentials } from "../merchants/credentials.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
@@ -17,7 +19,7 @@ export interface InitializeRequest {
 }
 
 export async function initializeTransaction(
-  { db, credentials }: { db: Database; credentials: Credentials },
+  { db, credentials, clock }: { db: Database; credentials: Credentials; clock: Clock },
   request: InitializeRequest,
 ): Promise<TransactionRecord> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -33,21 +35,19 @@ export async function initializeTransaction(
   requireKybForLive(caller);
 
   // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
-  const transaction = await db.transaction.create({
-    data: {
-      id: randomUUID(),
-      reference: newReference(),
-      merchantId: caller.merchant.id,
-      customerEmail: body.customer.email,
-      customerName: body.customer.name ?? null,
-      paymentLinkId: caller.paymentLinkId,
-      isLive: caller.isLive,
-      status: "INITIATED",
-      description: body.description ?? null,
-      initializedAmount: amount.toFixed(),
-      initializedCurrencyId: currency.id,
-      requestMeta: (body.meta ?? {}) as object,
-    },
+  const transaction = await insertInitiatedTransaction(db, {
+    id: randomUUID(),
+    reference: newReference(),
+    merchantId: caller.merchant.id,
+    customerEmail: body.customer.email,
+    customerName: body.customer.name ?? null,
+    paymentLinkId: caller.paymentLinkId,
+    isLive: caller.isLive,
+    description: body.description ?? null,
+    initializedAmount: amount.toFixed(),
+    initializedCurrencyId: currency.id,
+    requestMeta: body.meta ?? {},
+    createdAt: clock.now(),
   });
   return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }

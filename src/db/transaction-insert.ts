@@ -1,0 +1,49 @@
+// Initialize is the hot path of the API. Prisma's `create` spends about 0.9 ms of CPU per row
+// building and reading back the query; this one statement spends about 0.35 ms (README, Benchmark).
+// The returned row is typed as Prisma's model, so a column added to the schema fails to compile here.
+import { Prisma, type Transaction } from "./generated/client.ts";
+import type { Database } from "./types.ts";
+
+export interface NewTransaction {
+  id: string;
+  reference: string;
+  merchantId: number;
+  customerEmail: string;
+  customerName: string | null;
+  paymentLinkId: number | null;
+  isLive: boolean;
+  description: string | null;
+  /** A decimal string within the column's precision. */
+  initializedAmount: string;
+  initializedCurrencyId: number;
+  requestMeta: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export async function insertInitiatedTransaction(db: Database, t: NewTransaction): Promise<Transaction> {
+  const meta = JSON.stringify(t.requestMeta);
+  await db.$executeRaw`
+    INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_name, payment_link_id, is_live,
+      status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at)
+    VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
+      'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
+      ${t.createdAt}, ${t.createdAt})`;
+  return {
+    ...t,
+    status: "INITIATED",
+    initializedAmount: new Prisma.Decimal(t.initializedAmount),
+    requestMeta: t.requestMeta as Prisma.JsonObject,
+    paymentCurrencyId: null,
+    paymentAmount: null,
+    amountPaid: null,
+    paymentAddress: null,
+    walletId: null,
+    derivationIndex: null,
+    refundAddress: null,
+    quoteRate: null,
+    quoteSource: null,
+    quotedAt: null,
+    initiatedAt: null,
+    updatedAt: t.createdAt,
+  };
+}
