@@ -13,13 +13,6 @@ export class ModeRoutedFeed implements PriceFeed {
   }
 }
 
-/** Live mode without a provider: every quote fails, which initiate answers with 503. */
-export class NoLiveFeed implements PriceFeed {
-  async quote(): Promise<PriceQuote> {
-    throw new PriceFeedError("No live price feed is configured");
-  }
-}
-
 /**
  * The first feed that quotes the pair, in order (PAYGATE_PRICE_FEED=coingecko,kraken). The quote's
  * `source` names the provider that answered. Fails only when every feed failed, with each reason.
