@@ -1,42 +1,8 @@
 // `paygate test-rates …` as an operator runs it: in a child process, on the configured database.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./support/test-database.ts";
+import { describe, expect, it } from "vitest";
+import { useCli } from "./support/cli.ts";
 
-const run = promisify(execFile);
-const bin = path.resolve("bin/paygate.mjs");
-
-let dataDir: string;
-let env: NodeJS.ProcessEnv;
-let closeDb = async () => {};
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "paygate-cli-rates-"));
-  env = { ...process.env, PAYGATE_DATA_DIR: dataDir, PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") };
-  if (process.env.DATABASE_URL) {
-    const db = await createTestDatabase();
-    env.DATABASE_URL = db.url ?? undefined;
-    closeDb = db.close;
-  }
-});
-afterAll(async () => {
-  await closeDb();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function paygate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const paygate = useCli();
 
 interface Row {
   crypto: string;

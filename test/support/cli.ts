@@ -1,0 +1,48 @@
+// Runs `paygate …` as an operator would: a child process on its own database (a fresh data folder,
+// or a throw-away PostgreSQL database when DATABASE_URL is set). Registers its own set-up and clean-up.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll } from "vitest";
+import { createTestDatabase } from "./test-database.ts";
+
+const run = promisify(execFile);
+const bin = path.resolve("bin/paygate.mjs");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function useCli(): (...args: string[]) => Promise<CliResult> {
+  let dataDir = "";
+  let env: NodeJS.ProcessEnv = {};
+  let closeDb = async () => {};
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "paygate-cli-"));
+    env = { ...process.env, PAYGATE_DATA_DIR: dataDir, PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") };
+    if (process.env.DATABASE_URL) {
+      const db = await createTestDatabase();
+      env.DATABASE_URL = db.url ?? undefined;
+      closeDb = db.close;
+    }
+  });
+  afterAll(async () => {
+    await closeDb();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  return async (...args) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as CliResult;
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+}
