@@ -141,6 +141,14 @@ describe("POST /v1/transaction: 400 Validation Error", () => {
     expect(res.body).toMatchObject({ status: "error", message: "Validation Error", errors: [{ field: "body" }] });
   });
 
+  it("answers a body over 64 KB with 413 and stores nothing", async () => {
+    const before = await count();
+    const res = await t.post("/v1/transaction", body({ description: "x".repeat(70_000) }), bearer(keys.testPublicKey));
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ status: "error", message: "Request body is too large (limit 64 KB)", code: "payload_too_large" });
+    expect(await count()).toBe(before);
+  });
+
   it("answers a body that is not JSON with 415", async () => {
     const res = await t.post("/v1/transaction", "amount=1", { ...bearer(keys.testPublicKey), "content-type": "application/x-www-form-urlencoded" });
     expect(res.status).toBe(415);
