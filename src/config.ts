@@ -73,8 +73,60 @@ function priceConfig(e: PriceEnv): PriceConfig {
   };
 }
 
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `5s,5m,30m,2h` → milliseconds. */
+export function parseRetrySchedule(text: string): number[] | string {
+  const parts = text.split(",").map((p) => p.trim());
+  const out: number[] = [];
+  for (const part of parts) {
+    const m = DURATION.exec(part);
+    if (!m) return `'${part}' is not a duration; use a list such as 5s,5m,30m,2h,1d`;
+    const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+    if (ms <= 0 || ms > 7 * UNIT_MS.d) return `'${part}' must be more than 0 and at most 7d`;
+    out.push(ms);
+  }
+  if (out.length > 50) return "at most 50 retries";
+  return out;
+}
+
+/** Webhook delivery (src/webhooks; README "Webhooks"). */
+const WebhookEnvSchema = z.object({
+  PAYGATE_WEBHOOK_DISPATCHER: boolean.default(true),
+  PAYGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Waits between attempts after the first; about three days in all (Stripe retries for three days). */
+  PAYGATE_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5s,5m,30m,2h,5h,10h,10h,24h,24h")
+    .transform((v, ctx) => {
+      const parsed = parseRetrySchedule(v);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  PAYGATE_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+  PAYGATE_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  PAYGATE_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
+});
+
+export interface WebhookConfig {
+  /** Run the dispatcher inside the service (`paygate worker` runs it alone). */
+  dispatcher: boolean;
+  timeoutMs: number;
+  /** Milliseconds to wait before each retry; its length is the number of retries. */
+  retryScheduleMs: number[];
+  pollMs: number;
+  concurrency: number;
+  /** Live webhook URLs may name private and loopback addresses (an operator's choice, off by default). */
+  allowPrivate: boolean;
+}
+
 const EnvSchema = z.object({
   ...PriceEnvSchema.shape,
+  ...WebhookEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: z
@@ -105,6 +157,7 @@ export interface Config {
   /** How long a found API key or payment link is remembered (0: never). */
   credentialCacheMs: number;
   prices: PriceConfig;
+  webhooks: WebhookConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
 }
 
@@ -129,6 +182,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRequests: e.PAYGATE_LOG_REQUESTS,
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
+    webhooks: {
+      dispatcher: e.PAYGATE_WEBHOOK_DISPATCHER,
+      timeoutMs: e.PAYGATE_WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: e.PAYGATE_WEBHOOK_RETRY_SCHEDULE,
+      pollMs: e.PAYGATE_WEBHOOK_POLL_MS,
+      concurrency: e.PAYGATE_WEBHOOK_CONCURRENCY,
+      allowPrivate: e.PAYGATE_WEBHOOK_ALLOW_PRIVATE,
+    },
     graphql: {
       introspection: e.PAYGATE_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
       landingPage: e.PAYGATE_GRAPHQL_LANDING_PAGE ?? e.NODE_ENV !== "production",

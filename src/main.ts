@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(`paygate listening on http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port} — database: ${where}`);
+    log(config.webhooks.dispatcher ? "webhook dispatcher running" : "webhook dispatcher off (PAYGATE_WEBHOOK_DISPATCHER=false): run `paygate worker`");
   });
+  if (config.webhooks.dispatcher) runtime.webhooks.start();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -14,10 +14,13 @@ import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
 import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export interface Runtime {
   gateway: PaymentGateway;
   database: OpenDatabase;
+  /** Not started: the service starts it (PAYGATE_WEBHOOK_DISPATCHER), as does `paygate worker`. */
+  webhooks: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -41,8 +44,21 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    allowPrivateWebhookUrls: config.webhooks.allowPrivate,
   });
-  return { gateway, database, close: () => database.close() };
+  const webhooks = new WebhookDispatcher(
+    { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)) },
+    config.webhooks,
+  );
+  return {
+    gateway,
+    database,
+    webhooks,
+    close: async () => {
+      await webhooks.stop();
+      await database.close();
+    },
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ describe("paygate CLI", () => {
   let merchantId: number;
 
   it("creates a merchant and prints its keys once, as JSON", async () => {
-    const res = await paygate("merchant", "create", "--name", "Acme Stores", "--webhook-url", "http://127.0.0.1:9999/hook", "--json");
+    const res = await paygate("merchant", "create", "--name", "Acme Stores", "--test-webhook-url", "http://127.0.0.1:9999/hook", "--json");
     expect(res.code).toBe(0);
     const merchant = JSON.parse(res.stdout);
     expect(Object.keys(merchant).sort()).toEqual(

@@ -18,6 +18,8 @@ export interface GatewayDeps {
   qr: QrRenderer;
   clock: Clock;
   secrets: SecretBox;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may name private and loopback addresses. */
+  allowPrivateWebhookUrls?: boolean;
 }
 
 export class PaymentGateway {

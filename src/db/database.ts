@@ -4,6 +4,7 @@ import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { createAdapterFactory, type DatabaseTarget } from "./adapters.ts";
 import { PrismaClient } from "./generated/client.ts";
 import { applyMigrations } from "./migrations.ts";
+import { withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
 
 export interface OpenDatabase {
@@ -35,7 +36,7 @@ type Adapter = Awaited<ReturnType<typeof createAdapterFactory>>;
 export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}, release: () => void = () => {}): Promise<OpenDatabase> {
   try {
     if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
-    const db = new PrismaClient({ adapter: adapter.factory });
+    const db = withOutbox(new PrismaClient({ adapter: adapter.factory }));
     await ensureCurrencies(db);
     return {
       db,

@@ -138,6 +138,31 @@ describe("POST /v1/transaction/:id/pay: 400 Missing or invalid payload fields", 
   });
 });
 
+describe("POST /v1/transaction/:id/pay: 415 Unsupported media type", () => {
+  it("answers a text/plain body with 415 and the documented error body, and the transaction stays INITIATED", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const res = await t.post(`/v1/transaction/${id}/pay`, JSON.stringify({ currency_id: "4" }), {
+      ...bearer(keys.testSecretKey),
+      "content-type": "text/plain",
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({
+      status: "error",
+      message: "Content-Type must be application/json",
+      code: "unsupported_media_type",
+      reason: "unsupported_media_type",
+      errors: [],
+    });
+    const row = await stored(id);
+    expect(row.status).toBe("INITIATED");
+    expect(row.paymentCurrencyId).toBeNull();
+    expect(row.paymentAddress).toBeNull();
+
+    // The same body as application/json goes through: the 415 was the media type alone.
+    expect((await pay(id, { currency_id: "4" })).status).toBe(200);
+  });
+});
+
 describe("POST /v1/transaction/:id/pay: authentication (401)", () => {
   it("refuses a missing, public, or unknown key and changes nothing", async () => {
     const id = await initialize(keys.testPublicKey);
@@ -237,5 +262,48 @@ describe("POST /v1/transaction/:id/pay: 422 The transaction is not initiated", (
     const row = await stored(id);
     expect(row.status).toBe("PENDING");
     expect(row.paymentAddress).toBe(winner.body.data.payment_address);
+  });
+});
+
+describe("POST /v1/transaction/:id/pay: 503 address_unavailable", () => {
+  it("answers 503 when the wallet key cannot derive an address, and rolls the wallet index back", async () => {
+    const m = await t.merchant({ name: "Broken wallet" });
+    const processor = await t.db.paymentProcessor.findUniqueOrThrow({
+      where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: cryptoBySlug("BTC")!.id, isLive: false } },
+      include: { wallet: true },
+    });
+    const goodKey = processor.wallet.extendedPublicKey;
+    // One successful initiate first, so the index that must not move is not the default 0.
+    const first = await initialize(m.testPublicKey);
+    expect((await t.post(`/v1/transaction/${first}/pay`, { currency_id: "4" }, bearer(m.testSecretKey))).status).toBe(200);
+    expect((await t.db.wallet.findUniqueOrThrow({ where: { id: processor.walletId } })).nextIndex).toBe(1);
+
+    // Same length and alphabet, last character changed: the base58check checksum no longer matches.
+    const corrupt = goodKey.slice(0, -1) + (goodKey.endsWith("A") ? "B" : "A");
+    await t.db.wallet.update({ where: { id: processor.walletId }, data: { extendedPublicKey: corrupt } });
+
+    const id = await initialize(m.testPublicKey);
+    const res = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(m.testSecretKey));
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      status: "error",
+      message: "A BTC payment address could not be generated; retry shortly, or check the merchant's wallet key",
+      code: "upstream_unavailable",
+      reason: "address_unavailable",
+      errors: [],
+    });
+    const row = await stored(id);
+    expect(row.status).toBe("INITIATED");
+    expect(row.paymentAddress).toBeNull();
+    expect(row.paymentCurrencyId).toBeNull();
+    expect(row.walletId).toBeNull();
+    expect(row.derivationIndex).toBeNull();
+    expect((await t.db.wallet.findUniqueOrThrow({ where: { id: processor.walletId } })).nextIndex).toBe(1);
+
+    // With the key repaired, the same transaction gets the index the failure did not use.
+    await t.db.wallet.update({ where: { id: processor.walletId }, data: { extendedPublicKey: goodKey } });
+    const retry = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(m.testSecretKey));
+    expect(retry.status).toBe(200);
+    expect((await stored(id)).derivationIndex).toBe(1);
   });
 });

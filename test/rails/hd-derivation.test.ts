@@ -89,6 +89,93 @@ describe("BIP32 test vector 1", () => {
   });
 });
 
+describe("BIP32 test vector 2", () => {
+  const seed = hexToBytes(
+    "fffcf9f6f3f0edeae7e4e1dedbd8d5d2cfccc9c6c3c0bdbab7b4b1aeaba8a5a29f9c999693908d8a8784817e7b7875726f6c696663605d5a5754514e4b484542",
+  );
+  const master = HDKey.fromMasterSeed(seed);
+  // From https://github.com/bitcoin/bips/blob/master/bip-0032.mediawiki#test-vector-2
+  const published: Record<string, { xpub: string; xprv: string }> = {
+    "m": {
+      xpub: "xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8BDzTJY47LJhkJ8UB7WEGuduB",
+      xprv: "xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U",
+    },
+    "m/0": {
+      xpub: "xpub69H7F5d8KSRgmmdJg2KhpAK8SR3DjMwAdkxj3ZuxV27CprR9LgpeyGmXUbC6wb7ERfvrnKZjXoUmmDznezpbZb7ap6r1D3tgFxHmwMkQTPH",
+      xprv: "xprv9vHkqa6EV4sPZHYqZznhT2NPtPCjKuDKGY38FBWLvgaDx45zo9WQRUT3dKYnjwih2yJD9mkrocEZXo1ex8G81dwSM1fwqWpWkeS3v86pgKt",
+    },
+    "m/0/2147483647'": {
+      xpub: "xpub6ASAVgeehLbnwdqV6UKMHVzgqAG8Gr6riv3Fxxpj8ksbH9ebxaEyBLZ85ySDhKiLDBrQSARLq1uNRts8RuJiHjaDMBU4Zn9h8LZNnBC5y4a",
+      xprv: "xprv9wSp6B7kry3Vj9m1zSnLvN3xH8RdsPP1Mh7fAaR7aRLcQMKTR2vidYEeEg2mUCTAwCd6vnxVrcjfy2kRgVsFawNzmjuHc2YmYRmagcEPdU9",
+    },
+    "m/0/2147483647'/1": {
+      xpub: "xpub6DF8uhdarytz3FWdA8TvFSvvAh8dP3283MY7p2V4SeE2wyWmG5mg5EwVvmdMVCQcoNJxGoWaU9DCWh89LojfZ537wTfunKau47EL2dhHKon",
+      xprv: "xprv9zFnWC6h2cLgpmSA46vutJzBcfJ8yaJGg8cX1e5StJh45BBciYTRXSd25UEPVuesF9yog62tGAQtHjXajPPdbRCHuWS6T8XA2ECKADdw4Ef",
+    },
+    "m/0/2147483647'/1/2147483646'": {
+      xpub: "xpub6ERApfZwUNrhLCkDtcHTcxd75RbzS1ed54G1LkBUHQVHQKqhMkhgbmJbZRkrgZw4koxb5JaHWkY4ALHY2grBGRjaDMzQLcgJvLJuZZvRcEL",
+      xprv: "xprvA1RpRA33e1JQ7ifknakTFpgNXPmW2YvmhqLQYMmrj4xJXXWYpDPS3xz7iAxn8L39njGVyuoseXzU6rcxFLJ8HFsTjSyQbLYnMpCqE2VbFWc",
+    },
+    "m/0/2147483647'/1/2147483646'/2": {
+      xpub: "xpub6FnCn6nSzZAw5Tw7cgR9bi15UV96gLZhjDstkXXxvCLsUXBGXPdSnLFbdpq8p9HmGsApME5hQTZ3emM2rnY5agb9rXpVGyy3bdW6EEgAtqt",
+      xprv: "xprvA2nrNbFZABcdryreWet9Ea4LvTJcGsqrMzxHx98MMrotbir7yrKCEXw7nadnHM8Dq38EGfSh6dqA9QWTyefMLEcBYJUuekgW4BYPJcr9E7j",
+    },
+  };
+  const at = (path: string) => {
+    const keys = published[path];
+    if (!keys) throw new Error(path);
+    return keys;
+  };
+
+  it("derives the published extended public and private keys from the seed", () => {
+    expect(Object.keys(published)).toHaveLength(6);
+    for (const [path, { xpub, xprv }] of Object.entries(published)) {
+      const node = master.derive(path);
+      expect(node.publicExtendedKey, path).toBe(xpub);
+      expect(node.privateExtendedKey, path).toBe(xprv);
+    }
+  });
+
+  it("parses each published xpub back to the node derived from the seed", () => {
+    for (const [path, { xpub }] of Object.entries(published)) {
+      const derived = master.derive(path);
+      const parsed = parsePublic(xpub);
+      expect(parsed.depth, path).toBe(derived.depth);
+      expect(parsed.index, path).toBe(derived.index);
+      expect(parsed.parentFingerprint, path).toBe(derived.parentFingerprint);
+      expect(parsed.publicKey, path).toEqual(derived.publicKey);
+      expect(parsed.chainCode, path).toEqual(derived.chainCode);
+      expect(parsed.privateKey, path).toBeNull();
+    }
+    // The hardened index at the top of the range survives the round trip.
+    expect(parsePublic(at("m/0/2147483647'").xpub).index).toBe(0x80000000 + 2147483647);
+  });
+
+  it("derives the non-hardened children of parsed xpubs like the published ones", () => {
+    expect(parsePublic(at("m").xpub).deriveChild(0).publicExtendedKey).toBe(at("m/0").xpub);
+    expect(parsePublic(at("m/0/2147483647'").xpub).deriveChild(1).publicExtendedKey).toBe(at("m/0/2147483647'/1").xpub);
+    expect(parsePublic(at("m/0/2147483647'/1/2147483646'").xpub).deriveChild(2).publicExtendedKey).toBe(
+      at("m/0/2147483647'/1/2147483646'/2").xpub,
+    );
+    // A public parent cannot reach a hardened child.
+    expect(() => parsePublic(at("m/0").xpub).derive("m/2147483647'")).toThrow();
+  });
+
+  it("refuses the vector's keys as wallet keys: private, non-hardened account, wrong depth", () => {
+    const privateKey = rails.checkExtendedPublicKey(BTC, true, at("m/0/2147483647'/1").xprv);
+    expect(privateKey.ok).toBe(false);
+    if (!privateKey.ok) expect(privateKey.reason).toMatch(/this is a private key \(xprv\)/);
+    // Depth 3, but at index 1: not an account key.
+    const notHardened = rails.checkExtendedPublicKey(BTC, true, at("m/0/2147483647'/1").xpub);
+    expect(notHardened.ok).toBe(false);
+    if (!notHardened.ok) expect(notHardened.reason).toMatch(/non-hardened index 1\b/);
+    const depth4 = rails.checkExtendedPublicKey(BTC, true, at("m/0/2147483647'/1/2147483646'").xpub);
+    expect(depth4.ok).toBe(false);
+    if (!depth4.ok) expect(depth4.reason).toMatch(/depth 4/);
+    expect(() => rails.deriveAddress(BTC, true, at("m/0/2147483647'/1").xpub, 0)).toThrow(/non-hardened index 1\b/);
+  });
+});
+
 describe("BIP84 (native SegWit) vector", () => {
   // https://github.com/bitcoin/bips/blob/master/bip-0084.mediawiki#test-vectors
   const ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
-import { createMerchant, updateMerchant, type KybStatus, type WalletSetting } from "../../src/core/merchants/merchants.ts";
+import { createMerchant, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../../src/core/merchants/merchants.ts";
+import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
 import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
@@ -24,7 +25,9 @@ export interface TestGateway {
   url: string;
   logs: string[];
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
-  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] }): ReturnType<typeof createMerchant>;
+  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
+  /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
+  dispatcher(settings?: Partial<DispatcherSettings>, deps?: Partial<DispatcherDeps>): WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function startTestGateway(options: { prices?: PriceFeed; graphql?: 
     secrets: new SecretBox(randomBytes(32)),
   });
   const logs: string[] = [];
+  const dispatchers: WebhookDispatcher[] = [];
   const { app, stop } = await createApp({ gateway, ping: database.ping, log: (line) => logs.push(line), graphql: options.graphql });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -67,14 +71,23 @@ export async function startTestGateway(options: { prices?: PriceFeed; graphql?: 
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
-    async merchant({ name = "Acme Stores", kyb, active, wallets } = {}) {
-      const created = await createMerchant(gateway.deps, { name, kybStatus: kyb });
+    async merchant({ name = "Acme Stores", kyb, active, wallets, liveWebhookUrl, testWebhookUrl } = {}) {
+      const created = await createMerchant(gateway.deps, { name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
       if (active !== undefined || (wallets && wallets.length > 0)) {
         await updateMerchant(gateway.deps, created.id, { active, wallets });
       }
       return created;
     },
+    dispatcher(settings = {}, deps = {}) {
+      const dispatcher = new WebhookDispatcher(
+        { db: database.db, secrets: gateway.deps.secrets, clock: systemClock, log: (line) => logs.push(line), ...deps },
+        { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
+      );
+      dispatchers.push(dispatcher);
+      return dispatcher;
+    },
     async close() {
+      await Promise.all(dispatchers.map((d) => d.stop()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
       await database.close();

@@ -3,6 +3,7 @@
 import type { Database, DatabaseTransaction } from "../../db/types.ts";
 import { CRYPTO_CURRENCIES, type CryptoCurrency } from "../money/currencies.ts";
 import type { PaymentRails } from "../ports.ts";
+import { checkWebhookUrl } from "./webhook-url.ts";
 import {
   hashKey,
   newPaymentLinkSlug,
@@ -18,6 +19,14 @@ export interface MerchantDeps {
   db: Database;
   rails: PaymentRails;
   secrets: SecretBox;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may point at private and loopback addresses. */
+  allowPrivateWebhookUrls?: boolean;
+}
+
+/** Where each mode's events go; null removes the URL, undefined leaves it. */
+export interface WebhookUrls {
+  liveWebhookUrl?: string | null;
+  testWebhookUrl?: string | null;
 }
 
 /** Everything a new merchant needs, secrets included: shown once, never stored in the clear. */
@@ -35,11 +44,11 @@ export class MerchantInputError extends Error {}
 
 export async function createMerchant(
   deps: MerchantDeps,
-  input: { name: string; webhookUrl?: string | null; kybStatus?: KybStatus },
+  input: { name: string; kybStatus?: KybStatus } & WebhookUrls,
 ): Promise<NewMerchant> {
   const name = input.name.trim();
   if (!name) throw new MerchantInputError("The merchant name must not be empty");
-  if (input.webhookUrl) checkWebhookUrl(input.webhookUrl);
+  const urls = checkedWebhookUrls(deps, input);
   const keys = {
     testPublicKey: newPublicKey("test"),
     testSecretKey: newSecretKey("test"),
@@ -52,7 +61,8 @@ export async function createMerchant(
     data: {
       name,
       kybStatus: input.kybStatus ?? "NONE",
-      webhookUrl: input.webhookUrl ?? null,
+      liveWebhookUrl: urls.liveWebhookUrl ?? null,
+      testWebhookUrl: urls.testWebhookUrl ?? null,
       webhookSecretEnc: deps.secrets.seal(webhookSecret),
       apiKeys: {
         create: [
@@ -87,9 +97,9 @@ export interface WalletSetting {
 export async function updateMerchant(
   deps: MerchantDeps,
   id: number,
-  input: { active?: boolean; webhookUrl?: string | null; kybStatus?: KybStatus; wallets?: WalletSetting[] },
+  input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
 ) {
-  if (input.webhookUrl) checkWebhookUrl(input.webhookUrl);
+  const urls = checkedWebhookUrls(deps, input);
   for (const wallet of input.wallets ?? []) {
     const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey);
     if (!check.ok) throw new MerchantInputError(`${wallet.currency.slug} wallet: ${check.reason}`);
@@ -102,7 +112,7 @@ export async function updateMerchant(
       where: { id },
       data: {
         ...(input.active === undefined ? {} : { active: input.active }),
-        ...(input.webhookUrl === undefined ? {} : { webhookUrl: input.webhookUrl }),
+        ...urls,
         ...(input.kybStatus === undefined ? {} : { kybStatus: input.kybStatus }),
       },
       include: {
@@ -140,15 +150,19 @@ export async function createPaymentLink(db: Database, merchantId: number, isLive
   return { slug: link.slug };
 }
 
-/** Full URL checks (https in live mode, private addresses) come with webhook delivery; this catches typos. */
-function checkWebhookUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new MerchantInputError(`Webhook URL '${url}' is not a valid URL`);
+/** Each URL checked against its mode's rules (src/core/merchants/webhook-url.ts), normalised. */
+function checkedWebhookUrls(deps: MerchantDeps, input: WebhookUrls): WebhookUrls {
+  const out: WebhookUrls = {};
+  for (const [field, mode] of [["liveWebhookUrl", "live"], ["testWebhookUrl", "test"]] as const) {
+    const url = input[field];
+    if (url === undefined) continue;
+    if (url === null || url === "") {
+      out[field] = null;
+      continue;
+    }
+    const check = checkWebhookUrl(url, mode, { allowPrivate: deps.allowPrivateWebhookUrls ?? false });
+    if (!check.ok) throw new MerchantInputError(`${mode === "live" ? "Live" : "Test"} webhook URL '${url}' is refused: ${check.reason}`);
+    out[field] = check.url;
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new MerchantInputError(`Webhook URL must use http or https, not ${parsed.protocol}`);
-  }
+  return out;
 }

@@ -48,7 +48,7 @@ export async function initializeTransaction(
     initializedCurrencyId: currency.id,
     requestMeta: body.meta ?? {},
     createdAt: clock.now(),
-  });
+  }, caller.merchant);
   return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }
 

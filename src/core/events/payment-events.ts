@@ -1,0 +1,75 @@
+// The webhook events of spec section 6: which state change sends which event, and the exact body.
+import type { TransactionStatus } from "../../db/types.ts";
+import { toJsonNumber } from "../money/amounts.ts";
+import { cryptoById } from "../money/currencies.ts";
+import { randomToken } from "../secrets.ts";
+
+/** A transaction enters each state once, so each event is sent at most once per transaction. */
+export const EVENT_FOR_STATUS = {
+  INITIATED: "payment.initiated",
+  PENDING: "payment.pending",
+  SUCCESSFUL: "payment.received",
+  ABANDONED: "payment.abandoned",
+} as const satisfies Record<TransactionStatus, string>;
+
+export type PaymentEventType = (typeof EVENT_FOR_STATUS)[TransactionStatus];
+export const PAYMENT_EVENT_TYPES = Object.values(EVENT_FOR_STATUS);
+
+/** `evt_…`: sent as the Standard Webhooks `webhook-id`, unchanged on every attempt. */
+export const newEventId = () => `evt_${randomToken(24)}`;
+
+/** What an event tells about its transaction, as it was when the event was written. */
+export interface TransactionSnapshot {
+  reference: string;
+  status: TransactionStatus;
+  isLive: boolean;
+  description: string | null;
+  customerEmail: string;
+  customerName: string | null;
+  paymentCurrencyId: number | null;
+  paymentAmount: { toString(): string } | null;
+  amountPaid: { toString(): string } | null;
+  requestMeta: unknown;
+  createdAt: Date;
+  merchant: { name: string };
+}
+
+export interface PaymentEvent {
+  id: string;
+  type: PaymentEventType;
+  /** The JSON body, kept as text so that every attempt sends (and signs) the same bytes. */
+  body: string;
+}
+
+export function paymentEventFor(transaction: TransactionSnapshot): PaymentEvent {
+  const type = EVENT_FOR_STATUS[transaction.status];
+  return { id: newEventId(), type, body: JSON.stringify(paymentEventPayload(type, transaction)) };
+}
+
+/** `{ event, data: { transaction } }`, field for field as spec section 6 lists them. */
+export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapshot) {
+  const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
+  const meta = t.requestMeta;
+  return {
+    event: type,
+    data: {
+      transaction: {
+        reference: t.reference,
+        merchant_name: t.merchant.name,
+        payment_currency: t.paymentCurrencyId,
+        payment_currency_name: crypto?.name ?? null,
+        payment_currency_slug: crypto?.slug ?? null,
+        status: t.status,
+        customer_email: t.customerEmail,
+        // The spec types it as a string, not "or null": a customer without a name is "".
+        customer_name: t.customerName ?? "",
+        payment_amount: t.paymentAmount === null ? null : toJsonNumber(t.paymentAmount),
+        amount_paid: t.amountPaid === null ? null : toJsonNumber(t.amountPaid),
+        description: t.description,
+        is_live: t.isLive,
+        created_at: t.createdAt.toISOString(),
+        meta: typeof meta === "object" && meta !== null && !Array.isArray(meta) ? meta : {},
+      },
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// The transactional outbox: every state change of a transaction writes its webhook event in the
+// same database transaction (spec 6). A Prisma client extension (Prisma 7's replacement of
+// middleware) hooks the model's writes, so no code path can change a state and forget its event,
+// and a rolled-back change leaves no event behind. The dispatcher (src/webhooks) delivers them.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { paymentEventFor } from "../core/events/payment-events.ts";
+import type { PrismaClient } from "./generated/client.ts";
+import type { Database, DatabaseTransaction } from "./types.ts";
+
+/** Writes that the outbox sees row by row, so it knows which transactions changed. */
+const HOOKED_WRITES = ["create", "update", "upsert", "updateManyAndReturn", "createManyAndReturn"] as const;
+type HookedWrite = (typeof HOOKED_WRITES)[number];
+/** Writes that do not say which rows they changed: refused, so none slips past the outbox. */
+const REFUSED_WRITES = ["updateMany", "createMany"] as const;
+
+/**
+ * The client the application uses. Its API is the plain client's (a query extension changes no
+ * types), so it is typed as one; `$transaction` additionally lets the hooks write events on the
+ * caller's own database transaction.
+ */
+export function withOutbox(base: PrismaClient): Database {
+  // The interactive transaction a hooked write runs in, if any (set by $transaction below).
+  const openTransaction = new AsyncLocalStorage<DatabaseTransaction>();
+
+  const hooked = base.$extends({
+    name: "paygate-outbox",
+    query: {
+      transaction: {
+        async $allOperations({ operation, args, query }) {
+          if ((REFUSED_WRITES as readonly string[]).includes(operation)) {
+            throw new Error(
+              `transaction.${operation} is refused: the webhook outbox must see the rows a write changes; use ${operation}AndReturn`,
+            );
+          }
+          if (!(HOOKED_WRITES as readonly string[]).includes(operation)) return query(args);
+          const write = operation as HookedWrite;
+          const withId = selectingId(args);
+          const tx = openTransaction.getStore();
+          if (tx) {
+            const result = await query(withId as typeof args);
+            await writeEvents(tx, changedIds(result));
+            return result;
+          }
+          // A lone write: run it and its events in a database transaction of their own.
+          return base.$transaction(async (own) => {
+            const result: unknown = await Reflect.apply(own.transaction[write], own.transaction, [withId]);
+            await writeEvents(own, changedIds(result));
+            return result;
+          });
+        },
+      },
+    },
+  });
+
+  const outboxed = hooked.$extends({
+    client: {
+      $transaction(...params: unknown[]) {
+        const [fn, options] = params;
+        if (typeof fn !== "function") return Reflect.apply(hooked.$transaction, hooked, params);
+        return hooked.$transaction(
+          (tx) => openTransaction.run(tx as unknown as DatabaseTransaction, () => Reflect.apply(fn, undefined, [tx])),
+          options as Parameters<typeof hooked.$transaction>[1],
+        );
+      },
+    },
+  });
+  // Query hooks and the $transaction wrapper keep the client's shape (see the comment above).
+  return outboxed as unknown as Database;
+}
+
+/** One event per (transaction, state): a write that did not change the state adds none. */
+async function writeEvents(tx: DatabaseTransaction, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
+  const now = new Date();
+  await tx.webhookEvent.createMany({
+    data: rows.map((row) => {
+      const event = paymentEventFor(row);
+      return {
+        id: event.id,
+        merchantId: row.merchantId,
+        transactionId: row.id,
+        type: event.type,
+        isLive: row.isLive,
+        body: event.body,
+        nextAttemptAt: now,
+        createdAt: now,
+      };
+    }),
+    skipDuplicates: true,
+  });
+}
+
+function selectingId<A>(args: A): A {
+  if (typeof args !== "object" || args === null || !("select" in args)) return args;
+  const select = (args as { select?: Record<string, unknown> }).select;
+  return select ? { ...args, select: { ...select, id: true } } : args;
+}
+
+function changedIds(result: unknown): string[] {
+  const rows = Array.isArray(result) ? result : [result];
+  return rows.flatMap((row) => (typeof row === "object" && row !== null && "id" in row && typeof row.id === "string" ? [row.id] : []));
+}

@@ -1,0 +1,118 @@
+// The dispatcher's reads and writes of the outbox (webhook_events) and the attempt log.
+import { randomUUID } from "node:crypto";
+import type { Database } from "../db/types.ts";
+
+/** An event a dispatcher holds, with what it needs to send it. */
+export interface ClaimedEvent {
+  id: string;
+  claimToken: string;
+  merchantId: number;
+  transactionId: string;
+  type: string;
+  isLive: boolean;
+  body: string;
+  attemptCount: number;
+  liveWebhookUrl: string | null;
+  testWebhookUrl: string | null;
+  webhookSecretEnc: string;
+}
+
+interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
+
+/**
+ * Takes up to `limit` due events and holds them until `leaseUntil`: a dispatcher that dies holding
+ * one lets it fall due again then. Only the oldest undelivered event of each transaction is due, so
+ * a transaction's events arrive in order; SKIP LOCKED lets dispatchers on one database share the
+ * work without waiting on each other or taking the same event.
+ */
+export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
+  const claimToken = randomUUID();
+  const rows = await db.$queryRaw<ClaimedRow[]>`
+    WITH due AS (
+      SELECT e.id FROM webhook_events e
+      WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
+        AND (${onlyId ?? null}::text IS NULL OR e.id = ${onlyId ?? null}::text)
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_events earlier
+          WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING'
+            AND ${onlyId ?? null}::text IS NULL)
+      ORDER BY e.next_attempt_at, e.seq
+      LIMIT ${limit}
+      FOR UPDATE OF e SKIP LOCKED)
+    UPDATE webhook_events w
+    SET claim_token = ${claimToken}, next_attempt_at = ${leaseUntil}
+    FROM due, merchants m
+    WHERE w.id = due.id AND m.id = w.merchant_id
+    RETURNING w.id, w.merchant_id AS "merchantId", w.transaction_id AS "transactionId", w.type, w.is_live AS "isLive",
+      w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
+      m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc"`;
+  return rows.map((row) => ({ ...row, claimToken }));
+}
+
+export interface AttemptRecord {
+  attemptedAt: Date;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  error: string | null;
+  succeeded: boolean;
+  trigger: "schedule" | "manual";
+}
+
+export type EventOutcome =
+  | { state: "DELIVERED"; at: Date }
+  | { state: "PENDING"; nextAttemptAt: Date }
+  | { state: "FAILED" }
+  | { state: "SKIPPED" };
+
+/**
+ * Records the attempt (if one was made) and the event's new state, together. A holder whose lease
+ * ran out (another dispatcher took the event over) still logs its attempt but leaves the state alone.
+ */
+export async function settleEvent(db: Database, event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void> {
+  const attempted = attempt ? 1 : 0;
+  await db.$transaction([
+    ...(attempt ? [db.webhookDeliveryAttempt.create({ data: { eventId: event.id, ...attempt } })] : []),
+    db.webhookEvent.updateMany({
+      where: { id: event.id, claimToken: event.claimToken },
+      data: {
+        state: outcome.state,
+        claimToken: null,
+        attemptCount: { increment: attempted },
+        ...(outcome.state === "DELIVERED" ? { deliveredAt: outcome.at } : {}),
+        ...(outcome.state === "PENDING" ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
+      },
+    }),
+  ]);
+}
+
+/** Puts an event back in the queue, due now, with a fresh retry schedule. Null when there is no such event. */
+export async function requeueEvent(db: Database, id: string, now: Date) {
+  const rows = await db.webhookEvent.updateManyAndReturn({
+    where: { id },
+    data: { state: "PENDING", attemptCount: 0, nextAttemptAt: now, claimToken: null, deliveredAt: null },
+  });
+  return rows[0] ?? null;
+}
+
+export interface EventFilter {
+  merchantId?: number;
+  state?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+  transactionId?: string;
+  limit?: number;
+}
+
+/** Newest first, each with its attempts (newest first). */
+export function listEvents(db: Database, filter: EventFilter = {}) {
+  return db.webhookEvent.findMany({
+    where: {
+      ...(filter.merchantId === undefined ? {} : { merchantId: filter.merchantId }),
+      ...(filter.state === undefined ? {} : { state: filter.state }),
+      ...(filter.transactionId === undefined ? {} : { transactionId: filter.transactionId }),
+    },
+    orderBy: { seq: "desc" },
+    take: filter.limit ?? 50,
+    include: { attempts: { orderBy: { id: "desc" } }, transaction: { select: { reference: true } } },
+  });
+}

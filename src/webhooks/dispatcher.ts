@@ -1,0 +1,189 @@
+// The delivery loop: takes due events from the outbox, signs and POSTs them to the merchant's URL
+// for the event's mode, records every attempt, and schedules retries. Runs inside the service or
+// alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
+import type { WebhookConfig } from "../config.ts";
+import type { Clock } from "../core/ports.ts";
+import type { SecretBox } from "../core/secrets.ts";
+import type { Database } from "../db/types.ts";
+import { claimDueEvents, requeueEvent, settleEvent, type AttemptRecord, type ClaimedEvent, type EventOutcome } from "./delivery-store.ts";
+import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
+import { nextAttemptAt } from "./retry-schedule.ts";
+import { signatureHeaders } from "./signing.ts";
+
+export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
+
+export interface DispatcherDeps {
+  db: Database;
+  secrets: SecretBox;
+  clock: Clock;
+  log?: (line: string) => void;
+  /** The HTTP attempt; real by default. */
+  send?: (request: DeliveryRequest) => Promise<DeliveryResult>;
+  random?: () => number;
+}
+
+/** What one attempt of one event came to. */
+export interface DeliveryReport {
+  eventId: string;
+  type: string;
+  outcome: EventOutcome;
+  attempt: AttemptRecord | null;
+}
+
+export class WebhookDispatcher {
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
+  private readonly log: (line: string) => void;
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly settings: DispatcherSettings,
+  ) {
+    this.send = deps.send ?? deliver;
+    this.log = deps.log ?? (() => {});
+  }
+
+  /**
+   * How long a dispatcher holds an event it took. An attempt ends within the timeout, so a live
+   * holder always settles in time; one that died lets the event fall due again after this.
+   */
+  get leaseMs(): number {
+    return 2 * this.settings.timeoutMs + 1000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  /** Takes no new events and waits for the attempts under way. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    this.running = null;
+  }
+
+  /** Delivers everything due now, waiting for each attempt: for the CLI and tests. Returns the reports. */
+  async drain(): Promise<DeliveryReport[]> {
+    const reports: DeliveryReport[] = [];
+    for (;;) {
+      const claimed = await this.claim(this.settings.concurrency);
+      if (claimed.length === 0) return reports;
+      reports.push(...(await Promise.all(claimed.map((event) => this.attempt(event, "schedule")))));
+    }
+  }
+
+  /** An operator's redelivery: back in the queue with a fresh schedule, and one attempt now. Null for an unknown id. */
+  async redeliver(eventId: string): Promise<DeliveryReport | null> {
+    const requeued = await requeueEvent(this.deps.db, eventId, this.deps.clock.now());
+    if (!requeued) return null;
+    const [event] = await this.claim(1, eventId);
+    // Another dispatcher took it in between: it is being sent.
+    if (!event) return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: requeued.nextAttemptAt }, attempt: null };
+    return this.attempt(event, "manual");
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      const free = this.settings.concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const events = await this.claim(free);
+          claimed = events.length;
+          failures = 0;
+          for (const event of events) this.track(event);
+        } catch (error) {
+          failures++;
+          this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
+        }
+      }
+      if (claimed > 0 && claimed === free) continue; // more may be due
+      await this.pause(failures > 0 ? Math.min(30_000, this.settings.pollMs * 2 ** failures) : this.settings.pollMs);
+    }
+    await Promise.all(this.inFlight);
+  }
+
+  private track(event: ClaimedEvent): void {
+    const work = this.attempt(event, "schedule").then(
+      () => {},
+      (error: unknown) => this.log(`webhooks: event ${event.id} could not be settled (${(error as Error).message}); it will be retried`),
+    );
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      this.wake?.(); // a slot is free
+    });
+  }
+
+  /** Waits for the poll interval, or less when stopped or when a slot frees up. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private claim(limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
+    const now = this.deps.clock.now();
+    return claimDueEvents(this.deps.db, now, new Date(now.getTime() + this.leaseMs), limit, onlyId);
+  }
+
+  private async attempt(event: ClaimedEvent, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
+    const mode = event.isLive ? "live" : "test";
+    const url = event.isLive ? event.liveWebhookUrl : event.testWebhookUrl;
+    if (!url) {
+      // Nowhere to send it: recorded as skipped, never retried.
+      const outcome: EventOutcome = { state: "SKIPPED" };
+      await settleEvent(this.deps.db, event, outcome, null);
+      return { eventId: event.id, type: event.type, outcome, attempt: null };
+    }
+    const attemptedAt = this.deps.clock.now();
+    const headers = { ...signatureHeaders(this.deps.secrets.open(event.webhookSecretEnc), event.id, attemptedAt, event.body) };
+    const result = await this.send({
+      url,
+      headers,
+      body: event.body,
+      timeoutMs: this.settings.timeoutMs,
+      mode,
+      allowPrivate: this.settings.allowPrivate,
+    });
+    const attempt: AttemptRecord = {
+      attemptedAt,
+      url,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+      responseBody: result.responseBody,
+      error: result.error,
+      succeeded: result.ok,
+      trigger,
+    };
+    const outcome = this.outcomeOf(event, result);
+    await settleEvent(this.deps.db, event, outcome, attempt);
+    if (!result.ok) {
+      const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}`;
+      const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
+      this.log(`webhooks: ${event.type} ${event.id} to merchant ${event.merchantId} failed (${what}); ${next}`);
+    }
+    return { eventId: event.id, type: event.type, outcome, attempt };
+  }
+
+  private outcomeOf(event: ClaimedEvent, result: DeliveryResult): EventOutcome {
+    const now = this.deps.clock.now();
+    if (result.ok) return { state: "DELIVERED", at: now };
+    const next = nextAttemptAt(now, event.attemptCount + 1, this.settings.retryScheduleMs, this.deps.random);
+    return next ? { state: "PENDING", nextAttemptAt: next } : { state: "FAILED" };
+  }
+}
