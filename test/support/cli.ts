@@ -17,7 +17,12 @@ export interface CliResult {
   stderr: string;
 }
 
-export function useCli(): (...args: string[]) => Promise<CliResult> {
+export type Cli = ((...args: string[]) => Promise<CliResult>) & {
+  /** The environment the CLI runs with (its database), for a test that opens the same database. */
+  env(): NodeJS.ProcessEnv;
+};
+
+export function useCli(): Cli {
   let dataDir = "";
   let env: NodeJS.ProcessEnv = {};
   let closeDb = async () => {};
@@ -36,7 +41,7 @@ export function useCli(): (...args: string[]) => Promise<CliResult> {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  return async (...args) => {
+  const cli = async (...args: string[]): Promise<CliResult> => {
     try {
       const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env });
       return { code: 0, stdout, stderr };
@@ -45,4 +50,5 @@ export function useCli(): (...args: string[]) => Promise<CliResult> {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
+  return Object.assign(cli, { env: () => env });
 }
