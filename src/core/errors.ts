@@ -62,6 +62,15 @@ export const errors = {
     ),
   notInitiated: (reason: "transaction_not_initiated" | "merchant_inactive") =>
     new PaygateError("invalid_state", 422, MESSAGES.notInitiated, reason),
+  transactionClosed: () =>
+    new PaygateError("invalid_state", 422, "The transaction is no longer open: it has already ended", "transaction_closed"),
+  testModeOnly: () =>
+    new PaygateError(
+      "not_found",
+      404,
+      "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain",
+      "test_mode_only",
+    ),
   upstreamUnavailable: (message: string, reason: string) =>
     new PaygateError("upstream_unavailable", 503, message, reason),
   internal: () => new PaygateError("internal_error", 500, MESSAGES.internal, "internal_error"),

@@ -9,6 +9,15 @@ import { initiatePayment, type InitiateRequest } from "./transactions/initiate.t
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
+import {
+  applyReceipts,
+  DEFAULT_LIFECYCLE,
+  expireDue,
+  paymentStateOf,
+  type LifecyclePolicy,
+  type ReceiptUpdate,
+} from "./transactions/lifecycle.ts";
+import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 
 export interface GatewayDeps {
   db: Database;
@@ -20,6 +29,8 @@ export interface GatewayDeps {
   secrets: SecretBox;
   /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may name private and loopback addresses. */
   allowPrivateWebhookUrls?: boolean;
+  /** Windows and tolerance of a transaction's life; DEFAULT_LIFECYCLE when absent. */
+  lifecycle?: LifecyclePolicy;
 }
 
 export class PaymentGateway {
@@ -39,6 +50,34 @@ export class PaymentGateway {
 
   paymentRequest(transaction: TransactionRecord) {
     return paymentRequestOf(this.deps, transaction);
+  }
+
+  paymentState(transaction: TransactionRecord) {
+    return paymentStateOf(transaction, this.lifecycle);
+  }
+
+  /** Test mode: a payment as the chain watcher would record it. */
+  recordTestPayment(request: TestHelperRequest): Promise<TransactionRecord> {
+    return recordTestPayment(this.deps, request);
+  }
+
+  /** Test mode: the checkout window ends now. */
+  expireTestTransaction(request: TestHelperRequest): Promise<TransactionRecord> {
+    return expireTestTransaction(this.deps, request);
+  }
+
+  /** Abandons open transactions whose window has closed (the expiry scheduler's tick). */
+  expireDue(limit?: number): Promise<TransactionRecord[]> {
+    return expireDue(this.deps.db, this.deps.clock.now(), limit, this.lifecycle);
+  }
+
+  /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */
+  applyReceipts(transactionId: string, update: ReceiptUpdate): Promise<TransactionRecord> {
+    return applyReceipts(this.deps.db, transactionId, update, this.deps.clock.now(), this.lifecycle);
+  }
+
+  private get lifecycle(): LifecyclePolicy {
+    return this.deps.lifecycle ?? DEFAULT_LIFECYCLE;
   }
 }
 

@@ -39,3 +39,34 @@ export interface QrRenderer {
 export interface Clock {
   now(): Date;
 }
+
+/**
+ * One receipt of value at a payment address as a chain node sees it now: a UTXO output, a token
+ * Transfer log, or (for a native EVM coin, where a node lists no transfers by address) the
+ * address's balance split into its confirmed and unconfirmed parts.
+ */
+export interface ObservedReceipt {
+  /** Stable within the address across polls: `txid:vout`, `txHash:logIndex`, `balance:confirmed`. */
+  key: string;
+  /** The chain transaction, when there is one to show. */
+  txHash: string | null;
+  /** In coin units (BTC, not satoshi), exact. */
+  amount: Decimal;
+  /** 0 while unconfirmed. */
+  confirmations: number;
+  blockHeight: number | null;
+}
+
+export interface ChainWatcher {
+  /**
+   * Every receipt to `address` on the node's current best chain: one reorganised away is simply
+   * absent. `since` is when the address was handed out (nothing can have arrived before).
+   * Rejects when the node cannot be reached or answers nonsense; the caller tries again later.
+   */
+  receiptsTo(
+    currency: CryptoCurrency,
+    isLive: boolean,
+    address: string,
+    options: { since: Date; requiredConfirmations: number },
+  ): Promise<ObservedReceipt[]>;
+}

@@ -21,6 +21,7 @@ export interface NewTransaction {
   initializedCurrencyId: number;
   requestMeta: Record<string, unknown>;
   createdAt: Date;
+  expiresAt: Date;
 }
 
 export async function insertInitiatedTransaction(db: Database, t: NewTransaction, merchant: { name: string }): Promise<Transaction> {
@@ -32,6 +33,7 @@ export async function insertInitiatedTransaction(db: Database, t: NewTransaction
     paymentCurrencyId: null,
     paymentAmount: null,
     amountPaid: null,
+    amountUnconfirmed: null,
     paymentAddress: null,
     walletId: null,
     derivationIndex: null,
@@ -47,10 +49,10 @@ export async function insertInitiatedTransaction(db: Database, t: NewTransaction
   await db.$executeRaw`
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_name, payment_link_id, is_live,
-        status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at)
+        status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at)
       VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
-        ${t.createdAt}, ${t.createdAt})
+        ${t.createdAt}, ${t.createdAt}, ${t.expiresAt})
       RETURNING id)
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
     SELECT ${event.id}, ${t.merchantId}, created.id, ${event.type}, ${t.isLive}, ${event.body}, ${t.createdAt}, ${t.createdAt}

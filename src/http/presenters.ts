@@ -1,6 +1,7 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
 import { toJsonNumber } from "../core/money/amounts.ts";
 import { fiatById } from "../core/money/currencies.ts";
+import type { PaymentState } from "../core/transactions/lifecycle.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 
 type Json = Record<string, unknown>;
@@ -26,11 +27,12 @@ export function initializedTransaction(t: TransactionRecord): Json {
     initialized_currency: t.initializedCurrencyId,
     is_live: t.isLive,
     merchant: { id: t.merchant.id, name: t.merchant.name },
+    expires_at: t.expiresAt?.toISOString() ?? null,
   };
 }
 
 /** Table 2.2: the transaction as initiate returns it; `initialized_currency` is the slug here. */
-export function initiatedTransaction(t: TransactionRecord, qrCode: string | null): Json {
+export function initiatedTransaction(t: TransactionRecord, qrCode: string | null, paymentState: PaymentState | null): Json {
   return {
     id: t.id,
     reference: t.reference,
@@ -45,8 +47,13 @@ export function initiatedTransaction(t: TransactionRecord, qrCode: string | null
     qrCode,
     is_live: t.isLive,
     merchant: { id: t.merchant.id, name: t.merchant.name },
+    expires_at: t.expiresAt?.toISOString() ?? null,
     meta: {
       refund_address: t.refundAddress,
+      payment:
+        paymentState === null
+          ? null
+          : { state: paymentState, amount_confirmed: t.amountPaid?.toString() ?? "0", amount_unconfirmed: t.amountUnconfirmed?.toString() ?? "0" },
       quote:
         t.quoteRate === null
           ? null

@@ -42,11 +42,11 @@ async function viaGraphQL(s: (typeof scenarios)[number]): Promise<string> {
 /** A stored transaction without what is unique to each one. */
 async function comparable(id: string) {
   const row = await t.db.transaction.findUniqueOrThrow({ where: { id } });
-  const { id: _id, reference, paymentAddress, derivationIndex, quotedAt, initiatedAt, createdAt, updatedAt, ...rest } = row;
+  const { id: _id, reference, paymentAddress, derivationIndex, quotedAt, initiatedAt, createdAt, updatedAt, expiresAt, ...rest } = row;
   expect(reference).toMatch(/^bq_/);
   expect(paymentAddress).not.toBeNull();
   expect(derivationIndex).not.toBeNull();
-  expect(quotedAt && initiatedAt && createdAt && updatedAt).toBeTruthy();
+  expect(quotedAt && initiatedAt && createdAt && updatedAt && expiresAt).toBeTruthy();
   return JSON.parse(JSON.stringify(rest));
 }
 

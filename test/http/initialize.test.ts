@@ -28,8 +28,12 @@ describe("POST /v1/transaction: success", () => {
       [
         "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant",
         "payment_address", "payment_amount", "payment_currency", "reference", "status",
+        "expires_at", // not in table 2.1: when the transaction is abandoned if not initiated
       ].sort(),
     );
+    // The window for initiate: 24 hours by default.
+    expect(new Date(data.expires_at).getTime() - Date.now()).toBeGreaterThan(24 * 3_600_000 - 60_000);
+    expect(new Date(data.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
     expect(data).toMatchObject({
       status: "INITIATED",
       description: "Order #42",

@@ -40,8 +40,13 @@ describe("POST /v1/transaction/:id/pay: success", () => {
       [
         "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant", "meta",
         "payment_address", "payment_amount", "payment_currency", "qrCode", "reference", "status",
+        "expires_at", // not in table 2.2: the end of the checkout window
       ].sort(),
     );
+    // The checkout window: 30 minutes by default.
+    expect(new Date(data.expires_at).getTime() - Date.now()).toBeGreaterThan(30 * 60_000 - 60_000);
+    expect(new Date(data.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+    expect(data.meta.payment).toEqual({ state: "awaiting_payment", amount_confirmed: "0", amount_unconfirmed: "0" });
     expect(data).toMatchObject({
       id,
       status: "PENDING",

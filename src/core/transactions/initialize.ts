@@ -8,6 +8,7 @@ import type { Caller, Credentials } from "../merchants/credentials.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
 import { newReference } from "../secrets.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
 import type { TransactionRecord } from "./record.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
 
@@ -19,7 +20,7 @@ export interface InitializeRequest {
 }
 
 export async function initializeTransaction(
-  { db, credentials, clock }: { db: Database; credentials: Credentials; clock: Clock },
+  { db, credentials, clock, lifecycle = DEFAULT_LIFECYCLE }: { db: Database; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
   request: InitializeRequest,
 ): Promise<TransactionRecord> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -34,6 +35,7 @@ export async function initializeTransaction(
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
 
+  const now = clock.now();
   // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
   const transaction = await insertInitiatedTransaction(db, {
     id: randomUUID(),
@@ -47,7 +49,8 @@ export async function initializeTransaction(
     initializedAmount: amount.toFixed(),
     initializedCurrencyId: currency.id,
     requestMeta: body.meta ?? {},
-    createdAt: clock.now(),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
   }, caller.merchant);
   return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }

@@ -5,6 +5,7 @@ import type { Credentials } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
@@ -14,6 +15,7 @@ export interface InitiateDeps {
   prices: PriceFeed;
   rails: PaymentRails;
   clock: Clock;
+  lifecycle?: LifecyclePolicy;
 }
 
 export interface InitiateRequest {
@@ -62,6 +64,7 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
       data: { nextIndex: { increment: 1 } },
     });
     const index = wallet.nextIndex - 1;
+    const now = deps.clock.now();
     const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, wallet.extendedPublicKey, index);
     // The state condition makes the move happen once, however many initiates race.
     const moved = await tx.transaction.updateManyAndReturn({
@@ -77,7 +80,8 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
         quoteRate: quote.rate.toFixed(),
         quoteSource: quote.source,
         quotedAt: quote.quotedAt,
-        initiatedAt: deps.clock.now(),
+        initiatedAt: now,
+        expiresAt: new Date(now.getTime() + (deps.lifecycle ?? DEFAULT_LIFECYCLE).checkoutWindowMs),
       },
     });
     const row = moved[0];

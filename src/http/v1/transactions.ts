@@ -2,6 +2,7 @@
 import { Router } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
+import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { bearerToken } from "../../core/merchants/credentials.ts";
 import { jsonBody } from "../body.ts";
 import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
@@ -23,8 +24,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       transactionId: String(req.params.transaction_id),
       body: req.body,
     });
-    const paymentRequest = await gateway.paymentRequest(transaction);
-    res.status(200).json(success(initiatedTransaction(transaction, paymentRequest?.qrCode ?? null), transaction.requestMeta));
+    res.status(200).json(await payable(gateway, transaction));
   });
 
   // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
@@ -32,9 +32,33 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     const id = String(req.params.transaction_id);
     const { transaction } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
     if (!transaction) throw errors.transactionNotFound(id);
-    const paymentRequest = await gateway.paymentRequest(transaction);
-    res.status(200).json(success(initiatedTransaction(transaction, paymentRequest?.qrCode ?? null), transaction.requestMeta));
+    res.status(200).json(await payable(gateway, transaction));
+  });
+
+  // Test mode only (not in the spec): stand-ins for the chain and the clock.
+  router.post("/v1/test_helpers/transaction/:transaction_id/payment", jsonBody(errors.initiateValidation), async (req, res) => {
+    const transaction = await gateway.recordTestPayment({
+      bearerToken: bearerToken(req.headers.authorization),
+      transactionId: String(req.params.transaction_id),
+      body: req.body,
+    });
+    res.status(200).json(await payable(gateway, transaction));
+  });
+
+  router.post("/v1/test_helpers/transaction/:transaction_id/expire", jsonBody(errors.initiateValidation), async (req, res) => {
+    const transaction = await gateway.expireTestTransaction({
+      bearerToken: bearerToken(req.headers.authorization),
+      transactionId: String(req.params.transaction_id),
+    });
+    res.status(200).json(await payable(gateway, transaction));
   });
 
   return router;
+}
+
+/** The envelope of table 2.2, with the QR code and the payment's state. */
+async function payable(gateway: PaymentGateway, transaction: TransactionRecord) {
+  const paymentRequest = await gateway.paymentRequest(transaction);
+  const data = initiatedTransaction(transaction, paymentRequest?.qrCode ?? null, gateway.paymentState(transaction));
+  return success(data, transaction.requestMeta);
 }

@@ -1,0 +1,79 @@
+// Test mode needs no chain: these stand in for the chain watcher and the clock, through the same
+// lifecycle functions, so a merchant can rehearse every ending of a transaction.
+import { z } from "zod";
+import { errors } from "../errors.ts";
+import type { Credentials } from "../merchants/credentials.ts";
+import { Decimal, isNumericString } from "../money/amounts.ts";
+import { cryptoById } from "../money/currencies.ts";
+import type { Clock } from "../ports.ts";
+import { randomToken } from "../secrets.ts";
+import type { Database } from "../../db/types.ts";
+import { applyReceipts, DEFAULT_LIFECYCLE, expireNow, type LifecyclePolicy } from "./lifecycle.ts";
+import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { parseBody } from "./requests.ts";
+
+export interface TestHelperDeps {
+  db: Database;
+  credentials: Credentials;
+  clock: Clock;
+  lifecycle?: LifecyclePolicy;
+}
+
+export interface TestHelperRequest {
+  bearerToken: string | undefined;
+  transactionId: string;
+  body?: unknown;
+}
+
+const TestPaymentBody = z.object({
+  amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "0.0015"').optional(),
+});
+
+/** A test transaction of the caller's, found with a test secret key; live keys have no helpers. */
+async function testTransaction(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
+  const caller = await deps.credentials.authenticateSecret(request.bearerToken);
+  if (caller.isLive) throw errors.testModeOnly();
+  const transaction = await findTransactionFor(deps.db, request.transactionId, caller.merchant.id, false);
+  if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  return transaction;
+}
+
+/**
+ * Records a confirmed payment as the chain watcher would: `amount` in the payment currency, the
+ * whole payment amount when omitted. Several calls make a split payment.
+ */
+export async function recordTestPayment(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
+  const parsed = parseBody(TestPaymentBody, request.body);
+  if (!parsed.ok) throw errors.initiateValidation(parsed.errors);
+  const transaction = await testTransaction(deps, request);
+  const crypto = transaction.paymentCurrencyId === null ? undefined : cryptoById(transaction.paymentCurrencyId);
+  if (!crypto || transaction.paymentAmount === null) throw errors.notInitiated("transaction_not_initiated");
+  const amount = new Decimal(parsed.value.amount ?? transaction.paymentAmount.toString());
+  if (amount.lte(0) || amount.decimalPlaces() > crypto.decimals) {
+    throw errors.initiateValidation([
+      { field: "amount", message: `amount must be more than 0 with at most ${crypto.decimals} decimal places, the precision of ${crypto.slug}` },
+    ]);
+  }
+  const txHash = `test_${randomToken(32)}`;
+  return applyReceipts(
+    deps.db,
+    transaction.id,
+    {
+      receipts: [{ key: `${txHash}:0`, txHash, amount, confirmations: 1, blockHeight: null }],
+      requiredConfirmations: 1,
+      source: "test_helper",
+      complete: false,
+    },
+    deps.clock.now(),
+    deps.lifecycle ?? DEFAULT_LIFECYCLE,
+  );
+}
+
+/** Ends the checkout window now: an open transaction becomes ABANDONED, as expiry would make it. */
+export async function expireTestTransaction(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
+  const transaction = await testTransaction(deps, request);
+  if (transaction.status !== "INITIATED" && transaction.status !== "PENDING") throw errors.transactionClosed();
+  const expired = await expireNow(deps.db, transaction.id, deps.clock.now());
+  if (!expired) throw errors.transactionClosed(); // it ended in between
+  return expired;
+}

@@ -1,0 +1,119 @@
+// Chain nodes: the environment variables of src/rails/chains, parsed into ChainWatchers' options.
+//
+// Variables (an empty value means unset; `none` switches a default node off, and then payments in
+// that currency and mode cannot be watched):
+//
+//   PAYGATE_BTC_ESPLORA_URL        Esplora API of Bitcoin mainnet (BTC live).
+//                                  Default https://blockstream.info/api
+//   PAYGATE_BTC_TEST_ESPLORA_URL   Esplora API of the Bitcoin test network (BTC test).
+//                                  Default https://mempool.space/testnet4/api (testnet4; use
+//                                  https://blockstream.info/testnet/api for testnet3, or a signet API)
+//   PAYGATE_LTC_ESPLORA_URL        Esplora API of Litecoin mainnet (LTC live).
+//                                  Default https://litecoinspace.org/api
+//   PAYGATE_LTC_TEST_ESPLORA_URL   Esplora API of Litecoin testnet (LTC test). No default.
+//   PAYGATE_ETH_RPC_URL            JSON-RPC endpoint of Ethereum mainnet (ETH and USDT live).
+//                                  Default https://ethereum-rpc.publicnode.com
+//   PAYGATE_ETH_TEST_RPC_URL       JSON-RPC endpoint of Sepolia (ETH and USDT test).
+//                                  Default https://ethereum-sepolia-rpc.publicnode.com
+//   PAYGATE_BSC_RPC_URL            JSON-RPC endpoint of BNB Smart Chain (BNB live).
+//                                  Default https://bsc-rpc.publicnode.com
+//   PAYGATE_BSC_TEST_RPC_URL       JSON-RPC endpoint of BNB Smart Chain testnet (BNB test).
+//                                  Default https://bsc-testnet-rpc.publicnode.com
+//   PAYGATE_CHAIN_TIMEOUT_MS       Longest wait for one answer of a node, 100–60000. Default 5000.
+//   PAYGATE_EVM_LOGS_BLOCK_RANGE   Most blocks asked of eth_getLogs at once (providers cap it; some
+//                                  at 1000, some at 500), 1–1000000. Default 2000.
+//   PAYGATE_CONFIRMATIONS_BTC      Confirmations before a BTC payment counts, 0–10000. Default 2.
+//   PAYGATE_CONFIRMATIONS_LTC      … LTC. Default 6.
+//   PAYGATE_CONFIRMATIONS_ETH      … ETH, and USDT (an Ethereum token). Default 12.
+//   PAYGATE_CONFIRMATIONS_BNB      … BNB. Default 15.
+//   (0 accepts unconfirmed BTC, LTC and USDT payments; native ETH and BNB always need 1, as their
+//   balance is read from blocks.)
+//
+// The defaults are free public endpoints: they see which addresses the gateway watches, and they
+// rate-limit. A node of your own, or a provider with a key, is better in production. A URL may
+// carry a key in its path (Infura, Alchemy); messages name nodes by host only.
+import { z } from "zod";
+import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
+import type { ChainWatchersOptions } from "./index.ts";
+
+const nodeUrl = (fallback: string | undefined) => {
+  const url = z
+    .string()
+    .trim()
+    .refine((v) => v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v)), "must be an http:// or https:// URL, or none")
+    .transform((v) => (v.toLowerCase() === "none" ? undefined : v));
+  return fallback === undefined ? url.optional() : url.default(fallback);
+};
+
+const confirmations = (fallback: number) => z.coerce.number().int().min(0).max(10_000).default(fallback);
+
+export const DEFAULT_NODE_URLS = {
+  PAYGATE_BTC_ESPLORA_URL: "https://blockstream.info/api",
+  PAYGATE_BTC_TEST_ESPLORA_URL: "https://mempool.space/testnet4/api",
+  PAYGATE_LTC_ESPLORA_URL: "https://litecoinspace.org/api",
+  PAYGATE_ETH_RPC_URL: "https://ethereum-rpc.publicnode.com",
+  PAYGATE_ETH_TEST_RPC_URL: "https://ethereum-sepolia-rpc.publicnode.com",
+  PAYGATE_BSC_RPC_URL: "https://bsc-rpc.publicnode.com",
+  PAYGATE_BSC_TEST_RPC_URL: "https://bsc-testnet-rpc.publicnode.com",
+} as const;
+
+/** The chain variables; merge its `.shape` into the service's environment schema. */
+export const ChainEnvSchema = z.object({
+  PAYGATE_BTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_ESPLORA_URL),
+  PAYGATE_BTC_TEST_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_TEST_ESPLORA_URL),
+  PAYGATE_LTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_LTC_ESPLORA_URL),
+  PAYGATE_LTC_TEST_ESPLORA_URL: nodeUrl(undefined),
+  PAYGATE_ETH_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_RPC_URL),
+  PAYGATE_ETH_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_TEST_RPC_URL),
+  PAYGATE_BSC_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_RPC_URL),
+  PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL),
+  PAYGATE_CHAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  PAYGATE_EVM_LOGS_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  PAYGATE_CONFIRMATIONS_BTC: confirmations(2),
+  PAYGATE_CONFIRMATIONS_LTC: confirmations(6),
+  PAYGATE_CONFIRMATIONS_ETH: confirmations(12),
+  PAYGATE_CONFIRMATIONS_BNB: confirmations(15),
+});
+
+export type ChainEnv = z.output<typeof ChainEnvSchema>;
+
+/** The variable naming each node, for the "no node configured" message. */
+export const NODE_VARIABLES = {
+  BTC: { live: "PAYGATE_BTC_ESPLORA_URL", test: "PAYGATE_BTC_TEST_ESPLORA_URL" },
+  LTC: { live: "PAYGATE_LTC_ESPLORA_URL", test: "PAYGATE_LTC_TEST_ESPLORA_URL" },
+  ethereum: { live: "PAYGATE_ETH_RPC_URL", test: "PAYGATE_ETH_TEST_RPC_URL" },
+  bsc: { live: "PAYGATE_BSC_RPC_URL", test: "PAYGATE_BSC_TEST_RPC_URL" },
+} as const;
+
+export interface ChainConfig extends ChainWatchersOptions {
+  /** Confirmations before a payment counts, per currency (USDT shares ETH's). */
+  confirmations: Record<CryptoSlug, number>;
+  requiredConfirmations(currency: CryptoCurrency | CryptoSlug): number;
+}
+
+/** The parsed variables as ChainWatchers' options (`new ChainWatchers(chainConfig(env))`). */
+export function chainConfig(env: ChainEnv): ChainConfig {
+  const confirmations: Record<CryptoSlug, number> = {
+    BTC: env.PAYGATE_CONFIRMATIONS_BTC,
+    LTC: env.PAYGATE_CONFIRMATIONS_LTC,
+    ETH: env.PAYGATE_CONFIRMATIONS_ETH,
+    USDT: env.PAYGATE_CONFIRMATIONS_ETH,
+    BNB: env.PAYGATE_CONFIRMATIONS_BNB,
+  };
+  return {
+    timeoutMs: env.PAYGATE_CHAIN_TIMEOUT_MS,
+    logsBlockRange: env.PAYGATE_EVM_LOGS_BLOCK_RANGE,
+    esplora: {
+      BTC: { live: env.PAYGATE_BTC_ESPLORA_URL, test: env.PAYGATE_BTC_TEST_ESPLORA_URL },
+      LTC: { live: env.PAYGATE_LTC_ESPLORA_URL, test: env.PAYGATE_LTC_TEST_ESPLORA_URL },
+    },
+    evm: {
+      ethereum: { live: env.PAYGATE_ETH_RPC_URL, test: env.PAYGATE_ETH_TEST_RPC_URL },
+      bsc: { live: env.PAYGATE_BSC_RPC_URL, test: env.PAYGATE_BSC_TEST_RPC_URL },
+    },
+    confirmations,
+    requiredConfirmations(currency) {
+      return confirmations[typeof currency === "string" ? currency : currency.slug];
+    },
+  };
+}
