@@ -1,6 +1,7 @@
 // The environment, parsed and checked once at start. Every variable is documented in the README.
 import path from "node:path";
 import { z } from "zod";
+import { Decimal } from "./core/money/amounts.ts";
 
 const boolean = z
   .enum(["true", "false", "1", "0"])
@@ -124,8 +125,31 @@ export interface WebhookConfig {
   allowPrivate: boolean;
 }
 
+/** A transaction's life (src/core/transactions/lifecycle.ts; README "Lifecycle"). */
+const LifecycleEnvSchema = z.object({
+  PAYGATE_INITIATED_WINDOW_MINUTES: z.coerce.number().int().min(1).max(43_200).default(1440),
+  PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
+  PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a percentage such as 0.5")
+    .refine((v) => Number(v) <= 10, "must be at most 10")
+    .default("0"),
+  PAYGATE_EXPIRY_SCHEDULER: boolean.default(true),
+  PAYGATE_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+});
+
+export interface LifecycleConfig {
+  initiatedWindowMs: number;
+  checkoutWindowMs: number;
+  /** A fraction, as a decimal string (0.005 for 0.5 %). */
+  underpaymentTolerance: string;
+  expiryScheduler: boolean;
+  expiryIntervalMs: number;
+}
+
 const EnvSchema = z.object({
   ...PriceEnvSchema.shape,
+  ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -158,6 +182,7 @@ export interface Config {
   credentialCacheMs: number;
   prices: PriceConfig;
   webhooks: WebhookConfig;
+  lifecycle: LifecycleConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
 }
 
@@ -182,6 +207,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRequests: e.PAYGATE_LOG_REQUESTS,
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
+    lifecycle: {
+      initiatedWindowMs: e.PAYGATE_INITIATED_WINDOW_MINUTES * 60_000,
+      checkoutWindowMs: e.PAYGATE_CHECKOUT_WINDOW_MINUTES * 60_000,
+      underpaymentTolerance: new Decimal(e.PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT).div(100).toFixed(),
+      expiryScheduler: e.PAYGATE_EXPIRY_SCHEDULER,
+      expiryIntervalMs: e.PAYGATE_EXPIRY_INTERVAL_MS,
+    },
     webhooks: {
       dispatcher: e.PAYGATE_WEBHOOK_DISPATCHER,
       timeoutMs: e.PAYGATE_WEBHOOK_TIMEOUT_MS,

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     log(config.webhooks.dispatcher ? "webhook dispatcher running" : "webhook dispatcher off (PAYGATE_WEBHOOK_DISPATCHER=false): run `paygate worker`");
   });
   if (config.webhooks.dispatcher) runtime.webhooks.start();
+  if (config.lifecycle.expiryScheduler) runtime.expiry.start();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -15,12 +15,16 @@ import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { ExpiryScheduler } from "./lifecycle/expiry-scheduler.ts";
+import { Decimal } from "./core/money/amounts.ts";
 
 export interface Runtime {
   gateway: PaymentGateway;
   database: OpenDatabase;
   /** Not started: the service starts it (PAYGATE_WEBHOOK_DISPATCHER), as does `paygate worker`. */
   webhooks: WebhookDispatcher;
+  /** Not started: the service starts it (PAYGATE_EXPIRY_SCHEDULER). */
+  expiry: ExpiryScheduler;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,13 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     clock: systemClock,
     secrets,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
+    lifecycle: {
+      initiatedWindowMs: config.lifecycle.initiatedWindowMs,
+      checkoutWindowMs: config.lifecycle.checkoutWindowMs,
+      underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
+    },
   });
+  const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log);
   const webhooks = new WebhookDispatcher(
     { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)) },
     config.webhooks,
@@ -54,8 +64,9 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     gateway,
     database,
     webhooks,
+    expiry,
     close: async () => {
-      await webhooks.stop();
+      await Promise.all([webhooks.stop(), expiry.stop()]);
       await database.close();
     },
   };

@@ -27,8 +27,9 @@ Commands:
       Set test mode's price of one CRYPTO (${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}) in FIAT (USD, NGN):
       RATE units of FIAT per coin, a positive decimal. Applies to the next test initiate.
   worker
-      Deliver webhooks until stopped (Ctrl-C). The service runs a dispatcher too unless
-      PAYGATE_WEBHOOK_DISPATCHER=false; any number may share one PostgreSQL database.
+      Run the background jobs until stopped (Ctrl-C): webhook delivery and checkout expiry. The
+      service runs them too unless PAYGATE_WEBHOOK_DISPATCHER / PAYGATE_EXPIRY_SCHEDULER are false;
+      any number of workers may share one PostgreSQL database.
   webhooks list [--merchant ID] [--state pending|delivered|failed|skipped] [--transaction ID]
                 [--limit N] [--json]
       Recent events, newest first, with their delivery attempts.
@@ -244,8 +245,9 @@ async function worker(args: string[]): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, { log: (line) => console.error(line) });
   const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
-  console.log(`paygate worker delivering webhooks from ${where}; Ctrl-C stops it after the attempts under way.`);
+  console.log(`paygate worker delivering webhooks and closing expired checkouts on ${where}; Ctrl-C stops it after the work under way.`);
   runtime.webhooks.start();
+  runtime.expiry.start();
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

@@ -65,6 +65,11 @@ export const resolvers: Resolvers = {
     },
     paymentAmount: ({ record }) => decimal(record.paymentAmount),
     amountPaid: ({ record }) => decimal(record.amountPaid),
+    amountUnconfirmed: ({ record }) => decimal(record.amountUnconfirmed),
+    paymentState: ({ record }, _args, ctx) => {
+      const state = ctx.gateway.paymentState(record);
+      return state === null ? null : (state.toUpperCase() as Uppercase<typeof state>);
+    },
     paymentCurrency: ({ record }) => {
       const crypto = record.paymentCurrencyId === null ? undefined : cryptoById(record.paymentCurrencyId);
       return crypto ? { id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals } : null;
@@ -81,6 +86,7 @@ export const resolvers: Resolvers = {
     merchant: ({ record }) => record.merchant,
     meta: ({ record }) => record.requestMeta as Record<string, unknown>,
     createdAt: ({ record }) => record.createdAt.toISOString(),
+    expiresAt: ({ record }) => record.expiresAt?.toISOString() ?? null,
     customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
   },
 };

@@ -61,6 +61,8 @@ describe("initializeTransaction", () => {
       initializedCurrency: { id: 1, slug: "USD", name: "US Dollar" },
       paymentAmount: null,
       amountPaid: null,
+      amountUnconfirmed: null,
+      paymentState: null,
       paymentCurrency: null,
       paymentAddress: null,
       paymentUri: null,
@@ -73,6 +75,8 @@ describe("initializeTransaction", () => {
     });
     expect(tx.reference).toMatch(/^bq_/);
     expect(new Date(tx.createdAt).toISOString()).toBe(tx.createdAt);
+    // Never initiated, it is abandoned after the 24-hour window.
+    expect(new Date(tx.expiresAt!).getTime() - new Date(tx.createdAt).getTime()).toBe(24 * 3_600_000);
   });
 
   it("takes the public key from the input, or a payment link", async () => {
@@ -132,7 +136,11 @@ describe("initiatePayment", () => {
       refundAddress: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
       quote: { rate: "65000", source: "test-rates" },
       customer: { email: "ada@example.com", name: "Ada Obi" },
+      paymentState: "AWAITING_PAYMENT",
+      amountPaid: null,
+      amountUnconfirmed: null,
     });
+    expect(new Date(tx.expiresAt!).getTime() - Date.now()).toBeGreaterThan(29 * 60_000);
     expect(tx.paymentAddress).toMatch(/^tb1q/);
     expect(tx.paymentUri).toBe(`bitcoin:${tx.paymentAddress}?amount=0.00153847`);
     expect(decodeQr(tx.qrCode!).text).toBe(tx.paymentUri);

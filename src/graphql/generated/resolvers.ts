@@ -95,6 +95,16 @@ export type MutationInitiatePaymentArgs = {
   transactionId: Scalars['ID']['input'];
 };
 
+/** How far the received payments go: see the README, Lifecycle. */
+export type PaymentState =
+  | 'AWAITING_PAYMENT'
+  | 'CONFIRMING'
+  | 'EXPIRED'
+  | 'OVERPAID'
+  | 'PAID'
+  | 'PAID_LATE'
+  | 'UNDERPAID';
+
 export type Query = {
   __typename?: 'Query';
   /** A transaction of the caller's merchant and mode (public or secret key), or null. */
@@ -116,12 +126,16 @@ export type Quote = {
 
 export type Transaction = {
   __typename?: 'Transaction';
-  /** Null until a payment is received. */
+  /** Sum of confirmed payments; null until a payment is confirmed. */
   amountPaid: Maybe<Scalars['Decimal']['output']>;
+  /** Sum of payments still short of their confirmations; null when there are none. */
+  amountUnconfirmed: Maybe<Scalars['Decimal']['output']>;
   createdAt: Scalars['DateTime']['output'];
   /** Only for a caller holding the merchant's secret key; null for public keys. */
   customer: Maybe<Customer>;
   description: Maybe<Scalars['String']['output']>;
+  /** When an open (INITIATED or PENDING) transaction is abandoned unless it moves on; when an abandoned one closed. */
+  expiresAt: Maybe<Scalars['DateTime']['output']>;
   id: Scalars['ID']['output'];
   initializedAmount: Scalars['Decimal']['output'];
   initializedCurrency: FiatCurrency;
@@ -133,6 +147,8 @@ export type Transaction = {
   /** Null until the payment is initiated. */
   paymentAmount: Maybe<Scalars['Decimal']['output']>;
   paymentCurrency: Maybe<CryptoCurrency>;
+  /** Null until the payment is initiated. */
+  paymentState: Maybe<PaymentState>;
   /** The payment URI a wallet understands (BIP21, EIP-681). */
   paymentUri: Maybe<Scalars['String']['output']>;
   /** A data:image/png;base64 URL of a QR code of paymentUri. */
@@ -237,6 +253,7 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PaymentState: PaymentState;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Quote: ResolverTypeWrapper<Quote>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -318,9 +335,11 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   initializedAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   initializedCurrency?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
@@ -330,6 +349,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   paymentAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   paymentAmount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   paymentCurrency?: Resolver<Maybe<ResolversTypes['CryptoCurrency']>, ParentType, ContextType>;
+  paymentState?: Resolver<Maybe<ResolversTypes['PaymentState']>, ParentType, ContextType>;
   paymentUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   qrCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   quote?: Resolver<Maybe<ResolversTypes['Quote']>, ParentType, ContextType>;

@@ -83,7 +83,7 @@ export class EsploraClient {
 
   /** The txs touching `address` that may have been sent since `since`, newest first (mempool first). */
   async history(address: string, since: Date): Promise<EsploraTx[]> {
-    const path = `/address/${encodeURIComponent(address)}/txs`;
+    const path = `/address/${encodeURIComponent(normaliseAddress(address))}/txs`;
     const cutoff = since.getTime() - this.sinceMarginMs;
     const seen = new Map<string, EsploraTx>();
     let page = await this.page(path);

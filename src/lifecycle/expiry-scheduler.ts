@@ -1,0 +1,28 @@
+// Closes checkout windows in the background, so a transaction is abandoned (and payment.abandoned
+// sent) when its window ends, not when someone next reads it. State lives in the database
+// (expires_at), so a restart loses nothing; several instances may run it at once, since each
+// transaction can leave its open state only once (src/core/transactions/lifecycle.ts).
+import type { PaymentGateway } from "../core/gateway.ts";
+import { Ticker } from "./ticker.ts";
+
+const BATCH = 500;
+
+export class ExpiryScheduler extends Ticker {
+  constructor(
+    private readonly gateway: PaymentGateway,
+    intervalMs: number,
+    log: (line: string) => void = () => {},
+  ) {
+    super("expiry", intervalMs, log);
+  }
+
+  /** Abandons everything due now; returns how many. */
+  async tick(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const expired = await this.gateway.expireDue(BATCH);
+      total += expired.length;
+      if (expired.length < BATCH) return total;
+    }
+  }
+}

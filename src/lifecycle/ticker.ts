@@ -1,0 +1,41 @@
+// A job that runs `tick` every interval until stopped; a failing tick is logged and retried.
+export abstract class Ticker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly name: string,
+    private readonly intervalMs: number,
+    protected readonly log: (line: string) => void,
+  ) {}
+
+  abstract tick(): Promise<unknown>;
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Waits for the tick under way, then stops. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.tick().then(
+        () => {},
+        (error: unknown) => this.log(`${this.name}: ${(error as Error).message}; trying again in ${this.intervalMs} ms`),
+      );
+      void this.running.finally(() => {
+        if (!this.stopped) this.schedule(this.intervalMs);
+      });
+    }, delayMs);
+    this.timer.unref?.();
+  }
+}

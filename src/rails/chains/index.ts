@@ -1,0 +1,104 @@
+// The ChainWatcher port over real nodes: each (currency, mode) goes to its chain's client.
+//
+//   BTC, LTC  → Esplora (esplora.ts): one receipt per output paying the address.
+//   ETH, BNB  → JSON-RPC (evm-rpc.ts) of Ethereum / BNB Smart Chain: the address's balance,
+//               split into confirmed and unconfirmed parts.
+//   USDT      → JSON-RPC of Ethereum: Transfer logs of the USDT contract (networks.ts) to the address.
+//
+// Test mode uses each chain's test network (networks.ts). A currency and mode without a node
+// rejects with ChainNotConfiguredError naming the variable to set.
+import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
+import type { ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
+import { buildNetworkTable, type CurrencyNetworks } from "../wallets/networks.ts";
+import { NODE_VARIABLES } from "./config.ts";
+import { ChainNotConfiguredError } from "./errors.ts";
+import { EsploraClient, type EsploraOptions } from "./esplora.ts";
+import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
+import { hostOf } from "./http.ts";
+
+export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
+export { EsploraClient } from "./esplora.ts";
+export { EvmRpcClient, TRANSFER_TOPIC } from "./evm-rpc.ts";
+export { ChainEnvSchema, chainConfig, type ChainConfig, type ChainEnv } from "./config.ts";
+
+/** Nominal seconds between blocks: only a first guess, checked against block timestamps. */
+export const BLOCK_TIME_SECONDS = { ethereum: 12, bsc: 0.75 } as const;
+
+export interface NodeUrls {
+  live?: string | undefined;
+  test?: string | undefined;
+}
+
+export interface ChainWatchersOptions {
+  /** Longest wait for one answer of a node. */
+  timeoutMs: number;
+  esplora: { BTC: NodeUrls; LTC: NodeUrls };
+  evm: { ethereum: NodeUrls; bsc: NodeUrls };
+  /** Most blocks per eth_getLogs. Default 2000. */
+  logsBlockRange?: number;
+  /** The USDT contracts; pass the same as to HdWalletRails. Default: networks.ts's. */
+  usdtContracts?: { live?: string; test?: string };
+  /** Tuning of the Esplora clients (tests). */
+  esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs">;
+  /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
+  evmTuning?: Partial<Pick<EvmRpcOptions, "sinceMarginSeconds" | "now" | "blockTimeSeconds">>;
+}
+
+type Mode = "live" | "test";
+type Client = { kind: "esplora"; client: EsploraClient } | { kind: "evm"; client: EvmRpcClient };
+
+export class ChainWatchers implements ChainWatcher {
+  private readonly clients = new Map<string, Client>();
+  private readonly networks: Readonly<Record<CryptoSlug, CurrencyNetworks>>;
+
+  constructor(options: ChainWatchersOptions) {
+    for (const [mode, contract] of Object.entries(options.usdtContracts ?? {})) {
+      if (contract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(contract)) throw new RangeError(`usdtContracts.${mode} is not an EVM address: ${contract}`);
+    }
+    this.networks = buildNetworkTable({ usdtContracts: options.usdtContracts ?? {} });
+    for (const mode of ["live", "test"] as const) {
+      for (const slug of ["BTC", "LTC"] as const) {
+        const url = options.esplora[slug][mode];
+        if (url === undefined) continue;
+        const client = new EsploraClient({ ...options.esploraTuning, baseUrl: url, timeoutMs: options.timeoutMs, name: `${slug} ${mode} Esplora (${hostOf(url)})` });
+        this.clients.set(`${slug}:${mode}`, { kind: "esplora", client });
+      }
+      for (const chain of ["ethereum", "bsc"] as const) {
+        const url = options.evm[chain][mode];
+        if (url === undefined) continue;
+        const network = chain === "ethereum" ? this.networks.ETH[mode] : this.networks.BNB[mode];
+        const client = new EvmRpcClient({
+          blockTimeSeconds: BLOCK_TIME_SECONDS[chain],
+          ...options.evmTuning,
+          url,
+          timeoutMs: options.timeoutMs,
+          ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
+          name: `${network.name} JSON-RPC (${hostOf(url)})`,
+        });
+        for (const slug of chain === "ethereum" ? (["ETH", "USDT"] as const) : (["BNB"] as const)) {
+          this.clients.set(`${slug}:${mode}`, { kind: "evm", client });
+        }
+      }
+    }
+  }
+
+  async receiptsTo(
+    currency: CryptoCurrency,
+    isLive: boolean,
+    address: string,
+    options: { since: Date; requiredConfirmations: number },
+  ): Promise<ObservedReceipt[]> {
+    const mode: Mode = isLive ? "live" : "test";
+    const entry = this.clients.get(`${currency.slug}:${mode}`);
+    if (entry === undefined) {
+      const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
+      throw new ChainNotConfiguredError(`no node configured for ${currency.slug} ${mode} (set ${NODE_VARIABLES[chain][mode]})`);
+    }
+    if (entry.kind === "esplora") return entry.client.receiptsTo(address, { since: options.since });
+    const network = this.networks[currency.slug][mode];
+    if (network.family === "evm" && network.token !== undefined) {
+      return entry.client.tokenReceipts(network.token, address, { since: options.since });
+    }
+    return entry.client.nativeReceipts(address, { requiredConfirmations: options.requiredConfirmations });
+  }
+}
