@@ -2,6 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { Decimal } from "./core/money/amounts.ts";
+import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
 const boolean = z
   .enum(["true", "false", "1", "0"])
@@ -147,8 +148,25 @@ export interface LifecycleConfig {
   expiryIntervalMs: number;
 }
 
+/** The chain watcher's schedule (src/lifecycle/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
+const WatchEnvSchema = z.object({
+  PAYGATE_PAYMENT_WATCHER: boolean.default(true),
+  PAYGATE_WATCH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  PAYGATE_WATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  PAYGATE_LATE_PAYMENT_WATCH_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+});
+
+export interface WatchConfig {
+  enabled: boolean;
+  intervalMs: number;
+  concurrency: number;
+  lateGraceMs: number;
+}
+
 const EnvSchema = z.object({
   ...PriceEnvSchema.shape,
+  ...ChainEnvSchema.shape,
+  ...WatchEnvSchema.shape,
   ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -183,6 +201,8 @@ export interface Config {
   prices: PriceConfig;
   webhooks: WebhookConfig;
   lifecycle: LifecycleConfig;
+  chains: ChainConfig;
+  watch: WatchConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
 }
 
@@ -207,6 +227,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRequests: e.PAYGATE_LOG_REQUESTS,
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
+    chains: chainConfig(e),
+    watch: {
+      enabled: e.PAYGATE_PAYMENT_WATCHER,
+      intervalMs: e.PAYGATE_WATCH_INTERVAL_MS,
+      concurrency: e.PAYGATE_WATCH_CONCURRENCY,
+      lateGraceMs: e.PAYGATE_LATE_PAYMENT_WATCH_HOURS * 3_600_000,
+    },
     lifecycle: {
       initiatedWindowMs: e.PAYGATE_INITIATED_WINDOW_MINUTES * 60_000,
       checkoutWindowMs: e.PAYGATE_CHECKOUT_WINDOW_MINUTES * 60_000,

@@ -16,10 +16,16 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(`paygate listening on http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port} — database: ${where}`);
-    log(config.webhooks.dispatcher ? "webhook dispatcher running" : "webhook dispatcher off (PAYGATE_WEBHOOK_DISPATCHER=false): run `paygate worker`");
+    const jobs = [
+      ["webhook delivery", config.webhooks.dispatcher, "PAYGATE_WEBHOOK_DISPATCHER"],
+      ["checkout expiry", config.lifecycle.expiryScheduler, "PAYGATE_EXPIRY_SCHEDULER"],
+      ["payment watcher", config.watch.enabled, "PAYGATE_PAYMENT_WATCHER"],
+    ] as const;
+    const off = jobs.filter(([, on]) => !on);
+    log(`background jobs: ${jobs.filter(([, on]) => on).map(([name]) => name).join(", ") || "none"}`);
+    if (off.length > 0) log(`off (${off.map(([, , v]) => `${v}=false`).join(", ")}): run \`paygate worker\` for them`);
   });
-  if (config.webhooks.dispatcher) runtime.webhooks.start();
-  if (config.lifecycle.expiryScheduler) runtime.expiry.start();
+  runtime.startBackgroundJobs({ webhooks: config.webhooks.dispatcher, expiry: config.lifecycle.expiryScheduler, watcher: config.watch.enabled });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

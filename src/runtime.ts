@@ -16,6 +16,8 @@ import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { ExpiryScheduler } from "./lifecycle/expiry-scheduler.ts";
+import { PaymentWatcher, type ConfiguredChains } from "./lifecycle/payment-watcher.ts";
+import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 
 export interface Runtime {
@@ -25,11 +27,16 @@ export interface Runtime {
   webhooks: WebhookDispatcher;
   /** Not started: the service starts it (PAYGATE_EXPIRY_SCHEDULER). */
   expiry: ExpiryScheduler;
+  /** Not started: the service starts it (PAYGATE_PAYMENT_WATCHER). */
+  watcher: PaymentWatcher;
+  /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
+  startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean }): void;
   close(): Promise<void>;
 }
 
 export interface RuntimeOverrides {
   prices?: PriceFeed;
+  chains?: ConfiguredChains;
   log?: (line: string) => void;
 }
 
@@ -56,6 +63,15 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     },
   });
   const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log);
+  const chains = overrides.chains ?? new ChainWatchers(config.chains);
+  const watcher = new PaymentWatcher(
+    gateway,
+    database.db,
+    chains,
+    systemClock,
+    { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
+    overrides.log,
+  );
   const webhooks = new WebhookDispatcher(
     { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)) },
     config.webhooks,
@@ -65,8 +81,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     database,
     webhooks,
     expiry,
+    watcher,
+    startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
+      if (jobs.webhooks) webhooks.start();
+      if (jobs.expiry) expiry.start();
+      if (jobs.watcher) watcher.start();
+    },
     close: async () => {
-      await Promise.all([webhooks.stop(), expiry.stop()]);
+      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop()]);
       await database.close();
     },
   };

@@ -27,9 +27,10 @@ Commands:
       Set test mode's price of one CRYPTO (${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}) in FIAT (USD, NGN):
       RATE units of FIAT per coin, a positive decimal. Applies to the next test initiate.
   worker
-      Run the background jobs until stopped (Ctrl-C): webhook delivery and checkout expiry. The
-      service runs them too unless PAYGATE_WEBHOOK_DISPATCHER / PAYGATE_EXPIRY_SCHEDULER are false;
-      any number of workers may share one PostgreSQL database.
+      Run the background jobs until stopped (Ctrl-C): webhook delivery, checkout expiry and the
+      payment watcher. The service runs them too unless PAYGATE_WEBHOOK_DISPATCHER,
+      PAYGATE_EXPIRY_SCHEDULER or PAYGATE_PAYMENT_WATCHER is false; any number of workers may share
+      one PostgreSQL database.
   webhooks list [--merchant ID] [--state pending|delivered|failed|skipped] [--transaction ID]
                 [--limit N] [--json]
       Recent events, newest first, with their delivery attempts.
@@ -245,9 +246,8 @@ async function worker(args: string[]): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config, { log: (line) => console.error(line) });
   const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
-  console.log(`paygate worker delivering webhooks and closing expired checkouts on ${where}; Ctrl-C stops it after the work under way.`);
-  runtime.webhooks.start();
-  runtime.expiry.start();
+  console.log(`paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`);
+  runtime.startBackgroundJobs();
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

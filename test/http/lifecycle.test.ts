@@ -183,7 +183,7 @@ describe("expiry in the background", () => {
     expect(await status(future.id)).toBe("PENDING");
     expect(await scheduler.tick()).toBe(0); // nothing twice
 
-    const get = await fetch(`${t.url}/v1/transaction/${seen.id}`, { headers: secret() }).then((r) => r.json());
+    const get = (await fetch(`${t.url}/v1/transaction/${seen.id}`, { headers: secret() }).then((r) => r.json())) as { data: { meta: { payment: unknown }; amount_paid: unknown } };
     expect(get.data.meta.payment).toEqual({ state: "confirming", amount_confirmed: "0", amount_unconfirmed: String(seen.due) });
     expect(get.data.amount_paid).toBeNull();
   });

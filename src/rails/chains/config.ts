@@ -36,14 +36,16 @@ import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatchersOptions } from "./index.ts";
 
-const nodeUrl = (fallback: string | undefined) => {
-  const url = z
-    .string()
-    .trim()
-    .refine((v) => v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v)), "must be an http:// or https:// URL, or none")
-    .transform((v) => (v.toLowerCase() === "none" ? undefined : v));
-  return fallback === undefined ? url.optional() : url.default(fallback);
-};
+const isNodeUrl = (v: string | undefined) =>
+  v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
+const NODE_URL_MESSAGE = "must be an http:// or https:// URL, or none";
+const orNone = (v: string | undefined) => (v === undefined || v.toLowerCase() === "none" ? undefined : v);
+
+/** A node URL; `none` (any case) means no node. The default is applied before `none` is read. */
+const nodeUrl = (fallback: string | undefined) =>
+  fallback === undefined
+    ? z.string().trim().optional().refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone)
+    : z.string().trim().default(fallback).refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone);
 
 const confirmations = (fallback: number) => z.coerce.number().int().min(0).max(10_000).default(fallback);
 

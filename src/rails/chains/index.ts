@@ -82,6 +82,11 @@ export class ChainWatchers implements ChainWatcher {
     }
   }
 
+  /** Whether a node is configured for the currency's network in that mode. */
+  supports(currency: CryptoCurrency, isLive: boolean): boolean {
+    return this.clients.has(`${currency.slug}:${isLive ? "live" : "test"}`);
+  }
+
   async receiptsTo(
     currency: CryptoCurrency,
     isLive: boolean,

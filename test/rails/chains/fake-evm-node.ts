@@ -35,6 +35,8 @@ export interface FakeEvmNode {
   genesisTime: number;
   blockSeconds: number;
   logs: FakeLog[];
+  /** Sent in every eth_getLogs answer whatever the filter (a provider that ignores part of it). */
+  unfilteredLogs: FakeLog[];
   /** eth_getLogs asked for more blocks than this answers the provider's range error. */
   maxLogsRange: number | null;
   calls: RpcCall[];
@@ -58,6 +60,7 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
     genesisTime: 1_700_000_000,
     blockSeconds: 12,
     logs: [],
+    unfilteredLogs: [],
     maxLogsRange: null,
     calls: [],
     failure: null,
@@ -137,6 +140,7 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
           .filter(({ topics }) =>
             (filter.topics ?? []).every((want, i) => want === null || [want].flat().map((t) => t.toLowerCase()).includes(topics[i] ?? "")),
           )
+          .concat(node.unfilteredLogs.map((l) => ({ log: l, topics: [TRANSFER, word(l.from), word(l.to)] })))
           .map(({ log, topics }) => ({
             address: log.contract.toLowerCase(),
             topics,

@@ -1,0 +1,100 @@
+// Watches the payment addresses of open transactions through the chain nodes and feeds what it sees
+// to the core (applyReceipts), which records it and moves the transaction on. It also keeps an eye
+// on recently abandoned addresses, so that a late payment is recorded rather than lost.
+import type { PaymentGateway } from "../core/gateway.ts";
+import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
+import type { ChainWatcher, Clock, ObservedReceipt } from "../core/ports.ts";
+import type { Database } from "../db/types.ts";
+import { Ticker } from "./ticker.ts";
+
+export interface WatchSettings {
+  intervalMs: number;
+  /** Node requests under way at once. */
+  concurrency: number;
+  /** How long after it was abandoned an address is still watched for late payments. */
+  lateGraceMs: number;
+  requiredConfirmations(currency: CryptoCurrency): number;
+}
+
+/** A chain watcher that may say which networks it has a node for. */
+export type ConfiguredChains = ChainWatcher & { supports?(currency: CryptoCurrency, isLive: boolean): boolean };
+
+export interface WatchReport {
+  watched: number;
+  changed: number;
+  failed: number;
+}
+
+/** The most addresses one pass looks at; the oldest deadlines first. */
+const MAX_PER_PASS = 10_000;
+
+export class PaymentWatcher extends Ticker {
+  constructor(
+    private readonly gateway: PaymentGateway,
+    private readonly db: Database,
+    private readonly chains: ConfiguredChains,
+    private readonly clock: Clock,
+    private readonly settings: WatchSettings,
+    log: (line: string) => void = () => {},
+  ) {
+    super("payment watcher", settings.intervalMs, log);
+  }
+
+  async tick(): Promise<WatchReport> {
+    const now = this.clock.now();
+    const rows = await this.db.transaction.findMany({
+      where: {
+        paymentAddress: { not: null },
+        OR: [{ status: "PENDING" }, { status: "ABANDONED", expiresAt: { gt: new Date(now.getTime() - this.settings.lateGraceMs) } }],
+      },
+      select: {
+        id: true,
+        isLive: true,
+        paymentCurrencyId: true,
+        paymentAddress: true,
+        initiatedAt: true,
+        receipts: { where: { source: "chain", status: { not: "DROPPED" } }, select: { key: true, amount: true, status: true } },
+      },
+      orderBy: { expiresAt: "asc" },
+      take: MAX_PER_PASS,
+    });
+    const report: WatchReport = { watched: 0, changed: 0, failed: 0 };
+    const failures = new Map<string, string>();
+    const queue = rows.flatMap((row) => {
+      const currency = row.paymentCurrencyId === null ? undefined : cryptoById(row.paymentCurrencyId);
+      if (!currency || row.paymentAddress === null || row.initiatedAt === null) return [];
+      if (this.chains.supports && !this.chains.supports(currency, row.isLive)) return [];
+      return [{ ...row, currency, address: row.paymentAddress, since: row.initiatedAt }];
+    });
+    const work = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        report.watched++;
+        const required = this.settings.requiredConfirmations(item.currency);
+        try {
+          const observed = await this.chains.receiptsTo(item.currency, item.isLive, item.address, { since: item.since, requiredConfirmations: required });
+          if (sameView(item.receipts, observed, required)) continue;
+          await this.gateway.applyReceipts(item.id, { receipts: observed, requiredConfirmations: required, source: "chain", complete: true });
+          report.changed++;
+        } catch (error) {
+          report.failed++;
+          failures.set(`${item.currency.slug} ${item.isLive ? "live" : "test"}`, (error as Error).message);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, work));
+    for (const [network, message] of failures) {
+      this.log(`payment watcher: ${network}: ${message}; the addresses are read again in ${this.settings.intervalMs} ms`);
+    }
+    return report;
+  }
+}
+
+/** Whether the node shows what is already recorded: same receipts, amounts and confirmed-or-not. */
+function sameView(stored: { key: string; amount: { toString(): string }; status: string }[], observed: ObservedReceipt[], required: number): boolean {
+  if (stored.length !== observed.length) return false;
+  const byKey = new Map(stored.map((s) => [s.key, s]));
+  return observed.every((o) => {
+    const s = byKey.get(o.key);
+    return s !== undefined && o.amount.eq(s.amount.toString()) && (o.confirmations >= required ? "CONFIRMED" : "SEEN") === s.status;
+  });
+}

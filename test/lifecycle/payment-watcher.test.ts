@@ -1,0 +1,184 @@
+// The payment watcher end to end: real chain clients against local nodes that speak Esplora and
+// Ethereum JSON-RPC, feeding the core, which moves transactions and writes their events.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/gateway.ts";
+import { Decimal } from "../../src/core/money/amounts.ts";
+import type { CryptoCurrency } from "../../src/core/money/currencies.ts";
+import { PaymentWatcher } from "../../src/lifecycle/payment-watcher.ts";
+import { ChainWatchers } from "../../src/rails/chains/index.ts";
+import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { startFakeEsplora, txid, type FakeEsplora } from "../rails/chains/fake-esplora.ts";
+import { hash, startFakeEvmNode, type FakeEvmNode } from "../rails/chains/fake-evm-node.ts";
+
+let t: TestGateway;
+let esplora: FakeEsplora;
+let evm: FakeEvmNode;
+let watcher: PaymentWatcher;
+let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
+const logs: string[] = [];
+const CONFIRMATIONS: Record<string, number> = { BTC: 2, LTC: 2, ETH: 3, USDT: 3, BNB: 3 };
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  esplora = await startFakeEsplora();
+  evm = await startFakeEvmNode();
+  keys = await t.merchant({ name: "Watched Ltd" });
+  const chains = new ChainWatchers({
+    timeoutMs: 500,
+    esplora: { BTC: { test: esplora.url }, LTC: {} },
+    evm: { ethereum: { test: evm.url }, bsc: {} },
+  });
+  watcher = new PaymentWatcher(
+    t.gateway,
+    t.db,
+    chains,
+    systemClock,
+    { intervalMs: 20, concurrency: 2, lateGraceMs: 3_600_000, requiredConfirmations: (c: CryptoCurrency) => CONFIRMATIONS[c.slug]! },
+    (line) => logs.push(line),
+  );
+});
+afterAll(async () => {
+  await watcher.stop();
+  await t.close();
+  await esplora.close();
+  await evm.close();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+async function pending(currencyId: string, amount = "100") {
+  const init = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount }, bearer(keys.testPublicKey));
+  const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: currencyId }, bearer(keys.testSecretKey));
+  expect(pay.status).toBe(200);
+  return { id: init.body.data.id as string, address: pay.body.data.payment_address as string, due: new Decimal(String(pay.body.data.payment_amount)) };
+}
+const row = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id } });
+const sats = (btc: Decimal) => BigInt(btc.times(1e8).toFixed(0));
+const eventTypes = async (id: string) => (await t.db.webhookEvent.findMany({ where: { transactionId: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
+
+describe("Bitcoin through Esplora", () => {
+  it("sees a split payment in the mempool, waits for confirmations, then completes", async () => {
+    const { id, address, due } = await pending("4");
+    const first = due.div(3).toDecimalPlaces(8, Decimal.ROUND_DOWN);
+    esplora.txs.push({ txid: txid(1), outputs: [{ address, value: sats(first) }, { address: "tb1qother", value: 5000 }], height: null });
+    await watcher.tick();
+    let r = await row(id);
+    expect(r).toMatchObject({ status: "PENDING", amountPaid: null });
+    expect(r.amountUnconfirmed?.toString()).toBe(first.toFixed());
+    expect(t.gateway.paymentState(r)).toBe("underpaid");
+
+    esplora.txs.push({ txid: txid(2), outputs: [{ address, value: sats(due.minus(first)) }], height: null });
+    await watcher.tick();
+    expect(t.gateway.paymentState(await row(id))).toBe("confirming");
+
+    for (const tx of esplora.txs.slice(-2)) Object.assign(tx, { height: esplora.tip, blockTime: nowSeconds() }); // 1 confirmation
+    await watcher.tick();
+    expect((await row(id)).status).toBe("PENDING");
+
+    esplora.tip += 1; // 2 confirmations
+    const report = await watcher.tick();
+    expect(report.failed).toBe(0);
+    r = await row(id);
+    expect(r.status).toBe("SUCCESSFUL");
+    expect(r.amountPaid?.toString()).toBe(due.toFixed());
+    expect(r.amountUnconfirmed).toBeNull();
+    expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.received"]);
+  });
+
+  it("stops counting a confirmed payment that a reorganisation took away", async () => {
+    const { id, address, due } = await pending("4");
+    const half = due.div(2).toDecimalPlaces(8, Decimal.ROUND_DOWN);
+    const tx = { txid: txid(3), outputs: [{ address, value: sats(half) }], height: esplora.tip - 1, blockTime: nowSeconds() };
+    esplora.txs.push(tx);
+    await watcher.tick();
+    expect((await row(id)).amountPaid?.toString()).toBe(half.toFixed());
+
+    esplora.txs.splice(esplora.txs.indexOf(tx), 1);
+    await watcher.tick();
+    const r = await row(id);
+    expect(r.amountPaid).toBeNull();
+    expect(r.status).toBe("PENDING");
+    expect((await t.db.paymentReceipt.findFirstOrThrow({ where: { transactionId: id } })).status).toBe("DROPPED");
+  });
+
+  it("keeps reading the other addresses when a node stops answering, and says which network failed", async () => {
+    const { id, address, due } = await pending("4");
+    esplora.failure = "hang";
+    try {
+      const started = Date.now();
+      const report = await watcher.tick();
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(report.failed).toBeGreaterThan(0);
+      expect(logs.at(-1)).toMatch(/^payment watcher: BTC test: .*; the addresses are read again/);
+    } finally {
+      esplora.failure = null;
+    }
+    expect((await row(id)).status).toBe("PENDING");
+    esplora.txs.push({ txid: txid(4), outputs: [{ address, value: sats(due) }], height: esplora.tip - 5, blockTime: nowSeconds() });
+    await watcher.tick();
+    expect((await row(id)).status).toBe("SUCCESSFUL");
+  });
+
+  it("records a payment that arrives after the transaction was abandoned", async () => {
+    const { id, address, due } = await pending("4");
+    await t.post(`/v1/test_helpers/transaction/${id}/expire`, {}, bearer(keys.testSecretKey));
+    esplora.txs.push({ txid: txid(5), outputs: [{ address, value: sats(due) }], height: esplora.tip - 3, blockTime: nowSeconds() });
+    await watcher.tick();
+    const r = await row(id);
+    expect(r.status).toBe("ABANDONED");
+    expect(r.amountPaid?.toString()).toBe(due.toFixed());
+    expect(t.gateway.paymentState(r)).toBe("paid_late");
+    expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.abandoned"]);
+  });
+
+  it("writes nothing when the node shows what is already recorded", async () => {
+    const { id, address, due } = await pending("4");
+    esplora.txs.push({ txid: txid(6), outputs: [{ address, value: sats(due.div(2).toDecimalPlaces(8)) }], height: null });
+    await watcher.tick();
+    const before = await row(id);
+    await watcher.tick();
+    expect((await row(id)).updatedAt).toEqual(before.updatedAt);
+  });
+});
+
+describe("Ethereum through JSON-RPC", () => {
+  it("completes a USDT payment from the token's Transfer logs, summing two transfers", async () => {
+    const { id, address, due } = await pending("3", "10");
+    const units = BigInt(due.times(1e6).toFixed(0));
+    const log = (n: number, value: bigint, blockNumber: number) => ({
+      contract: USDT_SEPOLIA_CONTRACT, from: "0x1111111111111111111111111111111111111111", to: address, value, blockNumber, txHash: hash(n), logIndex: n,
+    });
+    evm.logs.push(log(1, units - 1_000_000n, evm.head - 10), log(2, 1_000_000n, evm.head));
+    await watcher.tick();
+    let r = await row(id);
+    expect(r.status).toBe("PENDING"); // the second transfer has 1 of 3 confirmations
+    expect(t.gateway.paymentState(r)).toBe("confirming");
+    evm.head += 2;
+    await watcher.tick();
+    r = await row(id);
+    expect(r.status).toBe("SUCCESSFUL");
+    expect(r.amountPaid?.toString()).toBe(due.toFixed());
+  });
+
+  it("completes a native ETH payment from the address's balance", async () => {
+    const { id, address, due } = await pending("6");
+    evm.setBalance(address, evm.head - 5, BigInt(due.times("1e18").toFixed(0)));
+    await watcher.tick();
+    const r = await row(id);
+    expect(r.status).toBe("SUCCESSFUL");
+    expect(r.amountPaid?.toString()).toBe(due.toFixed());
+  });
+});
+
+describe("networks without a node", () => {
+  it("leaves them alone: LTC test has no node here", async () => {
+    const { id } = await pending("7");
+    const before = evm.calls.length + esplora.requests.length;
+    await watcher.tick();
+    expect((await row(id)).status).toBe("PENDING");
+    expect(logs.some((l) => l.includes("LTC"))).toBe(false);
+    expect(evm.calls.length + esplora.requests.length).toBeGreaterThan(before); // the others were read
+  });
+});
