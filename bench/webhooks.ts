@@ -52,6 +52,8 @@ function positiveInteger(name: string, fallback: number): number {
 }
 
 let interrupted = false;
+/** The clean-up a signal started; main waits for it rather than exiting under it. */
+let interruption: Promise<unknown> = Promise.resolve();
 
 async function phase<T>(label: string, work: () => Promise<T>, summary: (value: T) => string): Promise<T> {
   process.stdout.write(`${label} … `);
@@ -202,7 +204,7 @@ function cleanUpOnSignals(cleanup: Cleanup): void {
     process.once(signal, () => {
       interrupted = true;
       console.log(`\n${signal}: cleaning up`);
-      void cleanup.unwindTo(0, console.error).finally(() => {
+      interruption = cleanup.unwindTo(0, console.error).finally(() => {
         killStragglers();
         process.exit(130);
       });
@@ -236,7 +238,7 @@ async function main(): Promise<number> {
       }
     }
   } catch (error) {
-    if (interrupted) return 130;
+    if (interrupted) return interruption.then(() => 130);
     console.error(`\nThe benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
     if (rows.length > 0) console.log(`\nResults so far:\n${formatTable(rows)}`);
     return 1;

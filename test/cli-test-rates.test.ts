@@ -1,6 +1,6 @@
 // `paygate test-rates …` as an operator runs it: in a child process, on the configured database.
 import { describe, expect, it } from "vitest";
-import { useCli } from "./support/cli.ts";
+import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
 const paygate = useCli();
 
@@ -47,7 +47,7 @@ describe("paygate test-rates", { timeout: 90_000 }, () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ rate: "4500000.123456789012345678", previous: { rate: "4500000", origin: "default" } });
   });
 
-  const badArgs: [string, string[], RegExp][] = [
+  const badArgs: BadArgs[] = [
     ["an unknown action", ["test-rates", "reset"], /Unknown command 'test-rates reset'/],
     ["a missing rate", ["test-rates", "set", "BTC", "USD"], /Expected 3 argument\(s\), got 2/],
     ["an extra argument", ["test-rates", "set", "BTC", "USD", "1", "2"], /Expected 3 argument\(s\), got 4/],
@@ -60,15 +60,7 @@ describe("paygate test-rates", { timeout: 90_000 }, () => {
     ["an unknown option", ["test-rates", "list", "--all"], /Unknown option '--all'/],
     ["an argument to list", ["test-rates", "list", "BTC"], /Unexpected argument|Expected 0 argument/],
   ];
-  for (const [name, args, message] of badArgs) {
-    it(`exits 2 with the usage on ${name}`, async () => {
-      const res = await paygate(...args);
-      expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(message);
-      expect(res.stderr).toMatch(/Usage: paygate/);
-      expect(res.stderr).toMatch(/test-rates set CRYPTO FIAT RATE/);
-    });
-  }
+  itRefusesBadArgs(paygate, badArgs, /test-rates set CRYPTO FIAT RATE/);
 
   it("changed nothing on a refused set", async () => {
     const res = await paygate("test-rates", "list", "--json");

@@ -1,6 +1,6 @@
 // The operator CLI as an operator runs it: `paygate …` in a child process, on the configured database.
 import { describe, expect, it } from "vitest";
-import { useCli } from "./support/cli.ts";
+import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
 const BIP84_ZPUB =
   "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -63,7 +63,7 @@ describe("paygate CLI", () => {
     expect(live.stdout).toMatch(/Created live payment link pl_\w+ for merchant/);
   });
 
-  const badArgs: [string, string[], RegExp][] = [
+  const badArgs: BadArgs[] = [
     ["an unknown command", ["merchant", "delete"], /Unknown command 'merchant delete'/],
     ["a missing name", ["merchant", "create"], /--name is required/],
     ["an unknown option", ["merchant", "create", "--name", "x", "--colour", "red"], /Unknown option '--colour'/],
@@ -73,12 +73,5 @@ describe("paygate CLI", () => {
     ["a malformed --wallet", ["merchant", "update", "1", "--wallet", "DOGE=abc"], /--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY/],
     ["nothing to change", ["merchant", "update", "1"], /Nothing to change/],
   ];
-  for (const [name, args, message] of badArgs) {
-    it(`exits 2 with the usage on ${name}`, async () => {
-      const res = await paygate(...args);
-      expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(message);
-      expect(res.stderr).toMatch(/Usage: paygate/);
-    });
-  }
+  itRefusesBadArgs(paygate, badArgs);
 });

@@ -15,6 +15,7 @@ import {
   expireDue,
   paymentStateOf,
   type LifecyclePolicy,
+  type PaymentAmounts,
   type ReceiptUpdate,
 } from "./transactions/lifecycle.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
@@ -52,7 +53,7 @@ export class PaymentGateway {
     return paymentRequestOf(this.deps, transaction);
   }
 
-  paymentState(transaction: TransactionRecord) {
+  paymentState(transaction: PaymentAmounts) {
     return paymentStateOf(transaction, this.lifecycle);
   }
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase } from "./test-database.ts";
 
 const run = promisify(execFile);
@@ -51,4 +51,20 @@ export function useCli(): Cli {
     }
   };
   return Object.assign(cli, { env: () => env });
+}
+
+/** A bad invocation, what stderr must say, and what the printed usage must contain. */
+export type BadArgs = [name: string, args: string[], message: RegExp];
+
+/** One test per case: exit code 2, the message, and the usage printed after it. */
+export function itRefusesBadArgs(paygate: Cli, cases: BadArgs[], usage: RegExp = /Usage: paygate/): void {
+  for (const [name, args, message] of cases) {
+    it(`exits 2 with the usage on ${name}`, async () => {
+      const res = await paygate(...args);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).toMatch(/Usage: paygate/);
+      expect(res.stderr).toMatch(usage);
+    });
+  }
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { startRuntime } from "../../src/runtime.ts";
-import { useCli } from "../support/cli.ts";
+import { itRefusesBadArgs, useCli, type BadArgs } from "../support/cli.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 const paygate = useCli();
@@ -87,7 +87,7 @@ describe("webhooks list and redeliver", () => {
     expect(res.stderr).toMatch(/No webhook event with id evt_nosuchevent; list them with: paygate webhooks list/);
   });
 
-  const badArgs: [string, string[], RegExp][] = [
+  const badArgs: BadArgs[] = [
     ["a bad state", ["webhooks", "list", "--state", "lost"], /--state must be one of pending, delivered, failed, skipped/],
     ["a bad limit", ["webhooks", "list", "--limit", "0"], /--limit must be a whole number from 1 to 1000/],
     ["a missing event id", ["webhooks", "redeliver"], /Expected 1 argument/],
@@ -95,12 +95,5 @@ describe("webhooks list and redeliver", () => {
     ["an argument to worker", ["worker", "now"], /Unexpected argument 'now'|Expected 0 argument/],
     ["a bad payment-link merchant", ["payment-link", "create", "--merchant", "abc"], /merchant id is a whole number/],
   ];
-  for (const [name, args, message] of badArgs) {
-    it(`exits 2 with the usage on ${name}`, async () => {
-      const res = await paygate(...args);
-      expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(message);
-      expect(res.stderr).toMatch(/Usage: paygate/);
-    });
-  }
+  itRefusesBadArgs(paygate, badArgs);
 });

@@ -29,9 +29,9 @@ export const DEFAULT_LIFECYCLE: LifecyclePolicy = {
  */
 export type PaymentState = "awaiting_payment" | "confirming" | "underpaid" | "paid" | "overpaid" | "expired" | "paid_late";
 
-type Amounts = Pick<TransactionRecord, "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed">;
+export type PaymentAmounts = Pick<TransactionRecord, "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed">;
 
-export function paymentStateOf(t: Amounts, policy: LifecyclePolicy = DEFAULT_LIFECYCLE): PaymentState | null {
+export function paymentStateOf(t: PaymentAmounts, policy: LifecyclePolicy = DEFAULT_LIFECYCLE): PaymentState | null {
   if (t.paymentAmount === null) return null;
   const due = new Decimal(t.paymentAmount.toString());
   const confirmed = new Decimal(t.amountPaid?.toString() ?? 0);
