@@ -156,7 +156,10 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
       for (let i = 0; i < total; i++) {
         const wait = started + (i * 1000) / settings.rate - performance.now();
         if (wait > 0) await delay(wait);
-        pending.push(write(i)); // not awaited: a slow commit must not hold back the next write
+        if (interrupted) break;
+        const written = write(i); // not awaited here: a slow commit must not hold back the next write
+        written.catch(() => {}); // handled by Promise.all below; this keeps an early failure from crashing the clean-up
+        pending.push(written);
       }
       await Promise.all(pending);
       return total / ((performance.now() - started) / 1000);
@@ -201,11 +204,15 @@ function formatTable(rows: Row[]): string {
 
 function cleanUpOnSignals(cleanup: Cleanup): void {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
+    // `on`, not `once`: tsx relays the signal again when this process is slow to answer, and with no
+    // listener left that second one would end it before the clean-up is done.
+    process.on(signal, () => {
+      if (interrupted) return;
       interrupted = true;
       console.log(`\n${signal}: cleaning up`);
       interruption = cleanup.unwindTo(0, console.error).finally(() => {
         killStragglers();
+        console.log("cleaned up; stopped");
         process.exit(130);
       });
     });

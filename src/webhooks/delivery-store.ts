@@ -27,15 +27,16 @@ interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
  */
 export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
   const claimToken = randomUUID();
+  const only = onlyId ?? null;
+  // An operator's redelivery of one event (`only`) skips the order rule; the loop never does.
   const rows = await db.$queryRaw<ClaimedRow[]>`
     WITH due AS (
       SELECT e.id FROM webhook_events e
       WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
-        AND (${onlyId ?? null}::text IS NULL OR e.id = ${onlyId ?? null}::text)
-        AND NOT EXISTS (
+        AND (${only}::text IS NULL OR e.id = ${only}::text)
+        AND (${only}::text IS NOT NULL OR NOT EXISTS (
           SELECT 1 FROM webhook_events earlier
-          WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING'
-            AND ${onlyId ?? null}::text IS NULL)
+          WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING'))
       ORDER BY e.next_attempt_at, e.seq
       LIMIT ${limit}
       FOR UPDATE OF e SKIP LOCKED)
