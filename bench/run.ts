@@ -120,6 +120,9 @@ function serviceEnv(dataDir: string, databaseUrl?: string): NodeJS.ProcessEnv {
     PAYGATE_DATA_DIR: dataDir,
     PAYGATE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     PAYGATE_LOG_REQUESTS: "false",
+    // The payment watcher would read public test-network nodes for every initiated transaction;
+    // this machine measures the API, not the internet. Webhook delivery and expiry run as usual.
+    PAYGATE_PAYMENT_WATCHER: "false",
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
   };
 }

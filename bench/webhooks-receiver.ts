@@ -61,9 +61,3 @@ function referenceOf(body: string): string | null {
     return null;
   }
 }
-
-/** Nearest-rank percentile of ascending values; null when there are none. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? null;
-}

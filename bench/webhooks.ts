@@ -22,7 +22,8 @@ import { Cleanup } from "./cleanup.ts";
 import { createScratchDatabase } from "./postgres.ts";
 import { delay, killStragglers, startChild, type Child } from "./processes.ts";
 import { endMigrationLockHolders } from "./webhooks-migration-lock.ts";
-import { percentile, WebhookReceiver } from "./webhooks-receiver.ts";
+import { WebhookReceiver } from "./webhooks-receiver.ts";
+import { formatTable, percentile, type Row } from "./webhooks-report.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PRELOAD_CALLERS = 8;
@@ -37,10 +38,6 @@ const SCENARIOS = [1, 2].flatMap((dispatchers) => [
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Settings { events: number; rate: number; seconds: number; postgresAdminUrl: string }
-interface Row {
-  dispatchers: number; pollMs: number; scenario: Scenario["kind"]; events: number; delivered: number;
-  eventsPerSecond: number | null; p50Ms: number | null; p99Ms: number | null; maxMs: number | null; duplicates: number;
-}
 
 class SettingsError extends Error {}
 
@@ -189,17 +186,6 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   const summary = s.kind === "throughput" ? `${row.eventsPerSecond?.toFixed(1)} events/s` : `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms`;
   console.log(`${tag} ${summary}, ${row.duplicates} duplicates, ${expected.size - delivered} missing`);
   return row;
-}
-
-function formatTable(rows: Row[]): string {
-  const titles = ["dispatchers", "poll ms", "scenario", "events", "events/s", "p50 ms", "p99 ms", "max ms", "duplicates"];
-  const text = (v: number | null) => (v === null ? "–" : String(v));
-  const cells = rows.map((r) => [String(r.dispatchers), String(r.pollMs), r.scenario, String(r.events), r.eventsPerSecond?.toFixed(1) ?? "–",
-    text(r.p50Ms), text(r.p99Ms), text(r.maxMs), String(r.duplicates)]);
-  const widths = titles.map((t, i) => Math.max(t.length, ...cells.map((c) => (c[i] ?? "").length)));
-  const line = (values: string[]) => `| ${values.map((v, i) => (i === 2 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(" | ")} |`;
-  const rule = `|${widths.map((w, i) => (i === 2 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`;
-  return [line(titles), rule, ...cells.map(line)].join("\n");
 }
 
 function cleanUpOnSignals(cleanup: Cleanup): void {
