@@ -22,6 +22,10 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
   const release = target.kind === "pglite" && target.dataDir !== null ? lockEmbeddedDatabase(target.dataDir) : () => {};
   let adapter: Adapter;
   try {
+    if (target.kind === "postgres" && (options.migrate ?? true)) {
+      await migratePostgres(target, options.log);
+      options = { ...options, migrate: false };
+    }
     adapter = await createAdapterFactory(target);
   } catch (error) {
     release();
@@ -31,6 +35,20 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
 }
 
 type Adapter = Awaited<ReturnType<typeof createAdapterFactory>>;
+
+/**
+ * Migrates a PostgreSQL database over a connection of its own, closed afterwards. The schema engine
+ * takes a session-level advisory lock and never releases it; on a pooled connection the lock would
+ * stay with the pool, and the next process to start on the database would wait for it and fail.
+ */
+export async function migratePostgres(target: Extract<DatabaseTarget, { kind: "postgres" }>, log?: (line: string) => void): Promise<void> {
+  const migrator = await createAdapterFactory({ ...target, poolMax: 1 });
+  try {
+    await applyMigrations(migrator.factory, log);
+  } finally {
+    await migrator.close();
+  }
+}
 
 /** On an adapter made elsewhere (the tests make theirs); closing the database closes it. */
 export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}, release: () => void = () => {}): Promise<OpenDatabase> {

@@ -17,6 +17,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { createAdapterFactory, type AdapterFactory } from "../../src/db/adapters.ts";
 import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
+import { migratePostgres } from "../../src/db/database.ts";
 
 export interface TestDatabase {
   factory: AdapterFactory;
@@ -41,8 +42,8 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const drop = once(() => admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   try {
+    await migratePostgres({ kind: "postgres", url: url.toString() });
     const adapter = await createAdapterFactory({ kind: "postgres", url: url.toString(), poolMax: 5 });
-    await applyMigrations(adapter.factory);
     return {
       factory: adapter.factory,
       url: url.toString(),
