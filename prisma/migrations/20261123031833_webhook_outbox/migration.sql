@@ -44,7 +44,7 @@ CREATE TABLE "webhook_delivery_attempts" (
 CREATE UNIQUE INDEX "webhook_events_seq_key" ON "webhook_events"("seq");
 
 -- CreateIndex
-CREATE INDEX "webhook_events_state_next_attempt_at_idx" ON "webhook_events"("state", "next_attempt_at");
+CREATE INDEX "webhook_events_state_next_attempt_at_seq_idx" ON "webhook_events"("state", "next_attempt_at", "seq");
 
 -- CreateIndex
 CREATE INDEX "webhook_events_merchant_id_created_at_idx" ON "webhook_events"("merchant_id", "created_at");
