@@ -40,6 +40,11 @@ export interface EsploraOptions {
   maxPages?: number;
   /** How far before `since` a block's timestamp may lie and its txs still count. Default 6 h. */
   sinceMarginMs?: number;
+  /**
+   * How long one tip height serves every address read (a watcher pass reads many). An older tip only
+   * understates confirmations. Default 1000 ms; 0 reads it for every address.
+   */
+  tipMaxAgeMs?: number;
 }
 
 export interface EsploraOutput {
@@ -64,6 +69,8 @@ export class EsploraClient {
   private readonly pageSize: number;
   private readonly maxPages: number;
   private readonly sinceMarginMs: number;
+  private readonly tipMaxAgeMs: number;
+  private tip: { height: Promise<number>; at: number } | null = null;
 
   constructor(options: EsploraOptions) {
     this.base = options.baseUrl.replace(/\/+$/, "");
@@ -72,6 +79,20 @@ export class EsploraClient {
     this.pageSize = options.pageSize ?? 25;
     this.maxPages = options.maxPages ?? 40;
     this.sinceMarginMs = options.sinceMarginMs ?? 6 * 3_600_000;
+    this.tipMaxAgeMs = options.tipMaxAgeMs ?? 1000;
+  }
+
+  /** The node's best block height, shared by the reads of the next `tipMaxAgeMs` (a failure is not kept). */
+  recentTipHeight(): Promise<number> {
+    const now = Date.now();
+    if (this.tip && now - this.tip.at < this.tipMaxAgeMs) return this.tip.height;
+    const height = this.tipHeight();
+    const entry = { height, at: now };
+    this.tip = entry;
+    height.catch(() => {
+      if (this.tip === entry) this.tip = null;
+    });
+    return height;
   }
 
   /** The height of the node's best block. */
@@ -103,7 +124,7 @@ export class EsploraClient {
 
   /** Every output paying `address` on the node's best chain or in its mempool. */
   async receiptsTo(address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
-    const tip = await this.tipHeight();
+    const tip = await this.recentTipHeight();
     const txs = await this.history(address, options.since);
     const cutoff = options.since.getTime() - this.sinceMarginMs;
     const wanted = normaliseAddress(address);

@@ -39,7 +39,7 @@ export interface ChainWatchersOptions {
   /** The USDT contracts; pass the same as to HdWalletRails. Default: networks.ts's. */
   usdtContracts?: { live?: string; test?: string };
   /** Tuning of the Esplora clients (tests). */
-  esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs">;
+  esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs" | "tipMaxAgeMs">;
   /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
   evmTuning?: Partial<Pick<EvmRpcOptions, "sinceMarginSeconds" | "now" | "blockTimeSeconds">>;
 }

@@ -25,7 +25,7 @@ beforeEach(() => {
 const SINCE = new Date(1_700_000_000 * 1000);
 
 function client(options: Partial<EsploraOptions> = {}) {
-  return new EsploraClient({ baseUrl: node.url, timeoutMs: 1000, name: "BTC live Esplora", ...options });
+  return new EsploraClient({ baseUrl: node.url, timeoutMs: 1000, name: "BTC live Esplora", tipMaxAgeMs: 0, ...options });
 }
 
 const view = (receipts: ObservedReceipt[]) =>
@@ -190,3 +190,25 @@ describe("Esplora: failures", () => {
     await expect(client().receiptsTo(ME, { since: SINCE })).rejects.toThrow(/BTC live Esplora: request failed/);
   });
 });
+
+describe("the tip height", () => {
+  it("serves the reads of one pass from one request, then asks again once it is older than tipMaxAgeMs", async () => {
+    const c = client({ tipMaxAgeMs: 200 });
+    const tipRequests = () => node.requests.filter((p) => p === "/blocks/tip/height").length;
+    const before = tipRequests();
+    await Promise.all([c.receiptsTo(ME, { since: SINCE }), c.receiptsTo(ME, { since: SINCE }), c.receiptsTo(ME, { since: SINCE })]);
+    expect(tipRequests() - before).toBe(1);
+    await new Promise((r) => setTimeout(r, 250));
+    await c.receiptsTo(ME, { since: SINCE });
+    expect(tipRequests() - before).toBe(2);
+  });
+
+  it("does not keep a failed read", async () => {
+    const c = client({ tipMaxAgeMs: 60_000 });
+    node.failure = (path) => (path === "/blocks/tip/height" ? { status: 500 } : null);
+    await expect(c.receiptsTo(ME, { since: SINCE })).rejects.toThrow();
+    node.failure = null;
+    await expect(c.receiptsTo(ME, { since: SINCE })).resolves.toBeInstanceOf(Array);
+  });
+});
+
