@@ -1,6 +1,7 @@
 // The ceiling: a bare Express 5 app whose POST /v1/transaction parses the same JSON body as
-// initialize and does one INSERT of a row like the transaction row. No authentication, no
-// customer, no Prisma: what HTTP + JSON + one insert cost on this machine and database.
+// initialize and writes what initialize writes, in one statement: a row like the transaction row
+// and its webhook event (the outbox row). No authentication, no customer, no Prisma: what HTTP +
+// JSON + that statement cost on this machine and database.
 //
 //   PORT=… CEILING_DATABASE_URL=postgres://… node --import tsx bench/ceiling.ts   (pg Pool, max 10)
 //   PORT=… CEILING_PGLITE_DIR=/tmp/…        node --import tsx bench/ceiling.ts   (PGlite, that folder)
@@ -44,13 +45,33 @@ CREATE TABLE IF NOT EXISTS bench_ceiling.transactions (
   UNIQUE (wallet_id, derivation_index)
 );
 CREATE INDEX IF NOT EXISTS transactions_merchant_created ON bench_ceiling.transactions (merchant_id, created_at);
-CREATE INDEX IF NOT EXISTS transactions_status ON bench_ceiling.transactions (status);`;
+CREATE INDEX IF NOT EXISTS transactions_status ON bench_ceiling.transactions (status);
+CREATE TABLE IF NOT EXISTS bench_ceiling.webhook_events (
+  id TEXT PRIMARY KEY,
+  seq BIGSERIAL UNIQUE,
+  merchant_id INTEGER NOT NULL,
+  transaction_id TEXT NOT NULL REFERENCES bench_ceiling.transactions (id),
+  type TEXT NOT NULL,
+  is_live BOOLEAN NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'PENDING',
+  attempt_count INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TIMESTAMPTZ(3) NOT NULL,
+  created_at TIMESTAMPTZ(3) NOT NULL,
+  UNIQUE (transaction_id, type)
+);
+CREATE INDEX IF NOT EXISTS webhook_events_due ON bench_ceiling.webhook_events (state, next_attempt_at, seq);`;
 
 const INSERT = `
-INSERT INTO bench_ceiling.transactions
-  (id, reference, merchant_id, customer_id, is_live, status, description, initialized_amount, initialized_currency_id, request_meta, updated_at)
-VALUES ($1, $2, 1, 1, false, 'INITIATED', $3, $4, $5, $6, now())
-RETURNING id, reference, status, created_at`;
+WITH created AS (
+  INSERT INTO bench_ceiling.transactions
+    (id, reference, merchant_id, customer_id, is_live, status, description, initialized_amount, initialized_currency_id, request_meta, updated_at)
+  VALUES ($1, $2, 1, 1, false, 'INITIATED', $3, $4, $5, $6, now())
+  RETURNING id, reference, status, created_at),
+event AS (
+  INSERT INTO bench_ceiling.webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
+  SELECT $7, 1, created.id, 'payment.initiated', false, $8, now(), now() FROM created)
+SELECT * FROM created`;
 
 const FIAT_IDS: Record<string, number> = { USD: 1, NGN: 2 };
 
@@ -126,6 +147,8 @@ function createCeilingApp(store: Store): express.Express {
       body.amount,
       FIAT_IDS[body.currency.toUpperCase()],
       JSON.stringify(body.meta ?? {}),
+      `evt_${randomBytes(18).toString("base64url")}`,
+      JSON.stringify({ event: "payment.initiated", data: { transaction: { ...body, status: "INITIATED" } } }),
     ];
     const { rows } = await store.query(INSERT, params);
     res.status(201).json({ status: "success", data: rows[0], meta: body.meta ?? {} });

@@ -188,6 +188,15 @@ describe("expiry in the background", () => {
     expect(get.data.amount_paid).toBeNull();
   });
 
+  it("abandons each transaction once when several instances expire at the same time", async () => {
+    const ids = await Promise.all([1, 2, 3, 4, 5].map(async () => (await pendingTransaction("4")).id));
+    await t.db.transaction.updateManyAndReturn({ where: { id: { in: ids } }, data: { expiresAt: new Date(Date.now() - 1) } });
+    const counts = await Promise.all([1, 2, 3].map(() => new ExpiryScheduler(t.gateway, 20).tick()));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(5);
+    const abandoned = await t.db.webhookEvent.count({ where: { transactionId: { in: ids }, type: "payment.abandoned" } });
+    expect(abandoned).toBe(5);
+  });
+
   it("runs on its own once started", async () => {
     const { id } = await pendingTransaction("4");
     await t.db.transaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1) } });
