@@ -28,7 +28,9 @@ beforeAll(async () => {
     timeoutMs: 500,
     esplora: { BTC: { test: esplora.url }, LTC: {} },
     evm: { ethereum: { test: evm.url }, bsc: {} },
-    esploraTuning: { tipMaxAgeMs: 0 }, // the tests move the tip between passes
+    // The tests move the tip and the head between passes.
+    esploraTuning: { tipMaxAgeMs: 0 },
+    evmTuning: { headMaxAgeMs: 0 },
   });
   watcher = new PaymentWatcher(
     t.gateway,

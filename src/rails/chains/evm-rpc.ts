@@ -52,6 +52,11 @@ export interface EvmRpcOptions {
   sinceMarginSeconds?: number;
   /** Milliseconds since the epoch. Default Date.now. */
   now?: () => number;
+  /**
+   * How long one head block number serves every address read (a watcher pass reads many). An older
+   * head only understates confirmations. Default 1000 ms; 0 reads it for every address.
+   */
+  headMaxAgeMs?: number;
 }
 
 export interface TokenContract {
@@ -75,6 +80,8 @@ export class EvmRpcClient {
   private readonly sinceMarginSeconds: number;
   private readonly now: () => number;
   private readonly fromBlocks = new Map<number, number>();
+  private readonly headMaxAgeMs: number;
+  private head: { number: Promise<number>; at: number } | null = null;
   private nextId = 1;
 
   constructor(options: EvmRpcOptions) {
@@ -87,6 +94,20 @@ export class EvmRpcClient {
     if (!Number.isInteger(this.maxBlockRange) || this.maxBlockRange < 1) throw new RangeError("maxBlockRange must be a positive integer");
     this.sinceMarginSeconds = options.sinceMarginSeconds ?? 1800;
     this.now = options.now ?? Date.now;
+    this.headMaxAgeMs = options.headMaxAgeMs ?? 1000;
+  }
+
+  /** The head block number, shared by the reads of the next `headMaxAgeMs` (a failure is not kept). */
+  recentBlockNumber(): Promise<number> {
+    const now = Date.now();
+    if (this.head && now - this.head.at < this.headMaxAgeMs) return this.head.number;
+    const number = this.blockNumber();
+    const entry = { number, at: now };
+    this.head = entry;
+    number.catch(() => {
+      if (this.head === entry) this.head = null;
+    });
+    return number;
   }
 
   async blockNumber(): Promise<number> {
@@ -111,7 +132,7 @@ export class EvmRpcClient {
   async nativeReceipts(address: string, options: { requiredConfirmations: number }): Promise<ObservedReceipt[]> {
     checkAddress(address);
     const required = Math.max(1, Math.floor(options.requiredConfirmations));
-    const head = await this.blockNumber();
+    const head = await this.recentBlockNumber();
     const confirmedAt = head - required + 1;
     const [confirmed, latest] = await Promise.all([
       confirmedAt < 0 ? Promise.resolve(0n) : this.balance(address, confirmedAt),
@@ -131,7 +152,7 @@ export class EvmRpcClient {
   async tokenReceipts(token: TokenContract, address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
     const recipient = `0x${"0".repeat(24)}${checkAddress(address).slice(2).toLowerCase()}`;
     const contract = checkAddress(token.contract).toLowerCase();
-    const head = await this.blockNumber();
+    const head = await this.recentBlockNumber();
     const from = await this.firstBlockSince(options.since, head);
     const found = new Map<string, RpcLog>();
     for (let start = from; start <= head; start += this.maxBlockRange) {

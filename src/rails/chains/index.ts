@@ -41,7 +41,7 @@ export interface ChainWatchersOptions {
   /** Tuning of the Esplora clients (tests). */
   esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs" | "tipMaxAgeMs">;
   /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
-  evmTuning?: Partial<Pick<EvmRpcOptions, "sinceMarginSeconds" | "now" | "blockTimeSeconds">>;
+  evmTuning?: Partial<Pick<EvmRpcOptions, "sinceMarginSeconds" | "now" | "blockTimeSeconds" | "headMaxAgeMs">>;
 }
 
 type Mode = "live" | "test";

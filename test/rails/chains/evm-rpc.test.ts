@@ -34,7 +34,7 @@ beforeEach(() => {
 const blockTime = (n: number) => new Date((node.genesisTime + n * node.blockSeconds) * 1000);
 
 function client(options: Partial<EvmRpcOptions> = {}) {
-  return new EvmRpcClient({ url: node.url, timeoutMs: 1000, blockTimeSeconds: 12, name: "Ethereum JSON-RPC", now: () => blockTime(node.head).getTime(), ...options });
+  return new EvmRpcClient({ url: node.url, timeoutMs: 1000, blockTimeSeconds: 12, name: "Ethereum JSON-RPC", now: () => blockTime(node.head).getTime(), headMaxAgeMs: 0, ...options });
 }
 
 const view = (receipts: ObservedReceipt[]) =>
@@ -276,5 +276,19 @@ describe("JSON-RPC: failures", () => {
   it("refuses an address that is not an EVM address", async () => {
     await expect(client().nativeReceipts("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", { requiredConfirmations: 12 })).rejects.toThrow(RangeError);
     expect(node.calls).toHaveLength(0);
+  });
+});
+
+describe("the head block number", () => {
+  it("serves the reads of one pass from one eth_blockNumber, then asks again once it is older than headMaxAgeMs", async () => {
+    const c = client({ headMaxAgeMs: 200 });
+    const asked = () => node.calls.filter((call) => call.method === "eth_blockNumber").length;
+    const before = asked();
+    const address = "0x2222222222222222222222222222222222222222";
+    await Promise.all([1, 2, 3].map(() => c.nativeReceipts(address, { requiredConfirmations: 3 })));
+    expect(asked() - before).toBe(1);
+    await new Promise((r) => setTimeout(r, 250));
+    await c.nativeReceipts(address, { requiredConfirmations: 3 });
+    expect(asked() - before).toBe(2);
   });
 });

@@ -44,7 +44,8 @@ function watchers(overrides: Partial<ChainWatchersOptions> = {}) {
     timeoutMs: 1000,
     esplora: { BTC: { live: btcLive.url, test: btcTest.url }, LTC: { live: ltcLive.url } },
     evm: { ethereum: { live: ethLive.url, test: ethTest.url }, bsc: { live: bscLive.url } },
-    evmTuning: { now: () => headTime(ethLive) },
+    evmTuning: { now: () => headTime(ethLive), headMaxAgeMs: 0 },
+    esploraTuning: { tipMaxAgeMs: 0 },
     ...overrides,
   });
 }
