@@ -2,45 +2,30 @@
 // at least once, each time with its own unchanged webhook-id. `paygate worker` runs as an operator
 // runs it, in a child process on a real database (a data folder, or PostgreSQL with DATABASE_URL).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { startRuntime } from "../../src/runtime.ts";
 import { createMerchant } from "../../src/core/merchants/merchants.ts";
-import { createTestDatabase } from "../support/test-database.ts";
+import { useCli } from "../support/cli.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 const BURST = 40;
-let dataDir = "";
+const cli = useCli(); // a data folder or PostgreSQL database of this file's own
 let env: NodeJS.ProcessEnv = {};
-let closeDb = async () => {};
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "paygate-crash-"));
   env = {
-    ...process.env,
-    PAYGATE_DATA_DIR: dataDir,
-    PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64"),
+    ...cli.env(),
     PAYGATE_WEBHOOK_TIMEOUT_MS: "1000", // an event held by the killed worker is due again 3 s later
     PAYGATE_WEBHOOK_POLL_MS: "20",
     PAYGATE_WEBHOOK_CONCURRENCY: "4",
   };
-  if (process.env.DATABASE_URL) {
-    const db = await createTestDatabase();
-    env.DATABASE_URL = db.url ?? undefined;
-    closeDb = db.close;
-  }
   receiver = await startWebhookReceiver();
   receiver.answer = () => ({ status: 200, delayMs: 25 });
 });
-afterAll(async () => {
-  await receiver.close();
-  await closeDb();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => receiver.close());
 
 /** Opens the database in this process (the embedded one allows one process at a time). */
 async function withRuntime<T>(work: (rt: Awaited<ReturnType<typeof startRuntime>>) => Promise<T>): Promise<T> {

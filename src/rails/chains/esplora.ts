@@ -23,6 +23,7 @@ import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
 import { hostOf, requestText } from "./http.ts";
 import { isExactObject, JsonNumber, parseExactJson, type ExactJson } from "../prices/exact-json.ts";
+import { Recent } from "./recent.ts";
 import { fromBaseUnits } from "./units.ts";
 
 /** Satoshis (litoshis) per coin: 10^8. */
@@ -69,8 +70,7 @@ export class EsploraClient {
   private readonly pageSize: number;
   private readonly maxPages: number;
   private readonly sinceMarginMs: number;
-  private readonly tipMaxAgeMs: number;
-  private tip: { height: Promise<number>; at: number } | null = null;
+  private readonly tip: Recent<number>;
 
   constructor(options: EsploraOptions) {
     this.base = options.baseUrl.replace(/\/+$/, "");
@@ -79,20 +79,7 @@ export class EsploraClient {
     this.pageSize = options.pageSize ?? 25;
     this.maxPages = options.maxPages ?? 40;
     this.sinceMarginMs = options.sinceMarginMs ?? 6 * 3_600_000;
-    this.tipMaxAgeMs = options.tipMaxAgeMs ?? 1000;
-  }
-
-  /** The node's best block height, shared by the reads of the next `tipMaxAgeMs` (a failure is not kept). */
-  recentTipHeight(): Promise<number> {
-    const now = Date.now();
-    if (this.tip && now - this.tip.at < this.tipMaxAgeMs) return this.tip.height;
-    const height = this.tipHeight();
-    const entry = { height, at: now };
-    this.tip = entry;
-    height.catch(() => {
-      if (this.tip === entry) this.tip = null;
-    });
-    return height;
+    this.tip = new Recent(options.tipMaxAgeMs ?? 1000, () => this.tipHeight());
   }
 
   /** The height of the node's best block. */
@@ -124,7 +111,7 @@ export class EsploraClient {
 
   /** Every output paying `address` on the node's best chain or in its mempool. */
   async receiptsTo(address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
-    const tip = await this.recentTipHeight();
+    const tip = await this.tip.get();
     const txs = await this.history(address, options.since);
     const cutoff = options.since.getTime() - this.sinceMarginMs;
     const wanted = normaliseAddress(address);

@@ -21,6 +21,7 @@
 //
 // A JSON-RPC `error` member, an HTTP error, a timeout or an answer of the wrong shape rejects with a
 // ChainNodeError naming the node (by host), the method and the node's message.
+import { Recent } from "./recent.ts";
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
 import { hostOf, quote, requestText } from "./http.ts";
@@ -80,8 +81,7 @@ export class EvmRpcClient {
   private readonly sinceMarginSeconds: number;
   private readonly now: () => number;
   private readonly fromBlocks = new Map<number, number>();
-  private readonly headMaxAgeMs: number;
-  private head: { number: Promise<number>; at: number } | null = null;
+  private readonly head: Recent<number>;
   private nextId = 1;
 
   constructor(options: EvmRpcOptions) {
@@ -94,20 +94,7 @@ export class EvmRpcClient {
     if (!Number.isInteger(this.maxBlockRange) || this.maxBlockRange < 1) throw new RangeError("maxBlockRange must be a positive integer");
     this.sinceMarginSeconds = options.sinceMarginSeconds ?? 1800;
     this.now = options.now ?? Date.now;
-    this.headMaxAgeMs = options.headMaxAgeMs ?? 1000;
-  }
-
-  /** The head block number, shared by the reads of the next `headMaxAgeMs` (a failure is not kept). */
-  recentBlockNumber(): Promise<number> {
-    const now = Date.now();
-    if (this.head && now - this.head.at < this.headMaxAgeMs) return this.head.number;
-    const number = this.blockNumber();
-    const entry = { number, at: now };
-    this.head = entry;
-    number.catch(() => {
-      if (this.head === entry) this.head = null;
-    });
-    return number;
+    this.head = new Recent(options.headMaxAgeMs ?? 1000, () => this.blockNumber());
   }
 
   async blockNumber(): Promise<number> {
@@ -132,7 +119,7 @@ export class EvmRpcClient {
   async nativeReceipts(address: string, options: { requiredConfirmations: number }): Promise<ObservedReceipt[]> {
     checkAddress(address);
     const required = Math.max(1, Math.floor(options.requiredConfirmations));
-    const head = await this.recentBlockNumber();
+    const head = await this.head.get();
     const confirmedAt = head - required + 1;
     const [confirmed, latest] = await Promise.all([
       confirmedAt < 0 ? Promise.resolve(0n) : this.balance(address, confirmedAt),
@@ -152,7 +139,7 @@ export class EvmRpcClient {
   async tokenReceipts(token: TokenContract, address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
     const recipient = `0x${"0".repeat(24)}${checkAddress(address).slice(2).toLowerCase()}`;
     const contract = checkAddress(token.contract).toLowerCase();
-    const head = await this.recentBlockNumber();
+    const head = await this.head.get();
     const from = await this.firstBlockSince(options.since, head);
     const found = new Map<string, RpcLog>();
     for (let start = from; start <= head; start += this.maxBlockRange) {
