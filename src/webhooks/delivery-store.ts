@@ -28,12 +28,14 @@ interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
 export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
   const claimToken = randomUUID();
   const only = onlyId ?? null;
-  // An operator's redelivery of one event (`only`) skips the order rule; the loop never does.
+  // An operator's redelivery of one event (`only`) skips the order rule and is taken even without a
+  // URL (so that it can say so); the loop takes neither.
   const rows = await db.$queryRaw<ClaimedRow[]>`
     WITH due AS (
-      SELECT e.id FROM webhook_events e
+      SELECT e.id FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
       WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
         AND (${only}::text IS NULL OR e.id = ${only}::text)
+        AND (${only}::text IS NOT NULL OR (CASE WHEN e.is_live THEN m.live_webhook_url ELSE m.test_webhook_url END) IS NOT NULL)
         AND (${only}::text IS NOT NULL OR NOT EXISTS (
           SELECT 1 FROM webhook_events earlier
           WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING'))
@@ -48,6 +50,24 @@ export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, 
       w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
       m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc"`;
   return rows.map((row) => ({ ...row, claimToken }));
+}
+
+/**
+ * Marks due events whose merchant has no URL for their mode as skipped, up to `limit` in one
+ * statement, and returns how many: nothing is sent and nothing retried. In bulk, because a merchant
+ * without a URL may produce events as fast as the API takes requests.
+ */
+export async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
+  return db.$executeRaw`
+    WITH unroutable AS (
+      SELECT e.id FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
+      WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
+        AND (CASE WHEN e.is_live THEN m.live_webhook_url ELSE m.test_webhook_url END) IS NULL
+      ORDER BY e.next_attempt_at, e.seq
+      LIMIT ${limit}
+      FOR UPDATE OF e SKIP LOCKED)
+    UPDATE webhook_events w SET state = 'SKIPPED', claim_token = NULL
+    FROM unroutable WHERE w.id = unroutable.id`;
 }
 
 export interface AttemptRecord {

@@ -5,10 +5,13 @@ import type { WebhookConfig } from "../config.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { Database } from "../db/types.ts";
-import { claimDueEvents, requeueEvent, settleEvent, type AttemptRecord, type ClaimedEvent, type EventOutcome } from "./delivery-store.ts";
+import { claimDueEvents, requeueEvent, settleEvent, skipUnroutableEvents, type AttemptRecord, type ClaimedEvent, type EventOutcome } from "./delivery-store.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
+
+/** Events without a URL skipped per statement. */
+const SKIP_BATCH = 1000;
 
 export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
 
@@ -71,6 +74,7 @@ export class WebhookDispatcher {
   /** Delivers everything due now, waiting for each attempt: for the CLI and tests. Returns the reports. */
   async drain(): Promise<DeliveryReport[]> {
     const reports: DeliveryReport[] = [];
+    while ((await this.skipUnroutable()) === SKIP_BATCH);
     for (;;) {
       const claimed = await this.claim(this.settings.concurrency);
       if (claimed.length === 0) return reports;
@@ -93,8 +97,10 @@ export class WebhookDispatcher {
     while (!this.stopping) {
       const free = this.settings.concurrency - this.inFlight.size;
       let claimed = 0;
+      let skipped = 0;
       if (free > 0) {
         try {
+          skipped = await this.skipUnroutable();
           const events = await this.claim(free);
           claimed = events.length;
           failures = 0;
@@ -104,7 +110,7 @@ export class WebhookDispatcher {
           this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
         }
       }
-      if (claimed > 0 && claimed === free) continue; // more may be due
+      if ((claimed > 0 && claimed === free) || skipped === SKIP_BATCH) continue; // more may be due
       await this.pause(failures > 0 ? Math.min(30_000, this.settings.pollMs * 2 ** failures) : this.settings.pollMs);
     }
     await Promise.all(this.inFlight);
@@ -136,6 +142,10 @@ export class WebhookDispatcher {
     });
   }
 
+  private skipUnroutable(): Promise<number> {
+    return skipUnroutableEvents(this.deps.db, this.deps.clock.now(), SKIP_BATCH);
+  }
+
   private claim(limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
     const now = this.deps.clock.now();
     return claimDueEvents(this.deps.db, now, new Date(now.getTime() + this.leaseMs), limit, onlyId);
@@ -145,7 +155,7 @@ export class WebhookDispatcher {
     const mode = event.isLive ? "live" : "test";
     const url = event.isLive ? event.liveWebhookUrl : event.testWebhookUrl;
     if (!url) {
-      // Nowhere to send it: recorded as skipped, never retried.
+      // The URL was removed after the event was claimed (or an operator redelivers it): skipped, never retried.
       const outcome: EventOutcome = { state: "SKIPPED" };
       await settleEvent(this.deps.db, event, outcome, null);
       return { eventId: event.id, type: event.type, outcome, attempt: null };
