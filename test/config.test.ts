@@ -1,0 +1,82 @@
+// The webhook, lifecycle and watcher variables of the environment: defaults, parsing, and errors
+// that name the variable.
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("webhook, lifecycle and watcher configuration", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config.webhooks).toEqual({
+      dispatcher: true,
+      timeoutMs: 10_000,
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 86_400_000, 86_400_000],
+      pollMs: 250,
+      concurrency: 16,
+      allowPrivate: false,
+    });
+    const days = config.webhooks.retryScheduleMs.reduce((a, b) => a + b, 0) / 86_400_000;
+    expect(days).toBeGreaterThan(3);
+    expect(days).toBeLessThan(3.5);
+    expect(config.lifecycle).toEqual({
+      initiatedWindowMs: 86_400_000,
+      checkoutWindowMs: 1_800_000,
+      underpaymentTolerance: "0",
+      expiryScheduler: true,
+      expiryIntervalMs: 5000,
+    });
+    expect(config.watch).toEqual({ enabled: true, intervalMs: 15_000, concurrency: 4, lateGraceMs: 86_400_000 });
+    expect(config.chains.requiredConfirmations("BTC")).toBe(2);
+    expect(config.chains.requiredConfirmations("USDT")).toBe(12);
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PAYGATE_WEBHOOK_DISPATCHER: "false",
+      PAYGATE_WEBHOOK_TIMEOUT_MS: "2500",
+      PAYGATE_WEBHOOK_RETRY_SCHEDULE: "500ms, 10s,1m,2h,1d",
+      PAYGATE_WEBHOOK_POLL_MS: "50",
+      PAYGATE_WEBHOOK_CONCURRENCY: "4",
+      PAYGATE_WEBHOOK_ALLOW_PRIVATE: "1",
+      PAYGATE_INITIATED_WINDOW_MINUTES: "60",
+      PAYGATE_CHECKOUT_WINDOW_MINUTES: "15",
+      PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "0.5",
+      PAYGATE_EXPIRY_SCHEDULER: "false",
+      PAYGATE_EXPIRY_INTERVAL_MS: "1000",
+      PAYGATE_PAYMENT_WATCHER: "0",
+      PAYGATE_WATCH_INTERVAL_MS: "30000",
+      PAYGATE_WATCH_CONCURRENCY: "8",
+      PAYGATE_LATE_PAYMENT_WATCH_HOURS: "2",
+    });
+    expect(config.webhooks).toEqual({
+      dispatcher: false,
+      timeoutMs: 2500,
+      retryScheduleMs: [500, 10_000, 60_000, 7_200_000, 86_400_000],
+      pollMs: 50,
+      concurrency: 4,
+      allowPrivate: true,
+    });
+    expect(config.lifecycle).toEqual({
+      initiatedWindowMs: 3_600_000,
+      checkoutWindowMs: 900_000,
+      underpaymentTolerance: "0.005",
+      expiryScheduler: false,
+      expiryIntervalMs: 1000,
+    });
+    expect(config.watch).toEqual({ enabled: false, intervalMs: 30_000, concurrency: 8, lateGraceMs: 7_200_000 });
+  });
+
+  const bad: [string, Record<string, string>, RegExp][] = [
+    ["a schedule entry without a unit", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "5s,10" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '10' is not a duration/],
+    ["a schedule entry over 7 days", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "8d" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '8d' must be more than 0 and at most 7d/],
+    ["a tolerance over 10 %", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "12" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be at most 10/],
+    ["a negative tolerance", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "-1" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be a percentage/],
+    ["a zero checkout window", { PAYGATE_CHECKOUT_WINDOW_MINUTES: "0" }, /PAYGATE_CHECKOUT_WINDOW_MINUTES/],
+    ["a bad boolean", { PAYGATE_WEBHOOK_DISPATCHER: "yes" }, /PAYGATE_WEBHOOK_DISPATCHER/],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`refuses ${name}, naming the variable`, () => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  }
+});
