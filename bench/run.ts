@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { Cleanup } from "./cleanup.ts";
+import { phase as runPhase } from "./progress.ts";
 import { measure, measureAfterWarmUp, type LoadSpec, type Measurement } from "./load.ts";
 import { createScratchDatabase } from "./postgres.ts";
 import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
@@ -77,18 +78,7 @@ function databaseList(text: string): DatabaseKind[] {
 /** Set on SIGINT/SIGTERM: what fails after that is the interruption, not worth a message. */
 let interrupted = false;
 
-async function phase<T>(label: string, work: () => Promise<T>, summary: (value: T) => string): Promise<T> {
-  process.stdout.write(`${label} … `);
-  const started = performance.now();
-  try {
-    const value = await work();
-    console.log(`${summary(value)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    return value;
-  } catch (error) {
-    console.log(interrupted ? "interrupted" : "failed");
-    throw error;
-  }
-}
+const phase = <T>(label: string, work: () => Promise<T>, summary: (value: T) => string) => runPhase(label, work, summary, () => interrupted);
 
 function describe(row: Row): string {
   return `${row.rps.toFixed(1)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.errors} errors`;

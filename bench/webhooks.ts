@@ -10,6 +10,7 @@
 // Progress, then a markdown table; the JSON goes to a temp folder as with bench/run.ts (bench/results
 // is not git-ignored). Exits 1 when an event was not delivered or anything failed, 2 on bad settings.
 // BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres): where the scratch databases are made.
+import { phase as runPhase } from "./progress.ts";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -52,18 +53,7 @@ let interrupted = false;
 /** The clean-up a signal started; main waits for it rather than exiting under it. */
 let interruption: Promise<unknown> = Promise.resolve();
 
-async function phase<T>(label: string, work: () => Promise<T>, summary: (value: T) => string): Promise<T> {
-  process.stdout.write(`${label} … `);
-  const started = performance.now();
-  try {
-    const value = await work();
-    console.log(`${summary(value)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    return value;
-  } catch (error) {
-    console.log(interrupted ? "interrupted" : "failed");
-    throw error;
-  }
-}
+const phase = <T>(label: string, work: () => Promise<T>, summary: (value: T) => string) => runPhase(label, work, summary, () => interrupted);
 
 /** The inherited environment without anything that would point the workers elsewhere. */
 function workerEnv(databaseUrl: string, encryptionKey: string, pollMs: number): NodeJS.ProcessEnv {
