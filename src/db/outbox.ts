@@ -14,7 +14,8 @@ type HookedWrite = (typeof HOOKED_WRITES)[number];
 const REFUSED_WRITES = ["updateMany", "createMany"] as const;
 
 /**
- * The client the application uses. Its API is the plain client's (a query extension changes no
+ * The client the application uses. A write of a transaction inside a batch `$transaction([...])`
+ * would get its event in a transaction of its own, outside the batch: use the callback form. Its API is the plain client's (a query extension changes no
  * types), so it is typed as one; `$transaction` additionally lets the hooks write events on the
  * caller's own database transaction.
  */
