@@ -8,6 +8,7 @@ export type ErrorCode =
   | "invalid_state"
   | "kyb_required"
   | "upstream_unavailable"
+  | "idempotency_conflict"
   | "unsupported_media_type"
   | "payload_too_large"
   | "internal_error";

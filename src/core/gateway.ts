@@ -4,6 +4,7 @@ import type { Database } from "../db/types.ts";
 import type { Credentials } from "./merchants/credentials.ts";
 import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
+import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
@@ -37,11 +38,11 @@ export interface GatewayDeps {
 export class PaymentGateway {
   constructor(readonly deps: GatewayDeps) {}
 
-  initializeTransaction(request: InitializeRequest): Promise<TransactionRecord> {
+  initializeTransaction(request: InitializeRequest): Promise<Outcome> {
     return initializeTransaction(this.deps, request);
   }
 
-  initiatePayment(request: InitiateRequest): Promise<TransactionRecord> {
+  initiatePayment(request: InitiateRequest): Promise<Outcome> {
     return initiatePayment(this.deps, request);
   }
 
@@ -70,6 +71,11 @@ export class PaymentGateway {
   /** Abandons open transactions whose window has closed (the expiry scheduler's tick). */
   expireDue(limit?: number): Promise<TransactionRecord[]> {
     return expireDue(this.deps.db, this.deps.clock.now(), limit, this.lifecycle);
+  }
+
+  /** Forgets Idempotency-Keys past their 24 hours (the expiry job's tick). */
+  pruneIdempotencyKeys(): Promise<number> {
+    return pruneIdempotencyKeys(this.deps.db, this.deps.clock.now());
   }
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */

@@ -24,7 +24,18 @@ export interface NewTransaction {
   expiresAt: Date;
 }
 
-export async function insertInitiatedTransaction(db: Database, t: NewTransaction, merchant: { name: string }): Promise<Transaction> {
+/** The request's Idempotency-Key, remembered with the transaction it made (src/core/idempotency.ts). */
+export interface IdempotencyRecord {
+  key: string;
+  fingerprint: string;
+}
+
+export async function insertInitiatedTransaction(
+  db: Database,
+  t: NewTransaction,
+  merchant: { name: string },
+  idempotency: IdempotencyRecord | null = null,
+): Promise<Transaction> {
   const row: Transaction = {
     ...t,
     status: "INITIATED",
@@ -46,6 +57,13 @@ export async function insertInitiatedTransaction(db: Database, t: NewTransaction
   };
   const event = paymentEventFor({ ...row, merchant });
   const meta = JSON.stringify(t.requestMeta);
+  // A key already taken fails the whole statement (primary key), so nothing is created twice.
+  const remembered = idempotency
+    ? Prisma.sql`, remembered AS (
+      INSERT INTO idempotency_keys (merchant_id, is_live, key, operation, fingerprint, transaction_id, created_at)
+      SELECT ${t.merchantId}, ${t.isLive}, ${idempotency.key}, 'initialize', ${idempotency.fingerprint}, created.id, ${t.createdAt}
+      FROM created)`
+    : Prisma.empty;
   await db.$executeRaw`
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_name, payment_link_id, is_live,
@@ -53,7 +71,7 @@ export async function insertInitiatedTransaction(db: Database, t: NewTransaction
       VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
         ${t.createdAt}, ${t.createdAt}, ${t.expiresAt})
-      RETURNING id)
+      RETURNING id)${remembered}
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
     SELECT ${event.id}, ${t.merchantId}, created.id, ${event.type}, ${t.isLive}, ${event.body}, ${t.createdAt}, ${t.createdAt}
     FROM created`;

@@ -6,6 +6,8 @@ export interface GraphQLContext {
   gateway: PaymentGateway;
   /** The key from `Authorization: Bearer …`, when sent. */
   bearerToken: string | undefined;
+  /** The `Idempotency-Key` header, when sent: it applies to the request's mutation. */
+  idempotencyKey: string | undefined;
 }
 
 export interface TransactionParent {

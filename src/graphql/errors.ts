@@ -11,6 +11,7 @@ const CODES: Record<ErrorCode, string> = {
   invalid_state: "INVALID_STATE",
   kyb_required: "KYB_REQUIRED",
   upstream_unavailable: "UPSTREAM_UNAVAILABLE",
+  idempotency_conflict: "IDEMPOTENCY_CONFLICT",
   unsupported_media_type: "BAD_REQUEST",
   payload_too_large: "BAD_REQUEST",
   internal_error: "INTERNAL_SERVER_ERROR",

@@ -28,6 +28,7 @@ export const resolvers: Resolvers = {
       fromCore(async () => {
         const record = await ctx.gateway.initializeTransaction({
           bearerToken: ctx.bearerToken,
+          idempotencyKey: ctx.idempotencyKey,
           // The spec's body, so REST and GraphQL share one parser and one set of messages.
           body: {
             customer: input.customer,
@@ -45,6 +46,7 @@ export const resolvers: Resolvers = {
       fromCore(async () => {
         const record = await ctx.gateway.initiatePayment({
           bearerToken: ctx.bearerToken,
+          idempotencyKey: ctx.idempotencyKey,
           transactionId,
           body: { currency_id: input.currencyId, refund_address: input.refundAddress },
         });

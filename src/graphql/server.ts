@@ -9,6 +9,7 @@ import { makeExecutableSchema } from "@graphql-tools/schema";
 import express, { type RequestHandler } from "express";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { bearerToken } from "../core/merchants/credentials.ts";
+import { idempotencyKeyHeader } from "../core/idempotency.ts";
 import type { GraphQLContext } from "./context.ts";
 import { formatError } from "./errors.ts";
 import { resolvers } from "./resolvers.ts";
@@ -60,7 +61,11 @@ export async function createGraphQL(
   });
   await server.start();
   const middleware = expressMiddleware(server, {
-    context: async ({ req }) => ({ gateway, bearerToken: bearerToken(req.headers.authorization) }),
+    context: async ({ req }) => ({
+      gateway,
+      bearerToken: bearerToken(req.headers.authorization),
+      idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
+    }),
   });
   return { handler: [express.json({ limit: "64kb" }), middleware], stop: () => server.stop() };
 }

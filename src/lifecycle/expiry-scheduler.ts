@@ -1,7 +1,8 @@
 // Closes checkout windows in the background, so a transaction is abandoned (and payment.abandoned
 // sent) when its window ends, not when someone next reads it. State lives in the database
 // (expires_at), so a restart loses nothing; several instances may run it at once, since each
-// transaction can leave its open state only once (src/core/transactions/lifecycle.ts).
+// transaction can leave its open state only once (src/core/transactions/lifecycle.ts). The same
+// tick forgets Idempotency-Keys older than 24 hours.
 import type { PaymentGateway } from "../core/gateway.ts";
 import { Ticker } from "./ticker.ts";
 
@@ -16,8 +17,9 @@ export class ExpiryScheduler extends Ticker {
     super("expiry", intervalMs, log);
   }
 
-  /** Abandons everything due now; returns how many. */
+  /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys on the way. */
   async tick(): Promise<number> {
+    await this.gateway.pruneIdempotencyKeys();
     let total = 0;
     for (;;) {
       const expired = await this.gateway.expireDue(BATCH);

@@ -9,7 +9,7 @@ import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
 import { newReference } from "../secrets.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
-import type { TransactionRecord } from "./record.ts";
+import { fingerprintOf, idempotencyKeyProblem, isUniqueViolation, replayed, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
 
 export interface InitializeRequest {
@@ -17,14 +17,18 @@ export interface InitializeRequest {
   bearerToken: string | undefined;
   /** The body of spec 4.1, as received. */
   body: unknown;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
 }
+
 
 export async function initializeTransaction(
   { db, credentials, clock, lifecycle = DEFAULT_LIFECYCLE }: { db: Database; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
   request: InitializeRequest,
-): Promise<TransactionRecord> {
+): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
-  if (!parsed.ok) throw errors.initializeValidation(parsed.errors);
+  const keyProblem = idempotencyKeyProblem(request.idempotencyKey);
+  if (!parsed.ok || keyProblem) throw errors.initializeValidation([...(parsed.ok ? [] : parsed.errors), ...(keyProblem ? [keyProblem] : [])]);
   const body = parsed.value;
 
   const caller = await credentials.authenticatePublic(credentialOf(body, request.bearerToken));
@@ -34,6 +38,13 @@ export async function initializeTransaction(
   const problem = fiatAmountProblem(amount, currency);
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
+
+  const scope: IdempotencyScope | null =
+    request.idempotencyKey === undefined
+      ? null
+      : { merchantId: caller.merchant.id, isLive: caller.isLive, key: request.idempotencyKey, operation: "initialize", fingerprint: fingerprintOf(parametersOf(body)) };
+  const replay = scope && (await replayed(db, scope));
+  if (replay) return replay;
 
   const now = clock.now();
   // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
@@ -51,8 +62,19 @@ export async function initializeTransaction(
     requestMeta: body.meta ?? {},
     createdAt: now,
     expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
-  }, caller.merchant);
+  }, caller.merchant, scope).catch(async (error: unknown) => {
+    // A concurrent request with the same key won: answer with what it made.
+    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
+    if (winner) return winner;
+    throw error;
+  });
   return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
+}
+
+/** What the request asks for, whichever way its credential came (header or body). */
+function parametersOf(body: InitializeBody) {
+  const { public_key: _key, payment_link: _link, ...parameters } = body;
+  return parameters;
 }
 
 /**

@@ -6,7 +6,8 @@ import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { findTransactionFor } from "./record.ts";
+import { fingerprintOf, idempotencyKeyProblem, isUniqueViolation, replayed, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
 export interface InitiateDeps {
@@ -22,19 +23,29 @@ export interface InitiateRequest {
   bearerToken: string | undefined;
   transactionId: string;
   body: unknown;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
 }
 
 const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
 
-export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<TransactionRecord> {
+export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<Outcome> {
   const { db } = deps;
   const parsed = parseBody(InitiateBody, request.body);
-  if (!parsed.ok) throw errors.initiateValidation(parsed.errors);
+  const keyProblem = idempotencyKeyProblem(request.idempotencyKey);
+  if (!parsed.ok || keyProblem) throw errors.initiateValidation([...(parsed.ok ? [] : parsed.errors), ...(keyProblem ? [keyProblem] : [])]);
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateSecret(request.bearerToken);
   const transaction = await findTransactionFor(db, request.transactionId, caller.merchant.id, caller.isLive);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  // Before the state checks: a retry of an initiate that went through answers as the first did.
+  const scope: IdempotencyScope | null =
+    request.idempotencyKey === undefined
+      ? null
+      : { merchantId: caller.merchant.id, isLive: caller.isLive, key: request.idempotencyKey, operation: `initiate:${transaction.id}`, fingerprint: fingerprintOf(body) };
+  const replay = scope && (await replayed(db, scope));
+  if (replay) return replay;
   const crypto = cryptoById(body.currency_id);
   if (!crypto) throw errors.unsupportedCurrency(body.currency_id, SUPPORTED);
   const refundAddress = body.refund_address ?? null;
@@ -58,6 +69,11 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
   const paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
 
   return db.$transaction(async (tx) => {
+    // The key first: a concurrent request with the same key fails here, and answers with ours below.
+    if (scope) {
+      const { merchantId, isLive, key, operation, fingerprint } = scope;
+      await tx.idempotencyKey.create({ data: { merchantId, isLive, key, operation, fingerprint, transactionId: transaction.id, createdAt: deps.clock.now() } });
+    }
     // Taking the wallet's row lock serialises initiates on one wallet across every instance.
     const wallet = await tx.wallet.update({
       where: { id: processor.walletId },
@@ -87,6 +103,10 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
     const row = moved[0];
     if (!row) throw errors.notInitiated("transaction_not_initiated");
     return { ...row, merchant: transaction.merchant };
+  }).catch(async (error: unknown) => {
+    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
+    if (winner) return winner;
+    throw error;
   });
 }
 

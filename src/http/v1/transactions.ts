@@ -5,6 +5,7 @@ import type { PaymentGateway } from "../../core/gateway.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { bearerToken } from "../../core/merchants/credentials.ts";
 import { jsonBody } from "../body.ts";
+import { idempotencyKeyHeader } from "../../core/idempotency.ts";
 import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
 
 export function transactionRoutes(gateway: PaymentGateway): Router {
@@ -14,7 +15,9 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     const transaction = await gateway.initializeTransaction({
       bearerToken: bearerToken(req.headers.authorization),
       body: req.body,
+      idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
     });
+    if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
     res.status(201).json(success(initializedTransaction(transaction), transaction.requestMeta));
   });
 
@@ -23,7 +26,9 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
       body: req.body,
+      idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
     });
+    if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
     res.status(200).json(await payable(gateway, transaction));
   });
 

@@ -1,0 +1,89 @@
+// Idempotency-Key (Stripe's model): a client that retries a POST after a timeout or a dropped
+// connection sends the same key, and gets the transaction its first request made rather than a
+// second one. Keys belong to one merchant and mode and live 24 hours. Only a request that changed
+// something is remembered; one that failed (a 503, a validation error) can be retried with its key.
+import { createHash } from "node:crypto";
+import type { Database } from "../db/types.ts";
+import { PaygateError, type FieldError } from "./errors.ts";
+import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
+
+/** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
+export type Outcome = TransactionRecord & { replayed?: true };
+
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotencyScope {
+  merchantId: number;
+  isLive: boolean;
+  key: string;
+  /** `initialize`, or `initiate:<transaction id>`. */
+  operation: string;
+  fingerprint: string;
+}
+
+/** The `Idempotency-Key` header's value (Node joins a repeated header with ", ", refused below as malformed). */
+export function idempotencyKeyHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** The header's key, or a field error for the operation's own validation error. */
+export function idempotencyKeyProblem(key: string | undefined): FieldError | null {
+  if (key === undefined || KEY.test(key)) return null;
+  return { field: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice)" };
+}
+
+/** SHA-256 of the parsed parameters, key order aside. */
+export function fingerprintOf(parameters: unknown): string {
+  return createHash("sha256").update(canonicalJson(parameters)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export const idempotencyConflict = () =>
+  new PaygateError(
+    "idempotency_conflict",
+    409,
+    "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+    "idempotency_key_reused",
+  );
+
+/**
+ * The transaction a request with this key already made, or null when the key is new. Throws the
+ * 409 when the key was used for another operation or other parameters.
+ */
+export async function replayOf(db: Database, scope: IdempotencyScope): Promise<string | null> {
+  const row = await db.idempotencyKey.findUnique({
+    where: { merchantId_isLive_key: { merchantId: scope.merchantId, isLive: scope.isLive, key: scope.key } },
+  });
+  if (!row) return null;
+  if (row.operation !== scope.operation || row.fingerprint !== scope.fingerprint) throw idempotencyConflict();
+  return row.transactionId;
+}
+
+/** The transaction an earlier request with this key made, marked as a replay; null for a new key. */
+export async function replayed(db: Database, scope: IdempotencyScope): Promise<Outcome | null> {
+  const id = await replayOf(db, scope);
+  const transaction = id === null ? null : await findTransactionFor(db, id, scope.merchantId, scope.isLive);
+  return transaction && { ...transaction, replayed: true };
+}
+
+/** Whether a write failed on a unique index: another request with the same key won the race. */
+export function isUniqueViolation(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${String((error as { code?: unknown }).code ?? "")}` : String(error);
+  return /23505|P2002|unique constraint/i.test(text);
+}
+
+/** Forgets keys older than their 24 hours; returns how many. */
+export async function pruneIdempotencyKeys(db: Database, now: Date): Promise<number> {
+  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS) } } });
+  return count;
+}
