@@ -1,5 +1,5 @@
 // Idempotency-Key on both POSTs (Stripe's model): a retry gets the first request's transaction.
-import { GraphQLClient } from "graphql-request";
+import { ClientError, GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpiryScheduler } from "../../src/lifecycle/expiry-scheduler.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -20,7 +20,8 @@ const auth = (key: string, idempotencyKey?: string) => ({
 });
 async function post(path: string, payload: unknown, headers: Record<string, string>) {
   const res = await fetch(t.url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
-  return { status: res.status, replayed: res.headers.get("idempotent-replayed"), body: await res.json() };
+  // As in support/gateway.ts: a test reads the reply's fields freely.
+  return { status: res.status, replayed: res.headers.get("idempotent-replayed"), body: (await res.json()) as any };
 }
 const count = () => t.db.transaction.count();
 
@@ -90,6 +91,11 @@ describe("initialize", () => {
     const a = await client.request(InitializeTransactionDocument, { input });
     const b = await client.request(InitializeTransactionDocument, { input });
     expect(b.initializeTransaction.id).toBe(a.initializeTransaction.id);
+    const conflict = await client.request(InitializeTransactionDocument, { input: { ...input, amount: "10" } }).then(
+      () => null,
+      (error: ClientError) => error.response.errors?.[0],
+    );
+    expect(conflict).toMatchObject({ extensions: { code: "IDEMPOTENCY_CONFLICT", status: 409, reason: "idempotency_key_reused" } });
   });
 });
 
