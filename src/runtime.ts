@@ -17,6 +17,7 @@ import type { PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { ExpiryScheduler } from "./lifecycle/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains } from "./lifecycle/payment-watcher.ts";
+import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader } from "./lifecycle/leadership.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 
@@ -71,6 +72,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     systemClock,
     { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
     overrides.log,
+    config.database.kind === "postgres" ? new PostgresLeadership(config.database.url, PAYMENT_WATCHER_LOCK, overrides.log) : soleLeader,
   );
   const webhooks = new WebhookDispatcher(
     { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)) },

@@ -1,10 +1,12 @@
 // Watches the payment addresses of open transactions through the chain nodes and feeds what it sees
 // to the core (applyReceipts), which records it and moves the transaction on. It also keeps an eye
-// on recently abandoned addresses, so that a late payment is recorded rather than lost.
+// on recently abandoned addresses, so that a late payment is recorded rather than lost. Of several
+// instances on one PostgreSQL database, one watches at a time (src/lifecycle/leadership.ts).
 import type { PaymentGateway } from "../core/gateway.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import type { ChainWatcher, Clock, ObservedReceipt } from "../core/ports.ts";
 import type { Database } from "../db/types.ts";
+import { soleLeader, type Leadership } from "./leadership.ts";
 import { Ticker } from "./ticker.ts";
 
 export interface WatchSettings {
@@ -36,11 +38,19 @@ export class PaymentWatcher extends Ticker {
     private readonly clock: Clock,
     private readonly settings: WatchSettings,
     log: (line: string) => void = () => {},
+    /** Several instances on one database: only the leader reads the nodes. */
+    private readonly leadership: Leadership = soleLeader,
   ) {
     super("payment watcher", settings.intervalMs, log);
   }
 
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.leadership.release();
+  }
+
   async tick(): Promise<WatchReport> {
+    if (!(await this.leadership.isLeader())) return { watched: 0, changed: 0, failed: 0 };
     const now = this.clock.now();
     const rows = await this.db.transaction.findMany({
       where: {
