@@ -27,14 +27,44 @@ export function idempotencyKeyHeader(value: string | string[] | undefined): stri
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** The header's key, or a field error for the operation's own validation error. */
-export function idempotencyKeyProblem(key: string | undefined): FieldError | null {
-  if (key === undefined || KEY.test(key)) return null;
-  return { field: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice)" };
+/** The body's field errors and the key's, together, for the operation's own validation error. */
+export function requestProblems(parsed: { ok: true } | { ok: false; errors: FieldError[] }, key: string | undefined): FieldError[] {
+  const problems = parsed.ok ? [] : [...parsed.errors];
+  if (key !== undefined && !KEY.test(key)) {
+    problems.push({ field: "Idempotency-Key", message: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice)" });
+  }
+  return problems;
+}
+
+/** The key's scope for this caller and operation, or null when no key was sent. */
+export function scopeOf(
+  key: string | undefined,
+  caller: { merchant: { id: number }; isLive: boolean },
+  operation: string,
+  parameters: unknown,
+): IdempotencyScope | null {
+  if (key === undefined) return null;
+  return { merchantId: caller.merchant.id, isLive: caller.isLive, key, operation, fingerprint: fingerprintOf(parameters) };
+}
+
+/**
+ * Runs `work` once per key: a key seen before answers with its transaction, and a request that
+ * loses the race to record the key (`work` fails on the key's primary key) answers with the winner's.
+ */
+export async function idempotently(db: Database, scope: IdempotencyScope | null, work: () => Promise<TransactionRecord>): Promise<Outcome> {
+  const replay = scope && (await replayed(db, scope));
+  if (replay) return replay;
+  try {
+    return await work();
+  } catch (error) {
+    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
+    if (winner) return winner;
+    throw error;
+  }
 }
 
 /** SHA-256 of the parsed parameters, key order aside. */
-export function fingerprintOf(parameters: unknown): string {
+function fingerprintOf(parameters: unknown): string {
   return createHash("sha256").update(canonicalJson(parameters)).digest("hex");
 }
 
@@ -48,7 +78,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-export const idempotencyConflict = () =>
+const idempotencyConflict = () =>
   new PaygateError(
     "idempotency_conflict",
     409,
@@ -60,7 +90,7 @@ export const idempotencyConflict = () =>
  * The transaction a request with this key already made, or null when the key is new. Throws the
  * 409 when the key was used for another operation or other parameters.
  */
-export async function replayOf(db: Database, scope: IdempotencyScope): Promise<string | null> {
+async function replayOf(db: Database, scope: IdempotencyScope): Promise<string | null> {
   const row = await db.idempotencyKey.findUnique({
     where: { merchantId_isLive_key: { merchantId: scope.merchantId, isLive: scope.isLive, key: scope.key } },
   });
@@ -70,14 +100,14 @@ export async function replayOf(db: Database, scope: IdempotencyScope): Promise<s
 }
 
 /** The transaction an earlier request with this key made, marked as a replay; null for a new key. */
-export async function replayed(db: Database, scope: IdempotencyScope): Promise<Outcome | null> {
+async function replayed(db: Database, scope: IdempotencyScope): Promise<Outcome | null> {
   const id = await replayOf(db, scope);
   const transaction = id === null ? null : await findTransactionFor(db, id, scope.merchantId, scope.isLive);
   return transaction && { ...transaction, replayed: true };
 }
 
 /** Whether a write failed on a unique index: another request with the same key won the race. */
-export function isUniqueViolation(error: unknown): boolean {
+function isUniqueViolation(error: unknown): boolean {
   const text = error instanceof Error ? `${error.message} ${String((error as { code?: unknown }).code ?? "")}` : String(error);
   return /23505|P2002|unique constraint/i.test(text);
 }

@@ -9,7 +9,7 @@ import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
 import { newReference } from "../secrets.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
-import { fingerprintOf, idempotencyKeyProblem, isUniqueViolation, replayed, type IdempotencyScope, type Outcome } from "../idempotency.ts";
+import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
 
 export interface InitializeRequest {
@@ -21,14 +21,13 @@ export interface InitializeRequest {
   idempotencyKey?: string;
 }
 
-
 export async function initializeTransaction(
   { db, credentials, clock, lifecycle = DEFAULT_LIFECYCLE }: { db: Database; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
   request: InitializeRequest,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
-  const keyProblem = idempotencyKeyProblem(request.idempotencyKey);
-  if (!parsed.ok || keyProblem) throw errors.initializeValidation([...(parsed.ok ? [] : parsed.errors), ...(keyProblem ? [keyProblem] : [])]);
+  const problems = requestProblems(parsed, request.idempotencyKey);
+  if (!parsed.ok || problems.length > 0) throw errors.initializeValidation(problems);
   const body = parsed.value;
 
   const caller = await credentials.authenticatePublic(credentialOf(body, request.bearerToken));
@@ -39,36 +38,27 @@ export async function initializeTransaction(
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
 
-  const scope: IdempotencyScope | null =
-    request.idempotencyKey === undefined
-      ? null
-      : { merchantId: caller.merchant.id, isLive: caller.isLive, key: request.idempotencyKey, operation: "initialize", fingerprint: fingerprintOf(parametersOf(body)) };
-  const replay = scope && (await replayed(db, scope));
-  if (replay) return replay;
-
-  const now = clock.now();
-  // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
-  const transaction = await insertInitiatedTransaction(db, {
-    id: randomUUID(),
-    reference: newReference(),
-    merchantId: caller.merchant.id,
-    customerEmail: body.customer.email,
-    customerName: body.customer.name ?? null,
-    paymentLinkId: caller.paymentLinkId,
-    isLive: caller.isLive,
-    description: body.description ?? null,
-    initializedAmount: amount.toFixed(),
-    initializedCurrencyId: currency.id,
-    requestMeta: body.meta ?? {},
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
-  }, caller.merchant, scope).catch(async (error: unknown) => {
-    // A concurrent request with the same key won: answer with what it made.
-    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
-    if (winner) return winner;
-    throw error;
+  const scope = scopeOf(request.idempotencyKey, caller, "initialize", parametersOf(body));
+  return idempotently(db, scope, async () => {
+    const now = clock.now();
+    // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
+    const transaction = await insertInitiatedTransaction(db, {
+      id: randomUUID(),
+      reference: newReference(),
+      merchantId: caller.merchant.id,
+      customerEmail: body.customer.email,
+      customerName: body.customer.name ?? null,
+      paymentLinkId: caller.paymentLinkId,
+      isLive: caller.isLive,
+      description: body.description ?? null,
+      initializedAmount: amount.toFixed(),
+      initializedCurrencyId: currency.id,
+      requestMeta: body.meta ?? {},
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
+    }, caller.merchant, scope);
+    return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
   });
-  return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }
 
 /** What the request asks for, whichever way its credential came (header or body). */

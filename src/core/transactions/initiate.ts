@@ -1,13 +1,13 @@
 // Spec 4.2: choose the crypto currency, lock the rate, hand out a fresh address, INITIATED → PENDING.
 import type { Database } from "../../db/types.ts";
 import { errors, PaygateError } from "../errors.ts";
-import type { Credentials } from "../merchants/credentials.ts";
+import type { Caller, Credentials } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
-import { findTransactionFor } from "./record.ts";
-import { fingerprintOf, idempotencyKeyProblem, isUniqueViolation, replayed, type IdempotencyScope, type Outcome } from "../idempotency.ts";
+import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
 export interface InitiateDeps {
@@ -32,20 +32,27 @@ const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ")
 export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<Outcome> {
   const { db } = deps;
   const parsed = parseBody(InitiateBody, request.body);
-  const keyProblem = idempotencyKeyProblem(request.idempotencyKey);
-  if (!parsed.ok || keyProblem) throw errors.initiateValidation([...(parsed.ok ? [] : parsed.errors), ...(keyProblem ? [keyProblem] : [])]);
+  const problems = requestProblems(parsed, request.idempotencyKey);
+  if (!parsed.ok || problems.length > 0) throw errors.initiateValidation(problems);
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateSecret(request.bearerToken);
   const transaction = await findTransactionFor(db, request.transactionId, caller.merchant.id, caller.isLive);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   // Before the state checks: a retry of an initiate that went through answers as the first did.
-  const scope: IdempotencyScope | null =
-    request.idempotencyKey === undefined
-      ? null
-      : { merchantId: caller.merchant.id, isLive: caller.isLive, key: request.idempotencyKey, operation: `initiate:${transaction.id}`, fingerprint: fingerprintOf(body) };
-  const replay = scope && (await replayed(db, scope));
-  if (replay) return replay;
+  const scope = scopeOf(request.idempotencyKey, caller, `initiate:${transaction.id}`, body);
+  return idempotently(db, scope, () => initiateOnce(deps, caller, transaction, body, scope));
+}
+
+/** The checks and the move of spec 4.2, for a request that is not a replay. */
+async function initiateOnce(
+  deps: InitiateDeps,
+  caller: Caller,
+  transaction: TransactionRecord,
+  body: InitiateBody,
+  scope: IdempotencyScope | null,
+): Promise<TransactionRecord> {
+  const { db } = deps;
   const crypto = cryptoById(body.currency_id);
   if (!crypto) throw errors.unsupportedCurrency(body.currency_id, SUPPORTED);
   const refundAddress = body.refund_address ?? null;
@@ -103,10 +110,6 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
     const row = moved[0];
     if (!row) throw errors.notInitiated("transaction_not_initiated");
     return { ...row, merchant: transaction.merchant };
-  }).catch(async (error: unknown) => {
-    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
-    if (winner) return winner;
-    throw error;
   });
 }
 
