@@ -179,7 +179,8 @@ const EnvSchema = z.object({
   PAYGATE_DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
   PAYGATE_ENCRYPTION_KEY: z.string().optional(),
-  PAYGATE_LOG_REQUESTS: boolean.default(false),
+  PAYGATE_LOG_REQUESTS: boolean.default(true),
+  PAYGATE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PAYGATE_CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   NODE_ENV: z.string().optional(),
   /** Default: on, except when NODE_ENV=production. */
@@ -196,6 +197,8 @@ export interface Config {
   dataDir: string;
   encryptionKey: string | undefined;
   logRequests: boolean;
+  /** The lowest level logged (pino's levels). */
+  logLevel: string;
   /** How long a found API key or payment link is remembered (0: never). */
   credentialCacheMs: number;
   prices: PriceConfig;
@@ -225,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     encryptionKey: e.PAYGATE_ENCRYPTION_KEY,
     logRequests: e.PAYGATE_LOG_REQUESTS,
+    logLevel: e.PAYGATE_LOG_LEVEL,
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
     chains: chainConfig(e),

@@ -1,15 +1,18 @@
 // The service: configuration in, an HTTP server on a migrated database out.
 import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./http/app.ts";
+import { createLogger, lineLogger } from "./logging.ts";
 import { startRuntime } from "./runtime.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = (line: string) => console.log(line);
+  const logger = createLogger({ level: config.logLevel });
+  const log = lineLogger(logger);
   const runtime = await startRuntime(config, { log });
   const { app, stop: stopApp } = await createApp({
     gateway: runtime.gateway,
-    ping: runtime.database.ping,
+    readiness: runtime.database.readiness,
+    logger,
     logRequests: config.logRequests,
     graphql: config.graphql,
   });

@@ -1,13 +1,16 @@
-// Every failure the core reports, with the HTTP status and message the spec gives it (section 7).
-// REST and GraphQL both map these; neither invents its own.
+// Every failure the core reports, with the message the spec gives it (section 7). The error's
+// `code` decides its HTTP status, in one table of the HTTP layer (src/http/status.ts); REST and
+// GraphQL both map these, and neither invents its own.
 
 export type ErrorCode =
+  | "bad_request"
   | "validation_error"
   | "unauthenticated"
   | "not_found"
   | "invalid_state"
   | "kyb_required"
   | "upstream_unavailable"
+  | "database_unavailable"
   | "idempotency_conflict"
   | "unsupported_media_type"
   | "payload_too_large"
@@ -22,10 +25,9 @@ export interface FieldError {
 export class PaygateError extends Error {
   constructor(
     readonly code: ErrorCode,
-    readonly status: number,
     message: string,
     /** Narrower than `code`, for callers that branch on the cause (e.g. `merchant_inactive`). */
-    readonly reason?: string,
+    readonly reason: string = code,
     readonly errors: FieldError[] = [],
   ) {
     super(message);
@@ -44,35 +46,65 @@ export const MESSAGES = {
 
 export const errors = {
   initializeValidation: (fieldErrors: FieldError[]) =>
-    new PaygateError("validation_error", 400, MESSAGES.initializeValidation, "invalid_request", fieldErrors),
-  invalidPublicKey: (reason: string) => new PaygateError("not_found", 404, MESSAGES.invalidPublicKey, reason),
-  kybRequired: (message: string, reason: string) => new PaygateError("kyb_required", 422, message, reason),
+    new PaygateError("validation_error", MESSAGES.initializeValidation, "invalid_request", fieldErrors),
+  invalidPublicKey: (reason: string) => new PaygateError("not_found", MESSAGES.invalidPublicKey, reason),
+  kybRequired: (message: string, reason: string) => new PaygateError("kyb_required", message, reason),
   initiateValidation: (fieldErrors: FieldError[]) =>
-    new PaygateError("validation_error", 400, MESSAGES.initiateValidation, "invalid_request", fieldErrors),
-  unauthenticated: (message: string) => new PaygateError("unauthenticated", 401, message, "invalid_secret_key"),
+    new PaygateError("validation_error", MESSAGES.initiateValidation, "invalid_request", fieldErrors),
+  unauthenticated: (message: string) => new PaygateError("unauthenticated", message, "invalid_secret_key"),
   transactionNotFound: (id: string) =>
-    new PaygateError("not_found", 404, `No transaction with id '${id}'`, "transaction_not_found"),
+    new PaygateError("not_found", `No transaction with id '${printable(id)}'`, "transaction_not_found"),
   unsupportedCurrency: (currencyId: number, supported: string) =>
-    new PaygateError("not_found", 404, `Currency ${currencyId} is not supported; use one of ${supported}`, "currency_not_supported"),
+    new PaygateError("not_found", `Currency ${currencyId} is not supported; use one of ${supported}`, "currency_not_supported"),
   processorNotConfigured: (slug: string, isLive: boolean) =>
     new PaygateError(
       "not_found",
-      404,
       `No ${slug} wallet is configured for ${isLive ? "live" : "test"} mode; the merchant must add one (paygate merchant update --wallet ${slug}=EXTENDED_PUBLIC_KEY)`,
       "processor_not_configured",
     ),
   notInitiated: (reason: "transaction_not_initiated" | "merchant_inactive") =>
-    new PaygateError("invalid_state", 422, MESSAGES.notInitiated, reason),
+    new PaygateError("invalid_state", MESSAGES.notInitiated, reason),
+  merchantInactive: () =>
+    new PaygateError("invalid_state", "The merchant account is not active; its transactions cannot move", "merchant_inactive"),
   transactionClosed: () =>
-    new PaygateError("invalid_state", 422, "The transaction is no longer open: it has already ended", "transaction_closed"),
+    new PaygateError("invalid_state", "The transaction is no longer open: it has already ended", "transaction_closed"),
   testModeOnly: () =>
     new PaygateError(
       "not_found",
-      404,
       "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain",
       "test_mode_only",
     ),
-  upstreamUnavailable: (message: string, reason: string) =>
-    new PaygateError("upstream_unavailable", 503, message, reason),
-  internal: () => new PaygateError("internal_error", 500, MESSAGES.internal, "internal_error"),
+  upstreamUnavailable: (message: string, reason: string) => new PaygateError("upstream_unavailable", message, reason),
+  /** The database did not answer, or its schema is not this version's: nothing changed, retry. */
+  databaseUnavailable: (reason: "database_unreachable" | "database_not_migrated") =>
+    new PaygateError(
+      "database_unavailable",
+      reason === "database_unreachable"
+        ? "The database is unavailable right now; nothing was changed, retry in a few seconds"
+        : "The database schema is not the one this version needs; nothing was changed, retry once the operator has migrated it",
+      reason,
+    ),
+  /** A value passed validation but the database cannot store it: refused, nothing changed. */
+  unstorableValue: () =>
+    new PaygateError(
+      "validation_error",
+      "A value in the request cannot be stored (text with NUL characters or broken Unicode, or a number out of range)",
+      "unstorable_value",
+    ),
+  badRequest: (message: string, reason: string) => new PaygateError("bad_request", message, reason),
+  unsupportedMediaType: (message: string) => new PaygateError("unsupported_media_type", message, "unsupported_media_type"),
+  payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
+  routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),
+  internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
 };
+
+/** Whether the failure is a database outage, which the database layer logs once for everyone (src/db/failures.ts). */
+export function isDatabaseOutage(error: unknown): boolean {
+  return error instanceof PaygateError && error.code === "database_unavailable";
+}
+
+/** Echoed input, cut short and with control characters shown as escapes, so a message stays one clean line. */
+function printable(text: string): string {
+  const cut = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  return cut.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

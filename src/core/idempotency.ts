@@ -81,7 +81,6 @@ function canonicalJson(value: unknown): string {
 const idempotencyConflict = () =>
   new PaygateError(
     "idempotency_conflict",
-    409,
     "This Idempotency-Key was already used with other parameters; send a new key for a new request",
     "idempotency_key_reused",
   );

@@ -43,7 +43,8 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
 
   // One pool for every connection the factory hands out (the client's and the migration engine's),
   // so `poolMax` bounds them all; PrismaPg leaves a pool it was given open, and close() ends it.
-  const pool = new pg.Pool({ connectionString: target.url, max: target.poolMax ?? 10 });
+  // A server that does not answer fails a request after 5 s (a 503) instead of holding it open.
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolMax ?? 10, connectionTimeoutMillis: 5000 });
   // An idle connection the server dropped (restart, DROP DATABASE ... WITH (FORCE)) is discarded by
   // the pool and replaced on demand; without a listener its 'error' event would crash the process.
   pool.on("error", () => {});

@@ -3,13 +3,24 @@ import { ALL_CURRENCIES } from "../core/money/currencies.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { createAdapterFactory, type DatabaseTarget } from "./adapters.ts";
 import { PrismaClient } from "./generated/client.ts";
-import { applyMigrations } from "./migrations.ts";
+import { PaygateError } from "../core/errors.ts";
+import { OutageLog, withServiceErrors } from "./failures.ts";
+import { applyMigrations, listMigrations } from "./migrations.ts";
 import { withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
 
+/** What /readyz reports: whether the database answers, and whether it has this version's migrations. */
+export interface Readiness {
+  ready: boolean;
+  database: "ok" | "unreachable";
+  migrations: "applied" | "missing" | "unknown";
+  /** Migrations this version has that the database has not applied. */
+  pending?: string[];
+}
+
 export interface OpenDatabase {
   db: Database;
-  ping(): Promise<void>;
+  readiness(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -54,13 +65,13 @@ export async function migratePostgres(target: Extract<DatabaseTarget, { kind: "p
 export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}, release: () => void = () => {}): Promise<OpenDatabase> {
   try {
     if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
-    const db = withOutbox(new PrismaClient({ adapter: adapter.factory }));
+    const outages = new OutageLog(options.log ?? ((line) => console.error(line)));
+    const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory })), outages);
     await ensureCurrencies(db);
+    const expected = (await listMigrations()).migrationDirectories.map((dir) => dir.path);
     return {
       db,
-      ping: async () => {
-        await db.$queryRaw`SELECT 1`;
-      },
+      readiness: () => readinessOf(db, expected),
       close: async () => {
         await db.$disconnect();
         await adapter.close();
@@ -71,6 +82,26 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
     await adapter.close();
     release();
     throw error;
+  }
+}
+
+/**
+ * Ready when the database answers and every migration of this version is applied: a database
+ * dropped and made again under a running instance answers, but has no tables.
+ */
+async function readinessOf(db: Database, expected: string[]): Promise<Readiness> {
+  try {
+    const rows = await db.$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    const applied = new Set(rows.map((row) => row.migration_name));
+    const pending = expected.filter((name) => !applied.has(name));
+    return pending.length === 0
+      ? { ready: true, database: "ok", migrations: "applied" }
+      : { ready: false, database: "ok", migrations: "missing", pending };
+  } catch (error) {
+    // The client has already turned driver failures into the core's errors (failures.ts).
+    if (error instanceof PaygateError && error.reason === "database_not_migrated") return { ready: false, database: "ok", migrations: "missing", pending: expected };
+    return { ready: false, database: "unreachable", migrations: "unknown" };
   }
 }
 

@@ -8,6 +8,10 @@ export interface GraphQLContext {
   bearerToken: string | undefined;
   /** The `Idempotency-Key` header, when sent: it applies to the request's mutation. */
   idempotencyKey: string | undefined;
+  /** The X-Request-Id of the HTTP request, for log lines. */
+  requestId: string;
+  /** Tells the request log which merchant the request acted for. */
+  seenMerchant(id: number): void;
 }
 
 export interface TransactionParent {

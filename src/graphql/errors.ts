@@ -1,16 +1,18 @@
 // Core failures as GraphQL errors: the same message, the REST status in `extensions.status`,
 // and a GraphQL code (BAD_USER_INPUT, UNAUTHENTICATED, NOT_FOUND, INVALID_STATE, …).
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { unwrapResolverError } from "@apollo/server/errors";
 import { errors, type ErrorCode, type FieldError, PaygateError } from "../core/errors.ts";
+import { HTTP_STATUS } from "../http/status.ts";
 
 const CODES: Record<ErrorCode, string> = {
+  bad_request: "BAD_REQUEST",
   validation_error: "BAD_USER_INPUT",
   unauthenticated: "UNAUTHENTICATED",
   not_found: "NOT_FOUND",
   invalid_state: "INVALID_STATE",
   kyb_required: "KYB_REQUIRED",
   upstream_unavailable: "UPSTREAM_UNAVAILABLE",
+  database_unavailable: "DATABASE_UNAVAILABLE",
   idempotency_conflict: "IDEMPOTENCY_CONFLICT",
   unsupported_media_type: "BAD_REQUEST",
   payload_too_large: "BAD_REQUEST",
@@ -23,15 +25,17 @@ const camel = (field: FieldError): FieldError => ({
   field: field.field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
 });
 
+function extensionsOf(error: PaygateError) {
+  return { code: CODES[error.code], status: HTTP_STATUS[error.code], reason: error.reason, errors: error.errors.map(camel) };
+}
+
 function toGraphQLError(error: PaygateError): GraphQLError {
-  return new GraphQLError(error.message, {
-    extensions: {
-      code: CODES[error.code],
-      status: error.status,
-      reason: error.reason ?? error.code,
-      errors: error.errors.map(camel),
-    },
-  });
+  return new GraphQLError(error.message, { extensions: extensionsOf(error) });
+}
+
+/** A request that never reached execution (unreadable body, ambiguous credential), as GraphQL-over-HTTP answers it. */
+export function graphqlErrorBody(error: PaygateError): { errors: GraphQLFormattedError[] } {
+  return { errors: [{ message: error.message, extensions: extensionsOf(error) }] };
 }
 
 /** Runs a resolver's core call, turning core failures into GraphQL errors. */
@@ -55,22 +59,33 @@ const REQUEST_ERROR_STATUS: Record<string, number> = {
   OPERATION_RESOLUTION_FAILURE: 400,
 };
 
-/** Masks anything unexpected as the spec's 500 (details go to the log) and never sends a stack. */
-export function formatError(log: (line: string) => void) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+/** The HTTP status an error stands for (500 for the unexpected). */
+export function statusOf(formatted: GraphQLFormattedError): number {
+  const status = formatted.extensions?.status;
+  return typeof status === "number" ? status : 500;
+}
+
+// "Did you mean …?" spells out the schema's fields, types and enum values.
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/**
+ * Masks anything unexpected as the spec's 500 (the plugin in server.ts logs it) and never sends a
+ * stack; without introspection, hides the suggestions that would reveal the schema.
+ */
+export function formatError(options: { hideSuggestions: boolean }) {
+  return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
     const code = String(formatted.extensions?.code ?? "INTERNAL_SERVER_ERROR");
     if (code !== "INTERNAL_SERVER_ERROR") {
       const status = formatted.extensions?.status ?? REQUEST_ERROR_STATUS[code] ?? 400;
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...formatted.extensions, code, status } };
+      const message = options.hideSuggestions ? formatted.message.replace(SUGGESTION, "") : formatted.message;
+      return { message, locations: formatted.locations, path: formatted.path, extensions: { ...formatted.extensions, code, status } };
     }
-    const original = unwrapResolverError(error);
-    log(`graphql error at ${formatted.path?.join(".") ?? "(request)"}: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`);
     const internal = errors.internal();
     return {
       message: internal.message,
       locations: formatted.locations,
       path: formatted.path,
-      extensions: { code, status: internal.status, reason: internal.reason, errors: [] },
+      extensions: { code, status: HTTP_STATUS[internal.code], reason: internal.reason, errors: [] },
     };
   };
 }

@@ -19,6 +19,7 @@ export const resolvers: Resolvers = {
     transaction: (_root, { id }, ctx) =>
       fromCore(async () => {
         const { transaction, caller } = await ctx.gateway.retrieveTransaction(ctx.bearerToken, id);
+        ctx.seenMerchant(caller.merchant.id);
         return transaction && { record: transaction, customerVisible: customerVisibleTo(caller) };
       }),
   },
@@ -40,6 +41,7 @@ export const resolvers: Resolvers = {
             payment_link: orUndefined(input.paymentLink),
           },
         });
+        ctx.seenMerchant(record.merchantId);
         return { record, customerVisible: false };
       }),
     initiatePayment: (_root, { transactionId, input }, ctx) =>
@@ -50,6 +52,7 @@ export const resolvers: Resolvers = {
           transactionId,
           body: { currency_id: input.currencyId, refund_address: input.refundAddress },
         });
+        ctx.seenMerchant(record.merchantId);
         return { record, customerVisible: true };
       }),
   },

@@ -1,6 +1,7 @@
 // POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql.
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { unwrapResolverError } from "@apollo/server/errors";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import { expressMiddleware } from "@as-integrations/express5";
@@ -10,8 +11,10 @@ import express, { type RequestHandler } from "express";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { bearerToken } from "../core/merchants/credentials.ts";
 import { idempotencyKeyHeader } from "../core/idempotency.ts";
+import { RETRY_AFTER_SECONDS } from "../http/status.ts";
+import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
-import { formatError } from "./errors.ts";
+import { formatError, statusOf } from "./errors.ts";
 import { resolvers } from "./resolvers.ts";
 
 export const SCHEMA_FILE = new URL("../../schema.graphql", import.meta.url);
@@ -31,18 +34,16 @@ export interface MountedGraphQL {
   stop(): Promise<void>;
 }
 
-export async function createGraphQL(
-  gateway: PaymentGateway,
-  options: GraphQLOptions,
-  log: (line: string) => void,
-): Promise<MountedGraphQL> {
+export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOptions, logger: Logger): Promise<MountedGraphQL> {
   const schema = makeExecutableSchema<GraphQLContext>({ typeDefs: readFileSync(SCHEMA_FILE, "utf8"), resolvers });
   const armor = new ApolloArmor({
     maxDepth: { n: options.maxDepth ?? 8 },
     costLimit: { maxCost: options.maxCost ?? 1000 },
     maxAliases: { n: 10 },
     maxDirectives: { n: 20 },
-    maxTokens: { n: 2000 },
+    // graphql-js's own token limit (parseOptions below) instead: armor's re-parses in a plugin hook,
+    // and Apollo answers any error thrown there with HTTP 500.
+    maxTokens: { enabled: false },
     // Suggestions would spell out the schema to a client that may not introspect it.
     blockFieldSuggestion: { enabled: !options.introspection },
   });
@@ -50,22 +51,63 @@ export async function createGraphQL(
   const server = new ApolloServer<GraphQLContext>({
     schema,
     ...protection,
+    parseOptions: { maxTokens: 2000 },
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
-    formatError: formatError(log),
+    logger,
+    formatError: formatError({ hideSuggestions: !options.introspection }),
     // graphql-armor's and the plugin subpaths' typings name Apollo's CommonJS build; the objects are the same.
     plugins: [
       ...protection.plugins,
+      httpStatusPlugin(logger),
       options.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
     ] as unknown as ApolloServerPlugin<GraphQLContext>[],
   });
   await server.start();
   const middleware = expressMiddleware(server, {
-    context: async ({ req }) => ({
+    context: async ({ req, res }) => ({
       gateway,
       bearerToken: bearerToken(req.headers.authorization),
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
+      requestId: String(res.locals.requestId),
+      seenMerchant: (id: number) => {
+        res.locals.merchantId = id;
+      },
     }),
   });
   return { handler: [express.json({ limit: "64kb" }), middleware], stop: () => server.stop() };
+}
+
+/**
+ * HTTP statuses as the GraphQL-over-HTTP specification gives them: a request that never executed
+ * (syntax, validation, limits) is a 4xx, whatever stage refused it; an unavailable database is a
+ * 503 with Retry-After. Unexpected errors are logged here, with the request id and the stack.
+ */
+function httpStatusPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue }) {
+          for (const error of errors) {
+            if (error.extensions?.code !== undefined) continue;
+            const original = unwrapResolverError(error);
+            logger.error({ request_id: contextValue.requestId, err: original, path: error.path?.join(".") }, "unexpected error in a GraphQL resolver");
+          }
+        },
+        async willSendResponse({ response }) {
+          if (response.body.kind !== "single") return;
+          const { errors, data } = response.body.singleResult;
+          if (!errors || errors.length === 0) return;
+          const statuses = errors.map(statusOf);
+          if (statuses.includes(503)) {
+            response.http.status = 503;
+            response.http.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+          } else if (data === undefined) {
+            // A request error: the client's (4xx) unless something unexpected happened.
+            response.http.status = statuses.includes(500) ? 500 : Math.max(...statuses.filter((s) => s < 500), 400);
+          }
+        },
+      };
+    },
+  };
 }

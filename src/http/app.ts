@@ -1,16 +1,22 @@
-// The Express application: routes, request ids, errors. main.ts gives it a running gateway.
+// The Express application: routes, request ids, request logs, health, errors. main.ts gives it a
+// running gateway.
 import { randomUUID } from "node:crypto";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
+import { pinoHttp } from "pino-http";
+import { errors } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
-import { errorHandler, notFound } from "./errors.ts";
+import type { Logger } from "../logging.ts";
+import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
   gateway: PaymentGateway;
-  /** Answers when the database answers; used by GET /healthz. */
-  ping: () => Promise<void>;
-  log?: (line: string) => void;
+  /** Whether the database answers and is migrated: GET /readyz (and /healthz). */
+  readiness: () => Promise<Readiness>;
+  logger: Logger;
+  /** One log line per request (PAYGATE_LOG_REQUESTS); errors are logged either way. */
   logRequests?: boolean;
   graphql?: GraphQLOptions;
 }
@@ -22,38 +28,79 @@ export interface PaygateApp {
 }
 
 export async function createApp(options: AppOptions): Promise<PaygateApp> {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const { logger } = options;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
 
-  app.use((req, res, next) => {
+  app.use((_req, res, next) => {
     const requestId = randomUUID();
     res.locals.requestId = requestId;
     res.setHeader("X-Request-Id", requestId);
-    if (options.logRequests) {
-      const started = process.hrtime.bigint();
-      res.on("finish", () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log(`${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms id=${requestId}`);
-      });
-    }
     next();
   });
+  if (options.logRequests) app.use(requestLog(logger));
 
-  app.get("/healthz", async (_req, res) => {
-    try {
-      await options.ping();
-      res.json({ status: "ok", database: "ok" });
-    } catch {
-      res.status(503).json({ status: "error", database: "unreachable" });
-    }
+  // Kubernetes-style probes: live while the process serves; ready while the database answers and
+  // has this version's migrations. /healthz is /readyz under its older name.
+  app.get("/livez", (_req, res) => {
+    res.json({ status: "ok" });
   });
+  const ready: RequestHandler = async (_req, res) => {
+    const { ready: ok, ...checks } = await options.readiness();
+    res.status(ok ? 200 : 503).json({ status: ok ? "ok" : "error", ...checks });
+  };
+  app.get("/readyz", ready);
+  app.get("/healthz", ready);
 
+  app.use(singleCredential);
   app.use(transactionRoutes(options.gateway));
-  const graphql = await createGraphQL(options.gateway, options.graphql ?? { introspection: false, landingPage: false }, log);
+  const graphql = await createGraphQL(options.gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
   app.use("/graphql", ...graphql.handler);
   app.use(notFound);
-  app.use(errorHandler(log));
+  app.use(errorHandler(logger));
   return { app, stop: graphql.stop };
+}
+
+/**
+ * Two Authorization headers are ambiguous (Node keeps the first and drops the rest): refused,
+ * rather than guessing which credential the client meant.
+ */
+const singleCredential: RequestHandler = (req, _res, next) => {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === "authorization") count++;
+  }
+  if (count > 1) {
+    return next(errors.badRequest(`Send one Authorization header; this request has ${count}`, "ambiguous_credential"));
+  }
+  next();
+};
+
+/** One line per request: method, route, status, latency, request id, merchant; never bodies or keys. */
+function requestLog(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (_req, res) => String((res as express.Response).locals.requestId),
+    quietReqLogger: true,
+    quietResLogger: true,
+    customAttributeKeys: { reqId: "request_id" },
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
+    customSuccessMessage: () => "request",
+    customErrorMessage: () => "request",
+    customSuccessObject: (req, res, value: { responseTime: number }) => requestLine(req as express.Request, res as express.Response, value),
+    customErrorObject: (req, res, _error, value: { responseTime: number }) => requestLine(req as express.Request, res as express.Response, value),
+  });
+}
+
+function requestLine(req: express.Request, res: express.Response, { responseTime }: { responseTime: number }) {
+  return {
+    method: req.method,
+    route: routeOf(req),
+    status: res.statusCode,
+    latency_ms: responseTime,
+    merchant_id: res.locals.merchantId ?? null,
+    ...(res.locals.errorCode ? { error: res.locals.errorCode } : {}),
+    ...(res.locals.errorClass ? { error_class: res.locals.errorClass } : {}),
+  };
 }

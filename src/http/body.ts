@@ -1,7 +1,8 @@
 // JSON bodies only (spec: Content-Type must be application/json). A malformed body is the
-// route's own validation error, so each route names the error it answers with.
+// route's own validation error, so each route names the error it answers with; an unknown
+// charset or Content-Encoding, or a corrupt compressed body, goes to the error handler (415, 400).
 import express, { type RequestHandler } from "express";
-import { type FieldError, PaygateError } from "../core/errors.ts";
+import { errors, type FieldError, type PaygateError } from "../core/errors.ts";
 
 const parse = express.json({ limit: "64kb", strict: false, type: () => true });
 
@@ -13,9 +14,7 @@ export function jsonBody(invalid: (errors: FieldError[]) => PaygateError): Reque
       return next();
     }
     if (!req.is("application/json")) {
-      return next(
-        new PaygateError("unsupported_media_type", 415, "Content-Type must be application/json", "unsupported_media_type"),
-      );
+      return next(errors.unsupportedMediaType("Content-Type must be application/json"));
     }
     parse(req, res, (error?: unknown) => {
       if (error && (error as { type?: string }).type === "entity.parse.failed") {

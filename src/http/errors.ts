@@ -1,35 +1,79 @@
-// One error body for every failure: { status: "error", message, code, reason, errors }.
-import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+// One error body for every failure: { status: "error", message, code, reason, errors } on REST,
+// the GraphQL-over-HTTP shape ({ errors: [...] }) on /graphql. The status comes from the code.
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import { errors, PaygateError } from "../core/errors.ts";
+import { graphqlErrorBody } from "../graphql/errors.ts";
+import type { Logger } from "../logging.ts";
+import { HTTP_STATUS, RETRY_AFTER_SECONDS } from "./status.ts";
 
-export function sendError(res: Response, error: PaygateError): void {
-  res.status(error.status).json({
-    status: "error",
-    message: error.message,
-    code: error.code,
-    reason: error.reason ?? error.code,
-    errors: error.errors,
-  });
+export function sendError(req: Request, res: Response, error: PaygateError): void {
+  const status = HTTP_STATUS[error.code];
+  res.locals.errorCode = error.reason;
+  if (status === 503) res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (req.originalUrl.startsWith("/graphql")) {
+    res.status(status).json(graphqlErrorBody(error));
+    return;
+  }
+  res.status(status).json({ status: "error", message: error.message, code: error.code, reason: error.reason, errors: error.errors });
 }
 
-export const notFound: RequestHandler = (req, res) => {
-  sendError(res, new PaygateError("not_found", 404, `No route for ${req.method} ${req.path}`, "route_not_found"));
-};
+export const notFound: RequestHandler = (req, res) => sendError(req, res, errors.routeNotFound(req.method, req.path));
 
-interface BodyParserError {
-  type?: string;
+/** The request's own plumbing failed in a way the client caused: its path, headers or body. */
+interface PlumbingError {
   status?: number;
+  type?: string;
+  charset?: string;
+  encoding?: string;
 }
 
-export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
+/**
+ * Failures of path decoding and body reading, as client errors. Their own messages are never
+ * echoed or logged: a JSON parser's message quotes the body, and bodies carry keys.
+ */
+export function clientErrorOf(error: unknown): PaygateError | null {
+  if (error instanceof PaygateError) return error;
+  if (error instanceof URIError) {
+    return errors.badRequest("The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)", "malformed_path");
+  }
+  const failure = (typeof error === "object" && error !== null ? error : {}) as PlumbingError;
+  switch (failure.type) {
+    case "entity.too.large":
+      return errors.payloadTooLarge("64 KB");
+    case "charset.unsupported":
+      return errors.unsupportedMediaType(`The charset ${printable(failure.charset)} is not supported: send the JSON body in UTF-8`);
+    case "encoding.unsupported":
+      return errors.unsupportedMediaType(
+        `Content-Encoding ${printable(failure.encoding)} is not supported: send the body uncompressed, or with gzip, deflate or br`,
+      );
+    case "entity.parse.failed":
+      return errors.badRequest("The body is not valid JSON", "invalid_json");
+    case "request.aborted":
+      return errors.badRequest("The request ended before its whole body arrived", "request_aborted");
+  }
+  if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
+    return errors.badRequest("The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length", "unreadable_body");
+  }
+  return null;
+}
+
+const printable = (value: string | undefined) => JSON.stringify(String(value ?? "").slice(0, 40).toLowerCase());
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    if (error instanceof PaygateError) return sendError(res, error);
-    const parserError = (error ?? {}) as BodyParserError;
-    if (parserError.type === "entity.too.large") {
-      return sendError(res, new PaygateError("payload_too_large", 413, "Request body is too large (limit 64 KB)", "payload_too_large"));
-    }
-    // Never log the request body or headers: they carry keys and customer data.
-    log(`error ${req.method} ${req.path} id=${String(res.locals.requestId)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    sendError(res, errors.internal());
+    const known = clientErrorOf(error);
+    if (known) return sendError(req, res, known);
+    // Unexpected: the stack goes to the log with the request id, never to the client. Never the
+    // request's body or headers: they carry keys and customer data.
+    logger.error({ request_id: res.locals.requestId, err: error }, `unexpected error in ${req.method} ${routeOf(req)}`);
+    res.locals.errorClass = error instanceof Error ? error.constructor.name : typeof error;
+    sendError(req, res, errors.internal());
   };
+}
+
+/** The matched route's pattern (`/v1/transaction/:transaction_id`), so log lines group by route, not by id. */
+export function routeOf(req: Request): string {
+  const route: unknown = req.route;
+  const pattern = typeof route === "object" && route !== null && "path" in route && typeof route.path === "string" ? route.path : "";
+  return `${req.baseUrl}${pattern}` || "(no route)";
 }

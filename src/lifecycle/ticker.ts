@@ -1,4 +1,6 @@
 // A job that runs `tick` every interval until stopped; a failing tick is logged and retried.
+import { isDatabaseOutage } from "../core/errors.ts";
+
 export abstract class Ticker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -30,7 +32,9 @@ export abstract class Ticker {
     this.timer = setTimeout(() => {
       this.running = this.tick().then(
         () => {},
-        (error: unknown) => this.log(`${this.name}: ${(error as Error).message}; trying again in ${this.intervalMs} ms`),
+        (error: unknown) => {
+          if (!isDatabaseOutage(error)) this.log(`${this.name}: ${(error as Error).message}; trying again in ${this.intervalMs} ms`);
+        },
       );
       void this.running.finally(() => {
         if (!this.stopped) this.schedule(this.intervalMs);

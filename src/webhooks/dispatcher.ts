@@ -2,6 +2,7 @@
 // for the event's mode, records every attempt, and schedules retries. Runs inside the service or
 // alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
+import { isDatabaseOutage } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { Database } from "../db/types.ts";
@@ -107,7 +108,7 @@ export class WebhookDispatcher {
           for (const event of events) this.track(event);
         } catch (error) {
           failures++;
-          this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
+          if (!isDatabaseOutage(error)) this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
         }
       }
       if ((claimed > 0 && claimed === free) || skipped === SKIP_BATCH) continue; // more may be due

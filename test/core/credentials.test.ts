@@ -18,15 +18,15 @@ describe("Credentials", () => {
     // Within the time to live the remembered row answers.
     expect((await credentials.authenticatePublic({ publicKey: m.testPublicKey })).merchant.active).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 350));
-    await expect(credentials.authenticatePublic({ publicKey: m.testPublicKey })).rejects.toMatchObject({ status: 404, reason: "merchant_inactive" });
+    await expect(credentials.authenticatePublic({ publicKey: m.testPublicKey })).rejects.toMatchObject({ code: "not_found", reason: "merchant_inactive" });
   });
 
   it("does not remember unknown keys, and never mixes kinds", async () => {
     const m = await t.merchant({ name: "Fresh" });
     const credentials = new Credentials(t.db, { cacheMs: 60_000 });
-    await expect(credentials.authenticateSecret("sec_test_unknown")).rejects.toMatchObject({ status: 401 });
+    await expect(credentials.authenticateSecret("sec_test_unknown")).rejects.toMatchObject({ code: "unauthenticated" });
     expect((await credentials.authenticateSecret(m.testSecretKey)).keyKind).toBe("SECRET");
     // A cached secret key is still not a public key.
-    await expect(credentials.authenticatePublic({ publicKey: m.testSecretKey })).rejects.toMatchObject({ status: 404 });
+    await expect(credentials.authenticatePublic({ publicKey: m.testSecretKey })).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -220,15 +220,22 @@ describe("production hygiene", () => {
   });
 
   it("masks unexpected errors as Internal Server Error without a stack", async () => {
-    const id = await initialize();
-    await t.db.$executeRawUnsafe("ALTER TABLE transactions RENAME TO transactions_away");
+    // A failure nobody planned for: every new transaction now raises inside the database.
+    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_transactions() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'transactions refused by a test trigger'; END $$`);
+    await t.db.$executeRawUnsafe("CREATE TRIGGER refuse BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION refuse_transactions()");
     try {
-      const error = await failure(client(keys.testPublicKey).request(GetTransactionDocument, { id }));
+      const error = await failure(
+        client(keys.testPublicKey).request(InitializeTransactionDocument, { input: input() }),
+      );
       expect(error.message).toBe("Internal Server Error");
       expect(error.extensions).toEqual({ code: "INTERNAL_SERVER_ERROR", status: 500, reason: "internal_error", errors: [] });
-      expect(t.logs.some((line) => line.includes("graphql error"))).toBe(true);
+      const logged = t.logs.map((line) => JSON.parse(line)).find((line) => line.msg === "unexpected error in a GraphQL resolver");
+      expect(logged.err.stack).toContain("transactions refused by a test trigger");
+      expect(logged.request_id).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
-      await t.db.$executeRawUnsafe("ALTER TABLE transactions_away RENAME TO transactions");
+      await t.db.$executeRawUnsafe("DROP TRIGGER refuse ON transactions");
+      await t.db.$executeRawUnsafe("DROP FUNCTION refuse_transactions()");
     }
   });
 });

@@ -42,7 +42,7 @@ describe("health and unknown routes", () => {
   it("answers /healthz with 200 while the database answers", async () => {
     const res = await fetch(`${t.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", database: "ok" });
+    expect(await res.json()).toEqual({ status: "ok", database: "ok", migrations: "applied" });
   });
 
   it("answers an unknown route with the error shape", async () => {
@@ -56,8 +56,11 @@ describe("unexpected errors", () => {
   it("answers 500 Internal Server Error on both endpoints without leaking details", async () => {
     const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
     const id = init.body.data.id as string;
-    // Break the store under the running service: every query now fails.
-    await t.db.$executeRawUnsafe("ALTER TABLE transactions RENAME TO transactions_gone");
+    // A failure nobody planned for: every write of a transaction now raises inside the database.
+    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_transactions() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'transactions refused by a test trigger'; END $$`);
+    await t.db.$executeRawUnsafe(`CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON transactions
+      FOR EACH ROW EXECUTE FUNCTION refuse_transactions()`);
     try {
       const initialize = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
       const initiate = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
@@ -65,10 +68,18 @@ describe("unexpected errors", () => {
         expect(res.status).toBe(500);
         expect(res.body).toEqual({ status: "error", message: "Internal Server Error", code: "internal_error", reason: "internal_error", errors: [] });
       }
-      expect(t.logs.some((line) => line.includes("transactions"))).toBe(true);
+      // One error line per request, with its request id, the class and the stack.
+      const errorLines = t.logs.map((line) => JSON.parse(line)).filter((line) => line.level === "error" && line.err);
+      expect(errorLines.length).toBeGreaterThanOrEqual(2);
+      for (const line of errorLines) {
+        expect(line.request_id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(line.err.type).toBe("PrismaClientKnownRequestError");
+        expect(line.err.stack).toContain("transactions refused by a test trigger");
+      }
       expect(t.logs.join("\n")).not.toContain(keys.testSecretKey);
     } finally {
-      await t.db.$executeRawUnsafe("ALTER TABLE transactions_gone RENAME TO transactions");
+      await t.db.$executeRawUnsafe("DROP TRIGGER refuse ON transactions");
+      await t.db.$executeRawUnsafe("DROP FUNCTION refuse_transactions()");
     }
   });
 });

@@ -13,17 +13,21 @@ import { openDatabaseOn } from "../../src/db/database.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
+import { createLogger, lineLogger } from "../../src/logging.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
-import { createTestDatabase } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestGateway {
   gateway: PaymentGateway;
   db: Database;
   url: string;
+  /** The service's log, one JSON line each. */
   logs: string[];
+  /** The database under the service (its connection string on PostgreSQL). */
+  store: TestDatabase;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
@@ -36,22 +40,26 @@ export function fixedFeeds(): PriceFeed {
   return new ModeRoutedFeed({ test: new TestRatesFeed(), live: new TestRatesFeed() });
 }
 
-export async function startTestGateway(options: { prices?: PriceFeed; graphql?: GraphQLOptions } = {}): Promise<TestGateway> {
+/** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
+type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
+
+export async function startTestGateway(options: { prices?: TestPrices; graphql?: GraphQLOptions } = {}): Promise<TestGateway> {
   const testDb = await createTestDatabase();
-  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false });
+  const logs: string[] = [];
+  const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
+  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
   const rails = new HdWalletRails();
   const gateway = new PaymentGateway({
     db: database.db,
     credentials: new Credentials(database.db),
-    prices: options.prices ?? fixedFeeds(),
+    prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets: new SecretBox(randomBytes(32)),
   });
-  const logs: string[] = [];
   const dispatchers: WebhookDispatcher[] = [];
-  const { app, stop } = await createApp({ gateway, ping: database.ping, log: (line) => logs.push(line), graphql: options.graphql });
+  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -62,6 +70,7 @@ export async function startTestGateway(options: { prices?: PriceFeed; graphql?: 
     db: database.db,
     url,
     logs,
+    store: testDb,
     async post(path, body, headers = {}) {
       const response = await fetch(url + path, {
         method: "POST",

@@ -9,6 +9,12 @@ export type Decimal = DecimalBase;
 /** The largest fiat amount accepted (not shown by the spec; documented in the README). */
 export const MAX_FIAT_AMOUNT = new Decimal("999999999999.99");
 
+/**
+ * The largest crypto amount one payment may carry (not shown by the spec): far beyond any coin's
+ * supply, and small enough that sums of many stay inside the columns' NUMERIC(38, 18).
+ */
+export const MAX_CRYPTO_AMOUNT = new Decimal("999999999999999");
+
 const NUMERIC = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
 export function isNumericString(text: string): boolean {

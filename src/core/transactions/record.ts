@@ -7,7 +7,18 @@ export const transactionInclude = {
 
 export type TransactionRecord = Prisma.TransactionGetPayload<{ include: typeof transactionInclude }>;
 
-/** A transaction of this merchant in this mode, or null: other merchants' and modes' objects do not exist for it. */
-export function findTransactionFor(db: Database, id: string, merchantId: number, isLive: boolean) {
-  return db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude });
+/** Transaction ids are UUIDs (initialize makes them); anything else names no transaction. */
+const TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isTransactionId(id: string): boolean {
+  return TRANSACTION_ID.test(id);
+}
+
+/**
+ * A transaction of this merchant in this mode, or null: other merchants' and modes' objects do not
+ * exist for it. An id of another shape is not looked up, so no path segment reaches the database.
+ */
+export async function findTransactionFor(db: Database, id: string, merchantId: number, isLive: boolean): Promise<TransactionRecord | null> {
+  if (!isTransactionId(id)) return null;
+  return db.transaction.findFirst({ where: { id: id.toLowerCase(), merchantId, isLive }, include: transactionInclude });
 }

@@ -6,22 +6,67 @@ import { isNumericString } from "../money/amounts.ts";
 
 /** The limit on a request's `meta` once serialised (not shown by the spec; documented in the README). */
 export const MAX_META_BYTES = 16 * 1024;
+/** How deep `meta` may nest (the object itself is level 1). Stripe's metadata is flat; a few levels hold an order's shape. */
+export const MAX_META_DEPTH = 8;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether PostgreSQL can store the text: it refuses NUL characters and broken UTF-16 (a lone surrogate). */
+export function isStorableText(text: string): boolean {
+  return !text.includes("\u0000") && !LONE_SURROGATE.test(text);
+}
+
+const STORABLE = "must not contain NUL characters or broken Unicode";
+/** A string the database can store; the field's name is put before the message by toFieldError. */
+const text = () => z.string().refine(isStorableText, STORABLE);
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with a `meta` object, or null. Walked without recursion, so no nesting can exhaust
+ * the stack; `__proto__` is refused rather than dropped (JSON.parse keeps it as a key, but most
+ * object code would turn it into a prototype and lose it).
+ */
+export function metaProblem(meta: Record<string, unknown>): string | null {
+  const pending: { value: unknown; depth: number; path: string }[] = [{ value: meta, depth: 1, path: "meta" }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, depth, path } = next;
+    if (typeof value === "string") {
+      if (!isStorableText(value)) return `${path} ${STORABLE}`;
+      continue;
+    }
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > MAX_META_DEPTH) return `meta may nest at most ${MAX_META_DEPTH} levels deep (${path} is deeper)`;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "__proto__") return `${path} has the key "__proto__", which is not accepted`;
+      if (!isStorableText(key)) return `${path} has a key that ${STORABLE}`;
+      pending.push({ value: child, depth: depth + 1, path: `${path}.${key}` });
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(meta)) > MAX_META_BYTES) return `meta must be at most ${MAX_META_BYTES} bytes as JSON`;
+  return null;
+}
+
+// z.custom keeps the parsed object as it is (z.record would copy it, and lose a `__proto__` key on the way).
 const meta = z
-  .record(z.string(), z.unknown(), { error: "meta must be a JSON object" })
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_META_BYTES, `meta must be at most ${MAX_META_BYTES} bytes as JSON`);
+  .custom<Record<string, unknown>>(isJsonObject, { error: "meta must be a JSON object" })
+  .superRefine((value, ctx) => {
+    const problem = metaProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 export const InitializeBody = z
   .object({
     customer: z.object({
       email: z.string().trim().max(254).pipe(z.email({ error: "customer.email must be a valid e-mail address" })),
-      name: z.string().trim().max(200).nullish(),
+      name: text().trim().max(200).nullish(),
     }),
-    public_key: z.string().min(1).optional(),
-    payment_link: z.string().min(1).optional(),
-    currency: z.string().trim().min(1),
+    public_key: text().min(1).optional(),
+    payment_link: text().min(1).optional(),
+    currency: text().trim().min(1),
     amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "100.50"'),
-    description: z.string().max(1000).nullish(),
+    description: text().max(1000).nullish(),
     meta: meta.nullish(),
   })
   .superRefine((body, ctx) => {
@@ -39,7 +84,7 @@ export const InitiateBody = z.object({
       error: (issue) => (issue.input === undefined ? "currency_id is required" : CURRENCY_ID_FORMAT),
     })
     .transform(Number),
-  refund_address: z.string().trim().min(1).max(128).nullish(),
+  refund_address: text().trim().min(1).max(128).nullish(),
 });
 export type InitiateBody = z.infer<typeof InitiateBody>;
 
@@ -58,6 +103,8 @@ function toFieldError(issue: z.core.$ZodIssue): FieldError {
     if (/received undefined$/.test(issue.message)) return { field, message: `${field} is required` };
     if (issue.message.startsWith("Invalid input")) return { field, message: `${field} must be ${article(issue.expected)}` };
   }
+  // Shared checks say "must …"; the field they concern goes first.
+  if (issue.message.startsWith("must ")) return { field, message: `${field} ${issue.message}` };
   return { field, message: issue.message };
 }
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { errors } from "../errors.ts";
 import type { Credentials } from "../merchants/credentials.ts";
-import { Decimal, isNumericString } from "../money/amounts.ts";
+import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import type { Clock } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
@@ -29,12 +29,16 @@ const TestPaymentBody = z.object({
   amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "0.0015"').optional(),
 });
 
-/** A test transaction of the caller's, found with a test secret key; live keys have no helpers. */
+/**
+ * A test transaction of the caller's, found with a test secret key; live keys have no helpers. An
+ * inactive merchant's transactions do not move, as initiate refuses them.
+ */
 async function testTransaction(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
   const caller = await deps.credentials.authenticateSecret(request.bearerToken);
   if (caller.isLive) throw errors.testModeOnly();
   const transaction = await findTransactionFor(deps.db, request.transactionId, caller.merchant.id, false);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  if (!caller.merchant.active) throw errors.merchantInactive();
   return transaction;
 }
 
@@ -49,9 +53,12 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
   const crypto = transaction.paymentCurrencyId === null ? undefined : cryptoById(transaction.paymentCurrencyId);
   if (!crypto || transaction.paymentAmount === null) throw errors.notInitiated("transaction_not_initiated");
   const amount = new Decimal(parsed.value.amount ?? transaction.paymentAmount.toString());
-  if (amount.lte(0) || amount.decimalPlaces() > crypto.decimals) {
+  if (amount.lte(0) || amount.gt(MAX_CRYPTO_AMOUNT) || amount.decimalPlaces() > crypto.decimals) {
     throw errors.initiateValidation([
-      { field: "amount", message: `amount must be more than 0 with at most ${crypto.decimals} decimal places, the precision of ${crypto.slug}` },
+      {
+        field: "amount",
+        message: `amount must be more than 0 and at most ${MAX_CRYPTO_AMOUNT.toFixed()}, with at most ${crypto.decimals} decimal places, the precision of ${crypto.slug}`,
+      },
     ]);
   }
   const txHash = `test_${randomToken(32)}`;

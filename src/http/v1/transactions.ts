@@ -1,5 +1,5 @@
 // REST controllers of spec 4.1 and 4.2: parse the HTTP request, call the core, shape the reply.
-import { Router } from "express";
+import { Router, type Response } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
@@ -17,6 +17,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
     });
+    res.locals.merchantId = transaction.merchantId;
     if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
     res.status(201).json(success(initializedTransaction(transaction), transaction.requestMeta));
   });
@@ -29,15 +30,16 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
     });
     if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
-    res.status(200).json(await payable(gateway, transaction));
+    await sendPayable(res, gateway, transaction);
   });
 
   // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
   router.get("/v1/transaction/:transaction_id", async (req, res) => {
     const id = String(req.params.transaction_id);
-    const { transaction } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
+    const { transaction, caller } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
+    res.locals.merchantId = caller.merchant.id;
     if (!transaction) throw errors.transactionNotFound(id);
-    res.status(200).json(await payable(gateway, transaction));
+    await sendPayable(res, gateway, transaction);
   });
 
   // Test mode only (not in the spec): stand-ins for the chain and the clock.
@@ -47,7 +49,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       transactionId: String(req.params.transaction_id),
       body: req.body,
     });
-    res.status(200).json(await payable(gateway, transaction));
+    await sendPayable(res, gateway, transaction);
   });
 
   router.post("/v1/test_helpers/transaction/:transaction_id/expire", jsonBody(errors.initiateValidation), async (req, res) => {
@@ -55,15 +57,16 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
     });
-    res.status(200).json(await payable(gateway, transaction));
+    await sendPayable(res, gateway, transaction);
   });
 
   return router;
 }
 
-/** The envelope of table 2.2, with the QR code and the payment's state. */
-async function payable(gateway: PaymentGateway, transaction: TransactionRecord) {
+/** 200 with the envelope of table 2.2, the QR code and the payment's state. */
+async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord): Promise<void> {
+  res.locals.merchantId = transaction.merchantId;
   const paymentRequest = await gateway.paymentRequest(transaction);
   const data = initiatedTransaction(transaction, paymentRequest?.qrCode ?? null, gateway.paymentState(transaction));
-  return success(data, transaction.requestMeta);
+  res.status(200).json(success(data, transaction.requestMeta));
 }
