@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createMerchant, createPaymentLink, MerchantInputError, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../core/merchants/merchants.ts";
 import { cryptoBySlug, cryptoById, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { listTestRates, parseTestRate, setTestRate, TestRateInputError } from "../rails/prices/test-rates.ts";
+import { createLogger, lineLogger } from "../logging.ts";
 import { startRuntime, type Runtime } from "../runtime.ts";
 import { listEvents, type EventFilter } from "../webhooks/delivery-store.ts";
 
@@ -244,17 +245,19 @@ function webhookUrlOptions(values: Values): WebhookUrls {
 async function worker(args: string[]): Promise<void> {
   parse(args, {});
   const config = loadConfig();
-  const runtime = await startRuntime(config, { log: (line) => console.error(line) });
+  // A worker is part of the service: its log is the service's JSON log.
+  const logger = createLogger({ level: config.logLevel });
+  const runtime = await startRuntime(config, { log: lineLogger(logger) });
   const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
-  console.log(`paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`);
+  logger.info(`paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`);
   runtime.startBackgroundJobs();
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  console.log("Stopping: finishing the attempts under way.");
+  logger.info("Stopping: finishing the attempts under way.");
   await runtime.close();
-  console.log("Stopped.");
+  logger.info("Stopped.");
 }
 
 const STATES = ["pending", "delivered", "failed", "skipped"] as const;

@@ -6,6 +6,7 @@ import { StoredTestRatesFeed, TestRatesFeed } from "../../src/rails/prices/test-
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";
 import { rawRequest } from "../support/raw-http.ts";
+import { snapshotStore } from "../support/snapshot.ts";
 
 let t: TestGateway;
 afterEach(() => t?.close());
@@ -43,6 +44,7 @@ function everyCall(keys: Awaited<ReturnType<TestGateway["merchant"]>>, initiated
 describe("the database goes away", () => {
   it("answers 503 database_unavailable with Retry-After on every call, logs it once, and says so on /readyz", async () => {
     const { keys, initiated, pending } = await setUp();
+    const before = await snapshotStore(t.db);
     const outage = await takeDatabaseAway(t.store);
     try {
       for (const [name, request] of Object.entries(everyCall(keys, initiated, pending))) {
@@ -80,6 +82,7 @@ describe("the database goes away", () => {
     expect(status).toBe(200);
     expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
     expect(logLines().filter((line) => line.msg.startsWith("database available again"))).toHaveLength(1);
+    expect(await snapshotStore(t.db)).toEqual(before); // every refused call changed nothing
   });
 });
 

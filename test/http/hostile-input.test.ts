@@ -225,10 +225,17 @@ describe("GraphQL requests", () => {
     expect(tokens.json.errors[0].message).toMatch(/more than? 2000 tokens|more that 2000 tokens/);
   });
 
-  it("answers a charset other than UTF-8 with 415", async () => {
-    const res = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json; charset=latin1" }, body: '{"query":"{ __typename }"}' });
-    expect(res.status).toBe(415);
-    expect(res.json.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST", status: 415, reason: "unsupported_media_type" } });
+  it("answers a charset other than UTF-8 or an unknown Content-Encoding with 415, and a corrupt gzip body with 400", async () => {
+    const body = '{"query":"{ __typename }"}';
+    const charset = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json; charset=latin1" }, body });
+    expect(charset.status).toBe(415);
+    expect(charset.json.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST", status: 415, reason: "unsupported_media_type" } });
+    const encoding = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "content-encoding": "snappy" }, body });
+    expect(encoding.status).toBe(415);
+    expect(encoding.json.errors[0].message).toMatch(/Content-Encoding "snappy" is not supported/);
+    const corrupt = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: Buffer.from("not gzip at all") });
+    expect(corrupt.status).toBe(400);
+    expect(corrupt.json.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST", status: 400, reason: "unreadable_body" } });
   });
 
   it("does not suggest enum values when introspection is off", async () => {

@@ -2,8 +2,7 @@
 // - PostgreSQL: the database refuses new connections and its open ones are terminated; restore()
 //   lets connections in again, and the service must recover by itself.
 // - Embedded PGlite lives in the process: it goes away only by being closed, and does not come back.
-import pg from "pg";
-import type { TestDatabase } from "./test-database.ts";
+import { admin, type TestDatabase } from "./test-database.ts";
 
 export interface Outage {
   /** Ends the outage; null where the database cannot come back (embedded). */
@@ -20,14 +19,4 @@ export async function takeDatabaseAway(store: TestDatabase): Promise<Outage> {
   await admin(adminUrl, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
   await admin(adminUrl, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
   return { restore: () => admin(adminUrl, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`) };
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

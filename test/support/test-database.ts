@@ -58,7 +58,8 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   }
 }
 
-async function admin(adminUrl: string, sql: string): Promise<void> {
+/** Runs one statement on its own connection (CREATE and DROP DATABASE cannot run in a pool's transaction). */
+export async function admin(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
