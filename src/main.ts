@@ -1,6 +1,8 @@
 // The service: configuration in, an HTTP server on a migrated database out.
 import { ConfigError, loadConfig } from "./config.ts";
+import type { AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
+import { listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
 import { startRuntime } from "./runtime.ts";
 
@@ -18,7 +20,8 @@ async function main(): Promise<void> {
   });
   const server = app.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
-    log(`paygate listening on http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port} — database: ${where}`);
+    log(listeningLine(server.address() as AddressInfo));
+    log(`database: ${where}`);
     const jobs = [
       ["webhook delivery", config.webhooks.dispatcher, "PAYGATE_WEBHOOK_DISPATCHER"],
       ["checkout expiry", config.lifecycle.expiryScheduler, "PAYGATE_EXPIRY_SCHEDULER"],

@@ -66,6 +66,12 @@ export const errors = {
     new PaygateError("invalid_state", MESSAGES.notInitiated, reason),
   merchantInactive: () =>
     new PaygateError("invalid_state", "The merchant account is not active; its transactions cannot move", "merchant_inactive"),
+  nothingOwed: () =>
+    new PaygateError(
+      "invalid_state",
+      "Nothing is owed on this transaction: it is paid in full. Send amount to record a further payment",
+      "nothing_owed",
+    ),
   transactionClosed: () =>
     new PaygateError("invalid_state", "The transaction is no longer open: it has already ended", "transaction_closed"),
   testModeOnly: () =>

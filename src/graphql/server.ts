@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
-import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import { expressMiddleware } from "@as-integrations/express5";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { makeExecutableSchema } from "@graphql-tools/schema";
@@ -15,6 +14,7 @@ import { RETRY_AFTER_SECONDS } from "../http/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
 import { formatError, statusOf } from "./errors.ts";
+import { localLandingPage } from "./landing-page.ts";
 import { resolvers } from "./resolvers.ts";
 
 export const SCHEMA_FILE = new URL("../../schema.graphql", import.meta.url);
@@ -22,7 +22,7 @@ export const SCHEMA_FILE = new URL("../../schema.graphql", import.meta.url);
 export interface GraphQLOptions {
   /** Schema introspection; off by default, as in production. */
   introspection: boolean;
-  /** Apollo's landing page on GET /graphql; off by default. */
+  /** The page on GET /graphql in a browser (served locally: landing-page.ts); off by default. */
   landingPage: boolean;
   /** Limits against abusive queries (defaults in README). */
   maxDepth?: number;
@@ -60,7 +60,7 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
     plugins: [
       ...protection.plugins,
       httpStatusPlugin(logger),
-      options.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
+      options.landingPage ? localLandingPage() : ApolloServerPluginLandingPageDisabled(),
     ] as unknown as ApolloServerPlugin<GraphQLContext>[],
   });
   await server.start();

@@ -31,8 +31,15 @@ export function initializedTransaction(t: TransactionRecord): Json {
   };
 }
 
-/** Table 2.2: the transaction as initiate returns it; `initialized_currency` is the slug here. */
-export function initiatedTransaction(t: TransactionRecord, qrCode: string | null, paymentState: PaymentState | null): Json {
+/**
+ * Table 2.2: the transaction as initiate returns it; `initialized_currency` is the slug here. Beside
+ * the QR code, the payment URI it encodes, for a merchant that renders its own QR or a wallet link.
+ */
+export function initiatedTransaction(
+  t: TransactionRecord,
+  paymentRequest: { uri: string; qrCode: string } | null,
+  paymentState: PaymentState | null,
+): Json {
   return {
     id: t.id,
     reference: t.reference,
@@ -44,7 +51,8 @@ export function initiatedTransaction(t: TransactionRecord, qrCode: string | null
     payment_currency: t.paymentCurrencyId,
     payment_address: t.paymentAddress,
     status: t.status,
-    qrCode,
+    qrCode: paymentRequest?.qrCode ?? null,
+    payment_uri: paymentRequest?.uri ?? null,
     is_live: t.isLive,
     merchant: { id: t.merchant.id, name: t.merchant.name },
     expires_at: t.expiresAt?.toISOString() ?? null,

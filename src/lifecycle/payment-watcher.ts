@@ -18,8 +18,11 @@ export interface WatchSettings {
   requiredConfirmations(currency: CryptoCurrency): number;
 }
 
-/** A chain watcher that may say which networks it has a node for. */
-export type ConfiguredChains = ChainWatcher & { supports?(currency: CryptoCurrency, isLive: boolean): boolean };
+/** A chain watcher that may say which networks it has a node for, and which variable names each node. */
+export type ConfiguredChains = ChainWatcher & {
+  supports?(currency: CryptoCurrency, isLive: boolean): boolean;
+  nodeVariable?(currency: CryptoCurrency, isLive: boolean): string;
+};
 
 export interface WatchReport {
   watched: number;
@@ -31,6 +34,9 @@ export interface WatchReport {
 const MAX_PER_PASS = 10_000;
 
 export class PaymentWatcher extends Ticker {
+  /** Networks whose node failed at the last pass: said once, then quiet until it answers again. */
+  private readonly unreachable = new Set<string>();
+
   constructor(
     private readonly gateway: PaymentGateway,
     private readonly db: Database,
@@ -69,7 +75,8 @@ export class PaymentWatcher extends Ticker {
       take: MAX_PER_PASS,
     });
     const report: WatchReport = { watched: 0, changed: 0, failed: 0 };
-    const failures = new Map<string, string>();
+    const failures = new Map<string, { message: string; variable: string | undefined }>();
+    const answered = new Set<string>();
     const queue = rows.flatMap((row) => {
       const currency = row.paymentCurrencyId === null ? undefined : cryptoById(row.paymentCurrencyId);
       if (!currency || row.paymentAddress === null || row.initiatedAt === null) return [];
@@ -80,22 +87,39 @@ export class PaymentWatcher extends Ticker {
       for (let item = queue.shift(); item; item = queue.shift()) {
         report.watched++;
         const required = this.settings.requiredConfirmations(item.currency);
+        const network = `${item.currency.slug} ${item.isLive ? "live" : "test"}`;
         try {
           const observed = await this.chains.receiptsTo(item.currency, item.isLive, item.address, { since: item.since, requiredConfirmations: required });
+          answered.add(network);
           if (sameView(item.receipts, observed, required)) continue;
           await this.gateway.applyReceipts(item.id, { receipts: observed, requiredConfirmations: required, source: "chain", complete: true });
           report.changed++;
         } catch (error) {
           report.failed++;
-          failures.set(`${item.currency.slug} ${item.isLive ? "live" : "test"}`, (error as Error).message);
+          failures.set(network, { message: (error as Error).message, variable: this.chains.nodeVariable?.(item.currency, item.isLive) });
         }
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, work));
-    for (const [network, message] of failures) {
-      this.log(`payment watcher: ${network}: ${message}; the addresses are read again in ${this.settings.intervalMs} ms`);
-    }
+    this.reportNodes(failures, answered);
     return report;
+  }
+
+  /**
+   * A node that fails is said once, with what to do about it; the passes after it stay quiet until
+   * the node answers again (an offline machine would otherwise log the same failure every pass).
+   */
+  private reportNodes(failures: Map<string, { message: string; variable: string | undefined }>, answered: Set<string>): void {
+    const seconds = Math.round(this.settings.intervalMs / 1000);
+    for (const [network, { message, variable }] of failures) {
+      if (this.unreachable.has(network)) continue;
+      this.unreachable.add(network);
+      const remedy = variable ? ` (set ${variable} to a node this machine can reach, or to none to stop watching ${network})` : "";
+      this.log(`payment watcher: ${network}: ${message}; the addresses are read again every ${seconds} s, with no further message until the node answers${remedy}`);
+    }
+    for (const network of answered) {
+      if (!failures.has(network) && this.unreachable.delete(network)) this.log(`payment watcher: ${network}: the node answers again`);
+    }
   }
 }
 

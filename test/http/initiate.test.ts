@@ -41,6 +41,7 @@ describe("POST /v1/transaction/:id/pay: success", () => {
         "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant", "meta",
         "payment_address", "payment_amount", "payment_currency", "qrCode", "reference", "status",
         "expires_at", // not in table 2.2: the end of the checkout window
+        "payment_uri", // not in table 2.2: what the QR code encodes
       ].sort(),
     );
     // The checkout window: 30 minutes by default.
@@ -67,6 +68,7 @@ describe("POST /v1/transaction/:id/pay: success", () => {
     expect(new Date(data.meta.quote.quoted_at).toISOString()).toBe(data.meta.quote.quoted_at);
     expect(data.qrCode).toMatch(/^data:image\/png;base64,/);
     expect(decodeQr(data.qrCode).text).toBe(`bitcoin:${data.payment_address}?amount=0.00153847`);
+    expect(data.payment_uri).toBe(`bitcoin:${data.payment_address}?amount=0.00153847`);
 
     const row = await stored(id);
     expect(row.status).toBe("PENDING");

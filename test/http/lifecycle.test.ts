@@ -142,6 +142,21 @@ describe("abandoned", () => {
     expect(events[1]!.data.transaction).toMatchObject({ status: "ABANDONED", payment_currency: null, payment_amount: null });
   });
 
+  it("pays what is still owed when the test payment names no amount, and refuses when nothing is", async () => {
+    const { id, due } = await pendingTransaction("3", "10");
+    await payTest(id, { amount: "4" });
+    const rest = await payTest(id);
+    expect(rest.status).toBe(200);
+    expect(rest.body.data).toMatchObject({ status: "SUCCESSFUL", amount_paid: due });
+    expect(rest.body.data.meta.payment.state).toBe("paid");
+    const receipts = await t.db.paymentReceipt.findMany({ where: { transactionId: id }, orderBy: { id: "asc" } });
+    expect(receipts.map((r) => r.amount.toString())).toEqual(["4", new Decimal(due).minus(4).toFixed()]);
+    const nothing = await payTest(id);
+    expect(nothing.status).toBe(422);
+    expect(nothing.body).toMatchObject({ code: "invalid_state", reason: "nothing_owed", message: expect.stringContaining("Send amount") });
+    expect(await t.db.paymentReceipt.count({ where: { transactionId: id } })).toBe(2);
+  });
+
   it("keeps a partial payment on an abandoned transaction, marked underpaid", async () => {
     const { id } = await pendingTransaction("3", "10");
     await payTest(id, { amount: "4" });

@@ -43,8 +43,9 @@ async function testTransaction(deps: TestHelperDeps, request: TestHelperRequest)
 }
 
 /**
- * Records a confirmed payment as the chain watcher would: `amount` in the payment currency, the
- * whole payment amount when omitted. Several calls make a split payment.
+ * Records a confirmed payment as the chain watcher would: `amount` in the payment currency; when
+ * omitted, what is still owed (the payment amount less what arrived), so the transaction completes
+ * as Stripe's test helpers complete their object. Several calls make a split payment.
  */
 export async function recordTestPayment(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
   const parsed = parseBody(TestPaymentBody, request.body);
@@ -52,7 +53,8 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
   const transaction = await testTransaction(deps, request);
   const crypto = transaction.paymentCurrencyId === null ? undefined : cryptoById(transaction.paymentCurrencyId);
   if (!crypto || transaction.paymentAmount === null) throw errors.notInitiated("transaction_not_initiated");
-  const amount = new Decimal(parsed.value.amount ?? transaction.paymentAmount.toString());
+  const amount = parsed.value.amount === undefined ? owedOn(transaction) : new Decimal(parsed.value.amount);
+  if (parsed.value.amount === undefined && amount.lte(0)) throw errors.nothingOwed();
   if (amount.lte(0) || amount.gt(MAX_CRYPTO_AMOUNT) || amount.decimalPlaces() > crypto.decimals) {
     throw errors.initiateValidation([
       {
@@ -74,6 +76,12 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
     deps.clock.now(),
     deps.lifecycle ?? DEFAULT_LIFECYCLE,
   );
+}
+
+/** The payment amount less what has arrived, confirmed or not. */
+function owedOn(transaction: TransactionRecord): Decimal {
+  const arrived = new Decimal(transaction.amountPaid?.toString() ?? 0).plus(transaction.amountUnconfirmed?.toString() ?? 0);
+  return new Decimal(transaction.paymentAmount?.toString() ?? 0).minus(arrived);
 }
 
 /** Ends the checkout window now: an open transaction becomes ABANDONED, as expiry would make it. */

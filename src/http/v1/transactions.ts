@@ -67,6 +67,6 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
 async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord): Promise<void> {
   res.locals.merchantId = transaction.merchantId;
   const paymentRequest = await gateway.paymentRequest(transaction);
-  const data = initiatedTransaction(transaction, paymentRequest?.qrCode ?? null, gateway.paymentState(transaction));
+  const data = initiatedTransaction(transaction, paymentRequest, gateway.paymentState(transaction));
   res.status(200).json(success(data, transaction.requestMeta));
 }

@@ -83,6 +83,12 @@ export class ChainWatchers implements ChainWatcher {
   }
 
   /** Whether a node is configured for the currency's network in that mode. */
+  /** The variable that names the node of this currency and mode. */
+  nodeVariable(currency: CryptoCurrency, isLive: boolean): string {
+    const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
+    return NODE_VARIABLES[chain][isLive ? "live" : "test"];
+  }
+
   supports(currency: CryptoCurrency, isLive: boolean): boolean {
     return this.clients.has(`${currency.slug}:${isLive ? "live" : "test"}`);
   }
@@ -96,8 +102,7 @@ export class ChainWatchers implements ChainWatcher {
     const mode: Mode = isLive ? "live" : "test";
     const entry = this.clients.get(`${currency.slug}:${mode}`);
     if (entry === undefined) {
-      const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
-      throw new ChainNotConfiguredError(`no node configured for ${currency.slug} ${mode} (set ${NODE_VARIABLES[chain][mode]})`);
+      throw new ChainNotConfiguredError(`no node configured for ${currency.slug} ${mode} (set ${this.nodeVariable(currency, isLive)})`);
     }
     if (entry.kind === "esplora") return entry.client.receiptsTo(address, { since: options.since });
     const network = this.networks[currency.slug][mode];
