@@ -104,6 +104,17 @@ export const errors = {
   internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
 };
 
+/**
+ * A write refused by a unique index: another request got there first. The database layer raises it
+ * (src/db/failures.ts), so the core never reads driver codes.
+ */
+export class DuplicateKeyError extends Error {
+  constructor(override readonly cause: unknown) {
+    super("A unique index refused the write");
+    this.name = "DuplicateKeyError";
+  }
+}
+
 /** Whether the failure is a database outage, which the database layer logs once for everyone (src/db/failures.ts). */
 export function isDatabaseOutage(error: unknown): boolean {
   return error instanceof PaygateError && error.code === "database_unavailable";

@@ -4,7 +4,7 @@
 // something is remembered; one that failed (a 503, a validation error) can be retried with its key.
 import { createHash } from "node:crypto";
 import type { Database } from "../db/types.ts";
-import { PaygateError, type FieldError } from "./errors.ts";
+import { DuplicateKeyError, PaygateError, type FieldError } from "./errors.ts";
 import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
 
 /** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
@@ -57,7 +57,7 @@ export async function idempotently(db: Database, scope: IdempotencyScope | null,
   try {
     return await work();
   } catch (error) {
-    const winner = scope && isUniqueViolation(error) ? await replayed(db, scope) : null;
+    const winner = scope && error instanceof DuplicateKeyError ? await replayed(db, scope) : null;
     if (winner) return winner;
     throw error;
   }
@@ -103,12 +103,6 @@ async function replayed(db: Database, scope: IdempotencyScope): Promise<Outcome 
   const id = await replayOf(db, scope);
   const transaction = id === null ? null : await findTransactionFor(db, id, scope.merchantId, scope.isLive);
   return transaction && { ...transaction, replayed: true };
-}
-
-/** Whether a write failed on a unique index: another request with the same key won the race. */
-function isUniqueViolation(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message} ${String((error as { code?: unknown }).code ?? "")}` : String(error);
-  return /23505|P2002|unique constraint/i.test(text);
 }
 
 /** Forgets keys older than their 24 hours; returns how many. */

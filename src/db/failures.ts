@@ -2,8 +2,9 @@
 // (the server is down or refuses connections, the schema is not migrated, a value PostgreSQL
 // cannot store) becomes a PaygateError that says so, so the API answers 503 or 400 with the cause
 // instead of a bare 500. An outage is logged once when it starts and once when it ends, not per
-// request. Anything else passes through unchanged (unique violations, for the idempotency race).
-import { errors, PaygateError } from "../core/errors.ts";
+// request. A unique violation becomes DuplicateKeyError (the idempotency race reads it); anything
+// else passes through unchanged.
+import { DuplicateKeyError, errors, PaygateError } from "../core/errors.ts";
 import type { Database } from "./types.ts";
 
 interface DriverCause {
@@ -71,6 +72,13 @@ export function serviceErrorOf(error: unknown): PaygateError | null {
   return null;
 }
 
+/** Whether a unique index refused the write, by SQLSTATE 23505 (or Prisma's P2002 when no driver cause is attached). */
+export function isUniqueViolation(error: unknown): boolean {
+  const cause = causeOf(error);
+  if (cause) return cause.kind === "UniqueConstraintViolation" || cause.originalCode === "23505";
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+}
+
 /** One short line about a driver failure, for the operator: never the query's values. */
 function describe(error: unknown): string {
   const cause = causeOf(error);
@@ -109,6 +117,7 @@ export class OutageLog {
  */
 export function withServiceErrors(db: Database, outages: OutageLog): Database {
   const translate = (error: unknown): never => {
+    if (isUniqueViolation(error)) throw new DuplicateKeyError(error);
     const serviceError = serviceErrorOf(error);
     if (!serviceError) throw error;
     outages.failed(serviceError, error);
