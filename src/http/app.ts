@@ -8,6 +8,7 @@ import type { PaymentGateway } from "../core/gateway.ts";
 import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
+import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
@@ -53,6 +54,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/readyz", ready);
   app.get("/healthz", ready);
 
+  app.use(apiReference());
   app.use(singleCredential);
   app.use(transactionRoutes(options.gateway));
   const graphql = await createGraphQL(options.gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);

@@ -3,17 +3,18 @@ import { toJsonNumber } from "../core/money/amounts.ts";
 import { fiatById } from "../core/money/currencies.ts";
 import type { PaymentState } from "../core/transactions/lifecycle.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 
 const amount = (value: { toString(): string } | null) => (value === null ? null : toJsonNumber(value));
 
-export function success(data: Json, meta: unknown): Json {
+export function success<T>(data: T, meta: unknown): { status: "success"; data: T; meta: Json } {
   return { status: "success", data, meta: isObject(meta) ? meta : {} };
 }
 
 /** Table 2.1: the transaction as initialize returns it. */
-export function initializedTransaction(t: TransactionRecord): Json {
+export function initializedTransaction(t: TransactionRecord): InitializedTransaction {
   return {
     id: t.id,
     reference: t.reference,
@@ -39,7 +40,7 @@ export function initiatedTransaction(
   t: TransactionRecord,
   paymentRequest: { uri: string; qrCode: string } | null,
   paymentState: PaymentState | null,
-): Json {
+): InitiatedTransaction {
   return {
     id: t.id,
     reference: t.reference,

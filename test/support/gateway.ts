@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import { createMerchant, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
@@ -18,6 +19,7 @@ import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
+import { OpenApiConformance } from "./openapi-conformance.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestGateway {
@@ -60,8 +62,11 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   });
   const dispatchers: WebhookDispatcher[] = [];
   const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql });
+  // Every response of a documented route is checked against the OpenAPI document.
+  const conformance = new OpenApiConformance();
+  const checked = express().use(conformance.middleware()).use(app);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = checked.listen(0, "127.0.0.1", () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -100,6 +105,9 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
       await database.close();
+      if (conformance.violations.length > 0) {
+        throw new Error(`Responses that do not match the OpenAPI document:\n${[...new Set(conformance.violations)].join("\n")}`);
+      }
     },
   };
 }

@@ -54,19 +54,29 @@ const meta = z
   .superRefine((value, ctx) => {
     const problem = metaProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  // For the generated OpenAPI document (src/http/openapi.ts): z.custom has no JSON Schema of its own.
+  .meta({
+    type: "object",
+    additionalProperties: true,
+    description: `The merchant's own JSON object, echoed back: at most ${MAX_META_BYTES} bytes as JSON, ${MAX_META_DEPTH} levels deep, no "__proto__" key, no NUL characters.`,
   });
 
 export const InitializeBody = z
   .object({
     customer: z.object({
-      email: z.string().trim().max(254).pipe(z.email({ error: "customer.email must be a valid e-mail address" })),
-      name: text().trim().max(200).nullish(),
+      email: z.string().trim().max(254).pipe(z.email({ error: "customer.email must be a valid e-mail address" })).meta({ example: "ada@example.com" }),
+      name: text().trim().max(200).nullish().meta({ example: "Ada Obi" }),
     }),
-    public_key: text().min(1).optional(),
-    payment_link: text().min(1).optional(),
-    currency: text().trim().min(1),
-    amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "100.50"'),
-    description: text().max(1000).nullish(),
+    public_key: text().min(1).optional().meta({ description: "The public key, when not sent as `Authorization: Bearer`." }),
+    payment_link: text().min(1).optional().meta({ description: "A payment link slug (`pl_…`) instead of a key; it decides merchant and mode." }),
+    currency: text().trim().min(1).meta({ description: "The fiat currency: `USD` or `NGN`.", example: "USD" }),
+    amount: z
+      .string()
+      .trim()
+      .refine(isNumericString, 'amount must be a numeric string such as "100.50"')
+      .meta({ description: "A decimal string: more than 0, at most 999999999999.99, at most 2 decimal places.", example: "100.50" }),
+    description: text().max(1000).nullish().meta({ example: "Order #42" }),
     meta: meta.nullish(),
   })
   .superRefine((body, ctx) => {
@@ -83,8 +93,14 @@ export const InitiateBody = z.object({
     .union([z.string().trim().regex(/^\d{1,9}$/, CURRENCY_ID_FORMAT), z.number().int().min(0).max(999_999_999)], {
       error: (issue) => (issue.input === undefined ? "currency_id is required" : CURRENCY_ID_FORMAT),
     })
-    .transform(Number),
-  refund_address: text().trim().min(1).max(128).nullish(),
+    .transform(Number)
+    .meta({ description: "The crypto currency: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC (a numeric string or an integer).", example: "4" }),
+  refund_address: text()
+    .trim()
+    .min(1)
+    .max(128)
+    .nullish()
+    .meta({ description: "Where to refund, a valid address of the chosen currency's network in the transaction's mode." }),
 });
 export type InitiateBody = z.infer<typeof InitiateBody>;
 

@@ -25,7 +25,7 @@ export interface TestHelperRequest {
   body?: unknown;
 }
 
-const TestPaymentBody = z.object({
+export const TestPaymentBody = z.object({
   amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "0.0015"').optional(),
 });
 

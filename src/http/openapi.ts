@@ -1,0 +1,225 @@
+// The OpenAPI 3.1 document of the REST API, generated from the zod schemas that validate the
+// requests (the core's) and type the responses (schemas.ts), so it cannot drift from the service:
+// the test suite also checks every response it receives against it.
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import type { ErrorCode } from "../core/errors.ts";
+import { InitializeBody, InitiateBody } from "../core/transactions/requests.ts";
+import { TestPaymentBody } from "../core/transactions/test-helpers.ts";
+import { ErrorResponse, HealthResponse, InitializeResponse, TransactionResponse } from "./schemas.ts";
+import { HTTP_STATUS } from "./status.ts";
+
+interface ErrorCase {
+  code: ErrorCode;
+  reason: string;
+  message: string;
+  when: string;
+}
+
+/** Responses of one route's failures, grouped by status, with an example per cause. */
+function errorResponses(cases: ErrorCase[]) {
+  const byStatus = new Map<number, ErrorCase[]>();
+  for (const c of cases) {
+    const status = HTTP_STATUS[c.code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), c]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      {
+        description: list.map((c) => `\`${c.reason}\`: ${c.when}`).join("; "),
+        ...(status === 503 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" as const } } } } : {}),
+        content: {
+          "application/json": {
+            schema: ErrorResponse,
+            examples: Object.fromEntries(
+              list.map((c) => [c.reason, { value: { status: "error", message: c.message, code: c.code, reason: c.reason, errors: [] } }]),
+            ),
+          },
+        },
+      },
+    ]),
+  );
+}
+
+// Failures every route can answer with.
+const ANY: ErrorCase[] = [
+  { code: "bad_request", reason: "ambiguous_credential", message: "Send one Authorization header; this request has 2", when: "two Authorization headers" },
+  { code: "database_unavailable", reason: "database_unreachable", message: "The database is unavailable right now; nothing was changed, retry in a few seconds", when: "the database does not answer" },
+  { code: "internal_error", reason: "internal_error", message: "Internal Server Error", when: "a bug; the stack is in the log under the X-Request-Id" },
+];
+const WITH_PATH: ErrorCase[] = [
+  { code: "bad_request", reason: "malformed_path", message: "The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)", when: "a malformed path" },
+];
+const WITH_BODY: ErrorCase[] = [
+  { code: "bad_request", reason: "unreadable_body", message: "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length", when: "a corrupt compressed body" },
+  { code: "unsupported_media_type", reason: "unsupported_media_type", message: "Content-Type must be application/json", when: "another media type, charset or Content-Encoding" },
+  { code: "payload_too_large", reason: "payload_too_large", message: "Request body is too large (limit 64 KB)", when: "a body over 64 KB" },
+];
+const SECRET: ErrorCase[] = [
+  { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid Secret Key", when: "no key, a public key, or an unknown or revoked secret key" },
+  { code: "not_found", reason: "transaction_not_found", message: "No transaction with id '…'", when: "an unknown id, another merchant's or the other mode's transaction" },
+];
+const INITIATE_VALIDATION: ErrorCase = {
+  code: "validation_error",
+  reason: "invalid_request",
+  message: "Missing or invalid payload fields",
+  when: "missing or invalid fields, or invalid JSON",
+};
+
+const transactionId = z.object({
+  transaction_id: z.string().meta({ param: { name: "transaction_id", in: "path" }, description: "The transaction's `data.id` (a UUID), not its `bq_` reference." }),
+});
+const idempotencyKey = z.object({
+  "Idempotency-Key": z
+    .string()
+    .optional()
+    .meta({ param: { name: "Idempotency-Key", in: "header" }, description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (README, Requests)." }),
+});
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+
+export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocument"]> {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "`pub_test_…`/`pub_live_…` (public), `sec_test_…`/`sec_live_…` (secret). The key's mode decides test or live.",
+  });
+  const publicKey = [{ [bearer.name]: [] }, {}];
+  const secretKey = [{ [bearer.name]: [] }];
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/transaction",
+    operationId: "initializeTransaction",
+    summary: "Initialize a transaction",
+    description:
+      "Spec 4.1. Credential: a public key (Authorization header or body `public_key`) or a payment link (body `payment_link`). Creates an `INITIATED` transaction and its `payment.initiated` event.",
+    security: publicKey,
+    request: { headers: idempotencyKey, body: json(InitializeBody, "The order: customer, fiat currency and amount.") },
+    responses: {
+      201: json(InitializeResponse, "The transaction (table 2.1)."),
+      ...errorResponses([
+        { code: "validation_error", reason: "invalid_request", message: "Validation Error", when: "missing or invalid fields, invalid JSON, no credential, a key and a link" },
+        { code: "not_found", reason: "invalid_public_key", message: "Invalid Public Key", when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN" },
+        { code: "kyb_required", reason: "kyb_none", message: "Live mode needs a verified business (KYB)…", when: "a live key of a merchant whose KYB is not verified" },
+        { code: "idempotency_conflict", reason: "idempotency_key_reused", message: "This Idempotency-Key was already used with other parameters; send a new key for a new request", when: "a reused Idempotency-Key" },
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/transaction/{transaction_id}/pay",
+    operationId: "initiatePayment",
+    summary: "Initiate the payment: choose the coin",
+    description:
+      "Spec 4.2. Locks the rate, hands out a fresh address and moves the transaction to `PENDING` (event `payment.pending`). Only an `INITIATED` transaction can be initiated.",
+    security: secretKey,
+    request: { params: transactionId, headers: idempotencyKey, body: json(InitiateBody, "The chosen crypto currency, and an optional refund address.") },
+    responses: {
+      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      ...errorResponses([
+        INITIATE_VALIDATION,
+        ...SECRET,
+        { code: "not_found", reason: "currency_not_supported", message: "Currency 9 is not supported; use one of 3 (USDT), 4 (BTC), 5 (BNB), 6 (ETH), 7 (LTC)", when: "a currency_id outside 3–7" },
+        { code: "not_found", reason: "processor_not_configured", message: "No BTC wallet is configured for live mode…", when: "no wallet for that currency and mode" },
+        { code: "invalid_state", reason: "transaction_not_initiated", message: "The transaction is not initiated", when: "not INITIATED, or the merchant is inactive (reason merchant_inactive)" },
+        { code: "idempotency_conflict", reason: "idempotency_key_reused", message: "This Idempotency-Key was already used with other parameters; send a new key for a new request", when: "a reused Idempotency-Key" },
+        { code: "upstream_unavailable", reason: "quote_unavailable", message: "No price quote for BTC/USD is available right now; retry shortly", when: "no price quote, or no address could be derived (address_unavailable)" },
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/transaction/{transaction_id}",
+    operationId: "retrieveTransaction",
+    summary: "Retrieve a transaction",
+    description: "Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.",
+    security: secretKey,
+    request: { params: transactionId },
+    responses: {
+      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      ...errorResponses([
+        { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid API Key", when: "no key, or an unknown or revoked key" },
+        SECRET[1] as ErrorCase,
+        ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  const testHelper = (action: "payment" | "expire", summary: string, description: string, extra: ErrorCase[]) =>
+    registry.registerPath({
+      method: "post",
+      path: `/v1/test_helpers/transaction/{transaction_id}/${action}`,
+      operationId: action === "payment" ? "recordTestPayment" : "expireTestTransaction",
+      summary,
+      description,
+      security: secretKey,
+      request: { params: transactionId, ...(action === "payment" ? { body: json(TestPaymentBody, "The amount received; omitted: what is still owed.") } : {}) },
+      responses: {
+        200: json(TransactionResponse, "The transaction (table 2.2)."),
+        ...errorResponses([
+          ...SECRET,
+          { code: "not_found", reason: "test_mode_only", message: "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain", when: "a live secret key" },
+          { code: "invalid_state", reason: "merchant_inactive", message: "The merchant account is not active; its transactions cannot move", when: "an inactive merchant" },
+          ...extra,
+          ...WITH_PATH,
+          ...WITH_BODY,
+          ...ANY,
+        ]),
+      },
+    });
+  testHelper("payment", "Test mode: record a payment", "Records a confirmed receipt as the chain watcher would (README, Lifecycle).", [
+    { ...INITIATE_VALIDATION, when: "an amount that is not a positive decimal within the coin's precision" },
+    { code: "invalid_state", reason: "transaction_not_initiated", message: "The transaction is not initiated", when: "no coin chosen yet; nothing owed gives reason nothing_owed" },
+  ]);
+  testHelper("expire", "Test mode: expire now", "Ends the checkout window now: an open transaction becomes ABANDONED.", [
+    { ...INITIATE_VALIDATION, when: "invalid JSON" },
+    { code: "invalid_state", reason: "transaction_closed", message: "The transaction is no longer open: it has already ended", when: "SUCCESSFUL or ABANDONED" },
+  ]);
+
+  registry.registerPath({
+    method: "get",
+    path: "/livez",
+    operationId: "live",
+    summary: "Liveness",
+    security: [],
+    responses: { 200: json(z.object({ status: z.literal("ok") }), "The process serves.") },
+  });
+  for (const [path, operationId] of [
+    ["/readyz", "ready"],
+    ["/healthz", "health"],
+  ] as const) {
+    registry.registerPath({
+      method: "get",
+      path,
+      operationId,
+      summary: path === "/readyz" ? "Readiness" : "Readiness (older name of /readyz)",
+      security: [],
+      responses: {
+        200: json(HealthResponse, "The database answers and has every migration of this version."),
+        503: json(HealthResponse, "Not ready: the database does not answer, or migrations are pending."),
+      },
+    });
+  }
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "paygate",
+      version: "1.0.0",
+      description:
+        "Crypto payments priced in fiat. The specification is docs/specification.md; errors, idempotency, modes and the lifecycle are described in the README. GraphQL is served at /graphql (schema.graphql).",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: "/", description: "This service" }],
+  });
+}

@@ -1,0 +1,94 @@
+// The REST API's response shapes as zod schemas: the presenters return their types (so a field
+// the presenter adds or drops fails to compile), and the OpenAPI document is generated from them
+// (openapi.ts), so neither can drift from what the service sends. Requests are the core's own
+// schemas (src/core/transactions/requests.ts).
+import { z } from "zod";
+import type { ErrorCode } from "../core/errors.ts";
+import { HTTP_STATUS } from "./status.ts";
+
+const decimalNumber = (description: string) => z.number().meta({ description: `${description} A JSON number printed from an exact decimal.` });
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const TransactionStatus = z.enum(["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"]).meta({ id: "TransactionStatus" });
+
+export const PaymentState = z
+  .enum(["awaiting_payment", "confirming", "underpaid", "paid", "overpaid", "expired", "paid_late"])
+  .meta({ id: "PaymentState", description: "How far the payment has come (README, Lifecycle)." });
+
+const Merchant = z.object({ id: z.number().int(), name: z.string() }).meta({ id: "Merchant" });
+
+const common = {
+  id: z.string().meta({ description: "The transaction's id (a UUID): the `transaction_id` of the paths.", example: "edea39cc-914e-4567-be44-8e519ef7ea5f" }),
+  reference: z.string().meta({ description: "The merchant's reference (`bq_…`).", example: "bq_weIErhBvfTY04xvBGUS19QiU" }),
+  amount_paid: nullable(decimalNumber("Confirmed amount received, in the payment currency; null until a payment is confirmed.")),
+  status: TransactionStatus,
+  description: nullable(z.string()),
+  initialized_amount: decimalNumber("The fiat amount given at initialize."),
+  payment_amount: nullable(decimalNumber("The crypto amount to pay; null until initiated.")),
+  payment_address: nullable(z.string()),
+  payment_currency: nullable(z.number().int().meta({ description: "Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC." })),
+  is_live: z.boolean(),
+  merchant: Merchant,
+  expires_at: nullable(z.string().meta({ format: "date-time", description: "When the transaction is abandoned unless it moves on (not in the spec)." })),
+};
+
+/** Table 2.1: the transaction as initialize returns it. */
+export const InitializedTransaction = z
+  .object({ ...common, initialized_currency: z.number().int().meta({ description: "Fiat currency id: 1 USD, 2 NGN." }) })
+  .meta({ id: "InitializedTransaction", description: "Table 2.1 of the specification." });
+
+const Quote = z.object({
+  rate: z.string().meta({ description: "The locked price: units of the transaction's fiat per coin, a decimal string.", example: "65000" }),
+  source: z.string().nullable(),
+  quoted_at: z.string().meta({ format: "date-time" }).nullable(),
+});
+
+const PaymentProgress = z.object({
+  state: PaymentState,
+  amount_confirmed: z.string().meta({ description: "A decimal string." }),
+  amount_unconfirmed: z.string().meta({ description: "A decimal string." }),
+});
+
+/** Table 2.2: the transaction as initiate (and retrieve, and the test helpers) return it. */
+export const InitiatedTransaction = z
+  .object({
+    ...common,
+    initialized_currency: nullable(z.string().meta({ description: "Fiat currency slug (USD, NGN): a slug here, an id in table 2.1." })),
+    qrCode: nullable(z.string().meta({ description: "A data:image/png;base64 URL of a QR code of the payment URI." })),
+    payment_uri: nullable(z.string().meta({ description: "The payment URI the QR code holds (BIP21, EIP-681); not in the spec.", example: "bitcoin:tb1q…?amount=0.00153847" })),
+    meta: z.object({ refund_address: z.string().nullable(), payment: PaymentProgress.nullable(), quote: Quote.nullable() }),
+  })
+  .meta({ id: "InitiatedTransaction", description: "Table 2.2 of the specification." });
+
+/** The merchant's own `meta`, echoed: `{}` when none was given. */
+const RequestMeta = z.record(z.string(), z.unknown()).meta({ description: "The `meta` object given at initialize; `{}` when omitted." });
+
+const envelope = <T extends z.ZodType>(data: T, id: string) =>
+  z.object({ status: z.literal("success"), data, meta: RequestMeta }).meta({ id });
+
+export const InitializeResponse = envelope(InitializedTransaction, "InitializeResponse");
+export const TransactionResponse = envelope(InitiatedTransaction, "TransactionResponse");
+
+const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const ErrorResponse = z
+  .object({
+    status: z.literal("error"),
+    message: z.string().meta({ description: "The specification's message where it fixes one; otherwise what went wrong and what to do." }),
+    code: z.enum(ERROR_CODES).meta({ description: "The broad class; it decides the HTTP status." }),
+    reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (README, Errors)." }),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).meta({ description: "Field problems; empty otherwise." }),
+  })
+  .meta({ id: "Error" });
+
+export const HealthResponse = z
+  .object({
+    status: z.enum(["ok", "error"]),
+    database: z.enum(["ok", "unreachable"]),
+    migrations: z.enum(["applied", "missing", "unknown"]),
+    pending: z.array(z.string()).optional(),
+  })
+  .meta({ id: "Readiness" });
+
+export type InitializedTransaction = z.infer<typeof InitializedTransaction>;
+export type InitiatedTransaction = z.infer<typeof InitiatedTransaction>;

@@ -1,0 +1,82 @@
+// The OpenAPI document: served, lint-clean, rendered locally at /docs, and able to catch a response
+// that drifts from it (every test gateway checks every response against it: test/support/openapi-conformance.ts).
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "../../src/http/openapi.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { OpenApiConformance } from "../support/openapi-conformance.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(() => t.close());
+
+describe("the OpenAPI document", () => {
+  it("is served at /openapi.json as generated, and documents every REST route", async () => {
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const served = (await res.json()) as ReturnType<typeof openApiDocument>;
+    expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+    expect(served.openapi).toBe("3.1.0");
+    expect(Object.keys(served.paths ?? {}).sort()).toEqual(
+      [
+        "/healthz",
+        "/livez",
+        "/readyz",
+        "/v1/test_helpers/transaction/{transaction_id}/expire",
+        "/v1/test_helpers/transaction/{transaction_id}/payment",
+        "/v1/transaction",
+        "/v1/transaction/{transaction_id}",
+        "/v1/transaction/{transaction_id}/pay",
+      ].sort(),
+    );
+  });
+
+  it("passes Redocly's recommended lint rules", async () => {
+    // Probes have no client errors to document; every other rule applies.
+    const config = await createConfig({ extends: ["recommended"], rules: { "operation-4xx-response": "off" } });
+    const problems = await lintFromString({ source: JSON.stringify(openApiDocument()), absoluteRef: "openapi.json", config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ""}`)).toEqual([]);
+  });
+
+  it("documents the spec's statuses and messages on initialize and initiate", () => {
+    const doc = openApiDocument();
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>>;
+    const initialize = paths["/v1/transaction"]?.post?.responses ?? {};
+    expect(Object.keys(initialize).sort()).toEqual(["201", "400", "404", "409", "413", "415", "422", "500", "503"]);
+    expect(initialize["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Validation Error");
+    expect(initialize["404"]?.content?.["application/json"]?.examples?.invalid_public_key?.value.message).toBe("Invalid Public Key");
+    const initiate = paths["/v1/transaction/{transaction_id}/pay"]?.post?.responses ?? {};
+    expect(initiate["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Missing or invalid payload fields");
+    expect(initiate["422"]?.content?.["application/json"]?.examples?.transaction_not_initiated?.value.message).toBe("The transaction is not initiated");
+  });
+
+  it("catches a response that drifts from it", () => {
+    const conformance = new OpenApiConformance();
+    const good = { status: "error", message: "Invalid Public Key", code: "not_found", reason: "invalid_public_key", errors: [] };
+    expect(conformance.check("POST", "/v1/transaction", 404, good)).toEqual([]);
+    expect(conformance.check("POST", "/v1/transaction", 404, { ...good, code: "teapot" })).not.toEqual([]);
+    expect(conformance.check("POST", "/v1/transaction", 418, good)).toEqual(["POST /v1/transaction → 418: status not documented"]);
+    const missingField = { status: "success", data: { id: "x" }, meta: {} };
+    expect(conformance.check("GET", "/v1/transaction/abc", 200, missingField).join("\n")).toMatch(/must have required property 'reference'/);
+    expect(conformance.check("GET", "/graphql", 200, {})).toEqual([]); // not a documented REST route
+  });
+});
+
+describe("the reference page", () => {
+  it("renders the document with Swagger UI served by paygate itself", async () => {
+    const res = await fetch(`${t.url}/docs`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('src="docs/assets/swagger-ui-bundle.js"');
+    expect(html).toContain('url: "openapi.json"');
+    expect(html).toContain("validatorUrl: null");
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    const bundle = await fetch(`${t.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toMatch(/javascript/);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    expect((await fetch(`${t.url}/docs/assets/no-such-file.js`)).status).toBe(404);
+  });
+});
