@@ -2,6 +2,7 @@
 // secret key opens initiate. Keys of one mode never reach objects of the other.
 import type { Database } from "../../db/types.ts";
 import { errors } from "../errors.ts";
+import { LRUCache } from "lru-cache";
 import { hashKey, sameHash } from "../secrets.ts";
 
 export interface MerchantIdentity {
@@ -52,23 +53,19 @@ export interface CredentialOptions {
   cacheSize?: number;
 }
 
-class FoundCache<T> {
-  private readonly entries = new Map<string, { value: T; expires: number }>();
-  constructor(
-    private readonly ttlMs: number,
-    private readonly size: number,
-  ) {}
+/** Found rows only, each for its time to live; unknown keys are looked up every time. */
+class FoundCache<T extends object> {
+  private readonly entries: LRUCache<string, T> | null;
+  constructor(ttlMs: number, size: number) {
+    this.entries = ttlMs > 0 ? new LRUCache<string, T>({ max: size, ttl: ttlMs }) : null;
+  }
 
   async get(key: string, load: () => Promise<T | null>): Promise<T | null> {
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > Date.now()) return hit.value;
+    const hit = this.entries?.get(key);
+    if (hit) return hit;
     const value = await load();
-    if (value !== null && this.ttlMs > 0) {
-      if (this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
-    } else {
-      this.entries.delete(key);
-    }
+    if (value === null) this.entries?.delete(key);
+    else this.entries?.set(key, value);
     return value;
   }
 }
