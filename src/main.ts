@@ -1,15 +1,46 @@
-// The service: configuration in, an HTTP server on a migrated database out.
+// The service: configuration in, an HTTP server on a migrated database out; out again, in order, on
+// SIGTERM or SIGINT (docs/operations.md).
 import { ConfigError, loadConfig } from "./config.ts";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
 import { listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
 import { startRuntime } from "./runtime.ts";
 
+/** How long a stop may take (requests in flight, background jobs, the database) before the process exits 1 anyway. */
+const STOP_DEADLINE_MS = 10_000;
+/**
+ * How long connections without a request under way are left open once stopping: a request already
+ * on its way over one (or arrived while the event loop was busy) is still read and answered, with
+ * `Connection: close`. Then the idle ones are closed, so that no keep-alive client holds the process
+ * open. (Go's http.Server.Shutdown gives new connections such a grace too.)
+ */
+const IDLE_GRACE_MS = 1_000;
+const SIGNALS = ["SIGTERM", "SIGINT"] as const;
+type Signal = (typeof SIGNALS)[number];
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
   const log = lineLogger(logger);
+
+  // Signals from the start: one while the database opens and migrates lets the start finish (a
+  // migration or PGlite's first initialisation is not cut short) and stops right after; a second one
+  // exits at once.
+  let stop: ((signal: Signal) => void) | null = null;
+  let signalledDuringStart: Signal | null = null;
+  const onSignal = (signal: Signal) => {
+    if (stop) return stop(signal);
+    if (signalledDuringStart) {
+      log(`${signal} again while starting: exiting now`);
+      process.exit(1);
+    }
+    signalledDuringStart = signal;
+    log(`${signal} while starting: stopping once started`);
+  };
+  for (const signal of SIGNALS) process.on(signal, () => onSignal(signal));
+
   const runtime = await startRuntime(config, { log });
   const { app, stop: stopApp } = await createApp({
     gateway: runtime.gateway,
@@ -18,6 +49,13 @@ async function main(): Promise<void> {
     logRequests: config.logRequests,
     graphql: config.graphql,
   });
+
+  // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client
+  // then sends nothing more on that connection, and Node closes it after the response); after the
+  // grace, every connection left idle is closed.
+  let stopping = false;
+  let closingIdle = false;
+  const inFlight = new Set<ServerResponse>();
   const server = app.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(listeningLine(server.address() as AddressInfo));
@@ -30,23 +68,66 @@ async function main(): Promise<void> {
     const off = jobs.filter(([, on]) => !on);
     log(`background jobs: ${jobs.filter(([, on]) => on).map(([name]) => name).join(", ") || "none"}`);
     if (off.length > 0) log(`off (${off.map(([, , v]) => `${v}=false`).join(", ")}): run \`paygate worker\` for them`);
+    stop = stopService;
+    if (signalledDuringStart) stopService(signalledDuringStart);
+  });
+  server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping) res.setHeader("Connection", "close");
+    inFlight.add(res);
+    res.once("close", () => {
+      inFlight.delete(res);
+      if (closingIdle) server.closeIdleConnections();
+    });
   });
   runtime.startBackgroundJobs({ webhooks: config.webhooks.dispatcher, expiry: config.lifecycle.expiryScheduler, watcher: config.watch.enabled });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
+
+  function stopService(signal: Signal): void {
+    if (stopping) {
+      log(`${signal} again: exiting now, ${inFlight.size} request(s) unfinished`);
+      process.exit(1);
+    }
     stopping = true;
-    log(`${signal}: finishing requests in flight, then stopping`);
-    server.close(() => {
-      Promise.all([stopApp(), runtime.close()]).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+    const started = Date.now();
+    log(`${signal}: stopping; no new connections, ${inFlight.size} request(s) in flight to finish, background jobs stopping`);
+    setTimeout(() => {
+      logger.error(`not stopped ${STOP_DEADLINE_MS / 1000} s after ${signal} (${inFlight.size} request(s) unfinished): exiting`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+
+    // net.Server's close rather than http.Server's, which would also close every idle connection at
+    // once: among them connections whose first request has arrived but is not read yet.
+    const requestsDone = new Promise<void>((resolve, reject) => {
+      NetServer.prototype.close.call(server, (error?: Error) => (error ? reject(error) : resolve()));
     });
-    setTimeout(() => process.exit(1), 10_000).unref();
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+    setTimeout(() => {
+      // After the poll phase: what has arrived meanwhile is read (and so under way) first.
+      setImmediate(() => {
+        closingIdle = true;
+        server.closeIdleConnections();
+        log(`idle connections closed (${IDLE_GRACE_MS} ms after ${signal}); ${inFlight.size} request(s) in flight`);
+      });
+    }, IDLE_GRACE_MS).unref();
+
+    // The background jobs take nothing new from now on and finish what they hold while the requests
+    // finish; the GraphQL server and the database close after both.
+    const jobsStopped = Promise.all([runtime.webhooks.stop(), runtime.expiry.stop(), runtime.watcher.stop()]);
+    requestsDone
+      .then(() => log(`HTTP server closed: every request answered (${Date.now() - started} ms)`))
+      .then(() => jobsStopped)
+      .then(() => stopApp())
+      .then(() => runtime.close())
+      .then(
+        () => {
+          log(`stopped in ${Date.now() - started} ms`);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "stopping failed");
+          process.exit(1);
+        },
+      );
+  }
 }
 
 main().catch((error: unknown) => {

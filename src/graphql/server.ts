@@ -55,6 +55,9 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     logger,
+    // The service decides how it stops (src/main.ts): Apollo's own SIGTERM handler would refuse the
+    // GraphQL requests still in flight and send the signal again.
+    stopOnTerminationSignals: false,
     formatError: formatError({ hideSuggestions: !options.introspection }),
     // graphql-armor's and the plugin subpaths' typings name Apollo's CommonJS build; the objects are the same.
     plugins: [
