@@ -180,6 +180,7 @@ const EnvSchema = z.object({
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
   PAYGATE_ENCRYPTION_KEY: z.string().optional(),
   PAYGATE_LOG_REQUESTS: boolean.default(true),
+  PAYGATE_METRICS: boolean.default(true),
   PAYGATE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PAYGATE_CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   NODE_ENV: z.string().optional(),
@@ -199,6 +200,8 @@ export interface Config {
   logRequests: boolean;
   /** The lowest level logged (pino's levels). */
   logLevel: string;
+  /** GET /metrics (Prometheus; unauthenticated: docs/metrics.md). */
+  metrics: boolean;
   /** How long a found API key or payment link is remembered (0: never). */
   credentialCacheMs: number;
   prices: PriceConfig;
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.PAYGATE_ENCRYPTION_KEY,
     logRequests: e.PAYGATE_LOG_REQUESTS,
     logLevel: e.PAYGATE_LOG_LEVEL,
+    metrics: e.PAYGATE_METRICS,
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
     chains: chainConfig(e),

@@ -6,6 +6,7 @@ import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
 import { listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
+import { PaygateMetrics } from "./observability/metrics.ts";
 import { startRuntime } from "./runtime.ts";
 
 /** How long a stop may take (requests in flight, background jobs, the database) before the process exits 1 anyway. */
@@ -41,13 +42,15 @@ async function main(): Promise<void> {
   };
   for (const signal of SIGNALS) process.on(signal, () => onSignal(signal));
 
-  const runtime = await startRuntime(config, { log });
+  const metrics = config.metrics ? new PaygateMetrics() : undefined;
+  const runtime = await startRuntime(config, { log, metrics });
   const { app, stop: stopApp } = await createApp({
     gateway: runtime.gateway,
     readiness: runtime.database.readiness,
     logger,
     logRequests: config.logRequests,
     graphql: config.graphql,
+    metrics,
   });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client

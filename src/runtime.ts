@@ -20,6 +20,7 @@ import { PaymentWatcher, type ConfiguredChains } from "./lifecycle/payment-watch
 import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader } from "./lifecycle/leadership.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
+import type { PaygateMetrics } from "./observability/metrics.ts";
 
 export interface Runtime {
   gateway: PaymentGateway;
@@ -39,6 +40,8 @@ export interface RuntimeOverrides {
   prices?: PriceFeed;
   chains?: ConfiguredChains;
   log?: (line: string) => void;
+  /** Prometheus metrics (GET /metrics, given to createApp too): the jobs, the price feeds and the database report to it. */
+  metrics?: PaygateMetrics;
 }
 
 export async function startRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
@@ -51,7 +54,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     // configured providers, one cache per process shared by every request.
     prices:
       overrides.prices ??
-      new ModeRoutedFeed({ test: new StoredTestRatesFeed(database.db), live: createLiveFeed(config.prices, overrides.log) }),
+      new ModeRoutedFeed({ test: new StoredTestRatesFeed(database.db), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) }),
     rails: new HdWalletRails(),
     qr: new PngQrRenderer(),
     clock: systemClock,
@@ -63,7 +66,8 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
     },
   });
-  const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log);
+  overrides.metrics?.observeDatabase(database, systemClock);
+  const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log, overrides.metrics);
   const chains = overrides.chains ?? new ChainWatchers(config.chains);
   const watcher = new PaymentWatcher(
     gateway,
@@ -73,9 +77,10 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
     overrides.log,
     config.database.kind === "postgres" ? new PostgresLeadership(config.database.url, PAYMENT_WATCHER_LOCK, overrides.log) : soleLeader,
+    overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(
-    { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)) },
+    { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
     config.webhooks,
   );
   return {

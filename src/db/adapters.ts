@@ -22,6 +22,15 @@ export interface DatabaseAdapter {
    * `PrismaClient.$disconnect()`: disconnecting alone leaves them open. Idempotent.
    */
   close(): Promise<void>;
+  /** PostgreSQL only: the pool's connections now (GET /metrics). */
+  poolStats?: () => PoolStats;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 export async function createAdapterFactory(target: DatabaseTarget): Promise<DatabaseAdapter> {
@@ -51,6 +60,7 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
   pool.on("connect", reportCharColumnsAsText);
   return {
     factory: new PrismaPg(pool),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: target.poolMax ?? 10 }),
     close: once(async () => {
       if (!pool.ended) await pool.end();
     }),

@@ -1,7 +1,7 @@
 // Opens the store: embedded PGlite or a PostgreSQL server, migrated, with the currency catalogue in place.
 import { ALL_CURRENCIES } from "../core/money/currencies.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
-import { createAdapterFactory, type DatabaseTarget } from "./adapters.ts";
+import { createAdapterFactory, type DatabaseTarget, type PoolStats } from "./adapters.ts";
 import { PrismaClient } from "./generated/client.ts";
 import { PaygateError } from "../core/errors.ts";
 import { OutageLog, withServiceErrors } from "./failures.ts";
@@ -22,6 +22,8 @@ export interface OpenDatabase {
   db: Database;
   readiness(): Promise<Readiness>;
   close(): Promise<void>;
+  /** PostgreSQL only: the pool's connections now (GET /metrics). */
+  poolStats?: () => PoolStats;
 }
 
 interface OpenOptions {
@@ -72,6 +74,7 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
     return {
       db,
       readiness: () => readinessOf(db, expected),
+      poolStats: adapter.poolStats,
       close: async () => {
         await db.$disconnect();
         await adapter.close();

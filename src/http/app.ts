@@ -8,6 +8,7 @@ import type { PaymentGateway } from "../core/gateway.ts";
 import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
+import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
@@ -20,6 +21,8 @@ export interface AppOptions {
   /** One log line per request (PAYGATE_LOG_REQUESTS); errors are logged either way. */
   logRequests?: boolean;
   graphql?: GraphQLOptions;
+  /** Prometheus metrics: GET /metrics, a count per request, initializes and initiates (src/observability). */
+  metrics?: PaygateMetrics;
 }
 
 export interface PaygateApp {
@@ -30,6 +33,7 @@ export interface PaygateApp {
 
 export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const { logger } = options;
+  const gateway = options.metrics ? meteredGateway(options.gateway, options.metrics) : options.gateway;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -41,6 +45,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
     next();
   });
   if (options.logRequests) app.use(requestLog(logger));
+  if (options.metrics) app.use(httpMetrics(options.metrics)).get("/metrics", metricsEndpoint(options.metrics)); // unauthenticated: docs/metrics.md
 
   // Kubernetes-style probes: live while the process serves; ready while the database answers and
   // has this version's migrations. /healthz is /readyz under its older name.
@@ -56,8 +61,8 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
 
   app.use(apiReference());
   app.use(singleCredential);
-  app.use(transactionRoutes(options.gateway));
-  const graphql = await createGraphQL(options.gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
+  app.use(transactionRoutes(gateway));
+  const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
   app.use("/graphql", ...graphql.handler);
   app.use(notFound);
   app.use(errorHandler(logger));

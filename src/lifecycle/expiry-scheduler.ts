@@ -4,6 +4,7 @@
 // transaction can leave its open state only once (src/core/transactions/lifecycle.ts). The same
 // tick forgets Idempotency-Keys older than 24 hours.
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { ExpiryMetrics } from "../observability/hooks.ts";
 import { Ticker } from "./ticker.ts";
 
 const BATCH = 500;
@@ -13,6 +14,7 @@ export class ExpiryScheduler extends Ticker {
     private readonly gateway: PaymentGateway,
     intervalMs: number,
     log: (line: string) => void = () => {},
+    private readonly metrics?: ExpiryMetrics,
   ) {
     super("expiry", intervalMs, log);
   }
@@ -24,6 +26,7 @@ export class ExpiryScheduler extends Ticker {
     for (;;) {
       const expired = await this.gateway.expireDue(BATCH);
       total += expired.length;
+      this.metrics?.transactionsExpired(expired);
       if (expired.length < BATCH) return total;
     }
   }

@@ -6,6 +6,7 @@ import type { PaymentGateway } from "../core/gateway.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import type { ChainWatcher, Clock, ObservedReceipt } from "../core/ports.ts";
 import type { Database } from "../db/types.ts";
+import type { WatcherMetrics } from "../observability/hooks.ts";
 import { soleLeader, type Leadership } from "./leadership.ts";
 import { Ticker } from "./ticker.ts";
 
@@ -46,6 +47,8 @@ export class PaymentWatcher extends Ticker {
     log: (line: string) => void = () => {},
     /** Several instances on one database: only the leader reads the nodes. */
     private readonly leadership: Leadership = soleLeader,
+    /** Pass durations and addresses per pass (GET /metrics). */
+    private readonly metrics?: WatcherMetrics,
   ) {
     super("payment watcher", settings.intervalMs, log);
   }
@@ -57,6 +60,7 @@ export class PaymentWatcher extends Ticker {
 
   async tick(): Promise<WatchReport> {
     if (!(await this.leadership.isLeader())) return { watched: 0, changed: 0, failed: 0 };
+    const started = performance.now();
     const now = this.clock.now();
     const rows = await this.db.transaction.findMany({
       where: {
@@ -102,6 +106,7 @@ export class PaymentWatcher extends Ticker {
     };
     await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, work));
     this.reportNodes(failures, answered);
+    this.metrics?.watchPass(report, (performance.now() - started) / 1000);
     return report;
   }
 

@@ -15,6 +15,8 @@ export interface ClaimedEvent {
   liveWebhookUrl: string | null;
   testWebhookUrl: string | null;
   webhookSecretEnc: string;
+  /** When the event was written, with its state change. */
+  createdAt: Date;
 }
 
 interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
@@ -48,7 +50,7 @@ export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, 
     WHERE w.id = due.id AND m.id = w.merchant_id
     RETURNING w.id, w.merchant_id AS "merchantId", w.transaction_id AS "transactionId", w.type, w.is_live AS "isLive",
       w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
-      m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc"`;
+      m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc", w.created_at AS "createdAt"`;
   return rows.map((row) => ({ ...row, claimToken }));
 }
 
@@ -136,4 +138,31 @@ export function listEvents(db: Database, filter: EventFilter = {}) {
     take: filter.limit ?? 50,
     include: { attempts: { orderBy: { id: "desc" } }, transaction: { select: { reference: true } } },
   });
+}
+
+/** What waits in the outbox (GET /metrics reads it at scrape time). */
+export interface WebhookBacklog {
+  /** Undelivered events: due, held by a dispatcher, or waiting for a retry. */
+  pending: number;
+  /** Events a dispatcher would take now: due, and not behind an undelivered earlier event of their transaction. */
+  due: number;
+  /** When the longest-waiting due event fell due; null when none is due. */
+  oldestDueAt: Date | null;
+}
+
+/**
+ * One statement over the PENDING range of the (state, next_attempt_at, seq) index, plus an indexed
+ * look-up per pending event for the order rule ((transaction_id, type) index), as the claim does.
+ */
+export async function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
+  const [row] = await db.$queryRaw<{ pending: number; due: number; oldestDueAt: Date | null }[]>`
+    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE due))::int AS due,
+      min(next_attempt_at) FILTER (WHERE due) AS "oldestDueAt"
+    FROM (
+      SELECT e.next_attempt_at, CASE WHEN e.next_attempt_at <= ${now} THEN NOT EXISTS (
+          SELECT 1 FROM webhook_events earlier
+          WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING')
+        ELSE false END AS due
+      FROM webhook_events e WHERE e.state = 'PENDING') pending_events`;
+  return { pending: row?.pending ?? 0, due: row?.due ?? 0, oldestDueAt: row?.oldestDueAt ?? null };
 }

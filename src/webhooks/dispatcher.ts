@@ -6,6 +6,7 @@ import { isDatabaseOutage } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { Database } from "../db/types.ts";
+import type { WebhookMetrics } from "../observability/hooks.ts";
 import { claimDueEvents, requeueEvent, settleEvent, skipUnroutableEvents, type AttemptRecord, type ClaimedEvent, type EventOutcome } from "./delivery-store.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
@@ -24,6 +25,8 @@ export interface DispatcherDeps {
   /** The HTTP attempt; real by default. */
   send?: (request: DeliveryRequest) => Promise<DeliveryResult>;
   random?: () => number;
+  /** Attempts by outcome and delivery delays (GET /metrics). */
+  metrics?: WebhookMetrics;
 }
 
 /** What one attempt of one event came to. */
@@ -182,6 +185,7 @@ export class WebhookDispatcher {
       trigger,
     };
     const outcome = this.outcomeOf(event, result);
+    this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
     await settleEvent(this.deps.db, event, outcome, attempt);
     if (!result.ok) {
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}`;

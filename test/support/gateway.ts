@@ -15,6 +15,7 @@ import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
+import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
@@ -30,6 +31,8 @@ export interface TestGateway {
   logs: string[];
   /** The database under the service (its connection string on PostgreSQL). */
   store: TestDatabase;
+  /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
+  metrics: PaygateMetrics;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
@@ -45,7 +48,7 @@ export function fixedFeeds(): PriceFeed {
 /** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
-export async function startTestGateway(options: { prices?: TestPrices; graphql?: GraphQLOptions } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions } = {}): Promise<TestGateway> {
   const testDb = await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
@@ -61,7 +64,9 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
     secrets: new SecretBox(randomBytes(32)),
   });
   const dispatchers: WebhookDispatcher[] = [];
-  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql });
+  const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
+  metrics.observeDatabase(database);
+  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
@@ -76,6 +81,7 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
     url,
     logs,
     store: testDb,
+    metrics,
     async post(path, body, headers = {}) {
       const response = await fetch(url + path, {
         method: "POST",
@@ -94,7 +100,7 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { db: database.db, secrets: gateway.deps.secrets, clock: systemClock, log: (line) => logs.push(line), ...deps },
+        { db: database.db, secrets: gateway.deps.secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);

@@ -9,6 +9,7 @@
 import type { Decimal } from "../../core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../core/money/currencies.ts";
 import type { PriceFeed, PriceQuote } from "../../core/ports.ts";
+import type { PriceFeedMetrics } from "../../observability/hooks.ts";
 import { PriceFeedError } from "./errors.ts";
 import { pairKey, type PairKey } from "./rates.ts";
 
@@ -29,6 +30,8 @@ export interface CachedFeedOptions {
   now?: () => number;
   /** One line per failed upstream call (never per quote). */
   log?: (line: string) => void;
+  /** Failed quotes and upstream calls (GET /metrics). */
+  metrics?: PriceFeedMetrics;
 }
 
 interface Snapshot extends RateSet {
@@ -44,6 +47,7 @@ export abstract class CachedPriceFeed implements PriceFeed {
   private readonly maxAgeMs: number;
   private readonly now: () => number;
   private readonly log: ((line: string) => void) | undefined;
+  private readonly metrics: PriceFeedMetrics | undefined;
   private snapshot: Snapshot | undefined;
   private inflight: Promise<Snapshot> | undefined;
   private lastError: PriceFeedError | undefined;
@@ -55,6 +59,7 @@ export abstract class CachedPriceFeed implements PriceFeed {
     this.freshMs = Math.min(Math.max(0, options.cacheSeconds) * 1000, this.maxAgeMs);
     this.now = options.now ?? Date.now;
     this.log = options.log;
+    this.metrics = options.metrics;
   }
 
   /** One upstream call that prices every pair the provider offers. */
@@ -68,11 +73,16 @@ export abstract class CachedPriceFeed implements PriceFeed {
   async quote(crypto: CryptoCurrency, fiat: FiatCurrency): Promise<PriceQuote> {
     const reason = this.unsupported(crypto, fiat);
     if (reason !== null) throw new PriceFeedError(`${this.name}: ${reason}`);
-    const snapshot = await this.current();
+    const snapshot = await this.current().catch((error: unknown) => this.quoteFailed(error));
     const key = pairKey(crypto.slug, fiat.slug);
     const rate = snapshot.rates.get(key);
-    if (rate === undefined) throw new PriceFeedError(`${this.name}: ${snapshot.problems.get(key) ?? `the answer has no ${key} price`}`);
+    if (rate === undefined) this.quoteFailed(new PriceFeedError(`${this.name}: ${snapshot.problems.get(key) ?? `the answer has no ${key} price`}`));
     return { rate, source: this.name, quotedAt: new Date(snapshot.fetchedAt) };
+  }
+
+  private quoteFailed(error: unknown): never {
+    this.metrics?.quoteFailed(this.name);
+    throw error;
   }
 
   private async current(): Promise<Snapshot> {
@@ -108,6 +118,7 @@ export abstract class CachedPriceFeed implements PriceFeed {
     } catch (error) {
       const failure = error instanceof PriceFeedError ? error : new PriceFeedError(`${this.name}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       this.lastError = failure;
+      this.metrics?.priceRefreshFailed(this.name);
       if (failure.retryAfterMs !== undefined) this.quietUntil = this.now() + failure.retryAfterMs;
       this.log?.(`price feed ${this.name} failed: ${failure.message}`);
       throw failure;

@@ -1,12 +1,13 @@
 // The live feed the configuration asks for (PAYGATE_PRICE_FEED and friends; see README).
+import type { PriceFeedMetrics } from "../../observability/hooks.ts";
 import type { PriceConfig } from "../../config.ts";
 import type { PriceFeed } from "../../core/ports.ts";
 import { CoinGeckoFeed } from "./coingecko.ts";
 import { FallbackFeed } from "./index.ts";
 import { KrakenFeed } from "./kraken.ts";
 
-export function createLiveFeed(config: PriceConfig, log?: (line: string) => void): PriceFeed {
-  const common = { cacheSeconds: config.cacheSeconds, maxAgeSeconds: config.maxAgeSeconds, timeoutMs: config.timeoutMs, log };
+export function createLiveFeed(config: PriceConfig, log?: (line: string) => void, metrics?: PriceFeedMetrics): PriceFeed {
+  const common = { cacheSeconds: config.cacheSeconds, maxAgeSeconds: config.maxAgeSeconds, timeoutMs: config.timeoutMs, log, metrics };
   const feeds = config.feeds.map((name): PriceFeed => {
     switch (name) {
       case "coingecko":

@@ -1,0 +1,30 @@
+// Counts initialize and initiate where REST and GraphQL both pass: the gateway the app hands to its
+// controllers and resolvers. A thin wrapper in the adapter layer, so the core stays free of metrics.
+import type { PaymentGateway } from "../core/gateway.ts";
+import { cryptoById, fiatById } from "../core/money/currencies.ts";
+import type { TransactionMetrics } from "./hooks.ts";
+
+/**
+ * The gateway with initialize and initiate counted on success (an idempotent replay created or
+ * moved nothing, so it is not counted). Everything else is the gateway's own: the wrapper's
+ * prototype is the gateway itself.
+ */
+export function meteredGateway(gateway: PaymentGateway, metrics: TransactionMetrics): PaymentGateway {
+  const metered = Object.create(gateway) as PaymentGateway;
+  metered.initializeTransaction = async (request) => {
+    const outcome = await gateway.initializeTransaction(request);
+    if (!outcome.replayed) {
+      metrics.transactionInitialized(fiatById(outcome.initializedCurrencyId)?.slug ?? "unknown", outcome.isLive ? "live" : "test");
+    }
+    return outcome;
+  };
+  metered.initiatePayment = async (request) => {
+    const outcome = await gateway.initiatePayment(request);
+    if (!outcome.replayed) {
+      const crypto = outcome.paymentCurrencyId === null ? undefined : cryptoById(outcome.paymentCurrencyId);
+      metrics.paymentInitiated(crypto?.slug ?? "unknown", outcome.isLive ? "live" : "test");
+    }
+    return outcome;
+  };
+  return metered;
+}

@@ -1,0 +1,242 @@
+// Prometheus metrics of one paygate instance (GET /metrics; docs/metrics.md lists them and what to
+// alert on). Each PaygateMetrics has a registry of its own, never prom-client's global one, so
+// several gateways in one process (the tests) keep their counts apart.
+//
+// The request path pays one counter increment and one histogram observation; what needs the
+// database (the webhook backlog) or the pool is read when Prometheus scrapes, never per request.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts";
+import type { Clock } from "../core/ports.ts";
+import type { PoolStats } from "../db/adapters.ts";
+import type { Database } from "../db/types.ts";
+import { webhookBacklog, type EventOutcome, type WebhookBacklog } from "../webhooks/delivery-store.ts";
+import type { ExpiryMetrics, Mode, PriceFeedMetrics, TransactionMetrics, WatcherMetrics, WebhookMetrics } from "./hooks.ts";
+
+export interface MetricsOptions {
+  /** Node's process metrics (CPU, memory, event loop lag, GC, handles), prefixed `paygate_`. Default true. */
+  defaultMetrics?: boolean;
+}
+
+const PREFIX = "paygate_";
+const MODES: readonly Mode[] = ["test", "live"];
+const ATTEMPT_OUTCOMES = ["delivered", "retrying", "failed"] as const;
+type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics {
+  readonly registry = new Registry();
+
+  private readonly httpRequests: Counter<"route" | "method" | "status">;
+  private readonly httpDuration: Histogram<"route" | "method" | "status">;
+  private readonly initialized: Counter<"currency" | "mode">;
+  private readonly initiated: Counter<"currency" | "mode">;
+  private readonly expired: Counter<"mode">;
+  private readonly quoteFailures: Counter<"provider">;
+  private readonly refreshFailures: Counter<"provider">;
+  private readonly webhookAttempts: Counter<"outcome">;
+  private readonly webhookDelay: Histogram;
+  private readonly watchDuration: Histogram;
+  private readonly watchedAddresses: Gauge;
+  private readonly failedAddresses: Gauge;
+  private backlogWatched = false;
+  private poolWatched = false;
+  private backlogRead: Promise<WebhookBacklog | null> | undefined;
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+
+    this.httpRequests = new Counter({
+      name: `${PREFIX}http_requests_total`,
+      help: "HTTP requests answered, by route pattern (not the raw path; (no route) when none matched), method and status.",
+      labelNames: ["route", "method", "status"],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: `${PREFIX}http_request_duration_seconds`,
+      help: "Time from the request's arrival to the end of its response, by route pattern, method and status.",
+      labelNames: ["route", "method", "status"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.initialized = new Counter({
+      name: `${PREFIX}transactions_initialized_total`,
+      help: "Transactions initialized (REST and GraphQL; idempotent replays not counted), by fiat currency and mode.",
+      labelNames: ["currency", "mode"],
+      registers,
+    });
+    this.initiated = new Counter({
+      name: `${PREFIX}payments_initiated_total`,
+      help: "Payments initiated (a coin chosen, an address handed out; replays not counted), by crypto currency and mode.",
+      labelNames: ["currency", "mode"],
+      registers,
+    });
+    this.expired = new Counter({
+      name: `${PREFIX}transactions_expired_total`,
+      help: "Transactions the expiry job abandoned because their window closed unpaid, by mode.",
+      labelNames: ["mode"],
+      registers,
+    });
+    this.quoteFailures = new Counter({
+      name: `${PREFIX}price_quote_failures_total`,
+      help: "Live price quotes a provider could not give (stale or missing price), by provider.",
+      labelNames: ["provider"],
+      registers,
+    });
+    this.refreshFailures = new Counter({
+      name: `${PREFIX}price_refresh_failures_total`,
+      help: "Failed upstream calls of a live price provider (timeouts, HTTP errors, bad bodies), by provider, including those the cached price still covered.",
+      labelNames: ["provider"],
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: `${PREFIX}webhook_attempts_total`,
+      help: "Webhook delivery attempts by outcome: delivered (2xx), retrying (failed, retry scheduled), failed (failed, no retries left).",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.webhookDelay = new Histogram({
+      name: `${PREFIX}webhook_delivery_delay_seconds`,
+      help: "Time from an event's commit (its state change) to its successful delivery, retries included; operators' redeliveries excluded.",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36_000, 86_400, 259_200],
+      registers,
+    });
+    this.watchDuration = new Histogram({
+      name: `${PREFIX}watcher_pass_duration_seconds`,
+      help: "Duration of one payment watcher pass over the watched addresses (passes of the leading instance only).",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60, 120, 300],
+      registers,
+    });
+    this.watchedAddresses = new Gauge({
+      name: `${PREFIX}watcher_addresses_watched`,
+      help: "Addresses read from their node in the last payment watcher pass.",
+      registers,
+    });
+    this.failedAddresses = new Gauge({
+      name: `${PREFIX}watcher_addresses_failed`,
+      help: "Addresses whose node did not answer in the last payment watcher pass.",
+      registers,
+    });
+
+    for (const mode of MODES) {
+      for (const fiat of FIAT_CURRENCIES) this.initialized.inc({ currency: fiat.slug, mode }, 0);
+      for (const crypto of CRYPTO_CURRENCIES) this.initiated.inc({ currency: crypto.slug, mode }, 0);
+      this.expired.inc({ mode }, 0);
+    }
+    for (const outcome of ATTEMPT_OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);
+  }
+
+  /** The exposition's Content-Type. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition; the backlog and pool gauges are read now (their collect functions). */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  httpRequest(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route, method, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  transactionInitialized(currency: string, mode: Mode): void {
+    this.initialized.inc({ currency, mode });
+  }
+
+  paymentInitiated(currency: string, mode: Mode): void {
+    this.initiated.inc({ currency, mode });
+  }
+
+  transactionsExpired(transactions: readonly { isLive: boolean }[]): void {
+    for (const transaction of transactions) this.expired.inc({ mode: transaction.isLive ? "live" : "test" });
+  }
+
+  quoteFailed(provider: string): void {
+    this.quoteFailures.inc({ provider });
+  }
+
+  priceRefreshFailed(provider: string): void {
+    this.refreshFailures.inc({ provider });
+  }
+
+  webhookAttempt(outcome: EventOutcome, createdAt: Date, trigger: "schedule" | "manual"): void {
+    const label: AttemptOutcome | null =
+      outcome.state === "DELIVERED" ? "delivered" : outcome.state === "PENDING" ? "retrying" : outcome.state === "FAILED" ? "failed" : null;
+    if (label === null) return; // skipped: nothing was sent
+    this.webhookAttempts.inc({ outcome: label });
+    if (outcome.state === "DELIVERED" && trigger === "schedule") {
+      this.webhookDelay.observe(Math.max(0, (outcome.at.getTime() - createdAt.getTime()) / 1000));
+    }
+  }
+
+  watchPass(report: { watched: number; failed: number }, seconds: number): void {
+    this.watchDuration.observe(seconds);
+    this.watchedAddresses.set(report.watched);
+    this.failedAddresses.set(report.failed);
+  }
+
+  /** The webhook backlog, and the pool's connections on PostgreSQL: read at each scrape. */
+  observeDatabase(database: { db: Database; poolStats?: () => PoolStats }, clock: Clock = { now: () => new Date() }): void {
+    this.observeWebhookBacklog(database.db, clock);
+    if (database.poolStats) this.observeDatabasePool(database.poolStats);
+  }
+
+  /**
+   * Gauges of the outbox, from one indexed query per scrape (shared by the three gauges). If the
+   * database cannot be read they show NaN for that scrape, and the rest of the scrape still answers.
+   */
+  observeWebhookBacklog(db: Database, clock: Clock): void {
+    if (this.backlogWatched) throw new Error("the webhook backlog is already observed by this registry");
+    this.backlogWatched = true;
+    const registers = [this.registry];
+    const read = (): Promise<WebhookBacklog | null> =>
+      (this.backlogRead ??= webhookBacklog(db, clock.now())
+        .catch(() => null)
+        .finally(() => {
+          this.backlogRead = undefined;
+        }));
+    const pending: Gauge = new Gauge({
+      name: `${PREFIX}webhook_events_pending`,
+      help: "Undelivered webhook events: due, being sent, or waiting for a retry (NaN when the database could not be read).",
+      registers,
+      collect: async () => {
+        const backlog = await read();
+        pending.set(backlog ? backlog.pending : Number.NaN);
+      },
+    });
+    const due: Gauge = new Gauge({
+      name: `${PREFIX}webhook_events_due`,
+      help: "Webhook events a dispatcher would send now: due, and not behind an undelivered earlier event of their transaction.",
+      registers,
+      collect: async () => {
+        const backlog = await read();
+        due.set(backlog ? backlog.due : Number.NaN);
+      },
+    });
+    const oldest: Gauge = new Gauge({
+      name: `${PREFIX}webhook_oldest_due_age_seconds`,
+      help: "How long the longest-waiting due webhook event has waited since it fell due (its commit, or its retry time); 0 when none is due.",
+      registers,
+      collect: async () => {
+        const backlog = await read();
+        const at = backlog?.oldestDueAt;
+        oldest.set(!backlog ? Number.NaN : at ? Math.max(0, (clock.now().getTime() - at.getTime()) / 1000) : 0);
+      },
+    });
+  }
+
+  /** The PostgreSQL pool's connections (pg.Pool), read at each scrape. */
+  observeDatabasePool(stats: () => PoolStats): void {
+    if (this.poolWatched) throw new Error("a database pool is already observed by this registry");
+    this.poolWatched = true;
+    const gauge = (name: string, help: string, value: (s: PoolStats) => number) => {
+      const g: Gauge = new Gauge({ name: `${PREFIX}${name}`, help, registers: [this.registry], collect: () => g.set(value(stats())) });
+    };
+    gauge("db_pool_connections", "Open connections of the PostgreSQL pool, busy and idle.", (s) => s.total);
+    gauge("db_pool_idle_connections", "Open connections of the PostgreSQL pool that are idle.", (s) => s.idle);
+    gauge("db_pool_waiting_clients", "Queries waiting for a connection of the PostgreSQL pool (all are busy and it is at its maximum).", (s) => s.waiting);
+    gauge("db_pool_max_connections", "The PostgreSQL pool's maximum (PAYGATE_DB_POOL_MAX).", (s) => s.max);
+  }
+}
