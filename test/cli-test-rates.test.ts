@@ -1,8 +1,9 @@
-// `paygate test-rates …` as an operator runs it: in a child process, on the configured database.
+// `paygate test-rates …` on the configured database: in this process through runCli, and once as an
+// operator runs it, in a child process.
 import { describe, expect, it } from "vitest";
 import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
-const paygate = useCli();
+const paygate = useCli({ inProcess: true, migrated: true });
 
 interface Row {
   crypto: string;
@@ -12,10 +13,10 @@ interface Row {
   updatedAt: string | null;
 }
 
-// Each command starts the CLI (tsx, the database) afresh: seconds apiece on embedded PGlite.
+// Each command opens the database afresh and closes it, in this process or in a child one.
 describe("paygate test-rates", { timeout: 90_000 }, () => {
-  it("lists every pair with its default rate, as JSON", async () => {
-    const res = await paygate("test-rates", "list", "--json");
+  it("lists every pair with its default rate, as JSON (bin/paygate.mjs in a child process)", async () => {
+    const res = await paygate.child("test-rates", "list", "--json");
     expect(res.code).toBe(0);
     const { rates } = JSON.parse(res.stdout) as { rates: Row[] };
     expect(rates).toHaveLength(10);

@@ -1,16 +1,18 @@
-// The operator CLI as an operator runs it: `paygate …` in a child process, on the configured database.
+// The operator CLI on the configured database: in this process through runCli (src/cli/run.ts), and
+// as an operator runs it, `paygate …` in a child process, where the process itself is what is tested.
 import { describe, expect, it } from "vitest";
 import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
 const BIP84_ZPUB =
   "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
-const paygate = useCli();
+// On an empty data folder, as on a first install: the first command (in a child process) migrates it.
+const paygate = useCli({ inProcess: true });
 
 describe("paygate CLI", () => {
   let merchantId: number;
 
-  it("creates a merchant and prints its keys once, as JSON", async () => {
-    const res = await paygate("merchant", "create", "--name", "Acme Stores", "--test-webhook-url", "http://127.0.0.1:9999/hook", "--json");
+  it("creates a merchant and prints its keys once, as JSON (bin/paygate.mjs in a child process)", async () => {
+    const res = await paygate.child("merchant", "create", "--name", "Acme Stores", "--test-webhook-url", "http://127.0.0.1:9999/hook", "--json");
     expect(res.code).toBe(0);
     const merchant = JSON.parse(res.stdout);
     expect(Object.keys(merchant).sort()).toEqual(
@@ -74,4 +76,62 @@ describe("paygate CLI", () => {
     ["nothing to change", ["merchant", "update", "1"], /Nothing to change/],
   ];
   itRefusesBadArgs(paygate, badArgs);
+
+  it("exits 2 from the process on bad arguments, and 0 on --help", async () => {
+    const bad = await paygate.child("merchant", "delete");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^paygate: Unknown command 'merchant delete'\.\n\nUsage: paygate merchant <command>/);
+    const help = await paygate.child("merchant", "create", "--help");
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: paygate merchant create --name NAME/);
+  });
+});
+
+describe("paygate --help", () => {
+  const overall = /^Usage: paygate <command> \[options\]\n/;
+  it.each([[[]], [["--help"]], [["-h"]], [["help"]]])("prints the overall usage for paygate %j and exits 0", async (args: string[]) => {
+    const res = await paygate(...args);
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res.stdout).toMatch(overall);
+    for (const command of ["merchant create", "merchant update", "payment-link create", "test-rates list", "test-rates set", "worker", "webhooks list", "webhooks redeliver"]) {
+      expect(res.stdout).toContain(`\n  ${command}`);
+    }
+  });
+
+  // Each command and group: its usage line, and what its own help lists (options, arguments, subcommands).
+  const commands: [path: string, usage: string, mentions: string[]][] = [
+    ["merchant", "merchant <command> [options]", ["merchant create --name NAME", "merchant update ID"]],
+    ["merchant create", "merchant create --name NAME [--webhook-url URL]", ["--name <name>", "--webhook-url <url>", "--test-webhook-url <url>", "--kyb <status>", "--json"]],
+    ["merchant update", "merchant update ID [--active true|false]", ["ID", "--active <bool>", "--wallet <currency=key>", "--mode <mode>", "--kyb <status>", "--json"]],
+    ["payment-link", "payment-link <command> [options]", ["payment-link create --merchant ID"]],
+    ["payment-link create", "payment-link create --merchant ID [--live] [--json]", ["--merchant <id>", "--live", "--json"]],
+    ["test-rates", "test-rates <command> [options]", ["test-rates list [--json]", "test-rates set CRYPTO FIAT RATE"]],
+    ["test-rates list", "test-rates list [--json]", ["--json"]],
+    ["test-rates set", "test-rates set CRYPTO FIAT RATE [--json]", ["CRYPTO", "FIAT", "RATE", "--json"]],
+    ["worker", "worker", ["Run the background jobs"]],
+    ["webhooks", "webhooks <command> [options]", ["webhooks list [--merchant ID]", "webhooks redeliver EVENT_ID"]],
+    ["webhooks list", "webhooks list [--merchant ID]", ["--merchant <id>", "--state <state>", "--transaction <id>", "--limit <n>", "--json"]],
+    ["webhooks redeliver", "webhooks redeliver EVENT_ID [--json]", ["EVENT_ID", "--json"]],
+  ];
+  const cases = commands.flatMap(([path, usage, mentions]) =>
+    [
+      [...path.split(" "), "--help"],
+      [...path.split(" "), "-h"],
+      ["help", ...path.split(" ")],
+    ].map((args) => ({ args, usage, mentions })),
+  );
+  it.each(cases)("prints its own usage for paygate $args and exits 0", async ({ args, usage, mentions }) => {
+    const res = await paygate(...args);
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res.stdout.startsWith(`Usage: paygate ${usage}`)).toBe(true);
+    expect(res.stdout).not.toMatch(overall);
+    for (const text of mentions) expect(res.stdout).toContain(text);
+    expect(res.stdout).toMatch(/-h, --help|--help' for a command's options/);
+  });
+
+  it("answers --help anywhere in a command line, before checking the rest", async () => {
+    const res = await paygate("merchant", "update", "not-an-id", "--kyb", "maybe", "--help");
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res.stdout).toMatch(/^Usage: paygate merchant update ID/);
+  });
 });

@@ -1,11 +1,15 @@
-// The operator's webhook commands: URLs per mode with their checks, listing and redelivering events.
+// The operator's webhook commands: URLs per mode with their checks, listing and redelivering events;
+// and `paygate worker`, which delivers them. In this process through runCli, and in a child process
+// where the process is what is tested (an exit code a shell sees, a worker stopped by a signal).
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { startRuntime } from "../../src/runtime.ts";
-import { itRefusesBadArgs, useCli, type BadArgs } from "../support/cli.ts";
+import { itRefusesBadArgs, PAYGATE_BIN, useCli, type BadArgs } from "../support/cli.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
-const paygate = useCli();
+const paygate = useCli({ inProcess: true, migrated: true });
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -17,12 +21,28 @@ describe("webhook URLs", () => {
     const res = await paygate("merchant", "create", "--name", "Local", "--webhook-url", "http://127.0.0.1:4000/hook");
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/Live webhook URL 'http:\/\/127\.0\.0\.1:4000\/hook' is refused: live-mode webhook URLs must use https/);
+    expect(res.stderr).toMatch(/--test-webhook-url takes local test URLs \(e\.g\. http:\/\/127\.0\.0\.1:4000\/webhooks\)/);
+    expect(res.stderr).toContain("--test-webhook-url http://127.0.0.1:4000/hook");
   });
 
-  it("refuses a live https URL on a private address", async () => {
+  it("refuses a live https URL on a private address, with the same hint, on create and update", async () => {
     const res = await paygate("merchant", "create", "--name", "Internal", "--webhook-url", "https://10.0.0.8/hook");
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/refused: live-mode webhook URLs must point at a public host/);
+    expect(res.stderr).toMatch(/--test-webhook-url takes local test URLs \(e\.g\. http:\/\/127\.0\.0\.1:4000\/webhooks\)/);
+
+    const created = await paygate("merchant", "create", "--name", "Later", "--json");
+    const update = await paygate("merchant", "update", String(JSON.parse(created.stdout).id), "--webhook-url", "http://localhost:4000/hook");
+    expect(update.code).toBe(1);
+    expect(update.stderr).toMatch(/Live webhook URL 'http:\/\/localhost:4000\/hook' is refused: live-mode webhook URLs must use https/);
+    expect(update.stderr).toContain("--test-webhook-url takes local test URLs");
+  });
+
+  it("gives no such hint for a URL no mode takes", async () => {
+    const res = await paygate("merchant", "create", "--name", "Odd", "--webhook-url", "ftp://hooks.example.com/paygate");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Live webhook URL 'ftp:\/\/hooks\.example\.com\/paygate' is refused: webhook URLs must use http or https/);
+    expect(res.stderr).not.toContain("--test-webhook-url");
   });
 
   it("sets, shows and removes each mode's URL", async () => {
@@ -81,8 +101,8 @@ describe("webhooks list and redeliver", () => {
     expect(res.stdout).toMatch(new RegExp(`${eventId}\\s+payment.initiated\\s+test bq_\\w+\\s+delivered, 1 attempt\\(s\\), last 200`));
   });
 
-  it("refuses an unknown event with exit code 1", async () => {
-    const res = await paygate("webhooks", "redeliver", "evt_nosuchevent");
+  it("refuses an unknown event with exit code 1 (bin/paygate.mjs in a child process)", async () => {
+    const res = await paygate.child("webhooks", "redeliver", "evt_nosuchevent");
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/No webhook event with id evt_nosuchevent; list them with: paygate webhooks list/);
   });
@@ -96,4 +116,42 @@ describe("webhooks list and redeliver", () => {
     ["a bad payment-link merchant", ["payment-link", "create", "--merchant", "abc"], /merchant id is a whole number/],
   ];
   itRefusesBadArgs(paygate, badArgs);
+});
+
+describe("paygate worker", () => {
+  it("runs until SIGTERM, then finishes and exits 0 (bin/paygate.mjs in a child process)", async () => {
+    const child = spawn(process.execPath, [PAYGATE_BIN, "worker"], { env: paygate.env(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(`${code ?? signal}`)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("paygate worker: delivering webhooks")) resolve();
+      });
+      void exited.then((how) => reject(new Error(`the worker exited (${how}) before it started: ${stderr}`)));
+    });
+    child.kill("SIGTERM"); // at once: it listens before it says it runs
+    expect(await exited).toBe("0");
+    const messages = stdout.trim().split("\n").map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages.slice(-3)).toEqual([
+      expect.stringMatching(/^paygate worker: delivering webhooks/),
+      "Stopping: finishing the attempts under way.",
+      "Stopped.",
+    ]);
+  });
+
+  it("runs in a test's process until its signal aborts", async () => {
+    const stop = new AbortController();
+    let stdout = "";
+    const output = { write: (text: string) => (stdout += text) };
+    const running = runCli(["worker"], { env: paygate.env(), stdout: output, stderr: output, signal: stop.signal });
+    let ended = false;
+    void running.finally(() => (ended = true));
+    while (!ended && !stdout.includes("paygate worker: delivering webhooks")) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(stdout).toMatch(/"msg":"Stopped\."}\n$/);
+  });
 });

@@ -1,0 +1,360 @@
+// What each `paygate` command does once its arguments are parsed (src/cli/run.ts parses them).
+// Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
+// reads process.env, writes to the console or exits, so a command also runs inside a test process.
+import { loadConfig, type Config } from "../config.ts";
+import {
+  createMerchant,
+  createPaymentLink,
+  MerchantInputError,
+  updateMerchant,
+  type KybStatus,
+  type WalletSetting,
+  type WebhookUrls,
+} from "../core/merchants/merchants.ts";
+import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
+import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import { createLogger, lineLogger } from "../logging.ts";
+import { listTestRates, parseTestRate, setTestRate, TestRateInputError } from "../rails/prices/test-rates.ts";
+import { startRuntime, type Runtime } from "../runtime.ts";
+import { listEvents, type EventFilter } from "../webhooks/delivery-store.ts";
+
+/** Where a command's output goes: process.stdout, or a test's buffer. */
+export interface CliOutput {
+  write(text: string): unknown;
+  /** Width of a terminal, for wrapping help; 80 when absent. */
+  columns?: number;
+}
+
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  stdout: CliOutput;
+  stderr: CliOutput;
+  /** Stops `paygate worker`. Without it, SIGINT or SIGTERM does. */
+  signal?: AbortSignal;
+}
+
+/** Bad arguments: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+export interface JsonOption {
+  json?: boolean;
+}
+
+function say(ctx: CliContext, text: string): void {
+  ctx.stdout.write(`${text}\n`);
+}
+
+function print(ctx: CliContext, value: unknown): void {
+  say(ctx, JSON.stringify(value, null, 2));
+}
+
+const KYB = ["none", "pending", "verified", "rejected"] as const;
+function kybOption(value: string | undefined): KybStatus | undefined {
+  if (value === undefined) return undefined;
+  if (!KYB.includes(value as (typeof KYB)[number])) {
+    throw new UsageError(`--kyb must be one of ${KYB.join(", ")}; got '${value}'.`);
+  }
+  return value.toUpperCase() as KybStatus;
+}
+
+function merchantId(text: string | undefined): number {
+  if (!text || !/^\d+$/.test(text)) throw new UsageError(`A merchant id is a whole number; got '${text ?? ""}'.`);
+  return Number(text);
+}
+
+/** Opens the configured database for one command and closes it after, whatever happens. */
+async function withRuntime<T>(ctx: CliContext, work: (runtime: Runtime, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig(ctx.env);
+  const runtime = await startRuntime(config, { log: (line) => ctx.stderr.write(`${line}\n`) });
+  try {
+    return await work(runtime, config);
+  } finally {
+    await runtime.close();
+  }
+}
+
+interface WebhookUrlOptions {
+  webhookUrl?: string;
+  testWebhookUrl?: string;
+}
+
+/** --webhook-url is the live URL, --test-webhook-url the test one; "" removes one. */
+function webhookUrls(options: WebhookUrlOptions): WebhookUrls {
+  const urls: WebhookUrls = {};
+  if (options.webhookUrl !== undefined) urls.liveWebhookUrl = options.webhookUrl || null;
+  if (options.testWebhookUrl !== undefined) urls.testWebhookUrl = options.testWebhookUrl || null;
+  return urls;
+}
+
+/**
+ * A --webhook-url refused only for being a live URL (http, or a private or local host) would be a fine
+ * test URL: most often an operator setting up a local receiver. The refusal then says where it goes.
+ */
+async function withWebhookUrlHint<T>(liveUrl: string | undefined, allowPrivate: boolean, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (
+      error instanceof MerchantInputError &&
+      liveUrl &&
+      !checkWebhookUrl(liveUrl, "live", { allowPrivate }).ok &&
+      checkWebhookUrl(liveUrl, "test", { allowPrivate }).ok
+    ) {
+      throw new MerchantInputError(
+        `${error.message}\n--webhook-url is for live mode only. --test-webhook-url takes local test URLs ` +
+          `(e.g. http://127.0.0.1:4000/webhooks), for test-mode events: --test-webhook-url ${liveUrl}`,
+      );
+    }
+    throw error;
+  }
+}
+
+export interface MerchantCreateOptions extends JsonOption, WebhookUrlOptions {
+  name?: string;
+  kyb?: string;
+}
+
+export async function merchantCreate(ctx: CliContext, options: MerchantCreateOptions): Promise<void> {
+  const name = options.name;
+  if (name === undefined || !name.trim()) throw new UsageError("--name is required.");
+  const kybStatus = kybOption(options.kyb);
+  const merchant = await withRuntime(ctx, (rt) =>
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.deps.allowPrivateWebhookUrls ?? false, () =>
+      createMerchant(rt.gateway.deps, { name, ...webhookUrls(options), kybStatus }),
+    ),
+  );
+  if (options.json) return print(ctx, merchant);
+  say(
+    ctx,
+    `Created merchant ${merchant.id} "${merchant.name}" (KYB: ${(kybStatus ?? "NONE").toLowerCase()}).
+Test-network wallets are set up for ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; test mode works now.
+
+  test public key   ${merchant.testPublicKey}
+  test secret key   ${merchant.testSecretKey}
+  live public key   ${merchant.livePublicKey}
+  live secret key   ${merchant.liveSecretKey}
+  webhook secret    ${merchant.webhookSecret}
+
+Secret keys and the webhook secret are shown only now; store them safely.
+Live mode needs KYB "verified" and a wallet per currency: paygate merchant update ${merchant.id} --kyb verified --wallet BTC=xpub…`,
+  );
+}
+
+export interface MerchantUpdateOptions extends JsonOption, WebhookUrlOptions {
+  active?: string;
+  kyb?: string;
+  wallet?: string[];
+  mode?: string;
+}
+
+export async function merchantUpdate(ctx: CliContext, idText: string | undefined, options: MerchantUpdateOptions): Promise<void> {
+  const id = merchantId(idText);
+  let active: boolean | undefined;
+  if (options.active !== undefined) {
+    if (options.active !== "true" && options.active !== "false") throw new UsageError(`--active must be true or false; got '${options.active}'.`);
+    active = options.active === "true";
+  }
+  const mode = options.mode ?? "live";
+  if (mode !== "live" && mode !== "test") throw new UsageError(`--mode must be live or test; got '${mode}'.`);
+  const wallets: WalletSetting[] = (options.wallet ?? []).map((spec) => {
+    const eq = spec.indexOf("=");
+    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
+    const key = eq > 0 ? spec.slice(eq + 1).trim() : "";
+    const currency = cryptoBySlug(name.toUpperCase()) ?? (/^\d+$/.test(name) ? cryptoById(Number(name)) : undefined);
+    if (!currency || !key) {
+      throw new UsageError(`--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`);
+    }
+    return { currency, isLive: mode === "live", extendedPublicKey: key };
+  });
+  const urls = webhookUrls(options);
+  const input = { active, kybStatus: kybOption(options.kyb), ...urls, wallets };
+  if (input.active === undefined && input.kybStatus === undefined && Object.keys(urls).length === 0 && wallets.length === 0) {
+    throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb or --wallet.");
+  }
+  const merchant = await withRuntime(ctx, (rt) =>
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.deps.allowPrivateWebhookUrls ?? false, () => updateMerchant(rt.gateway.deps, id, input)),
+  );
+  const walletRows = merchant.paymentProcessors.map((p) => ({
+    currency: p.currency.slug,
+    mode: p.isLive ? "live" : "test",
+    extendedPublicKey: p.wallet.extendedPublicKey,
+    nextIndex: p.wallet.nextIndex,
+  }));
+  const summary = {
+    id: merchant.id,
+    name: merchant.name,
+    active: merchant.active,
+    kyb: merchant.kybStatus.toLowerCase(),
+    liveWebhookUrl: merchant.liveWebhookUrl,
+    testWebhookUrl: merchant.testWebhookUrl,
+    wallets: walletRows,
+  };
+  if (options.json) return print(ctx, summary);
+  say(ctx, `Updated merchant ${summary.id} "${summary.name}": active=${summary.active}, KYB ${summary.kyb}.`);
+  say(ctx, `Webhooks: live ${summary.liveWebhookUrl ?? "(none)"}, test ${summary.testWebhookUrl ?? "(none)"}.`);
+  say(ctx, "Wallets:");
+  for (const w of walletRows) say(ctx, `  ${w.mode.padEnd(4)} ${w.currency.padEnd(4)} ${w.extendedPublicKey} (next index ${w.nextIndex})`);
+}
+
+export interface PaymentLinkCreateOptions extends JsonOption {
+  merchant?: string;
+  live?: boolean;
+}
+
+export async function paymentLinkCreate(ctx: CliContext, options: PaymentLinkCreateOptions): Promise<void> {
+  if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
+  const id = merchantId(options.merchant);
+  const isLive = options.live === true;
+  const link = await withRuntime(ctx, (rt) => createPaymentLink(rt.gateway.deps.db, id, isLive));
+  if (options.json) return print(ctx, link);
+  say(ctx, `Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
+}
+
+export async function testRatesList(ctx: CliContext, options: JsonOption): Promise<void> {
+  const rates = await withRuntime(ctx, (rt) => listTestRates(rt.database.db));
+  if (options.json) return print(ctx, { rates });
+  say(ctx, "Test-mode rates (fiat per coin):");
+  for (const r of rates) {
+    const origin = r.origin === "set" ? `set ${r.updatedAt}` : "default";
+    say(ctx, `  ${r.crypto.padEnd(4)} ${r.fiat.padEnd(3)} ${r.rate.padStart(16)}  ${origin}`);
+  }
+}
+
+export async function testRatesSet(ctx: CliContext, crypto: string, fiat: string, rate: string, options: JsonOption): Promise<void> {
+  try {
+    parseTestRate({ crypto, fiat, rate }); // bad arguments are a usage error, before any database work
+  } catch (error) {
+    if (error instanceof TestRateInputError) throw new UsageError(error.message);
+    throw error;
+  }
+  const change = await withRuntime(ctx, (rt) => setTestRate(rt.database.db, { crypto, fiat, rate }));
+  if (options.json) return print(ctx, change);
+  const before = change.previous ? `${change.previous.rate} (${change.previous.origin})` : "no rate";
+  say(ctx, `Set the test rate of ${change.crypto}/${change.fiat} to ${change.rate} ${change.fiat} per ${change.crypto}; it was ${before}.`);
+}
+
+/** Resolves `stopped` when the worker should stop: the context's signal, else SIGINT or SIGTERM. */
+function stopRequest(ctx: CliContext): { stopped: Promise<void>; dispose(): void } {
+  const signal = ctx.signal;
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => {
+      dispose();
+      resolve();
+    };
+  });
+  const dispose = () => {
+    signal?.removeEventListener("abort", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  if (signal) {
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop);
+  } else {
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  }
+  return { stopped, dispose };
+}
+
+export async function worker(ctx: CliContext): Promise<void> {
+  const config = loadConfig(ctx.env);
+  // A worker is part of the service: its log is the service's JSON log.
+  const logger = createLogger({ level: config.logLevel, destination: ctx.stdout });
+  // Listening from the start: a Ctrl-C while the database opens, or just after the line below, stops
+  // the worker in order rather than killing it. Once stopping, a second one kills it.
+  const stop = stopRequest(ctx);
+  try {
+    const runtime = await startRuntime(config, { log: lineLogger(logger) });
+    const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
+    logger.info(`paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`);
+    runtime.startBackgroundJobs();
+    await stop.stopped;
+    logger.info("Stopping: finishing the attempts under way.");
+    await runtime.close();
+    logger.info("Stopped.");
+  } finally {
+    stop.dispose();
+  }
+}
+
+const STATES = ["pending", "delivered", "failed", "skipped"] as const;
+
+export interface WebhooksListOptions extends JsonOption {
+  merchant?: string;
+  state?: string;
+  transaction?: string;
+  limit?: string;
+}
+
+export async function webhooksList(ctx: CliContext, options: WebhooksListOptions): Promise<void> {
+  const state = options.state;
+  if (state !== undefined && !STATES.includes(state as (typeof STATES)[number])) {
+    throw new UsageError(`--state must be one of ${STATES.join(", ")}; got '${state}'.`);
+  }
+  const limit = options.limit === undefined ? 50 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000; got '${options.limit}'.`);
+  const filter: EventFilter = {
+    limit,
+    ...(options.merchant === undefined ? {} : { merchantId: merchantId(options.merchant) }),
+    ...(state === undefined ? {} : { state: state.toUpperCase() as EventFilter["state"] }),
+    ...(options.transaction === undefined ? {} : { transactionId: options.transaction }),
+  };
+  const events = await withRuntime(ctx, (rt) => listEvents(rt.database.db, filter));
+  const rows = events.map((e) => ({
+    id: e.id,
+    type: e.type,
+    merchantId: e.merchantId,
+    transactionId: e.transactionId,
+    reference: e.transaction.reference,
+    mode: e.isLive ? "live" : "test",
+    state: e.state.toLowerCase(),
+    attemptCount: e.attemptCount,
+    nextAttemptAt: e.state === "PENDING" ? e.nextAttemptAt.toISOString() : null,
+    deliveredAt: e.deliveredAt?.toISOString() ?? null,
+    createdAt: e.createdAt.toISOString(),
+    attempts: e.attempts.map((a) => ({
+      attemptedAt: a.attemptedAt.toISOString(),
+      url: a.url,
+      statusCode: a.statusCode,
+      latencyMs: a.latencyMs,
+      succeeded: a.succeeded,
+      error: a.error,
+      responseBody: a.responseBody,
+      trigger: a.trigger,
+    })),
+  }));
+  if (options.json) return print(ctx, { events: rows });
+  if (rows.length === 0) return say(ctx, "No webhook events match.");
+  for (const e of rows) {
+    const last = e.attempts[0];
+    const lastText = last ? `last ${last.statusCode ?? last.error} in ${last.latencyMs} ms` : "no attempt";
+    const when = e.nextAttemptAt ? `, next ${e.nextAttemptAt}` : "";
+    say(ctx, `${e.id}  ${e.type.padEnd(17)} ${e.mode} ${e.reference}  ${e.state}, ${e.attemptCount} attempt(s), ${lastText}${when}`);
+  }
+}
+
+export async function webhooksRedeliver(ctx: CliContext, id: string, options: JsonOption): Promise<void> {
+  if (!/^evt_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`An event id looks like evt_…; got '${id}'.`);
+  const report = await withRuntime(ctx, (rt) => rt.webhooks.redeliver(id));
+  if (!report) throw new MerchantInputError(`No webhook event with id ${id}; list them with: paygate webhooks list`);
+  const result = {
+    id: report.eventId,
+    type: report.type,
+    state: report.outcome.state.toLowerCase(),
+    statusCode: report.attempt?.statusCode ?? null,
+    error: report.attempt?.error ?? null,
+    nextAttemptAt: report.outcome.state === "PENDING" ? report.outcome.nextAttemptAt.toISOString() : null,
+  };
+  if (options.json) return print(ctx, result);
+  if (report.outcome.state === "DELIVERED") {
+    say(ctx, `Delivered ${result.type} ${result.id} (HTTP ${result.statusCode}).`);
+  } else if (report.outcome.state === "SKIPPED") {
+    say(ctx, `Not sent: the merchant has no webhook URL for this event's mode. Set one with paygate merchant update.`);
+  } else if (report.attempt === null) {
+    say(ctx, `${result.id} is queued; a running dispatcher is sending it.`);
+  } else {
+    say(ctx, `Attempt failed (${result.statusCode === null ? result.error : `HTTP ${result.statusCode}`}); next retry at ${result.nextAttemptAt}.`);
+  }
+}

@@ -1,0 +1,221 @@
+// `paygate`: the operator's stand-in for a merchant dashboard, on commander. runCli parses one command
+// line and runs it against the context's environment and output, and answers the exit code: 0 done
+// (or help shown), 1 a refused change or a configuration problem, 2 bad arguments (with the usage).
+// src/cli/main.ts runs it for the process; tests run it in theirs.
+import { inspect } from "node:util";
+import { Command, type CommanderError } from "commander";
+import { ConfigError } from "../config.ts";
+import { MerchantInputError } from "../core/merchants/merchants.ts";
+import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import * as commands from "./commands.ts";
+import { UsageError, type CliContext, type CliOutput } from "./commands.ts";
+import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
+
+export type { CliContext, CliOutput } from "./commands.ts";
+
+/** Runs one `paygate` command line (the arguments after `paygate`) and answers its exit code. */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  // `paygate`, `paygate help` and `paygate help merchant create` are the --help of what they name.
+  const args = argv.length === 0 ? ["--help"] : argv[0] === "help" ? [...argv.slice(1), "--help"] : [...argv];
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(args, { from: "user" });
+    return 0;
+  } catch (error) {
+    return report(error, ctx);
+  }
+}
+
+/** Help was printed: exit 0 (or 2, when commander printed it for a command line it could not use). */
+class HelpShown extends Error {
+  constructor(readonly exitCode: number) {
+    super("help shown");
+  }
+}
+
+/** A usage error of a known command: the usage printed after the message is that command's. */
+class CommandUsageError extends UsageError {
+  constructor(
+    message: string,
+    readonly command: Command,
+  ) {
+    super(message);
+  }
+}
+
+function report(error: unknown, ctx: CliContext): number {
+  if (error instanceof HelpShown) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof CommandUsageError) {
+    ctx.stderr.write(`paygate: ${error.message}\n\n${usageAfterError(error.command)}`);
+    return 2;
+  }
+  if (error instanceof UsageError) {
+    ctx.stderr.write(`paygate: ${error.message}\n\n${overallUsage()}`);
+    return 2;
+  }
+  if (error instanceof MerchantInputError || error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
+    ctx.stderr.write(`paygate: ${error.message}\n`);
+    return 1;
+  }
+  ctx.stderr.write(`paygate: unexpected error: ${inspect(error)}\n`);
+  return 1;
+}
+
+/** After an error in `merchant create`, the usage of `merchant` (all its commands); else the command's own. */
+function usageAfterError(command: Command): string {
+  const group = command.commands.length === 0 && command.parent?.parent ? command.parent : command;
+  return group.helpInformation({ error: true });
+}
+
+function buildProgram(ctx: CliContext): Command {
+  const program = new Command("paygate");
+  setUp(program, ctx);
+  program.configureHelp({ formatHelp: () => overallUsage() });
+  program.helpCommand(false); // `paygate help …` is turned into --help above
+
+  const merchant = group(program, "merchant", ctx);
+  const create = leaf(merchant, "merchantCreate", ctx)
+    .option("--name <name>", "the merchant's name (required)")
+    .option("--webhook-url <url>", "where live-mode events go: https on a public host")
+    .option("--test-webhook-url <url>", "where test-mode events go; any http(s) URL, e.g. http://127.0.0.1:4000/webhooks")
+    .option("--kyb <status>", "KYB status: none (the default), pending, verified or rejected")
+    .option("--json", "print one JSON object");
+  act(create, () => commands.merchantCreate(ctx, create.opts<commands.MerchantCreateOptions>()));
+
+  const update = leaf(merchant, "merchantUpdate", ctx)
+    .argument("<ID>", "the merchant's id")
+    .option("--active <bool>", "true or false: an inactive merchant's keys and links are refused")
+    .option("--webhook-url <url>", 'where live-mode events go: https on a public host; "" removes it')
+    .option("--test-webhook-url <url>", 'where test-mode events go; "" removes it')
+    .option("--kyb <status>", "KYB status: none, pending, verified or rejected")
+    .option(
+      "--wallet <currency=key>",
+      "CURRENCY=EXTENDED_PUBLIC_KEY: the account-level key of the wallet that receives CURRENCY; repeatable",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--mode <mode>", "live (the default) or test: the mode of the --wallet keys")
+    .option("--json", "print one JSON object");
+  act(update, () => commands.merchantUpdate(ctx, update.args[0], update.opts<commands.MerchantUpdateOptions>()));
+
+  const paymentLink = group(program, "payment-link", ctx);
+  const linkCreate = leaf(paymentLink, "paymentLinkCreate", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--live", "a live-mode link (default: test mode)")
+    .option("--json", "print one JSON object");
+  act(linkCreate, () => commands.paymentLinkCreate(ctx, linkCreate.opts<commands.PaymentLinkCreateOptions>()));
+
+  const testRates = group(program, "test-rates", ctx);
+  const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
+  act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));
+
+  const ratesSet = leaf(testRates, "testRatesSet", ctx)
+    .argument("<CRYPTO>", `the coin: ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}`)
+    .argument("<FIAT>", "the fiat currency: USD or NGN")
+    .argument("<RATE>", "units of FIAT per coin, a positive decimal (at most 18 decimal places)")
+    .option("--json", "print one JSON object");
+  act(ratesSet, () => {
+    const [crypto = "", fiat = "", rate = ""] = ratesSet.args;
+    return commands.testRatesSet(ctx, crypto, fiat, rate, ratesSet.opts<commands.JsonOption>());
+  });
+
+  const worker = leaf(program, "worker", ctx);
+  act(worker, () => commands.worker(ctx));
+
+  const webhooks = group(program, "webhooks", ctx);
+  const eventsList = leaf(webhooks, "webhooksList", ctx)
+    .option("--merchant <id>", "only this merchant's events")
+    .option("--state <state>", "only events in this state: pending, delivered, failed or skipped")
+    .option("--transaction <id>", "only this transaction's events")
+    .option("--limit <n>", "at most this many events, 1 to 1000 (default: 50)")
+    .option("--json", "print one JSON object");
+  act(eventsList, () => commands.webhooksList(ctx, eventsList.opts<commands.WebhooksListOptions>()));
+
+  const redeliver = leaf(webhooks, "webhooksRedeliver", ctx)
+    .argument("<EVENT_ID>", "the event's id (evt_…), as webhooks list shows it")
+    .option("--json", "print one JSON object");
+  act(redeliver, () => commands.webhooksRedeliver(ctx, redeliver.args[0] ?? "", redeliver.opts<commands.JsonOption>()));
+
+  return program;
+}
+
+/** Runs a command's work; a UsageError it throws is printed with that command's usage. */
+function act(command: Command, work: () => Promise<void>): void {
+  command.action(async () => {
+    try {
+      await work();
+    } catch (error) {
+      if (error instanceof UsageError && !(error instanceof CommandUsageError)) throw new CommandUsageError(error.message, command);
+      throw error;
+    }
+  });
+}
+
+/** Output, exit and help settings every command gets (commander copies few of them to subcommands). */
+function setUp(command: Command, ctx: CliContext): void {
+  command
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+      outputError: () => {}, // report() prints the message, with the usage
+      getOutHelpWidth: () => ctx.stdout.columns ?? 80,
+      getErrHelpWidth: () => ctx.stderr.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    .exitOverride((error) => {
+      throw fromCommander(error, command);
+    })
+    .helpOption("-h, --help", "show this help");
+}
+
+/** Commander's refusals, in paygate's words ("Expected 3 argument(s), got 2."). */
+function fromCommander(error: CommanderError, command: Command): Error {
+  switch (error.code) {
+    case "commander.helpDisplayed":
+    case "commander.help":
+      return new HelpShown(error.exitCode);
+    case "commander.missingArgument":
+    case "commander.excessArguments": {
+      const expected = command.registeredArguments.length;
+      const got = command.args.length;
+      if (expected === 0) return new CommandUsageError(`Unexpected argument '${command.args[0] ?? ""}'.`, command);
+      return new CommandUsageError(`Expected ${expected} argument(s), got ${got}.`, command);
+    }
+    default: {
+      // "error: unknown option '--colour'" (and maybe "\n(Did you mean --color?)") as a sentence.
+      const text = error.message.replace(/^error: /, "").replace(/^([^\n]*[^.?\n])(?=\n|$)/, "$1.");
+      return new CommandUsageError(text.charAt(0).toUpperCase() + text.slice(1), command);
+    }
+  }
+}
+
+/** `paygate merchant …`: only subcommands; a missing or unknown one is a usage error of the group. */
+function group(program: Command, name: string, ctx: CliContext): Command {
+  const command = program.command(name).description(GROUPS[name] ?? "");
+  setUp(command, ctx);
+  command.configureHelp({ formatHelp: () => groupUsage(name) });
+  command
+    .argument("[command...]")
+    .helpCommand(false)
+    .action((words: string[]) => {
+      const known = command.commands.map((c) => c.name()).join(", ");
+      throw new CommandUsageError(
+        words[0] === undefined ? `Missing command: paygate ${name} takes ${known}.` : `Unknown command '${name} ${words[0]}'.`,
+        command,
+      );
+    });
+  return command;
+}
+
+/** A command that does something: its usage and description come from COMMANDS (src/cli/usage.ts). */
+function leaf(parent: Command, spec: CommandName, ctx: CliContext): Command {
+  const { path, synopsis, about } = COMMANDS[spec];
+  const name = path.split(" ").at(-1) ?? path;
+  const command = parent.command(name).description(about.replace(/\n/g, " ")); // wrapped to the terminal
+  setUp(command, ctx);
+  command.configureHelp({}); // commander's own layout, not the group's (copied from the parent)
+  // Continuation lines of the synopsis line up after "Usage: paygate merchant create ".
+  const indent = " ".repeat(`Usage: paygate ${path} `.length);
+  command.usage(synopsis.map((line, i) => (i === 0 ? line : indent + line)).join("\n"));
+  return command;
+}

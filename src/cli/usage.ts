@@ -1,0 +1,121 @@
+// What `paygate --help` and each command's usage say. One table: the overall usage, a group's usage
+// (`paygate merchant --help`) and a command's own `--help` are all drawn from it.
+import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+
+const CRYPTOS = CRYPTO_CURRENCIES.map((c) => c.slug).join(", ");
+
+export interface CommandSpec {
+  /** The words after `paygate`: "merchant create". */
+  path: string;
+  /** The synopsis after the path, one string per printed line (later ones aligned under the first). */
+  synopsis: string[];
+  /** What it does, as printed under the synopsis (lines of at most ~80 characters). */
+  about: string;
+}
+
+export const COMMANDS = {
+  merchantCreate: {
+    path: "merchant create",
+    synopsis: ["--name NAME [--webhook-url URL] [--test-webhook-url URL]", "[--kyb none|pending|verified|rejected] [--json]"],
+    about: `Create a merchant with test and live keys and test-network wallets for every currency.
+Secrets are printed once; store them now. --webhook-url receives live-mode events (https on a
+public address); --test-webhook-url receives test-mode events (http://127.0.0.1:… is fine).`,
+  },
+  merchantUpdate: {
+    path: "merchant update",
+    synopsis: [
+      `ID [--active true|false] [--webhook-url URL|""] [--test-webhook-url URL|""]`,
+      "   [--kyb STATUS] [--wallet CURRENCY=EXTENDED_PUBLIC_KEY ...] [--mode live|test] [--json]",
+    ],
+    about: `Change a merchant ("" removes a URL). --wallet sets the wallet that receives CURRENCY (${CRYPTOS})
+in --mode (default live); give the account-level extended public key, never a private key.`,
+  },
+  paymentLinkCreate: {
+    path: "payment-link create",
+    synopsis: ["--merchant ID [--live] [--json]"],
+    about: "Create a payment link (pl_…) for test mode, or live mode with --live.",
+  },
+  testRatesList: {
+    path: "test-rates list",
+    synopsis: ["[--json]"],
+    about: "Show the rate test mode prices each pair at: set by an operator, or the default.",
+  },
+  testRatesSet: {
+    path: "test-rates set",
+    synopsis: ["CRYPTO FIAT RATE [--json]"],
+    about: `Set test mode's price of one CRYPTO (${CRYPTOS}) in FIAT (USD, NGN):
+RATE units of FIAT per coin, a positive decimal. Applies to the next test initiate.`,
+  },
+  worker: {
+    path: "worker",
+    synopsis: [],
+    about: `Run the background jobs until stopped (Ctrl-C): webhook delivery, checkout expiry and the
+payment watcher. The service runs them too unless PAYGATE_WEBHOOK_DISPATCHER,
+PAYGATE_EXPIRY_SCHEDULER or PAYGATE_PAYMENT_WATCHER is false; any number of workers may share
+one PostgreSQL database.`,
+  },
+  webhooksList: {
+    path: "webhooks list",
+    synopsis: ["[--merchant ID] [--state pending|delivered|failed|skipped] [--transaction ID]", "[--limit N] [--json]"],
+    about: "Recent events, newest first, with their delivery attempts.",
+  },
+  webhooksRedeliver: {
+    path: "webhooks redeliver",
+    synopsis: ["EVENT_ID [--json]"],
+    about: "Send an event again now (same webhook-id); if that fails, it is retried on the schedule.",
+  },
+} satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+/** The groups of commands (`paygate merchant …`) and what they are about. */
+export const GROUPS: Record<string, string> = {
+  merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
+  "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
+  "test-rates": "The prices test mode quotes at.",
+  webhooks: "Webhook events and their delivery attempts.",
+};
+
+const ENVIRONMENT = "Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see README).";
+
+/** "Usage: paygate merchant create --name …", continuation lines aligned under the first. */
+export function synopsisLines(spec: CommandSpec, prefix: string): string {
+  const head = `${prefix}${spec.path}`;
+  const [first, ...rest] = spec.synopsis;
+  if (first === undefined) return head;
+  const indent = " ".repeat(head.length + 1);
+  return [`${head} ${first}`, ...rest.map((line) => indent + line)].join("\n");
+}
+
+/** The listing of commands: synopsis, then what it does, indented. */
+function listing(specs: CommandSpec[]): string {
+  return specs
+    .map((spec) => `${synopsisLines(spec, "  ")}\n${spec.about.split("\n").map((line) => `      ${line}`).join("\n")}`)
+    .join("\n");
+}
+
+/** `paygate --help`: every command. */
+export function overallUsage(): string {
+  return `Usage: paygate <command> [options]
+
+Commands:
+${listing(Object.values(COMMANDS))}
+
+Run 'paygate <command> --help' (or 'paygate help <command>') for a command's options.
+${ENVIRONMENT}
+`;
+}
+
+/** `paygate merchant --help`: the group's commands. */
+export function groupUsage(group: string): string {
+  const specs = Object.values(COMMANDS).filter((spec) => spec.path.startsWith(`${group} `));
+  return `Usage: paygate ${group} <command> [options]
+
+${GROUPS[group] ?? ""}
+
+Commands:
+${listing(specs)}
+
+Run 'paygate ${group} <command> --help' for a command's options.
+`;
+}

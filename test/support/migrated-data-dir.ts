@@ -1,0 +1,62 @@
+// An embedded database folder that is already migrated, for CLI tests that do not test a first start.
+//
+// The first `paygate` command on an empty folder runs initdb and every migration there: by far its
+// slowest part (seconds, and far more on a busy machine). Loading a dump of a migrated database into
+// the folder gives the same database in a fraction of that. The dump is made once, in memory, and kept
+// in the OS temp folder keyed by the migrations and the PGlite version, for the next test files.
+// Whatever goes wrong leaves the folder empty, and the CLI then migrates it itself, as on a first start.
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
+
+let dump: Promise<Blob> | undefined;
+
+/** Fills `pgliteDir` (PAYGATE_DATA_DIR/pglite, empty) with a migrated database. */
+export async function seedMigratedDatabase(pgliteDir: string): Promise<void> {
+  try {
+    const data = await (dump ??= migratedDump());
+    mkdirSync(pgliteDir, { recursive: true });
+    const pglite = await PGlite.create({ dataDir: pgliteDir, loadDataDir: data });
+    await pglite.close();
+  } catch {
+    dump = undefined;
+    rmSync(pgliteDir, { recursive: true, force: true });
+  }
+}
+
+async function migratedDump(): Promise<Blob> {
+  const file = await dumpFile();
+  if (existsSync(file)) return new Blob([await readFile(file)], { type: "application/x-gzip" });
+  const pglite = await PGlite.create();
+  try {
+    await applyMigrations(new PrismaPGlite(pglite));
+    const data = await pglite.dumpDataDir("gzip");
+    try {
+      await mkdir(path.dirname(file), { recursive: true });
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+      await writeFile(partial, new Uint8Array(await data.arrayBuffer()));
+      await rename(partial, file); // atomic: parallel test files never read half a file
+    } catch {
+      // No disk cache then; the dump in memory still serves this test file.
+    }
+    return data;
+  } finally {
+    await pglite.close();
+  }
+}
+
+/** Changes whenever the migrations or PGlite change. */
+async function dumpFile(): Promise<string> {
+  const hash = createHash("sha256");
+  const pglitePackage = path.resolve("node_modules/@electric-sql/pglite/package.json");
+  hash.update(existsSync(pglitePackage) ? readFileSync(pglitePackage) : "unknown");
+  for (const dir of (await listMigrations()).migrationDirectories) {
+    hash.update(`\0${dir.path}\0${dir.migrationFile.content.tag}\0${dir.migrationFile.content.value}`);
+  }
+  return path.join(tmpdir(), "paygate-test-db", `pglite-data-dir-${hash.digest("hex").slice(0, 24)}.tar.gz`);
+}
