@@ -9,14 +9,12 @@
 //   the process under test and dropped afterwards, and a shared PAYGATE_ENCRYPTION_KEY.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { admin } from "../support/test-database.ts";
+import { admin, cachedDump, packageVersion } from "../support/test-database.ts";
 
 export interface OpsDatabase {
   /** PAYGATE_DATA_DIR (always set: the embedded database and, on PGlite, encryption.key live there). */
@@ -96,35 +94,14 @@ async function seedEmptyCluster(folder: string): Promise<void> {
   await db.close();
 }
 
-async function loadEmptyCluster(): Promise<Blob> {
-  const file = path.join(tmpdir(), "paygate-test-db", `pglite-initdb-${pgliteVersion()}.tar.gz`);
-  if (existsSync(file)) return new Blob([new Uint8Array(await readFile(file))], { type: "application/x-gzip" });
-  const db = await PGlite.create();
-  const dump = await db.dumpDataDir("gzip");
-  await db.close();
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    await writeFile(partial, new Uint8Array(await dump.arrayBuffer()));
-    await rename(partial, file); // atomic: a parallel reader never sees half a file
-  } catch {
-    // No disk cache then; this process keeps the dump in memory.
-  }
-  return dump;
-}
-
-function pgliteVersion(): string {
-  let dir = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-  for (;;) {
-    const file = path.join(dir, "package.json");
-    if (existsSync(file)) {
-      const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-      if (typeof parsed === "object" && parsed !== null && "version" in parsed && typeof parsed.version === "string") return parsed.version;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return "unknown";
-    dir = parent;
-  }
+/** An initdb'ed, empty PGlite cluster: the process under test still applies every migration itself. */
+function loadEmptyCluster(): Promise<Blob> {
+  return cachedDump(`pglite-initdb-${packageVersion("@electric-sql/pglite")}.tar.gz`, async () => {
+    const db = await PGlite.create();
+    const dump = await db.dumpDataDir("gzip");
+    await db.close();
+    return dump;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,13 +5,12 @@
 // the folder gives the same database in a fraction of that. The dump is made once, in memory, and kept
 // in the OS temp folder keyed by the migrations and the PGlite version, for the next test files.
 // Whatever goes wrong leaves the folder empty, and the CLI then migrates it itself, as on a first start.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { cachedDump } from "./test-database.ts";
 import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
 
 let dump: Promise<Blob> | undefined;
@@ -30,33 +29,24 @@ export async function seedMigratedDatabase(pgliteDir: string): Promise<void> {
 }
 
 async function migratedDump(): Promise<Blob> {
-  const file = await dumpFile();
-  if (existsSync(file)) return new Blob([await readFile(file)], { type: "application/x-gzip" });
-  const pglite = await PGlite.create();
-  try {
-    await applyMigrations(new PrismaPGlite(pglite));
-    const data = await pglite.dumpDataDir("gzip");
+  return cachedDump(await dumpName(), async () => {
+    const pglite = await PGlite.create();
     try {
-      await mkdir(path.dirname(file), { recursive: true });
-      const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-      await writeFile(partial, new Uint8Array(await data.arrayBuffer()));
-      await rename(partial, file); // atomic: parallel test files never read half a file
-    } catch {
-      // No disk cache then; the dump in memory still serves this test file.
+      await applyMigrations(new PrismaPGlite(pglite));
+      return await pglite.dumpDataDir("gzip");
+    } finally {
+      await pglite.close();
     }
-    return data;
-  } finally {
-    await pglite.close();
-  }
+  });
 }
 
 /** Changes whenever the migrations or PGlite change. */
-async function dumpFile(): Promise<string> {
+async function dumpName(): Promise<string> {
   const hash = createHash("sha256");
   const pglitePackage = path.resolve("node_modules/@electric-sql/pglite/package.json");
   hash.update(existsSync(pglitePackage) ? readFileSync(pglitePackage) : "unknown");
   for (const dir of (await listMigrations()).migrationDirectories) {
     hash.update(`\0${dir.path}\0${dir.migrationFile.content.tag}\0${dir.migrationFile.content.value}`);
   }
-  return path.join(tmpdir(), "paygate-test-db", `pglite-data-dir-${hash.digest("hex").slice(0, 24)}.tar.gz`);
+  return `pglite-data-dir-${hash.digest("hex").slice(0, 24)}.tar.gz`;
 }

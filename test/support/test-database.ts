@@ -138,8 +138,27 @@ async function templateFile(): Promise<string> {
   return path.join(tmpdir(), "paygate-test-db", `pglite-${hash.digest("hex").slice(0, 24)}.tar.gz`);
 }
 
+/**
+ * A gzip dump kept in the OS temp folder under `name`: read when there, else made by `make` and
+ * written atomically (a parallel reader never sees half a file). No disk cache is fine too.
+ */
+export async function cachedDump(name: string, make: () => Promise<Blob>): Promise<Blob> {
+  const file = path.join(tmpdir(), "paygate-test-db", name);
+  if (existsSync(file)) return new Blob([new Uint8Array(await readFile(file))], { type: "application/x-gzip" });
+  const dump = await make();
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    await writeFile(partial, new Uint8Array(await dump.arrayBuffer()));
+    await rename(partial, file);
+  } catch {
+    // No disk cache then; the caller keeps the dump in memory.
+  }
+  return dump;
+}
+
 /** The version in the package.json above a package's resolved entry. */
-function packageVersion(specifier: string): string {
+export function packageVersion(specifier: string): string {
   let dir = path.dirname(createRequire(import.meta.url).resolve(specifier));
   for (;;) {
     const file = path.join(dir, "package.json");
