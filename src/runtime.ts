@@ -8,6 +8,7 @@ import { PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
+import { transactionStore } from "./db/transaction-insert.ts";
 import { ModeRoutedFeed } from "./rails/prices/index.ts";
 import { createLiveFeed } from "./rails/prices/live.ts";
 import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
@@ -49,6 +50,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const database = await openDatabase(config.database, { log: overrides.log });
   const gateway = new PaymentGateway({
     db: database.db,
+    transactions: transactionStore(database.db),
     credentials: new Credentials(database.db, { cacheMs: config.credentialCacheMs }),
     // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
     // configured providers, one cache per process shared by every request.

@@ -2,7 +2,7 @@
 // exposes the payment operations. Rules live in the functions it calls, never in the adapters.
 import type { Database } from "../db/types.ts";
 import type { Credentials } from "./merchants/credentials.ts";
-import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
+import type { Clock, PaymentRails, PriceFeed, QrRenderer, TransactionStore } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
@@ -23,6 +23,8 @@ import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from
 
 export interface GatewayDeps {
   db: Database;
+  /** Initialize's one-statement write (src/db/transaction-insert.ts). */
+  transactions: TransactionStore;
   credentials: Credentials;
   prices: PriceFeed;
   rails: PaymentRails;

@@ -5,29 +5,12 @@
 // The returned row is typed as Prisma's model, so a column added to the schema fails to compile here.
 import { paymentEventFor } from "../core/events/payment-events.ts";
 import { Prisma, type Transaction } from "./generated/client.ts";
+import type { IdempotencyRecord, NewTransaction, TransactionStore } from "../core/ports.ts";
 import type { Database } from "./types.ts";
 
-export interface NewTransaction {
-  id: string;
-  reference: string;
-  merchantId: number;
-  customerEmail: string;
-  customerName: string | null;
-  paymentLinkId: number | null;
-  isLive: boolean;
-  description: string | null;
-  /** A decimal string within the column's precision. */
-  initializedAmount: string;
-  initializedCurrencyId: number;
-  requestMeta: Record<string, unknown>;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
-/** The request's Idempotency-Key, remembered with the transaction it made (src/core/idempotency.ts). */
-export interface IdempotencyRecord {
-  key: string;
-  fingerprint: string;
+/** The core's TransactionStore on this database. */
+export function transactionStore(db: Database): TransactionStore {
+  return { insertInitiated: (t, merchant, idempotency) => insertInitiatedTransaction(db, t, merchant, idempotency) };
 }
 
 export async function insertInitiatedTransaction(

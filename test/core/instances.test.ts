@@ -7,6 +7,7 @@ import { createMerchant } from "../../src/core/merchants/merchants.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { createAdapterFactory, type DatabaseAdapter } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
+import { transactionStore } from "../../src/db/transaction-insert.ts";
 import type { Database } from "../../src/db/types.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
@@ -35,7 +36,7 @@ beforeAll(async () => {
   for (const factory of factories) {
     const { db } = await openDatabaseOn({ factory, close: async () => {} }, { migrate: false });
     clients.push(db);
-    gateways.push(new PaymentGateway({ db, credentials: new Credentials(db), prices: fixedFeeds(), rails: new HdWalletRails(), qr: new PngQrRenderer(), clock: systemClock, secrets }));
+    gateways.push(new PaymentGateway({ db, transactions: transactionStore(db), credentials: new Credentials(db), prices: fixedFeeds(), rails: new HdWalletRails(), qr: new PngQrRenderer(), clock: systemClock, secrets }));
   }
 });
 afterAll(async () => {

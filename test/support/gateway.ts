@@ -11,6 +11,7 @@ import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
+import { transactionStore } from "../../src/db/transaction-insert.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
@@ -56,6 +57,7 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   const rails = new HdWalletRails();
   const gateway = new PaymentGateway({
     db: database.db,
+    transactions: transactionStore(database.db),
     credentials: new Credentials(database.db),
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,

@@ -1,8 +1,7 @@
 // Spec 4.1: create a transaction in INITIATED from a fiat amount and the customer's details.
 import { randomUUID } from "node:crypto";
-import { insertInitiatedTransaction } from "../../db/transaction-insert.ts";
 import type { Database } from "../../db/types.ts";
-import type { Clock } from "../ports.ts";
+import type { Clock, TransactionStore } from "../ports.ts";
 import { errors } from "../errors.ts";
 import type { Caller, Credentials } from "../merchants/credentials.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
@@ -22,7 +21,13 @@ export interface InitializeRequest {
 }
 
 export async function initializeTransaction(
-  { db, credentials, clock, lifecycle = DEFAULT_LIFECYCLE }: { db: Database; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
+  {
+    db,
+    transactions,
+    credentials,
+    clock,
+    lifecycle = DEFAULT_LIFECYCLE,
+  }: { db: Database; transactions: TransactionStore; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
   request: InitializeRequest,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -42,7 +47,7 @@ export async function initializeTransaction(
   return idempotently(db, scope, async () => {
     const now = clock.now();
     // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
-    const transaction = await insertInitiatedTransaction(db, {
+    const transaction = await transactions.insertInitiated({
       id: randomUUID(),
       reference: newReference(),
       merchantId: caller.merchant.id,
