@@ -1,7 +1,7 @@
 // The environment, parsed and checked once at start. Every variable is documented in the README.
 import path from "node:path";
 import { z } from "zod";
-import { Decimal } from "./core/money/amounts.ts";
+import { Decimal, isNumericString } from "./core/money/amounts.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
 const boolean = z
@@ -132,7 +132,7 @@ const LifecycleEnvSchema = z.object({
   PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
   PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: z
     .string()
-    .regex(/^\d+(\.\d+)?$/, "must be a percentage such as 0.5")
+    .refine(isNumericString, "must be a percentage such as 0.5")
     .refine((v) => Number(v) <= 10, "must be at most 10")
     .default("0"),
   PAYGATE_EXPIRY_SCHEDULER: boolean.default(true),
@@ -148,7 +148,7 @@ export interface LifecycleConfig {
   expiryIntervalMs: number;
 }
 
-/** The chain watcher's schedule (src/lifecycle/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
+/** The chain watcher's schedule (src/jobs/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
 const WatchEnvSchema = z.object({
   PAYGATE_PAYMENT_WATCHER: boolean.default(true),
   PAYGATE_WATCH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),

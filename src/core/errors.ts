@@ -102,6 +102,12 @@ export const errors = {
   payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
   routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),
   internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
+  /** A merchant's settings that the rules refuse (a name, a webhook URL, a wallet key): nothing changed. */
+  invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
+  merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
+  invalidTestRate: (message: string) => new PaygateError("validation_error", message, "invalid_test_rate"),
+  webhookEventNotFound: (id: string) =>
+    new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
 };
 
 /**

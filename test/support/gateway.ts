@@ -5,13 +5,15 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
-import { createMerchant, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../../src/core/merchants/merchants.ts";
-import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
+import type { KybStatus } from "../../src/core/merchants/kyb.ts";
+import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
+import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
 import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
-import { transactionStore } from "../../src/db/transaction-insert.ts";
+import { prismaStores } from "../../src/db/stores/index.ts";
+import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
@@ -27,6 +29,10 @@ import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 export interface TestGateway {
   gateway: PaymentGateway;
   db: Database;
+  /** The core's stores on that database. */
+  stores: Stores;
+  /** The key that seals webhook secrets. */
+  secrets: SecretBox;
   url: string;
   /** The service's log, one JSON line each. */
   logs: string[];
@@ -35,7 +41,7 @@ export interface TestGateway {
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
-  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
+  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): Promise<NewMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
   dispatcher(settings?: Partial<DispatcherSettings>, deps?: Partial<DispatcherDeps>): WebhookDispatcher;
   close(): Promise<void>;
@@ -55,19 +61,20 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
   const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
   const rails = new HdWalletRails();
+  const stores = prismaStores(database.db);
+  const secrets = new SecretBox(randomBytes(32));
   const gateway = new PaymentGateway({
-    db: database.db,
-    transactions: transactionStore(database.db),
-    credentials: new Credentials(database.db),
+    stores,
+    credentials: new Credentials(stores.credentials),
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
     clock: systemClock,
-    secrets: new SecretBox(randomBytes(32)),
+    secrets,
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
-  metrics.observeDatabase(database);
+  metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
   const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
@@ -80,6 +87,8 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   return {
     gateway,
     db: database.db,
+    stores,
+    secrets,
     url,
     logs,
     store: testDb,
@@ -94,15 +103,15 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
     async merchant({ name = "Acme Stores", kyb, active, wallets, liveWebhookUrl, testWebhookUrl } = {}) {
-      const created = await createMerchant(gateway.deps, { name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
+      const created = await gateway.createMerchant({ name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
       if (active !== undefined || (wallets && wallets.length > 0)) {
-        await updateMerchant(gateway.deps, created.id, { active, wallets });
+        await gateway.updateMerchant(created.id, { active, wallets });
       }
       return created;
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { db: database.db, secrets: gateway.deps.secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
+        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);
