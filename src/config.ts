@@ -75,6 +75,30 @@ function priceConfig(e: PriceEnv): PriceConfig {
   };
 }
 
+/**
+ * PAYGATE_CORS_ORIGINS: `*`, or exact origins as a browser sends them (`https://shop.example.com`,
+ * `http://localhost:5173`): scheme, host and port only, lowercase, no path or trailing slash. An
+ * origin is compared as a whole string, so anything else would never match and is refused here.
+ */
+export function parseCorsOrigins(text: string): { origins: "*" | string[] } | { problem: string } {
+  const entries = text.split(",").map((e) => e.trim());
+  if (entries.length === 1 && entries[0] === "*") return { origins: "*" };
+  if (entries.includes("*")) return { problem: "'*' allows every origin and cannot be combined with a list" };
+  for (const entry of entries) {
+    if (entry === "") return { problem: "has an empty entry; use * or origins separated by commas" };
+    if (entry.includes("*")) return { problem: `'${entry}': an origin is matched exactly, without wildcards; list each origin` };
+    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
+    if (!/^https?:\/\//i.test(entry) || origin === "null") {
+      return { problem: `'${entry}' is not an origin; use * or origins such as https://shop.example.com` };
+    }
+    if (origin !== entry) {
+      return { problem: `'${entry}' is not an origin as a browser sends it: write '${origin}' (scheme, host and port only, lowercase, no path or trailing slash)` };
+    }
+  }
+  if (new Set(entries).size !== entries.length) return { problem: "names an origin twice" };
+  return { origins: entries };
+}
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -189,6 +213,18 @@ const EnvSchema = z.object({
   PAYGATE_GRAPHQL_LANDING_PAGE: boolean.optional(),
   PAYGATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(8),
   PAYGATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(10).max(100_000).default(1000),
+  /** Which web pages may call the browser routes (src/http/cors.ts; README "Browsers and CORS"). */
+  PAYGATE_CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .transform((v, ctx) => {
+      const parsed = parseCorsOrigins(v);
+      if ("problem" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.origins;
+    }),
 });
 
 export interface Config {
@@ -210,6 +246,8 @@ export interface Config {
   chains: ChainConfig;
   watch: WatchConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
+  /** Origins whose pages may call the browser routes: any (`*`) or these exact ones. */
+  cors: { origins: "*" | string[] };
 }
 
 export class ConfigError extends Error {}
@@ -263,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDepth: e.PAYGATE_GRAPHQL_MAX_DEPTH,
       maxCost: e.PAYGATE_GRAPHQL_MAX_COST,
     },
+    cors: { origins: e.PAYGATE_CORS_ORIGINS },
   };
 }
 

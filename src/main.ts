@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     logRequests: config.logRequests,
     graphql: config.graphql,
     metrics,
+    cors: config.cors,
   });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client

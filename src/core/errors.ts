@@ -6,6 +6,7 @@ export type ErrorCode =
   | "bad_request"
   | "validation_error"
   | "unauthenticated"
+  | "forbidden"
   | "not_found"
   | "invalid_state"
   | "kyb_required"
@@ -98,6 +99,8 @@ export const errors = {
       "unstorable_value",
     ),
   badRequest: (message: string, reason: string) => new PaygateError("bad_request", message, reason),
+  /** A credential that is valid, or may be, refused where it was used (a secret key from a browser: src/http/cors.ts). */
+  forbidden: (message: string, reason: string) => new PaygateError("forbidden", message, reason),
   unsupportedMediaType: (message: string) => new PaygateError("unsupported_media_type", message, "unsupported_media_type"),
   payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
   routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),

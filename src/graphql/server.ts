@@ -1,4 +1,6 @@
-// POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql.
+// POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql. CORS preflights
+// (OPTIONS) never reach it, and neither does a secret key from a browser: src/http/cors.ts answers
+// both first. Apollo's CSRF prevention (on by default) still applies to every request it runs.
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";

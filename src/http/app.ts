@@ -9,6 +9,7 @@ import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
+import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
@@ -23,6 +24,8 @@ export interface AppOptions {
   graphql?: GraphQLOptions;
   /** Prometheus metrics: GET /metrics, a count per request, initializes and initiates (src/observability). */
   metrics?: PaygateMetrics;
+  /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
+  cors?: CorsSettings;
 }
 
 export interface PaygateApp {
@@ -60,6 +63,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/healthz", ready);
 
   app.use(apiReference());
+  app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
   app.use(singleCredential);
   app.use(transactionRoutes(gateway));
   const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);

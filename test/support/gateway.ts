@@ -17,6 +17,7 @@ import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
+import type { CorsSettings } from "../../src/http/cors.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
@@ -55,7 +56,9 @@ export function fixedFeeds(): PriceFeed {
 /** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
-export async function startTestGateway(options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions; cors?: CorsSettings } = {},
+): Promise<TestGateway> {
   const testDb = await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
@@ -75,7 +78,7 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
-  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics });
+  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics, cors: options.cors });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
