@@ -9,7 +9,7 @@
 import cors from "cors";
 import { Router, type RequestHandler } from "express";
 import { errors } from "../core/errors.ts";
-import { bearerToken } from "../core/merchants/credentials.ts";
+import { bearerToken } from "./headers.ts";
 
 export interface CorsSettings {
   /** `*`: any origin. A list: these exact origins (`https://shop.example.com`), answered with `Vary: Origin`. */
