@@ -67,7 +67,11 @@ describe("webhook, lifecycle and watcher configuration", () => {
 
   const bad: [string, Record<string, string>, RegExp][] = [
     ["a schedule entry without a unit", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "5s,10" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '10' is not a duration/],
-    ["a schedule entry over 7 days", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "8d" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '8d' must be more than 0 and at most 7d/],
+    [
+      "a schedule entry over 7 days",
+      { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "8d" },
+      /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '8d' must be more than 0 and at most 7d/,
+    ],
     ["a tolerance over 10 %", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "12" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be at most 10/],
     ["a negative tolerance", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "-1" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be a percentage/],
     ["a zero checkout window", { PAYGATE_CHECKOUT_WINDOW_MINUTES: "0" }, /PAYGATE_CHECKOUT_WINDOW_MINUTES/],
@@ -95,7 +99,8 @@ describe("PAYGATE_CORS_ORIGINS", () => {
     expect(loadConfig({ PAYGATE_CORS_ORIGINS: "http://[::1]:3000" }).cors).toEqual({ origins: ["http://[::1]:3000"] });
   });
 
-  const NOT_AS_SENT = " is not an origin as a browser sends it: write 'https://shop.example.com' (scheme, host and port only, lowercase, no path or trailing slash)";
+  const NOT_AS_SENT =
+    " is not an origin as a browser sends it: write 'https://shop.example.com' (scheme, host and port only, lowercase, no path or trailing slash)";
   const bad: [string, string, string][] = [
     ["a trailing slash", "https://shop.example.com/", `'https://shop.example.com/'${NOT_AS_SENT}`],
     ["a path", "https://shop.example.com/checkout", `'https://shop.example.com/checkout'${NOT_AS_SENT}`],

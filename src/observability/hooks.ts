@@ -34,4 +34,3 @@ export interface PriceFeedMetrics {
   /** An upstream call that failed, even when the last price still covered it. */
   priceRefreshFailed(provider: string): void;
 }
-

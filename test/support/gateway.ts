@@ -78,7 +78,15 @@ export async function startTestGateway(
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
-  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics, cors: options.cors });
+  const { app, stop } = await createApp({
+    gateway,
+    readiness: database.readiness,
+    logger,
+    logRequests: true,
+    graphql: options.graphql,
+    metrics,
+    cors: options.cors,
+  });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
