@@ -7,7 +7,7 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build: every dependency, the generated Prisma client, tsc --------------------------------
+# ---- build: every dependency, the generated Prisma client, tsc, the pages (Vite) -------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -21,6 +21,9 @@ COPY prisma ./prisma
 RUN npm run generate
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The browser pages (web/, the hosted checkout) are built by Vite into web/dist/ by the same script.
+COPY scripts/build-web.mjs scripts/
+COPY web ./web
 RUN npm run build
 
 # ---- production dependencies only -------------------------------------------------------------
@@ -40,6 +43,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 # Read at run time beside dist/: the GraphQL schema, the Prisma schema and migrations (applied at
 # start), and the CLI entry (bin/paygate.mjs runs dist/cli/ when there is no src/).
 COPY package.json schema.graphql ./

@@ -9,6 +9,7 @@ import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
+import { type CheckoutPageOptions, checkoutPage } from "./checkout-page.ts";
 import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
@@ -26,6 +27,8 @@ export interface AppOptions {
   metrics?: PaygateMetrics;
   /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
   cors?: CorsSettings;
+  /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
+  checkout?: CheckoutPageOptions;
 }
 
 export interface PaygateApp {
@@ -63,6 +66,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/healthz", ready);
 
   app.use(apiReference());
+  app.use(checkoutPage(options.checkout)); // the hosted checkout page and its assets (web/)
   app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
   app.use(singleCredential);
   app.use(transactionRoutes(gateway));

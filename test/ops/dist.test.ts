@@ -4,8 +4,9 @@
 // (schema.graphql, prisma/schema.prisma and prisma/migrations, the schema engine's WebAssembly) must
 // be found from there, and the CLI (bin/paygate.mjs) must run the compiled dist/cli/.
 //
-// The build itself runs in a copy of src/ and the tsconfigs (node_modules linked), so the working
-// tree's dist/ is left alone; that copy then becomes the clean folder, src/ removed.
+// The build itself runs in a copy of src/, web/ and the tsconfigs (node_modules linked), so the
+// working tree's dist/ and web/dist/ are left alone; that copy then becomes the clean folder, src/
+// and web/'s sources removed.
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,8 +24,11 @@ let build = { ms: 0, stdout: "" };
 
 beforeAll(async () => {
   app = mkdtempSync(path.join(tmpdir(), "paygate-dist-"));
-  for (const entry of ["src", "package.json", "tsconfig.json", "tsconfig.build.json"])
-    cpSync(path.join(repo, entry), path.join(app, entry), { recursive: true });
+  for (const entry of ["src", "package.json", "tsconfig.json", "tsconfig.build.json", "scripts/build-web.mjs", "web"])
+    cpSync(path.join(repo, entry), path.join(app, entry), {
+      recursive: true,
+      filter: (source) => !source.startsWith(path.join(repo, "web", "dist")),
+    });
   symlinkSync(path.join(repo, "node_modules"), path.join(app, "node_modules"), "dir");
   const started = Date.now();
   const built = exec("npm", ["run", "build"], { cwd: app, env: { ...process.env, NO_UPDATE_NOTIFIER: "1" }, timeout: 120_000 }).then(({ stdout }) => {
@@ -32,7 +36,10 @@ beforeAll(async () => {
   });
   [db] = await Promise.all([createOpsDatabase(), built]);
   // What the image holds next to dist/, and nothing of the sources.
-  for (const entry of ["src", "tsconfig.json", "tsconfig.build.json"]) rmSync(path.join(app, entry), { recursive: true, force: true });
+  for (const entry of ["src", "tsconfig.json", "tsconfig.build.json", "scripts"]) rmSync(path.join(app, entry), { recursive: true, force: true });
+  // Of web/, the image holds the built pages only.
+  for (const entry of readdirSync(path.join(app, "web")))
+    if (entry !== "dist") rmSync(path.join(app, "web", entry), { recursive: true, force: true });
   for (const entry of ["prisma", "schema.graphql", "bin"]) cpSync(path.join(repo, entry), path.join(app, entry), { recursive: true });
 }, 180_000);
 
@@ -48,6 +55,9 @@ describe("the build", () => {
     for (const file of ["main.js", "runtime.js", "cli/main.js", "db/migrations.js", "db/generated/client.js", "graphql/server.js", "http/app.js"]) {
       expect(existsSync(path.join(dist, file)), file).toBe(true);
     }
+    // The checkout page, built by Vite into web/dist/ by the same command.
+    expect(existsSync(path.join(app, "web", "dist", "checkout", "index.html"))).toBe(true);
+    expect(walk(path.join(app, "web", "dist", "assets")).some((file) => /checkout-[\w-]+\.js$/.test(file))).toBe(true);
     const files = walk(dist);
     expect(files.filter((file) => file.endsWith(".ts"))).toEqual([]);
     const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
@@ -85,6 +95,13 @@ describe("node dist/main.js on a clean copy", () => {
     });
     expect(graphql.status, context()).toBe(200);
     expect(await graphql.json()).toEqual({ data: { initializeTransaction: { status: "INITIATED" } } });
+
+    // The hosted checkout page and its script, from web/dist/ beside dist/.
+    const page = await fetch(`${service.baseUrl}/checkout/00000000-0000-4000-8000-000000000000_secret_abc`);
+    expect(page.status, context()).toBe(200);
+    const script = /src="(\/checkout\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(service.baseUrl + script)).status).toBe(200);
 
     // The image's HEALTHCHECK command, run as Docker would inside the container (PORT is the service's).
     const healthcheck = healthcheckCommand();

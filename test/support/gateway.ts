@@ -17,6 +17,7 @@ import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp } from "../../src/http/app.ts";
+import type { CheckoutPageOptions } from "../../src/http/checkout-page.ts";
 import type { CorsSettings } from "../../src/http/cors.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
@@ -57,7 +58,7 @@ export function fixedFeeds(): PriceFeed {
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
 export async function startTestGateway(
-  options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions; cors?: CorsSettings } = {},
+  options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions; cors?: CorsSettings; checkout?: CheckoutPageOptions } = {},
 ): Promise<TestGateway> {
   const testDb = await createTestDatabase();
   const logs: string[] = [];
@@ -86,6 +87,7 @@ export async function startTestGateway(
     graphql: options.graphql,
     metrics,
     cors: options.cors,
+    checkout: options.checkout,
   });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();

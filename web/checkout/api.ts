@@ -1,0 +1,110 @@
+// The checkout's operations on paygate's GraphQL API, all with the client secret as the Bearer
+// credential (schema.graphql: paymentOptions, transaction, initiatePayment, transactionUpdated).
+import { GraphQLClient, randomKey } from "../shared/graphql.ts";
+
+export type TransactionStatus = "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
+export type PaymentState = "AWAITING_PAYMENT" | "CONFIRMING" | "UNDERPAID" | "PAID" | "OVERPAID" | "EXPIRED" | "PAID_LATE";
+
+export interface CryptoCurrency {
+  id: number;
+  slug: string;
+  name: string;
+  decimals: number;
+}
+
+export interface PaymentOption {
+  currency: CryptoCurrency;
+  available: boolean;
+  /** Indicative: at the current price, not locked until the customer picks it. */
+  amount: string | null;
+}
+
+export interface PaymentOptions {
+  transactionId: string;
+  isLive: boolean;
+  amount: string;
+  currency: { slug: string };
+  description: string | null;
+  status: TransactionStatus;
+  expiresAt: string | null;
+  merchant: { name: string };
+  options: PaymentOption[];
+}
+
+export interface Transaction {
+  id: string;
+  status: TransactionStatus;
+  description: string | null;
+  initializedAmount: string;
+  initializedCurrency: { slug: string };
+  paymentAmount: string | null;
+  amountPaid: string | null;
+  amountUnconfirmed: string | null;
+  paymentState: PaymentState | null;
+  paymentCurrency: CryptoCurrency | null;
+  paymentAddress: string | null;
+  paymentUri: string | null;
+  qrCode: string | null;
+  isLive: boolean;
+  merchant: { name: string };
+  expiresAt: string | null;
+  returnUrl: string | null;
+}
+
+export const TRANSACTION_FIELDS = `
+  id status description initializedAmount initializedCurrency { slug }
+  paymentAmount amountPaid amountUnconfirmed paymentState
+  paymentCurrency { id slug name decimals }
+  paymentAddress paymentUri qrCode isLive merchant { name } expiresAt returnUrl`;
+
+const CHECKOUT = `query Checkout($id: ID!) {
+  paymentOptions(transactionId: $id) {
+    transactionId isLive amount currency { slug } description status expiresAt merchant { name }
+    options { currency { id slug name decimals } available amount }
+  }
+  transaction(id: $id) { ${TRANSACTION_FIELDS} }
+}`;
+
+const TRANSACTION = `query CheckoutTransaction($id: ID!) { transaction(id: $id) { ${TRANSACTION_FIELDS} } }`;
+
+const INITIATE = `mutation CheckoutInitiate($id: ID!, $input: InitiatePaymentInput!) {
+  initiatePayment(transactionId: $id, input: $input) { ${TRANSACTION_FIELDS} }
+}`;
+
+export const TRANSACTION_UPDATED = `subscription CheckoutUpdates($id: ID!) { transactionUpdated(id: $id) { ${TRANSACTION_FIELDS} } }`;
+
+/** The client secret is `<transaction id>_secret_<32 base62 characters>`. */
+const CLIENT_SECRET = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_secret_[0-9A-Za-z]{32}$/;
+
+export function transactionIdOf(clientSecret: string): string | null {
+  return CLIENT_SECRET.exec(clientSecret)?.[1] ?? null;
+}
+
+export class CheckoutApi {
+  readonly client: GraphQLClient;
+
+  constructor(
+    readonly clientSecret: string,
+    readonly transactionId: string,
+  ) {
+    this.client = new GraphQLClient("/graphql", clientSecret);
+  }
+
+  async load(): Promise<{ options: PaymentOptions | null; transaction: Transaction | null }> {
+    const data = await this.client.request<{ paymentOptions: PaymentOptions | null; transaction: Transaction | null }>(CHECKOUT, {
+      id: this.transactionId,
+    });
+    return { options: data.paymentOptions, transaction: data.transaction };
+  }
+
+  async transaction(): Promise<Transaction | null> {
+    return (await this.client.request<{ transaction: Transaction | null }>(TRANSACTION, { id: this.transactionId })).transaction;
+  }
+
+  async initiate(currencyId: number, refundAddress: string | null, idempotencyKey = randomKey()): Promise<Transaction> {
+    const input: Record<string, unknown> = { currencyId: String(currencyId) };
+    if (refundAddress) input.refundAddress = refundAddress;
+    const data = await this.client.request<{ initiatePayment: Transaction }>(INITIATE, { id: this.transactionId, input }, { idempotencyKey });
+    return data.initiatePayment;
+  }
+}
