@@ -2,7 +2,7 @@
 // DATABASE_URL is set), served over HTTP on a free port.
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer } from "node:http";
 import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
@@ -58,7 +58,18 @@ export function fixedFeeds(): PriceFeed {
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
 export async function startTestGateway(
-  options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions; cors?: CorsSettings; checkout?: CheckoutPageOptions } = {},
+  options: {
+    prices?: TestPrices;
+    graphql?: GraphQLOptions;
+    metrics?: MetricsOptions;
+    cors?: CorsSettings;
+    /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
+    publicUrl?: string;
+    /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
+    allowPrivateWebhookUrls?: boolean;
+    /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
+    checkout?: CheckoutPageOptions;
+  } = {},
 ): Promise<TestGateway> {
   const testDb = await createTestDatabase();
   const logs: string[] = [];
@@ -67,9 +78,15 @@ export async function startTestGateway(
   const rails = new HdWalletRails();
   const stores = prismaStores(database.db);
   const secrets = new SecretBox(randomBytes(32));
+  // Listening first: the gateway builds checkout URLs on the server's own address.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials),
+    credentials: new Credentials(stores.credentials, { secrets }),
+    publicUrl: options.publicUrl ?? url,
+    allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
@@ -92,10 +109,7 @@ export async function startTestGateway(
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
-  const server: Server = await new Promise((resolve) => {
-    const s = checked.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on("request", checked);
 
   return {
     gateway,
