@@ -1,0 +1,114 @@
+// `npm run screenshots`: the README's pictures of the hosted checkout, made from the real page. It
+// starts the service on a throw-away embedded database, makes a test merchant with the CLI and a
+// transaction through the REST API, opens its checkout_url in Chromium, picks Bitcoin as a
+// customer would, and writes docs/checkout-mobile.png (375×812) and docs/checkout-desktop.png
+// (1280×800). Needs the pages built (npm install does it) and Debian's Chromium.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { launchBrowser } from "../test/support/browser.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const dataDir = mkdtempSync(path.join(tmpdir(), "paygate-screenshots-"));
+const port = await freePort();
+const baseUrl = `http://127.0.0.1:${port}`;
+// The embedded database, whatever the calling shell has in DATABASE_URL.
+const { DATABASE_URL: _ignored, ...inherited } = process.env;
+const env = {
+  ...inherited,
+  PAYGATE_DATA_DIR: dataDir,
+  HOST: "127.0.0.1",
+  PORT: String(port),
+  PAYGATE_PUBLIC_URL: baseUrl,
+  PAYGATE_PAYMENT_WATCHER: "false", // test mode, no chain: nothing to watch
+  PAYGATE_LOG_REQUESTS: "false",
+  NODE_ENV: "development",
+};
+
+let service: ChildProcess | null = null;
+try {
+  const merchant = JSON.parse(
+    execFileSync(process.execPath, ["bin/paygate.mjs", "merchant", "create", "--name", "Acme Stores", "--json"], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+    }),
+  ) as { testPublicKey: string };
+  service = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  await waitReady();
+
+  const initialized = await fetch(`${baseUrl}/v1/transaction`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${merchant.testPublicKey}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      customer: { email: "ada@example.com" },
+      currency: "USD",
+      amount: "100.00",
+      description: "Order #1042 · 2 ceramic mugs",
+      return_url: "https://shop.example.com/orders/1042",
+    }),
+  });
+  if (initialized.status !== 201) throw new Error(`initialize answered ${initialized.status}: ${await initialized.text()}`);
+  const { checkout_url: checkoutUrl } = ((await initialized.json()) as { data: { checkout_url: string } }).data;
+
+  const browser = await launchBrowser();
+  try {
+    for (const [name, viewport, fullPage] of [
+      ["mobile", { width: 375, height: 812 }, true],
+      ["desktop", { width: 1280, height: 800 }, false],
+    ] as const) {
+      const page = await browser.newPage({ viewport });
+      await page.goto(checkoutUrl);
+      // The first visit picks the coin; the second finds it picked (the page shows the API's state).
+      const bitcoin = page.getByRole("button", { name: /^Bitcoin/ });
+      const paying = page.getByRole("heading", { level: 2, name: "Pay with Bitcoin" });
+      await Promise.race([bitcoin.waitFor(), paying.waitFor()]);
+      if (await bitcoin.isVisible()) await bitcoin.click();
+      await paying.waitFor();
+      await page.waitForFunction(() => {
+        const img = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean } | null } }).document.querySelector(
+          ".qr img",
+        );
+        return img?.complete === true;
+      });
+      await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } | null } }).document.activeElement?.blur());
+      const file = path.join(root, "docs", `checkout-${name}.png`);
+      await page.screenshot({ path: file, fullPage });
+      console.log(`wrote ${path.relative(root, file)} (${viewport.width}×${viewport.height}${fullPage ? ", whole page" : ""})`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+} finally {
+  service?.kill("SIGTERM");
+  if (service && service.exitCode === null) await new Promise((resolve) => service?.once("exit", resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function waitReady(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (service?.exitCode !== null) throw new Error(`the service exited (${service?.exitCode}) before it was ready`);
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the service was not ready at ${baseUrl} within 60 s`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
