@@ -2,7 +2,7 @@
 // the REST API, its checkout_url opened as a customer would, the coin picked, and the page moved on
 // by the test helpers (and the chain watcher's own entry) without a reload. axe-core checks every
 // state the customer can see.
-import Decimal from "decimal.js";
+import { Decimal } from "../../src/core/money/amounts.ts";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessibilityViolations, launchBrowser } from "../support/browser.ts";
