@@ -6,6 +6,8 @@ import { createClient } from "graphql-sse";
 import { TRANSACTION_UPDATED, type CheckoutApi, type Transaction } from "./api.ts";
 
 export const POLL_MS = 4_000;
+/** While the stream is up, still ask now and then: a proxy may hold a stream open yet deliver nothing. */
+export const SAFETY_POLL_MS = 30_000;
 
 export interface LiveUpdates {
   stop(): void;
@@ -16,6 +18,9 @@ export interface LiveUpdates {
 export function followTransaction(api: CheckoutApi, onUpdate: (transaction: Transaction) => void, onError: (error: unknown) => void): LiveUpdates {
   let stopped = false;
   let pollTimer: number | undefined;
+  const safetyTimer = window.setInterval(() => {
+    if (!polling) refresh();
+  }, SAFETY_POLL_MS);
   let polling = false;
 
   const refresh = () => {
@@ -66,6 +71,7 @@ export function followTransaction(api: CheckoutApi, onUpdate: (transaction: Tran
     stop() {
       stopped = true;
       window.clearInterval(pollTimer);
+      window.clearInterval(safetyTimer);
       document.removeEventListener("visibilitychange", onVisible);
       dispose();
       client.dispose();
