@@ -5,12 +5,14 @@ import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { errors } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { RateLimiter } from "../core/rate-limits.ts";
 import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
+import { rateLimits } from "./rate-limits.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
@@ -23,7 +25,17 @@ export interface AppOptions {
   graphql?: GraphQLOptions;
   /** Prometheus metrics: GET /metrics, a count per request, initializes and initiates (src/observability). */
   metrics?: PaygateMetrics;
+  /** Rate limits per API key and per client address (src/http/rate-limits.ts); none when absent. */
+  rateLimits?: RateLimiter;
+  /**
+   * Express's `trust proxy` (PAYGATE_TRUST_PROXY): which proxies may say, in X-Forwarded-For, whom
+   * they received the request from. False (the default): the client is the connection's peer.
+   */
+  trustProxy?: TrustProxy;
 }
+
+/** No proxy, the number of proxies in front, or their addresses and subnets. Never `true`: any client could then choose its address. */
+export type TrustProxy = false | number | string[];
 
 export interface PaygateApp {
   app: Express;
@@ -37,6 +49,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", options.trustProxy ?? false);
 
   app.use((_req, res, next) => {
     const requestId = randomUUID();
@@ -61,6 +74,9 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
 
   app.use(apiReference());
   app.use(singleCredential);
+  // Everything below is rate limited; the probes, /metrics and the API reference above are not.
+  const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
+  if (limits) app.use(limits);
   app.use(transactionRoutes(gateway));
   const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
   app.use("/graphql", ...graphql.handler);

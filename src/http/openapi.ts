@@ -16,6 +16,25 @@ interface ErrorCase {
   when: string;
 }
 
+const integerHeader = (description: string) => ({ description, schema: { type: "integer" as const, minimum: 0 } });
+
+/** The IETF RateLimit headers (draft 6, as express-rate-limit sends them) of the request's bucket (README "Rate limits"). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": integerHeader("Requests the bucket (this API key, or this address without one) may make per window."),
+  "RateLimit-Remaining": integerHeader("Requests left in the window under way."),
+  "RateLimit-Reset": integerHeader("Seconds until the window ends."),
+  "RateLimit-Policy": { description: "The limit and its window in seconds: `100;w=1`.", schema: { type: "string" as const } },
+};
+
+const RETRY_AFTER = { "Retry-After": integerHeader("Seconds to wait before retrying.") };
+
+/** Extra headers of an error status. */
+function errorHeaders(status: number) {
+  if (status === 503) return { headers: RETRY_AFTER };
+  if (status === 429) return { headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } };
+  return {};
+}
+
 /** Responses of one route's failures, grouped by status, with an example per cause. */
 function errorResponses(cases: ErrorCase[]) {
   const byStatus = new Map<number, ErrorCase[]>();
@@ -28,7 +47,7 @@ function errorResponses(cases: ErrorCase[]) {
       status,
       {
         description: list.map((c) => `\`${c.reason}\`: ${c.when}`).join("; "),
-        ...(status === 503 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" as const } } } } : {}),
+        ...errorHeaders(status),
         content: {
           "application/json": {
             schema: ErrorResponse,
@@ -45,6 +64,18 @@ function errorResponses(cases: ErrorCase[]) {
 // Failures every route can answer with.
 const ANY: ErrorCase[] = [
   { code: "bad_request", reason: "ambiguous_credential", message: "Send one Authorization header; this request has 2", when: "two Authorization headers" },
+  {
+    code: "rate_limited",
+    reason: "rate_limited",
+    message: "Too many requests: requests with this test API key are limited to 25 per second; retry after 1 s",
+    when: "the API key (or, without one, the client address) made more requests than its limit in the window under way",
+  },
+  {
+    code: "rate_limited",
+    reason: "too_many_failed_authentications",
+    message: "Too many failed authentications from this address (20 per minute); retry after 37 s",
+    when: "the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends",
+  },
   { code: "database_unavailable", reason: "database_unreachable", message: "The database is unavailable right now; nothing was changed, retry in a few seconds", when: "the database does not answer" },
   { code: "internal_error", reason: "internal_error", message: "Internal Server Error", when: "a bug; the stack is in the log under the X-Request-Id" },
 ];
@@ -77,6 +108,8 @@ const idempotencyKey = z.object({
     .meta({ param: { name: "Idempotency-Key", in: "header" }, description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (README, Requests)." }),
 });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+/** A success of a rate-limited route: its body, and the bucket's RateLimit headers. */
+const limited = <T extends z.ZodType>(schema: T, description: string) => ({ ...json(schema, description), headers: RATE_LIMIT_HEADERS });
 
 export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocument"]> {
   const registry = new OpenAPIRegistry();
@@ -98,7 +131,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: publicKey,
     request: { headers: idempotencyKey, body: json(InitializeBody, "The order: customer, fiat currency and amount.") },
     responses: {
-      201: json(InitializeResponse, "The transaction (table 2.1)."),
+      201: limited(InitializeResponse, "The transaction (table 2.1)."),
       ...errorResponses([
         { code: "validation_error", reason: "invalid_request", message: "Validation Error", when: "missing or invalid fields, invalid JSON, no credential, a key and a link" },
         { code: "not_found", reason: "invalid_public_key", message: "Invalid Public Key", when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN" },
@@ -120,7 +153,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: { params: transactionId, headers: idempotencyKey, body: json(InitiateBody, "The chosen crypto currency, and an optional refund address.") },
     responses: {
-      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
         INITIATE_VALIDATION,
         ...SECRET,
@@ -145,7 +178,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: { params: transactionId },
     responses: {
-      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
         { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid API Key", when: "no key, or an unknown or revoked key" },
         SECRET[1] as ErrorCase,
@@ -165,7 +198,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       security: secretKey,
       request: { params: transactionId, ...(action === "payment" ? { body: json(TestPaymentBody, "The amount received; omitted: what is still owed.") } : {}) },
       responses: {
-        200: json(TransactionResponse, "The transaction (table 2.2)."),
+        200: limited(TransactionResponse, "The transaction (table 2.2)."),
         ...errorResponses([
           ...SECRET,
           { code: "not_found", reason: "test_mode_only", message: "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain", when: "a live secret key" },

@@ -7,14 +7,17 @@ import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import { createMerchant, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
-import type { PriceFeed } from "../../src/core/ports.ts";
+import type { Clock, PriceFeed } from "../../src/core/ports.ts";
+import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { createAdapterFactory } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
+import { rateLimitCounters } from "../../src/db/rate-limit-counters.ts";
 import { transactionStore } from "../../src/db/transaction-insert.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp, type TrustProxy } from "../../src/http/app.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
@@ -34,6 +37,8 @@ export interface TestGateway {
   store: TestDatabase;
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
+  /** The app's rate limits (generous unless the test set its own). */
+  rateLimiter: RateLimiter;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
@@ -49,8 +54,37 @@ export function fixedFeeds(): PriceFeed {
 /** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
-export async function startTestGateway(options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions } = {}): Promise<TestGateway> {
-  const testDb = await createTestDatabase();
+/**
+ * The rate limits of a test gateway. By default every gateway runs the limiter (so every test goes
+ * through it) with limits no test reaches; a test of the limits sets its own.
+ */
+export interface TestRateLimits {
+  /** Over GENEROUS_RATE_LIMITS; null turns one off. */
+  policy?: Partial<RateLimitPolicy>;
+  /** The limiter's clock: a test moves it to end a window instead of waiting. */
+  clock?: Clock;
+  trustProxy?: TrustProxy;
+  /** Other counters than the database's (a store that fails). */
+  counters?: (db: Database) => RateLimitCounters;
+}
+
+export const GENEROUS_RATE_LIMITS: RateLimitPolicy = {
+  live: { limit: 1_000_000, windowMs: 1000 },
+  test: { limit: 1_000_000, windowMs: 1000 },
+  authFailures: { limit: 1_000_000, windowMs: 60_000 },
+};
+
+export interface TestGatewayOptions {
+  prices?: TestPrices;
+  graphql?: GraphQLOptions;
+  metrics?: MetricsOptions;
+  rateLimits?: TestRateLimits;
+  /** Another instance on that gateway's database (its own pool on PostgreSQL); close it before that one. */
+  sameDatabaseAs?: TestGateway;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const testDb = options.sameDatabaseAs ? await secondConnection(options.sameDatabaseAs.store) : await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
   const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
@@ -68,7 +102,22 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase(database);
-  const { app, stop } = await createApp({ gateway, readiness: database.readiness, logger, logRequests: true, graphql: options.graphql, metrics });
+  const limits = options.rateLimits ?? {};
+  const rateLimiter = new RateLimiter(
+    (limits.counters ?? rateLimitCounters)(database.db),
+    { ...GENEROUS_RATE_LIMITS, ...limits.policy },
+    limits.clock ?? systemClock,
+  );
+  const { app, stop } = await createApp({
+    gateway,
+    readiness: database.readiness,
+    logger,
+    logRequests: true,
+    graphql: options.graphql,
+    metrics,
+    rateLimits: rateLimiter,
+    trustProxy: limits.trustProxy,
+  });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
@@ -84,6 +133,7 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
     logs,
     store: testDb,
     metrics,
+    rateLimiter,
     async post(path, body, headers = {}) {
       const response = await fetch(url + path, {
         method: "POST",
@@ -118,4 +168,11 @@ export async function startTestGateway(options: { prices?: TestPrices; graphql?:
       }
     },
   };
+}
+
+/** The database of a running test gateway, for a second instance: a pool of its own on PostgreSQL, the same engine on PGlite. */
+async function secondConnection(store: TestDatabase): Promise<TestDatabase> {
+  if (store.url === null) return { factory: store.factory, url: null, close: async () => {} };
+  const adapter = await createAdapterFactory({ kind: "postgres", url: store.url, poolMax: 5 });
+  return { factory: adapter.factory, url: store.url, close: () => adapter.close() };
 }
