@@ -127,7 +127,8 @@ export class RateLimiter {
   async recordAuthFailure(clientAddress: string): Promise<void> {
     const rule = this.policy.authFailures;
     if (!rule) return;
-    const { start, end } = this.window(rule);
+    const { start, end, now } = this.window(rule);
+    this.pruneNowAndThen(now);
     await this.counters.hit(failureKey(clientAddress), new Date(start), new Date(end));
   }
 

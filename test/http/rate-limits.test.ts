@@ -326,6 +326,20 @@ describe("the counters", () => {
     expect(await counters.read("key:later", end)).toBe(1);
   });
 
+  it("deletes ended windows as requests come, once a minute per instance", async () => {
+    const clock = testClock();
+    const g = await gateway({ test: { limit: 10, windowMs: 1000 } }, { clock });
+    const keys = await g.merchant();
+    for (let i = 0; i < 3; i++) {
+      expect((await initialize(g, keys.testPublicKey)).status).toBe(201);
+      clock.advance(1000);
+    }
+    expect(await g.db.rateLimitCounter.count()).toBe(3); // pruned at the first request only: nothing had ended
+    clock.advance(60_000);
+    expect((await initialize(g, keys.testPublicKey)).status).toBe(201);
+    await expect.poll(() => g.db.rateLimitCounter.count()).toBe(1);
+  });
+
   it("lives in an UNLOGGED table on PostgreSQL", async () => {
     const g = await gateway({});
     const rows = await g.db.$queryRaw<{ relpersistence: string }[]>`SELECT relpersistence FROM pg_class WHERE relname = 'rate_limit_counters'`;
