@@ -30,13 +30,22 @@ export const DEFAULT_RATE_LIMITS: RateLimitPolicy = {
   authFailures: { limit: 20, windowMs: 60_000 },
 };
 
-/** The counters, shared by every instance (one atomic statement each). */
+/** One counter in one window. */
+export interface CounterWindow {
+  key: string;
+  start: Date;
+  end: Date;
+}
+
+/** The counters, shared by every instance. */
 export interface RateLimitCounters {
-  /** Adds one hit to `key`'s counter of the window that starts at `windowStart`; returns its hits, this one included. */
-  hit(key: string, windowStart: Date, windowEnd: Date): Promise<number>;
-  /** The hits of `key` in the window that starts at `windowStart` (0 when none). */
-  read(key: string, windowStart: Date): Promise<number>;
-  /** Forgets the counters of windows that ended before `now`; returns how many. */
+  /**
+   * In one atomic statement (a request pays one round trip): adds one hit to `hit`'s counter and
+   * reads `read`'s, each when given. Returns the hit counter's hits, this one included, and the read
+   * counter's (0 for a counter not given or not there).
+   */
+  count(hit: CounterWindow | null, read: CounterWindow | null): Promise<{ hits: number; read: number }>;
+  /** Forgets the counters of windows that ended by `now`; returns how many. */
   prune(now: Date): Promise<number>;
 }
 
@@ -47,6 +56,16 @@ export interface Bucket {
   kind: BucketKind;
   key: string;
   rule: RateLimit;
+}
+
+/** What a request is let in with, or refused for (src/http/rate-limits.ts answers). */
+export interface Admission {
+  /** The request's bucket, counted; null when that kind is not limited. */
+  bucket: Bucket | null;
+  /** The bucket's counter, this request included: over the limit when `hits > limit`. */
+  usage: WindowUsage | null;
+  /** The client address's failed authentications: refused when `RateLimiter.blocked`. Null when not limited. */
+  failures: WindowUsage | null;
 }
 
 /** A counter in the window under way. */
@@ -97,26 +116,35 @@ export class RateLimiter {
     return rule && { kind: "address", key: `addr:${addressBucket(clientAddress)}`, rule };
   }
 
-  /** Counts one request against `key` under `rule`. */
-  async hit(key: string, rule: RateLimit): Promise<WindowUsage> {
-    const { start, end, now } = this.window(rule);
+  /**
+   * Counts a request against its bucket and reads its address's failed authentications, in one
+   * statement (every request pays it, so one round trip rather than two). The request counts
+   * whatever happens to it next, a refusal included.
+   */
+  async admit(bearerToken: string | undefined, clientAddress: string): Promise<Admission> {
+    const bucket = this.bucketOf(bearerToken, clientAddress);
+    const failureRule = this.policy.authFailures;
+    if (!bucket && !failureRule) return { bucket: null, usage: null, failures: null };
+    const now = this.clock.now().getTime();
     this.pruneNowAndThen(now);
-    const hits = await this.counters.hit(key, new Date(start), new Date(end));
-    return { hits, limit: rule.limit, windowMs: rule.windowMs, resetMs: end - now };
-  }
-
-  /** The failed authentications from an address in the window under way; null when they are not limited. */
-  async authFailures(clientAddress: string): Promise<WindowUsage | null> {
-    const rule = this.policy.authFailures;
-    if (!rule) return null;
-    const { start, end, now } = this.window(rule);
-    const hits = await this.counters.read(failureKey(clientAddress), new Date(start));
-    return { hits, limit: rule.limit, windowMs: rule.windowMs, resetMs: end - now };
+    const hit = bucket && windowOf(bucket.key, bucket.rule, now);
+    const read = failureRule && windowOf(failureKey(clientAddress), failureRule, now);
+    const counted = await this.counters.count(hit, read);
+    return {
+      bucket,
+      usage: bucket && usageOf(bucket.rule, counted.hits, hit, now),
+      failures: failureRule && usageOf(failureRule, counted.read, read, now),
+    };
   }
 
   /** Whether the address has used up its failed authentications: it is refused before authenticating. */
-  static blocked(usage: WindowUsage): boolean {
-    return usage.hits >= usage.limit;
+  static blocked(failures: WindowUsage): boolean {
+    return failures.hits >= failures.limit;
+  }
+
+  /** Whether the request made its bucket go over the limit. */
+  static over(usage: WindowUsage): boolean {
+    return usage.hits > usage.limit;
   }
 
   /** Whether an answer with these error reasons is a failed authentication. */
@@ -127,15 +155,9 @@ export class RateLimiter {
   async recordAuthFailure(clientAddress: string): Promise<void> {
     const rule = this.policy.authFailures;
     if (!rule) return;
-    const { start, end, now } = this.window(rule);
-    this.pruneNowAndThen(now);
-    await this.counters.hit(failureKey(clientAddress), new Date(start), new Date(end));
-  }
-
-  private window(rule: RateLimit): { start: number; end: number; now: number } {
     const now = this.clock.now().getTime();
-    const start = now - (now % rule.windowMs);
-    return { start, end: start + rule.windowMs, now };
+    this.pruneNowAndThen(now);
+    await this.counters.count(windowOf(failureKey(clientAddress), rule, now), null);
   }
 
   /** Ended windows are deleted by whichever instance gets there, once a minute each; a failure waits for the next time. */
@@ -144,6 +166,16 @@ export class RateLimiter {
     this.nextPruneAt = now + PRUNE_EVERY_MS;
     this.counters.prune(new Date(now)).catch(() => {});
   }
+}
+
+/** The fixed window of `rule` that `now` falls in. */
+function windowOf(key: string, rule: RateLimit, now: number): CounterWindow {
+  const start = now - (now % rule.windowMs);
+  return { key, start: new Date(start), end: new Date(start + rule.windowMs) };
+}
+
+function usageOf(rule: RateLimit, hits: number, window: CounterWindow | null, now: number): WindowUsage {
+  return { hits, limit: rule.limit, windowMs: rule.windowMs, resetMs: (window?.end.getTime() ?? now + rule.windowMs) - now };
 }
 
 /** The answer to a request over its bucket's limit. */

@@ -18,7 +18,7 @@ interface ErrorCase {
 
 const integerHeader = (description: string) => ({ description, schema: { type: "integer" as const, minimum: 0 } });
 
-/** The IETF RateLimit headers (draft 6, as express-rate-limit sends them) of the request's bucket (README "Rate limits"). */
+/** The IETF RateLimit headers (draft 6) of the request's bucket (README "Rate limits"). */
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Limit": integerHeader("Requests the bucket (this API key, or this address without one) may make per window."),
   "RateLimit-Remaining": integerHeader("Requests left in the window under way."),

@@ -278,8 +278,7 @@ describe("failed authentications per address", () => {
 
 describe("a counter store that fails", () => {
   const failing = (error: () => Error) => () => ({
-    hit: () => Promise.reject(error()),
-    read: () => Promise.reject(error()),
+    count: () => Promise.reject(error()),
     prune: () => Promise.reject(error()),
   });
 
@@ -311,19 +310,22 @@ describe("a counter store that fails", () => {
 });
 
 describe("the counters", () => {
-  it("counts atomically under concurrent hits, and prunes ended windows", async () => {
+  it("counts atomically under concurrent hits, reads another counter in the same statement, and prunes ended windows", async () => {
     const g = await gateway({});
     const counters = rateLimitCounters(g.db);
     const start = new Date(Date.UTC(2030, 0, 1));
     const end = new Date(start.getTime() + 1000);
-    const totals = await Promise.all(Array.from({ length: 20 }, () => counters.hit("key:concurrent", start, end)));
-    expect(totals.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(await counters.read("key:concurrent", start)).toBe(20);
-    expect(await counters.read("key:other", start)).toBe(0);
-    await counters.hit("key:later", end, new Date(end.getTime() + 1000));
-    expect(await counters.prune(end)).toBe(1);
-    expect(await counters.read("key:concurrent", start)).toBe(0);
-    expect(await counters.read("key:later", end)).toBe(1);
+    const window = (key: string, from = start, to = end) => ({ key, start: from, end: to });
+    const totals = await Promise.all(Array.from({ length: 20 }, () => counters.count(window("key:concurrent"), null)));
+    expect(totals.map((t) => t.hits).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(await counters.count(null, window("key:concurrent"))).toEqual({ hits: 0, read: 20 });
+    expect(await counters.count(window("fail:a"), window("key:concurrent"))).toEqual({ hits: 1, read: 20 });
+    expect(await counters.count(window("key:concurrent"), window("key:unknown"))).toEqual({ hits: 21, read: 0 });
+    expect(await counters.count(null, null)).toEqual({ hits: 0, read: 0 });
+    await counters.count(window("key:later", end, new Date(end.getTime() + 1000)), null);
+    expect(await counters.prune(end)).toBe(2);
+    expect(await counters.count(null, window("key:concurrent"))).toEqual({ hits: 0, read: 0 });
+    expect(await counters.count(null, window("key:later", end))).toEqual({ hits: 0, read: 1 });
   });
 
   it("deletes ended windows as requests come, once a minute per instance", async () => {
