@@ -1,13 +1,14 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 // test/postgres/ holds what only a PostgreSQL server can show (a database that goes away and comes
-// back); it runs when DATABASE_URL names one.
+// back); it runs when DATABASE_URL names one. test/browser/ (a real Chromium) does not depend on
+// the database, so it runs on the embedded PGlite only: once per CI run, not once per database.
 const postgres = Boolean(process.env.DATABASE_URL);
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: [...configDefaults.exclude, ...(postgres ? [] : ["test/postgres/**"])],
+    exclude: [...configDefaults.exclude, ...(postgres ? ["test/browser/**"] : ["test/postgres/**"])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -10,9 +10,8 @@ import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/core/gateway.ts";
-import { createMerchant } from "../src/core/merchants/merchants.ts";
 import { CRYPTO_CURRENCIES } from "../src/core/money/currencies.ts";
-import { PaymentWatcher } from "../src/lifecycle/payment-watcher.ts";
+import { PaymentWatcher } from "../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../src/rails/chains/index.ts";
 import { startRuntime } from "../src/runtime.ts";
 import { createScratchDatabase } from "./postgres.ts";
@@ -51,7 +50,7 @@ async function main(): Promise<void> {
   );
   const rows: string[] = [];
   try {
-    const merchant = await createMerchant(rt.gateway.deps, { name: "Watch bench" });
+    const merchant = await rt.gateway.createMerchant({ name: "Watch bench" });
     const chains = new ChainWatchers({ timeoutMs: 10_000, esplora: { BTC: { test: node.url }, LTC: {} }, evm: { ethereum: {}, bsc: {} } });
     let made = 0;
     for (const target of ADDRESSES) {
@@ -71,7 +70,7 @@ async function main(): Promise<void> {
       for (const latency of LATENCIES) {
         node.latency(latency);
         for (const concurrency of CONCURRENCIES) {
-          const watcher = new PaymentWatcher(rt.gateway, rt.database.db, chains, systemClock, {
+          const watcher = new PaymentWatcher(rt.gateway, chains, {
             intervalMs: INTERVAL_S * 1000, concurrency, lateGraceMs: 0, requiredConfirmations: () => 2,
           });
           const before = node.requests();

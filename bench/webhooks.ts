@@ -17,7 +17,6 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
-import { createMerchant } from "../src/core/merchants/merchants.ts";
 import { startRuntime } from "../src/runtime.ts";
 import { Cleanup } from "./cleanup.ts";
 import { createScratchDatabase } from "./postgres.ts";
@@ -105,7 +104,7 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   // This process writes the events through the core, as the service would (migrations applied here).
   const rt = await startRuntime(loadConfig(env), { log: () => {} });
   cleanup.defer("close the bench's database pool", () => rt.close());
-  const merchant = await createMerchant(rt.gateway.deps, { name: "Webhook bench", testWebhookUrl: receiver.url });
+  const merchant = await rt.gateway.createMerchant({ name: "Webhook bench", testWebhookUrl: receiver.url });
   await endMigrationLockHolders(database.url);
   const commits = new Map<string, number>(); // transaction reference → when its initialize resolved
   const write = async (i: number) => {

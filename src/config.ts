@@ -2,7 +2,7 @@
 import path from "node:path";
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
-import { Decimal } from "./core/money/amounts.ts";
+import { Decimal, isNumericString } from "./core/money/amounts.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
@@ -77,6 +77,30 @@ function priceConfig(e: PriceEnv): PriceConfig {
   };
 }
 
+/**
+ * PAYGATE_CORS_ORIGINS: `*`, or exact origins as a browser sends them (`https://shop.example.com`,
+ * `http://localhost:5173`): scheme, host and port only, lowercase, no path or trailing slash. An
+ * origin is compared as a whole string, so anything else would never match and is refused here.
+ */
+export function parseCorsOrigins(text: string): { origins: "*" | string[] } | { problem: string } {
+  const entries = text.split(",").map((e) => e.trim());
+  if (entries.length === 1 && entries[0] === "*") return { origins: "*" };
+  if (entries.includes("*")) return { problem: "'*' allows every origin and cannot be combined with a list" };
+  for (const entry of entries) {
+    if (entry === "") return { problem: "has an empty entry; use * or origins separated by commas" };
+    if (entry.includes("*")) return { problem: `'${entry}': an origin is matched exactly, without wildcards; list each origin` };
+    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
+    if (!/^https?:\/\//i.test(entry) || origin === "null") {
+      return { problem: `'${entry}' is not an origin; use * or origins such as https://shop.example.com` };
+    }
+    if (origin !== entry) {
+      return { problem: `'${entry}' is not an origin as a browser sends it: write '${origin}' (scheme, host and port only, lowercase, no path or trailing slash)` };
+    }
+  }
+  if (new Set(entries).size !== entries.length) return { problem: "names an origin twice" };
+  return { origins: entries };
+}
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -134,7 +158,7 @@ const LifecycleEnvSchema = z.object({
   PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
   PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: z
     .string()
-    .regex(/^\d+(\.\d+)?$/, "must be a percentage such as 0.5")
+    .refine(isNumericString, "must be a percentage such as 0.5")
     .refine((v) => Number(v) <= 10, "must be at most 10")
     .default("0"),
   PAYGATE_EXPIRY_SCHEDULER: boolean.default(true),
@@ -150,7 +174,7 @@ export interface LifecycleConfig {
   expiryIntervalMs: number;
 }
 
-/** The chain watcher's schedule (src/lifecycle/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
+/** The chain watcher's schedule (src/jobs/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
 const WatchEnvSchema = z.object({
   PAYGATE_PAYMENT_WATCHER: boolean.default(true),
   PAYGATE_WATCH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
@@ -279,6 +303,18 @@ const EnvSchema = z.object({
   PAYGATE_GRAPHQL_LANDING_PAGE: boolean.optional(),
   PAYGATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(8),
   PAYGATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(10).max(100_000).default(1000),
+  /** Which web pages may call the browser routes (src/http/cors.ts; README "Browsers and CORS"). */
+  PAYGATE_CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .transform((v, ctx) => {
+      const parsed = parseCorsOrigins(v);
+      if ("problem" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.origins;
+    }),
 });
 
 export interface Config {
@@ -300,6 +336,8 @@ export interface Config {
   chains: ChainConfig;
   watch: WatchConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
+  /** Origins whose pages may call the browser routes: any (`*`) or these exact ones. */
+  cors: { origins: "*" | string[] };
   rateLimits: RateLimitPolicy;
   /** Express's `trust proxy`: false, a number of proxies, or their addresses and subnets. */
   trustProxy: false | number | string[];
@@ -356,6 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDepth: e.PAYGATE_GRAPHQL_MAX_DEPTH,
       maxCost: e.PAYGATE_GRAPHQL_MAX_COST,
     },
+    cors: { origins: e.PAYGATE_CORS_ORIGINS },
     rateLimits: {
       live: e.PAYGATE_RATE_LIMIT_LIVE,
       test: e.PAYGATE_RATE_LIMIT_TEST,

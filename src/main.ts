@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     logRequests: config.logRequests,
     graphql: config.graphql,
     metrics,
+    cors: config.cors,
     rateLimits: runtime.rateLimiter,
     trustProxy: config.trustProxy,
   });

@@ -8,8 +8,8 @@ import { PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
-import { transactionStore } from "./db/transaction-insert.ts";
-import { rateLimitCounters } from "./db/rate-limit-counters.ts";
+import { prismaStores } from "./db/stores/index.ts";
+import { rateLimitCounters } from "./db/stores/rate-limit-counters.ts";
 import { RateLimiter } from "./core/rate-limits.ts";
 import { ModeRoutedFeed } from "./rails/prices/index.ts";
 import { createLiveFeed } from "./rails/prices/live.ts";
@@ -17,16 +17,18 @@ import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
 import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
-import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
-import { ExpiryScheduler } from "./lifecycle/expiry-scheduler.ts";
-import { PaymentWatcher, type ConfiguredChains } from "./lifecycle/payment-watcher.ts";
-import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader } from "./lifecycle/leadership.ts";
+import { WebhookDispatcher } from "./jobs/webhook-dispatcher.ts";
+import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
+import { PaymentWatcher, type ConfiguredChains } from "./jobs/payment-watcher.ts";
+import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader } from "./jobs/leadership.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
 
 export interface Runtime {
   gateway: PaymentGateway;
+  /** The price feed the gateway quotes from (both modes). */
+  prices: PriceFeed;
   database: OpenDatabase;
   /** Not started: the service starts it (PAYGATE_WEBHOOK_DISPATCHER), as does `paygate worker`. */
   webhooks: WebhookDispatcher;
@@ -52,15 +54,16 @@ export interface RuntimeOverrides {
 export async function startRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const secrets = loadSecretBox(config);
   const database = await openDatabase(config.database, { log: overrides.log });
+  const stores = prismaStores(database.db);
+  // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
+  // configured providers, one cache per process shared by every request.
+  const prices =
+    overrides.prices ??
+    new ModeRoutedFeed({ test: new StoredTestRatesFeed(stores.testRates), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) });
   const gateway = new PaymentGateway({
-    db: database.db,
-    transactions: transactionStore(database.db),
-    credentials: new Credentials(database.db, { cacheMs: config.credentialCacheMs }),
-    // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
-    // configured providers, one cache per process shared by every request.
-    prices:
-      overrides.prices ??
-      new ModeRoutedFeed({ test: new StoredTestRatesFeed(database.db), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) }),
+    stores,
+    credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs }),
+    prices,
     rails: new HdWalletRails(),
     qr: new PngQrRenderer(),
     clock: systemClock,
@@ -72,25 +75,24 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
     },
   });
-  overrides.metrics?.observeDatabase(database, systemClock);
+  overrides.metrics?.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog(), poolStats: database.poolStats });
   const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log, overrides.metrics);
   const chains = overrides.chains ?? new ChainWatchers(config.chains);
   const watcher = new PaymentWatcher(
     gateway,
-    database.db,
     chains,
-    systemClock,
     { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
     overrides.log,
     config.database.kind === "postgres" ? new PostgresLeadership(config.database.url, PAYMENT_WATCHER_LOCK, overrides.log) : soleLeader,
     overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(
-    { db: database.db, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
+    { events: stores.webhookEvents, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
     config.webhooks,
   );
   return {
     gateway,
+    prices,
     database,
     rateLimiter: new RateLimiter(rateLimitCounters(database.db), config.rateLimits, systemClock),
     webhooks,

@@ -1,7 +1,7 @@
 // The operator CLI on the configured database: in this process through runCli (src/cli/run.ts), and
 // as an operator runs it, `paygate …` in a child process, where the process itself is what is tested.
 import { describe, expect, it } from "vitest";
-import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
+import { CHILD_TIMEOUT_MS, itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
 const BIP84_ZPUB =
   "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -25,7 +25,7 @@ describe("paygate CLI", () => {
     expect(merchant.liveSecretKey).toMatch(/^sec_live_/);
     expect(merchant.webhookSecret).toMatch(/^whsec_/);
     merchantId = merchant.id;
-  });
+  }, CHILD_TIMEOUT_MS + 5_000);
 
   it("prints a readable summary without --json", async () => {
     const res = await paygate("merchant", "create", "--name", "Readable Ltd", "--kyb", "pending");

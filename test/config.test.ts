@@ -81,6 +81,42 @@ describe("webhook, lifecycle and watcher configuration", () => {
   }
 });
 
+describe("PAYGATE_CORS_ORIGINS", () => {
+  it("is * by default (and when empty)", () => {
+    expect(loadConfig({}).cors).toEqual({ origins: "*" });
+    expect(loadConfig({ PAYGATE_CORS_ORIGINS: "" }).cors).toEqual({ origins: "*" });
+    expect(loadConfig({ PAYGATE_CORS_ORIGINS: " * " }).cors).toEqual({ origins: "*" });
+  });
+
+  it("reads a comma-separated list of exact origins", () => {
+    expect(loadConfig({ PAYGATE_CORS_ORIGINS: "https://shop.example.com, http://localhost:5173,https://pay.example.com:8443" }).cors).toEqual({
+      origins: ["https://shop.example.com", "http://localhost:5173", "https://pay.example.com:8443"],
+    });
+    expect(loadConfig({ PAYGATE_CORS_ORIGINS: "http://[::1]:3000" }).cors).toEqual({ origins: ["http://[::1]:3000"] });
+  });
+
+  const NOT_AS_SENT = " is not an origin as a browser sends it: write 'https://shop.example.com' (scheme, host and port only, lowercase, no path or trailing slash)";
+  const bad: [string, string, string][] = [
+    ["a trailing slash", "https://shop.example.com/", `'https://shop.example.com/'${NOT_AS_SENT}`],
+    ["a path", "https://shop.example.com/checkout", `'https://shop.example.com/checkout'${NOT_AS_SENT}`],
+    ["capitals", "https://Shop.example.com", `'https://Shop.example.com'${NOT_AS_SENT}`],
+    ["a default port", "https://shop.example.com:443", `'https://shop.example.com:443'${NOT_AS_SENT}`],
+    ["no scheme", "shop.example.com", "'shop.example.com' is not an origin; use * or origins such as https://shop.example.com"],
+    ["another scheme", "ftp://shop.example.com", "'ftp://shop.example.com' is not an origin; use * or origins such as https://shop.example.com"],
+    ["the null origin", "null", "'null' is not an origin; use * or origins such as https://shop.example.com"],
+    ["a wildcard", "https://*.example.com", "'https://*.example.com': an origin is matched exactly, without wildcards; list each origin"],
+    ["* in a list", "*,https://shop.example.com", "'*' allows every origin and cannot be combined with a list"],
+    ["an empty entry", "https://shop.example.com,,https://pay.example.com", "has an empty entry; use * or origins separated by commas"],
+    ["an origin twice", "https://shop.example.com,https://shop.example.com", "names an origin twice"],
+  ];
+  for (const [name, value, message] of bad) {
+    it(`refuses ${name}, naming the variable`, () => {
+      expect(() => loadConfig({ PAYGATE_CORS_ORIGINS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ PAYGATE_CORS_ORIGINS: value })).toThrow(`\n  PAYGATE_CORS_ORIGINS: ${message}\n`);
+    });
+  }
+});
+
 describe("rate limit configuration", () => {
   it("has Stripe's limits by default, and trusts no proxy", () => {
     const config = loadConfig({});

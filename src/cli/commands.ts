@@ -2,21 +2,15 @@
 // Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
 // reads process.env, writes to the console or exits, so a command also runs inside a test process.
 import { loadConfig, type Config } from "../config.ts";
-import {
-  createMerchant,
-  createPaymentLink,
-  MerchantInputError,
-  updateMerchant,
-  type KybStatus,
-  type WalletSetting,
-  type WebhookUrls,
-} from "../core/merchants/merchants.ts";
+import { errors, PaygateError } from "../core/errors.ts";
+import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
+import type { WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { createLogger, lineLogger } from "../logging.ts";
-import { listTestRates, parseTestRate, setTestRate, TestRateInputError } from "../rails/prices/test-rates.ts";
+import { parseTestRate } from "../core/money/test-rates.ts";
+import type { EventFilter } from "../core/stores.ts";
 import { startRuntime, type Runtime } from "../runtime.ts";
-import { listEvents, type EventFilter } from "../webhooks/delivery-store.ts";
 
 /** Where a command's output goes: process.stdout, or a test's buffer. */
 export interface CliOutput {
@@ -48,13 +42,11 @@ function print(ctx: CliContext, value: unknown): void {
   say(ctx, JSON.stringify(value, null, 2));
 }
 
-const KYB = ["none", "pending", "verified", "rejected"] as const;
 function kybOption(value: string | undefined): KybStatus | undefined {
   if (value === undefined) return undefined;
-  if (!KYB.includes(value as (typeof KYB)[number])) {
-    throw new UsageError(`--kyb must be one of ${KYB.join(", ")}; got '${value}'.`);
-  }
-  return value.toUpperCase() as KybStatus;
+  const status = KYB_STATUSES.find((s) => s.toLowerCase() === value);
+  if (!status) throw new UsageError(`--kyb must be one of ${KYB_STATUSES.map((s) => s.toLowerCase()).join(", ")}; got '${value}'.`);
+  return status;
 }
 
 function merchantId(text: string | undefined): number {
@@ -95,14 +87,17 @@ async function withWebhookUrlHint<T>(liveUrl: string | undefined, allowPrivate: 
     return await work();
   } catch (error) {
     if (
-      error instanceof MerchantInputError &&
+      error instanceof PaygateError &&
       liveUrl &&
       !checkWebhookUrl(liveUrl, "live", { allowPrivate }).ok &&
       checkWebhookUrl(liveUrl, "test", { allowPrivate }).ok
     ) {
-      throw new MerchantInputError(
+      throw new PaygateError(
+        error.code,
         `${error.message}\n--webhook-url is for live mode only. --test-webhook-url takes local test URLs ` +
           `(e.g. http://127.0.0.1:4000/webhooks), for test-mode events: --test-webhook-url ${liveUrl}`,
+        error.reason,
+        error.errors,
       );
     }
     throw error;
@@ -119,8 +114,8 @@ export async function merchantCreate(ctx: CliContext, options: MerchantCreateOpt
   if (name === undefined || !name.trim()) throw new UsageError("--name is required.");
   const kybStatus = kybOption(options.kyb);
   const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.deps.allowPrivateWebhookUrls ?? false, () =>
-      createMerchant(rt.gateway.deps, { name, ...webhookUrls(options), kybStatus }),
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.allowsPrivateWebhookUrls, () =>
+      rt.gateway.createMerchant({ name, ...webhookUrls(options), kybStatus }),
     ),
   );
   if (options.json) return print(ctx, merchant);
@@ -172,7 +167,7 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb or --wallet.");
   }
   const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.deps.allowPrivateWebhookUrls ?? false, () => updateMerchant(rt.gateway.deps, id, input)),
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.allowsPrivateWebhookUrls, () => rt.gateway.updateMerchant(id, input)),
   );
   const walletRows = merchant.paymentProcessors.map((p) => ({
     currency: p.currency.slug,
@@ -205,13 +200,13 @@ export async function paymentLinkCreate(ctx: CliContext, options: PaymentLinkCre
   if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
   const id = merchantId(options.merchant);
   const isLive = options.live === true;
-  const link = await withRuntime(ctx, (rt) => createPaymentLink(rt.gateway.deps.db, id, isLive));
+  const link = await withRuntime(ctx, (rt) => rt.gateway.createPaymentLink(id, isLive));
   if (options.json) return print(ctx, link);
   say(ctx, `Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
 }
 
 export async function testRatesList(ctx: CliContext, options: JsonOption): Promise<void> {
-  const rates = await withRuntime(ctx, (rt) => listTestRates(rt.database.db));
+  const rates = await withRuntime(ctx, (rt) => rt.gateway.listTestRates());
   if (options.json) return print(ctx, { rates });
   say(ctx, "Test-mode rates (fiat per coin):");
   for (const r of rates) {
@@ -224,10 +219,10 @@ export async function testRatesSet(ctx: CliContext, crypto: string, fiat: string
   try {
     parseTestRate({ crypto, fiat, rate }); // bad arguments are a usage error, before any database work
   } catch (error) {
-    if (error instanceof TestRateInputError) throw new UsageError(error.message);
+    if (error instanceof PaygateError) throw new UsageError(error.message);
     throw error;
   }
-  const change = await withRuntime(ctx, (rt) => setTestRate(rt.database.db, { crypto, fiat, rate }));
+  const change = await withRuntime(ctx, (rt) => rt.gateway.setTestRate({ crypto, fiat, rate }));
   if (options.json) return print(ctx, change);
   const before = change.previous ? `${change.previous.rate} (${change.previous.origin})` : "no rate";
   say(ctx, `Set the test rate of ${change.crypto}/${change.fiat} to ${change.rate} ${change.fiat} per ${change.crypto}; it was ${before}.`);
@@ -301,7 +296,7 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
     ...(state === undefined ? {} : { state: state.toUpperCase() as EventFilter["state"] }),
     ...(options.transaction === undefined ? {} : { transactionId: options.transaction }),
   };
-  const events = await withRuntime(ctx, (rt) => listEvents(rt.database.db, filter));
+  const events = await withRuntime(ctx, (rt) => rt.gateway.listWebhookEvents(filter));
   const rows = events.map((e) => ({
     id: e.id,
     type: e.type,
@@ -338,7 +333,7 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
 export async function webhooksRedeliver(ctx: CliContext, id: string, options: JsonOption): Promise<void> {
   if (!/^evt_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`An event id looks like evt_…; got '${id}'.`);
   const report = await withRuntime(ctx, (rt) => rt.webhooks.redeliver(id));
-  if (!report) throw new MerchantInputError(`No webhook event with id ${id}; list them with: paygate webhooks list`);
+  if (!report) throw errors.webhookEventNotFound(id);
   const result = {
     id: report.eventId,
     type: report.type,

@@ -5,7 +5,7 @@
 import { inspect } from "node:util";
 import { Command, type CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
-import { MerchantInputError } from "../core/merchants/merchants.ts";
+import { PaygateError } from "../core/errors.ts";
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";
 import { UsageError, type CliContext, type CliOutput } from "./commands.ts";
@@ -53,7 +53,8 @@ function report(error: unknown, ctx: CliContext): number {
     ctx.stderr.write(`paygate: ${error.message}\n\n${overallUsage()}`);
     return 2;
   }
-  if (error instanceof MerchantInputError || error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
+  // A refusal of the core (an unknown merchant, a bad wallet key) says what is wrong; so does bad configuration.
+  if (error instanceof PaygateError || error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
     ctx.stderr.write(`paygate: ${error.message}\n`);
     return 1;
   }

@@ -6,6 +6,7 @@ export type ErrorCode =
   | "bad_request"
   | "validation_error"
   | "unauthenticated"
+  | "forbidden"
   | "not_found"
   | "invalid_state"
   | "kyb_required"
@@ -99,10 +100,18 @@ export const errors = {
       "unstorable_value",
     ),
   badRequest: (message: string, reason: string) => new PaygateError("bad_request", message, reason),
+  /** A credential that is valid, or may be, refused where it was used (a secret key from a browser: src/http/cors.ts). */
+  forbidden: (message: string, reason: string) => new PaygateError("forbidden", message, reason),
   unsupportedMediaType: (message: string) => new PaygateError("unsupported_media_type", message, "unsupported_media_type"),
   payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
   routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),
   internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
+  /** A merchant's settings that the rules refuse (a name, a webhook URL, a wallet key): nothing changed. */
+  invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
+  merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
+  invalidTestRate: (message: string) => new PaygateError("validation_error", message, "invalid_test_rate"),
+  webhookEventNotFound: (id: string) =>
+    new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
 };
 
 /**

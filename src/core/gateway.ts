@@ -1,44 +1,48 @@
-// The one entry to the domain for every adapter (REST, GraphQL, CLI): it holds the ports and
-// exposes the payment operations. Rules live in the functions it calls, never in the adapters.
-import type { Database } from "../db/types.ts";
-import type { Credentials } from "./merchants/credentials.ts";
-import type { Clock, PaymentRails, PriceFeed, QrRenderer, TransactionStore } from "./ports.ts";
-import type { SecretBox } from "./secrets.ts";
+// The one entry to the domain for every adapter (REST, GraphQL, the CLI, the jobs): it holds the
+// stores and ports and exposes the payment, merchant, test-rate and webhook-event operations. Rules
+// live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
+import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
+import type { KybStatus } from "./merchants/kyb.ts";
+import {
+  createMerchant,
+  createPaymentLink,
+  updateMerchant,
+  type NewMerchant,
+  type WalletSetting,
+  type WebhookUrls,
+} from "./merchants/merchants.ts";
+import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
+import type { Clock } from "./ports.ts";
+import type { EventFilter, EventWithAttempts, MerchantWithWallets, WatchedAddress, WebhookBacklog } from "./stores.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
-import {
-  applyReceipts,
-  DEFAULT_LIFECYCLE,
-  expireDue,
-  paymentStateOf,
-  type LifecyclePolicy,
-  type PaymentAmounts,
-  type ReceiptUpdate,
-} from "./transactions/lifecycle.ts";
+import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
+import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 
-export interface GatewayDeps {
-  db: Database;
-  /** Initialize's one-statement write (src/db/transaction-insert.ts). */
-  transactions: TransactionStore;
-  credentials: Credentials;
-  prices: PriceFeed;
-  rails: PaymentRails;
-  qr: QrRenderer;
-  clock: Clock;
-  secrets: SecretBox;
-  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may name private and loopback addresses. */
-  allowPrivateWebhookUrls?: boolean;
-  /** Windows and tolerance of a transaction's life; DEFAULT_LIFECYCLE when absent. */
+/** The gateway's dependencies; the policy and the private-URL switch have defaults. */
+export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls"> & {
   lifecycle?: LifecyclePolicy;
-}
+  allowPrivateWebhookUrls?: boolean;
+};
 
 export class PaymentGateway {
-  constructor(readonly deps: GatewayDeps) {}
+  private readonly deps: CoreDeps;
+
+  constructor(deps: GatewayDeps) {
+    this.deps = { ...deps, lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE, allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls ?? false };
+  }
+
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE, for an adapter that explains a refused URL. */
+  get allowsPrivateWebhookUrls(): boolean {
+    return this.deps.allowPrivateWebhookUrls;
+  }
+
+  // ── Payments (spec 4) ─────────────────────────────────────────────────────────────────────────
 
   initializeTransaction(request: InitializeRequest): Promise<Outcome> {
     return initializeTransaction(this.deps, request);
@@ -56,8 +60,9 @@ export class PaymentGateway {
     return paymentRequestOf(this.deps, transaction);
   }
 
-  paymentState(transaction: PaymentAmounts) {
-    return paymentStateOf(transaction, this.lifecycle);
+  /** The currencies, quote and payment state of a transaction, as every API shows them. */
+  describe(transaction: TransactionRecord): TransactionView {
+    return viewOf(transaction, this.deps.lifecycle);
   }
 
   /** Test mode: a payment as the chain watcher would record it. */
@@ -70,23 +75,61 @@ export class PaymentGateway {
     return expireTestTransaction(this.deps, request);
   }
 
+  // ── The jobs' operations ──────────────────────────────────────────────────────────────────────
+
   /** Abandons open transactions whose window has closed (the expiry scheduler's tick). */
   expireDue(limit?: number): Promise<TransactionRecord[]> {
-    return expireDue(this.deps.db, this.deps.clock.now(), limit, this.lifecycle);
+    return expireDue(this.deps.stores.transactions, this.deps.clock.now(), limit, this.deps.lifecycle);
   }
 
   /** Forgets Idempotency-Keys past their 24 hours (the expiry job's tick). */
   pruneIdempotencyKeys(): Promise<number> {
-    return pruneIdempotencyKeys(this.deps.db, this.deps.clock.now());
+    return pruneIdempotencyKeys(this.deps.stores.idempotency, this.deps.clock.now());
+  }
+
+  /** The addresses the payment watcher reads: open checkouts, and those abandoned within `lateGraceMs` (late payments). */
+  watchList(lateGraceMs: number, limit: number): Promise<WatchedAddress[]> {
+    return this.deps.stores.transactions.watchList(new Date(this.deps.clock.now().getTime() - lateGraceMs), limit);
   }
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */
   applyReceipts(transactionId: string, update: ReceiptUpdate): Promise<TransactionRecord> {
-    return applyReceipts(this.deps.db, transactionId, update, this.deps.clock.now(), this.lifecycle);
+    return applyReceipts(this.deps.stores.transactions, transactionId, update, this.deps.clock.now(), this.deps.lifecycle);
   }
 
-  private get lifecycle(): LifecyclePolicy {
-    return this.deps.lifecycle ?? DEFAULT_LIFECYCLE;
+  // ── Merchants (the operator CLI; the dashboard later) ─────────────────────────────────────────
+
+  createMerchant(input: { name: string; kybStatus?: KybStatus } & WebhookUrls): Promise<NewMerchant> {
+    return createMerchant(this.deps, input);
+  }
+
+  updateMerchant(id: number, input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls): Promise<MerchantWithWallets> {
+    return updateMerchant(this.deps, id, input);
+  }
+
+  createPaymentLink(merchantId: number, isLive: boolean): Promise<{ slug: string }> {
+    return createPaymentLink(this.deps, merchantId, isLive);
+  }
+
+  // ── Test rates ────────────────────────────────────────────────────────────────────────────────
+
+  listTestRates(): Promise<TestRateRow[]> {
+    return listTestRates(this.deps);
+  }
+
+  setTestRate(input: { crypto: string; fiat: string; rate: string }): Promise<TestRateChange> {
+    return setTestRate(this.deps, input);
+  }
+
+  // ── Webhook events ────────────────────────────────────────────────────────────────────────────
+
+  /** Newest first, with their delivery attempts. */
+  listWebhookEvents(filter: EventFilter = {}): Promise<EventWithAttempts[]> {
+    return this.deps.stores.webhookEvents.list(filter);
+  }
+
+  webhookBacklog(): Promise<WebhookBacklog> {
+    return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
   }
 }
 

@@ -3,8 +3,8 @@
 // second one. Keys belong to one merchant and mode and live 24 hours. Only a request that changed
 // something is remembered; one that failed (a 503, a validation error) can be retried with its key.
 import { createHash } from "node:crypto";
-import type { Database } from "../db/types.ts";
 import { DuplicateKeyError, PaygateError, type FieldError } from "./errors.ts";
+import type { IdempotencyRecord, IdempotencyStore, TransactionStore } from "./stores.ts";
 import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
 
 /** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
@@ -13,19 +13,13 @@ export type Outcome = TransactionRecord & { replayed?: true };
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-export interface IdempotencyScope {
-  merchantId: number;
-  isLive: boolean;
-  key: string;
-  /** `initialize`, or `initiate:<transaction id>`. */
-  operation: string;
-  fingerprint: string;
+interface IdempotencyStores {
+  idempotency: IdempotencyStore;
+  transactions: TransactionStore;
 }
 
-/** The `Idempotency-Key` header's value (Node joins a repeated header with ", ", refused below as malformed). */
-export function idempotencyKeyHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(", ") : value;
-}
+/** A key in its scope (merchant, mode, operation) with the fingerprint of its parameters. */
+export type IdempotencyScope = IdempotencyRecord;
 
 /** The body's field errors and the key's, together, for the operation's own validation error. */
 export function requestProblems(parsed: { ok: true } | { ok: false; errors: FieldError[] }, key: string | undefined): FieldError[] {
@@ -51,13 +45,13 @@ export function scopeOf(
  * Runs `work` once per key: a key seen before answers with its transaction, and a request that
  * loses the race to record the key (`work` fails on the key's primary key) answers with the winner's.
  */
-export async function idempotently(db: Database, scope: IdempotencyScope | null, work: () => Promise<TransactionRecord>): Promise<Outcome> {
-  const replay = scope && (await replayed(db, scope));
+export async function idempotently(stores: IdempotencyStores, scope: IdempotencyScope | null, work: () => Promise<TransactionRecord>): Promise<Outcome> {
+  const replay = scope && (await replayed(stores, scope));
   if (replay) return replay;
   try {
     return await work();
   } catch (error) {
-    const winner = scope && error instanceof DuplicateKeyError ? await replayed(db, scope) : null;
+    const winner = scope && error instanceof DuplicateKeyError ? await replayed(stores, scope) : null;
     if (winner) return winner;
     throw error;
   }
@@ -89,24 +83,21 @@ const idempotencyConflict = () =>
  * The transaction a request with this key already made, or null when the key is new. Throws the
  * 409 when the key was used for another operation or other parameters.
  */
-async function replayOf(db: Database, scope: IdempotencyScope): Promise<string | null> {
-  const row = await db.idempotencyKey.findUnique({
-    where: { merchantId_isLive_key: { merchantId: scope.merchantId, isLive: scope.isLive, key: scope.key } },
-  });
+async function replayOf(store: IdempotencyStore, scope: IdempotencyScope): Promise<string | null> {
+  const row = await store.find(scope.merchantId, scope.isLive, scope.key);
   if (!row) return null;
   if (row.operation !== scope.operation || row.fingerprint !== scope.fingerprint) throw idempotencyConflict();
   return row.transactionId;
 }
 
 /** The transaction an earlier request with this key made, marked as a replay; null for a new key. */
-async function replayed(db: Database, scope: IdempotencyScope): Promise<Outcome | null> {
-  const id = await replayOf(db, scope);
-  const transaction = id === null ? null : await findTransactionFor(db, id, scope.merchantId, scope.isLive);
+async function replayed(stores: IdempotencyStores, scope: IdempotencyScope): Promise<Outcome | null> {
+  const id = await replayOf(stores.idempotency, scope);
+  const transaction = id === null ? null : await findTransactionFor(stores.transactions, id, scope.merchantId, scope.isLive);
   return transaction && { ...transaction, replayed: true };
 }
 
 /** Forgets keys older than their 24 hours; returns how many. */
-export async function pruneIdempotencyKeys(db: Database, now: Date): Promise<number> {
-  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS) } } });
-  return count;
+export function pruneIdempotencyKeys(store: IdempotencyStore, now: Date): Promise<number> {
+  return store.pruneBefore(new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS));
 }

@@ -1,7 +1,6 @@
-// What the core needs from the outside world. Adapters in src/rails implement these;
-// the core imports none of them.
+// What the core needs from the outside world. Adapters in src/rails implement these; the core
+// imports none of them. What it needs from its database is in stores.ts.
 import type { Decimal } from "decimal.js";
-import type { Transaction } from "../db/generated/client.ts";
 import type { CryptoCurrency, FiatCurrency } from "./money/currencies.ts";
 
 /** A price: how many units of `fiat` one unit of `crypto` costs, where it came from and when. */
@@ -70,37 +69,4 @@ export interface ChainWatcher {
     address: string,
     options: { since: Date; requiredConfirmations: number },
   ): Promise<ObservedReceipt[]>;
-}
-
-/** A transaction as initialize creates it, before it is written. */
-export interface NewTransaction {
-  id: string;
-  reference: string;
-  merchantId: number;
-  customerEmail: string;
-  customerName: string | null;
-  paymentLinkId: number | null;
-  isLive: boolean;
-  description: string | null;
-  /** A decimal string within the column's precision. */
-  initializedAmount: string;
-  initializedCurrencyId: number;
-  requestMeta: Record<string, unknown>;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
-/** The request's Idempotency-Key, remembered with the transaction it made (src/core/idempotency.ts). */
-export interface IdempotencyRecord {
-  key: string;
-  fingerprint: string;
-}
-
-/**
- * Initialize's write: the transaction, its payment.initiated event and the Idempotency-Key in one
- * statement (initialize is the hot path; src/db/transaction-insert.ts implements it). A key already
- * taken fails the whole write with DuplicateKeyError.
- */
-export interface TransactionStore {
-  insertInitiated(transaction: NewTransaction, merchant: { name: string }, idempotency: IdempotencyRecord | null): Promise<Transaction>;
 }

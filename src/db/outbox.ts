@@ -3,7 +3,7 @@
 // middleware) hooks the model's writes, so no code path can change a state and forget its event,
 // and a rolled-back change leaves no event behind. The dispatcher (src/webhooks) delivers them.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { paymentEventFor } from "../core/events/payment-events.ts";
+import { paymentEventFor, type TransactionSnapshot } from "../core/events/payment-events.ts";
 import type { PrismaClient } from "./generated/client.ts";
 import type { Database, DatabaseTransaction } from "./types.ts";
 
@@ -74,22 +74,22 @@ async function writeEvents(tx: DatabaseTransaction, ids: string[]): Promise<void
   if (ids.length === 0) return;
   const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
   const now = new Date();
-  await tx.webhookEvent.createMany({
-    data: rows.map((row) => {
-      const event = paymentEventFor(row);
-      return {
-        id: event.id,
-        merchantId: row.merchantId,
-        transactionId: row.id,
-        type: event.type,
-        isLive: row.isLive,
-        body: event.body,
-        nextAttemptAt: now,
-        createdAt: now,
-      };
-    }),
-    skipDuplicates: true,
-  });
+  await tx.webhookEvent.createMany({ data: rows.map((row) => outboxRow(row, now)), skipDuplicates: true });
+}
+
+/** The outbox row of a transaction's current state: its event, due at once. Initialize's one-statement insert writes the same. */
+export function outboxRow(row: TransactionSnapshot & { id: string; merchantId: number }, now: Date) {
+  const event = paymentEventFor(row);
+  return {
+    id: event.id,
+    merchantId: row.merchantId,
+    transactionId: row.id,
+    type: event.type,
+    isLive: row.isLive,
+    body: event.body,
+    nextAttemptAt: now,
+    createdAt: now,
+  };
 }
 
 function selectingId<A>(args: A): A {

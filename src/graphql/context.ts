@@ -1,6 +1,7 @@
 // What every resolver receives, and what a Transaction resolves from.
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { TransactionView } from "../core/transactions/view.ts";
 
 export interface GraphQLContext {
   gateway: PaymentGateway;
@@ -18,6 +19,8 @@ export interface GraphQLContext {
 
 export interface TransactionParent {
   record: TransactionRecord;
+  /** Its currencies, quote and payment state, as the core describes them for every API. */
+  view: TransactionView;
   /** Whether the caller holds the secret key, and so may see the customer. */
   customerVisible: boolean;
 }

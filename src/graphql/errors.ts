@@ -8,6 +8,7 @@ const CODES: Record<ErrorCode, string> = {
   bad_request: "BAD_REQUEST",
   validation_error: "BAD_USER_INPUT",
   unauthenticated: "UNAUTHENTICATED",
+  forbidden: "FORBIDDEN",
   not_found: "NOT_FOUND",
   invalid_state: "INVALID_STATE",
   kyb_required: "KYB_REQUIRED",

@@ -38,17 +38,18 @@ const html = `<!doctype html>
 <h1>paygate GraphQL API</h1>
 <p>POST a JSON body <code>{"query": "…", "variables": {…}}</code> to this address with
 <code>Content-Type: application/json</code> and <code>Authorization: Bearer &lt;key&gt;</code>
-(a public key to read a transaction, a secret key to see its customer and to initiate). The operations are
+(a public key to read and initialize transactions; a secret key, which sees the customer and initiates, is refused
+from any browser, this page included: send it from your server, as with curl below). The operations are
 <code>transaction(id)</code>, <code>initializeTransaction(input)</code> and <code>initiatePayment(transactionId, input)</code>;
 the README's "The GraphQL API" describes them and <code>schema.graphql</code> holds the schema.</p>
-<pre>curl -s http://HOST/graphql -H "Content-Type: application/json" -H "Authorization: Bearer pub_test_…" \\
+<pre tabindex="0" role="region" aria-label="Example request">curl -s http://HOST/graphql -H "Content-Type: application/json" -H "Authorization: Bearer pub_test_…" \\
   -d '{"query":"{ transaction(id: \\"…\\") { id status paymentAddress } }"}'</pre>
 <p>Cross-site request forgery protection: a GET request, or a POST whose Content-Type a plain HTML form could send, must
 carry an <code>apollo-require-preflight: 1</code> (or <code>x-apollo-operation-name</code>) header; a POST with
 <code>Content-Type: application/json</code> needs nothing more.</p>
 <form id="run">
   <label for="key">API key (sent only to this server)</label>
-  <input id="key" name="key" autocomplete="off" spellcheck="false" placeholder="pub_test_… or sec_test_…">
+  <input id="key" name="key" autocomplete="off" spellcheck="false" placeholder="pub_test_…">
   <label for="query">Query</label>
   <textarea id="query" name="query" spellcheck="false">${EXAMPLE}</textarea>
   <label for="variables">Variables (JSON)</label>
@@ -56,7 +57,7 @@ carry an <code>apollo-require-preflight: 1</code> (or <code>x-apollo-operation-n
   <button type="submit">Run</button>
 </form>
 <h2>Result</h2>
-<output for="key query variables" aria-live="polite"><pre id="result">Nothing run yet.</pre></output>
+<output for="key query variables" aria-live="polite"><pre id="result" tabindex="0">Nothing run yet.</pre></output>
 </main>
 <script>
 document.getElementById("run").addEventListener("submit", async (event) => {

@@ -1,6 +1,6 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
 import { customerVisibleTo } from "../core/transactions/retrieve.ts";
-import { cryptoById, fiatById } from "../core/money/currencies.ts";
+import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
@@ -20,7 +20,7 @@ export const resolvers: Resolvers = {
       fromCore(async () => {
         const { transaction, caller } = await ctx.gateway.retrieveTransaction(ctx.bearerToken, id);
         ctx.seenMerchant(caller.merchant.id);
-        return transaction && { record: transaction, customerVisible: customerVisibleTo(caller) };
+        return transaction && parentOf(ctx, transaction, customerVisibleTo(caller));
       }),
   },
 
@@ -42,7 +42,7 @@ export const resolvers: Resolvers = {
           },
         });
         ctx.seenMerchant(record.merchantId);
-        return { record, customerVisible: false };
+        return parentOf(ctx, record, false);
       }),
     initiatePayment: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
@@ -53,7 +53,7 @@ export const resolvers: Resolvers = {
           body: { currency_id: input.currencyId, refund_address: input.refundAddress },
         });
         ctx.seenMerchant(record.merchantId);
-        return { record, customerVisible: true };
+        return parentOf(ctx, record, true);
       }),
   },
 
@@ -63,30 +63,18 @@ export const resolvers: Resolvers = {
     status: ({ record }) => record.status,
     description: ({ record }) => record.description,
     initializedAmount: ({ record }) => record.initializedAmount.toString(),
-    initializedCurrency: ({ record }) => {
-      const fiat = fiatById(record.initializedCurrencyId);
-      if (!fiat) throw new Error(`Unknown fiat currency ${record.initializedCurrencyId}`);
-      return { id: fiat.id, slug: fiat.slug, name: fiat.name };
-    },
+    initializedCurrency: ({ view: { initializedCurrency: fiat } }) => ({ id: fiat.id, slug: fiat.slug, name: fiat.name }),
     paymentAmount: ({ record }) => decimal(record.paymentAmount),
     amountPaid: ({ record }) => decimal(record.amountPaid),
     amountUnconfirmed: ({ record }) => decimal(record.amountUnconfirmed),
-    paymentState: ({ record }, _args, ctx) => {
-      const state = ctx.gateway.paymentState(record);
-      return state === null ? null : (state.toUpperCase() as Uppercase<typeof state>);
-    },
-    paymentCurrency: ({ record }) => {
-      const crypto = record.paymentCurrencyId === null ? undefined : cryptoById(record.paymentCurrencyId);
-      return crypto ? { id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals } : null;
-    },
+    paymentState: ({ view }) => (view.payment ? (view.payment.state.toUpperCase() as Uppercase<typeof view.payment.state>) : null),
+    paymentCurrency: ({ view: { paymentCurrency: crypto } }) =>
+      crypto && { id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals },
     paymentAddress: ({ record }) => record.paymentAddress,
     paymentUri: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.uri ?? null,
     qrCode: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.qrCode ?? null,
     refundAddress: ({ record }) => record.refundAddress,
-    quote: ({ record }) =>
-      record.quoteRate === null || record.quoteSource === null || record.quotedAt === null
-        ? null
-        : { rate: record.quoteRate.toString(), source: record.quoteSource, quotedAt: record.quotedAt.toISOString() },
+    quote: ({ view: { quote } }) => quote && { rate: quote.rate, source: quote.source, quotedAt: quote.quotedAt.toISOString() },
     isLive: ({ record }) => record.isLive,
     merchant: ({ record }) => record.merchant,
     meta: ({ record }) => record.requestMeta as Record<string, unknown>,
@@ -95,6 +83,10 @@ export const resolvers: Resolvers = {
     customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
   },
 };
+
+function parentOf(ctx: GraphQLContext, record: TransactionRecord, customerVisible: boolean): TransactionParent {
+  return { record, view: ctx.gateway.describe(record), customerVisible };
+}
 
 // paymentUri and qrCode of one transaction share one rendering.
 const rendered = new WeakMap<TransactionParent, ReturnType<PaymentGateway["paymentRequest"]>>();

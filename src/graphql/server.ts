@@ -1,4 +1,6 @@
-// POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql.
+// POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql. CORS preflights
+// (OPTIONS) never reach it, and neither does a secret key from a browser: src/http/cors.ts answers
+// both first. Apollo's CSRF prevention (on by default) still applies to every request it runs.
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
@@ -8,8 +10,7 @@ import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import express, { type RequestHandler } from "express";
 import type { PaymentGateway } from "../core/gateway.ts";
-import { bearerToken } from "../core/merchants/credentials.ts";
-import { idempotencyKeyHeader } from "../core/idempotency.ts";
+import { bearerToken, idempotencyKeyHeader } from "../http/headers.ts";
 import { RETRY_AFTER_SECONDS } from "../http/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";

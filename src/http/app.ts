@@ -10,6 +10,7 @@ import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
+import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { rateLimits } from "./rate-limits.ts";
@@ -25,6 +26,8 @@ export interface AppOptions {
   graphql?: GraphQLOptions;
   /** Prometheus metrics: GET /metrics, a count per request, initializes and initiates (src/observability). */
   metrics?: PaygateMetrics;
+  /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
+  cors?: CorsSettings;
   /** Rate limits per API key and per client address (src/http/rate-limits.ts); none when absent. */
   rateLimits?: RateLimiter;
   /**
@@ -73,6 +76,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/healthz", ready);
 
   app.use(apiReference());
+  app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
   app.use(singleCredential);
   // Everything below is rate limited; the probes, /metrics and the API reference above are not.
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ErrorCode } from "../core/errors.ts";
 import { InitializeBody, InitiateBody } from "../core/transactions/requests.ts";
 import { TestPaymentBody } from "../core/transactions/test-helpers.ts";
+import { SECRET_KEY_IN_BROWSER } from "./cors.ts";
 import { ErrorResponse, HealthResponse, InitializeResponse, TransactionResponse } from "./schemas.ts";
 import { HTTP_STATUS } from "./status.ts";
 
@@ -64,6 +65,12 @@ function errorResponses(cases: ErrorCase[]) {
 // Failures every route can answer with.
 const ANY: ErrorCase[] = [
   { code: "bad_request", reason: "ambiguous_credential", message: "Send one Authorization header; this request has 2", when: "two Authorization headers" },
+  {
+    code: "forbidden",
+    reason: "secret_key_in_browser",
+    message: SECRET_KEY_IN_BROWSER,
+    when: "a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (README, Browsers and CORS)",
+  },
   {
     code: "rate_limited",
     reason: "rate_limited",
@@ -250,7 +257,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       title: "paygate",
       version: "1.0.0",
       description:
-        "Crypto payments priced in fiat. The specification is docs/specification.md; errors, idempotency, modes and the lifecycle are described in the README. GraphQL is served at /graphql (schema.graphql).",
+        "Crypto payments priced in fiat. The specification is docs/specification.md; errors, idempotency, modes and the lifecycle are described in the README. GraphQL is served at /graphql (schema.graphql). Pages on other origins may call initialize, retrieve and /graphql (CORS) with a public key; a secret key from a browser is refused with 403 (README, Browsers and CORS).",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This service" }],

@@ -1,8 +1,7 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
 import { toJsonNumber } from "../core/money/amounts.ts";
-import { fiatById } from "../core/money/currencies.ts";
-import type { PaymentState } from "../core/transactions/lifecycle.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { TransactionView } from "../core/transactions/view.ts";
 import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -38,15 +37,15 @@ export function initializedTransaction(t: TransactionRecord): InitializedTransac
  */
 export function initiatedTransaction(
   t: TransactionRecord,
+  view: TransactionView,
   paymentRequest: { uri: string; qrCode: string } | null,
-  paymentState: PaymentState | null,
 ): InitiatedTransaction {
   return {
     id: t.id,
     reference: t.reference,
     description: t.description,
     initialized_amount: toJsonNumber(t.initializedAmount),
-    initialized_currency: fiatById(t.initializedCurrencyId)?.slug ?? null,
+    initialized_currency: view.initializedCurrency.slug,
     payment_amount: amount(t.paymentAmount),
     amount_paid: amount(t.amountPaid),
     payment_currency: t.paymentCurrencyId,
@@ -59,14 +58,12 @@ export function initiatedTransaction(
     expires_at: t.expiresAt?.toISOString() ?? null,
     meta: {
       refund_address: t.refundAddress,
-      payment:
-        paymentState === null
-          ? null
-          : { state: paymentState, amount_confirmed: t.amountPaid?.toString() ?? "0", amount_unconfirmed: t.amountUnconfirmed?.toString() ?? "0" },
-      quote:
-        t.quoteRate === null
-          ? null
-          : { rate: t.quoteRate.toString(), source: t.quoteSource, quoted_at: t.quotedAt?.toISOString() ?? null },
+      payment: view.payment && {
+        state: view.payment.state,
+        amount_confirmed: view.payment.amountConfirmed,
+        amount_unconfirmed: view.payment.amountUnconfirmed,
+      },
+      quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
     },
   };
 }

@@ -14,7 +14,7 @@
 // failure of the limiter.
 import type { Request, RequestHandler, Response } from "express";
 import { isDatabaseOutage } from "../core/errors.ts";
-import { bearerToken } from "../core/merchants/credentials.ts";
+import { bearerToken } from "./headers.ts";
 import {
   RateLimiter,
   retryAfterSeconds,

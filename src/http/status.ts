@@ -6,6 +6,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_error: 400,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
   payload_too_large: 413,

@@ -6,10 +6,9 @@
 // database (the webhook backlog) or the pool is read when Prometheus scrapes, never per request.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts";
-import type { Clock } from "../core/ports.ts";
 import type { PoolStats } from "../db/adapters.ts";
-import type { Database } from "../db/types.ts";
-import { webhookBacklog, type EventOutcome, type WebhookBacklog } from "../webhooks/delivery-store.ts";
+import type { Clock } from "../core/ports.ts";
+import type { EventOutcome, WebhookBacklog } from "../core/stores.ts";
 import type {
   ExpiryMetrics,
   Mode,
@@ -200,21 +199,21 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
   }
 
   /** The webhook backlog, and the pool's connections on PostgreSQL: read at each scrape. */
-  observeDatabase(database: { db: Database; poolStats?: () => PoolStats }, clock: Clock = { now: () => new Date() }): void {
-    this.observeWebhookBacklog(database.db, clock);
-    if (database.poolStats) this.observeDatabasePool(database.poolStats);
+  observeDatabase(reads: { webhookBacklog: () => Promise<WebhookBacklog>; poolStats?: () => PoolStats }, clock: Clock = { now: () => new Date() }): void {
+    this.observeWebhookBacklog(reads.webhookBacklog, clock);
+    if (reads.poolStats) this.observeDatabasePool(reads.poolStats);
   }
 
   /**
    * Gauges of the outbox, from one indexed query per scrape (shared by the three gauges). If the
    * database cannot be read they show NaN for that scrape, and the rest of the scrape still answers.
    */
-  observeWebhookBacklog(db: Database, clock: Clock): void {
+  observeWebhookBacklog(webhookBacklog: () => Promise<WebhookBacklog>, clock: Clock): void {
     if (this.backlogWatched) throw new Error("the webhook backlog is already observed by this registry");
     this.backlogWatched = true;
     const registers = [this.registry];
     const read = (): Promise<WebhookBacklog | null> =>
-      (this.backlogRead ??= webhookBacklog(db, clock.now())
+      (this.backlogRead ??= webhookBacklog()
         .catch(() => null)
         .finally(() => {
           this.backlogRead = undefined;

@@ -12,7 +12,7 @@ afterAll(() => t.close());
 describe("Credentials", () => {
   it("remembers a found key for its time to live, then sees the change", async () => {
     const m = await t.merchant({ name: "Cached" });
-    const credentials = new Credentials(t.db, { cacheMs: 300 });
+    const credentials = new Credentials(t.stores.credentials, { cacheMs: 300 });
     expect((await credentials.authenticatePublic({ publicKey: m.testPublicKey })).merchant.id).toBe(m.id);
     await t.db.merchant.update({ where: { id: m.id }, data: { active: false } });
     // Within the time to live the remembered row answers.
@@ -23,7 +23,7 @@ describe("Credentials", () => {
 
   it("does not remember unknown keys, and never mixes kinds", async () => {
     const m = await t.merchant({ name: "Fresh" });
-    const credentials = new Credentials(t.db, { cacheMs: 60_000 });
+    const credentials = new Credentials(t.stores.credentials, { cacheMs: 60_000 });
     await expect(credentials.authenticateSecret("sec_test_unknown")).rejects.toMatchObject({ code: "unauthenticated" });
     expect((await credentials.authenticateSecret(m.testSecretKey)).keyKind).toBe("SECRET");
     // A cached secret key is still not a public key.

@@ -3,11 +3,10 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
-import { createMerchant } from "../../src/core/merchants/merchants.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { createAdapterFactory, type DatabaseAdapter } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
-import { transactionStore } from "../../src/db/transaction-insert.ts";
+import { prismaStores } from "../../src/db/stores/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
@@ -36,7 +35,8 @@ beforeAll(async () => {
   for (const factory of factories) {
     const { db } = await openDatabaseOn({ factory, close: async () => {} }, { migrate: false });
     clients.push(db);
-    gateways.push(new PaymentGateway({ db, transactions: transactionStore(db), credentials: new Credentials(db), prices: fixedFeeds(), rails: new HdWalletRails(), qr: new PngQrRenderer(), clock: systemClock, secrets }));
+    const stores = prismaStores(db);
+    gateways.push(new PaymentGateway({ stores, credentials: new Credentials(stores.credentials), prices: fixedFeeds(), rails: new HdWalletRails(), qr: new PngQrRenderer(), clock: systemClock, secrets }));
   }
 });
 afterAll(async () => {
@@ -47,7 +47,7 @@ afterAll(async () => {
 
 it("hands out each index once across instances initiating at the same time", async () => {
   const [a, b] = gateways as [PaymentGateway, PaymentGateway];
-  const m = await createMerchant(a.deps, { name: "Busy" });
+  const m = await a.createMerchant({ name: "Busy" });
   const ids: string[] = [];
   for (let i = 0; i < 16; i++) {
     const t = await a.initializeTransaction({ bearerToken: m.testPublicKey, body: { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" } });

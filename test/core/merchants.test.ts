@@ -1,8 +1,9 @@
 // Merchant accounts: keys stored hashed, webhook secrets encrypted, wallets owned by one merchant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MerchantInputError, updateMerchant } from "../../src/core/merchants/merchants.ts";
+import { PaygateError } from "../../src/core/errors.ts";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
 import { hashKey } from "../../src/core/secrets.ts";
+import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 const ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -24,7 +25,7 @@ describe("merchant secrets at rest", () => {
     expect(dump).not.toContain(m.webhookSecret);
     expect(rows.map((r) => r.keyHash).sort()).toEqual([m.testPublicKey, m.testSecretKey, m.livePublicKey, m.liveSecretKey].map(hashKey).sort());
     const merchant = await t.db.merchant.findUniqueOrThrow({ where: { id: m.id } });
-    expect(t.gateway.deps.secrets.open(merchant.webhookSecretEnc)).toBe(m.webhookSecret);
+    expect(t.secrets.open(merchant.webhookSecretEnc)).toBe(m.webhookSecret);
   });
 });
 
@@ -32,7 +33,7 @@ describe("wallets", () => {
   it("refuses a key that another merchant already receives on", async () => {
     const first = await t.merchant({ name: "First", wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] });
     const second = await t.merchant({ name: "Second" });
-    await expect(updateMerchant(t.gateway.deps, second.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] })).rejects.toThrow(
+    await expect(t.gateway.updateMerchant(second.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] })).rejects.toThrow(
       /already belongs to another merchant/,
     );
     expect(await t.db.paymentProcessor.count({ where: { merchantId: second.id, isLive: true } })).toBe(0);
@@ -46,9 +47,9 @@ describe("wallets", () => {
       include: { wallet: true },
     });
     await t.db.wallet.update({ where: { id: testBtc.walletId }, data: { nextIndex: 5 } });
-    const otherKey = t.gateway.deps.rails.createTestWallet(btc);
-    await updateMerchant(t.gateway.deps, m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: otherKey }] });
-    await updateMerchant(t.gateway.deps, m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: testBtc.wallet.extendedPublicKey }] });
+    const otherKey = new HdWalletRails().createTestWallet(btc);
+    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: otherKey }] });
+    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: testBtc.wallet.extendedPublicKey }] });
     const back = await t.db.paymentProcessor.findUniqueOrThrow({
       where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: btc.id, isLive: false } },
       include: { wallet: true },
@@ -60,8 +61,9 @@ describe("wallets", () => {
   it("refuses a private key and says why", async () => {
     const m = await t.merchant({ name: "Careless" });
     const xprv = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi";
-    const attempt = updateMerchant(t.gateway.deps, m.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: xprv }] });
-    await expect(attempt).rejects.toBeInstanceOf(MerchantInputError);
+    const attempt = t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: xprv }] });
+    await expect(attempt).rejects.toBeInstanceOf(PaygateError);
+    await expect(attempt).rejects.toMatchObject({ code: "validation_error", reason: "invalid_merchant_settings" });
     await expect(attempt).rejects.toThrow(/private key/);
   });
 });

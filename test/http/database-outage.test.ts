@@ -2,6 +2,7 @@
 // Retry-After; the outage is logged once, not per request; /readyz says why, /livez stays up.
 import { afterEach, describe, expect, it } from "vitest";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
+import { testRateStore } from "../../src/db/stores/test-rates.ts";
 import { StoredTestRatesFeed, TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";
@@ -17,7 +18,7 @@ const logLines = () => t.logs.map((line) => JSON.parse(line) as { level: string;
 
 async function setUp() {
   // Test mode priced as the service prices it: from the test_rates table.
-  t = await startTestGateway({ prices: (db) => new ModeRoutedFeed({ test: new StoredTestRatesFeed(db), live: new TestRatesFeed() }) });
+  t = await startTestGateway({ prices: (db) => new ModeRoutedFeed({ test: new StoredTestRatesFeed(testRateStore(db)), live: new TestRatesFeed() }) });
   const keys = await t.merchant();
   const initiated = (await t.post("/v1/transaction", order, bearer(keys.testPublicKey))).body.data.id as string;
   const pending = (await t.post("/v1/transaction", order, bearer(keys.testPublicKey))).body.data.id as string;

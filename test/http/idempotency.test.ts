@@ -1,7 +1,7 @@
 // Idempotency-Key on both POSTs (Stripe's model): a retry gets the first request's transaction.
 import { ClientError, GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExpiryScheduler } from "../../src/lifecycle/expiry-scheduler.ts";
+import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { InitializeTransactionDocument } from "../graphql/generated/operations.ts";
 

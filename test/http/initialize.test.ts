@@ -70,7 +70,7 @@ describe("POST /v1/transaction: success", () => {
   it("accepts the same key in header and body, and a payment link alone", async () => {
     const same = await t.post("/v1/transaction", body({ public_key: keys.testPublicKey }), bearer(keys.testPublicKey));
     expect(same.status).toBe(201);
-    const link = await t.gateway.deps.db.paymentLink.create({ data: { merchantId: keys.id, isLive: false, slug: "pl_testlinkABC" } });
+    const link = await t.db.paymentLink.create({ data: { merchantId: keys.id, isLive: false, slug: "pl_testlinkABC" } });
     const res = await t.post("/v1/transaction", body({ payment_link: link.slug }));
     expect(res.status).toBe(201);
     expect(res.body.data.merchant.id).toBe(keys.id);
@@ -116,7 +116,10 @@ describe("POST /v1/transaction: 400 Validation Error", () => {
     const res = await t.post("/v1/transaction", body({ public_key: keys.testPublicKey, payment_link: "pl_testlinkABC" }));
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Validation Error");
-    expect(res.body.errors[0].field).toBe("payment_link");
+    expect(res.body.errors[0]).toEqual({
+      field: "payment_link",
+      message: "send either a public key (Authorization header or public_key) or payment_link, not both",
+    });
   });
 
   it("refuses a header key together with a payment link", async () => {

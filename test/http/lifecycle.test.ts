@@ -3,7 +3,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
-import { ExpiryScheduler } from "../../src/lifecycle/expiry-scheduler.ts";
+import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 

@@ -2,6 +2,7 @@
 // that drifts from it (every test gateway checks every response against it: test/support/openapi-conformance.ts).
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SECRET_KEY_IN_BROWSER } from "../../src/http/cors.ts";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { OpenApiConformance } from "../support/openapi-conformance.ts";
@@ -44,12 +45,24 @@ describe("the OpenAPI document", () => {
     const doc = openApiDocument();
     const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>>;
     const initialize = paths["/v1/transaction"]?.post?.responses ?? {};
-    expect(Object.keys(initialize).sort()).toEqual(["201", "400", "404", "409", "413", "415", "422", "429", "500", "503"]);
+    expect(Object.keys(initialize).sort()).toEqual(["201", "400", "403", "404", "409", "413", "415", "422", "429", "500", "503"]);
     expect(initialize["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Validation Error");
     expect(initialize["404"]?.content?.["application/json"]?.examples?.invalid_public_key?.value.message).toBe("Invalid Public Key");
     const initiate = paths["/v1/transaction/{transaction_id}/pay"]?.post?.responses ?? {};
     expect(initiate["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Missing or invalid payload fields");
     expect(initiate["422"]?.content?.["application/json"]?.examples?.transaction_not_initiated?.value.message).toBe("The transaction is not initiated");
+  });
+
+  it("documents the 403 for a secret key from a browser on every REST route that takes a key", () => {
+    const doc = openApiDocument();
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>>;
+    const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
+    expect(keyed.length).toBe(5);
+    for (const [, item] of keyed) {
+      for (const operation of Object.values(item)) {
+        expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);
+      }
+    }
   });
 
   it("catches a response that drifts from it", () => {

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { addressBucket, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { errors } from "../../src/core/errors.ts";
-import { rateLimitCounters } from "../../src/db/rate-limit-counters.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import { startTestGateway, type TestGateway, type TestRateLimits } from "../support/gateway.ts";
 import { snapshotStore } from "../support/snapshot.ts";
 

@@ -6,9 +6,10 @@ import { Decimal } from "../../src/core/money/amounts.ts";
 import type { ChainWatcher } from "../../src/core/ports.ts";
 import { systemClock } from "../../src/core/gateway.ts";
 import { openDatabase } from "../../src/db/database.ts";
+import { webhookEventStore } from "../../src/db/stores/webhook-events.ts";
 import type { Database } from "../../src/db/types.ts";
-import { ExpiryScheduler } from "../../src/lifecycle/expiry-scheduler.ts";
-import { PaymentWatcher } from "../../src/lifecycle/payment-watcher.ts";
+import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
+import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
 import { PaygateMetrics } from "../../src/observability/index.ts";
 import { createLiveFeed } from "../../src/rails/prices/live.ts";
 import { CachedPriceFeed, type RateSet } from "../../src/rails/prices/cached-feed.ts";
@@ -224,7 +225,7 @@ describe("GET /metrics", () => {
     const settings = { intervalMs: 60_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 1 };
     const answering: ChainWatcher = { receiptsTo: async () => [] };
     const before = await scrape();
-    const report = await new PaymentWatcher(t.gateway, t.db, answering, systemClock, settings, undefined, undefined, t.metrics).tick();
+    const report = await new PaymentWatcher(t.gateway, answering, settings, undefined, undefined, t.metrics).tick();
     expect(report.watched).toBeGreaterThan(0);
     let after = await scrape();
     expect(moved(before, after)("paygate_watcher_pass_duration_seconds_count")).toBe(1);
@@ -232,7 +233,7 @@ describe("GET /metrics", () => {
     expect(after.value("paygate_watcher_addresses_failed")).toBe(0);
 
     const failing: ChainWatcher = { receiptsTo: async () => Promise.reject(new Error("node down")) };
-    const failed = await new PaymentWatcher(t.gateway, t.db, failing, systemClock, settings, undefined, undefined, t.metrics).tick();
+    const failed = await new PaymentWatcher(t.gateway, failing, settings, undefined, undefined, t.metrics).tick();
     after = await scrape();
     expect(moved(before, after)("paygate_watcher_pass_duration_seconds_count")).toBe(2);
     expect(after.value("paygate_watcher_addresses_failed")).toBe(failed.watched);
@@ -326,7 +327,7 @@ describe("database gauges", () => {
   it("read the webhook backlog as NaN when the database cannot answer, and the scrape still answers", async () => {
     const metrics = new PaygateMetrics({ defaultMetrics: false });
     const unreachable = { $queryRaw: () => Promise.reject(new Error("connection refused")) } as unknown as Database;
-    metrics.observeDatabase({ db: unreachable });
+    metrics.observeDatabase({ webhookBacklog: () => webhookEventStore(unreachable).backlog(new Date()) });
     const exposition = parseExposition(await metrics.render());
     expect(exposition.value("paygate_webhook_events_pending")).toBeNaN();
     expect(exposition.value("paygate_webhook_events_due")).toBeNaN();
@@ -346,7 +347,7 @@ describe("database gauges", () => {
       expect(database.poolStats).toBeDefined();
       const metrics = new PaygateMetrics({ defaultMetrics: false });
       // The backlog from the test gateway's database: a scrape's own query must not queue on the pool under test.
-      metrics.observeDatabase({ db: t.db, poolStats: database.poolStats });
+      metrics.observeDatabase({ webhookBacklog: () => t.gateway.webhookBacklog(), poolStats: database.poolStats });
       const stats = () => database.poolStats!();
       const until = async (condition: () => boolean) => {
         for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));

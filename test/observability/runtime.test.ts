@@ -70,7 +70,7 @@ async function scrape(): Promise<Exposition> {
 describe("runtime metrics wiring", () => {
   it("counts the configured live provider's failures under its name", async () => {
     const before = await scrape();
-    await expect(runtime.gateway.deps.prices.quote(cryptoBySlug("BTC")!, fiatBySlug("USD")!, true)).rejects.toThrow(/coingecko/);
+    await expect(runtime.prices.quote(cryptoBySlug("BTC")!, fiatBySlug("USD")!, true)).rejects.toThrow(/coingecko/);
     const after = await scrape();
     const provider = { provider: "coingecko" };
     expect(after.count("paygate_price_quote_failures_total", provider) - before.count("paygate_price_quote_failures_total", provider)).toBe(1);

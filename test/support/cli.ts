@@ -20,6 +20,12 @@ import { seedMigratedDatabase } from "./migrated-data-dir.ts";
 import { createTestDatabase } from "./test-database.ts";
 
 const run = promisify(execFile);
+/**
+ * The longest a child command may take before it is killed: a first start migrates an empty
+ * database, which on a loaded 2-core machine has taken over 30 s. Killed, it cannot keep holding
+ * the embedded database and fail the tests after it.
+ */
+export const CHILD_TIMEOUT_MS = 100_000;
 /** The operator's entry point, for tests that start `paygate` themselves (e.g. `worker`). */
 export const PAYGATE_BIN = path.resolve("bin/paygate.mjs");
 
@@ -74,10 +80,11 @@ export function useCli(options: UseCliOptions = {}): Cli {
 
   const child: Runner = async (...args) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, [PAYGATE_BIN, ...args], { env });
+      const { stdout, stderr } = await run(process.execPath, [PAYGATE_BIN, ...args], { env, timeout: CHILD_TIMEOUT_MS, killSignal: "SIGKILL" });
       return { code: 0, stdout, stderr };
     } catch (error) {
-      const e = error as CliResult;
+      const e = error as CliResult & { killed?: boolean };
+      if (e.killed) throw new Error(`paygate ${args.join(" ")} did not finish within ${CHILD_TIMEOUT_MS} ms and was killed; stderr: ${e.stderr}`);
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };

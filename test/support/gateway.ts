@@ -5,19 +5,22 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
-import { createMerchant, updateMerchant, type KybStatus, type WalletSetting, type WebhookUrls } from "../../src/core/merchants/merchants.ts";
-import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
+import type { KybStatus } from "../../src/core/merchants/kyb.ts";
+import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
+import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
 import type { Clock, PriceFeed } from "../../src/core/ports.ts";
 import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { createAdapterFactory } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
-import { rateLimitCounters } from "../../src/db/rate-limit-counters.ts";
-import { transactionStore } from "../../src/db/transaction-insert.ts";
+import { prismaStores } from "../../src/db/stores/index.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
+import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp, type TrustProxy } from "../../src/http/app.ts";
+import type { CorsSettings } from "../../src/http/cors.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
@@ -30,6 +33,10 @@ import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 export interface TestGateway {
   gateway: PaymentGateway;
   db: Database;
+  /** The core's stores on that database. */
+  stores: Stores;
+  /** The key that seals webhook secrets. */
+  secrets: SecretBox;
   url: string;
   /** The service's log, one JSON line each. */
   logs: string[];
@@ -40,7 +47,7 @@ export interface TestGateway {
   /** The app's rate limits (generous unless the test set its own). */
   rateLimiter: RateLimiter;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
-  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): ReturnType<typeof createMerchant>;
+  merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): Promise<NewMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
   dispatcher(settings?: Partial<DispatcherSettings>, deps?: Partial<DispatcherDeps>): WebhookDispatcher;
   close(): Promise<void>;
@@ -78,6 +85,7 @@ export interface TestGatewayOptions {
   prices?: TestPrices;
   graphql?: GraphQLOptions;
   metrics?: MetricsOptions;
+  cors?: CorsSettings;
   rateLimits?: TestRateLimits;
   /** Another instance on that gateway's database (its own pool on PostgreSQL); close it before that one. */
   sameDatabaseAs?: TestGateway;
@@ -89,19 +97,20 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
   const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
   const rails = new HdWalletRails();
+  const stores = prismaStores(database.db);
+  const secrets = new SecretBox(randomBytes(32));
   const gateway = new PaymentGateway({
-    db: database.db,
-    transactions: transactionStore(database.db),
-    credentials: new Credentials(database.db),
+    stores,
+    credentials: new Credentials(stores.credentials),
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
     clock: systemClock,
-    secrets: new SecretBox(randomBytes(32)),
+    secrets,
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
-  metrics.observeDatabase(database);
+  metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
   const limits = options.rateLimits ?? {};
   const rateLimiter = new RateLimiter(
     (limits.counters ?? rateLimitCounters)(database.db),
@@ -115,6 +124,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     logRequests: true,
     graphql: options.graphql,
     metrics,
+    cors: options.cors,
     rateLimits: rateLimiter,
     trustProxy: limits.trustProxy,
   });
@@ -129,6 +139,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   return {
     gateway,
     db: database.db,
+    stores,
+    secrets,
     url,
     logs,
     store: testDb,
@@ -144,15 +156,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
     async merchant({ name = "Acme Stores", kyb, active, wallets, liveWebhookUrl, testWebhookUrl } = {}) {
-      const created = await createMerchant(gateway.deps, { name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
+      const created = await gateway.createMerchant({ name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
       if (active !== undefined || (wallets && wallets.length > 0)) {
-        await updateMerchant(gateway.deps, created.id, { active, wallets });
+        await gateway.updateMerchant(created.id, { active, wallets });
       }
       return created;
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { db: database.db, secrets: gateway.deps.secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
+        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);

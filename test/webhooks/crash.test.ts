@@ -6,7 +6,6 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { startRuntime } from "../../src/runtime.ts";
-import { createMerchant } from "../../src/core/merchants/merchants.ts";
 import { useCli } from "../support/cli.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -49,7 +48,7 @@ const exited = (child: ChildProcess) =>
 
 it("delivers every event of a burst after the worker is killed mid-way and restarted", { timeout: 90_000 }, async () => {
   const eventIds = await withRuntime(async (rt) => {
-    const merchant = await createMerchant(rt.gateway.deps, { name: "Crash Test", testWebhookUrl: receiver.url });
+    const merchant = await rt.gateway.createMerchant({ name: "Crash Test", testWebhookUrl: receiver.url });
     for (let i = 0; i < BURST; i++) {
       await rt.gateway.initializeTransaction({
         bearerToken: merchant.testPublicKey,

@@ -1,16 +1,11 @@
 // Who is calling, and in which mode. Public keys and payment links open initialize; only a
 // secret key opens initiate. Keys of one mode never reach objects of the other.
-import type { Database } from "../../db/types.ts";
-import { errors } from "../errors.ts";
 import { LRUCache } from "lru-cache";
+import { errors } from "../errors.ts";
 import { hashKey, sameHash } from "../secrets.ts";
+import type { ApiKeyRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores.ts";
 
-export interface MerchantIdentity {
-  id: number;
-  name: string;
-  active: boolean;
-  kybStatus: "NONE" | "PENDING" | "VERIFIED" | "REJECTED";
-}
+export type { MerchantIdentity };
 
 export interface Caller {
   merchant: MerchantIdentity;
@@ -18,28 +13,6 @@ export interface Caller {
   paymentLinkId: number | null;
   /** Which key proved the call: a secret key sees the customer, a public key does not. */
   keyKind: "PUBLIC" | "SECRET" | "PAYMENT_LINK";
-}
-
-/** The key from `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  return match?.[1];
-}
-
-const merchantFields = { id: true, name: true, active: true, kybStatus: true } as const;
-
-interface KeyRow {
-  kind: "PUBLIC" | "SECRET";
-  isLive: boolean;
-  revokedAt: Date | null;
-  keyHash: string;
-  merchant: MerchantIdentity;
-}
-interface LinkRow {
-  id: number;
-  isLive: boolean;
-  active: boolean;
-  merchant: MerchantIdentity;
 }
 
 export interface CredentialOptions {
@@ -71,25 +44,20 @@ class FoundCache<T extends object> {
 }
 
 export class Credentials {
-  private readonly keys: FoundCache<KeyRow>;
-  private readonly links: FoundCache<LinkRow>;
+  private readonly keys: FoundCache<ApiKeyRow>;
+  private readonly links: FoundCache<PaymentLinkRow>;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: CredentialStore,
     options: CredentialOptions = {},
   ) {
     this.keys = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
     this.links = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
   }
 
-  private async findActiveKey(key: string, kind: "PUBLIC" | "SECRET"): Promise<KeyRow | null> {
+  private async findActiveKey(key: string, kind: "PUBLIC" | "SECRET"): Promise<ApiKeyRow | null> {
     const hash = hashKey(key);
-    const found = await this.keys.get(hash, () =>
-      this.db.apiKey.findUnique({
-        where: { keyHash: hash },
-        select: { kind: true, isLive: true, revokedAt: true, keyHash: true, merchant: { select: merchantFields } },
-      }),
-    );
+    const found = await this.keys.get(hash, () => this.store.apiKeyByHash(hash));
     if (!found || found.kind !== kind || found.revokedAt !== null || !sameHash(found.keyHash, hash)) return null;
     return found;
   }
@@ -106,12 +74,7 @@ export class Credentials {
       return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
     }
     const slug = credential.paymentLink;
-    const link = await this.links.get(slug, () =>
-      this.db.paymentLink.findUnique({
-        where: { slug },
-        select: { id: true, isLive: true, active: true, merchant: { select: merchantFields } },
-      }),
-    );
+    const link = await this.links.get(slug, () => this.store.paymentLinkBySlug(slug));
     if (!link || !link.active) throw errors.invalidPublicKey("invalid_payment_link");
     if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
     return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };

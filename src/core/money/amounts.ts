@@ -15,6 +15,11 @@ export const MAX_FIAT_AMOUNT = new Decimal("999999999999.99");
  */
 export const MAX_CRYPTO_AMOUNT = new Decimal("999999999999999");
 
+/** A locked rate's column, NUMERIC(38,18): 18 decimal places, and below 10^20. */
+export const RATE_DECIMALS = 18;
+export const MAX_RATE = new Decimal("1e20");
+
+/** A plain, unsigned decimal as a person writes it: `100`, `0.25`; no sign, exponent or separators. */
 const NUMERIC = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
 export function isNumericString(text: string): boolean {

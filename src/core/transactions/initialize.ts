@@ -1,13 +1,12 @@
 // Spec 4.1: create a transaction in INITIATED from a fiat amount and the customer's details.
 import { randomUUID } from "node:crypto";
-import type { Database } from "../../db/types.ts";
-import type { Clock, TransactionStore } from "../ports.ts";
+import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import type { Caller, Credentials } from "../merchants/credentials.ts";
+import type { Caller } from "../merchants/credentials.ts";
+import { KYB_REFUSALS } from "../merchants/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
 import { newReference } from "../secrets.ts";
-import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
 import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
 
@@ -21,13 +20,7 @@ export interface InitializeRequest {
 }
 
 export async function initializeTransaction(
-  {
-    db,
-    transactions,
-    credentials,
-    clock,
-    lifecycle = DEFAULT_LIFECYCLE,
-  }: { db: Database; transactions: TransactionStore; credentials: Credentials; clock: Clock; lifecycle?: LifecyclePolicy },
+  { stores, credentials, clock, lifecycle }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle">,
   request: InitializeRequest,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -44,10 +37,10 @@ export async function initializeTransaction(
   requireKybForLive(caller);
 
   const scope = scopeOf(request.idempotencyKey, caller, "initialize", parametersOf(body));
-  return idempotently(db, scope, async () => {
+  return idempotently(stores, scope, async () => {
     const now = clock.now();
     // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
-    const transaction = await transactions.insertInitiated({
+    const transaction = await stores.transactions.insertInitiated({
       id: randomUUID(),
       reference: newReference(),
       merchantId: caller.merchant.id,
@@ -78,7 +71,7 @@ function parametersOf(body: InitializeBody) {
  */
 function credentialOf(body: InitializeBody, bearer: string | undefined): { publicKey: string } | { paymentLink: string } {
   if (body.payment_link !== undefined) {
-    if (bearer !== undefined) {
+    if (bearer !== undefined || body.public_key !== undefined) {
       throw errors.initializeValidation([
         { field: "payment_link", message: "send either a public key (Authorization header or public_key) or payment_link, not both" },
       ]);
@@ -99,14 +92,8 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
   return { publicKey };
 }
 
-const KYB_MESSAGES = {
-  NONE: "Business verification (KYB) is required before accepting live payments; complete it in the dashboard or use your test keys",
-  PENDING: "Business verification (KYB) is under review; live payments open once it is approved. Use your test keys meanwhile",
-  REJECTED: "Business verification (KYB) was rejected; live payments are unavailable until it is resubmitted and approved",
-} as const;
-
 function requireKybForLive(caller: Caller): void {
   const status = caller.merchant.kybStatus;
   if (!caller.isLive || status === "VERIFIED") return;
-  throw errors.kybRequired(KYB_MESSAGES[status], `kyb_${status.toLowerCase()}`);
+  throw errors.kybRequired(KYB_REFUSALS[status], `kyb_${status.toLowerCase()}`);
 }

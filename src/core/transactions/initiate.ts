@@ -1,23 +1,15 @@
 // Spec 4.2: choose the crypto currency, lock the rate, hand out a fresh address, INITIATED → PENDING.
-import type { Database } from "../../db/types.ts";
+import type { CoreDeps } from "../deps.ts";
 import { errors, PaygateError } from "../errors.ts";
-import type { Caller, Credentials } from "../merchants/credentials.ts";
+import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
-import type { Clock, PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
-import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./lifecycle.ts";
+import type { PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
-export interface InitiateDeps {
-  db: Database;
-  credentials: Credentials;
-  prices: PriceFeed;
-  rails: PaymentRails;
-  clock: Clock;
-  lifecycle?: LifecyclePolicy;
-}
+export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle">;
 
 export interface InitiateRequest {
   bearerToken: string | undefined;
@@ -30,18 +22,18 @@ export interface InitiateRequest {
 const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
 
 export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<Outcome> {
-  const { db } = deps;
+  const { stores } = deps;
   const parsed = parseBody(InitiateBody, request.body);
   const problems = requestProblems(parsed, request.idempotencyKey);
   if (!parsed.ok || problems.length > 0) throw errors.initiateValidation(problems);
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateSecret(request.bearerToken);
-  const transaction = await findTransactionFor(db, request.transactionId, caller.merchant.id, caller.isLive);
+  const transaction = await findTransactionFor(stores.transactions, request.transactionId, caller.merchant.id, caller.isLive);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   // Before the state checks: a retry of an initiate that went through answers as the first did.
   const scope = scopeOf(request.idempotencyKey, caller, `initiate:${transaction.id}`, body);
-  return idempotently(db, scope, () => initiateOnce(deps, caller, transaction, body, scope));
+  return idempotently(stores, scope, () => initiateOnce(deps, caller, transaction, body, scope));
 }
 
 /** The checks and the move of spec 4.2, for a request that is not a replay. */
@@ -52,7 +44,6 @@ async function initiateOnce(
   body: InitiateBody,
   scope: IdempotencyScope | null,
 ): Promise<TransactionRecord> {
-  const { db } = deps;
   const crypto = cryptoById(body.currency_id);
   if (!crypto) throw errors.unsupportedCurrency(body.currency_id, SUPPORTED);
   const refundAddress = body.refund_address ?? null;
@@ -63,11 +54,8 @@ async function initiateOnce(
   }
   if (!caller.merchant.active) throw errors.notInitiated("merchant_inactive");
   if (transaction.status !== "INITIATED") throw errors.notInitiated("transaction_not_initiated");
-  const processor = await db.paymentProcessor.findUnique({
-    where: { merchantId_currencyId_isLive: { merchantId: caller.merchant.id, currencyId: crypto.id, isLive: caller.isLive } },
-    select: { walletId: true },
-  });
-  if (!processor) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
+  const walletId = await deps.stores.transactions.walletFor(caller.merchant.id, crypto.id, caller.isLive);
+  if (walletId === null) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
 
   const fiat = fiatById(transaction.initializedCurrencyId);
   if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
@@ -75,42 +63,26 @@ async function initiateOnce(
   const quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive);
   const paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
 
-  return db.$transaction(async (tx) => {
-    // The key first: a concurrent request with the same key fails here, and answers with ours below.
-    if (scope) {
-      const { merchantId, isLive, key, operation, fingerprint } = scope;
-      await tx.idempotencyKey.create({ data: { merchantId, isLive, key, operation, fingerprint, transactionId: transaction.id, createdAt: deps.clock.now() } });
-    }
-    // Taking the wallet's row lock serialises initiates on one wallet across every instance.
-    const wallet = await tx.wallet.update({
-      where: { id: processor.walletId },
-      data: { nextIndex: { increment: 1 } },
-    });
-    const index = wallet.nextIndex - 1;
-    const now = deps.clock.now();
-    const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, wallet.extendedPublicKey, index);
-    // The state condition makes the move happen once, however many initiates race.
-    const moved = await tx.transaction.updateManyAndReturn({
-      where: { id: transaction.id, status: "INITIATED" },
-      data: {
-        status: "PENDING",
-        paymentCurrencyId: crypto.id,
-        paymentAmount: paymentAmount.toFixed(),
-        paymentAddress: address,
-        walletId: wallet.id,
-        derivationIndex: index,
-        refundAddress,
-        quoteRate: quote.rate.toFixed(),
-        quoteSource: quote.source,
-        quotedAt: quote.quotedAt,
-        initiatedAt: now,
-        expiresAt: new Date(now.getTime() + (deps.lifecycle ?? DEFAULT_LIFECYCLE).checkoutWindowMs),
-      },
-    });
-    const row = moved[0];
-    if (!row) throw errors.notInitiated("transaction_not_initiated");
-    return { ...row, merchant: transaction.merchant };
+  const now = deps.clock.now();
+  const moved = await deps.stores.transactions.moveToPending({
+    transactionId: transaction.id,
+    walletId,
+    idempotency: scope,
+    now,
+    addressAt: (extendedPublicKey, index) => deriveOrUnavailable(deps.rails, crypto, caller.isLive, extendedPublicKey, index),
+    fields: {
+      paymentCurrencyId: crypto.id,
+      paymentAmount: paymentAmount.toFixed(),
+      quoteRate: quote.rate.toFixed(),
+      quoteSource: quote.source,
+      quotedAt: quote.quotedAt,
+      refundAddress,
+      expiresAt: new Date(now.getTime() + deps.lifecycle.checkoutWindowMs),
+    },
   });
+  // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
+  if (!moved) throw errors.notInitiated("transaction_not_initiated");
+  return moved;
 }
 
 async function quoteOrUnavailable(

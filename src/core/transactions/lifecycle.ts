@@ -2,10 +2,10 @@
 // confirmed receipts cover the locked amount; INITIATED or PENDING → ABANDONED when its window
 // closes unpaid. Receipts after the end are still recorded. Every move goes through the outbox
 // hook, so each sends its event (payment.received, payment.abandoned) exactly once.
-import type { Database, DatabaseTransaction } from "../../db/types.ts";
 import { Decimal } from "../money/amounts.ts";
 import type { ObservedReceipt } from "../ports.ts";
-import { transactionInclude, type TransactionRecord } from "./record.ts";
+import type { ExpiryCandidate, TransactionStore } from "../stores.ts";
+import type { TransactionRecord } from "./record.ts";
 
 export interface LifecyclePolicy {
   /** How long an INITIATED transaction waits for initiate. */
@@ -66,92 +66,58 @@ export interface ReceiptUpdate {
 
 /**
  * Records what arrived at a transaction's address and moves it on: amount_paid is the sum of
- * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. Runs under the
- * transaction's row lock, so a concurrent expiry or another watcher sees the result, not a half.
+ * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. The store runs it
+ * under the transaction's row lock, so a concurrent expiry or another watcher sees the result, not a half.
  */
-export async function applyReceipts(
-  db: Database,
+export function applyReceipts(
+  transactions: TransactionStore,
   transactionId: string,
   update: ReceiptUpdate,
   now: Date,
   policy: LifecyclePolicy = DEFAULT_LIFECYCLE,
 ): Promise<TransactionRecord> {
-  return db.$transaction(async (tx) => {
-    await lockTransaction(tx, transactionId);
-    for (const r of update.receipts) {
-      const fields = {
-        txHash: r.txHash,
-        amount: r.amount.toFixed(),
-        confirmations: r.confirmations,
-        blockHeight: r.blockHeight,
-        status: r.confirmations >= update.requiredConfirmations ? ("CONFIRMED" as const) : ("SEEN" as const),
-        updatedAt: now,
-      };
-      await tx.paymentReceipt.upsert({
-        where: { transactionId_key: { transactionId, key: r.key } },
-        create: { transactionId, key: r.key, source: update.source, firstSeenAt: now, ...fields },
-        update: fields,
-      });
-    }
-    if (update.complete) {
-      await tx.paymentReceipt.updateMany({
-        where: { transactionId, source: update.source, status: { not: "DROPPED" }, key: { notIn: update.receipts.map((r) => r.key) } },
-        data: { status: "DROPPED", updatedAt: now },
-      });
-    }
-    const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: { transactionId, status: { not: "DROPPED" } }, _sum: { amount: true } });
-    const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
-    const confirmed = sum("CONFIRMED");
-    const unconfirmed = sum("SEEN");
-    const current = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, paymentAmount: true } });
-    const due = current.paymentAmount === null ? null : new Decimal(current.paymentAmount.toString());
-    const completes = current.status === "PENDING" && due !== null && covered(confirmed, due, policy);
-    const [row] = await tx.transaction.updateManyAndReturn({
-      where: { id: transactionId },
-      data: {
-        amountPaid: confirmed.isZero() ? null : confirmed.toFixed(),
-        amountUnconfirmed: unconfirmed.isZero() ? null : unconfirmed.toFixed(),
-        ...(completes ? { status: "SUCCESSFUL" as const } : {}),
-      },
-      include: transactionInclude,
-    });
-    if (!row) throw new Error(`Transaction ${transactionId} vanished while recording a payment`);
-    return row;
-  });
-}
-
-/** Serialises everything that changes one transaction's payment (watchers, helpers, expiry). */
-async function lockTransaction(tx: DatabaseTransaction, id: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${id} FOR UPDATE`;
+  const rows = update.receipts.map((r) => ({ ...r, confirmed: r.confirmations >= update.requiredConfirmations }));
+  return transactions.recordReceipts(
+    transactionId,
+    { source: update.source, rows, dropOthers: update.complete },
+    now,
+    (totals) => totals.status === "PENDING" && totals.paymentAmount !== null && covered(totals.confirmed, totals.paymentAmount, policy),
+  );
 }
 
 /**
  * Abandons open transactions whose window has closed, at most `limit` at a time; returns them.
- * One whose unconfirmed receipts already cover it waits for its confirmations instead. Safe to run
- * on every instance at once: the state condition lets each transaction move once.
+ * One whose unconfirmed receipts already cover it waits for its confirmations instead (it is
+ * passed over, and looked at again at the next tick). Safe to run on every instance at once: the
+ * store's state condition lets each transaction move once.
  */
-export async function expireDue(db: Database, now: Date, limit = 500, policy: LifecyclePolicy = DEFAULT_LIFECYCLE): Promise<TransactionRecord[]> {
-  const tolerance = new Decimal(1).minus(policy.underpaymentTolerance).toFixed();
-  const due = await db.$queryRaw<{ id: string }[]>`
-    SELECT t.id FROM transactions t
-    WHERE t.status IN ('INITIATED', 'PENDING') AND t.expires_at <= ${now}
-      AND NOT (t.status = 'PENDING' AND COALESCE(t.amount_paid, 0) + COALESCE(t.amount_unconfirmed, 0) >= t.payment_amount * ${tolerance}::numeric)
-    ORDER BY t.expires_at
-    LIMIT ${limit}`;
+export async function expireDue(
+  transactions: TransactionStore,
+  now: Date,
+  limit = 500,
+  policy: LifecyclePolicy = DEFAULT_LIFECYCLE,
+): Promise<TransactionRecord[]> {
+  const due: string[] = [];
+  let after: ExpiryCandidate | undefined;
+  while (due.length < limit) {
+    const page = await transactions.openPastDue(now, limit, after && { expiresAt: after.expiresAt ?? now, id: after.id });
+    for (const candidate of page) {
+      if (due.length < limit && !waitsForConfirmations(candidate, policy)) due.push(candidate.id);
+    }
+    if (page.length < limit) break;
+    after = page[page.length - 1];
+  }
   if (due.length === 0) return [];
-  return abandon(db, due.map((d) => d.id));
+  return transactions.abandon(due);
+}
+
+/** A PENDING transaction whose receipts, confirmed or not, already cover it: the customer paid in time. */
+function waitsForConfirmations(t: ExpiryCandidate, policy: LifecyclePolicy): boolean {
+  return t.status === "PENDING" && paymentStateOf(t, policy) === "confirming";
 }
 
 /** Ends the window of one open transaction now (the test helper); null when it is not open. */
-export async function expireNow(db: Database, id: string, now: Date): Promise<TransactionRecord | null> {
-  const [row] = await abandon(db, [id], now);
+export async function expireNow(transactions: TransactionStore, id: string, now: Date): Promise<TransactionRecord | null> {
+  const [row] = await transactions.abandon([id], now);
   return row ?? null;
-}
-
-function abandon(db: Database, ids: string[], closedAt?: Date): Promise<TransactionRecord[]> {
-  return db.transaction.updateManyAndReturn({
-    where: { id: { in: ids }, status: { in: ["INITIATED", "PENDING"] } },
-    data: { status: "ABANDONED", ...(closedAt ? { expiresAt: closedAt } : {}) },
-    include: transactionInclude,
-  });
 }

@@ -78,12 +78,8 @@ export const InitializeBody = z
       .meta({ description: "A decimal string: more than 0, at most 999999999999.99, at most 2 decimal places.", example: "100.50" }),
     description: text().max(1000).nullish().meta({ example: "Order #42" }),
     meta: meta.nullish(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.public_key !== undefined && body.payment_link !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["payment_link"], message: "send either public_key or payment_link, not both" });
-    }
   });
+// Which credential may come with which is initialize's rule (credentialOf, src/core/transactions/initialize.ts).
 export type InitializeBody = z.infer<typeof InitializeBody>;
 
 const CURRENCY_ID_FORMAT = 'currency_id must be a numeric string such as "4"';

@@ -1,6 +1,6 @@
 // Reading one transaction, for checkout pages (public key) and merchants (secret key).
-import type { Database } from "../../db/types.ts";
-import type { Caller, Credentials } from "../merchants/credentials.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { Caller } from "../merchants/credentials.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 
 export interface RetrievedTransaction {
@@ -10,12 +10,12 @@ export interface RetrievedTransaction {
 
 /** Null, not an error, for another merchant's or mode's transaction: it does not exist for this caller. */
 export async function retrieveTransaction(
-  { db, credentials }: { db: Database; credentials: Credentials },
+  { stores, credentials }: Pick<CoreDeps, "stores" | "credentials">,
   bearerToken: string | undefined,
   id: string,
 ): Promise<RetrievedTransaction> {
   const caller = await credentials.authenticateReader(bearerToken);
-  const transaction = await findTransactionFor(db, id, caller.merchant.id, caller.isLive);
+  const transaction = await findTransactionFor(stores.transactions, id, caller.merchant.id, caller.isLive);
   return { transaction, caller };
 }
 

@@ -2,22 +2,15 @@
 // lifecycle functions, so a merchant can rehearse every ending of a transaction.
 import { z } from "zod";
 import { errors } from "../errors.ts";
-import type { Credentials } from "../merchants/credentials.ts";
+import type { CoreDeps } from "../deps.ts";
 import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
-import type { Clock } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
-import type { Database } from "../../db/types.ts";
-import { applyReceipts, DEFAULT_LIFECYCLE, expireNow, type LifecyclePolicy } from "./lifecycle.ts";
+import { applyReceipts, expireNow } from "./lifecycle.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { parseBody } from "./requests.ts";
 
-export interface TestHelperDeps {
-  db: Database;
-  credentials: Credentials;
-  clock: Clock;
-  lifecycle?: LifecyclePolicy;
-}
+export type TestHelperDeps = Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle">;
 
 export interface TestHelperRequest {
   bearerToken: string | undefined;
@@ -36,7 +29,7 @@ export const TestPaymentBody = z.object({
 async function testTransaction(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
   const caller = await deps.credentials.authenticateSecret(request.bearerToken);
   if (caller.isLive) throw errors.testModeOnly();
-  const transaction = await findTransactionFor(deps.db, request.transactionId, caller.merchant.id, false);
+  const transaction = await findTransactionFor(deps.stores.transactions, request.transactionId, caller.merchant.id, false);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   if (!caller.merchant.active) throw errors.merchantInactive();
   return transaction;
@@ -65,7 +58,7 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
   }
   const txHash = `test_${randomToken(32)}`;
   return applyReceipts(
-    deps.db,
+    deps.stores.transactions,
     transaction.id,
     {
       receipts: [{ key: `${txHash}:0`, txHash, amount, confirmations: 1, blockHeight: null }],
@@ -74,7 +67,7 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
       complete: false,
     },
     deps.clock.now(),
-    deps.lifecycle ?? DEFAULT_LIFECYCLE,
+    deps.lifecycle,
   );
 }
 
@@ -88,7 +81,7 @@ function owedOn(transaction: TransactionRecord): Decimal {
 export async function expireTestTransaction(deps: TestHelperDeps, request: TestHelperRequest): Promise<TransactionRecord> {
   const transaction = await testTransaction(deps, request);
   if (transaction.status !== "INITIATED" && transaction.status !== "PENDING") throw errors.transactionClosed();
-  const expired = await expireNow(deps.db, transaction.id, deps.clock.now());
+  const expired = await expireNow(deps.stores.transactions, transaction.id, deps.clock.now());
   if (!expired) throw errors.transactionClosed(); // it ended in between
   return expired;
 }

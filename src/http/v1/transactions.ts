@@ -3,9 +3,8 @@ import { Router, type Response } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
-import { bearerToken } from "../../core/merchants/credentials.ts";
+import { bearerToken, idempotencyKeyHeader } from "../headers.ts";
 import { jsonBody } from "../body.ts";
-import { idempotencyKeyHeader } from "../../core/idempotency.ts";
 import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
 
 export function transactionRoutes(gateway: PaymentGateway): Router {
@@ -67,6 +66,6 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
 async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord): Promise<void> {
   res.locals.merchantId = transaction.merchantId;
   const paymentRequest = await gateway.paymentRequest(transaction);
-  const data = initiatedTransaction(transaction, paymentRequest, gateway.paymentState(transaction));
+  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest);
   res.status(200).json(success(data, transaction.requestMeta));
 }

@@ -21,7 +21,8 @@
 // in between) counts 1 confirmation, so a race never overstates confirmations.
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
-import { hostOf, requestText } from "./http.ts";
+import { hostOf } from "../http/outbound.ts";
+import { requestText } from "./http.ts";
 import { isExactObject, JsonNumber, parseExactJson, type ExactJson } from "../prices/exact-json.ts";
 import { Recent } from "./recent.ts";
 import { fromBaseUnits } from "./units.ts";

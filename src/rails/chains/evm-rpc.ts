@@ -24,7 +24,8 @@
 import { Recent } from "./recent.ts";
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
-import { hostOf, quote, requestText } from "./http.ts";
+import { hostOf, quote } from "../http/outbound.ts";
+import { requestText } from "./http.ts";
 import { fromBaseUnits } from "./units.ts";
 
 /** keccak256("Transfer(address,address,uint256)"). */

@@ -14,7 +14,7 @@ import { NODE_VARIABLES } from "./config.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, type EsploraOptions } from "./esplora.ts";
 import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
-import { hostOf } from "./http.ts";
+import { hostOf } from "../http/outbound.ts";
 
 export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
 export { EsploraClient } from "./esplora.ts";

@@ -1,6 +1,6 @@
 // A provider's price text turned into a rate the gateway may lock: a plain decimal, positive and
 // finite, that fits the database column (NUMERIC(38,18)) so the stored rate is the one used.
-import { Decimal } from "../../core/money/amounts.ts";
+import { Decimal, MAX_RATE, RATE_DECIMALS } from "../../core/money/amounts.ts";
 import type { CryptoSlug, FiatSlug } from "../../core/money/currencies.ts";
 
 /** `BTC/USD`: one coin priced in one fiat currency. */
@@ -9,9 +9,6 @@ export const pairKey = (crypto: CryptoSlug, fiat: FiatSlug): PairKey => `${crypt
 
 /** The JSON number grammar: what both providers send, as a number token or inside a string. */
 const DECIMAL_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-/** NUMERIC(38,18): at most 20 digits before the point, 18 after. */
-const MAX_RATE = new Decimal("1e20");
-export const RATE_DECIMALS = 18;
 
 export type RateCheck = { ok: true; rate: Decimal } | { ok: false; problem: string };
 

@@ -1,4 +1,5 @@
 // QR codes of payment URIs as PNG data URLs.
+import { LRUCache } from "lru-cache";
 import QRCode from "qrcode";
 import type { QrRenderer } from "../../core/ports.ts";
 
@@ -17,23 +18,19 @@ export interface PngQrRendererOptions {
 export class PngQrRenderer implements QrRenderer {
   private readonly scale: number;
   private readonly margin: number;
-  private readonly cacheSize: number;
-  /** text → data URL; Map order gives least-recently-used eviction. A payment page polled again reuses its image. */
-  private readonly cache = new Map<string, Promise<string>>();
+  /** text → data URL, least recently used out first: a payment page polled again reuses its image. */
+  private readonly cache: LRUCache<string, Promise<string>> | null;
 
   constructor(options: PngQrRendererOptions = {}) {
     this.scale = options.scale ?? 5;
     this.margin = options.margin ?? 4;
-    this.cacheSize = Math.max(0, Math.floor(options.cacheSize ?? 256));
+    const size = Math.max(0, Math.floor(options.cacheSize ?? 256));
+    this.cache = size > 0 ? new LRUCache({ max: size }) : null;
   }
 
   dataUrl(text: string): Promise<string> {
-    const cached = this.cache.get(text);
-    if (cached) {
-      this.cache.delete(text);
-      this.cache.set(text, cached);
-      return cached;
-    }
+    const cached = this.cache?.get(text);
+    if (cached) return cached;
     const rendering = QRCode.toDataURL(text, {
       type: "image/png",
       // M restores ~15% damage; higher levels make denser codes for long EIP-681 URIs.
@@ -41,16 +38,13 @@ export class PngQrRenderer implements QrRenderer {
       margin: this.margin,
       scale: this.scale,
     });
-    if (this.cacheSize > 0) {
-      this.cache.set(text, rendering);
+    if (this.cache) {
+      const cache = this.cache;
+      cache.set(text, rendering);
       // A failed rendering is not kept.
       rendering.catch(() => {
-        if (this.cache.get(text) === rendering) this.cache.delete(text);
+        if (cache.peek(text) === rendering) cache.delete(text);
       });
-      if (this.cache.size > this.cacheSize) {
-        const oldest = this.cache.keys().next();
-        if (!oldest.done) this.cache.delete(oldest.value);
-      }
     }
     return rendering;
   }

@@ -3,6 +3,7 @@
 // the chains, key formats and address rules.
 import { randomBytes } from "node:crypto";
 import { HDKey } from "@scure/bip32";
+import { LRUCache } from "lru-cache";
 import type { Decimal } from "decimal.js";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ExtendedKeyCheck, PaymentRails } from "../../core/ports.ts";
@@ -33,9 +34,8 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 export class HdWalletRails implements PaymentRails {
   private readonly networks: Readonly<Record<CryptoSlug, CurrencyNetworks>>;
-  private readonly cacheSize: number;
-  /** `${slug}:${live|test}:${key}` → the <account>/0 node. Map order gives least-recently-used eviction. */
-  private readonly chains = new Map<string, HDKey>();
+  /** `${slug}:${live|test}:${key}` → the <account>/0 node, least recently used out first. */
+  private readonly chains: LRUCache<string, HDKey> | null;
 
   constructor(options: HdWalletRailsOptions = {}) {
     for (const [mode, contract] of Object.entries(options.usdtContracts ?? {})) {
@@ -47,7 +47,8 @@ export class HdWalletRails implements PaymentRails {
     if (options.usdtContracts?.live) normalised.live = toChecksumAddress(options.usdtContracts.live);
     if (options.usdtContracts?.test) normalised.test = toChecksumAddress(options.usdtContracts.test);
     this.networks = buildNetworkTable({ usdtContracts: normalised });
-    this.cacheSize = Math.max(0, Math.floor(options.keyCacheSize ?? 1000));
+    const size = Math.max(0, Math.floor(options.keyCacheSize ?? 1000));
+    this.chains = size > 0 ? new LRUCache({ max: size }) : null;
   }
 
   deriveAddress(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number): string {
@@ -110,22 +111,12 @@ export class HdWalletRails implements PaymentRails {
   /** The parsed <account>/0 node of a key, from the cache or checked and derived afresh. Throws on a bad key. */
   private receiveChain(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string): HDKey {
     const cacheKey = `${currency.slug}:${isLive ? "live" : "test"}:${extendedPublicKey}`;
-    const cached = this.chains.get(cacheKey);
-    if (cached) {
-      this.chains.delete(cacheKey);
-      this.chains.set(cacheKey, cached);
-      return cached;
-    }
+    const cached = this.chains?.get(cacheKey);
+    if (cached) return cached;
     const check = checkAccountKey(this.entry(currency), isLive, extendedPublicKey);
     if (!check.ok) throw new Error(`Bad ${currency.slug} extended public key: ${check.reason}`);
     const chain = receiveChainOf(check.node);
-    if (this.cacheSize > 0) {
-      this.chains.set(cacheKey, chain);
-      if (this.chains.size > this.cacheSize) {
-        const oldest = this.chains.keys().next();
-        if (!oldest.done) this.chains.delete(oldest.value);
-      }
-    }
+    this.chains?.set(cacheKey, chain);
     return chain;
   }
 }

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config.ts";
 import { cryptoBySlug, fiatBySlug, type CryptoCurrency, type FiatCurrency } from "../../../src/core/money/currencies.ts";
 import { createLiveFeed } from "../../../src/rails/prices/live.ts";
-import { setTestRate } from "../../../src/rails/prices/test-rates.ts";
 import { startRuntime, type Runtime } from "../../../src/runtime.ts";
 import { createTestDatabase } from "../../support/test-database.ts";
 import { coingeckoBody, krakenBody, startFakeUpstream, type FakeUpstream } from "./fake-upstream.ts";
@@ -50,7 +49,7 @@ afterAll(async () => {
 
 describe("runtime price wiring", () => {
   it("prices live mode from the configured providers in order, sharing one cache", async () => {
-    const prices = runtime.gateway.deps.prices;
+    const prices = runtime.prices;
     expect(await prices.quote(BTC, USD, true)).toMatchObject({ source: "kraken" });
     expect(await prices.quote(BTC, NGN, true)).toMatchObject({ source: "coingecko" });
     await prices.quote(BTC, USD, true);
@@ -68,10 +67,10 @@ describe("runtime price wiring", () => {
   });
 
   it("prices test mode from test_rates, falling back to the defaults, and sees a change at once", async () => {
-    const prices = runtime.gateway.deps.prices;
+    const prices = runtime.prices;
     expect(await prices.quote(BTC, USD, false)).toMatchObject({ source: "test-rates" });
     expect((await prices.quote(BTC, USD, false)).rate.toFixed()).toBe("65000");
-    await setTestRate(runtime.database.db, { crypto: "BTC", fiat: "USD", rate: "42000.5" });
+    await runtime.gateway.setTestRate({ crypto: "BTC", fiat: "USD", rate: "42000.5" });
     expect((await prices.quote(BTC, USD, false)).rate.toFixed()).toBe("42000.5");
     expect((await prices.quote(BTC, NGN, false)).rate.toFixed()).toBe("97500000");
   });

@@ -2,15 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, fiatBySlug, type CryptoCurrency, type FiatCurrency } from "../../../src/core/money/currencies.ts";
 import { openDatabaseOn, type OpenDatabase } from "../../../src/db/database.ts";
-import {
-  DEFAULT_TEST_RATES,
-  listTestRates,
-  parseTestRate,
-  setTestRate,
-  StoredTestRatesFeed,
-  TestRateInputError,
-  TestRatesFeed,
-} from "../../../src/rails/prices/test-rates.ts";
+import { PaygateError } from "../../../src/core/errors.ts";
+import { DEFAULT_TEST_RATES, listTestRates, parseTestRate, setTestRate } from "../../../src/core/money/test-rates.ts";
+import { prismaStores } from "../../../src/db/stores/index.ts";
+import { StoredTestRatesFeed, TestRatesFeed } from "../../../src/rails/prices/test-rates.ts";
 import { createTestDatabase } from "../../support/test-database.ts";
 
 const BTC = cryptoBySlug("BTC") as CryptoCurrency;
@@ -27,26 +22,26 @@ afterAll(() => database.close());
 
 describe("test rates", () => {
   it("prices from the defaults while the table is empty", async () => {
-    const feed = new StoredTestRatesFeed(database.db);
+    const feed = new StoredTestRatesFeed(prismaStores(database.db).testRates);
     const quote = await feed.quote(BTC, USD);
     expect(quote).toMatchObject({ source: "test-rates" });
     expect(quote.rate.toFixed()).toBe("65000");
     expect((await feed.quote(ETH, NGN)).rate.toFixed()).toBe(DEFAULT_TEST_RATES.ETH?.NGN);
-    expect((await listTestRates(database.db)).every((r) => r.origin === "default")).toBe(true);
+    expect((await listTestRates({ stores: prismaStores(database.db) })).every((r) => r.origin === "default")).toBe(true);
   });
 
   it("uses a rate an operator set at once, for that pair only", async () => {
-    const change = await setTestRate(database.db, { crypto: "btc", fiat: "usd", rate: "70000.123456789012345678" });
+    const change = await setTestRate({ stores: prismaStores(database.db) }, { crypto: "btc", fiat: "usd", rate: "70000.123456789012345678" });
     expect(change).toMatchObject({ crypto: "BTC", fiat: "USD", rate: "70000.123456789012345678", previous: { rate: "65000", origin: "default" } });
-    const feed = new StoredTestRatesFeed(database.db);
+    const feed = new StoredTestRatesFeed(prismaStores(database.db).testRates);
     expect((await feed.quote(BTC, USD)).rate.toFixed()).toBe("70000.123456789012345678");
     expect((await feed.quote(BTC, NGN)).rate.toFixed()).toBe("97500000");
 
-    const again = await setTestRate(database.db, { crypto: "BTC", fiat: "USD", rate: "71000" });
+    const again = await setTestRate({ stores: prismaStores(database.db) }, { crypto: "BTC", fiat: "USD", rate: "71000" });
     expect(again.previous).toEqual({ rate: "70000.123456789012345678", origin: "set" });
     expect((await feed.quote(BTC, USD)).rate.toFixed()).toBe("71000");
 
-    const rows = await listTestRates(database.db);
+    const rows = await listTestRates({ stores: prismaStores(database.db) });
     expect(rows).toHaveLength(10);
     expect(rows.find((r) => r.crypto === "BTC" && r.fiat === "USD")).toMatchObject({ rate: "71000", origin: "set" });
     expect(rows.find((r) => r.crypto === "BTC" && r.fiat === "NGN")).toMatchObject({ rate: "97500000", origin: "default", updatedAt: null });
@@ -66,7 +61,7 @@ describe("test rates", () => {
   ];
   for (const [name, input, message] of bad) {
     it(`refuses ${name}`, () => {
-      expect(() => parseTestRate(input)).toThrow(TestRateInputError);
+      expect(() => parseTestRate(input)).toThrow(PaygateError);
       expect(() => parseTestRate(input)).toThrow(message);
     });
   }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/gateway.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { CryptoCurrency } from "../../src/core/money/currencies.ts";
-import { PaymentWatcher } from "../../src/lifecycle/payment-watcher.ts";
+import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -34,9 +34,7 @@ beforeAll(async () => {
   });
   watcher = new PaymentWatcher(
     t.gateway,
-    t.db,
     chains,
-    systemClock,
     { intervalMs: 20, concurrency: 2, lateGraceMs: 3_600_000, requiredConfirmations: (c: CryptoCurrency) => CONFIRMATIONS[c.slug]! },
     (line) => logs.push(line),
   );
@@ -57,7 +55,7 @@ async function pending(currencyId: string, amount = "100") {
   expect(pay.status).toBe(200);
   return { id: init.body.data.id as string, address: pay.body.data.payment_address as string, due: new Decimal(String(pay.body.data.payment_amount)) };
 }
-const row = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id } });
+const row = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id }, include: { merchant: { select: { id: true, name: true } } } });
 const sats = (btc: Decimal) => BigInt(btc.times(1e8).toFixed(0));
 const eventTypes = async (id: string) => (await t.db.webhookEvent.findMany({ where: { transactionId: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
 
@@ -70,11 +68,11 @@ describe("Bitcoin through Esplora", () => {
     let r = await row(id);
     expect(r).toMatchObject({ status: "PENDING", amountPaid: null });
     expect(r.amountUnconfirmed?.toString()).toBe(first.toFixed());
-    expect(t.gateway.paymentState(r)).toBe("underpaid");
+    expect(t.gateway.describe(r).payment?.state).toBe("underpaid");
 
     esplora.txs.push({ txid: txid(2), outputs: [{ address, value: sats(due.minus(first)) }], height: null });
     await watcher.tick();
-    expect(t.gateway.paymentState(await row(id))).toBe("confirming");
+    expect(t.gateway.describe(await row(id)).payment?.state).toBe("confirming");
 
     for (const tx of esplora.txs.slice(-2)) Object.assign(tx, { height: esplora.tip, blockTime: nowSeconds() }); // 1 confirmation
     await watcher.tick();
@@ -137,7 +135,7 @@ describe("Bitcoin through Esplora", () => {
     const r = await row(id);
     expect(r.status).toBe("ABANDONED");
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
-    expect(t.gateway.paymentState(r)).toBe("paid_late");
+    expect(t.gateway.describe(r).payment?.state).toBe("paid_late");
     expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.abandoned"]);
   });
 
@@ -162,7 +160,7 @@ describe("Ethereum through JSON-RPC", () => {
     await watcher.tick();
     let r = await row(id);
     expect(r.status).toBe("PENDING"); // the second transfer has 1 of 3 confirmations
-    expect(t.gateway.paymentState(r)).toBe("confirming");
+    expect(t.gateway.describe(r).payment?.state).toBe("confirming");
     evm.head += 2;
     await watcher.tick();
     r = await row(id);

@@ -1,22 +1,18 @@
-// The dispatcher's reads and writes of the outbox (webhook_events) and the attempt log.
+// The outbox (webhook_events) and the attempt log on Prisma: what the dispatcher claims and settles,
+// what an operator lists and redelivers, and what /metrics reads.
 import { randomUUID } from "node:crypto";
-import type { Database } from "../db/types.ts";
+import type { AttemptRecord, ClaimedEvent, EventFilter, EventOutcome, WebhookBacklog, WebhookEventStore } from "../../core/stores.ts";
+import type { Database } from "../types.ts";
 
-/** An event a dispatcher holds, with what it needs to send it. */
-export interface ClaimedEvent {
-  id: string;
-  claimToken: string;
-  merchantId: number;
-  transactionId: string;
-  type: string;
-  isLive: boolean;
-  body: string;
-  attemptCount: number;
-  liveWebhookUrl: string | null;
-  testWebhookUrl: string | null;
-  webhookSecretEnc: string;
-  /** When the event was written, with its state change. */
-  createdAt: Date;
+export function webhookEventStore(db: Database): WebhookEventStore {
+  return {
+    claimDue: (now, leaseUntil, limit, onlyId) => claimDueEvents(db, now, leaseUntil, limit, onlyId),
+    skipUnroutable: (now, limit) => skipUnroutableEvents(db, now, limit),
+    settle: (event, outcome, attempt) => settleEvent(db, event, outcome, attempt),
+    requeue: (id, now) => requeueEvent(db, id, now),
+    list: (filter) => listEvents(db, filter),
+    backlog: (now) => webhookBacklog(db, now),
+  };
 }
 
 interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
@@ -27,7 +23,7 @@ interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
  * a transaction's events arrive in order; SKIP LOCKED lets dispatchers on one database share the
  * work without waiting on each other or taking the same event.
  */
-export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
+async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
   const claimToken = randomUUID();
   const only = onlyId ?? null;
   // An operator's redelivery of one event (`only`) skips the order rule and is taken even without a
@@ -59,7 +55,7 @@ export async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, 
  * statement, and returns how many: nothing is sent and nothing retried. In bulk, because a merchant
  * without a URL may produce events as fast as the API takes requests.
  */
-export async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
+async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
   return db.$executeRaw`
     WITH unroutable AS (
       SELECT e.id FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
@@ -72,28 +68,11 @@ export async function skipUnroutableEvents(db: Database, now: Date, limit: numbe
     FROM unroutable WHERE w.id = unroutable.id`;
 }
 
-export interface AttemptRecord {
-  attemptedAt: Date;
-  url: string;
-  statusCode: number | null;
-  latencyMs: number;
-  responseBody: string | null;
-  error: string | null;
-  succeeded: boolean;
-  trigger: "schedule" | "manual";
-}
-
-export type EventOutcome =
-  | { state: "DELIVERED"; at: Date }
-  | { state: "PENDING"; nextAttemptAt: Date }
-  | { state: "FAILED" }
-  | { state: "SKIPPED" };
-
 /**
  * Records the attempt (if one was made) and the event's new state, together. A holder whose lease
  * ran out (another dispatcher took the event over) still logs its attempt but leaves the state alone.
  */
-export async function settleEvent(db: Database, event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void> {
+async function settleEvent(db: Database, event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void> {
   const attempted = attempt ? 1 : 0;
   await db.$transaction([
     ...(attempt ? [db.webhookDeliveryAttempt.create({ data: { eventId: event.id, ...attempt } })] : []),
@@ -111,7 +90,7 @@ export async function settleEvent(db: Database, event: ClaimedEvent, outcome: Ev
 }
 
 /** Puts an event back in the queue, due now, with a fresh retry schedule. Null when there is no such event. */
-export async function requeueEvent(db: Database, id: string, now: Date) {
+async function requeueEvent(db: Database, id: string, now: Date) {
   const rows = await db.webhookEvent.updateManyAndReturn({
     where: { id },
     data: { state: "PENDING", attemptCount: 0, nextAttemptAt: now, claimToken: null, deliveredAt: null },
@@ -119,15 +98,8 @@ export async function requeueEvent(db: Database, id: string, now: Date) {
   return rows[0] ?? null;
 }
 
-export interface EventFilter {
-  merchantId?: number;
-  state?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
-  transactionId?: string;
-  limit?: number;
-}
-
 /** Newest first, each with its attempts (newest first). */
-export function listEvents(db: Database, filter: EventFilter = {}) {
+function listEvents(db: Database, filter: EventFilter = {}) {
   return db.webhookEvent.findMany({
     where: {
       ...(filter.merchantId === undefined ? {} : { merchantId: filter.merchantId }),
@@ -140,21 +112,11 @@ export function listEvents(db: Database, filter: EventFilter = {}) {
   });
 }
 
-/** What waits in the outbox (GET /metrics reads it at scrape time). */
-export interface WebhookBacklog {
-  /** Undelivered events: due, held by a dispatcher, or waiting for a retry. */
-  pending: number;
-  /** Events a dispatcher would take now: due, and not behind an undelivered earlier event of their transaction. */
-  due: number;
-  /** When the longest-waiting due event fell due; null when none is due. */
-  oldestDueAt: Date | null;
-}
-
 /**
  * One statement over the PENDING range of the (state, next_attempt_at, seq) index, plus an indexed
  * look-up per pending event for the order rule ((transaction_id, type) index), as the claim does.
  */
-export async function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
+async function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
   const [row] = await db.$queryRaw<{ pending: number; due: number; oldestDueAt: Date | null }[]>`
     SELECT count(*)::int AS pending, (count(*) FILTER (WHERE due))::int AS due,
       min(next_attempt_at) FILTER (WHERE due) AS "oldestDueAt"

@@ -1,16 +1,15 @@
-// The delivery loop: takes due events from the outbox, signs and POSTs them to the merchant's URL
+// The webhook delivery job: takes due events from the outbox, signs and POSTs them to the merchant's URL
 // for the event's mode, records every attempt, and schedules retries. Runs inside the service or
 // alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type { Database } from "../db/types.ts";
+import type { AttemptRecord, ClaimedEvent, EventOutcome, WebhookEventStore } from "../core/stores.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
-import { claimDueEvents, requeueEvent, settleEvent, skipUnroutableEvents, type AttemptRecord, type ClaimedEvent, type EventOutcome } from "./delivery-store.ts";
-import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
-import { nextAttemptAt } from "./retry-schedule.ts";
-import { signatureHeaders } from "./signing.ts";
+import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
+import { nextAttemptAt } from "../webhooks/retry-schedule.ts";
+import { signatureHeaders } from "../webhooks/signing.ts";
 
 /** Events without a URL skipped per statement. */
 const SKIP_BATCH = 1000;
@@ -18,7 +17,8 @@ const SKIP_BATCH = 1000;
 export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
 
 export interface DispatcherDeps {
-  db: Database;
+  /** The outbox (src/db/stores/webhook-events.ts). */
+  events: WebhookEventStore;
   secrets: SecretBox;
   clock: Clock;
   log?: (line: string) => void;
@@ -88,7 +88,7 @@ export class WebhookDispatcher {
 
   /** An operator's redelivery: back in the queue with a fresh schedule, and one attempt now. Null for an unknown id. */
   async redeliver(eventId: string): Promise<DeliveryReport | null> {
-    const requeued = await requeueEvent(this.deps.db, eventId, this.deps.clock.now());
+    const requeued = await this.deps.events.requeue(eventId, this.deps.clock.now());
     if (!requeued) return null;
     const [event] = await this.claim(1, eventId);
     // Another dispatcher took it in between: it is being sent.
@@ -147,12 +147,12 @@ export class WebhookDispatcher {
   }
 
   private skipUnroutable(): Promise<number> {
-    return skipUnroutableEvents(this.deps.db, this.deps.clock.now(), SKIP_BATCH);
+    return this.deps.events.skipUnroutable(this.deps.clock.now(), SKIP_BATCH);
   }
 
   private claim(limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
     const now = this.deps.clock.now();
-    return claimDueEvents(this.deps.db, now, new Date(now.getTime() + this.leaseMs), limit, onlyId);
+    return this.deps.events.claimDue(now, new Date(now.getTime() + this.leaseMs), limit, onlyId);
   }
 
   private async attempt(event: ClaimedEvent, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
@@ -161,7 +161,7 @@ export class WebhookDispatcher {
     if (!url) {
       // The URL was removed after the event was claimed (or an operator redelivers it): skipped, never retried.
       const outcome: EventOutcome = { state: "SKIPPED" };
-      await settleEvent(this.deps.db, event, outcome, null);
+      await this.deps.events.settle(event, outcome, null);
       return { eventId: event.id, type: event.type, outcome, attempt: null };
     }
     const attemptedAt = this.deps.clock.now();
@@ -186,7 +186,7 @@ export class WebhookDispatcher {
     };
     const outcome = this.outcomeOf(event, result);
     this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
-    await settleEvent(this.deps.db, event, outcome, attempt);
+    await this.deps.events.settle(event, outcome, attempt);
     if (!result.ok) {
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}`;
       const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";

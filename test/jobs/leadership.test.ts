@@ -2,8 +2,8 @@
 // and another instance takes over when it stops; the embedded database's one process always leads.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemClock } from "../../src/core/gateway.ts";
-import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader, type Leadership } from "../../src/lifecycle/leadership.ts";
-import { PaymentWatcher } from "../../src/lifecycle/payment-watcher.ts";
+import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader, type Leadership } from "../../src/jobs/leadership.ts";
+import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
@@ -31,7 +31,7 @@ afterAll(async () => {
 function watcher(leadership: Leadership): PaymentWatcher {
   const chains = new ChainWatchers({ timeoutMs: 1000, esplora: { BTC: { test: esplora.url }, LTC: {} }, evm: { ethereum: {}, bsc: {} } });
   const settings = { intervalMs: 1000, concurrency: 1, lateGraceMs: 0, requiredConfirmations: () => 2 };
-  return new PaymentWatcher(t.gateway, t.db, chains, systemClock, settings, () => {}, leadership);
+  return new PaymentWatcher(t.gateway, chains, settings, () => {}, leadership);
 }
 
 it("lets one instance watch at a time, and another take over when it stops", async () => {

@@ -4,9 +4,9 @@
 // instances (the primary key serialises the writers of one counter), with the read of the
 // address's failed authentications beside it. Outages reach the caller as the core's
 // database_unavailable, as on every query of this client.
-import type { RateLimitCounters } from "../core/rate-limits.ts";
-import { Prisma } from "./generated/client.ts";
-import type { Database } from "./types.ts";
+import type { RateLimitCounters } from "../../core/rate-limits.ts";
+import { Prisma } from "../generated/client.ts";
+import type { Database } from "../types.ts";
 
 export function rateLimitCounters(db: Database): RateLimitCounters {
   return {

@@ -1,11 +1,10 @@
 // Watches the payment addresses of open transactions through the chain nodes and feeds what it sees
 // to the core (applyReceipts), which records it and moves the transaction on. It also keeps an eye
 // on recently abandoned addresses, so that a late payment is recorded rather than lost. Of several
-// instances on one PostgreSQL database, one watches at a time (src/lifecycle/leadership.ts).
+// instances on one PostgreSQL database, one watches at a time (src/jobs/leadership.ts).
 import type { PaymentGateway } from "../core/gateway.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
-import type { ChainWatcher, Clock, ObservedReceipt } from "../core/ports.ts";
-import type { Database } from "../db/types.ts";
+import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
 import type { WatcherMetrics } from "../observability/hooks.ts";
 import { soleLeader, type Leadership } from "./leadership.ts";
 import { Ticker } from "./ticker.ts";
@@ -40,9 +39,7 @@ export class PaymentWatcher extends Ticker {
 
   constructor(
     private readonly gateway: PaymentGateway,
-    private readonly db: Database,
     private readonly chains: ConfiguredChains,
-    private readonly clock: Clock,
     private readonly settings: WatchSettings,
     log: (line: string) => void = () => {},
     /** Several instances on one database: only the leader reads the nodes. */
@@ -61,23 +58,7 @@ export class PaymentWatcher extends Ticker {
   async tick(): Promise<WatchReport> {
     if (!(await this.leadership.isLeader())) return { watched: 0, changed: 0, failed: 0 };
     const started = performance.now();
-    const now = this.clock.now();
-    const rows = await this.db.transaction.findMany({
-      where: {
-        paymentAddress: { not: null },
-        OR: [{ status: "PENDING" }, { status: "ABANDONED", expiresAt: { gt: new Date(now.getTime() - this.settings.lateGraceMs) } }],
-      },
-      select: {
-        id: true,
-        isLive: true,
-        paymentCurrencyId: true,
-        paymentAddress: true,
-        initiatedAt: true,
-        receipts: { where: { source: "chain", status: { not: "DROPPED" } }, select: { key: true, amount: true, status: true } },
-      },
-      orderBy: { expiresAt: "asc" },
-      take: MAX_PER_PASS,
-    });
+    const rows = await this.gateway.watchList(this.settings.lateGraceMs, MAX_PER_PASS);
     const report: WatchReport = { watched: 0, changed: 0, failed: 0 };
     const failures = new Map<string, { message: string; variable: string | undefined }>();
     const answered = new Set<string>();

@@ -1,0 +1,21 @@
+// What every operation of the core is given: its stores, its ports and its policy. The gateway
+// (src/core/gateway.ts) holds one of these; adapters never see it.
+import type { Credentials } from "./merchants/credentials.ts";
+import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
+import type { SecretBox } from "./secrets.ts";
+import type { Stores } from "./stores.ts";
+import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
+
+export interface CoreDeps {
+  stores: Stores;
+  credentials: Credentials;
+  prices: PriceFeed;
+  rails: PaymentRails;
+  qr: QrRenderer;
+  clock: Clock;
+  secrets: SecretBox;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may name private and loopback addresses. */
+  allowPrivateWebhookUrls: boolean;
+  /** Windows and tolerance of a transaction's life. */
+  lifecycle: LifecyclePolicy;
+}

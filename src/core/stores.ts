@@ -1,0 +1,311 @@
+// What the core needs from its database: one store per kind of record. src/db/ implements them on
+// Prisma (src/db/stores.ts); the core imports only their types, so every query lives in src/db and
+// every rule here. Row types are Prisma's generated model types (one definition, from the schema).
+import type { Decimal } from "decimal.js";
+import type { Prisma, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "../db/types.ts";
+import type { KybStatus } from "./merchants/kyb.ts";
+import type { TransactionRecord } from "./transactions/record.ts";
+
+// ── Transactions ────────────────────────────────────────────────────────────────────────────────
+
+/** A transaction as initialize creates it, before it is written. */
+export interface NewTransaction {
+  id: string;
+  reference: string;
+  merchantId: number;
+  customerEmail: string;
+  customerName: string | null;
+  paymentLinkId: number | null;
+  isLive: boolean;
+  description: string | null;
+  /** A decimal string within the column's precision. */
+  initializedAmount: string;
+  initializedCurrencyId: number;
+  requestMeta: Record<string, unknown>;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** An Idempotency-Key as it is remembered with the transaction its request made (src/core/idempotency.ts). */
+export interface IdempotencyRecord {
+  merchantId: number;
+  isLive: boolean;
+  key: string;
+  /** `initialize`, or `initiate:<transaction id>`. */
+  operation: string;
+  fingerprint: string;
+}
+
+/** Initiate's move INITIATED → PENDING, written in one database transaction with the wallet's next index. */
+export interface PendingMove {
+  transactionId: string;
+  walletId: number;
+  /** Remembered first, so a concurrent request with the same key fails (DuplicateKeyError) and replays ours. */
+  idempotency: IdempotencyRecord | null;
+  now: Date;
+  /** The address at the index just taken from the wallet; throwing rolls the whole move back. */
+  addressAt(extendedPublicKey: string, index: number): string;
+  fields: {
+    paymentCurrencyId: number;
+    /** Decimal strings within the columns' precision. */
+    paymentAmount: string;
+    quoteRate: string;
+    quoteSource: string;
+    quotedAt: Date;
+    refundAddress: string | null;
+    expiresAt: Date;
+  };
+}
+
+/** One receipt at a payment address, as the lifecycle records it. */
+export interface ReceiptWrite {
+  key: string;
+  txHash: string | null;
+  amount: Decimal;
+  confirmations: number;
+  blockHeight: number | null;
+  confirmed: boolean;
+}
+
+/** What the receipts of a transaction add up to, with what they are compared against. */
+export interface ReceiptTotals {
+  status: TransactionStatus;
+  paymentAmount: Decimal | null;
+  confirmed: Decimal;
+  unconfirmed: Decimal;
+}
+
+/** An open transaction whose window has closed: the lifecycle decides whether it is abandoned. */
+export type ExpiryCandidate = Pick<TransactionRecord, "id" | "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed" | "expiresAt">;
+
+/** An address the payment watcher reads, with the chain receipts already recorded for it. */
+export interface WatchedAddress {
+  id: string;
+  isLive: boolean;
+  paymentCurrencyId: number | null;
+  paymentAddress: string | null;
+  initiatedAt: Date | null;
+  receipts: { key: string; amount: { toString(): string }; status: string }[];
+}
+
+export interface TransactionStore {
+  /**
+   * Initialize's write: the transaction, its payment.initiated event and the Idempotency-Key in one
+   * statement (initialize is the hot path). A key already taken fails it with DuplicateKeyError.
+   */
+  insertInitiated(transaction: NewTransaction, merchant: { name: string }, idempotency: IdempotencyRecord | null): Promise<Transaction>;
+  /** The transaction of this merchant and mode, or null. `id` is a lower-case UUID. */
+  findFor(id: string, merchantId: number, isLive: boolean): Promise<TransactionRecord | null>;
+  /** The wallet that receives this merchant's payments in a currency and mode, or null. */
+  walletFor(merchantId: number, currencyId: number, isLive: boolean): Promise<number | null>;
+  /**
+   * Takes the wallet's next index (its row lock serialises initiates of one wallet across instances)
+   * and moves the transaction to PENDING if it is still INITIATED; null when it is not.
+   */
+  moveToPending(move: PendingMove): Promise<TransactionRecord | null>;
+  /**
+   * Under the transaction's row lock: upserts the receipts, marks `dropOthersOf`'s other receipts
+   * dropped (reorganised away), totals them, and writes the totals, SUCCESSFUL when `completes` says so.
+   */
+  recordReceipts(
+    transactionId: string,
+    receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean },
+    now: Date,
+    completes: (totals: ReceiptTotals) => boolean,
+  ): Promise<TransactionRecord>;
+  /** INITIATED and PENDING transactions whose window closed by `now`, oldest deadline first, after `after`. */
+  openPastDue(now: Date, limit: number, after?: { expiresAt: Date; id: string }): Promise<ExpiryCandidate[]>;
+  /** Moves the still-open ones of `ids` to ABANDONED (with `closedAt` as their end when given); returns those. */
+  abandon(ids: string[], closedAt?: Date): Promise<TransactionRecord[]>;
+  /** PENDING addresses, and those abandoned after `lateSince` (late payments), oldest deadline first. */
+  watchList(lateSince: Date, limit: number): Promise<WatchedAddress[]>;
+}
+
+// ── Credentials and Idempotency-Keys ────────────────────────────────────────────────────────────
+
+export interface MerchantIdentity {
+  id: number;
+  name: string;
+  active: boolean;
+  kybStatus: KybStatus;
+}
+
+export interface ApiKeyRow {
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  revokedAt: Date | null;
+  keyHash: string;
+  merchant: MerchantIdentity;
+}
+
+export interface PaymentLinkRow {
+  id: number;
+  isLive: boolean;
+  active: boolean;
+  merchant: MerchantIdentity;
+}
+
+export interface CredentialStore {
+  apiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
+  paymentLinkBySlug(slug: string): Promise<PaymentLinkRow | null>;
+}
+
+export interface IdempotencyStore {
+  /** What the key of this merchant and mode was used for, or null when it is new. */
+  find(merchantId: number, isLive: boolean, key: string): Promise<{ operation: string; fingerprint: string; transactionId: string } | null>;
+  /** Forgets keys made before `before`; returns how many. */
+  pruneBefore(before: Date): Promise<number>;
+}
+
+// ── Merchants ───────────────────────────────────────────────────────────────────────────────────
+
+export interface ApiKeyWrite {
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  /** What a list shows of the key: a public key whole, a secret key's first characters. */
+  prefix: string;
+  keyHash: string;
+}
+
+export interface WalletWrite {
+  currencyId: number;
+  isLive: boolean;
+  extendedPublicKey: string;
+}
+
+export interface MerchantWrite {
+  name: string;
+  kybStatus: KybStatus;
+  liveWebhookUrl: string | null;
+  testWebhookUrl: string | null;
+  webhookSecretEnc: string;
+  apiKeys: ApiKeyWrite[];
+  wallets: WalletWrite[];
+}
+
+export interface MerchantChanges {
+  active?: boolean;
+  kybStatus?: KybStatus;
+  liveWebhookUrl?: string | null;
+  testWebhookUrl?: string | null;
+  wallets: WalletWrite[];
+}
+
+/** A merchant with its wallets per currency and mode, as an operator sees it after a change. */
+export type MerchantWithWallets = Prisma.MerchantGetPayload<{
+  include: { paymentProcessors: { include: { currency: true; wallet: true } } };
+}>;
+
+export type MerchantUpdate =
+  | { ok: true; merchant: MerchantWithWallets }
+  | { ok: false; problem: "no_merchant" }
+  /** The key is another merchant's wallet already: two merchants would receive to the same addresses. */
+  | { ok: false; problem: "wallet_taken"; currencyId: number };
+
+export interface MerchantStore {
+  /** The merchant, its keys and wallets, in one database transaction. */
+  create(merchant: MerchantWrite): Promise<{ id: number; name: string }>;
+  /** The changes and wallets in one database transaction; a wallet key seen before keeps its counter. */
+  update(id: number, changes: MerchantChanges): Promise<MerchantUpdate>;
+  /** Null when there is no such merchant. */
+  createPaymentLink(merchantId: number, isLive: boolean, slug: string): Promise<{ slug: string } | null>;
+}
+
+// ── Test rates ──────────────────────────────────────────────────────────────────────────────────
+
+export interface StoredTestRate {
+  crypto: string;
+  fiat: string;
+  /** Fiat per one coin, as stored (decimal string). */
+  rate: string;
+  updatedAt: Date;
+}
+
+export interface TestRateStore {
+  get(crypto: string, fiat: string): Promise<string | null>;
+  list(): Promise<StoredTestRate[]>;
+  set(crypto: string, fiat: string, rate: string): Promise<StoredTestRate>;
+}
+
+// ── Webhook events (the outbox) ─────────────────────────────────────────────────────────────────
+
+/** An event a dispatcher holds, with what it needs to send it. */
+export interface ClaimedEvent {
+  id: string;
+  claimToken: string;
+  merchantId: number;
+  transactionId: string;
+  type: string;
+  isLive: boolean;
+  body: string;
+  attemptCount: number;
+  liveWebhookUrl: string | null;
+  testWebhookUrl: string | null;
+  webhookSecretEnc: string;
+  /** When the event was written, with its state change. */
+  createdAt: Date;
+}
+
+export interface AttemptRecord {
+  attemptedAt: Date;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  error: string | null;
+  succeeded: boolean;
+  trigger: "schedule" | "manual";
+}
+
+export type EventOutcome =
+  | { state: "DELIVERED"; at: Date }
+  | { state: "PENDING"; nextAttemptAt: Date }
+  | { state: "FAILED" }
+  | { state: "SKIPPED" };
+
+export interface EventFilter {
+  merchantId?: number;
+  state?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+  transactionId?: string;
+  limit?: number;
+}
+
+export type EventWithAttempts = WebhookEvent & { attempts: WebhookDeliveryAttempt[]; transaction: { reference: string } };
+
+/** What waits in the outbox (GET /metrics reads it at scrape time). */
+export interface WebhookBacklog {
+  /** Undelivered events: due, held by a dispatcher, or waiting for a retry. */
+  pending: number;
+  /** Events a dispatcher would take now: due, and not behind an undelivered earlier event of their transaction. */
+  due: number;
+  /** When the longest-waiting due event fell due; null when none is due. */
+  oldestDueAt: Date | null;
+}
+
+export interface WebhookEventStore {
+  /**
+   * Takes up to `limit` due events and holds them until `leaseUntil`. Only the oldest undelivered
+   * event of each transaction is due, so a transaction's events arrive in order. `onlyId`: an
+   * operator's redelivery of one event, taken regardless of order and URL.
+   */
+  claimDue(now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]>;
+  /** Marks due events whose merchant has no URL for their mode as skipped, up to `limit`; returns how many. */
+  skipUnroutable(now: Date, limit: number): Promise<number>;
+  /** Records the attempt (if any) and the new state together; a holder whose lease ran out only logs its attempt. */
+  settle(event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void>;
+  /** Due now with a fresh retry schedule; null when there is no such event. */
+  requeue(id: string, now: Date): Promise<{ type: string; nextAttemptAt: Date } | null>;
+  /** Newest first, each with its attempts (newest first). */
+  list(filter: EventFilter): Promise<EventWithAttempts[]>;
+  backlog(now: Date): Promise<WebhookBacklog>;
+}
+
+/** Every store, as src/db/stores.ts makes them on one database. */
+export interface Stores {
+  transactions: TransactionStore;
+  credentials: CredentialStore;
+  idempotency: IdempotencyStore;
+  merchants: MerchantStore;
+  testRates: TestRateStore;
+  webhookEvents: WebhookEventStore;
+}

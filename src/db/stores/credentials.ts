@@ -1,0 +1,16 @@
+// API keys and payment links, looked up by what a request carries (a key's hash, a link's slug).
+import type { CredentialStore } from "../../core/stores.ts";
+import type { Database } from "../types.ts";
+import { merchantIdentity } from "./rows.ts";
+
+export function credentialStore(db: Database): CredentialStore {
+  return {
+    apiKeyByHash: (keyHash) =>
+      db.apiKey.findUnique({
+        where: { keyHash },
+        select: { kind: true, isLive: true, revokedAt: true, keyHash: true, merchant: merchantIdentity },
+      }),
+    paymentLinkBySlug: (slug) =>
+      db.paymentLink.findUnique({ where: { slug }, select: { id: true, isLive: true, active: true, merchant: merchantIdentity } }),
+  };
+}

@@ -1,0 +1,20 @@
+// Every store of the core (src/core/stores.ts) on one Prisma client.
+import type { Stores } from "../../core/stores.ts";
+import type { Database } from "../types.ts";
+import { credentialStore } from "./credentials.ts";
+import { idempotencyStore } from "./idempotency.ts";
+import { merchantStore } from "./merchants.ts";
+import { testRateStore } from "./test-rates.ts";
+import { transactionStore } from "./transactions.ts";
+import { webhookEventStore } from "./webhook-events.ts";
+
+export function prismaStores(db: Database): Stores {
+  return {
+    transactions: transactionStore(db),
+    credentials: credentialStore(db),
+    idempotency: idempotencyStore(db),
+    merchants: merchantStore(db),
+    testRates: testRateStore(db),
+    webhookEvents: webhookEventStore(db),
+  };
+}

@@ -1,0 +1,13 @@
+// What REST and GraphQL read from request headers before they ask the core: the credential and the
+// Idempotency-Key. The core takes plain values; HTTP's forms of them stay here.
+
+/** The key from `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  return match?.[1];
+}
+
+/** The `Idempotency-Key` header's value (Node joins a repeated header with ", ", which the core refuses as malformed). */
+export function idempotencyKeyHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
