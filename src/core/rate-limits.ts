@@ -1,7 +1,7 @@
 // Rate limits (README "Rate limits"): which bucket a request counts against, how many hits a
 // window allows, and which failures count as failed authentication. Windows are fixed (they start
 // at multiples of their length); the counters live in a store every instance shares, behind the
-// port below (src/db/rate-limit-counters.ts implements it). The HTTP layer asks and answers; the
+// port below (src/db/stores/rate-limit-counters.ts implements it). The HTTP layer asks and answers; the
 // rules are here.
 import { createHash } from "node:crypto";
 import ipaddr from "ipaddr.js";

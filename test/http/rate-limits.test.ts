@@ -142,6 +142,24 @@ describe("per API key", () => {
     expect(secret.headers.get("ratelimit-remaining")).toBe("2");
   });
 
+  it("lets a checkout page read the 429: CORS headers, with Retry-After and the RateLimit headers exposed", async () => {
+    const g = await gateway({ test: { limit: 1, windowMs: 1000 } }, { clock: testClock() });
+    const keys = await g.merchant();
+    const fromPage = () =>
+      fetch(`${g.url}/v1/transaction`, {
+        method: "POST",
+        headers: { origin: "https://shop.example.com", "content-type": "application/json", authorization: `Bearer ${keys.testPublicKey}` },
+        body: JSON.stringify(order),
+      });
+    expect((await fromPage()).status).toBe(201);
+    const refused = await fromPage();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual(limitedBody("Too many requests: requests with this test API key are limited to 1 per second; retry after 1 s"));
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    const exposed = (refused.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(",");
+    expect(exposed).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy"]));
+  });
+
   it("is shared by two instances on one database", async () => {
     const clock = testClock();
     const policy = { test: { limit: 3, windowMs: 1000 } };
