@@ -83,9 +83,7 @@ async function main(): Promise<void> {
     process.stdout.write(`making ${total} fresh ${slug} test keys … `);
     const fresh = Array.from({ length: total }, () => rails.createTestWallet(crypto));
     console.log("done");
-    results.push(
-      await measure(`derive ${slug} cold (fresh key)`, DERIVE_N, (i) => rails.deriveAddress(crypto, false, fresh[i]!, i)),
-    );
+    results.push(await measure(`derive ${slug} cold (fresh key)`, DERIVE_N, (i) => rails.deriveAddress(crypto, false, fresh[i]!, i)));
   }
 
   const uriFor = (slug: string, amount: string) => {
@@ -96,7 +94,10 @@ async function main(): Promise<void> {
   const btcUri = uriFor("BTC", "0.00153847");
   const usdtUri = uriFor("USDT", "100.5");
   const qr = new PngQrRenderer({ cacheSize: 0 });
-  for (const [name, uri] of [["BIP21 BTC", btcUri], ["EIP-681 USDT", usdtUri]] as const) {
+  for (const [name, uri] of [
+    ["BIP21 BTC", btcUri],
+    ["EIP-681 USDT", usdtUri],
+  ] as const) {
     console.log(`${name} URI (${uri.length} chars): ${uri}`);
     results.push(await measure(`qr ${name}`, QR_N, () => qr.dataUrl(uri)));
   }

@@ -59,6 +59,6 @@ export function formatTable(rows: Row[]): string {
       })
       .join(" | ") +
     " |";
-  const rule = "|" + widths.map((w, i) => (RIGHT_ALIGNED.has(COLUMNS[i] ?? "") ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|") + "|";
+  const rule = `|${widths.map((w, i) => (RIGHT_ALIGNED.has(COLUMNS[i] ?? "") ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
   return [line(COLUMNS), rule, ...cells.map(line)].join("\n");
 }

@@ -65,7 +65,14 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 }
 
 function databaseList(text: string): DatabaseKind[] {
-  const names = [...new Set(text.split(",").map((name) => name.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
   const known = (name: string): name is DatabaseKind => (DATABASES as readonly string[]).includes(name);
   const unknown = names.filter((name) => !known(name));
   if (names.length === 0 || unknown.length > 0) {
@@ -293,15 +300,31 @@ async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, 
 async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cleanup, problems: string[]): Promise<Row[]> {
   const tag = `[${kind}]`;
   const load = `${settings.connections} connections`;
-  const target = await phase(`${tag} prepare database`, () => prepareTarget(kind, settings, cleanup), (t) => t.description);
+  const target = await phase(
+    `${tag} prepare database`,
+    () => prepareTarget(kind, settings, cleanup),
+    (t) => t.description,
+  );
   const ceiling = await phase(
     `${tag} ceiling insert (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
     () => runCeiling(kind, target, settings, cleanup),
     describe,
   );
-  const merchant = await phase(`${tag} merchant create (CLI)`, () => createMerchant(target.serviceEnv), (m) => `merchant ${m.id}`);
-  const unlimited = await phase(`${tag} initialize, no rate limits`, () => runUnlimited(kind, target, merchant, settings, cleanup, problems), describe);
-  const service = await phase(`${tag} start service`, () => serve("paygate", SERVICE_ARGS, target.serviceEnv, cleanup), (s) => s.url);
+  const merchant = await phase(
+    `${tag} merchant create (CLI)`,
+    () => createMerchant(target.serviceEnv),
+    (m) => `merchant ${m.id}`,
+  );
+  const unlimited = await phase(
+    `${tag} initialize, no rate limits`,
+    () => runUnlimited(kind, target, merchant, settings, cleanup, problems),
+    describe,
+  );
+  const service = await phase(
+    `${tag} start service`,
+    () => serve("paygate", SERVICE_ARGS, target.serviceEnv, cleanup),
+    (s) => s.url,
+  );
   try {
     const initialize = await phase(
       `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
@@ -313,7 +336,11 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       () => runInitiate(kind, service.url, merchant, initialize.ids, settings),
       (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
     );
-    const code = await phase(`${tag} stop service`, () => stop(service), (c) => `exit code ${c ?? "(signal)"}`);
+    const code = await phase(
+      `${tag} stop service`,
+      () => stop(service),
+      (c) => `exit code ${c ?? "(signal)"}`,
+    );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
     const rows = [ceiling, unlimited, initialize.row, initiate];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
@@ -325,7 +352,14 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
 }
 
 /** Initialize on a service with every rate limit off, started and stopped for it (PGlite admits one process at a time). */
-async function runUnlimited(kind: DatabaseKind, target: Target, merchant: Merchant, settings: Settings, cleanup: Cleanup, problems: string[]): Promise<Row> {
+async function runUnlimited(
+  kind: DatabaseKind,
+  target: Target,
+  merchant: Merchant,
+  settings: Settings,
+  cleanup: Cleanup,
+  problems: string[],
+): Promise<Row> {
   const service = await serve("paygate (no rate limits)", SERVICE_ARGS, withoutRateLimits(target.serviceEnv), cleanup);
   try {
     const { row } = await runInitialize(kind, service.url, merchant, settings, "initialize, no rate limits");
@@ -354,7 +388,7 @@ async function writeResults(rows: Row[], settings: Settings, startedAt: Date): P
     machine: { cpus: os.cpus().length, loadAverageAtEnd: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` },
     rows,
   };
-  await writeFile(file, JSON.stringify(report, null, 2) + "\n");
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }
 
@@ -391,7 +425,11 @@ async function main(): Promise<number> {
       try {
         rows.push(...(await benchDatabase(kind, settings, cleanup, problems)));
       } finally {
-        await phase(`[${kind}] clean up`, () => cleanup.unwindTo(mark, console.error), (ok) => (ok ? "done" : "incomplete"));
+        await phase(
+          `[${kind}] clean up`,
+          () => cleanup.unwindTo(mark, console.error),
+          (ok) => (ok ? "done" : "incomplete"),
+        );
       }
     }
   } catch (error) {
@@ -404,7 +442,9 @@ async function main(): Promise<number> {
   console.log(`\n${formatTable(results)}\n`);
   console.log(`JSON: ${await writeResults(results, settings, startedAt)}`);
   for (const row of results.filter((r) => r.errors > 0)) {
-    problems.push(`${row.database} ${row.scenario}: ${row.errors} failed requests (${JSON.stringify(row.statusCodes)}); first: ${row.firstErrorBody ?? "a socket error"}`);
+    problems.push(
+      `${row.database} ${row.scenario}: ${row.errors} failed requests (${JSON.stringify(row.statusCodes)}); first: ${row.firstErrorBody ?? "a socket error"}`,
+    );
   }
   for (const problem of problems) console.error(`problem: ${problem}`);
   return problems.length === 0 ? 0 : 1;

@@ -9,7 +9,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { loadConfig } from "../src/config.ts";
-import { systemClock } from "../src/core/gateway.ts";
 import { CRYPTO_CURRENCIES } from "../src/core/money/currencies.ts";
 import { PaymentWatcher } from "../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../src/rails/chains/index.ts";
@@ -60,9 +59,19 @@ async function main(): Promise<void> {
         const n = Math.min(500, target - made);
         await rt.database.db.transaction.createManyAndReturn({
           data: Array.from({ length: n }, (_, i) => ({
-            id: randomUUID(), reference: `bq_watch${made + i}`, merchantId: merchant.id, customerEmail: "w@example.com", isLive: false,
-            status: "PENDING" as const, initializedAmount: "10", initializedCurrencyId: 1, paymentCurrencyId: BTC.id,
-            paymentAmount: "0.0001", paymentAddress: `tb1qwatch${made + i}`, initiatedAt: now, expiresAt: new Date(now.getTime() + 3_600_000),
+            id: randomUUID(),
+            reference: `bq_watch${made + i}`,
+            merchantId: merchant.id,
+            customerEmail: "w@example.com",
+            isLive: false,
+            status: "PENDING" as const,
+            initializedAmount: "10",
+            initializedCurrencyId: 1,
+            paymentCurrencyId: BTC.id,
+            paymentAmount: "0.0001",
+            paymentAddress: `tb1qwatch${made + i}`,
+            initiatedAt: now,
+            expiresAt: new Date(now.getTime() + 3_600_000),
           })),
           select: { id: true },
         });
@@ -71,7 +80,10 @@ async function main(): Promise<void> {
         node.latency(latency);
         for (const concurrency of CONCURRENCIES) {
           const watcher = new PaymentWatcher(rt.gateway, chains, {
-            intervalMs: INTERVAL_S * 1000, concurrency, lateGraceMs: 0, requiredConfirmations: () => 2,
+            intervalMs: INTERVAL_S * 1000,
+            concurrency,
+            lateGraceMs: 0,
+            requiredConfirmations: () => 2,
           });
           const before = node.requests();
           const started = performance.now();
@@ -80,8 +92,12 @@ async function main(): Promise<void> {
           const requests = node.requests() - before;
           if (report.failed > 0) throw new Error(`${report.failed} addresses could not be read`);
           const perSecond = report.watched / seconds;
-          rows.push(`| ${target} | ${latency} | ${concurrency} | ${seconds.toFixed(2)} | ${requests} | ${(requests / INTERVAL_S).toFixed(0)} | ${perSecond.toFixed(0)} | ${Math.floor(perSecond * INTERVAL_S)} |`);
-          console.log(`  latency ${latency} ms, concurrency ${concurrency}: ${report.watched} addresses in ${seconds.toFixed(2)} s, ${requests} node requests`);
+          rows.push(
+            `| ${target} | ${latency} | ${concurrency} | ${seconds.toFixed(2)} | ${requests} | ${(requests / INTERVAL_S).toFixed(0)} | ${perSecond.toFixed(0)} | ${Math.floor(perSecond * INTERVAL_S)} |`,
+          );
+          console.log(
+            `  latency ${latency} ms, concurrency ${concurrency}: ${report.watched} addresses in ${seconds.toFixed(2)} s, ${requests} node requests`,
+          );
         }
       }
     }
@@ -90,7 +106,9 @@ async function main(): Promise<void> {
     await node.close();
     await scratch.drop();
   }
-  console.log(`\n| open transactions | node latency ms | concurrency | one pass s | node requests per pass | node req/s at ${INTERVAL_S} s | addresses/s | addresses per ${INTERVAL_S} s interval |`);
+  console.log(
+    `\n| open transactions | node latency ms | concurrency | one pass s | node requests per pass | node req/s at ${INTERVAL_S} s | addresses/s | addresses per ${INTERVAL_S} s interval |`,
+  );
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
 }

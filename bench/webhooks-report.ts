@@ -25,10 +25,19 @@ export function percentile(sorted: readonly number[], p: number): number | null 
 export function formatTable(rows: Row[]): string {
   const titles = ["dispatchers", "poll ms", "scenario", "events", "events/s", "p50 ms", "p99 ms", "max ms", "duplicates"];
   const text = (v: number | null) => (v === null ? "–" : String(v));
-  const cells = rows.map((r) => [String(r.dispatchers), String(r.pollMs), r.scenario, String(r.events), r.eventsPerSecond?.toFixed(1) ?? "–",
-    text(r.p50Ms), text(r.p99Ms), text(r.maxMs), String(r.duplicates)]);
+  const cells = rows.map((r) => [
+    String(r.dispatchers),
+    String(r.pollMs),
+    r.scenario,
+    String(r.events),
+    r.eventsPerSecond?.toFixed(1) ?? "–",
+    text(r.p50Ms),
+    text(r.p99Ms),
+    text(r.maxMs),
+    String(r.duplicates),
+  ]);
   const widths = titles.map((t, i) => Math.max(t.length, ...cells.map((c) => (c[i] ?? "").length)));
   const line = (values: string[]) => `| ${values.map((v, i) => (i === 2 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(" | ")} |`;
-  const rule = `|${widths.map((w, i) => (i === 2 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`;
+  const rule = `|${widths.map((w, i) => (i === 2 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`;
   return [line(titles), rule, ...cells.map(line)].join("\n");
 }

@@ -37,7 +37,12 @@ const SCENARIOS = [1, 2].flatMap((dispatchers) => [
 ]);
 type Scenario = (typeof SCENARIOS)[number];
 
-interface Settings { events: number; rate: number; seconds: number; postgresAdminUrl: string }
+interface Settings {
+  events: number;
+  rate: number;
+  seconds: number;
+  postgresAdminUrl: string;
+}
 
 class SettingsError extends Error {}
 
@@ -98,7 +103,11 @@ async function awaitDeliveries(receiver: WebhookReceiver, expected: ReadonlySet<
 
 async function runScenario(s: Scenario, settings: Settings, receiver: WebhookReceiver, cleanup: Cleanup): Promise<Row> {
   const tag = `[${s.dispatchers} dispatcher${s.dispatchers > 1 ? "s" : ""}, poll ${s.pollMs} ms, ${s.kind}]`;
-  const database = await phase(`${tag} fresh database`, () => createScratchDatabase(settings.postgresAdminUrl), (d) => d.name);
+  const database = await phase(
+    `${tag} fresh database`,
+    () => createScratchDatabase(settings.postgresAdminUrl),
+    (d) => d.name,
+  );
   cleanup.defer(`drop database ${database.name}`, () => database.drop());
   const env = workerEnv(database.url, randomBytes(32).toString("base64"), s.pollMs);
   // This process writes the events through the core, as the service would (migrations applied here).
@@ -118,17 +127,33 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   let workers: Child[];
   let warmUp = new Set<string>();
   if (s.kind === "throughput") {
-    await phase(`${tag} write ${settings.events} events (${PRELOAD_CALLERS} callers)`, async () => {
-      let next = 0;
-      await Promise.all(Array.from({ length: PRELOAD_CALLERS }, async () => { while (next < settings.events) await write(next++); }));
-      // Held back until every worker is up, so that none starts with a head start. Shifted, not set:
-      // equal due times would make each claim sort the whole backlog (seen: ~35 events/s).
-      await rt.database.db.$executeRaw`UPDATE webhook_events SET next_attempt_at = next_attempt_at + interval '1 day'`;
-    }, () => `${commits.size} written`);
-    workers = await phase(`${tag} start ${s.dispatchers} worker(s)`, () => startWorkers(s.dispatchers, env, database.url, cleanup), () => "running");
+    await phase(
+      `${tag} write ${settings.events} events (${PRELOAD_CALLERS} callers)`,
+      async () => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: PRELOAD_CALLERS }, async () => {
+            while (next < settings.events) await write(next++);
+          }),
+        );
+        // Held back until every worker is up, so that none starts with a head start. Shifted, not set:
+        // equal due times would make each claim sort the whole backlog (seen: ~35 events/s).
+        await rt.database.db.$executeRaw`UPDATE webhook_events SET next_attempt_at = next_attempt_at + interval '1 day'`;
+      },
+      () => `${commits.size} written`,
+    );
+    workers = await phase(
+      `${tag} start ${s.dispatchers} worker(s)`,
+      () => startWorkers(s.dispatchers, env, database.url, cleanup),
+      () => "running",
+    );
     await rt.database.db.$executeRaw`UPDATE webhook_events SET next_attempt_at = next_attempt_at - interval '1 day'`;
   } else {
-    workers = await phase(`${tag} start ${s.dispatchers} worker(s)`, () => startWorkers(s.dispatchers, env, database.url, cleanup), () => "running");
+    workers = await phase(
+      `${tag} start ${s.dispatchers} worker(s)`,
+      () => startWorkers(s.dispatchers, env, database.url, cleanup),
+      () => "running",
+    );
     // A few deliveries first, so that the measured ones do not pay for the workers' cold start (JIT).
     for (let i = 0; i < WARM_UP_EVENTS; i++) await write(-1 - i);
     warmUp = await eventIds();
@@ -136,24 +161,32 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
     await delay(1_000); // idle again: polling an empty outbox
     receiver.arrivals = [];
     const total = settings.rate * settings.seconds;
-    await phase(`${tag} write ${settings.rate}/s for ${settings.seconds} s`, async () => {
-      const started = performance.now();
-      const pending: Promise<void>[] = [];
-      for (let i = 0; i < total; i++) {
-        const wait = started + (i * 1000) / settings.rate - performance.now();
-        if (wait > 0) await delay(wait);
-        if (interrupted) break;
-        const written = write(i); // not awaited here: a slow commit must not hold back the next write
-        written.catch(() => {}); // handled by Promise.all below; this keeps an early failure from crashing the clean-up
-        pending.push(written);
-      }
-      await Promise.all(pending);
-      return total / ((performance.now() - started) / 1000);
-    }, (rate) => `${commits.size} written, ${rate.toFixed(1)}/s achieved`);
+    await phase(
+      `${tag} write ${settings.rate}/s for ${settings.seconds} s`,
+      async () => {
+        const started = performance.now();
+        const pending: Promise<void>[] = [];
+        for (let i = 0; i < total; i++) {
+          const wait = started + (i * 1000) / settings.rate - performance.now();
+          if (wait > 0) await delay(wait);
+          if (interrupted) break;
+          const written = write(i); // not awaited here: a slow commit must not hold back the next write
+          written.catch(() => {}); // handled by Promise.all below; this keeps an early failure from crashing the clean-up
+          pending.push(written);
+        }
+        await Promise.all(pending);
+        return total / ((performance.now() - started) / 1000);
+      },
+      (rate) => `${commits.size} written, ${rate.toFixed(1)}/s achieved`,
+    );
   }
 
   const expected = new Set([...(await eventIds())].filter((id) => !warmUp.has(id)));
-  const delivered = await phase(`${tag} deliver`, () => awaitDeliveries(receiver, expected, workers), (n) => `${n}/${expected.size} delivered`);
+  const delivered = await phase(
+    `${tag} deliver`,
+    () => awaitDeliveries(receiver, expected, workers),
+    (n) => `${n}/${expected.size} delivered`,
+  );
   await delay(DUPLICATE_GRACE_MS);
   for (const worker of workers) {
     await worker.stop();
@@ -164,15 +197,28 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   const first = [...receiver.firstArrivals().values()].filter((a) => expected.has(a.id));
   const times = first.map((a) => a.at);
   const span = (Math.max(...times) - Math.min(...times)) / 1000;
-  const delays = s.kind === "throughput" ? [] : first.map((a) => a.at - (commits.get(a.reference ?? "") ?? NaN)).filter(Number.isFinite).sort((a, b) => a - b);
+  const delays =
+    s.kind === "throughput"
+      ? []
+      : first
+          .map((a) => a.at - (commits.get(a.reference ?? "") ?? NaN))
+          .filter(Number.isFinite)
+          .sort((a, b) => a - b);
   const ms = (value: number | null) => (value === null ? null : Math.round(value));
   const row: Row = {
-    dispatchers: s.dispatchers, pollMs: s.pollMs, scenario: s.kind, events: expected.size, delivered,
+    dispatchers: s.dispatchers,
+    pollMs: s.pollMs,
+    scenario: s.kind,
+    events: expected.size,
+    delivered,
     eventsPerSecond: span > 0 ? first.length / span : null,
-    p50Ms: ms(percentile(delays, 50)), p99Ms: ms(percentile(delays, 99)), maxMs: ms(percentile(delays, 100)),
+    p50Ms: ms(percentile(delays, 50)),
+    p99Ms: ms(percentile(delays, 99)),
+    maxMs: ms(percentile(delays, 100)),
     duplicates: receiver.arrivals.length - receiver.firstArrivals().size,
   };
-  const summary = s.kind === "throughput" ? `${row.eventsPerSecond?.toFixed(1)} events/s` : `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms`;
+  const summary =
+    s.kind === "throughput" ? `${row.eventsPerSecond?.toFixed(1)} events/s` : `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms`;
   console.log(`${tag} ${summary}, ${row.duplicates} duplicates, ${expected.size - delivered} missing`);
   return row;
 }
@@ -206,7 +252,9 @@ async function main(): Promise<number> {
   const loadAtStart = os.loadavg();
   const cleanup = new Cleanup();
   cleanUpOnSignals(cleanup);
-  console.log(`paygate webhook benchmark on PostgreSQL: ${os.cpus().length} CPUs (load average ${loadAtStart[0]?.toFixed(2)}), Node ${process.version}`);
+  console.log(
+    `paygate webhook benchmark on PostgreSQL: ${os.cpus().length} CPUs (load average ${loadAtStart[0]?.toFixed(2)}), Node ${process.version}`,
+  );
   const receiver = await WebhookReceiver.start();
   cleanup.defer("close the receiver", () => receiver.close());
   const rows: Row[] = [];
@@ -228,12 +276,21 @@ async function main(): Promise<number> {
     if (!interrupted) await cleanup.unwindTo(0, console.error);
   }
   console.log(`\n${formatTable(rows)}\n`);
-  const file = path.join(await mkdtemp(path.join(os.tmpdir(), "paygate-bench-results-")), `webhooks-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  const file = path.join(
+    await mkdtemp(path.join(os.tmpdir(), "paygate-bench-results-")),
+    `webhooks-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`,
+  );
   const machine = { cpus: os.cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg(), node: process.version };
-  await writeFile(file, JSON.stringify({ startedAt, finishedAt: new Date(), settings: { ...settings, postgresAdminUrl: undefined }, machine, rows }, null, 2) + "\n");
+  await writeFile(
+    file,
+    `${JSON.stringify({ startedAt, finishedAt: new Date(), settings: { ...settings, postgresAdminUrl: undefined }, machine, rows }, null, 2)}\n`,
+  );
   console.log(`JSON: ${file}\nTotal ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
   const missing = rows.filter((r) => r.delivered < r.events);
-  for (const r of missing) console.error(`problem: ${r.dispatchers} dispatcher(s), poll ${r.pollMs} ms, ${r.scenario}: ${r.events - r.delivered} of ${r.events} events not delivered`);
+  for (const r of missing)
+    console.error(
+      `problem: ${r.dispatchers} dispatcher(s), poll ${r.pollMs} ms, ${r.scenario}: ${r.events - r.delivered} of ${r.events} events not delivered`,
+    );
   return missing.length === 0 ? 0 : 1;
 }
 

@@ -7,14 +7,16 @@ const webhook = new Webhook(process.argv[2] ?? "");
 const port = Number(process.argv[3] ?? 4000);
 createServer((req, res) => {
   let body = "";
-  req.on("data", (chunk) => (body += chunk)).on("end", () => {
-    try {
-      const { event, data } = webhook.verify(body, req.headers);
-      console.log(`verified ${event}: ${data.transaction.reference} is ${data.transaction.status}`);
-      res.end("ok");
-    } catch (error) {
-      console.log(`rejected a delivery: ${error.message}`);
-      res.writeHead(400).end();
-    }
-  });
+  req
+    .on("data", (chunk) => (body += chunk))
+    .on("end", () => {
+      try {
+        const { event, data } = webhook.verify(body, req.headers);
+        console.log(`verified ${event}: ${data.transaction.reference} is ${data.transaction.status}`);
+        res.end("ok");
+      } catch (error) {
+        console.log(`rejected a delivery: ${error.message}`);
+        res.writeHead(400).end();
+      }
+    });
 }).listen(port, "127.0.0.1", () => console.log(`receiving webhooks on http://127.0.0.1:${port}/webhooks`));

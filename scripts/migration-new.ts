@@ -26,7 +26,9 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (!NAME.test(name) || name.length > 100) {
-    console.error(`Invalid migration name "${name}": use snake_case (lowercase letters, digits and _, starting with a letter, at most 100 characters).`);
+    console.error(
+      `Invalid migration name "${name}": use snake_case (lowercase letters, digits and _, starting with a letter, at most 100 characters).`,
+    );
     console.error(USAGE);
     return 2;
   }

@@ -6,9 +6,7 @@ import { Decimal, isNumericString } from "./core/money/amounts.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
-const boolean = z
-  .enum(["true", "false", "1", "0"])
-  .transform((v) => v === "true" || v === "1");
+const boolean = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 const httpUrl = z
   .string()
@@ -94,7 +92,9 @@ export function parseCorsOrigins(text: string): { origins: "*" | string[] } | { 
       return { problem: `'${entry}' is not an origin; use * or origins such as https://shop.example.com` };
     }
     if (origin !== entry) {
-      return { problem: `'${entry}' is not an origin as a browser sends it: write '${origin}' (scheme, host and port only, lowercase, no path or trailing slash)` };
+      return {
+        problem: `'${entry}' is not an origin as a browser sends it: write '${origin}' (scheme, host and port only, lowercase, no path or trailing slash)`,
+      };
     }
   }
   if (new Set(entries).size !== entries.length) return { problem: "names an origin twice" };

@@ -74,7 +74,14 @@ async function main(): Promise<void> {
       ["payment watcher", config.watch.enabled, "PAYGATE_PAYMENT_WATCHER"],
     ] as const;
     const off = jobs.filter(([, on]) => !on);
-    log(`background jobs: ${jobs.filter(([, on]) => on).map(([name]) => name).join(", ") || "none"}`);
+    log(
+      `background jobs: ${
+        jobs
+          .filter(([, on]) => on)
+          .map(([name]) => name)
+          .join(", ") || "none"
+      }`,
+    );
     if (off.length > 0) log(`off (${off.map(([, , v]) => `${v}=false`).join(", ")}): run \`paygate worker\` for them`);
     stop = stopService;
     if (signalledDuringStart) stopService(signalledDuringStart);

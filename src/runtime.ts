@@ -125,7 +125,7 @@ export function loadSecretBox(config: Config): SecretBox {
   const file = path.join(config.dataDir, "encryption.key");
   if (!existsSync(file)) {
     mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" });
   }
   return SecretBox.fromString(readFileSync(file, "utf8"));
 }

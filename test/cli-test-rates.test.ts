@@ -66,9 +66,11 @@ describe("paygate test-rates", { timeout: 90_000 }, () => {
   it("changed nothing on a refused set", async () => {
     const res = await paygate("test-rates", "list", "--json");
     const { rates } = JSON.parse(res.stdout) as { rates: Row[] };
-    expect(rates.filter((r) => r.origin === "set").map((r) => `${r.crypto}/${r.fiat}=${r.rate}`).sort()).toEqual([
-      "BTC/USD=71000",
-      "ETH/NGN=4500000.123456789012345678",
-    ]);
+    expect(
+      rates
+        .filter((r) => r.origin === "set")
+        .map((r) => `${r.crypto}/${r.fiat}=${r.rate}`)
+        .sort(),
+    ).toEqual(["BTC/USD=71000", "ETH/NGN=4500000.123456789012345678"]);
   });
 });

@@ -3,29 +3,32 @@
 import { describe, expect, it } from "vitest";
 import { CHILD_TIMEOUT_MS, itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
-const BIP84_ZPUB =
-  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
+const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 // On an empty data folder, as on a first install: the first command (in a child process) migrates it.
 const paygate = useCli({ inProcess: true });
 
 describe("paygate CLI", () => {
   let merchantId: number;
 
-  it("creates a merchant and prints its keys once, as JSON (bin/paygate.mjs in a child process)", async () => {
-    const res = await paygate.child("merchant", "create", "--name", "Acme Stores", "--test-webhook-url", "http://127.0.0.1:9999/hook", "--json");
-    expect(res.code).toBe(0);
-    const merchant = JSON.parse(res.stdout);
-    expect(Object.keys(merchant).sort()).toEqual(
-      ["id", "livePublicKey", "liveSecretKey", "name", "testPublicKey", "testSecretKey", "webhookSecret"].sort(),
-    );
-    expect(merchant.name).toBe("Acme Stores");
-    expect(merchant.testPublicKey).toMatch(/^pub_test_/);
-    expect(merchant.testSecretKey).toMatch(/^sec_test_/);
-    expect(merchant.livePublicKey).toMatch(/^pub_live_/);
-    expect(merchant.liveSecretKey).toMatch(/^sec_live_/);
-    expect(merchant.webhookSecret).toMatch(/^whsec_/);
-    merchantId = merchant.id;
-  }, CHILD_TIMEOUT_MS + 5_000);
+  it(
+    "creates a merchant and prints its keys once, as JSON (bin/paygate.mjs in a child process)",
+    async () => {
+      const res = await paygate.child("merchant", "create", "--name", "Acme Stores", "--test-webhook-url", "http://127.0.0.1:9999/hook", "--json");
+      expect(res.code).toBe(0);
+      const merchant = JSON.parse(res.stdout);
+      expect(Object.keys(merchant).sort()).toEqual(
+        ["id", "livePublicKey", "liveSecretKey", "name", "testPublicKey", "testSecretKey", "webhookSecret"].sort(),
+      );
+      expect(merchant.name).toBe("Acme Stores");
+      expect(merchant.testPublicKey).toMatch(/^pub_test_/);
+      expect(merchant.testSecretKey).toMatch(/^sec_test_/);
+      expect(merchant.livePublicKey).toMatch(/^pub_live_/);
+      expect(merchant.liveSecretKey).toMatch(/^sec_live_/);
+      expect(merchant.webhookSecret).toMatch(/^whsec_/);
+      merchantId = merchant.id;
+    },
+    CHILD_TIMEOUT_MS + 5_000,
+  );
 
   it("prints a readable summary without --json", async () => {
     const res = await paygate("merchant", "create", "--name", "Readable Ltd", "--kyb", "pending");
@@ -35,7 +38,18 @@ describe("paygate CLI", () => {
   });
 
   it("sets a live wallet, KYB and activity, and shows them", async () => {
-    const res = await paygate("merchant", "update", String(merchantId), "--kyb", "verified", "--active", "false", "--wallet", `BTC=${BIP84_ZPUB}`, "--json");
+    const res = await paygate(
+      "merchant",
+      "update",
+      String(merchantId),
+      "--kyb",
+      "verified",
+      "--active",
+      "false",
+      "--wallet",
+      `BTC=${BIP84_ZPUB}`,
+      "--json",
+    );
     expect(res.code).toBe(0);
     const summary = JSON.parse(res.stdout);
     expect(summary).toMatchObject({ id: merchantId, active: false, kyb: "verified" });
@@ -93,7 +107,16 @@ describe("paygate --help", () => {
     const res = await paygate(...args);
     expect(res).toMatchObject({ code: 0, stderr: "" });
     expect(res.stdout).toMatch(overall);
-    for (const command of ["merchant create", "merchant update", "payment-link create", "test-rates list", "test-rates set", "worker", "webhooks list", "webhooks redeliver"]) {
+    for (const command of [
+      "merchant create",
+      "merchant update",
+      "payment-link create",
+      "test-rates list",
+      "test-rates set",
+      "worker",
+      "webhooks list",
+      "webhooks redeliver",
+    ]) {
       expect(res.stdout).toContain(`\n  ${command}`);
     }
   });
@@ -101,8 +124,16 @@ describe("paygate --help", () => {
   // Each command and group: its usage line, and what its own help lists (options, arguments, subcommands).
   const commands: [path: string, usage: string, mentions: string[]][] = [
     ["merchant", "merchant <command> [options]", ["merchant create --name NAME", "merchant update ID"]],
-    ["merchant create", "merchant create --name NAME [--webhook-url URL]", ["--name <name>", "--webhook-url <url>", "--test-webhook-url <url>", "--kyb <status>", "--json"]],
-    ["merchant update", "merchant update ID [--active true|false]", ["ID", "--active <bool>", "--wallet <currency=key>", "--mode <mode>", "--kyb <status>", "--json"]],
+    [
+      "merchant create",
+      "merchant create --name NAME [--webhook-url URL]",
+      ["--name <name>", "--webhook-url <url>", "--test-webhook-url <url>", "--kyb <status>", "--json"],
+    ],
+    [
+      "merchant update",
+      "merchant update ID [--active true|false]",
+      ["ID", "--active <bool>", "--wallet <currency=key>", "--mode <mode>", "--kyb <status>", "--json"],
+    ],
     ["payment-link", "payment-link <command> [options]", ["payment-link create --merchant ID"]],
     ["payment-link create", "payment-link create --merchant ID [--live] [--json]", ["--merchant <id>", "--live", "--json"]],
     ["test-rates", "test-rates <command> [options]", ["test-rates list [--json]", "test-rates set CRYPTO FIAT RATE"]],

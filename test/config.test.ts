@@ -67,7 +67,11 @@ describe("webhook, lifecycle and watcher configuration", () => {
 
   const bad: [string, Record<string, string>, RegExp][] = [
     ["a schedule entry without a unit", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "5s,10" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '10' is not a duration/],
-    ["a schedule entry over 7 days", { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "8d" }, /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '8d' must be more than 0 and at most 7d/],
+    [
+      "a schedule entry over 7 days",
+      { PAYGATE_WEBHOOK_RETRY_SCHEDULE: "8d" },
+      /PAYGATE_WEBHOOK_RETRY_SCHEDULE: '8d' must be more than 0 and at most 7d/,
+    ],
     ["a tolerance over 10 %", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "12" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be at most 10/],
     ["a negative tolerance", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "-1" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be a percentage/],
     ["a zero checkout window", { PAYGATE_CHECKOUT_WINDOW_MINUTES: "0" }, /PAYGATE_CHECKOUT_WINDOW_MINUTES/],
@@ -95,7 +99,8 @@ describe("PAYGATE_CORS_ORIGINS", () => {
     expect(loadConfig({ PAYGATE_CORS_ORIGINS: "http://[::1]:3000" }).cors).toEqual({ origins: ["http://[::1]:3000"] });
   });
 
-  const NOT_AS_SENT = " is not an origin as a browser sends it: write 'https://shop.example.com' (scheme, host and port only, lowercase, no path or trailing slash)";
+  const NOT_AS_SENT =
+    " is not an origin as a browser sends it: write 'https://shop.example.com' (scheme, host and port only, lowercase, no path or trailing slash)";
   const bad: [string, string, string][] = [
     ["a trailing slash", "https://shop.example.com/", `'https://shop.example.com/'${NOT_AS_SENT}`],
     ["a path", "https://shop.example.com/checkout", `'https://shop.example.com/checkout'${NOT_AS_SENT}`],
@@ -129,7 +134,9 @@ describe("rate limit configuration", () => {
   });
 
   it("reads counts per window, bare numbers per second (per minute for failures), and 0 or off to turn a limit off", () => {
-    expect(loadConfig({ PAYGATE_RATE_LIMIT_LIVE: "6000/m", PAYGATE_RATE_LIMIT_TEST: "50 / 10s", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "100/h" }).rateLimits).toEqual({
+    expect(
+      loadConfig({ PAYGATE_RATE_LIMIT_LIVE: "6000/m", PAYGATE_RATE_LIMIT_TEST: "50 / 10s", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "100/h" }).rateLimits,
+    ).toEqual({
       live: { limit: 6000, windowMs: 60_000 },
       test: { limit: 50, windowMs: 10_000 },
       authFailures: { limit: 100, windowMs: 3_600_000 },
@@ -156,14 +163,30 @@ describe("rate limit configuration", () => {
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
-    ["a limit that is not a count per window", { PAYGATE_RATE_LIMIT_LIVE: "fast" }, /PAYGATE_RATE_LIMIT_LIVE: 'fast' is not a limit; use a count per window such as 100\/s/],
+    [
+      "a limit that is not a count per window",
+      { PAYGATE_RATE_LIMIT_LIVE: "fast" },
+      /PAYGATE_RATE_LIMIT_LIVE: 'fast' is not a limit; use a count per window such as 100\/s/,
+    ],
     ["a limit in an unknown unit", { PAYGATE_RATE_LIMIT_TEST: "25/d" }, /PAYGATE_RATE_LIMIT_TEST: '25\/d' is not a limit/],
     ["a negative limit", { PAYGATE_RATE_LIMIT_TEST: "-5/s" }, /PAYGATE_RATE_LIMIT_TEST: '-5\/s' is not a limit/],
-    ["a window over a day", { PAYGATE_RATE_LIMIT_AUTH_FAILURES: "20/25h" }, /PAYGATE_RATE_LIMIT_AUTH_FAILURES: '20\/25h': the window must be 1 s to 24 h/],
+    [
+      "a window over a day",
+      { PAYGATE_RATE_LIMIT_AUTH_FAILURES: "20/25h" },
+      /PAYGATE_RATE_LIMIT_AUTH_FAILURES: '20\/25h': the window must be 1 s to 24 h/,
+    ],
     ["a count over a million", { PAYGATE_RATE_LIMIT_LIVE: "2000000/s" }, /PAYGATE_RATE_LIMIT_LIVE: '2000000\/s': the count must be 1 to 1000000/],
     ["a zero window", { PAYGATE_RATE_LIMIT_LIVE: "5/0s" }, /PAYGATE_RATE_LIMIT_LIVE: '5\/0s': the window must be 1 s to 24 h/],
-    ["trusting every proxy", { PAYGATE_TRUST_PROXY: "true" }, /PAYGATE_TRUST_PROXY: true would trust every X-Forwarded-For, which any client can write/],
-    ["a proxy that is not an address", { PAYGATE_TRUST_PROXY: "loopback,proxy.local" }, /PAYGATE_TRUST_PROXY: 'proxy.local' is not an address, a subnet/],
+    [
+      "trusting every proxy",
+      { PAYGATE_TRUST_PROXY: "true" },
+      /PAYGATE_TRUST_PROXY: true would trust every X-Forwarded-For, which any client can write/,
+    ],
+    [
+      "a proxy that is not an address",
+      { PAYGATE_TRUST_PROXY: "loopback,proxy.local" },
+      /PAYGATE_TRUST_PROXY: 'proxy.local' is not an address, a subnet/,
+    ],
     ["too many proxies", { PAYGATE_TRUST_PROXY: "11" }, /PAYGATE_TRUST_PROXY: 11 proxies in front of paygate\? At most 10/],
   ];
   for (const [name, env, message] of bad) {

@@ -157,7 +157,9 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     const key = eq > 0 ? spec.slice(eq + 1).trim() : "";
     const currency = cryptoBySlug(name.toUpperCase()) ?? (/^\d+$/.test(name) ? cryptoById(Number(name)) : undefined);
     if (!currency || !key) {
-      throw new UsageError(`--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`);
+      throw new UsageError(
+        `--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`,
+      );
     }
     return { currency, isLive: mode === "live", extendedPublicKey: key };
   });
@@ -263,7 +265,9 @@ export async function worker(ctx: CliContext): Promise<void> {
   try {
     const runtime = await startRuntime(config, { log: lineLogger(logger) });
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
-    logger.info(`paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`);
+    logger.info(
+      `paygate worker: delivering webhooks, closing expired checkouts and watching payment addresses on ${where}. Ctrl-C stops it after the work under way.`,
+    );
     runtime.startBackgroundJobs();
     await stop.stopped;
     logger.info("Stopping: finishing the attempts under way.");
@@ -289,7 +293,8 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
     throw new UsageError(`--state must be one of ${STATES.join(", ")}; got '${state}'.`);
   }
   const limit = options.limit === undefined ? 50 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000; got '${options.limit}'.`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new UsageError(`--limit must be a whole number from 1 to 1000; got '${options.limit}'.`);
   const filter: EventFilter = {
     limit,
     ...(options.merchant === undefined ? {} : { merchantId: merchantId(options.merchant) }),

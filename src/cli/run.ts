@@ -8,7 +8,7 @@ import { ConfigError } from "../config.ts";
 import { PaygateError } from "../core/errors.ts";
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";
-import { UsageError, type CliContext, type CliOutput } from "./commands.ts";
+import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
 
 export type { CliContext, CliOutput } from "./commands.ts";

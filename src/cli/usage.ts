@@ -90,7 +90,13 @@ export function synopsisLines(spec: CommandSpec, prefix: string): string {
 /** The listing of commands: synopsis, then what it does, indented. */
 function listing(specs: CommandSpec[]): string {
   return specs
-    .map((spec) => `${synopsisLines(spec, "  ")}\n${spec.about.split("\n").map((line) => `      ${line}`).join("\n")}`)
+    .map(
+      (spec) =>
+        `${synopsisLines(spec, "  ")}\n${spec.about
+          .split("\n")
+          .map((line) => `      ${line}`)
+          .join("\n")}`,
+    )
     .join("\n");
 }
 

@@ -54,8 +54,7 @@ export const errors = {
   initiateValidation: (fieldErrors: FieldError[]) =>
     new PaygateError("validation_error", MESSAGES.initiateValidation, "invalid_request", fieldErrors),
   unauthenticated: (message: string) => new PaygateError("unauthenticated", message, "invalid_secret_key"),
-  transactionNotFound: (id: string) =>
-    new PaygateError("not_found", `No transaction with id '${printable(id)}'`, "transaction_not_found"),
+  transactionNotFound: (id: string) => new PaygateError("not_found", `No transaction with id '${printable(id)}'`, "transaction_not_found"),
   unsupportedCurrency: (currencyId: number, supported: string) =>
     new PaygateError("not_found", `Currency ${currencyId} is not supported; use one of ${supported}`, "currency_not_supported"),
   processorNotConfigured: (slug: string, isLive: boolean) =>
@@ -64,18 +63,15 @@ export const errors = {
       `No ${slug} wallet is configured for ${isLive ? "live" : "test"} mode; the merchant must add one (paygate merchant update --wallet ${slug}=EXTENDED_PUBLIC_KEY)`,
       "processor_not_configured",
     ),
-  notInitiated: (reason: "transaction_not_initiated" | "merchant_inactive") =>
-    new PaygateError("invalid_state", MESSAGES.notInitiated, reason),
-  merchantInactive: () =>
-    new PaygateError("invalid_state", "The merchant account is not active; its transactions cannot move", "merchant_inactive"),
+  notInitiated: (reason: "transaction_not_initiated" | "merchant_inactive") => new PaygateError("invalid_state", MESSAGES.notInitiated, reason),
+  merchantInactive: () => new PaygateError("invalid_state", "The merchant account is not active; its transactions cannot move", "merchant_inactive"),
   nothingOwed: () =>
     new PaygateError(
       "invalid_state",
       "Nothing is owed on this transaction: it is paid in full. Send amount to record a further payment",
       "nothing_owed",
     ),
-  transactionClosed: () =>
-    new PaygateError("invalid_state", "The transaction is no longer open: it has already ended", "transaction_closed"),
+  transactionClosed: () => new PaygateError("invalid_state", "The transaction is no longer open: it has already ended", "transaction_closed"),
   testModeOnly: () =>
     new PaygateError(
       "not_found",

@@ -4,14 +4,7 @@
 import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
-import {
-  createMerchant,
-  createPaymentLink,
-  updateMerchant,
-  type NewMerchant,
-  type WalletSetting,
-  type WebhookUrls,
-} from "./merchants/merchants.ts";
+import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock } from "./ports.ts";
 import type { EventFilter, EventWithAttempts, MerchantWithWallets, WatchedAddress, WebhookBacklog } from "./stores.ts";
@@ -103,7 +96,10 @@ export class PaymentGateway {
     return createMerchant(this.deps, input);
   }
 
-  updateMerchant(id: number, input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls): Promise<MerchantWithWallets> {
+  updateMerchant(
+    id: number,
+    input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
+  ): Promise<MerchantWithWallets> {
     return updateMerchant(this.deps, id, input);
   }
 

@@ -45,7 +45,11 @@ export function scopeOf(
  * Runs `work` once per key: a key seen before answers with its transaction, and a request that
  * loses the race to record the key (`work` fails on the key's primary key) answers with the winner's.
  */
-export async function idempotently(stores: IdempotencyStores, scope: IdempotencyScope | null, work: () => Promise<TransactionRecord>): Promise<Outcome> {
+export async function idempotently(
+  stores: IdempotencyStores,
+  scope: IdempotencyScope | null,
+  work: () => Promise<TransactionRecord>,
+): Promise<Outcome> {
   const replay = scope && (await replayed(stores, scope));
   if (replay) return replay;
   try {

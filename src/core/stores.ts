@@ -257,11 +257,7 @@ export interface AttemptRecord {
   trigger: "schedule" | "manual";
 }
 
-export type EventOutcome =
-  | { state: "DELIVERED"; at: Date }
-  | { state: "PENDING"; nextAttemptAt: Date }
-  | { state: "FAILED" }
-  | { state: "SKIPPED" };
+export type EventOutcome = { state: "DELIVERED"; at: Date } | { state: "PENDING"; nextAttemptAt: Date } | { state: "FAILED" } | { state: "SKIPPED" };
 
 export interface EventFilter {
   merchantId?: number;

@@ -10,8 +10,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 export type DatabaseTarget =
   /** Embedded PostgreSQL; `dataDir: null` keeps the database in memory only. */
-  | { kind: "pglite"; dataDir: string | null }
-  | { kind: "postgres"; url: string; poolMax?: number };
+  { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string; poolMax?: number };
 
 export type AdapterFactory = SqlMigrationAwareDriverAdapterFactory;
 

@@ -103,7 +103,8 @@ async function readinessOf(db: Database, expected: string[]): Promise<Readiness>
       : { ready: false, database: "ok", migrations: "missing", pending };
   } catch (error) {
     // The client has already turned driver failures into the core's errors (failures.ts).
-    if (error instanceof PaygateError && error.reason === "database_not_migrated") return { ready: false, database: "ok", migrations: "missing", pending: expected };
+    if (error instanceof PaygateError && error.reason === "database_not_migrated")
+      return { ready: false, database: "ok", migrations: "missing", pending: expected };
     return { ready: false, database: "unreachable", migrations: "unknown" };
   }
 }

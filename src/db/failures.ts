@@ -66,7 +66,12 @@ export function serviceErrorOf(error: unknown): PaygateError | null {
   if (KIND_UNSTORABLE.has(kind) || UNSTORABLE_STATES.has(state)) return errors.unstorableValue();
   // A connection the pool handed out and the server then dropped, before the adapter could name it;
   // or the embedded database, closed (the service is shutting down).
-  if (error instanceof Error && /Connection terminated|not queryable|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|server closed the connection|PGlite is closed/i.test(error.message)) {
+  if (
+    error instanceof Error &&
+    /Connection terminated|not queryable|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|server closed the connection|PGlite is closed/i.test(
+      error.message,
+    )
+  ) {
     return errors.databaseUnavailable("database_unreachable");
   }
   return null;

@@ -7,11 +7,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from "@prisma/driver-adapter-utils";
+import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { MigrationDirectory, MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm/schema_engine_bg";
 import { createAdapterFactory } from "./adapters.ts";
 
@@ -204,7 +200,8 @@ interface EngineRuntime {
 }
 const RUNTIME_KEY: unique symbol = Symbol.for("paygate.schemaEngineWasm");
 const runtimeHolder = globalThis as typeof globalThis & { [RUNTIME_KEY]?: EngineRuntime };
-const runtime: EngineRuntime = (runtimeHolder[RUNTIME_KEY] ??= { module: undefined, active: 0, timers: new Set() });
+runtimeHolder[RUNTIME_KEY] ??= { module: undefined, active: 0, timers: new Set() };
+const runtime: EngineRuntime = runtimeHolder[RUNTIME_KEY];
 
 function loadEngineModule(): Promise<EngineModule> {
   runtime.module ??= instantiateEngine().catch((error: unknown) => {
@@ -258,10 +255,7 @@ async function instantiateEngine(): Promise<EngineModule> {
 
 /** The part of the WebAssembly global used here (the project's lib settings carry no WebAssembly types). */
 interface WebAssemblyApi {
-  instantiate(
-    bytes: Uint8Array,
-    imports: Record<string, Record<string, unknown>>,
-  ): Promise<{ instance: { exports: Record<string, unknown> } }>;
+  instantiate(bytes: Uint8Array, imports: Record<string, Record<string, unknown>>): Promise<{ instance: { exports: Record<string, unknown> } }>;
 }
 
 function webAssembly(): WebAssemblyApi {

@@ -29,9 +29,7 @@ export function withOutbox(base: PrismaClient): Database {
       transaction: {
         async $allOperations({ operation, args, query }) {
           if ((REFUSED_WRITES as readonly string[]).includes(operation)) {
-            throw new Error(
-              `transaction.${operation} is refused: the webhook outbox must see the rows a write changes; use ${operation}AndReturn`,
-            );
+            throw new Error(`transaction.${operation} is refused: the webhook outbox must see the rows a write changes; use ${operation}AndReturn`);
           }
           if (!(HOOKED_WRITES as readonly string[]).includes(operation)) return query(args);
           const write = operation as HookedWrite;

@@ -46,8 +46,7 @@ function literalToJson(node: ValueNode): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Input passes through: the core checks it, so REST and GraphQL refuse the same values with the same message. */
 export const JSONScalar = new GraphQLScalarType<unknown, Record<string, unknown>>({

@@ -98,7 +98,10 @@ function httpStatusPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
           for (const error of errors) {
             if (error.extensions?.code !== undefined) continue;
             const original = unwrapResolverError(error);
-            logger.error({ request_id: contextValue.requestId, err: original, path: error.path?.join(".") }, "unexpected error in a GraphQL resolver");
+            logger.error(
+              { request_id: contextValue.requestId, err: original, path: error.path?.join(".") },
+              "unexpected error in a GraphQL resolver",
+            );
           }
         },
         async willSendResponse({ response, contextValue }) {

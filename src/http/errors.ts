@@ -52,12 +52,20 @@ export function clientErrorOf(error: unknown): PaygateError | null {
       return errors.badRequest("The request ended before its whole body arrived", "request_aborted");
   }
   if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
-    return errors.badRequest("The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length", "unreadable_body");
+    return errors.badRequest(
+      "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length",
+      "unreadable_body",
+    );
   }
   return null;
 }
 
-const printable = (value: string | undefined) => JSON.stringify(String(value ?? "").slice(0, 40).toLowerCase());
+const printable = (value: string | undefined) =>
+  JSON.stringify(
+    String(value ?? "")
+      .slice(0, 40)
+      .toLowerCase(),
+  );
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {

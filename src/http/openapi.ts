@@ -64,7 +64,12 @@ function errorResponses(cases: ErrorCase[]) {
 
 // Failures every route can answer with.
 const ANY: ErrorCase[] = [
-  { code: "bad_request", reason: "ambiguous_credential", message: "Send one Authorization header; this request has 2", when: "two Authorization headers" },
+  {
+    code: "bad_request",
+    reason: "ambiguous_credential",
+    message: "Send one Authorization header; this request has 2",
+    when: "two Authorization headers",
+  },
   {
     code: "forbidden",
     reason: "secret_key_in_browser",
@@ -83,20 +88,55 @@ const ANY: ErrorCase[] = [
     message: "Too many failed authentications from this address (20 per minute); retry after 37 s",
     when: "the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends",
   },
-  { code: "database_unavailable", reason: "database_unreachable", message: "The database is unavailable right now; nothing was changed, retry in a few seconds", when: "the database does not answer" },
-  { code: "internal_error", reason: "internal_error", message: "Internal Server Error", when: "a bug; the stack is in the log under the X-Request-Id" },
+  {
+    code: "database_unavailable",
+    reason: "database_unreachable",
+    message: "The database is unavailable right now; nothing was changed, retry in a few seconds",
+    when: "the database does not answer",
+  },
+  {
+    code: "internal_error",
+    reason: "internal_error",
+    message: "Internal Server Error",
+    when: "a bug; the stack is in the log under the X-Request-Id",
+  },
 ];
 const WITH_PATH: ErrorCase[] = [
-  { code: "bad_request", reason: "malformed_path", message: "The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)", when: "a malformed path" },
+  {
+    code: "bad_request",
+    reason: "malformed_path",
+    message: "The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)",
+    when: "a malformed path",
+  },
 ];
 const WITH_BODY: ErrorCase[] = [
-  { code: "bad_request", reason: "unreadable_body", message: "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length", when: "a corrupt compressed body" },
-  { code: "unsupported_media_type", reason: "unsupported_media_type", message: "Content-Type must be application/json", when: "another media type, charset or Content-Encoding" },
+  {
+    code: "bad_request",
+    reason: "unreadable_body",
+    message: "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length",
+    when: "a corrupt compressed body",
+  },
+  {
+    code: "unsupported_media_type",
+    reason: "unsupported_media_type",
+    message: "Content-Type must be application/json",
+    when: "another media type, charset or Content-Encoding",
+  },
   { code: "payload_too_large", reason: "payload_too_large", message: "Request body is too large (limit 64 KB)", when: "a body over 64 KB" },
 ];
 const SECRET: ErrorCase[] = [
-  { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid Secret Key", when: "no key, a public key, or an unknown or revoked secret key" },
-  { code: "not_found", reason: "transaction_not_found", message: "No transaction with id '…'", when: "an unknown id, another merchant's or the other mode's transaction" },
+  {
+    code: "unauthenticated",
+    reason: "invalid_secret_key",
+    message: "Invalid Secret Key",
+    when: "no key, a public key, or an unknown or revoked secret key",
+  },
+  {
+    code: "not_found",
+    reason: "transaction_not_found",
+    message: "No transaction with id '…'",
+    when: "an unknown id, another merchant's or the other mode's transaction",
+  },
 ];
 const INITIATE_VALIDATION: ErrorCase = {
   code: "validation_error",
@@ -106,13 +146,18 @@ const INITIATE_VALIDATION: ErrorCase = {
 };
 
 const transactionId = z.object({
-  transaction_id: z.string().meta({ param: { name: "transaction_id", in: "path" }, description: "The transaction's `data.id` (a UUID), not its `bq_` reference." }),
+  transaction_id: z
+    .string()
+    .meta({ param: { name: "transaction_id", in: "path" }, description: "The transaction's `data.id` (a UUID), not its `bq_` reference." }),
 });
 const idempotencyKey = z.object({
   "Idempotency-Key": z
     .string()
     .optional()
-    .meta({ param: { name: "Idempotency-Key", in: "header" }, description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (README, Requests)." }),
+    .meta({
+      param: { name: "Idempotency-Key", in: "header" },
+      description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (README, Requests).",
+    }),
 });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 /** A success of a rate-limited route: its body, and the bucket's RateLimit headers. */
@@ -140,10 +185,30 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     responses: {
       201: limited(InitializeResponse, "The transaction (table 2.1)."),
       ...errorResponses([
-        { code: "validation_error", reason: "invalid_request", message: "Validation Error", when: "missing or invalid fields, invalid JSON, no credential, a key and a link" },
-        { code: "not_found", reason: "invalid_public_key", message: "Invalid Public Key", when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN" },
-        { code: "kyb_required", reason: "kyb_none", message: "Live mode needs a verified business (KYB)…", when: "a live key of a merchant whose KYB is not verified" },
-        { code: "idempotency_conflict", reason: "idempotency_key_reused", message: "This Idempotency-Key was already used with other parameters; send a new key for a new request", when: "a reused Idempotency-Key" },
+        {
+          code: "validation_error",
+          reason: "invalid_request",
+          message: "Validation Error",
+          when: "missing or invalid fields, invalid JSON, no credential, a key and a link",
+        },
+        {
+          code: "not_found",
+          reason: "invalid_public_key",
+          message: "Invalid Public Key",
+          when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN",
+        },
+        {
+          code: "kyb_required",
+          reason: "kyb_none",
+          message: "Live mode needs a verified business (KYB)…",
+          when: "a live key of a merchant whose KYB is not verified",
+        },
+        {
+          code: "idempotency_conflict",
+          reason: "idempotency_key_reused",
+          message: "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+          when: "a reused Idempotency-Key",
+        },
         ...WITH_BODY,
         ...ANY,
       ]),
@@ -158,17 +223,46 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     description:
       "Spec 4.2. Locks the rate, hands out a fresh address and moves the transaction to `PENDING` (event `payment.pending`). Only an `INITIATED` transaction can be initiated.",
     security: secretKey,
-    request: { params: transactionId, headers: idempotencyKey, body: json(InitiateBody, "The chosen crypto currency, and an optional refund address.") },
+    request: {
+      params: transactionId,
+      headers: idempotencyKey,
+      body: json(InitiateBody, "The chosen crypto currency, and an optional refund address."),
+    },
     responses: {
       200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
         INITIATE_VALIDATION,
         ...SECRET,
-        { code: "not_found", reason: "currency_not_supported", message: "Currency 9 is not supported; use one of 3 (USDT), 4 (BTC), 5 (BNB), 6 (ETH), 7 (LTC)", when: "a currency_id outside 3–7" },
-        { code: "not_found", reason: "processor_not_configured", message: "No BTC wallet is configured for live mode…", when: "no wallet for that currency and mode" },
-        { code: "invalid_state", reason: "transaction_not_initiated", message: "The transaction is not initiated", when: "not INITIATED, or the merchant is inactive (reason merchant_inactive)" },
-        { code: "idempotency_conflict", reason: "idempotency_key_reused", message: "This Idempotency-Key was already used with other parameters; send a new key for a new request", when: "a reused Idempotency-Key" },
-        { code: "upstream_unavailable", reason: "quote_unavailable", message: "No price quote for BTC/USD is available right now; retry shortly", when: "no price quote, or no address could be derived (address_unavailable)" },
+        {
+          code: "not_found",
+          reason: "currency_not_supported",
+          message: "Currency 9 is not supported; use one of 3 (USDT), 4 (BTC), 5 (BNB), 6 (ETH), 7 (LTC)",
+          when: "a currency_id outside 3–7",
+        },
+        {
+          code: "not_found",
+          reason: "processor_not_configured",
+          message: "No BTC wallet is configured for live mode…",
+          when: "no wallet for that currency and mode",
+        },
+        {
+          code: "invalid_state",
+          reason: "transaction_not_initiated",
+          message: "The transaction is not initiated",
+          when: "not INITIATED, or the merchant is inactive (reason merchant_inactive)",
+        },
+        {
+          code: "idempotency_conflict",
+          reason: "idempotency_key_reused",
+          message: "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+          when: "a reused Idempotency-Key",
+        },
+        {
+          code: "upstream_unavailable",
+          reason: "quote_unavailable",
+          message: "No price quote for BTC/USD is available right now; retry shortly",
+          when: "no price quote, or no address could be derived (address_unavailable)",
+        },
         ...WITH_PATH,
         ...WITH_BODY,
         ...ANY,
@@ -203,13 +297,26 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       summary,
       description,
       security: secretKey,
-      request: { params: transactionId, ...(action === "payment" ? { body: json(TestPaymentBody, "The amount received; omitted: what is still owed.") } : {}) },
+      request: {
+        params: transactionId,
+        ...(action === "payment" ? { body: json(TestPaymentBody, "The amount received; omitted: what is still owed.") } : {}),
+      },
       responses: {
         200: limited(TransactionResponse, "The transaction (table 2.2)."),
         ...errorResponses([
           ...SECRET,
-          { code: "not_found", reason: "test_mode_only", message: "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain", when: "a live secret key" },
-          { code: "invalid_state", reason: "merchant_inactive", message: "The merchant account is not active; its transactions cannot move", when: "an inactive merchant" },
+          {
+            code: "not_found",
+            reason: "test_mode_only",
+            message: "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain",
+            when: "a live secret key",
+          },
+          {
+            code: "invalid_state",
+            reason: "merchant_inactive",
+            message: "The merchant account is not active; its transactions cannot move",
+            when: "an inactive merchant",
+          },
           ...extra,
           ...WITH_PATH,
           ...WITH_BODY,
@@ -219,11 +326,21 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     });
   testHelper("payment", "Test mode: record a payment", "Records a confirmed receipt as the chain watcher would (README, Lifecycle).", [
     { ...INITIATE_VALIDATION, when: "an amount that is not a positive decimal within the coin's precision" },
-    { code: "invalid_state", reason: "transaction_not_initiated", message: "The transaction is not initiated", when: "no coin chosen yet; nothing owed gives reason nothing_owed" },
+    {
+      code: "invalid_state",
+      reason: "transaction_not_initiated",
+      message: "The transaction is not initiated",
+      when: "no coin chosen yet; nothing owed gives reason nothing_owed",
+    },
   ]);
   testHelper("expire", "Test mode: expire now", "Ends the checkout window now: an open transaction becomes ABANDONED.", [
     { ...INITIATE_VALIDATION, when: "invalid JSON" },
-    { code: "invalid_state", reason: "transaction_closed", message: "The transaction is no longer open: it has already ended", when: "SUCCESSFUL or ABANDONED" },
+    {
+      code: "invalid_state",
+      reason: "transaction_closed",
+      message: "The transaction is no longer open: it has already ended",
+      when: "SUCCESSFUL or ABANDONED",
+    },
   ]);
 
   registry.registerPath({

@@ -18,7 +18,9 @@ export const PaymentState = z
 const Merchant = z.object({ id: z.number().int(), name: z.string() }).meta({ id: "Merchant" });
 
 const common = {
-  id: z.string().meta({ description: "The transaction's id (a UUID): the `transaction_id` of the paths.", example: "edea39cc-914e-4567-be44-8e519ef7ea5f" }),
+  id: z
+    .string()
+    .meta({ description: "The transaction's id (a UUID): the `transaction_id` of the paths.", example: "edea39cc-914e-4567-be44-8e519ef7ea5f" }),
   reference: z.string().meta({ description: "The merchant's reference (`bq_…`).", example: "bq_weIErhBvfTY04xvBGUS19QiU" }),
   amount_paid: nullable(decimalNumber("Confirmed amount received, in the payment currency; null until a payment is confirmed.")),
   status: TransactionStatus,
@@ -29,7 +31,9 @@ const common = {
   payment_currency: nullable(z.number().int().meta({ description: "Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC." })),
   is_live: z.boolean(),
   merchant: Merchant,
-  expires_at: nullable(z.string().meta({ format: "date-time", description: "When the transaction is abandoned unless it moves on (not in the spec)." })),
+  expires_at: nullable(
+    z.string().meta({ format: "date-time", description: "When the transaction is abandoned unless it moves on (not in the spec)." }),
+  ),
 };
 
 /** Table 2.1: the transaction as initialize returns it. */
@@ -55,7 +59,11 @@ export const InitiatedTransaction = z
     ...common,
     initialized_currency: nullable(z.string().meta({ description: "Fiat currency slug (USD, NGN): a slug here, an id in table 2.1." })),
     qrCode: nullable(z.string().meta({ description: "A data:image/png;base64 URL of a QR code of the payment URI." })),
-    payment_uri: nullable(z.string().meta({ description: "The payment URI the QR code holds (BIP21, EIP-681); not in the spec.", example: "bitcoin:tb1q…?amount=0.00153847" })),
+    payment_uri: nullable(
+      z
+        .string()
+        .meta({ description: "The payment URI the QR code holds (BIP21, EIP-681); not in the spec.", example: "bitcoin:tb1q…?amount=0.00153847" }),
+    ),
     meta: z.object({ refund_address: z.string().nullable(), payment: PaymentProgress.nullable(), quote: Quote.nullable() }),
   })
   .meta({ id: "InitiatedTransaction", description: "Table 2.2 of the specification." });
@@ -63,8 +71,7 @@ export const InitiatedTransaction = z
 /** The merchant's own `meta`, echoed: `{}` when none was given. */
 const RequestMeta = z.record(z.string(), z.unknown()).meta({ description: "The `meta` object given at initialize; `{}` when omitted." });
 
-const envelope = <T extends z.ZodType>(data: T, id: string) =>
-  z.object({ status: z.literal("success"), data, meta: RequestMeta }).meta({ id });
+const envelope = <T extends z.ZodType>(data: T, id: string) => z.object({ status: z.literal("success"), data, meta: RequestMeta }).meta({ id });
 
 export const InitializeResponse = envelope(InitializedTransaction, "InitializeResponse");
 export const TransactionResponse = envelope(InitiatedTransaction, "TransactionResponse");

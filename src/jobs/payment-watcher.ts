@@ -74,7 +74,10 @@ export class PaymentWatcher extends Ticker {
         const required = this.settings.requiredConfirmations(item.currency);
         const network = `${item.currency.slug} ${item.isLive ? "live" : "test"}`;
         try {
-          const observed = await this.chains.receiptsTo(item.currency, item.isLive, item.address, { since: item.since, requiredConfirmations: required });
+          const observed = await this.chains.receiptsTo(item.currency, item.isLive, item.address, {
+            since: item.since,
+            requiredConfirmations: required,
+          });
           answered.add(network);
           if (sameView(item.receipts, observed, required)) continue;
           await this.gateway.applyReceipts(item.id, { receipts: observed, requiredConfirmations: required, source: "chain", complete: true });
@@ -101,7 +104,9 @@ export class PaymentWatcher extends Ticker {
       if (this.unreachable.has(network)) continue;
       this.unreachable.add(network);
       const remedy = variable ? ` (set ${variable} to a node this machine can reach, or to none to stop watching ${network})` : "";
-      this.log(`payment watcher: ${network}: ${message}; the addresses are read again every ${seconds} s, with no further message until the node answers${remedy}`);
+      this.log(
+        `payment watcher: ${network}: ${message}; the addresses are read again every ${seconds} s, with no further message until the node answers${remedy}`,
+      );
     }
     for (const network of answered) {
       if (!failures.has(network) && this.unreachable.delete(network)) this.log(`payment watcher: ${network}: the node answers again`);

@@ -35,7 +35,6 @@ export interface PriceFeedMetrics {
   priceRefreshFailed(provider: string): void;
 }
 
-
 /** Requests refused with 429 (src/http/rate-limits.ts), by the bucket that refused them. */
 export type RateLimitedBucket = "live_key" | "test_key" | "address" | "auth_failures";
 export interface RateLimitMetrics {

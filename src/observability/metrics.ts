@@ -199,7 +199,10 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
   }
 
   /** The webhook backlog, and the pool's connections on PostgreSQL: read at each scrape. */
-  observeDatabase(reads: { webhookBacklog: () => Promise<WebhookBacklog>; poolStats?: () => PoolStats }, clock: Clock = { now: () => new Date() }): void {
+  observeDatabase(
+    reads: { webhookBacklog: () => Promise<WebhookBacklog>; poolStats?: () => PoolStats },
+    clock: Clock = { now: () => new Date() },
+  ): void {
     this.observeWebhookBacklog(reads.webhookBacklog, clock);
     if (reads.poolStats) this.observeDatabasePool(reads.poolStats);
   }
@@ -257,7 +260,11 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
     };
     gauge("db_pool_connections", "Open connections of the PostgreSQL pool, busy and idle.", (s) => s.total);
     gauge("db_pool_idle_connections", "Open connections of the PostgreSQL pool that are idle.", (s) => s.idle);
-    gauge("db_pool_waiting_clients", "Queries waiting for a connection of the PostgreSQL pool (all are busy and it is at its maximum).", (s) => s.waiting);
+    gauge(
+      "db_pool_waiting_clients",
+      "Queries waiting for a connection of the PostgreSQL pool (all are busy and it is at its maximum).",
+      (s) => s.waiting,
+    );
     gauge("db_pool_max_connections", "The PostgreSQL pool's maximum (PAYGATE_DB_POOL_MAX).", (s) => s.max);
   }
 }

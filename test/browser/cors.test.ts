@@ -97,10 +97,10 @@ async function openCheckout(): Promise<Page> {
 type PaygateInPage = Record<string, (...args: unknown[]) => Promise<PageCall>>;
 /** Runs one of the page's own functions (window.paygate) in the page. */
 const inPage = (page: Page, name: string, ...args: unknown[]): Promise<PageCall> =>
-  page.evaluate(
-    ([fn, rest]) => (globalThis as unknown as { paygate: PaygateInPage }).paygate[fn as string]!(...(rest as unknown[])),
-    [name, args] as const,
-  );
+  page.evaluate(([fn, rest]) => (globalThis as unknown as { paygate: PaygateInPage }).paygate[fn as string]!(...(rest as unknown[])), [
+    name,
+    args,
+  ] as const);
 
 const transactionCount = (merchantId: number) => t.db.transaction.count({ where: { merchantId } });
 const requestLines = (gateway: TestGateway) =>
@@ -132,7 +132,12 @@ describe("a checkout page on another origin, with the public key", () => {
     const page = await openCheckout();
     const before = await transactionCount(keys.id);
     const first = await inPage(page, "initialize", t.url, keys.testPublicKey, ORDER, "checkout-7");
-    expect(first).toMatchObject({ ok: true, status: 201, replayed: null, body: { status: "success", data: { status: "INITIATED", initialized_amount: 25.5, merchant: { id: keys.id } } } });
+    expect(first).toMatchObject({
+      ok: true,
+      status: 201,
+      replayed: null,
+      body: { status: "success", data: { status: "INITIATED", initialized_amount: 25.5, merchant: { id: keys.id } } },
+    });
     expect(first.requestId).toMatch(/^[0-9a-f-]{36}$/);
     const again = await inPage(page, "initialize", t.url, keys.testPublicKey, ORDER, "checkout-7");
     expect(again).toMatchObject({ ok: true, status: 201, replayed: "true", body: { data: { id: first.body.data.id } } });

@@ -18,7 +18,10 @@ describe("Credentials", () => {
     // Within the time to live the remembered row answers.
     expect((await credentials.authenticatePublic({ publicKey: m.testPublicKey })).merchant.active).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 350));
-    await expect(credentials.authenticatePublic({ publicKey: m.testPublicKey })).rejects.toMatchObject({ code: "not_found", reason: "merchant_inactive" });
+    await expect(credentials.authenticatePublic({ publicKey: m.testPublicKey })).rejects.toMatchObject({
+      code: "not_found",
+      reason: "merchant_inactive",
+    });
   });
 
   it("does not remember unknown keys, and never mixes kinds", async () => {

@@ -36,7 +36,17 @@ beforeAll(async () => {
     const { db } = await openDatabaseOn({ factory, close: async () => {} }, { migrate: false });
     clients.push(db);
     const stores = prismaStores(db);
-    gateways.push(new PaymentGateway({ stores, credentials: new Credentials(stores.credentials), prices: fixedFeeds(), rails: new HdWalletRails(), qr: new PngQrRenderer(), clock: systemClock, secrets }));
+    gateways.push(
+      new PaymentGateway({
+        stores,
+        credentials: new Credentials(stores.credentials),
+        prices: fixedFeeds(),
+        rails: new HdWalletRails(),
+        qr: new PngQrRenderer(),
+        clock: systemClock,
+        secrets,
+      }),
+    );
   }
 });
 afterAll(async () => {
@@ -50,11 +60,13 @@ it("hands out each index once across instances initiating at the same time", asy
   const m = await a.createMerchant({ name: "Busy" });
   const ids: string[] = [];
   for (let i = 0; i < 16; i++) {
-    const t = await a.initializeTransaction({ bearerToken: m.testPublicKey, body: { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" } });
+    const t = await a.initializeTransaction({
+      bearerToken: m.testPublicKey,
+      body: { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" },
+    });
     ids.push(t.id);
   }
   const results = await Promise.all(
-
     ids.map((id, i) => (i % 2 ? a : b).initiatePayment({ bearerToken: m.testSecretKey, transactionId: id, body: { currency_id: "4" } })),
   );
   const indexes = results.map((t) => t.derivationIndex).sort((x, y) => (x ?? 0) - (y ?? 0));

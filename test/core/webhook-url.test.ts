@@ -112,7 +112,12 @@ describe("checkWebhookUrl", () => {
   });
 
   it("does not mistake public names that merely contain private-looking words", () => {
-    for (const url of ["https://localhost.example.com/h", "https://internal.example.com/h", "https://local.example/h", "https://example.com/a.internal"]) {
+    for (const url of [
+      "https://localhost.example.com/h",
+      "https://internal.example.com/h",
+      "https://local.example/h",
+      "https://example.com/a.internal",
+    ]) {
       expect(checkWebhookUrl(url, "live", strict), url).toEqual({ ok: true, url });
     }
   });

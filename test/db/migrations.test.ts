@@ -78,7 +78,7 @@ describe("schema drift", () => {
 
   it("finds an edit to the schema that no migration carries", async () => {
     const schema = await readFile(SCHEMA_PATH, "utf8");
-    const edited = schema.replace(/(model Merchant \{\n)/, "$1  driftProbe String? @map(\"drift_probe\")\n");
+    const edited = schema.replace(/(model Merchant \{\n)/, '$1  driftProbe String? @map("drift_probe")\n');
     expect(edited).not.toBe(schema);
     const sql = await schemaDrift(db.factory, edited);
     expect(sql).toMatch(/ALTER TABLE "merchants" ADD COLUMN\s+"drift_probe" TEXT/);

@@ -88,7 +88,9 @@ describe("initializeTransaction", () => {
   });
 
   it("answers validation failures with BAD_USER_INPUT, status 400 and the REST message", async () => {
-    const error = await failure(client(keys.testPublicKey).request(InitializeTransactionDocument, { input: input({ customer: { email: "nope" }, amount: "ten" }) }));
+    const error = await failure(
+      client(keys.testPublicKey).request(InitializeTransactionDocument, { input: input({ customer: { email: "nope" }, amount: "ten" }) }),
+    );
     expect(error.message).toBe("Validation Error");
     expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", status: 400 });
     const fields = (error.extensions?.errors as { field: string }[]).map((e) => e.field);
@@ -97,7 +99,9 @@ describe("initializeTransaction", () => {
   });
 
   it("names fields in the graph's spelling", async () => {
-    const error = await failure(client().request(InitializeTransactionDocument, { input: input({ publicKey: keys.testPublicKey, paymentLink: "pl_graphLink" }) }));
+    const error = await failure(
+      client().request(InitializeTransactionDocument, { input: input({ publicKey: keys.testPublicKey, paymentLink: "pl_graphLink" }) }),
+    );
     expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", status: 400, errors: [{ field: "paymentLink" }] });
   });
 
@@ -153,9 +157,14 @@ describe("initiatePayment", () => {
       failure(key.request(InitiatePaymentDocument, { transactionId, input: { currencyId } }));
 
     expect(await pay("4", client(keys.testPublicKey))).toMatchObject({ extensions: { code: "UNAUTHENTICATED", status: 401 } });
-    expect(await pay("abc")).toMatchObject({ message: "Missing or invalid payload fields", extensions: { code: "BAD_USER_INPUT", status: 400, errors: [{ field: "currencyId" }] } });
+    expect(await pay("abc")).toMatchObject({
+      message: "Missing or invalid payload fields",
+      extensions: { code: "BAD_USER_INPUT", status: 400, errors: [{ field: "currencyId" }] },
+    });
     expect(await pay("99")).toMatchObject({ extensions: { code: "NOT_FOUND", status: 404, reason: "currency_not_supported" } });
-    expect(await pay("4", secret, "00000000-0000-0000-0000-000000000000")).toMatchObject({ extensions: { code: "NOT_FOUND", status: 404, reason: "transaction_not_found" } });
+    expect(await pay("4", secret, "00000000-0000-0000-0000-000000000000")).toMatchObject({
+      extensions: { code: "NOT_FOUND", status: 404, reason: "transaction_not_found" },
+    });
 
     feed.down = true;
     try {
@@ -171,7 +180,11 @@ describe("initiatePayment", () => {
   });
 
   it("answers a missing wallet with NOT_FOUND (processor not configured)", async () => {
-    const live = await t.merchant({ name: "Live BTC", kyb: "VERIFIED", wallets: [{ currency: cryptoBySlug("BTC")!, isLive: true, extendedPublicKey: ZPUB }] });
+    const live = await t.merchant({
+      name: "Live BTC",
+      kyb: "VERIFIED",
+      wallets: [{ currency: cryptoBySlug("BTC")!, isLive: true, extendedPublicKey: ZPUB }],
+    });
     const id = await initialize(live.livePublicKey);
     const error = await failure(client(live.liveSecretKey).request(InitiatePaymentDocument, { transactionId: id, input: { currencyId: "5" } }));
     expect(error.extensions).toMatchObject({ code: "NOT_FOUND", status: 404, reason: "processor_not_configured" });
@@ -225,9 +238,7 @@ describe("production hygiene", () => {
       BEGIN RAISE EXCEPTION 'transactions refused by a test trigger'; END $$`);
     await t.db.$executeRawUnsafe("CREATE TRIGGER refuse BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION refuse_transactions()");
     try {
-      const error = await failure(
-        client(keys.testPublicKey).request(InitializeTransactionDocument, { input: input() }),
-      );
+      const error = await failure(client(keys.testPublicKey).request(InitializeTransactionDocument, { input: input() }));
       expect(error.message).toBe("Internal Server Error");
       expect(error.extensions).toEqual({ code: "INTERNAL_SERVER_ERROR", status: 500, reason: "internal_error", errors: [] });
       const logged = t.logs.map((line) => JSON.parse(line)).find((line) => line.msg === "unexpected error in a GraphQL resolver");

@@ -33,7 +33,10 @@ describe("the GraphQL page", () => {
     const res = await fetch(`${dev.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${keys.testPublicKey}` },
-      body: JSON.stringify({ query: "query Transaction($id: ID!) { transaction(id: $id) { id } }", variables: { id: "00000000-0000-0000-0000-000000000000" } }),
+      body: JSON.stringify({
+        query: "query Transaction($id: ID!) { transaction(id: $id) { id } }",
+        variables: { id: "00000000-0000-0000-0000-000000000000" },
+      }),
     });
     expect(await res.json()).toEqual({ data: { transaction: null } });
   });

@@ -13,24 +13,51 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const scenarios = [
-  { customer: { email: "ada@example.com", name: "Ada" }, currency: "USD", amount: "100", description: "A", meta: { n: 1 }, currencyId: "4", refund: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" },
+  {
+    customer: { email: "ada@example.com", name: "Ada" },
+    currency: "USD",
+    amount: "100",
+    description: "A",
+    meta: { n: 1 },
+    currencyId: "4",
+    refund: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+  },
   { customer: { email: "bo@example.com" }, currency: "NGN", amount: "15000.50", description: null, meta: null, currencyId: "6", refund: null },
-  { customer: { email: "cy@example.com", name: "Cy" }, currency: "USD", amount: "0.01", description: "tiny", meta: { deep: { a: [1] } }, currencyId: "3", refund: null },
+  {
+    customer: { email: "cy@example.com", name: "Cy" },
+    currency: "USD",
+    amount: "0.01",
+    description: "tiny",
+    meta: { deep: { a: [1] } },
+    currencyId: "3",
+    refund: null,
+  },
 ] as const;
 
 async function viaRest(s: (typeof scenarios)[number]): Promise<string> {
-  const init = await t.post("/v1/transaction", { customer: s.customer, currency: s.currency, amount: s.amount, description: s.description, meta: s.meta }, { authorization: `Bearer ${keys.testPublicKey}` });
+  const init = await t.post(
+    "/v1/transaction",
+    { customer: s.customer, currency: s.currency, amount: s.amount, description: s.description, meta: s.meta },
+    { authorization: `Bearer ${keys.testPublicKey}` },
+  );
   expect(init.status).toBe(201);
-  const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: s.currencyId, refund_address: s.refund }, { authorization: `Bearer ${keys.testSecretKey}` });
+  const pay = await t.post(
+    `/v1/transaction/${init.body.data.id}/pay`,
+    { currency_id: s.currencyId, refund_address: s.refund },
+    { authorization: `Bearer ${keys.testSecretKey}` },
+  );
   expect(pay.status).toBe(200);
   return init.body.data.id;
 }
 
 async function viaGraphQL(s: (typeof scenarios)[number]): Promise<string> {
   const endpoint = `${t.url}/graphql`;
-  const init = await new GraphQLClient(endpoint, { headers: { authorization: `Bearer ${keys.testPublicKey}` } }).request(InitializeTransactionDocument, {
-    input: { customer: s.customer, currency: s.currency, amount: s.amount, description: s.description, meta: s.meta },
-  });
+  const init = await new GraphQLClient(endpoint, { headers: { authorization: `Bearer ${keys.testPublicKey}` } }).request(
+    InitializeTransactionDocument,
+    {
+      input: { customer: s.customer, currency: s.currency, amount: s.amount, description: s.description, meta: s.meta },
+    },
+  );
   const id = init.initializeTransaction.id;
   await new GraphQLClient(endpoint, { headers: { authorization: `Bearer ${keys.testSecretKey}` } }).request(InitiatePaymentDocument, {
     transactionId: id,

@@ -30,8 +30,7 @@ const preflight = (base: string, path: string, method: string, origin = SHOP) =>
     headers: { origin, "access-control-request-method": method, "access-control-request-headers": "authorization,content-type,idempotency-key" },
   });
 
-const corsHeaders = (res: Response) =>
-  Object.fromEntries([...res.headers].filter(([name]) => name.startsWith("access-control-") || name === "vary"));
+const corsHeaders = (res: Response) => Object.fromEntries([...res.headers].filter(([name]) => name.startsWith("access-control-") || name === "vary"));
 
 async function initialize(gateway: TestGateway, key: string): Promise<string> {
   const res = await gateway.post("/v1/transaction", ORDER, { authorization: `Bearer ${key}` });
@@ -117,7 +116,9 @@ describe("actual requests", () => {
     expect(read.status).toBe(200);
     expect(read.headers.get("access-control-allow-origin")).toBe("*");
 
-    const unknown = await fetch(`${t.url}/v1/transaction/${NO_SUCH_ID}`, { headers: { origin: SHOP, authorization: `Bearer ${keys.testPublicKey}` } });
+    const unknown = await fetch(`${t.url}/v1/transaction/${NO_SUCH_ID}`, {
+      headers: { origin: SHOP, authorization: `Bearer ${keys.testPublicKey}` },
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ message: `No transaction with id '${NO_SUCH_ID}'`, reason: "transaction_not_found" });
     expect(unknown.headers.get("access-control-allow-origin")).toBe("*");
@@ -191,7 +192,10 @@ describe("a secret key with an Origin header (a browser)", () => {
     const refused = await fetch(`${t.url}/graphql`, {
       method: "POST",
       headers: { origin: "null", "content-type": "application/json", authorization: `Bearer ${keys.testSecretKey}` },
-      body: JSON.stringify({ query: "mutation ($id: ID!) { initiatePayment(transactionId: $id, input: { currencyId: 4 }) { id status } }", variables: { id } }),
+      body: JSON.stringify({
+        query: "mutation ($id: ID!) { initiatePayment(transactionId: $id, input: { currencyId: 4 }) { id status } }",
+        variables: { id },
+      }),
     });
     expect(await expectRefused(refused)).toEqual({
       errors: [{ message: SECRET_KEY_IN_BROWSER, extensions: { code: "FORBIDDEN", status: 403, reason: "secret_key_in_browser", errors: [] } }],
@@ -254,7 +258,9 @@ describe("PAYGATE_CORS_ORIGINS as a list", () => {
       expect(pre.headers.has("access-control-allow-origin")).toBe(false);
       expect(pre.headers.get("vary")).toBe("Origin");
     }
-    const res = await fetch(`${narrowed.url}/v1/transaction/${NO_SUCH_ID}`, { headers: { origin: "https://evil.example", authorization: `Bearer ${narrowedKeys.testPublicKey}` } });
+    const res = await fetch(`${narrowed.url}/v1/transaction/${NO_SUCH_ID}`, {
+      headers: { origin: "https://evil.example", authorization: `Bearer ${narrowedKeys.testPublicKey}` },
+    });
     expect(res.status).toBe(404);
     expect(res.headers.has("access-control-allow-origin")).toBe(false);
     expect(res.headers.get("vary")).toBe("Origin");
@@ -276,7 +282,11 @@ describe("Apollo's CSRF prevention, with CORS on", () => {
 
   it("refuses a simple cross-origin POST (text/plain) with 400, and runs nothing", async () => {
     const before = await t.db.transaction.count();
-    const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { origin: SHOP, "content-type": "text/plain" }, body: JSON.stringify(mutation()) });
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { origin: SHOP, "content-type": "text/plain" },
+      body: JSON.stringify(mutation()),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(body.errors[0]?.message).toMatch(CSRF);
@@ -296,7 +306,11 @@ describe("Apollo's CSRF prevention, with CORS on", () => {
   });
 
   it("runs a JSON POST (which a browser preflights)", async () => {
-    const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { origin: SHOP, "content-type": "application/json" }, body: JSON.stringify(mutation()) });
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { origin: SHOP, "content-type": "application/json" },
+      body: JSON.stringify(mutation()),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { initializeTransaction: { id: string } } }).data.initializeTransaction.id).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -37,7 +37,10 @@ function everyCall(keys: Awaited<ReturnType<TestGateway["merchant"]>>, initiated
     testPayment: { method: "POST", path: `/v1/test_helpers/transaction/${pending}/payment`, ...json({}, keys.testSecretKey) },
     testExpire: { method: "POST", path: `/v1/test_helpers/transaction/${pending}/expire`, ...json({}, keys.testSecretKey) },
     graphqlQuery: graphql(`{ transaction(id: "${pending}") { id status } }`, keys.testSecretKey),
-    graphqlInitialize: graphql('mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USD, amount: "1"}) { id } }', keys.testPublicKey),
+    graphqlInitialize: graphql(
+      'mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USD, amount: "1"}) { id } }',
+      keys.testPublicKey,
+    ),
     graphqlInitiate: graphql(`mutation { initiatePayment(transactionId: "${initiated}", input: {currencyId: "4"}) { id } }`, keys.testSecretKey),
   };
 }
@@ -54,7 +57,10 @@ describe("the database goes away", () => {
         expect(res.headers["retry-after"], name).toBe("5");
         const message = "The database is unavailable right now; nothing was changed, retry in a few seconds";
         if (request.path === "/graphql") {
-          expect(res.json.errors[0], name).toMatchObject({ message, extensions: { code: "DATABASE_UNAVAILABLE", status: 503, reason: "database_unreachable" } });
+          expect(res.json.errors[0], name).toMatchObject({
+            message,
+            extensions: { code: "DATABASE_UNAVAILABLE", status: 503, reason: "database_unreachable" },
+          });
         } else {
           expect(res.json, name).toEqual({ status: "error", message, code: "database_unavailable", reason: "database_unreachable", errors: [] });
         }
@@ -123,7 +129,9 @@ describe("a database without this version's schema", () => {
     } finally {
       await t.db.$executeRawUnsafe("ALTER TABLE _prisma_migrations_away RENAME TO _prisma_migrations");
     }
-    await t.db.$executeRawUnsafe("UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)");
+    await t.db.$executeRawUnsafe(
+      "UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)",
+    );
     const rolledBack = await (await fetch(`${t.url}/readyz`)).json();
     expect(rolledBack).toMatchObject({ migrations: "missing", pending: [expect.any(String)] });
   });

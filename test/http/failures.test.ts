@@ -62,7 +62,11 @@ describe("unexpected errors", () => {
     await t.db.$executeRawUnsafe(`CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON transactions
       FOR EACH ROW EXECUTE FUNCTION refuse_transactions()`);
     try {
-      const initialize = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+      const initialize = await t.post(
+        "/v1/transaction",
+        { customer: { email: "a@example.com" }, currency: "USD", amount: "5" },
+        bearer(keys.testPublicKey),
+      );
       const initiate = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
       for (const res of [initialize, initiate]) {
         expect(res.status).toBe(500);

@@ -48,7 +48,11 @@ describe("text PostgreSQL cannot store", () => {
     ["description", order({ description: "broken \ud800 surrogate" })],
   ])("refuses a NUL or broken Unicode in %s with 400", async (field, body) => {
     const res = await send({ method: "POST", path: "/v1/transaction", ...json(body, bearer(keys.testPublicKey)) });
-    expectError(res, 400, { message: "Validation Error", code: "validation_error", errors: [{ field, message: `${field} must not contain NUL characters or broken Unicode` }] });
+    expectError(res, 400, {
+      message: "Validation Error",
+      code: "validation_error",
+      errors: [{ field, message: `${field} must not contain NUL characters or broken Unicode` }],
+    });
     await unchanged();
   });
 
@@ -63,7 +67,11 @@ describe("text PostgreSQL cannot store", () => {
   });
 
   it("refuses a NUL in refund_address with 400", async () => {
-    const res = await send({ method: "POST", path: `/v1/transaction/${initiatedId}/pay`, ...json({ currency_id: "4", refund_address: "tb1\u0000" }, bearer(keys.testSecretKey)) });
+    const res = await send({
+      method: "POST",
+      path: `/v1/transaction/${initiatedId}/pay`,
+      ...json({ currency_id: "4", refund_address: "tb1\u0000" }, bearer(keys.testSecretKey)),
+    });
     expectError(res, 400, { message: "Missing or invalid payload fields", errors: [{ field: "refund_address" }] });
     await unchanged();
   });
@@ -74,17 +82,24 @@ describe("text PostgreSQL cannot store", () => {
     await unchanged();
   });
 
-  it.each(["GET", "POST pay", "POST payment", "POST expire"])("answers a NUL in the transaction id (%s) with 404 and never queries it", async (route) => {
-    const path = {
-      GET: "/v1/transaction/a%00b",
-      "POST pay": "/v1/transaction/a%00b/pay",
-      "POST payment": "/v1/test_helpers/transaction/a%00b/payment",
-      "POST expire": "/v1/test_helpers/transaction/a%00b/expire",
-    }[route] as string;
-    const res = await send({ method: route === "GET" ? "GET" : "POST", path, ...(route === "GET" ? { headers: bearer(keys.testSecretKey) } : json({ currency_id: "4" }, bearer(keys.testSecretKey))) });
-    expectError(res, 404, { code: "not_found", reason: "transaction_not_found", message: "No transaction with id 'a\\u0000b'" });
-    await unchanged();
-  });
+  it.each(["GET", "POST pay", "POST payment", "POST expire"])(
+    "answers a NUL in the transaction id (%s) with 404 and never queries it",
+    async (route) => {
+      const path = {
+        GET: "/v1/transaction/a%00b",
+        "POST pay": "/v1/transaction/a%00b/pay",
+        "POST payment": "/v1/test_helpers/transaction/a%00b/payment",
+        "POST expire": "/v1/test_helpers/transaction/a%00b/expire",
+      }[route] as string;
+      const res = await send({
+        method: route === "GET" ? "GET" : "POST",
+        path,
+        ...(route === "GET" ? { headers: bearer(keys.testSecretKey) } : json({ currency_id: "4" }, bearer(keys.testSecretKey))),
+      });
+      expectError(res, 404, { code: "not_found", reason: "transaction_not_found", message: "No transaction with id 'a\\u0000b'" });
+      await unchanged();
+    },
+  );
 });
 
 describe("malformed paths", () => {
@@ -93,7 +108,11 @@ describe("malformed paths", () => {
       ["GET", `/v1/transaction/${segment}`],
       ["POST", `/v1/transaction/${segment}/pay`],
     ] as const) {
-      const res = await send({ method, path, ...(method === "POST" ? json({ currency_id: "4" }, bearer(keys.testSecretKey)) : { headers: bearer(keys.testSecretKey) }) });
+      const res = await send({
+        method,
+        path,
+        ...(method === "POST" ? json({ currency_id: "4" }, bearer(keys.testSecretKey)) : { headers: bearer(keys.testSecretKey) }),
+      });
       expectError(res, 400, { code: "bad_request", reason: "malformed_path", message: expect.stringContaining("percent-encoding") });
     }
     await unchanged();
@@ -131,7 +150,10 @@ describe("meta's shape", () => {
       '{"customer":{"email":"ada@example.com"},"currency":"USD","amount":"5","meta":{"cart":{"__proto__":1}}}',
     ]) {
       const res = await send({ method: "POST", path: "/v1/transaction", ...json(body, bearer(keys.testPublicKey)) });
-      expectError(res, 400, { message: "Validation Error", errors: [{ field: "meta", message: expect.stringMatching(/has the key "__proto__", which is not accepted/) }] });
+      expectError(res, 400, {
+        message: "Validation Error",
+        errors: [{ field: "meta", message: expect.stringMatching(/has the key "__proto__", which is not accepted/) }],
+      });
     }
     await unchanged();
   });
@@ -141,13 +163,23 @@ describe("bodies the server cannot read", () => {
   const body = JSON.stringify(order());
 
   it("answers a charset other than UTF-8 with 415", async () => {
-    const res = await send({ method: "POST", path: "/v1/transaction", headers: { "content-type": "application/json; charset=latin1", ...bearer(keys.testPublicKey) }, body });
+    const res = await send({
+      method: "POST",
+      path: "/v1/transaction",
+      headers: { "content-type": "application/json; charset=latin1", ...bearer(keys.testPublicKey) },
+      body,
+    });
     expectError(res, 415, { code: "unsupported_media_type", message: 'The charset "latin1" is not supported: send the JSON body in UTF-8' });
     await unchanged();
   });
 
   it("answers an unknown Content-Encoding with 415", async () => {
-    const res = await send({ method: "POST", path: "/v1/transaction", headers: { "content-type": "application/json", "content-encoding": "snappy", ...bearer(keys.testPublicKey) }, body });
+    const res = await send({
+      method: "POST",
+      path: "/v1/transaction",
+      headers: { "content-type": "application/json", "content-encoding": "snappy", ...bearer(keys.testPublicKey) },
+      body,
+    });
     expectError(res, 415, { code: "unsupported_media_type", message: expect.stringContaining('Content-Encoding "snappy" is not supported') });
     await unchanged();
   });
@@ -173,15 +205,25 @@ describe("credentials", () => {
     expectError(pay, 400, { reason: "ambiguous_credential" });
     const graphql = await send({ method: "POST", path: "/graphql", ...json({ query: `{ transaction(id: "${pendingId}") { id } }` }, two) });
     expect(graphql.status).toBe(400);
-    expect(graphql.json.errors[0]).toMatchObject({ message: "Send one Authorization header; this request has 2", extensions: { code: "BAD_REQUEST", status: 400, reason: "ambiguous_credential" } });
+    expect(graphql.json.errors[0]).toMatchObject({
+      message: "Send one Authorization header; this request has 2",
+      extensions: { code: "BAD_REQUEST", status: 400, reason: "ambiguous_credential" },
+    });
     await unchanged();
   });
 });
 
 describe("test helpers", () => {
   it("refuses a test payment beyond any coin's supply with 400", async () => {
-    const res = await send({ method: "POST", path: `/v1/test_helpers/transaction/${pendingId}/payment`, ...json({ amount: `1${"0".repeat(30)}` }, bearer(keys.testSecretKey)) });
-    expectError(res, 400, { message: "Missing or invalid payload fields", errors: [{ field: "amount", message: expect.stringContaining("at most 999999999999999") }] });
+    const res = await send({
+      method: "POST",
+      path: `/v1/test_helpers/transaction/${pendingId}/payment`,
+      ...json({ amount: `1${"0".repeat(30)}` }, bearer(keys.testSecretKey)),
+    });
+    expectError(res, 400, {
+      message: "Missing or invalid payload fields",
+      errors: [{ field: "amount", message: expect.stringContaining("at most 999999999999999") }],
+    });
     await unchanged();
   });
 
@@ -194,7 +236,11 @@ describe("test helpers", () => {
     for (const helper of ["payment", "expire"]) {
       const res = await t.post(`/v1/test_helpers/transaction/${id}/${helper}`, {}, bearer(other.testSecretKey));
       expect(res.status).toBe(422);
-      expect(res.body).toMatchObject({ code: "invalid_state", reason: "merchant_inactive", message: "The merchant account is not active; its transactions cannot move" });
+      expect(res.body).toMatchObject({
+        code: "invalid_state",
+        reason: "merchant_inactive",
+        message: "The merchant account is not active; its transactions cannot move",
+      });
     }
     await unchanged();
   });
@@ -208,7 +254,9 @@ describe("GraphQL requests", () => {
     const secretTail = keys.testSecretKey.slice(-12);
     const res = await graphql(`{"query": "${secretTail}\nforged log line`);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ errors: [{ message: "The body is not valid JSON", extensions: { code: "BAD_REQUEST", status: 400, reason: "invalid_json", errors: [] } }] });
+    expect(res.json).toEqual({
+      errors: [{ message: "The body is not valid JSON", extensions: { code: "BAD_REQUEST", status: 400, reason: "invalid_json", errors: [] } }],
+    });
     const log = t.logs.join("");
     expect(log).not.toContain(secretTail);
     expect(log).not.toContain("forged");
@@ -230,16 +278,29 @@ describe("GraphQL requests", () => {
     const charset = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json; charset=latin1" }, body });
     expect(charset.status).toBe(415);
     expect(charset.json.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST", status: 415, reason: "unsupported_media_type" } });
-    const encoding = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "content-encoding": "snappy" }, body });
+    const encoding = await send({
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json", "content-encoding": "snappy" },
+      body,
+    });
     expect(encoding.status).toBe(415);
     expect(encoding.json.errors[0].message).toMatch(/Content-Encoding "snappy" is not supported/);
-    const corrupt = await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: Buffer.from("not gzip at all") });
+    const corrupt = await send({
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: Buffer.from("not gzip at all"),
+    });
     expect(corrupt.status).toBe(400);
     expect(corrupt.json.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST", status: 400, reason: "unreadable_body" } });
   });
 
   it("does not suggest enum values when introspection is off", async () => {
-    const res = await graphql({ query: 'mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USDX, amount: "1"}) { id } }' }, bearer(keys.testPublicKey));
+    const res = await graphql(
+      { query: 'mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USDX, amount: "1"}) { id } }' },
+      bearer(keys.testPublicKey),
+    );
     expect(res.status).toBe(400);
     expect(res.json.errors[0].message).toBe('Value "USDX" does not exist in "FiatCurrencySlug" enum.');
     expect(res.text).not.toMatch(/Did you mean/);
@@ -254,8 +315,14 @@ describe("GraphQL requests", () => {
       },
       bearer(keys.testPublicKey),
     );
-    expect(init.json.errors[0]).toMatchObject({ message: "Validation Error", extensions: { code: "BAD_USER_INPUT", status: 400, errors: [{ field: "customer.name" }] } });
-    const read = await graphql({ query: "query($id: ID!) { transaction(id: $id) { id } }", variables: { id: "a\u0000b" } }, bearer(keys.testSecretKey));
+    expect(init.json.errors[0]).toMatchObject({
+      message: "Validation Error",
+      extensions: { code: "BAD_USER_INPUT", status: 400, errors: [{ field: "customer.name" }] },
+    });
+    const read = await graphql(
+      { query: "query($id: ID!) { transaction(id: $id) { id } }", variables: { id: "a\u0000b" } },
+      bearer(keys.testSecretKey),
+    );
     expect(read.status).toBe(200);
     expect(read.json).toEqual({ data: { transaction: null } });
     await unchanged();

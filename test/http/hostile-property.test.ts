@@ -37,7 +37,10 @@ const known = <T>(value: () => T) => fc.constant(null).map(value);
 
 // Known troublemakers weigh as much as random text: NUL, lone surrogates, prototype keys, huge numbers.
 const hostileText = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\ud800", "\udfff x", "x\ud83d", "__proto__", "constructor", "1e400", "-1", "0", "9".repeat(25)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\ud800", "\udfff x", "x\ud83d", "__proto__", "constructor", "1e400", "-1", "0", "9".repeat(25)),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
 );
@@ -71,7 +74,10 @@ const hostileCredential = fc.oneof(
   known(() => `Bearer ${keys.liveSecretKey}`),
   known(() => [`Bearer ${keys.testSecretKey}`, `Bearer ${keys.testPublicKey}`]),
   fc.string({ maxLength: 80 }).filter(headerSafe),
-  fc.string({ maxLength: 60 }).filter(headerSafe).map((s) => `Bearer ${s}`),
+  fc
+    .string({ maxLength: 60 })
+    .filter(headerSafe)
+    .map((s) => `Bearer ${s}`),
 );
 
 const hostileContentType = fc.oneof(
@@ -107,17 +113,19 @@ interface Draft {
 type Mutation = (draft: Draft) => void;
 
 /** Sets a dotted path inside the draft's JSON body (no-op once the body is raw). */
-const setField = (path: string, value: unknown): Mutation => (draft) => {
-  if (typeof draft.body !== "object" || draft.body === null || Buffer.isBuffer(draft.body)) return;
-  const keys = path.split(".");
-  let target: Record<string, unknown> = draft.body;
-  for (const key of keys.slice(0, -1)) {
-    const next = target[key];
-    if (typeof next !== "object" || next === null || Array.isArray(next)) target[key] = {};
-    target = target[key] as Record<string, unknown>;
-  }
-  Object.defineProperty(target, keys.at(-1) as string, { value, enumerable: true, writable: true, configurable: true });
-};
+const setField =
+  (path: string, value: unknown): Mutation =>
+  (draft) => {
+    if (typeof draft.body !== "object" || draft.body === null || Buffer.isBuffer(draft.body)) return;
+    const keys = path.split(".");
+    let target: Record<string, unknown> = draft.body;
+    for (const key of keys.slice(0, -1)) {
+      const next = target[key];
+      if (typeof next !== "object" || next === null || Array.isArray(next)) target[key] = {};
+      target = target[key] as Record<string, unknown>;
+    }
+    Object.defineProperty(target, keys.at(-1) as string, { value, enumerable: true, writable: true, configurable: true });
+  };
 
 const commonMutations: fc.Arbitrary<Mutation>[] = [
   hostileSegment.map((segment) => (draft: Draft) => void (draft.segment = segment)),
@@ -127,12 +135,21 @@ const commonMutations: fc.Arbitrary<Mutation>[] = [
   }),
   hostileContentType.map((type) => (draft: Draft) => void (draft.headers["content-type"] = type)),
   hostileEncoding.map((encoding) => (draft: Draft) => void (draft.encoding = encoding)),
-  fc.string({ maxLength: 300 }).filter(headerSafe).map((key) => (draft: Draft) => void (draft.headers["idempotency-key"] = key)),
+  fc
+    .string({ maxLength: 300 })
+    .filter(headerSafe)
+    .map((key) => (draft: Draft) => void (draft.headers["idempotency-key"] = key)),
   rawBody.map((body) => (draft: Draft) => void (draft.body = body)),
 ];
 const fieldMutations = (fields: string[]) => fields.map((field) => hostileValue.map((value) => setField(field, value)));
 
-const order = () => ({ customer: { email: "ada@example.com", name: "Ada Obi" }, currency: "USD", amount: "10", description: "Order #42", meta: { order: 42, tags: ["a"] } });
+const order = () => ({
+  customer: { email: "ada@example.com", name: "Ada Obi" },
+  currency: "USD",
+  amount: "10",
+  description: "Order #42",
+  meta: { order: 42, tags: ["a"] },
+});
 
 interface RouteSpec {
   method: string;
@@ -152,7 +169,20 @@ const ROUTES: Record<string, RouteSpec> = {
     method: "POST",
     path: () => "/v1/transaction",
     draft: () => ({ segment: "", body: order(), key: () => keys.testPublicKey }),
-    mutations: fieldMutations(["customer", "customer.name", "customer.email", "currency", "amount", "description", "meta", "meta.note", "meta.items", "meta.__proto__", "public_key", "payment_link"]),
+    mutations: fieldMutations([
+      "customer",
+      "customer.name",
+      "customer.email",
+      "currency",
+      "amount",
+      "description",
+      "meta",
+      "meta.note",
+      "meta.items",
+      "meta.__proto__",
+      "public_key",
+      "payment_link",
+    ]),
   },
   initiate: {
     method: "POST",
@@ -160,7 +190,12 @@ const ROUTES: Record<string, RouteSpec> = {
     draft: () => ({ segment: ids.initiated, body: { currency_id: "4" }, key: () => keys.testSecretKey }),
     mutations: fieldMutations(["currency_id", "refund_address"]),
   },
-  retrieve: { method: "GET", path: (id) => `/v1/transaction/${id}`, draft: () => ({ segment: ids.pending, body: undefined, key: () => keys.testSecretKey }), mutations: [] },
+  retrieve: {
+    method: "GET",
+    path: (id) => `/v1/transaction/${id}`,
+    draft: () => ({ segment: ids.pending, body: undefined, key: () => keys.testSecretKey }),
+    mutations: [],
+  },
   testPayment: {
     method: "POST",
     path: (id) => `/v1/test_helpers/transaction/${id}/payment`,
@@ -183,12 +218,26 @@ const ROUTES: Record<string, RouteSpec> = {
     method: "POST",
     path: () => "/graphql",
     draft: () => ({ segment: "", body: { query: GRAPHQL_OPERATIONS.initialize, variables: { input: order() } }, key: () => keys.testPublicKey }),
-    mutations: fieldMutations(["query", "variables", "variables.input", "variables.input.customer.name", "variables.input.description", "variables.input.meta", "variables.input.meta.note", "variables.input.amount", "variables.input.currency"]),
+    mutations: fieldMutations([
+      "query",
+      "variables",
+      "variables.input",
+      "variables.input.customer.name",
+      "variables.input.description",
+      "variables.input.meta",
+      "variables.input.meta.note",
+      "variables.input.amount",
+      "variables.input.currency",
+    ]),
   },
   graphqlInitiate: {
     method: "POST",
     path: () => "/graphql",
-    draft: () => ({ segment: "", body: { query: GRAPHQL_OPERATIONS.initiate, variables: { id: ids.initiated, input: { currencyId: "4" } } }, key: () => keys.testSecretKey }),
+    draft: () => ({
+      segment: "",
+      body: { query: GRAPHQL_OPERATIONS.initiate, variables: { id: ids.initiated, input: { currencyId: "4" } } },
+      key: () => keys.testSecretKey,
+    }),
     mutations: fieldMutations(["query", "variables.id", "variables.input", "variables.input.currencyId", "variables.input.refundAddress"]),
   },
 };

@@ -1,5 +1,5 @@
 // Idempotency-Key on both POSTs (Stripe's model): a retry gets the first request's transaction.
-import { ClientError, GraphQLClient } from "graphql-request";
+import { type ClientError, GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -19,7 +19,11 @@ const auth = (key: string, idempotencyKey?: string) => ({
   ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
 });
 async function post(path: string, payload: unknown, headers: Record<string, string>) {
-  const res = await fetch(t.url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
+  const res = await fetch(t.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(payload),
+  });
   // As in support/gateway.ts: a test reads the reply's fields freely.
   return { status: res.status, replayed: res.headers.get("idempotent-replayed"), body: (await res.json()) as any };
 }
@@ -113,7 +117,11 @@ describe("initiate", () => {
     const again = await post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, auth(keys.testSecretKey, "pay-1"));
     expect(again.status).toBe(200);
     expect(again.replayed).toBe("true");
-    expect(again.body.data).toMatchObject({ status: "PENDING", payment_address: first.body.data.payment_address, payment_amount: first.body.data.payment_amount });
+    expect(again.body.data).toMatchObject({
+      status: "PENDING",
+      payment_address: first.body.data.payment_address,
+      payment_amount: first.body.data.payment_amount,
+    });
     const withoutKey = await post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, auth(keys.testSecretKey));
     expect(withoutKey.status).toBe(422);
   });
@@ -131,7 +139,9 @@ describe("initiate", () => {
   it("gives concurrent initiates with one key one answer: all 200, one address", async () => {
     const init = await post("/v1/transaction", body, auth(keys.testPublicKey));
     const id = init.body.data.id as string;
-    const results = await Promise.all([1, 2, 3].map(() => post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, auth(keys.testSecretKey, "pay-3"))));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, auth(keys.testSecretKey, "pay-3"))),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(new Set(results.map((r) => r.body.data.payment_address)).size).toBe(1);
   });

@@ -26,8 +26,18 @@ describe("POST /v1/transaction: success", () => {
     const data = res.body.data;
     expect(Object.keys(data).sort()).toEqual(
       [
-        "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant",
-        "payment_address", "payment_amount", "payment_currency", "reference", "status",
+        "amount_paid",
+        "description",
+        "id",
+        "initialized_amount",
+        "initialized_currency",
+        "is_live",
+        "merchant",
+        "payment_address",
+        "payment_amount",
+        "payment_currency",
+        "reference",
+        "status",
         "expires_at", // not in table 2.1: when the transaction is abandoned if not initiated
       ].sort(),
     );

@@ -5,8 +5,7 @@ import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { decodeQr } from "../support/qr.ts";
 
 // BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
-const BIP84_ZPUB =
-  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
+const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -20,7 +19,11 @@ afterAll(() => t.close());
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function initialize(publicKey: string, amount = "100", currency = "USD", meta?: object): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency, amount, description: "Order", meta }, bearer(publicKey));
+  const res = await t.post(
+    "/v1/transaction",
+    { customer: { email: "ada@example.com" }, currency, amount, description: "Order", meta },
+    bearer(publicKey),
+  );
   expect(res.status).toBe(201);
   return res.body.data.id;
 }
@@ -38,8 +41,20 @@ describe("POST /v1/transaction/:id/pay: success", () => {
     const data = res.body.data;
     expect(Object.keys(data).sort()).toEqual(
       [
-        "amount_paid", "description", "id", "initialized_amount", "initialized_currency", "is_live", "merchant", "meta",
-        "payment_address", "payment_amount", "payment_currency", "qrCode", "reference", "status",
+        "amount_paid",
+        "description",
+        "id",
+        "initialized_amount",
+        "initialized_currency",
+        "is_live",
+        "merchant",
+        "meta",
+        "payment_address",
+        "payment_amount",
+        "payment_currency",
+        "qrCode",
+        "reference",
+        "status",
         "expires_at", // not in table 2.2: the end of the checkout window
         "payment_uri", // not in table 2.2: what the QR code encodes
       ].sort(),
@@ -123,7 +138,11 @@ describe("POST /v1/transaction/:id/pay: 400 Missing or invalid payload fields", 
     ["currency_id not numeric", { currency_id: "BTC" }, "currency_id"],
     ["currency_id negative", { currency_id: "-4" }, "currency_id"],
     ["refund_address badly formed", { currency_id: "4", refund_address: "not an address" }, "refund_address"],
-    ["refund_address of another network (mainnet in test mode)", { currency_id: "4", refund_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" }, "refund_address"],
+    [
+      "refund_address of another network (mainnet in test mode)",
+      { currency_id: "4", refund_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" },
+      "refund_address",
+    ],
     ["refund_address of another chain", { currency_id: "6", refund_address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }, "refund_address"],
   ];
   for (const [name, payload, field] of cases) {
@@ -221,7 +240,11 @@ describe("POST /v1/transaction/:id/pay: 404", () => {
   });
 
   it("when the merchant has no wallet for that currency in that mode", async () => {
-    const live = await t.merchant({ name: "Live Only BTC", kyb: "VERIFIED", wallets: [{ currency: cryptoBySlug("BTC")!, isLive: true, extendedPublicKey: BIP84_ZPUB }] });
+    const live = await t.merchant({
+      name: "Live Only BTC",
+      kyb: "VERIFIED",
+      wallets: [{ currency: cryptoBySlug("BTC")!, isLive: true, extendedPublicKey: BIP84_ZPUB }],
+    });
     const id = await initialize(live.livePublicKey);
     const res = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "6" }, bearer(live.liveSecretKey));
     expect(res.status).toBe(404);
@@ -244,7 +267,12 @@ describe("POST /v1/transaction/:id/pay: 422 The transaction is not initiated", (
     const address = (await stored(id)).paymentAddress;
     const again = await pay(id, { currency_id: "6" });
     expect(again.status).toBe(422);
-    expect(again.body).toMatchObject({ status: "error", message: "The transaction is not initiated", code: "invalid_state", reason: "transaction_not_initiated" });
+    expect(again.body).toMatchObject({
+      status: "error",
+      message: "The transaction is not initiated",
+      code: "invalid_state",
+      reason: "transaction_not_initiated",
+    });
     const row = await stored(id);
     expect(row.paymentCurrencyId).toBe(4);
     expect(row.paymentAddress).toBe(address);

@@ -25,7 +25,11 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const secret = () => bearer(keys.testSecretKey);
 
 async function pendingTransaction(currencyId = "4", amount = "100"): Promise<{ id: string; reference: string; due: number }> {
-  const init = await t.post("/v1/transaction", { customer: { email: "ada@example.com", name: "Ada" }, currency: "USD", amount, meta: { order: 9 } }, bearer(keys.testPublicKey));
+  const init = await t.post(
+    "/v1/transaction",
+    { customer: { email: "ada@example.com", name: "Ada" }, currency: "USD", amount, meta: { order: 9 } },
+    bearer(keys.testPublicKey),
+  );
   expect(init.status).toBe(201);
   const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: currencyId }, secret());
   expect(pay.status).toBe(200);
@@ -39,19 +43,32 @@ async function eventsFor(reference: string) {
   await t.dispatcher().drain();
   const verifier = new Webhook(keys.webhookSecret);
   return receiver.received
-    .map((r) =>
-      verifier.verify(r.body, {
-        "webhook-id": String(r.headers["webhook-id"]),
-        "webhook-timestamp": String(r.headers["webhook-timestamp"]),
-        "webhook-signature": String(r.headers["webhook-signature"]),
-      }) as { event: string; data: { transaction: Record<string, unknown> } },
+    .map(
+      (r) =>
+        verifier.verify(r.body, {
+          "webhook-id": String(r.headers["webhook-id"]),
+          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+          "webhook-signature": String(r.headers["webhook-signature"]),
+        }) as { event: string; data: { transaction: Record<string, unknown> } },
     )
     .filter((p) => p.data.transaction.reference === reference);
 }
 
 const SPEC_6_FIELDS = [
-  "amount_paid", "created_at", "customer_email", "customer_name", "description", "is_live", "merchant_name", "meta",
-  "payment_amount", "payment_currency", "payment_currency_name", "payment_currency_slug", "reference", "status",
+  "amount_paid",
+  "created_at",
+  "customer_email",
+  "customer_name",
+  "description",
+  "is_live",
+  "merchant_name",
+  "meta",
+  "payment_amount",
+  "payment_currency",
+  "payment_currency_name",
+  "payment_currency_slug",
+  "reference",
+  "status",
 ].sort();
 
 describe("paid", () => {
@@ -71,7 +88,13 @@ describe("paid", () => {
       ["payment.received", "SUCCESSFUL"],
     ]);
     for (const e of events) expect(Object.keys(e.data.transaction).sort()).toEqual(SPEC_6_FIELDS);
-    expect(events[0]!.data.transaction).toMatchObject({ payment_currency: null, payment_currency_name: null, payment_currency_slug: null, payment_amount: null, amount_paid: null });
+    expect(events[0]!.data.transaction).toMatchObject({
+      payment_currency: null,
+      payment_currency_name: null,
+      payment_currency_slug: null,
+      payment_amount: null,
+      amount_paid: null,
+    });
     expect(events[1]!.data.transaction).toMatchObject({ payment_currency: 4, payment_currency_slug: "BTC", payment_amount: due, amount_paid: null });
     expect(events[2]!.data.transaction).toMatchObject({
       reference,
@@ -133,7 +156,11 @@ describe("abandoned", () => {
   });
 
   it("INITIATED → ABANDONED when never initiated", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "bo@example.com" }, currency: "NGN", amount: "5000" }, bearer(keys.testPublicKey));
+    const init = await t.post(
+      "/v1/transaction",
+      { customer: { email: "bo@example.com" }, currency: "NGN", amount: "5000" },
+      bearer(keys.testPublicKey),
+    );
     const res = await expireTest(init.body.data.id);
     expect(res.body.data).toMatchObject({ status: "ABANDONED", payment_amount: null, payment_address: null, qrCode: null });
     expect(res.body.data.meta.payment).toBeNull();
@@ -198,7 +225,9 @@ describe("expiry in the background", () => {
     expect(await status(future.id)).toBe("PENDING");
     expect(await scheduler.tick()).toBe(0); // nothing twice
 
-    const get = (await fetch(`${t.url}/v1/transaction/${seen.id}`, { headers: secret() }).then((r) => r.json())) as { data: { meta: { payment: unknown }; amount_paid: unknown } };
+    const get = (await fetch(`${t.url}/v1/transaction/${seen.id}`, { headers: secret() }).then((r) => r.json())) as {
+      data: { meta: { payment: unknown }; amount_paid: unknown };
+    };
     expect(get.data.meta.payment).toEqual({ state: "confirming", amount_confirmed: "0", amount_unconfirmed: String(seen.due) });
     expect(get.data.amount_paid).toBeNull();
   });
@@ -233,7 +262,8 @@ describe("receipts from a chain", () => {
   it("confirms, then un-counts a receipt that a reorganisation removed", async () => {
     const { id, due } = await pendingTransaction("4");
     const receipt = { key: "cafe:1", txHash: "cafe", amount: new Decimal(due).div(2), confirmations: 1, blockHeight: 100 };
-    const update = (receipts: (typeof receipt)[]) => t.gateway.applyReceipts(id, { receipts, requiredConfirmations: 1, source: "chain", complete: true });
+    const update = (receipts: (typeof receipt)[]) =>
+      t.gateway.applyReceipts(id, { receipts, requiredConfirmations: 1, source: "chain", complete: true });
     expect((await update([receipt])).amountPaid?.toString()).toBe(new Decimal(due).div(2).toFixed());
     const afterReorg = await update([]);
     expect(afterReorg.amountPaid).toBeNull();

@@ -11,7 +11,9 @@ describe("the listening line", () => {
   });
 
   it("says when only this machine can reach it", () => {
-    expect(listeningLine({ address: "127.0.0.1", family: "IPv4", port: 3000 })).toBe("paygate listening on 127.0.0.1:3000 (this machine only). Open http://127.0.0.1:3000");
+    expect(listeningLine({ address: "127.0.0.1", family: "IPv4", port: 3000 })).toBe(
+      "paygate listening on 127.0.0.1:3000 (this machine only). Open http://127.0.0.1:3000",
+    );
     expect(listeningLine({ address: "::1", family: "IPv6", port: 3000 })).toMatch(/\[::1\]:3000 \(this machine only\)/);
   });
 

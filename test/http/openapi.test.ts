@@ -43,19 +43,27 @@ describe("the OpenAPI document", () => {
 
   it("documents the spec's statuses and messages on initialize and initiate", () => {
     const doc = openApiDocument();
-    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>>;
+    const paths = doc.paths as Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
+    >;
     const initialize = paths["/v1/transaction"]?.post?.responses ?? {};
     expect(Object.keys(initialize).sort()).toEqual(["201", "400", "403", "404", "409", "413", "415", "422", "429", "500", "503"]);
     expect(initialize["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Validation Error");
     expect(initialize["404"]?.content?.["application/json"]?.examples?.invalid_public_key?.value.message).toBe("Invalid Public Key");
     const initiate = paths["/v1/transaction/{transaction_id}/pay"]?.post?.responses ?? {};
     expect(initiate["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Missing or invalid payload fields");
-    expect(initiate["422"]?.content?.["application/json"]?.examples?.transaction_not_initiated?.value.message).toBe("The transaction is not initiated");
+    expect(initiate["422"]?.content?.["application/json"]?.examples?.transaction_not_initiated?.value.message).toBe(
+      "The transaction is not initiated",
+    );
   });
 
   it("documents the 403 for a secret key from a browser on every REST route that takes a key", () => {
     const doc = openApiDocument();
-    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>>;
+    const paths = doc.paths as Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
+    >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
     expect(keyed.length).toBe(5);
     for (const [, item] of keyed) {

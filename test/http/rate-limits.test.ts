@@ -53,8 +53,12 @@ async function call(g: TestGateway, path: string, { method = "POST", body, key, 
 const order = { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" };
 const initialize = (g: TestGateway, key: string, from?: string) => call(g, "/v1/transaction", { body: order, key, from });
 const graphqlInitialize = (g: TestGateway, key: string) =>
-  call(g, "/graphql", { key, body: { query: 'mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USD, amount: "1"}) { id } }' } });
-const retrieve = (g: TestGateway, key: string, from?: string) => call(g, "/v1/transaction/00000000-0000-4000-8000-000000000000", { method: "GET", key, from });
+  call(g, "/graphql", {
+    key,
+    body: { query: 'mutation { initializeTransaction(input: {customer: {email: "a@b.co"}, currency: USD, amount: "1"}) { id } }' },
+  });
+const retrieve = (g: TestGateway, key: string, from?: string) =>
+  call(g, "/v1/transaction/00000000-0000-4000-8000-000000000000", { method: "GET", key, from });
 
 function limitedBody(message: string, reason = "rate_limited") {
   return { status: "error", message, code: "rate_limited", reason, errors: [] };
@@ -154,7 +158,9 @@ describe("per API key", () => {
     expect((await fromPage()).status).toBe(201);
     const refused = await fromPage();
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual(limitedBody("Too many requests: requests with this test API key are limited to 1 per second; retry after 1 s"));
+    expect(await refused.json()).toEqual(
+      limitedBody("Too many requests: requests with this test API key are limited to 1 per second; retry after 1 s"),
+    );
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     const exposed = (refused.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(",");
     expect(exposed).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy"]));
@@ -200,7 +206,9 @@ describe("without an API key", () => {
     expect((await bodyKey("203.0.113.7")).status).toBe(201);
     const refused = await bodyKey("203.0.113.7");
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual(limitedBody("Too many requests: requests without an API key from this address are limited to 2 per second; retry after 1 s"));
+    expect(refused.body).toEqual(
+      limitedBody("Too many requests: requests without an API key from this address are limited to 2 per second; retry after 1 s"),
+    );
     expect((await bodyKey("198.51.100.9")).status).toBe(201);
   });
 
@@ -212,7 +220,9 @@ describe("without an API key", () => {
     expect((await call(g, "/v1/transaction", { body: order, from: "2001:db8:1:2::1" })).status).toBe(400); // no credential
     const refused = await call(g, "/v1/transaction", { body: order, from: "2001:db8:1:2:ffff::9" });
     expect(refused.status).toBe(429);
-    expect(refused.body.message).toBe("Too many requests: requests without an API key from this address are limited to 1 per second; retry after 1 s");
+    expect(refused.body.message).toBe(
+      "Too many requests: requests without an API key from this address are limited to 1 per second; retry after 1 s",
+    );
     expect((await call(g, "/v1/transaction", { body: order, from: "2001:db8:1:3::1" })).status).toBe(400);
   });
 
@@ -243,7 +253,11 @@ describe("failed authentications per address", () => {
     const unknownPublic = await initialize(g, "pub_test_guessed00000000000000000000000", attacker);
     expect(unknownPublic.status).toBe(404);
     expect(unknownPublic.body.message).toBe("Invalid Public Key");
-    const graphql = await call(g, "/graphql", { key: "sec_test_guessed1", from: attacker, body: { query: '{ transaction(id: "00000000-0000-4000-8000-000000000000") { id } }' } });
+    const graphql = await call(g, "/graphql", {
+      key: "sec_test_guessed1",
+      from: attacker,
+      body: { query: '{ transaction(id: "00000000-0000-4000-8000-000000000000") { id } }' },
+    });
     expect(graphql.body.errors[0].extensions.reason).toBe("invalid_secret_key");
 
     // The fourth request is refused whatever it carries, a valid key included, and reaches nothing.

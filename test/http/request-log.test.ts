@@ -21,7 +21,12 @@ describe("request log", () => {
     const res = await fetch(`${t.url}/v1/transaction`, {
       method: "POST",
       headers: { "content-type": "application/json", ...bearer(keys.testPublicKey) },
-      body: JSON.stringify({ customer: { email: "ada.secret@example.com", name: "Ada Obi" }, currency: "USD", amount: "10", description: "Order #42" }),
+      body: JSON.stringify({
+        customer: { email: "ada.secret@example.com", name: "Ada Obi" },
+        currency: "USD",
+        amount: "10",
+        description: "Order #42",
+      }),
     });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as { data: { id: string } }).data.id;
@@ -30,9 +35,18 @@ describe("request log", () => {
     expect(typeof requestLine(requestId)?.latency_ms).toBe("number");
 
     const read = await fetch(`${t.url}/v1/transaction/${id}`, { headers: bearer(keys.testSecretKey) });
-    expect(requestLine(read.headers.get("x-request-id") as string)).toMatchObject({ method: "GET", route: "/v1/transaction/:transaction_id", status: 200, merchant_id: keys.id });
+    expect(requestLine(read.headers.get("x-request-id") as string)).toMatchObject({
+      method: "GET",
+      route: "/v1/transaction/:transaction_id",
+      status: 200,
+      merchant_id: keys.id,
+    });
 
-    const refused = await fetch(`${t.url}/v1/transaction/${id}/pay`, { method: "POST", headers: { "content-type": "application/json", ...bearer(keys.testPublicKey) }, body: "{}" });
+    const refused = await fetch(`${t.url}/v1/transaction/${id}/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(keys.testPublicKey) },
+      body: "{}",
+    });
     expect(requestLine(refused.headers.get("x-request-id") as string)).toMatchObject({ level: "warn", status: 400, error: "invalid_request" });
 
     const graphql = await fetch(`${t.url}/graphql`, {
@@ -43,13 +57,19 @@ describe("request log", () => {
     expect(requestLine(graphql.headers.get("x-request-id") as string)).toMatchObject({ route: "/graphql", status: 200, merchant_id: keys.id });
 
     const log = t.logs.join("");
-    for (const secret of [keys.testPublicKey, keys.testSecretKey, "ada.secret@example.com", "Ada Obi", "Order #42"]) expect(log).not.toContain(secret);
+    for (const secret of [keys.testPublicKey, keys.testSecretKey, "ada.secret@example.com", "Ada Obi", "Order #42"])
+      expect(log).not.toContain(secret);
   });
 
   it("keeps every value on its own line, whatever the client sends", async () => {
     const before = t.logs.length;
     await rawRequest(t.url, { method: "GET", path: "/v1/transaction/x%0A%7B%22level%22%3A%22fatal%22%7D", headers: bearer(keys.testSecretKey) });
-    await rawRequest(t.url, { method: "POST", path: "/graphql", headers: { "content-type": "application/json" }, body: '{"query": "\n{\\"level\\":\\"fatal\\"}' });
+    await rawRequest(t.url, {
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json" },
+      body: '{"query": "\n{\\"level\\":\\"fatal\\"}',
+    });
     const added = t.logs.slice(before);
     expect(added.length).toBeGreaterThanOrEqual(2);
     for (const line of added) {

@@ -17,11 +17,19 @@ const get = async (id: string, key?: string) => {
 
 describe("GET /v1/transaction/:id", () => {
   it("shows the transaction before and after initiation, to the public and the secret key", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "100", meta: { m: 1 } }, { authorization: `Bearer ${keys.testPublicKey}` });
+    const init = await t.post(
+      "/v1/transaction",
+      { customer: { email: "a@example.com" }, currency: "USD", amount: "100", meta: { m: 1 } },
+      { authorization: `Bearer ${keys.testPublicKey}` },
+    );
     const id = init.body.data.id as string;
     const before = await get(id, keys.testPublicKey);
     expect(before.status).toBe(200);
-    expect(before.body).toMatchObject({ status: "success", meta: { m: 1 }, data: { id, status: "INITIATED", payment_amount: null, qrCode: null, initialized_currency: "USD" } });
+    expect(before.body).toMatchObject({
+      status: "success",
+      meta: { m: 1 },
+      data: { id, status: "INITIATED", payment_amount: null, qrCode: null, initialized_currency: "USD" },
+    });
 
     await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
     const after = await get(id, keys.testSecretKey);
@@ -30,7 +38,11 @@ describe("GET /v1/transaction/:id", () => {
   });
 
   it("answers 404 for another merchant's or mode's transaction and 401 without a key", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "1" }, { authorization: `Bearer ${keys.testPublicKey}` });
+    const init = await t.post(
+      "/v1/transaction",
+      { customer: { email: "a@example.com" }, currency: "USD", amount: "1" },
+      { authorization: `Bearer ${keys.testPublicKey}` },
+    );
     const id = init.body.data.id as string;
     const other = await t.merchant({ name: "Other" });
     for (const res of [await get(id, other.testSecretKey), await get(id, keys.livePublicKey)]) {

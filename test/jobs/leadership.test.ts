@@ -1,7 +1,6 @@
 // One payment watcher at a time per database: on PostgreSQL the holder of an advisory lock leads,
 // and another instance takes over when it stops; the embedded database's one process always leads.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { systemClock } from "../../src/core/gateway.ts";
 import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader, type Leadership } from "../../src/jobs/leadership.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
@@ -18,7 +17,11 @@ beforeAll(async () => {
   esplora = await startFakeEsplora();
   if (process.env.DATABASE_URL) lockDb = await createTestDatabase();
   const keys = await t.merchant();
-  const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, { authorization: `Bearer ${keys.testPublicKey}` });
+  const init = await t.post(
+    "/v1/transaction",
+    { customer: { email: "a@example.com" }, currency: "USD", amount: "5" },
+    { authorization: `Bearer ${keys.testPublicKey}` },
+  );
   const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
   expect(pay.status).toBe(200);
 });

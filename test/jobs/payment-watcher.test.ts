@@ -1,7 +1,6 @@
 // The payment watcher end to end: real chain clients against local nodes that speak Esplora and
 // Ethereum JSON-RPC, feeding the core, which moves transactions and writes their events.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/gateway.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { CryptoCurrency } from "../../src/core/money/currencies.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
@@ -53,17 +52,29 @@ async function pending(currencyId: string, amount = "100") {
   const init = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount }, bearer(keys.testPublicKey));
   const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: currencyId }, bearer(keys.testSecretKey));
   expect(pay.status).toBe(200);
-  return { id: init.body.data.id as string, address: pay.body.data.payment_address as string, due: new Decimal(String(pay.body.data.payment_amount)) };
+  return {
+    id: init.body.data.id as string,
+    address: pay.body.data.payment_address as string,
+    due: new Decimal(String(pay.body.data.payment_amount)),
+  };
 }
 const row = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id }, include: { merchant: { select: { id: true, name: true } } } });
 const sats = (btc: Decimal) => BigInt(btc.times(1e8).toFixed(0));
-const eventTypes = async (id: string) => (await t.db.webhookEvent.findMany({ where: { transactionId: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
+const eventTypes = async (id: string) =>
+  (await t.db.webhookEvent.findMany({ where: { transactionId: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
 
 describe("Bitcoin through Esplora", () => {
   it("sees a split payment in the mempool, waits for confirmations, then completes", async () => {
     const { id, address, due } = await pending("4");
     const first = due.div(3).toDecimalPlaces(8, Decimal.ROUND_DOWN);
-    esplora.txs.push({ txid: txid(1), outputs: [{ address, value: sats(first) }, { address: "tb1qother", value: 5000 }], height: null });
+    esplora.txs.push({
+      txid: txid(1),
+      outputs: [
+        { address, value: sats(first) },
+        { address: "tb1qother", value: 5000 },
+      ],
+      height: null,
+    });
     await watcher.tick();
     let r = await row(id);
     expect(r).toMatchObject({ status: "PENDING", amountPaid: null });
@@ -112,7 +123,9 @@ describe("Bitcoin through Esplora", () => {
       const report = await watcher.tick();
       expect(Date.now() - started).toBeLessThan(5000);
       expect(report.failed).toBeGreaterThan(0);
-      expect(logs.at(-1)).toMatch(/^payment watcher: BTC test: .*; the addresses are read again every \d+ s, with no further message until the node answers \(set PAYGATE_BTC_TEST_ESPLORA_URL to a node this machine can reach, or to none to stop watching BTC test\)$/);
+      expect(logs.at(-1)).toMatch(
+        /^payment watcher: BTC test: .*; the addresses are read again every \d+ s, with no further message until the node answers \(set PAYGATE_BTC_TEST_ESPLORA_URL to a node this machine can reach, or to none to stop watching BTC test\)$/,
+      );
       // An offline machine is not told the same thing every pass.
       const said = logs.length;
       await watcher.tick();
@@ -154,7 +167,13 @@ describe("Ethereum through JSON-RPC", () => {
     const { id, address, due } = await pending("3", "10");
     const units = BigInt(due.times(1e6).toFixed(0));
     const log = (n: number, value: bigint, blockNumber: number) => ({
-      contract: USDT_SEPOLIA_CONTRACT, from: "0x1111111111111111111111111111111111111111", to: address, value, blockNumber, txHash: hash(n), logIndex: n,
+      contract: USDT_SEPOLIA_CONTRACT,
+      from: "0x1111111111111111111111111111111111111111",
+      to: address,
+      value,
+      blockNumber,
+      txHash: hash(n),
+      logIndex: n,
     });
     evm.logs.push(log(1, units - 1_000_000n, evm.head - 10), log(2, 1_000_000n, evm.head));
     await watcher.tick();

@@ -41,7 +41,7 @@ export function parseExposition(text: string): Exposition {
     if (meta) {
       const [, kind, name = "", rest = ""] = meta;
       if (!NAME.test(name)) throw new Error(`line ${index + 1}: bad metric name in ${JSON.stringify(line)}`);
-      if (kind === "HELP") family(name).help = unescape(rest, false);
+      if (kind === "HELP") family(name).help = unescapeText(rest, false);
       else family(name).type = metricType(rest, index);
       continue;
     }
@@ -103,7 +103,7 @@ function parseSample(line: string, index: number): Sample {
         raw += line[at++] ?? "";
       }
       at++;
-      labels[label[1] ?? ""] = unescape(raw, true);
+      labels[label[1] ?? ""] = unescapeText(raw, true);
       if (line[at] === ",") at++;
       else if (line[at] !== "}") return fail("expected , or }");
     }
@@ -125,6 +125,6 @@ function parseValue(text: string, fail: (why: string) => never): number {
 }
 
 /** Label values escape \\, \" and \n; HELP text escapes \\ and \n. */
-function unescape(text: string, quotes: boolean): string {
+function unescapeText(text: string, quotes: boolean): string {
   return text.replace(/\\(.)/g, (whole, char: string) => (char === "n" ? "\n" : char === "\\" ? "\\" : quotes && char === '"' ? '"' : whole));
 }

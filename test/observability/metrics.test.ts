@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { ChainWatcher } from "../../src/core/ports.ts";
-import { systemClock } from "../../src/core/gateway.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { webhookEventStore } from "../../src/db/stores/webhook-events.ts";
 import type { Database } from "../../src/db/types.ts";
@@ -108,7 +107,9 @@ describe("GET /metrics", () => {
     expect(delta("paygate_http_requests_total", route)).toBe(1);
     expect(delta("paygate_http_request_duration_seconds_count", route)).toBe(1);
     expect(delta("paygate_http_request_duration_seconds_bucket", { ...route, le: "+Inf" })).toBe(1);
-    expect(after.count("paygate_http_request_duration_seconds_sum", route)).toBeGreaterThan(before.count("paygate_http_request_duration_seconds_sum", route));
+    expect(after.count("paygate_http_request_duration_seconds_sum", route)).toBeGreaterThan(
+      before.count("paygate_http_request_duration_seconds_sum", route),
+    );
     // The scrape before this one is counted under its own route.
     expect(delta("paygate_http_requests_total", { route: "/metrics", method: "GET", status: "200" })).toBe(1);
   });
@@ -358,11 +359,14 @@ describe("database gauges", () => {
       const held = new Promise<void>((resolve) => (release = resolve));
       let inside = 0;
       const holders = [1, 2].map(() =>
-        database.db.$transaction(async (tx) => {
-          await tx.$queryRaw`SELECT 1`;
-          inside++;
-          await held;
-        }, { timeout: 20_000, maxWait: 10_000 }),
+        database.db.$transaction(
+          async (tx) => {
+            await tx.$queryRaw`SELECT 1`;
+            inside++;
+            await held;
+          },
+          { timeout: 20_000, maxWait: 10_000 },
+        ),
       );
       let waiting: Promise<void> = Promise.resolve();
       try {

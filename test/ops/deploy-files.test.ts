@@ -12,11 +12,18 @@ const runtime = stages.at(-1)!;
 describe("Dockerfile", () => {
   it("builds in one stage (npm ci, npm run build) and runs on production dependencies only", () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    const run = (name: string) => stages.filter((s) => s.name === name).flatMap((s) => argsOf(s, "RUN")).join("\n");
+    const run = (name: string) =>
+      stages
+        .filter((s) => s.name === name)
+        .flatMap((s) => argsOf(s, "RUN"))
+        .join("\n");
     expect(run("build")).toMatch(/npm ci\b/);
     expect(run("build")).toMatch(/npm run generate\b/);
     expect(run("build")).toMatch(/npm run build\b/);
-    const production = stages.filter((s) => s !== stages.find((t) => t.name === "build")).flatMap((s) => argsOf(s, "RUN")).join("\n");
+    const production = stages
+      .filter((s) => s !== stages.find((t) => t.name === "build"))
+      .flatMap((s) => argsOf(s, "RUN"))
+      .join("\n");
     expect(production).toMatch(/npm ci --omit=dev/);
     // The runtime stage takes its node_modules from a production-only install and dist/ from the build.
     const copies = argsOf(runtime, "COPY");
@@ -53,7 +60,10 @@ describe("Dockerfile", () => {
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect(existsSync(source), source).toBe(true);
-      expect(ignored.filter((pattern) => source === pattern || source.startsWith(`${pattern}/`)), source).toEqual([]);
+      expect(
+        ignored.filter((pattern) => source === pattern || source.startsWith(`${pattern}/`)),
+        source,
+      ).toEqual([]);
     }
     // What must never reach the image's context: local installs, builds, data and keys.
     for (const pattern of ["node_modules", "dist", ".data", ".env"]) expect(ignored).toContain(pattern);

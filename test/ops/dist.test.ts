@@ -23,7 +23,8 @@ let build = { ms: 0, stdout: "" };
 
 beforeAll(async () => {
   app = mkdtempSync(path.join(tmpdir(), "paygate-dist-"));
-  for (const entry of ["src", "package.json", "tsconfig.json", "tsconfig.build.json"]) cpSync(path.join(repo, entry), path.join(app, entry), { recursive: true });
+  for (const entry of ["src", "package.json", "tsconfig.json", "tsconfig.build.json"])
+    cpSync(path.join(repo, entry), path.join(app, entry), { recursive: true });
   symlinkSync(path.join(repo, "node_modules"), path.join(app, "node_modules"), "dir");
   const started = Date.now();
   const built = exec("npm", ["run", "build"], { cwd: app, env: { ...process.env, NO_UPDATE_NOTIFIER: "1" }, timeout: 120_000 }).then(({ stdout }) => {
@@ -50,7 +51,9 @@ describe("the build", () => {
     const files = walk(dist);
     expect(files.filter((file) => file.endsWith(".ts"))).toEqual([]);
     const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0);
-    console.log(`npm run build: ${build.ms} ms, dist/ ${files.filter((f) => f.endsWith(".js")).length} .js files, ${(bytes / 1024).toFixed(0)} KiB with source maps`);
+    console.log(
+      `npm run build: ${build.ms} ms, dist/ ${files.filter((f) => f.endsWith(".js")).length} .js files, ${(bytes / 1024).toFixed(0)} KiB with source maps`,
+    );
   });
 });
 
@@ -76,7 +79,9 @@ describe("node dist/main.js on a clean copy", () => {
     const graphql = await fetch(`${service.baseUrl}/graphql`, {
       method: "POST",
       headers: { authorization: `Bearer ${merchant.testPublicKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ query: 'mutation { initializeTransaction(input: { customer: { email: "dist@example.com" }, currency: USD, amount: "5" }) { status } }' }),
+      body: JSON.stringify({
+        query: 'mutation { initializeTransaction(input: { customer: { email: "dist@example.com" }, currency: USD, amount: "5" }) { status } }',
+      }),
     });
     expect(graphql.status, context()).toBe(200);
     expect(await graphql.json()).toEqual({ data: { initializeTransaction: { status: "INITIATED" } } });
@@ -90,7 +95,10 @@ describe("node dist/main.js on a clean copy", () => {
     const exit = await Promise.race([service.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 12_000))]);
     expect(exit, context()).toEqual({ code: 0, signal: null });
     const messages = logLines(service.output()).map((line) => line.msg ?? "");
-    expect(messages.some((m) => m.startsWith("stopped in")), context()).toBe(true);
+    expect(
+      messages.some((m) => m.startsWith("stopped in")),
+      context(),
+    ).toBe(true);
     expect(service.output(), context()).not.toMatch(/"level":"(error|fatal)"/);
     const unhealthy = await runNode(healthcheck.slice(1), { cwd: app, env: { ...db.env, PORT: String(service.port) }, timeoutMs: 10_000 });
     expect(unhealthy.code).toBe(1);

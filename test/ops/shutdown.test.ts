@@ -130,32 +130,59 @@ describe("SIGTERM under load", () => {
 
     // Every answer was a complete success; nothing was cut off mid-response.
     const answered = outcomes.filter((o) => o.kind === "answered");
-    expect(outcomes.filter((o) => o.kind === "broken"), context).toEqual([]);
-    expect(answered.filter((o) => !o.ok), context).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.kind === "broken"),
+      context,
+    ).toEqual([]);
+    expect(
+      answered.filter((o) => !o.ok),
+      context,
+    ).toEqual([]);
     expect(answered.filter((o) => o.at < sigtermAt).length, context).toBeGreaterThan(CLIENTS);
     // Answers the service gave after it took the signal were told to close their connection. "After" by the
     // service's own log order: on a loaded machine an answer written before the signal can reach this
     // process long after it.
     const answeredAfterSignal = requestIdsLoggedAfter(service.output(), /"msg":"SIGTERM: /);
     expect(answeredAfterSignal.size, context).toBeGreaterThan(0);
-    expect(answered.filter((o) => answeredAfterSignal.has(o.requestId) && !o.connectionClose), context).toEqual([]);
+    expect(
+      answered.filter((o) => answeredAfterSignal.has(o.requestId) && !o.connectionClose),
+      context,
+    ).toEqual([]);
     // After the close: refused connections, never a half answer. Every client ended refused.
     const refused = outcomes.filter((o) => o.kind === "refused");
     expect(refused.length, context).toBe(CLIENTS);
-    expect(refused.every((o) => o.at >= sigtermAt), context).toBe(true);
+    expect(
+      refused.every((o) => o.at >= sigtermAt),
+      context,
+    ).toBe(true);
     // No connection was reset: not one the service had accepted before the signal, nor a kept-alive one.
-    expect(outcomes.filter((o) => o.kind === "reset"), context).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.kind === "reset"),
+      context,
+    ).toEqual([]);
 
     // The service logged its stop.
     const messages = logLines(service.output()).map((line) => line.msg ?? "");
-    expect(messages.some((m) => m.startsWith("SIGTERM: stopping")), context).toBe(true);
-    expect(messages.some((m) => m.startsWith("HTTP server closed")), context).toBe(true);
-    expect(messages.some((m) => m.startsWith("stopped in")), context).toBe(true);
+    expect(
+      messages.some((m) => m.startsWith("SIGTERM: stopping")),
+      context,
+    ).toBe(true);
+    expect(
+      messages.some((m) => m.startsWith("HTTP server closed")),
+      context,
+    ).toBe(true);
+    expect(
+      messages.some((m) => m.startsWith("stopped in")),
+      context,
+    ).toBe(true);
 
     // The database holds exactly the transactions whose success reached a client.
     const rows = await db.query<{ tag: string | null }>(`SELECT request_meta->>'tag' AS tag FROM transactions`);
     const stored = rows.map((row) => row.tag ?? "(none)").sort();
-    const delivered = [...warmUp, ...answered].map((o) => o.tag).concat("slow").sort();
+    const delivered = [...warmUp, ...answered]
+      .map((o) => o.tag)
+      .concat("slow")
+      .sort();
     expect(stored, context).toEqual(delivered);
   }, 60_000);
 });

@@ -132,7 +132,10 @@ export interface Service {
 }
 
 /** Runs a Node command to its end: exit code and output. */
-export async function runNode(args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runNode(
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   let stdout = "";

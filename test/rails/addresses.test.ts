@@ -7,7 +7,11 @@ import { HdWalletRails, toChecksumAddress } from "../../src/rails/wallets/index.
 
 const crypto = (slug: string): CryptoCurrency => cryptoBySlug(slug)!;
 const [BTC, LTC, ETH, BNB, USDT] = ["BTC", "LTC", "ETH", "BNB", "USDT"].map(crypto) as [
-  CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
 ];
 const rails = new HdWalletRails();
 const base58check = createBase58check(sha256);
@@ -120,7 +124,13 @@ describe("Litecoin addresses", () => {
   });
 
   it("accepts tltc1 / m,n / Q / 2 in test mode", () => {
-    for (const a of [segwit("tltc", 0, hash20), segwit("tltc", 1, new Uint8Array(32).fill(9)), base58Address(0x6f), base58Address(0x3a), base58Address(0xc4)]) {
+    for (const a of [
+      segwit("tltc", 0, hash20),
+      segwit("tltc", 1, new Uint8Array(32).fill(9)),
+      base58Address(0x6f),
+      base58Address(0x3a),
+      base58Address(0xc4),
+    ]) {
       expect(rails.isValidAddress(LTC, false, a), a).toBe(true);
       expect(rails.isValidAddress(LTC, true, a), a).toBe(false);
     }

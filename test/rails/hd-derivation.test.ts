@@ -42,12 +42,11 @@ describe("BIP32 test vector 1", () => {
   const master = HDKey.fromMasterSeed(seed);
   // From https://github.com/bitcoin/bips/blob/master/bip-0032.mediawiki#test-vector-1
   const published = {
-    "m": "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8",
+    m: "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8",
     "m/0'/1": "xpub6ASuArnXKPbfEwhqN6e3mwBcDTgzisQN1wXN9BJcM47sSikHjJf3UFHKkNAWbWMiGj7Wf5uMash7SyYq527Hqck2AxYysAA7xmALppuCkwQ",
     "m/0'/1/2'": "xpub6D4BDPcP2GT577Vvch3R8wDkScZWzQzMMUm3PWbmWvVJrZwQY4VUNgqFJPMM3No2dFDFGTsxxpG5uJh7n7epu4trkrX7x7DogT5Uv6fcLW5",
     "m/0'/1/2'/2": "xpub6FHa3pjLCk84BayeJxFW2SP4XRrFd1JYnxeLeU8EqN3vDfZmbqBqaGJAyiLjTAwm6ZLRQUMv1ZACTj37sR62cfN7fe5JnJ7dh8zL4fiyLHV",
-    "m/0'/1/2'/2/1000000000":
-      "xpub6H1LXWLaKsWFhvm6RVpEL9P4KfRZSW7abD2ttkWP3SSQvnyA8FSVqNTEcYFgJS2UaFcxupHiYkro49S8yGasTvXEYBVPamhGW6cFJodrTHy",
+    "m/0'/1/2'/2/1000000000": "xpub6H1LXWLaKsWFhvm6RVpEL9P4KfRZSW7abD2ttkWP3SSQvnyA8FSVqNTEcYFgJS2UaFcxupHiYkro49S8yGasTvXEYBVPamhGW6cFJodrTHy",
   };
 
   it("derives the published extended public keys from the seed", () => {
@@ -96,7 +95,7 @@ describe("BIP32 test vector 2", () => {
   const master = HDKey.fromMasterSeed(seed);
   // From https://github.com/bitcoin/bips/blob/master/bip-0032.mediawiki#test-vector-2
   const published: Record<string, { xpub: string; xprv: string }> = {
-    "m": {
+    m: {
       xpub: "xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8BDzTJY47LJhkJ8UB7WEGuduB",
       xprv: "xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U",
     },
@@ -154,9 +153,7 @@ describe("BIP32 test vector 2", () => {
   it("derives the non-hardened children of parsed xpubs like the published ones", () => {
     expect(parsePublic(at("m").xpub).deriveChild(0).publicExtendedKey).toBe(at("m/0").xpub);
     expect(parsePublic(at("m/0/2147483647'").xpub).deriveChild(1).publicExtendedKey).toBe(at("m/0/2147483647'/1").xpub);
-    expect(parsePublic(at("m/0/2147483647'/1/2147483646'").xpub).deriveChild(2).publicExtendedKey).toBe(
-      at("m/0/2147483647'/1/2147483646'/2").xpub,
-    );
+    expect(parsePublic(at("m/0/2147483647'/1/2147483646'").xpub).deriveChild(2).publicExtendedKey).toBe(at("m/0/2147483647'/1/2147483646'/2").xpub);
     // A public parent cannot reach a hardened child.
     expect(() => parsePublic(at("m/0").xpub).derive("m/2147483647'")).toThrow();
   });

@@ -12,7 +12,11 @@ import { serializeKey } from "../support/hd-keys.ts";
 
 const crypto = (slug: string): CryptoCurrency => cryptoBySlug(slug)!;
 const [BTC, LTC, ETH, BNB, USDT] = ["BTC", "LTC", "ETH", "BNB", "USDT"].map(crypto) as [
-  CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
 ];
 const rails = new HdWalletRails();
 const base58check = createBase58check(sha256);
@@ -68,9 +72,7 @@ describe("accepted key formats", () => {
 
 describe("refusals say what was expected", () => {
   it("a testnet key in live mode", () => {
-    expect(reasonOf(BTC, true, pub("tpub"))).toContain(
-      "expected a mainnet key (xpub or zpub) for BTC in live mode, got a testnet key (tpub)",
-    );
+    expect(reasonOf(BTC, true, pub("tpub"))).toContain("expected a mainnet key (xpub or zpub) for BTC in live mode, got a testnet key (tpub)");
     expect(reasonOf(LTC, true, pub("ttub"))).toContain(
       "expected a mainnet key (Ltub, zpub or xpub) for LTC in live mode, got a Litecoin testnet key (ttub)",
     );
@@ -96,8 +98,14 @@ describe("refusals say what was expected", () => {
 
   it("private keys, with the warning never to hand one over", () => {
     for (const [currency, isLive, prefix] of [
-      [BTC, true, "xpub"], [BTC, true, "zpub"], [BTC, false, "tpub"], [BTC, false, "vpub"],
-      [LTC, true, "Ltub"], [LTC, false, "ttub"], [ETH, true, "xpub"], [USDT, false, "tpub"],
+      [BTC, true, "xpub"],
+      [BTC, true, "zpub"],
+      [BTC, false, "tpub"],
+      [BTC, false, "vpub"],
+      [LTC, true, "Ltub"],
+      [LTC, false, "ttub"],
+      [ETH, true, "xpub"],
+      [USDT, false, "tpub"],
     ] as const) {
       const key = priv(prefix);
       expect(key.startsWith(keyFormat(prefix).privatePrefix)).toBe(true);

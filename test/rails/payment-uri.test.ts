@@ -8,7 +8,11 @@ import { toBaseUnits, plainAmount } from "../../src/rails/wallets/payment-uri.ts
 
 const crypto = (slug: string): CryptoCurrency => cryptoBySlug(slug)!;
 const [BTC, LTC, ETH, BNB, USDT] = ["BTC", "LTC", "ETH", "BNB", "USDT"].map(crypto) as [
-  CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency, CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
+  CryptoCurrency,
 ];
 const rails = new HdWalletRails();
 const EVM = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
@@ -77,9 +81,7 @@ describe("EIP-681", () => {
 
   it("is exact for amounts beyond double precision and beyond 20 significant digits", () => {
     expect(toBaseUnits(new PlainDecimal("123456789.123456789012345678"), 18)).toBe("123456789123456789012345678");
-    expect(rails.paymentUri(ETH, true, EVM, d("98765432109.876543210987654321"))).toBe(
-      `ethereum:${EVM}@1?value=98765432109876543210987654321`,
-    );
+    expect(rails.paymentUri(ETH, true, EVM, d("98765432109.876543210987654321"))).toBe(`ethereum:${EVM}@1?value=98765432109876543210987654321`);
     // A 19th decimal is finer than a wei: rounded up.
     expect(rails.paymentUri(ETH, true, EVM, d("1.0000000000000000001"))).toBe(`ethereum:${EVM}@1?value=1000000000000000001`);
     expect(toBaseUnits(d("0.1").plus(d("0.2")), 18)).toBe("300000000000000000");

@@ -22,7 +22,7 @@ export class OpenApiConformance {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly components: unknown;
 
-  constructor(private readonly document = openApiDocument()) {
+  constructor(document = openApiDocument()) {
     addFormats(this.ajv);
     this.components = document.components;
     for (const [template, item] of Object.entries(document.paths ?? {})) {

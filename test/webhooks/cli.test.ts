@@ -47,7 +47,15 @@ describe("webhook URLs", () => {
 
   it("sets, shows and removes each mode's URL", async () => {
     const created = await paygate(
-      "merchant", "create", "--name", "Both", "--webhook-url", "https://hooks.example.com/paygate", "--test-webhook-url", "http://127.0.0.1:4000/hook", "--json",
+      "merchant",
+      "create",
+      "--name",
+      "Both",
+      "--webhook-url",
+      "https://hooks.example.com/paygate",
+      "--test-webhook-url",
+      "http://127.0.0.1:4000/hook",
+      "--json",
     );
     expect(created.code).toBe(0);
     const id = String(JSON.parse(created.stdout).id);
@@ -134,7 +142,10 @@ describe("paygate worker", () => {
     });
     child.kill("SIGTERM"); // at once: it listens before it says it runs
     expect(await exited).toBe("0");
-    const messages = stdout.trim().split("\n").map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const messages = stdout
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages.slice(-3)).toEqual([
       expect.stringMatching(/^paygate worker: delivering webhooks/),
       "Stopping: finishing the attempts under way.",

@@ -44,7 +44,9 @@ function startWorker(): ChildProcess {
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", resolve),
+  );
 
 it("delivers every event of a burst after the worker is killed mid-way and restarted", { timeout: 90_000 }, async () => {
   const eventIds = await withRuntime(async (rt) => {

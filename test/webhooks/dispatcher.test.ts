@@ -67,7 +67,14 @@ describe("delivery", () => {
     expect(stored).toMatchObject({ state: "DELIVERED", attemptCount: 1, claimToken: null });
     expect(stored.deliveredAt).toBeInstanceOf(Date);
     expect(stored.attempts).toHaveLength(1);
-    expect(stored.attempts[0]).toMatchObject({ url: receiver.url, statusCode: 200, succeeded: true, responseBody: "ok", error: null, trigger: "schedule" });
+    expect(stored.attempts[0]).toMatchObject({
+      url: receiver.url,
+      statusCode: 200,
+      succeeded: true,
+      responseBody: "ok",
+      error: null,
+      trigger: "schedule",
+    });
     expect(stored.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(0);
   });
 

@@ -43,7 +43,11 @@ describe("the example webhook receiver", () => {
     receiver.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     await until(() => output.includes("receiving webhooks on"), "the receiver to listen");
 
-    const init = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" }, { authorization: `Bearer ${keys.testPublicKey}` });
+    const init = await t.post(
+      "/v1/transaction",
+      { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" },
+      { authorization: `Bearer ${keys.testPublicKey}` },
+    );
     const [report] = await t.dispatcher().drain();
     expect(report).toMatchObject({ type: "payment.initiated", outcome: { state: "DELIVERED" } });
     await until(() => output.includes("verified payment.initiated"), "the verified event");

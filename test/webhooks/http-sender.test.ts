@@ -1,50 +1,10 @@
 // One delivery attempt against real local HTTP servers: outcomes, limits, and the SSRF guard.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useRecordingServers } from "../support/recording-server.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../../src/webhooks/http-sender.ts";
 
-interface Received {
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingMessage["headers"];
-  body: string;
-}
-
-interface TestServer {
-  url: string;
-  port: number;
-  received: Received[];
-  connections: number;
-}
-
-const servers: Array<ReturnType<typeof createServer>> = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** A server on 127.0.0.1 that records each request (after reading its body) and hands it to `handle`. */
-async function serve(handle: (res: ServerResponse, req: Received) => void): Promise<TestServer> {
-  const state: TestServer = { url: "", port: 0, received: [], connections: 0 };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const received = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
-      state.received.push(received);
-      handle(res, received);
-    });
-  });
-  server.on("connection", () => state.connections++);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.port = (server.address() as AddressInfo).port;
-  state.url = `http://127.0.0.1:${state.port}/hooks/paygate`;
-  return state;
-}
+const servers = useRecordingServers();
+const serve = (handle: Parameters<typeof servers>[0]) => servers(handle, "/hooks/paygate");
 
 const attempt = (url: string, overrides: Partial<DeliveryRequest> = {}): Promise<DeliveryResult> =>
   deliver({ url, headers: {}, body: '{"type":"ping"}', timeoutMs: 2000, mode: "test", allowPrivate: false, ...overrides });
@@ -98,7 +58,7 @@ describe("deliver", () => {
     expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null, error: "timed out after 300ms" });
     expect(result.latencyMs).toBeGreaterThanOrEqual(290);
     expect(result.latencyMs).toBeLessThan(1000);
-    expect(server.received).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("applies the deadline to the body too, not just to the headers", async () => {
@@ -117,7 +77,7 @@ describe("deliver", () => {
   it("reports a refused connection", async () => {
     const server = await serve(() => {});
     const closedPort = server.port;
-    await new Promise((resolve) => servers.pop()?.close(resolve));
+    await server.close();
     const result = await attempt(`http://127.0.0.1:${closedPort}/hook`);
     expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null, error: "connection refused (ECONNREFUSED)" });
   });
@@ -136,8 +96,8 @@ describe("deliver", () => {
     const headers = { "webhook-id": "msg_123", "webhook-timestamp": "1700000000", "webhook-signature": "v1,abc+/=" };
     const result = await attempt(`${server.url}?merchant=7`, { headers, body });
     expect(result).toEqual({ ok: true, statusCode: 204, latencyMs: expect.any(Number), responseBody: "", error: null });
-    expect(server.received).toHaveLength(1);
-    const [received] = server.received;
+    expect(server.requests).toHaveLength(1);
+    const [received] = server.requests;
     expect(received?.method).toBe("POST");
     expect(received?.url).toBe("/hooks/paygate?merchant=7");
     expect(received?.body).toBe(body);
@@ -188,7 +148,7 @@ describe("deliver", () => {
         const result = await attempt(url, { mode: "live", allowPrivate: true });
         expect(result, url).toMatchObject({ ok: true, statusCode: 200, responseBody: "ok" });
       }
-      expect(server.received).toHaveLength(2);
+      expect(server.requests).toHaveLength(2);
     });
   });
 

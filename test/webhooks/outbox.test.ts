@@ -81,7 +81,11 @@ describe("events written with their state change", () => {
   });
 
   it("gives empty meta as {}, no description as null and no customer name as an empty string", async () => {
-    const res = await t.post("/v1/transaction", { customer: { email: "bo@example.com" }, currency: "NGN", amount: "1500" }, bearer(keys.testPublicKey));
+    const res = await t.post(
+      "/v1/transaction",
+      { customer: { email: "bo@example.com" }, currency: "NGN", amount: "1500" },
+      bearer(keys.testPublicKey),
+    );
     const [event] = await eventsOf(res.body.data.id);
     const tx = JSON.parse(event!.body).data.transaction;
     expect(tx.meta).toEqual({});

@@ -75,7 +75,7 @@ export class Credentials {
     }
     const slug = credential.paymentLink;
     const link = await this.links.get(slug, () => this.store.paymentLinkBySlug(slug));
-    if (!link || !link.active) throw errors.invalidPublicKey("invalid_payment_link");
+    if (!link?.active) throw errors.invalidPublicKey("invalid_payment_link");
     if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
     return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };
   }

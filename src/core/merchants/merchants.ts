@@ -59,7 +59,11 @@ export async function createMerchant(deps: MerchantDeps, input: { name: string; 
       apiKeyRow("SECRET", true, keys.liveSecretKey),
     ],
     // Test mode works at once: a fresh test-network account per currency.
-    wallets: CRYPTO_CURRENCIES.map((currency) => ({ currencyId: currency.id, isLive: false, extendedPublicKey: deps.rails.createTestWallet(currency) })),
+    wallets: CRYPTO_CURRENCIES.map((currency) => ({
+      currencyId: currency.id,
+      isLive: false,
+      extendedPublicKey: deps.rails.createTestWallet(currency),
+    })),
   });
   return { id: merchant.id, name: merchant.name, ...keys, webhookSecret };
 }
@@ -103,7 +107,10 @@ export async function createPaymentLink(deps: Pick<CoreDeps, "stores">, merchant
 /** Each URL checked against its mode's rules (src/core/merchants/webhook-url.ts), normalised. */
 function checkedWebhookUrls(deps: MerchantDeps, input: WebhookUrls): WebhookUrls {
   const out: WebhookUrls = {};
-  for (const [field, mode] of [["liveWebhookUrl", "live"], ["testWebhookUrl", "test"]] as const) {
+  for (const [field, mode] of [
+    ["liveWebhookUrl", "live"],
+    ["testWebhookUrl", "test"],
+  ] as const) {
     const url = input[field];
     if (url === undefined) continue;
     if (url === null || url === "") {

@@ -40,21 +40,25 @@ export async function initializeTransaction(
   return idempotently(stores, scope, async () => {
     const now = clock.now();
     // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
-    const transaction = await stores.transactions.insertInitiated({
-      id: randomUUID(),
-      reference: newReference(),
-      merchantId: caller.merchant.id,
-      customerEmail: body.customer.email,
-      customerName: body.customer.name ?? null,
-      paymentLinkId: caller.paymentLinkId,
-      isLive: caller.isLive,
-      description: body.description ?? null,
-      initializedAmount: amount.toFixed(),
-      initializedCurrencyId: currency.id,
-      requestMeta: body.meta ?? {},
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
-    }, caller.merchant, scope);
+    const transaction = await stores.transactions.insertInitiated(
+      {
+        id: randomUUID(),
+        reference: newReference(),
+        merchantId: caller.merchant.id,
+        customerEmail: body.customer.email,
+        customerName: body.customer.name ?? null,
+        paymentLinkId: caller.paymentLinkId,
+        isLive: caller.isLive,
+        description: body.description ?? null,
+        initializedAmount: amount.toFixed(),
+        initializedCurrencyId: currency.id,
+        requestMeta: body.meta ?? {},
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
+      },
+      caller.merchant,
+      scope,
+    );
     return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
   });
 }

@@ -97,10 +97,7 @@ async function quoteOrUnavailable(
     return quote;
   } catch (error) {
     if (error instanceof PaygateError) throw error;
-    throw errors.upstreamUnavailable(
-      `No price quote for ${crypto.slug}/${fiat.slug} is available right now; retry shortly`,
-      "quote_unavailable",
-    );
+    throw errors.upstreamUnavailable(`No price quote for ${crypto.slug}/${fiat.slug} is available right now; retry shortly`, "quote_unavailable");
   }
 }
 

@@ -20,8 +20,7 @@ const STORABLE = "must not contain NUL characters or broken Unicode";
 /** A string the database can store; the field's name is put before the message by toFieldError. */
 const text = () => z.string().refine(isStorableText, STORABLE);
 
-const isJsonObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * What is wrong with a `meta` object, or null. Walked without recursion, so no nesting can exhaust
@@ -62,23 +61,27 @@ const meta = z
     description: `The merchant's own JSON object, echoed back: at most ${MAX_META_BYTES} bytes as JSON, ${MAX_META_DEPTH} levels deep, no "__proto__" key, no NUL characters.`,
   });
 
-export const InitializeBody = z
-  .object({
-    customer: z.object({
-      email: z.string().trim().max(254).pipe(z.email({ error: "customer.email must be a valid e-mail address" })).meta({ example: "ada@example.com" }),
-      name: text().trim().max(200).nullish().meta({ example: "Ada Obi" }),
-    }),
-    public_key: text().min(1).optional().meta({ description: "The public key, when not sent as `Authorization: Bearer`." }),
-    payment_link: text().min(1).optional().meta({ description: "A payment link slug (`pl_…`) instead of a key; it decides merchant and mode." }),
-    currency: text().trim().min(1).meta({ description: "The fiat currency: `USD` or `NGN`.", example: "USD" }),
-    amount: z
+export const InitializeBody = z.object({
+  customer: z.object({
+    email: z
       .string()
       .trim()
-      .refine(isNumericString, 'amount must be a numeric string such as "100.50"')
-      .meta({ description: "A decimal string: more than 0, at most 999999999999.99, at most 2 decimal places.", example: "100.50" }),
-    description: text().max(1000).nullish().meta({ example: "Order #42" }),
-    meta: meta.nullish(),
-  });
+      .max(254)
+      .pipe(z.email({ error: "customer.email must be a valid e-mail address" }))
+      .meta({ example: "ada@example.com" }),
+    name: text().trim().max(200).nullish().meta({ example: "Ada Obi" }),
+  }),
+  public_key: text().min(1).optional().meta({ description: "The public key, when not sent as `Authorization: Bearer`." }),
+  payment_link: text().min(1).optional().meta({ description: "A payment link slug (`pl_…`) instead of a key; it decides merchant and mode." }),
+  currency: text().trim().min(1).meta({ description: "The fiat currency: `USD` or `NGN`.", example: "USD" }),
+  amount: z
+    .string()
+    .trim()
+    .refine(isNumericString, 'amount must be a numeric string such as "100.50"')
+    .meta({ description: "A decimal string: more than 0, at most 999999999999.99, at most 2 decimal places.", example: "100.50" }),
+  description: text().max(1000).nullish().meta({ example: "Order #42" }),
+  meta: meta.nullish(),
+});
 // Which credential may come with which is initialize's rule (credentialOf, src/core/transactions/initialize.ts).
 export type InitializeBody = z.infer<typeof InitializeBody>;
 
@@ -86,9 +89,18 @@ const CURRENCY_ID_FORMAT = 'currency_id must be a numeric string such as "4"';
 
 export const InitiateBody = z.object({
   currency_id: z
-    .union([z.string().trim().regex(/^\d{1,9}$/, CURRENCY_ID_FORMAT), z.number().int().min(0).max(999_999_999)], {
-      error: (issue) => (issue.input === undefined ? "currency_id is required" : CURRENCY_ID_FORMAT),
-    })
+    .union(
+      [
+        z
+          .string()
+          .trim()
+          .regex(/^\d{1,9}$/, CURRENCY_ID_FORMAT),
+        z.number().int().min(0).max(999_999_999),
+      ],
+      {
+        error: (issue) => (issue.input === undefined ? "currency_id is required" : CURRENCY_ID_FORMAT),
+      },
+    )
     .transform(Number)
     .meta({ description: "The crypto currency: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC (a numeric string or an integer).", example: "4" }),
   refund_address: text()

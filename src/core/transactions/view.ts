@@ -28,8 +28,6 @@ export function viewOf(t: TransactionRecord, policy: LifecyclePolicy): Transacti
         ? null
         : { rate: t.quoteRate.toString(), source: t.quoteSource, quotedAt: t.quotedAt },
     payment:
-      state === null
-        ? null
-        : { state, amountConfirmed: t.amountPaid?.toString() ?? "0", amountUnconfirmed: t.amountUnconfirmed?.toString() ?? "0" },
+      state === null ? null : { state, amountConfirmed: t.amountPaid?.toString() ?? "0", amountUnconfirmed: t.amountUnconfirmed?.toString() ?? "0" },
   };
 }

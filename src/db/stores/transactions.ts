@@ -72,7 +72,11 @@ export function transactionStore(db: Database): TransactionStore {
             data: { status: "DROPPED", updatedAt: now },
           });
         }
-        const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: { transactionId, status: { not: "DROPPED" } }, _sum: { amount: true } });
+        const sums = await tx.paymentReceipt.groupBy({
+          by: ["status"],
+          where: { transactionId, status: { not: "DROPPED" } },
+          _sum: { amount: true },
+        });
         const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
         const current = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, paymentAmount: true } });
         const totals: ReceiptTotals = {

@@ -36,8 +36,7 @@ import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatchersOptions } from "./index.ts";
 
-const isNodeUrl = (v: string | undefined) =>
-  v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
+const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
 const NODE_URL_MESSAGE = "must be an http:// or https:// URL, or none";
 const orNone = (v: string | undefined) => (v === undefined || v.toLowerCase() === "none" ? undefined : v);
 

@@ -103,7 +103,9 @@ export class EsploraClient {
       if (oldest === undefined || confirmed.length < this.pageSize) break;
       if (oldest.blockTime !== null && oldest.blockTime * 1000 < cutoff) break;
       if (pages >= this.maxPages) {
-        throw new ChainNodeError(`${this.name}: ${address} has more than ${this.maxPages} pages of history since ${new Date(cutoff).toISOString()}; not reading it in part`);
+        throw new ChainNodeError(
+          `${this.name}: ${address} has more than ${this.maxPages} pages of history since ${new Date(cutoff).toISOString()}; not reading it in part`,
+        );
       }
       page = await this.page(`${path}/chain/${oldest.txid}`);
     }
@@ -159,7 +161,8 @@ export class EsploraClient {
       const address = output.get("scriptpubkey_address");
       if (address !== undefined && address !== null && typeof address !== "string") return bad(`${txid} vout ${index} has a non-string address`);
       const amount = output.get("value");
-      if (!(amount instanceof JsonNumber) || !/^\d{1,20}$/.test(amount.text)) return bad(`${txid} vout ${index} value is not a whole number of satoshis`);
+      if (!(amount instanceof JsonNumber) || !/^\d{1,20}$/.test(amount.text))
+        return bad(`${txid} vout ${index} value is not a whole number of satoshis`);
       return { index, address: address ?? null, sats: BigInt(amount.text) };
     });
     const status = value.get("status");

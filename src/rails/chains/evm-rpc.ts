@@ -128,10 +128,22 @@ export class EvmRpcClient {
     ]);
     const receipts: ObservedReceipt[] = [];
     if (confirmed > 0n) {
-      receipts.push({ key: "balance:confirmed", txHash: null, amount: fromBaseUnits(confirmed, NATIVE_DECIMALS), confirmations: required, blockHeight: null });
+      receipts.push({
+        key: "balance:confirmed",
+        txHash: null,
+        amount: fromBaseUnits(confirmed, NATIVE_DECIMALS),
+        confirmations: required,
+        blockHeight: null,
+      });
     }
     if (latest > confirmed) {
-      receipts.push({ key: "balance:unconfirmed", txHash: null, amount: fromBaseUnits(latest - confirmed, NATIVE_DECIMALS), confirmations: 0, blockHeight: null });
+      receipts.push({
+        key: "balance:unconfirmed",
+        txHash: null,
+        amount: fromBaseUnits(latest - confirmed, NATIVE_DECIMALS),
+        confirmations: 0,
+        blockHeight: null,
+      });
     }
     return receipts;
   }
@@ -145,7 +157,9 @@ export class EvmRpcClient {
     const found = new Map<string, RpcLog>();
     for (let start = from; start <= head; start += this.maxBlockRange) {
       const end = Math.min(head, start + this.maxBlockRange - 1);
-      const result = await this.call("eth_getLogs", [{ fromBlock: hex(start), toBlock: hex(end), address: contract, topics: [TRANSFER_TOPIC, null, recipient] }]);
+      const result = await this.call("eth_getLogs", [
+        { fromBlock: hex(start), toBlock: hex(end), address: contract, topics: [TRANSFER_TOPIC, null, recipient] },
+      ]);
       if (!Array.isArray(result)) throw this.malformed("eth_getLogs", "the result is not a list");
       for (const entry of result) {
         const log = this.parseLog(entry, contract, recipient);
@@ -178,7 +192,9 @@ export class EvmRpcClient {
         return from;
       }
       if (widenings >= MAX_WIDENINGS) {
-        throw new ChainNodeError(`${this.name}: no block found mined before ${new Date(target * 1000).toISOString()} within ${lookback} blocks of the head`);
+        throw new ChainNodeError(
+          `${this.name}: no block found mined before ${new Date(target * 1000).toISOString()} within ${lookback} blocks of the head`,
+        );
       }
       lookback *= 2;
     }
@@ -187,7 +203,11 @@ export class EvmRpcClient {
   /** One JSON-RPC call; its `result`, or a ChainNodeError. */
   async call(method: string, params: unknown[]): Promise<unknown> {
     const id = this.nextId++;
-    const text = await requestText(this.url, { node: `${this.name} ${method}`, timeoutMs: this.timeoutMs, json: JSON.stringify({ jsonrpc: "2.0", id, method, params }) });
+    const text = await requestText(this.url, {
+      node: `${this.name} ${method}`,
+      timeoutMs: this.timeoutMs,
+      json: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+    });
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -224,7 +244,8 @@ export class EvmRpcClient {
   }
 
   private quantity(value: unknown, method: string): bigint {
-    if (typeof value !== "string" || !QUANTITY.test(value)) throw this.malformed(method, `${quote(JSON.stringify(value) ?? "undefined")} is not a hex quantity`);
+    if (typeof value !== "string" || !QUANTITY.test(value))
+      throw this.malformed(method, `${quote(JSON.stringify(value) ?? "undefined")} is not a hex quantity`);
     return BigInt(value);
   }
 

@@ -53,14 +53,20 @@ export class ChainWatchers implements ChainWatcher {
 
   constructor(options: ChainWatchersOptions) {
     for (const [mode, contract] of Object.entries(options.usdtContracts ?? {})) {
-      if (contract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(contract)) throw new RangeError(`usdtContracts.${mode} is not an EVM address: ${contract}`);
+      if (contract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(contract))
+        throw new RangeError(`usdtContracts.${mode} is not an EVM address: ${contract}`);
     }
     this.networks = buildNetworkTable({ usdtContracts: options.usdtContracts ?? {} });
     for (const mode of ["live", "test"] as const) {
       for (const slug of ["BTC", "LTC"] as const) {
         const url = options.esplora[slug][mode];
         if (url === undefined) continue;
-        const client = new EsploraClient({ ...options.esploraTuning, baseUrl: url, timeoutMs: options.timeoutMs, name: `${slug} ${mode} Esplora (${hostOf(url)})` });
+        const client = new EsploraClient({
+          ...options.esploraTuning,
+          baseUrl: url,
+          timeoutMs: options.timeoutMs,
+          name: `${slug} ${mode} Esplora (${hostOf(url)})`,
+        });
         this.clients.set(`${slug}:${mode}`, { kind: "esplora", client });
       }
       for (const chain of ["ethereum", "bsc"] as const) {

@@ -51,7 +51,10 @@ export async function fetchText(url: string | URL, request: OutboundRequest): Pr
   if (!outcome.ok) return outcome;
   const { status, statusText, headers, text, cut } = outcome.value;
   if (!isSuccess(status)) {
-    return { ok: false, failure: { kind: "status", status, statusText, excerpt: quote(text), retryAfterMs: parseRetryAfter(headers["retry-after"]) } };
+    return {
+      ok: false,
+      failure: { kind: "status", status, statusText, excerpt: quote(text), retryAfterMs: parseRetryAfter(headers["retry-after"]) },
+    };
   }
   if (cut) return { ok: false, failure: { kind: "too-large", maxBytes: request.maxBytes } };
   return { ok: true, value: text };
@@ -136,7 +139,11 @@ interface Answer {
 }
 
 /** One exchange, its body read up to `limit(status)` bytes. */
-async function exchange(target: string | URL, request: OutboundRequest, limit: (status: number) => number): Promise<Outcome<Answer, ExchangeFailure>> {
+async function exchange(
+  target: string | URL,
+  request: OutboundRequest,
+  limit: (status: number) => number,
+): Promise<Outcome<Answer, ExchangeFailure>> {
   let url: URL;
   try {
     url = new URL(target);

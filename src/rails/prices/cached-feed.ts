@@ -116,7 +116,8 @@ export abstract class CachedPriceFeed implements PriceFeed {
       }
       return snapshot;
     } catch (error) {
-      const failure = error instanceof PriceFeedError ? error : new PriceFeedError(`${this.name}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      const failure =
+        error instanceof PriceFeedError ? error : new PriceFeedError(`${this.name}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       this.lastError = failure;
       this.metrics?.priceRefreshFailed(this.name);
       if (failure.retryAfterMs !== undefined) this.quietUntil = this.now() + failure.retryAfterMs;
@@ -131,9 +132,8 @@ export abstract class CachedPriceFeed implements PriceFeed {
     if (!snapshot) throw failure;
     const ageMs = this.now() - snapshot.fetchedAt;
     if (ageMs < this.maxAgeMs) return snapshot;
-    throw new PriceFeedError(
-      `${failure.message}; the last price is ${Math.round(ageMs / 1000)} s old, past the ${this.maxAgeMs / 1000} s limit`,
-      { cause: failure },
-    );
+    throw new PriceFeedError(`${failure.message}; the last price is ${Math.round(ageMs / 1000)} s old, past the ${this.maxAgeMs / 1000} s limit`, {
+      cause: failure,
+    });
   }
 }

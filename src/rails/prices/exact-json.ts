@@ -15,6 +15,11 @@ const MAX_DEPTH = 64;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const WHITESPACE = /[ \t\n\r]*/y;
+const LITERALS: readonly [string, ExactJson][] = [
+  ["true", true],
+  ["false", false],
+  ["null", null],
+];
 
 /** Parses `text` as one JSON value; throws SyntaxError naming the position of the first problem. */
 export function parseExactJson(text: string): ExactJson {
@@ -43,9 +48,12 @@ export function parseExactJson(text: string): ExactJson {
     if (c === "{") return object(depth);
     if (c === "[") return array(depth);
     if (c === '"') return string();
-    if (text.startsWith("true", at)) return (at += 4), true;
-    if (text.startsWith("false", at)) return (at += 5), false;
-    if (text.startsWith("null", at)) return (at += 4), null;
+    for (const [word, literal] of LITERALS) {
+      if (text.startsWith(word, at)) {
+        at += word.length;
+        return literal;
+      }
+    }
     const number = match(NUMBER);
     if (number !== null) return new JsonNumber(number);
     return fail(c === undefined ? "Unexpected end" : `Unexpected ${JSON.stringify(c)}`);
@@ -62,7 +70,10 @@ export function parseExactJson(text: string): ExactJson {
     const out: ExactObject = new Map();
     at++; // {
     skipWhitespace();
-    if (text[at] === "}") return at++, out;
+    if (text[at] === "}") {
+      at++;
+      return out;
+    }
     for (;;) {
       skipWhitespace();
       if (text[at] !== '"') fail("Expected a string key");
@@ -76,7 +87,10 @@ export function parseExactJson(text: string): ExactJson {
         at++;
         continue;
       }
-      if (text[at] === "}") return at++, out;
+      if (text[at] === "}") {
+        at++;
+        return out;
+      }
       fail("Expected ',' or '}'");
     }
   };
@@ -85,7 +99,10 @@ export function parseExactJson(text: string): ExactJson {
     const out: ExactJson[] = [];
     at++; // [
     skipWhitespace();
-    if (text[at] === "]") return at++, out;
+    if (text[at] === "]") {
+      at++;
+      return out;
+    }
     for (;;) {
       out.push(value(depth + 1));
       skipWhitespace();
@@ -93,7 +110,10 @@ export function parseExactJson(text: string): ExactJson {
         at++;
         continue;
       }
-      if (text[at] === "]") return at++, out;
+      if (text[at] === "]") {
+        at++;
+        return out;
+      }
       fail("Expected ',' or ']'");
     }
   };

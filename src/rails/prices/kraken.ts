@@ -39,7 +39,12 @@ export class KrakenFeed extends CachedPriceFeed {
     super(options);
     const base = (options.baseUrl ?? KRAKEN_URL).replace(/\/+$/, "");
     this.url = new URL(`${base}/0/public/Ticker`);
-    this.url.searchParams.set("pair", Object.values(KRAKEN_PAIRS).map((p) => p.pair).join(","));
+    this.url.searchParams.set(
+      "pair",
+      Object.values(KRAKEN_PAIRS)
+        .map((p) => p.pair)
+        .join(","),
+    );
   }
 
   protected override unsupported(crypto: CryptoCurrency, fiat: FiatCurrency): string | null {

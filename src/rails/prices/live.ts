@@ -8,14 +8,11 @@ import { KrakenFeed } from "./kraken.ts";
 
 export function createLiveFeed(config: PriceConfig, log?: (line: string) => void, metrics?: PriceFeedMetrics): PriceFeed {
   const common = { cacheSeconds: config.cacheSeconds, maxAgeSeconds: config.maxAgeSeconds, timeoutMs: config.timeoutMs, log, metrics };
-  const feeds = config.feeds.map((name): PriceFeed => {
-    switch (name) {
-      case "coingecko":
-        return new CoinGeckoFeed({ ...common, baseUrl: config.coingecko.url, apiKey: config.coingecko.apiKey, plan: config.coingecko.plan });
-      case "kraken":
-        return new KrakenFeed({ ...common, baseUrl: config.kraken.url });
-    }
-  });
+  const providers: Record<PriceConfig["feeds"][number], () => PriceFeed> = {
+    coingecko: () => new CoinGeckoFeed({ ...common, baseUrl: config.coingecko.url, apiKey: config.coingecko.apiKey, plan: config.coingecko.plan }),
+    kraken: () => new KrakenFeed({ ...common, baseUrl: config.kraken.url }),
+  };
+  const feeds = config.feeds.map((name) => providers[name]());
   const [only] = feeds;
   return feeds.length === 1 && only ? only : new FallbackFeed(feeds);
 }

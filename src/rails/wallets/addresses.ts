@@ -55,9 +55,8 @@ export function toChecksumAddress(hex: string): string {
   if (!/^[0-9a-f]{40}$/.test(lower)) throw new Error("an EVM address is 40 hex digits");
   const hash = bytesToHex(keccak_256(utf8ToBytes(lower)));
   let out = "0x";
-  for (let i = 0; i < 40; i++) {
-    const c = lower[i]!;
-    out += parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c;
+  for (const [i, c] of [...lower].entries()) {
+    out += parseInt(hash.charAt(i), 16) >= 8 ? c.toUpperCase() : c;
   }
   return out;
 }
@@ -71,7 +70,7 @@ const MAX_ADDRESS_LENGTH = 90;
  */
 export function isValidUtxoAddress(network: UtxoNetwork, address: string): boolean {
   if (typeof address !== "string" || address.length === 0 || address.length > MAX_ADDRESS_LENGTH) return false;
-  if (address.toLowerCase().startsWith(network.bech32Hrp + "1")) return isValidSegwit(network.bech32Hrp, address);
+  if (address.toLowerCase().startsWith(`${network.bech32Hrp}1`)) return isValidSegwit(network.bech32Hrp, address);
   let payload: Uint8Array;
   try {
     payload = base58check.decode(address);
@@ -79,8 +78,8 @@ export function isValidUtxoAddress(network: UtxoNetwork, address: string): boole
     return false;
   }
   if (payload.length !== 21) return false;
-  const version = payload[0]!;
-  return network.p2pkhVersions.includes(version) || network.p2shVersions.includes(version);
+  const [version] = payload;
+  return version !== undefined && (network.p2pkhVersions.includes(version) || network.p2shVersions.includes(version));
 }
 
 function isValidSegwit(hrp: string, address: string): boolean {

@@ -22,8 +22,13 @@ export interface KeyFormat {
 }
 
 function format(
-  prefix: KeyPrefix, privatePrefix: string, pub: number, priv: number,
-  network: "mainnet" | "testnet", script: Script, litecoin = false,
+  prefix: KeyPrefix,
+  privatePrefix: string,
+  pub: number,
+  priv: number,
+  network: "mainnet" | "testnet",
+  script: Script,
+  litecoin = false,
 ): KeyFormat {
   return { prefix, privatePrefix, versions: { public: pub, private: priv }, network, litecoin, script };
 }

@@ -7,22 +7,9 @@ import { LRUCache } from "lru-cache";
 import type { Decimal } from "decimal.js";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ExtendedKeyCheck, PaymentRails } from "../../core/ports.ts";
-import {
-  deriveReceiveAddress,
-  isValidUtxoAddress,
-  isWellFormedEvmAddress,
-  receiveChainOf,
-  toChecksumAddress,
-} from "./addresses.ts";
+import { deriveReceiveAddress, isValidUtxoAddress, isWellFormedEvmAddress, receiveChainOf, toChecksumAddress } from "./addresses.ts";
 import { checkAccountKey, versionsOf } from "./extended-keys.ts";
-import {
-  buildNetworkTable,
-  EVM_NATIVE_DECIMALS,
-  UTXO_DECIMALS,
-  type CurrencyNetworks,
-  type Network,
-  type NetworkOptions,
-} from "./networks.ts";
+import { buildNetworkTable, EVM_NATIVE_DECIMALS, UTXO_DECIMALS, type CurrencyNetworks, type Network, type NetworkOptions } from "./networks.ts";
 import { bip21Uri, eip681NativeUri, eip681TokenUri } from "./payment-uri.ts";
 
 export interface HdWalletRailsOptions extends NetworkOptions {

@@ -34,10 +34,7 @@
 import type { CryptoSlug } from "../../core/money/currencies.ts";
 
 /** Names of extended key formats (BIP32 / SLIP-132 prefixes). */
-export type KeyPrefix =
-  | "xpub" | "ypub" | "zpub" | "Ypub" | "Zpub"
-  | "tpub" | "upub" | "vpub" | "Upub" | "Vpub"
-  | "Ltub" | "Mtub" | "ttub";
+export type KeyPrefix = "xpub" | "ypub" | "zpub" | "Ypub" | "Zpub" | "tpub" | "upub" | "vpub" | "Upub" | "Vpub" | "Ltub" | "Mtub" | "ttub";
 
 export interface UtxoNetwork {
   family: "utxo";
@@ -102,12 +99,24 @@ const BTC: CurrencyNetworks = {
   slug: "BTC",
   family: "utxo",
   live: {
-    family: "utxo", name: "Bitcoin mainnet", kind: "mainnet", bech32Hrp: "bc",
-    p2pkhVersions: [0x00], p2shVersions: [0x05], acceptedKeys: ["xpub", "zpub"], uriScheme: "bitcoin",
+    family: "utxo",
+    name: "Bitcoin mainnet",
+    kind: "mainnet",
+    bech32Hrp: "bc",
+    p2pkhVersions: [0x00],
+    p2shVersions: [0x05],
+    acceptedKeys: ["xpub", "zpub"],
+    uriScheme: "bitcoin",
   },
   test: {
-    family: "utxo", name: "Bitcoin testnet", kind: "testnet", bech32Hrp: "tb",
-    p2pkhVersions: [0x6f], p2shVersions: [0xc4], acceptedKeys: ["tpub", "vpub"], uriScheme: "bitcoin",
+    family: "utxo",
+    name: "Bitcoin testnet",
+    kind: "testnet",
+    bech32Hrp: "tb",
+    p2pkhVersions: [0x6f],
+    p2shVersions: [0xc4],
+    acceptedKeys: ["tpub", "vpub"],
+    uriScheme: "bitcoin",
   },
   testAccountPath: "m/84'/1'/0'",
   testKeyFormat: "vpub",
@@ -118,13 +127,25 @@ const LTC: CurrencyNetworks = {
   slug: "LTC",
   family: "utxo",
   live: {
-    family: "utxo", name: "Litecoin mainnet", kind: "mainnet", bech32Hrp: "ltc",
+    family: "utxo",
+    name: "Litecoin mainnet",
+    kind: "mainnet",
+    bech32Hrp: "ltc",
     // 0x05 is the legacy P2SH version ("3…") that Litecoin used before 0x32 ("M…").
-    p2pkhVersions: [0x30], p2shVersions: [0x32, 0x05], acceptedKeys: ["Ltub", "zpub", "xpub"], uriScheme: "litecoin",
+    p2pkhVersions: [0x30],
+    p2shVersions: [0x32, 0x05],
+    acceptedKeys: ["Ltub", "zpub", "xpub"],
+    uriScheme: "litecoin",
   },
   test: {
-    family: "utxo", name: "Litecoin testnet", kind: "testnet", bech32Hrp: "tltc",
-    p2pkhVersions: [0x6f], p2shVersions: [0x3a, 0xc4], acceptedKeys: ["ttub", "vpub", "tpub"], uriScheme: "litecoin",
+    family: "utxo",
+    name: "Litecoin testnet",
+    kind: "testnet",
+    bech32Hrp: "tltc",
+    p2pkhVersions: [0x6f],
+    p2shVersions: [0x3a, 0xc4],
+    acceptedKeys: ["ttub", "vpub", "tpub"],
+    uriScheme: "litecoin",
   },
   testAccountPath: "m/84'/1'/0'",
   testKeyFormat: "vpub",
@@ -141,11 +162,19 @@ function evm(
     slug,
     family: "evm",
     live: {
-      family: "evm", name: live.name, kind: "mainnet", chainId: live.chainId, acceptedKeys: ["xpub"],
+      family: "evm",
+      name: live.name,
+      kind: "mainnet",
+      chainId: live.chainId,
+      acceptedKeys: ["xpub"],
       ...(token ? { token: { contract: token.live, decimals: token.decimals } } : {}),
     },
     test: {
-      family: "evm", name: test.name, kind: "testnet", chainId: test.chainId, acceptedKeys: ["tpub", "xpub"],
+      family: "evm",
+      name: test.name,
+      kind: "testnet",
+      chainId: test.chainId,
+      acceptedKeys: ["tpub", "xpub"],
       ...(token ? { token: { contract: token.test, decimals: token.decimals } } : {}),
     },
     testAccountPath: "m/44'/60'/0'",

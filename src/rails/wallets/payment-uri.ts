@@ -39,12 +39,6 @@ export function eip681NativeUri(address: string, chainId: number, amount: Decima
 }
 
 /** EIP-681 ERC-20 transfer: `ethereum:0xTOKEN@CHAIN/transfer?address=0xADDR&uint256=UNITS`. */
-export function eip681TokenUri(
-  contract: string,
-  chainId: number,
-  recipient: string,
-  amount: DecimalLike,
-  decimals: number,
-): string {
+export function eip681TokenUri(contract: string, chainId: number, recipient: string, amount: DecimalLike, decimals: number): string {
   return `ethereum:${contract}@${chainId}/transfer?address=${recipient}&uint256=${toBaseUnits(amount, decimals)}`;
 }

@@ -33,7 +33,14 @@ const view = (receipts: ObservedReceipt[]) =>
 
 describe("Esplora: receipts", () => {
   it("reports a payment still in the mempool with 0 confirmations", async () => {
-    node.txs.push({ txid: txid(1), outputs: [{ address: OTHER, value: 5000 }, { address: ME, value: 150_000 }], height: null });
+    node.txs.push({
+      txid: txid(1),
+      outputs: [
+        { address: OTHER, value: 5000 },
+        { address: ME, value: 150_000 },
+      ],
+      height: null,
+    });
     expect(view(await client().receiptsTo(ME, { since: SINCE }))).toEqual([
       { key: `${txid(1)}:1`, txHash: txid(1), amount: "0.0015", confirmations: 0, blockHeight: null },
     ]);
@@ -55,7 +62,15 @@ describe("Esplora: receipts", () => {
 
   it("gives one receipt per transaction of a payment split over two, and per output paying the address", async () => {
     node.txs.push({ txid: txid(1), outputs: [{ address: ME, value: 30_000 }], height: 99 });
-    node.txs.push({ txid: txid(2), outputs: [{ address: ME, value: 20_000 }, { address: null, value: 0 }, { address: ME, value: 1 }], height: null });
+    node.txs.push({
+      txid: txid(2),
+      outputs: [
+        { address: ME, value: 20_000 },
+        { address: null, value: 0 },
+        { address: ME, value: 1 },
+      ],
+      height: null,
+    });
     expect(view(await client().receiptsTo(ME, { since: SINCE }))).toEqual([
       { key: `${txid(1)}:0`, txHash: txid(1), amount: "0.0003", confirmations: 2, blockHeight: 99 },
       { key: `${txid(2)}:0`, txHash: txid(2), amount: "0.0002", confirmations: 0, blockHeight: null },
@@ -123,7 +138,12 @@ describe("Esplora: history paging", () => {
     expect(receipts.filter((r) => r.confirmations === 0)).toHaveLength(3);
     expect(receipts.find((r) => r.key === `${txid(1)}:0`)).toMatchObject({ confirmations: 60, blockHeight: 1 });
     // Newest first: the first answer holds heights 60…36, the pages 35…11 and 10…1 (short: the last).
-    expect(node.requests).toEqual(["/blocks/tip/height", `/address/${ME}/txs`, `/address/${ME}/txs/chain/${txid(36)}`, `/address/${ME}/txs/chain/${txid(11)}`]);
+    expect(node.requests).toEqual([
+      "/blocks/tip/height",
+      `/address/${ME}/txs`,
+      `/address/${ME}/txs/chain/${txid(36)}`,
+      `/address/${ME}/txs/chain/${txid(11)}`,
+    ]);
   });
 
   it("asks until a page comes back empty when the history fills whole pages", async () => {
@@ -159,7 +179,9 @@ describe("Esplora: failures", () => {
 
   it("rejects on an HTTP error, quoting the body", async () => {
     node.failure = { status: 500, body: "Internal error: database locked" };
-    const error = await client().receiptsTo(ME, { since: SINCE }).catch((e: unknown) => e);
+    const error = await client()
+      .receiptsTo(ME, { since: SINCE })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChainNodeError);
     expect((error as Error).message).toBe("BTC live Esplora: HTTP 500 Internal Server Error: Internal error: database locked");
   });
@@ -176,7 +198,9 @@ describe("Esplora: failures", () => {
     await expect(client().receiptsTo(ME, { since: SINCE })).rejects.toThrow(/vout 0 value is not a whole number of satoshis/);
     node.txs = [];
     node.failure = (path) =>
-      path.startsWith("/address") ? { raw: `[{"txid":"${txid(1)}","vout":[{"scriptpubkey_address":"${ME}","value":1}],"status":{"confirmed":true}}]` } : null;
+      path.startsWith("/address")
+        ? { raw: `[{"txid":"${txid(1)}","vout":[{"scriptpubkey_address":"${ME}","value":1}],"status":{"confirmed":true}}]` }
+        : null;
     await expect(client().receiptsTo(ME, { since: SINCE })).rejects.toThrow(/confirmed without a block_height/);
   });
 
@@ -211,4 +235,3 @@ describe("the tip height", () => {
     await expect(c.receiptsTo(ME, { since: SINCE })).resolves.toBeInstanceOf(Array);
   });
 });
-

@@ -34,7 +34,15 @@ beforeEach(() => {
 const blockTime = (n: number) => new Date((node.genesisTime + n * node.blockSeconds) * 1000);
 
 function client(options: Partial<EvmRpcOptions> = {}) {
-  return new EvmRpcClient({ url: node.url, timeoutMs: 1000, blockTimeSeconds: 12, name: "Ethereum JSON-RPC", now: () => blockTime(node.head).getTime(), headMaxAgeMs: 0, ...options });
+  return new EvmRpcClient({
+    url: node.url,
+    timeoutMs: 1000,
+    blockTimeSeconds: 12,
+    name: "Ethereum JSON-RPC",
+    now: () => blockTime(node.head).getTime(),
+    headMaxAgeMs: 0,
+    ...options,
+  });
 }
 
 const view = (receipts: ObservedReceipt[]) =>
@@ -238,11 +246,15 @@ describe("JSON-RPC: failures", () => {
 
   it("rejects on HTTP 500 and on HTTP 429", async () => {
     node.failure = { status: 500, body: "upstream connect error" };
-    const error = await client().nativeReceipts(ME, { requiredConfirmations: 12 }).catch((e: unknown) => e);
+    const error = await client()
+      .nativeReceipts(ME, { requiredConfirmations: 12 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChainNodeError);
     expect((error as Error).message).toBe("Ethereum JSON-RPC eth_blockNumber: HTTP 500 Internal Server Error: upstream connect error");
     node.failure = { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit"}}' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/rate limited \(HTTP 429 Too Many Requests\).*rate limit/);
+    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+      /rate limited \(HTTP 429 Too Many Requests\).*rate limit/,
+    );
   });
 
   it("rejects with the node's message on a JSON-RPC error member", async () => {
@@ -254,7 +266,9 @@ describe("JSON-RPC: failures", () => {
 
   it("rejects a malformed body", async () => {
     node.failure = { raw: '{"jsonrpc":"2.0","id":1,"result":"0x3e8"' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/eth_blockNumber answered nonsense: the answer is not JSON/);
+    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+      /eth_blockNumber answered nonsense: the answer is not JSON/,
+    );
     node.failure = { raw: "[1,2,3]" };
     await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/not a JSON-RPC object/);
   });
@@ -270,7 +284,9 @@ describe("JSON-RPC: failures", () => {
 
   it("rejects when eth_getLogs answers something other than a list", async () => {
     node.failure = (call) => (call.method === "eth_getLogs" ? { raw: '{"jsonrpc":"2.0","id":3,"result":{"logs":[]}}' } : null);
-    await expect(client().tokenReceipts(USDT, ME, { since: blockTime(990) })).rejects.toThrow(/eth_getLogs answered nonsense: the result is not a list/);
+    await expect(client().tokenReceipts(USDT, ME, { since: blockTime(990) })).rejects.toThrow(
+      /eth_getLogs answered nonsense: the result is not a list/,
+    );
   });
 
   it("refuses an address that is not an EVM address", async () => {

@@ -65,8 +65,8 @@ export async function startFakeEsplora(): Promise<FakeEsplora> {
       locktime: 0,
       vin: [{ txid: "ab".repeat(32), vout: 0, is_coinbase: false, sequence: 4294967293 }],
       vout: tx.outputs.map((o) => ({
-        scriptpubkey: "0014" + "00".repeat(20),
-        scriptpubkey_asm: "OP_0 OP_PUSHBYTES_20 " + "00".repeat(20),
+        scriptpubkey: `0014${"00".repeat(20)}`,
+        scriptpubkey_asm: `OP_0 OP_PUSHBYTES_20 ${"00".repeat(20)}`,
         scriptpubkey_type: o.address === null ? "op_return" : "v0_p2wpkh",
         ...(o.address === null ? {} : { scriptpubkey_address: o.address }),
         value: typeof o.value === "string" ? `__RAW_NUMBER_TEXT:${o.value}__` : typeof o.value === "number" ? BigInt(o.value) : o.value,
@@ -80,7 +80,10 @@ export async function startFakeEsplora(): Promise<FakeEsplora> {
 
   const history = (address: string) => {
     const mine = state.txs.map((tx, order) => ({ tx, order })).filter(({ tx }) => tx.outputs.some((o) => o.address === address));
-    const mempool = mine.filter(({ tx }) => tx.height === null).sort((a, b) => b.order - a.order).map(({ tx }) => tx);
+    const mempool = mine
+      .filter(({ tx }) => tx.height === null)
+      .sort((a, b) => b.order - a.order)
+      .map(({ tx }) => tx);
     const chain = mine
       .filter(({ tx }) => tx.height !== null)
       .sort((a, b) => (b.tx.height ?? 0) - (a.tx.height ?? 0) || b.order - a.order)

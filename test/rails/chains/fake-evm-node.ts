@@ -72,7 +72,10 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
     },
     dropBalancesFrom(address, fromBlock) {
       const entries = balances.get(address.toLowerCase()) ?? [];
-      balances.set(address.toLowerCase(), entries.filter(([b]) => b < fromBlock));
+      balances.set(
+        address.toLowerCase(),
+        entries.filter(([b]) => b < fromBlock),
+      );
     },
     getLogsRanges() {
       return node.calls
@@ -138,7 +141,14 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
             topics: [TRANSFER, word(l.from), word(l.to)],
           }))
           .filter(({ topics }) =>
-            (filter.topics ?? []).every((want, i) => want === null || [want].flat().map((t) => t.toLowerCase()).includes(topics[i] ?? "")),
+            (filter.topics ?? []).every(
+              (want, i) =>
+                want === null ||
+                [want]
+                  .flat()
+                  .map((t) => t.toLowerCase())
+                  .includes(topics[i] ?? ""),
+            ),
           )
           .concat(node.unfilteredLogs.map((l) => ({ log: l, topics: [TRANSFER, word(l.from), word(l.to)] })))
           .map(({ log, topics }) => ({

@@ -74,7 +74,11 @@ describe("ChainWatchers: routing", () => {
       ["balance:confirmed", "1", 12],
     ]);
     expect(
-      (await w.receiptsTo(coin("BNB"), true, EVM_ADDRESS, { since: SINCE, requiredConfirmations: 3 })).map((r) => [r.key, r.amount.toFixed(), r.confirmations]),
+      (await w.receiptsTo(coin("BNB"), true, EVM_ADDRESS, { since: SINCE, requiredConfirmations: 3 })).map((r) => [
+        r.key,
+        r.amount.toFixed(),
+        r.confirmations,
+      ]),
     ).toEqual([["balance:confirmed", "0.3", 3]]);
     expect(bscLive.calls[1]?.params).toEqual([EVM_ADDRESS, "0x3e6"]); // 1000 - 3 + 1
     expect(ethTest.calls).toHaveLength(0);
@@ -86,9 +90,13 @@ describe("ChainWatchers: routing", () => {
     ethTest.logs.push({ ...log, contract: USDT_SEPOLIA_CONTRACT, txHash: hash(2) });
     const w = watchers({ evmTuning: { now: () => headTime(ethLive) } });
     const since = new Date(headTime(ethLive) - 60_000);
-    expect((await w.receiptsTo(coin("USDT"), true, EVM_ADDRESS, { since, requiredConfirmations: 12 })).map((r) => [r.key, r.amount.toFixed(), r.confirmations])).toEqual([
-      [`${hash(1)}:4`, "1.5", 2],
-    ]);
+    expect(
+      (await w.receiptsTo(coin("USDT"), true, EVM_ADDRESS, { since, requiredConfirmations: 12 })).map((r) => [
+        r.key,
+        r.amount.toFixed(),
+        r.confirmations,
+      ]),
+    ).toEqual([[`${hash(1)}:4`, "1.5", 2]]);
     expect((await w.receiptsTo(coin("USDT"), false, EVM_ADDRESS, { since, requiredConfirmations: 12 })).map((r) => r.key)).toEqual([`${hash(2)}:4`]);
     const filter = (n: FakeEvmNode) => (n.calls.find((c) => c.method === "eth_getLogs")?.params[0] as { address: string }).address;
     expect(filter(ethLive)).toBe(USDT_ETHEREUM_CONTRACT.toLowerCase());
@@ -138,7 +146,9 @@ describe("ChainWatchers: chains without a node", () => {
 
   it("rejects for LTC test with the default configuration, which has no public node for it", async () => {
     const w = new ChainWatchers(chainConfig(ChainEnvSchema.parse({})));
-    await expect(w.receiptsTo(coin("LTC"), false, LTC_ADDRESS, OPTIONS)).rejects.toThrow("no node configured for LTC test (set PAYGATE_LTC_TEST_ESPLORA_URL)");
+    await expect(w.receiptsTo(coin("LTC"), false, LTC_ADDRESS, OPTIONS)).rejects.toThrow(
+      "no node configured for LTC test (set PAYGATE_LTC_TEST_ESPLORA_URL)",
+    );
   });
 });
 

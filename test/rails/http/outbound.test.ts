@@ -1,43 +1,12 @@
 // The shared outbound HTTP client against real local HTTP servers: deadline, body cap, no redirects,
 // the public-only guard, Retry-After, and the wording of every failure.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
+import { useRecordingServers } from "../../support/recording-server.ts";
 import { describeFailure, fetchPrefix, fetchText, type OutboundFailure, type Outcome } from "../../../src/rails/http/outbound.ts";
 
-interface TestServer {
-  url: string;
-  port: number;
-  requests: Array<{ method: string | undefined; url: string | undefined; headers: IncomingMessage["headers"]; body: string }>;
-  connections: number;
-}
-
-const servers: Array<ReturnType<typeof createServer>> = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** A server on 127.0.0.1 that records each request (after reading its body) and hands it to `handle`. */
-async function serve(handle: (res: ServerResponse, req: IncomingMessage) => void): Promise<TestServer> {
-  const state: TestServer = { url: "", port: 0, requests: [], connections: 0 };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      state.requests.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      handle(res, req);
-    });
-  });
-  server.on("connection", () => state.connections++);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.port = (server.address() as AddressInfo).port;
-  state.url = `http://127.0.0.1:${state.port}/api`;
-  return state;
-}
+const serve = (handle: Parameters<ReturnType<typeof useRecordingServers>>[0]) => servers(handle, "/api");
+const servers = useRecordingServers();
 
 /** Writes `chunk` every few milliseconds until the client goes away. */
 function endless(res: ServerResponse, chunk: string, everyMs = 5): void {
@@ -173,7 +142,7 @@ describe("fetchText", () => {
 
   it("describes a refused connection", async () => {
     const server = await serve(() => {});
-    await new Promise((resolve) => servers.pop()?.close(resolve));
+    await server.close();
     const failure = failureOf(await fetchText(`http://127.0.0.1:${server.port}/`, options));
     expect(failure).toMatchObject({ kind: "transport", reason: "connection refused (ECONNREFUSED)", cause: expect.any(Error) });
     expect(describeFailure(failure)).toBe("request failed: connection refused (ECONNREFUSED)");

@@ -97,23 +97,37 @@ describe("CoinGecko: failures are errors with clear messages", () => {
     ["HTTP 500", { status: 500, body: "oops" }, /coingecko: HTTP 500/],
     ["HTTP 503", { status: 503, body: "" }, /coingecko: HTTP 503/],
     ["HTTP 401 with CoinGecko's error body", { status: 401, body: { status: { error_code: 10002, error_message: "API Key Missing" } } }, /HTTP 401/],
-    ["an error body with status 200", { body: { status: { error_code: 10005, error_message: "You need a Pro plan" } } }, /coingecko: You need a Pro plan/],
+    [
+      "an error body with status 200",
+      { body: { status: { error_code: 10005, error_message: "You need a Pro plan" } } },
+      /coingecko: You need a Pro plan/,
+    ],
     ["malformed JSON", { body: '{"bitcoin":{"usd":65000,}' }, /coingecko: the answer is not JSON/],
     ["an HTML page", { body: "<html>maintenance</html>" }, /not JSON/],
     ["a JSON array", { body: "[]" }, /not a JSON object/],
     ["a missing coin", { body: coingeckoBody({ tether: DEFAULT_COINGECKO.tether! }) }, /no prices for 'bitcoin'/],
     ["a missing currency", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { ngn: "97500000" } }) }, /no 'usd' price for 'bitcoin'/],
-    ["a zero price", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "0", ngn: "1" } }) }, /bitcoin in usd: the price 0 is not positive/],
+    [
+      "a zero price",
+      { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "0", ngn: "1" } }) },
+      /bitcoin in usd: the price 0 is not positive/,
+    ],
     ["a negative price", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "-65000", ngn: "1" } }) }, /the price -65000 is not positive/],
     ["a price too small to keep", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "1e-30", ngn: "1" } }) }, /not positive/],
     ["an absurd price", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "1e400", ngn: "1" } }) }, /implausibly large/],
-    ["a string price", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: '"65000"', ngn: "1" } }) }, /'usd' price of 'bitcoin' is not a number/],
+    [
+      "a string price",
+      { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: '"65000"', ngn: "1" } }) },
+      /'usd' price of 'bitcoin' is not a number/,
+    ],
     ["a null price", { body: coingeckoBody({ ...DEFAULT_COINGECKO, bitcoin: { usd: "null", ngn: "1" } }) }, /not a number/],
   ];
   for (const [name, reply, message] of cases) {
     it(`rejects ${name}`, async () => {
       upstream.reply(reply);
-      const error = await feed().feed.quote(BTC, USD).catch((e: unknown) => e);
+      const error = await feed()
+        .feed.quote(BTC, USD)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PriceFeedError);
       expect((error as Error).message).toMatch(message);
     });
@@ -193,9 +207,7 @@ describe("CoinGecko: cache", () => {
   it("makes one upstream call for many concurrent quotes", async () => {
     const { feed: f } = feed();
     const gate = upstream.hold();
-    const quotes = Promise.all(
-      Array.from({ length: 20 }, (_, i) => f.quote(i % 2 ? BTC : ETH, i % 3 ? USD : NGN)),
-    );
+    const quotes = Promise.all(Array.from({ length: 20 }, (_, i) => f.quote(i % 2 ? BTC : ETH, i % 3 ? USD : NGN)));
     await waitFor(() => upstream.requests.length === 1);
     gate.release();
     const results = await quotes;

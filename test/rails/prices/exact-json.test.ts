@@ -34,11 +34,31 @@ describe("parseExactJson", () => {
   });
 
   const malformed = [
-    "", "{", "}", "[1,]", '{"a":1,}', "{'a':1}", '{"a" 1}', "01", "1.", ".5", "+1", "-", "1e", "NaN", "Infinity",
-    '"unterminated', '"bad \\x escape"', '"tab\there"', "[1] [2]", "tru", "nul", '{"a":1}}',
+    "",
+    "{",
+    "}",
+    "[1,]",
+    '{"a":1,}',
+    "{'a':1}",
+    '{"a" 1}',
+    "01",
+    "1.",
+    ".5",
+    "+1",
+    "-",
+    "1e",
+    "NaN",
+    "Infinity",
+    '"unterminated',
+    '"bad \\x escape"',
+    '"tab\there"',
+    "[1] [2]",
+    "tru",
+    "nul",
+    '{"a":1}}',
   ];
   for (const text of malformed) {
-    it(`rejects ${JSON.stringify(text.length > 20 ? text.slice(0, 20) + "…" : text)}`, () => {
+    it(`rejects ${JSON.stringify(text.length > 20 ? `${text.slice(0, 20)}…` : text)}`, () => {
       expect(() => parseExactJson(text)).toThrow(SyntaxError);
       expect(() => JSON.parse(text)).toThrow();
     });

@@ -3,10 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Reply =
-  | { status?: number; body: string | object; headers?: Record<string, string> }
-  | "hang"
-  | "hang-body";
+export type Reply = { status?: number; body: string | object; headers?: Record<string, string> } | "hang" | "hang-body";
 
 export interface RecordedRequest {
   path: string;
@@ -87,7 +84,10 @@ export function manualClock(start = Date.UTC(2026, 0, 1)) {
 /** CoinGecko's simple/price answer for the five coins; prices given as raw JSON number text. */
 export function coingeckoBody(prices: Record<string, Record<string, string>> = DEFAULT_COINGECKO): string {
   const coins = Object.entries(prices).map(
-    ([id, vs]) => `${JSON.stringify(id)}:{${Object.entries(vs).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`,
+    ([id, vs]) =>
+      `${JSON.stringify(id)}:{${Object.entries(vs)
+        .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+        .join(",")}}`,
   );
   return `{${coins.join(",")}}`;
 }

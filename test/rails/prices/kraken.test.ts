@@ -78,7 +78,9 @@ describe("Kraken: failures", () => {
   for (const [name, reply, message] of cases) {
     it(`rejects ${name}`, async () => {
       upstream.reply(reply);
-      const error = await feed().feed.quote(crypto("BTC"), USD).catch((e: unknown) => e);
+      const error = await feed()
+        .feed.quote(crypto("BTC"), USD)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PriceFeedError);
       expect((error as Error).message).toMatch(message);
     });

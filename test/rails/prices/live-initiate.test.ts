@@ -9,8 +9,7 @@ import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { coingeckoBody, startFakeUpstream, type FakeUpstream } from "./fake-upstream.ts";
 
 // BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
-const BIP84_ZPUB =
-  "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
+const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BTC = cryptoBySlug("BTC") as CryptoCurrency;
 
 let upstream: FakeUpstream;
