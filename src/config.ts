@@ -101,6 +101,29 @@ export function parseCorsOrigins(text: string): { origins: "*" | string[] } | { 
   return { origins: entries };
 }
 
+/**
+ * PAYGATE_PUBLIC_URL: the base URL customers reach the service at (checkout_url is built on it):
+ * http(s), scheme, host and port only; a trailing slash is dropped.
+ */
+export function parsePublicUrl(text: string): { url: string } | { problem: string } {
+  const trimmed = text.trim();
+  if (!/^https?:\/\//i.test(trimmed) || !URL.canParse(trimmed)) {
+    return { problem: `'${trimmed}' is not an http:// or https:// URL; use one such as https://pay.example.com` };
+  }
+  const url = new URL(trimmed);
+  if (url.username !== "" || url.password !== "") return { problem: "must not contain a username or password" };
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(trimmed)) return { problem: "must not have a query (?…) or fragment (#…)" };
+  if (url.pathname !== "/") return { problem: `must be a base URL without a path (got '${url.pathname}'): checkout pages are served at /checkout/…` };
+  return { url: url.origin };
+}
+
+/** The listening address as a URL, for PAYGATE_PUBLIC_URL's default: every interface is reached at the loopback one. */
+export function defaultPublicUrl(host: string, port: number): string {
+  const loopback = host === "0.0.0.0" ? "127.0.0.1" : host === "::" || host === "[::]" ? "::1" : host;
+  const bracketed = loopback.includes(":") && !loopback.startsWith("[") ? `[${loopback}]` : loopback;
+  return `http://${bracketed}:${port}`;
+}
+
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -285,6 +308,19 @@ const EnvSchema = z.object({
   ...RateLimitEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
+  /** Default: the listening address (defaultPublicUrl). */
+  PAYGATE_PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const parsed = parsePublicUrl(v);
+      if ("problem" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.url;
+    }),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
@@ -320,6 +356,8 @@ const EnvSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** PAYGATE_PUBLIC_URL, without a trailing slash: checkout_url is `{publicUrl}/checkout/<client secret>`. */
+  publicUrl: string;
   database: { kind: "postgres"; url: string; poolMax: number } | { kind: "pglite"; dataDir: string };
   dataDir: string;
   encryptionKey: string | undefined;
@@ -356,6 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    publicUrl: e.PAYGATE_PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT),
     database: e.DATABASE_URL
       ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX }
       : { kind: "pglite", dataDir: path.join(dataDir, "pglite") },

@@ -62,13 +62,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     new ModeRoutedFeed({ test: new StoredTestRatesFeed(stores.testRates), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) });
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs }),
+    credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets }),
     prices,
     rails: new HdWalletRails(),
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
+    publicUrl: config.publicUrl,
     lifecycle: {
       initiatedWindowMs: config.lifecycle.initiatedWindowMs,
       checkoutWindowMs: config.lifecycle.checkoutWindowMs,

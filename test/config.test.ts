@@ -196,3 +196,35 @@ describe("rate limit configuration", () => {
     });
   }
 });
+
+describe("PAYGATE_PUBLIC_URL", () => {
+  it("defaults to the listening address, every interface reached at the loopback one", () => {
+    expect(loadConfig({}).publicUrl).toBe("http://127.0.0.1:3000");
+    expect(loadConfig({ HOST: "0.0.0.0", PORT: "8080" }).publicUrl).toBe("http://127.0.0.1:8080");
+    expect(loadConfig({ HOST: "192.168.1.20", PORT: "3001" }).publicUrl).toBe("http://192.168.1.20:3001");
+    expect(loadConfig({ HOST: "::", PORT: "3000" }).publicUrl).toBe("http://[::1]:3000");
+    expect(loadConfig({ HOST: "::1" }).publicUrl).toBe("http://[::1]:3000");
+    expect(loadConfig({ HOST: "localhost", PAYGATE_PUBLIC_URL: "" }).publicUrl).toBe("http://localhost:3000");
+  });
+
+  it("reads an http(s) base URL, dropping a trailing slash", () => {
+    expect(loadConfig({ PAYGATE_PUBLIC_URL: "https://pay.example.com" }).publicUrl).toBe("https://pay.example.com");
+    expect(loadConfig({ PAYGATE_PUBLIC_URL: "https://pay.example.com/" }).publicUrl).toBe("https://pay.example.com");
+    expect(loadConfig({ PAYGATE_PUBLIC_URL: "http://Pay.Example.com:8443/" }).publicUrl).toBe("http://pay.example.com:8443");
+  });
+
+  const bad: [string, string, string][] = [
+    ["no scheme", "pay.example.com", "'pay.example.com' is not an http:// or https:// URL; use one such as https://pay.example.com"],
+    ["another scheme", "ftp://pay.example.com", "'ftp://pay.example.com' is not an http:// or https:// URL; use one such as https://pay.example.com"],
+    ["a path", "https://pay.example.com/paygate", "must be a base URL without a path (got '/paygate'): checkout pages are served at /checkout/…"],
+    ["a query", "https://pay.example.com/?a=1", "must not have a query (?…) or fragment (#…)"],
+    ["a fragment", "https://pay.example.com#top", "must not have a query (?…) or fragment (#…)"],
+    ["credentials", "https://user:pw@pay.example.com", "must not contain a username or password"],
+  ];
+  for (const [name, value, message] of bad) {
+    it(`refuses ${name}, naming the variable`, () => {
+      expect(() => loadConfig({ PAYGATE_PUBLIC_URL: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ PAYGATE_PUBLIC_URL: value })).toThrow(`\n  PAYGATE_PUBLIC_URL: ${message}\n`);
+    });
+  }
+});

@@ -18,4 +18,6 @@ export interface CoreDeps {
   allowPrivateWebhookUrls: boolean;
   /** Windows and tolerance of a transaction's life. */
   lifecycle: LifecyclePolicy;
+  /** PAYGATE_PUBLIC_URL: the service's public base URL (no trailing slash), for checkout_url. */
+  publicUrl: string;
 }

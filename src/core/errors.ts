@@ -54,6 +54,13 @@ export const errors = {
   initiateValidation: (fieldErrors: FieldError[]) =>
     new PaygateError("validation_error", MESSAGES.initiateValidation, "invalid_request", fieldErrors),
   unauthenticated: (message: string) => new PaygateError("unauthenticated", message, "invalid_secret_key"),
+  /** The same for an unknown transaction and a wrong secret: neither says which transactions exist. */
+  invalidClientSecret: () =>
+    new PaygateError(
+      "unauthenticated",
+      "Invalid client secret: use the client_secret that initialize returned for this transaction",
+      "invalid_client_secret",
+    ),
   transactionNotFound: (id: string) => new PaygateError("not_found", `No transaction with id '${printable(id)}'`, "transaction_not_found"),
   unsupportedCurrency: (currencyId: number, supported: string) =>
     new PaygateError("not_found", `Currency ${currencyId} is not supported; use one of ${supported}`, "currency_not_supported"),

@@ -10,6 +10,8 @@ import type { Clock } from "./ports.ts";
 import type { EventFilter, EventWithAttempts, MerchantWithWallets, WatchedAddress, WebhookBacklog } from "./stores.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
+import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
+import { paymentOptions, type PaymentOptionsResult } from "./transactions/payment-options.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
@@ -17,17 +19,26 @@ import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type
 import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 
-/** The gateway's dependencies; the policy and the private-URL switch have defaults. */
-export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls"> & {
+/** The gateway's dependencies; the policy, the private-URL switch and the public URL have defaults. */
+export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls" | "publicUrl"> & {
   lifecycle?: LifecyclePolicy;
   allowPrivateWebhookUrls?: boolean;
+  publicUrl?: string;
 };
+
+/** PAYGATE_PUBLIC_URL's default for the default HOST and PORT (src/config.ts). */
+export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:3000";
 
 export class PaymentGateway {
   private readonly deps: CoreDeps;
 
   constructor(deps: GatewayDeps) {
-    this.deps = { ...deps, lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE, allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls ?? false };
+    this.deps = {
+      ...deps,
+      lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE,
+      allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls ?? false,
+      publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL,
+    };
   }
 
   /** PAYGATE_WEBHOOK_ALLOW_PRIVATE, for an adapter that explains a refused URL. */
@@ -51,6 +62,16 @@ export class PaymentGateway {
 
   paymentRequest(transaction: TransactionRecord) {
     return paymentRequestOf(this.deps, transaction);
+  }
+
+  /** The transaction's client secret and checkout_url; which callers are shown the secret is retrieve.ts's rule. */
+  checkout(transaction: TransactionRecord): Promise<CheckoutLink> {
+    return checkoutOf(this.deps, transaction);
+  }
+
+  /** The coins a checkout may offer for a transaction, each with an indicative amount; null payment options when not reachable. */
+  paymentOptions(bearerToken: string | undefined, transactionId: string): Promise<PaymentOptionsResult> {
+    return paymentOptions(this.deps, bearerToken, transactionId);
   }
 
   /** The currencies, quote and payment state of a transaction, as every API shows them. */

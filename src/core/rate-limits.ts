@@ -79,10 +79,15 @@ export interface WindowUsage {
 
 /**
  * The reasons of the answers that count as failed authentication: an unknown, revoked or missing
- * key or payment link (401 and the spec's 404 "Invalid Public Key"). Not `merchant_inactive`: that
- * key is real.
+ * key, payment link or client secret (401 and the spec's 404 "Invalid Public Key"). Not
+ * `merchant_inactive`: that key is real.
  */
-const AUTH_FAILURE_REASONS: ReadonlySet<string> = new Set(["invalid_secret_key", "invalid_public_key", "invalid_payment_link"]);
+const AUTH_FAILURE_REASONS: ReadonlySet<string> = new Set([
+  "invalid_secret_key",
+  "invalid_public_key",
+  "invalid_payment_link",
+  "invalid_client_secret",
+]);
 
 /** How often one instance deletes ended windows, at most. */
 const PRUNE_EVERY_MS = 60_000;

@@ -16,6 +16,25 @@ export const newPublicKey = (mode: KeyMode) => `pub_${mode}_${randomToken(32)}`;
 export const newSecretKey = (mode: KeyMode) => `sec_${mode}_${randomToken(40)}`;
 export const newPaymentLinkSlug = () => `pl_${randomToken(20)}`;
 export const newReference = () => `bq_${randomToken(24)}`;
+/**
+ * A transaction's client secret (Stripe's PaymentIntent model): its id, then 32 base62 characters
+ * (190 bits). It lets a browser read and pay that one transaction; stored sealed, not hashed, so an
+ * idempotent replay of initialize and the merchant can be shown it again.
+ */
+export const newClientSecret = (transactionId: string) => `${transactionId}_secret_${randomToken(32)}`;
+/** A client secret's form: the transaction's UUID (any case), `_secret_`, 32 base62 characters. */
+export const CLIENT_SECRET = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_secret_[0-9A-Za-z]{32}$/i;
+
+/** The transaction id (lower case) a token of the client secret's form names, or null. */
+export function clientSecretTransactionId(token: string): string | null {
+  const match = CLIENT_SECRET.exec(token);
+  return match?.[1] ? match[1].toLowerCase() : null;
+}
+
+/** Constant-time equality of two secrets as text (their SHA-256 digests are compared, so lengths leak nothing). */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash("sha256").update(a, "utf8").digest(), createHash("sha256").update(b, "utf8").digest());
+}
 /** Standard Webhooks secret format: `whsec_` and base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 

@@ -24,6 +24,10 @@ export interface NewTransaction {
   requestMeta: Record<string, unknown>;
   createdAt: Date;
   expiresAt: Date;
+  /** The client secret, sealed (src/core/secrets.ts). */
+  clientSecretEnc: string;
+  /** Checked by initialize (checkWebhookUrl of the transaction's mode). */
+  returnUrl: string | null;
 }
 
 /** An Idempotency-Key as it is remembered with the transaction its request made (src/core/idempotency.ts). */
@@ -119,6 +123,13 @@ export interface TransactionStore {
   abandon(ids: string[], closedAt?: Date): Promise<TransactionRecord[]>;
   /** PENDING addresses, and those abandoned after `lateSince` (late payments), oldest deadline first. */
   watchList(lateSince: Date, limit: number): Promise<WatchedAddress[]>;
+  /**
+   * Gives a transaction made before client secrets its sealed secret, unless one was stored
+   * meanwhile; returns the one stored. Not a state change: no webhook event.
+   */
+  keepClientSecret(transactionId: string, sealed: string): Promise<string>;
+  /** The crypto currency ids this merchant has a wallet for in a mode, in id order. */
+  walletCurrencies(merchantId: number, isLive: boolean): Promise<number[]>;
 }
 
 // ── Credentials and Idempotency-Keys ────────────────────────────────────────────────────────────
@@ -145,8 +156,18 @@ export interface PaymentLinkRow {
   merchant: MerchantIdentity;
 }
 
+/** The transaction a client secret names, with what proves the secret. */
+export interface ClientSecretRow {
+  id: string;
+  isLive: boolean;
+  clientSecretEnc: string | null;
+  merchant: MerchantIdentity;
+}
+
 export interface CredentialStore {
   apiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
+  /** `id` is a lower-case UUID. */
+  clientSecretOf(transactionId: string): Promise<ClientSecretRow | null>;
   paymentLinkBySlug(slug: string): Promise<PaymentLinkRow | null>;
 }
 

@@ -23,4 +23,6 @@ export interface TransactionParent {
   view: TransactionView;
   /** Whether the caller holds the secret key, and so may see the customer. */
   customerVisible: boolean;
+  /** Whether the caller is shown the client secret: initialize's caller and secret-key readers. */
+  clientSecretVisible: boolean;
 }

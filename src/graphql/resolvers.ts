@@ -1,5 +1,6 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
-import { customerVisibleTo } from "../core/transactions/retrieve.ts";
+import type { CryptoCurrency } from "../core/money/currencies.ts";
+import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
@@ -20,7 +21,31 @@ export const resolvers: Resolvers = {
       fromCore(async () => {
         const { transaction, caller } = await ctx.gateway.retrieveTransaction(ctx.bearerToken, id);
         ctx.seenMerchant(caller.merchant.id);
-        return transaction && parentOf(ctx, transaction, customerVisibleTo(caller));
+        return transaction && parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
+      }),
+    paymentOptions: (_root, { transactionId }, ctx) =>
+      fromCore(async () => {
+        const { paymentOptions: found, caller } = await ctx.gateway.paymentOptions(ctx.bearerToken, transactionId);
+        ctx.seenMerchant(caller.merchant.id);
+        if (!found) return null;
+        const { transaction: t, fiat, options } = found;
+        return {
+          transactionId: t.id,
+          merchant: t.merchant,
+          isLive: t.isLive,
+          amount: t.initializedAmount.toString(),
+          currency: { id: fiat.id, slug: fiat.slug, name: fiat.name },
+          description: t.description,
+          status: t.status,
+          expiresAt: t.expiresAt?.toISOString() ?? null,
+          options: options.map((o) => ({
+            currency: cryptoOf(o.currency),
+            available: o.available,
+            amount: o.amount,
+            rate: o.rate,
+            quotedAt: o.quotedAt?.toISOString() ?? null,
+          })),
+        };
       }),
   },
 
@@ -39,10 +64,12 @@ export const resolvers: Resolvers = {
             meta: input.meta,
             public_key: orUndefined(input.publicKey),
             payment_link: orUndefined(input.paymentLink),
+            return_url: input.returnUrl,
           },
         });
         ctx.seenMerchant(record.merchantId);
-        return parentOf(ctx, record, false);
+        // Its caller made the transaction: shown its client secret, as Stripe shows a new PaymentIntent's.
+        return parentOf(ctx, record, { customer: false, clientSecret: true });
       }),
     initiatePayment: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
@@ -51,9 +78,12 @@ export const resolvers: Resolvers = {
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
           body: { currency_id: input.currencyId, refund_address: input.refundAddress },
+          // The customer's browser picks the coin with the client secret (REST's initiate takes the secret key only).
+          acceptClientSecret: true,
         });
         ctx.seenMerchant(record.merchantId);
-        return parentOf(ctx, record, true);
+        const secretKey = initiatedWithSecretKey(ctx.bearerToken);
+        return parentOf(ctx, record, { customer: secretKey, clientSecret: secretKey });
       }),
   },
 
@@ -68,8 +98,7 @@ export const resolvers: Resolvers = {
     amountPaid: ({ record }) => decimal(record.amountPaid),
     amountUnconfirmed: ({ record }) => decimal(record.amountUnconfirmed),
     paymentState: ({ view }) => (view.payment ? (view.payment.state.toUpperCase() as Uppercase<typeof view.payment.state>) : null),
-    paymentCurrency: ({ view: { paymentCurrency: crypto } }) =>
-      crypto && { id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals },
+    paymentCurrency: ({ view: { paymentCurrency: crypto } }) => crypto && cryptoOf(crypto),
     paymentAddress: ({ record }) => record.paymentAddress,
     paymentUri: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.uri ?? null,
     qrCode: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.qrCode ?? null,
@@ -81,11 +110,28 @@ export const resolvers: Resolvers = {
     createdAt: ({ record }) => record.createdAt.toISOString(),
     expiresAt: ({ record }) => record.expiresAt?.toISOString() ?? null,
     customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
+    clientSecret: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).clientSecret : null),
+    checkoutUrl: async (parent, _args, ctx) => (await checkout(parent, ctx)).checkoutUrl,
+    returnUrl: ({ record }) => record.returnUrl,
   },
 };
 
-function parentOf(ctx: GraphQLContext, record: TransactionRecord, customerVisible: boolean): TransactionParent {
-  return { record, view: ctx.gateway.describe(record), customerVisible };
+const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals });
+
+function parentOf(ctx: GraphQLContext, record: TransactionRecord, visible: { customer: boolean; clientSecret: boolean }): TransactionParent {
+  return { record, view: ctx.gateway.describe(record), customerVisible: visible.customer, clientSecretVisible: visible.clientSecret };
+}
+
+// clientSecret and checkoutUrl of one transaction share one opening of the sealed secret.
+const checkouts = new WeakMap<TransactionParent, ReturnType<PaymentGateway["checkout"]>>();
+
+function checkout(parent: TransactionParent, ctx: GraphQLContext) {
+  let link = checkouts.get(parent);
+  if (!link) {
+    link = ctx.gateway.checkout(parent.record);
+    checkouts.set(parent, link);
+  }
+  return link;
 }
 
 // paymentUri and qrCode of one transaction share one rendering.

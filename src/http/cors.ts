@@ -9,6 +9,7 @@
 import cors from "cors";
 import { Router, type RequestHandler } from "express";
 import { errors } from "../core/errors.ts";
+import { CLIENT_SECRET } from "../core/secrets.ts";
 import { bearerToken } from "./headers.ts";
 
 export interface CorsSettings {
@@ -52,10 +53,11 @@ export const BROWSER_ROUTES: readonly { route: string; pattern: RegExp; methods:
  * Credentials by their form, and whether a browser may carry them: the one place that says so.
  * The first pattern that matches decides; a token that matches none is left to the route (it
  * answers 401 or 404 as for any bad key). A transaction's client secret (`<id>_secret_<random>`)
- * will be one more row, with `browser: true`, above the secret key's.
+ * is made for the customer's browser: it reads and pays its one transaction only.
  */
 export const CREDENTIAL_KINDS: readonly { kind: string; pattern: RegExp; browser: boolean }[] = [
   { kind: "public_key", pattern: /^pub_/, browser: true },
+  { kind: "client_secret", pattern: CLIENT_SECRET, browser: true },
   { kind: "secret_key", pattern: /^sec_/, browser: false },
 ];
 

@@ -1,6 +1,7 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
 import { toJsonNumber } from "../core/money/amounts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { CheckoutLink } from "../core/transactions/checkout.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
@@ -12,8 +13,8 @@ export function success<T>(data: T, meta: unknown): { status: "success"; data: T
   return { status: "success", data, meta: isObject(meta) ? meta : {} };
 }
 
-/** Table 2.1: the transaction as initialize returns it. */
-export function initializedTransaction(t: TransactionRecord): InitializedTransaction {
+/** Table 2.1: the transaction as initialize returns it, with its client secret (its caller made it). */
+export function initializedTransaction(t: TransactionRecord, checkout: CheckoutLink): InitializedTransaction {
   return {
     id: t.id,
     reference: t.reference,
@@ -28,6 +29,9 @@ export function initializedTransaction(t: TransactionRecord): InitializedTransac
     is_live: t.isLive,
     merchant: { id: t.merchant.id, name: t.merchant.name },
     expires_at: t.expiresAt?.toISOString() ?? null,
+    checkout_url: checkout.checkoutUrl,
+    return_url: t.returnUrl,
+    client_secret: checkout.clientSecret,
   };
 }
 
@@ -39,6 +43,9 @@ export function initiatedTransaction(
   t: TransactionRecord,
   view: TransactionView,
   paymentRequest: { uri: string; qrCode: string } | null,
+  checkout: CheckoutLink,
+  /** Whether the caller may see the client secret (clientSecretVisibleTo, src/core/transactions/retrieve.ts). */
+  showClientSecret: boolean,
 ): InitiatedTransaction {
   return {
     id: t.id,
@@ -65,6 +72,9 @@ export function initiatedTransaction(
       },
       quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
     },
+    checkout_url: checkout.checkoutUrl,
+    return_url: t.returnUrl,
+    ...(showClientSecret ? { client_secret: checkout.clientSecret } : {}),
   };
 }
 

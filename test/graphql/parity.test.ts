@@ -69,8 +69,21 @@ async function viaGraphQL(s: (typeof scenarios)[number]): Promise<string> {
 /** A stored transaction without what is unique to each one. */
 async function comparable(id: string) {
   const row = await t.db.transaction.findUniqueOrThrow({ where: { id } });
-  const { id: _id, reference, paymentAddress, derivationIndex, quotedAt, initiatedAt, createdAt, updatedAt, expiresAt, ...rest } = row;
+  const {
+    id: _id,
+    reference,
+    paymentAddress,
+    derivationIndex,
+    quotedAt,
+    initiatedAt,
+    createdAt,
+    updatedAt,
+    expiresAt,
+    clientSecretEnc,
+    ...rest
+  } = row;
   expect(reference).toMatch(/^bq_/);
+  expect(clientSecretEnc).toMatch(/^v1\./); // sealed with a random IV: never equal twice
   expect(paymentAddress).not.toBeNull();
   expect(derivationIndex).not.toBeNull();
   expect(quotedAt && initiatedAt && createdAt && updatedAt && expiresAt).toBeTruthy();

@@ -39,6 +39,9 @@ describe("POST /v1/transaction: success", () => {
         "reference",
         "status",
         "expires_at", // not in table 2.1: when the transaction is abandoned if not initiated
+        "client_secret", // not in table 2.1: the customer's browser reads and pays this transaction with it
+        "checkout_url", // not in table 2.1: the hosted checkout page
+        "return_url", // not in table 2.1: where that page sends the customer back
       ].sort(),
     );
     // The window for initiate: 24 hours by default.

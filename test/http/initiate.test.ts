@@ -57,6 +57,9 @@ describe("POST /v1/transaction/:id/pay: success", () => {
         "status",
         "expires_at", // not in table 2.2: the end of the checkout window
         "payment_uri", // not in table 2.2: what the QR code encodes
+        "checkout_url", // not in table 2.2: the hosted checkout page
+        "return_url", // not in table 2.2: where that page sends the customer back
+        "client_secret", // not in table 2.2: for the secret key only
       ].sort(),
     );
     // The checkout window: 30 minutes by default.

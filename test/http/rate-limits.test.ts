@@ -293,6 +293,20 @@ describe("failed authentications per address", () => {
     expect(refused.body.reason).toBe("too_many_failed_authentications");
   });
 
+  it("counts a wrong client secret as a failed authentication", async () => {
+    const keys = await t.merchant();
+    const id = (await initialize(t, keys.testPublicKey)).body.data.id as string;
+    const from = "203.0.113.19";
+    for (let i = 0; i < 3; i++) {
+      const wrong = await call(t, `/v1/transaction/${id}`, { method: "GET", key: `${id}_secret_${"x".repeat(31)}${i}`, from });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.message).toBe("Invalid client secret: use the client_secret that initialize returned for this transaction");
+    }
+    const refused = await call(t, `/v1/transaction/${id}`, { method: "GET", key: keys.testSecretKey, from });
+    expect(refused.status).toBe(429);
+    expect(refused.body.reason).toBe("too_many_failed_authentications");
+  });
+
   it("ignores X-Forwarded-For unless PAYGATE_TRUST_PROXY trusts the proxy: a client cannot pick its address", async () => {
     const g = await gateway({ trustProxy: false });
     const keys = await g.merchant();

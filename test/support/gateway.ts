@@ -2,7 +2,7 @@
 // DATABASE_URL is set), served over HTTP on a free port.
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer } from "node:http";
 import express from "express";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
@@ -86,6 +86,10 @@ export interface TestGatewayOptions {
   graphql?: GraphQLOptions;
   metrics?: MetricsOptions;
   cors?: CorsSettings;
+  /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
+  publicUrl?: string;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivateWebhookUrls?: boolean;
   rateLimits?: TestRateLimits;
   /** Another instance on that gateway's database (its own pool on PostgreSQL); close it before that one. */
   sameDatabaseAs?: TestGateway;
@@ -99,9 +103,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const rails = new HdWalletRails();
   const stores = prismaStores(database.db);
   const secrets = new SecretBox(randomBytes(32));
+  // Listening first: the gateway builds checkout URLs on the server's own address.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials),
+    credentials: new Credentials(stores.credentials, { secrets }),
+    publicUrl: options.publicUrl ?? url,
+    allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
@@ -131,10 +141,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
-  const server: Server = await new Promise((resolve) => {
-    const s = checked.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on("request", checked);
 
   return {
     gateway,

@@ -1,9 +1,10 @@
-// Who is calling, and in which mode. Public keys and payment links open initialize; only a
-// secret key opens initiate. Keys of one mode never reach objects of the other.
+// Who is calling, and in which mode. Public keys and payment links open initialize; a secret key
+// opens initiate; a transaction's client secret reads and pays that one transaction (the customer's
+// browser holds it). Keys of one mode never reach objects of the other.
 import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
-import { hashKey, sameHash } from "../secrets.ts";
-import type { ApiKeyRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores.ts";
+import { clientSecretTransactionId, hashKey, sameHash, sameSecret, type SecretBox } from "../secrets.ts";
+import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores.ts";
 
 export type { MerchantIdentity };
 
@@ -11,8 +12,19 @@ export interface Caller {
   merchant: MerchantIdentity;
   isLive: boolean;
   paymentLinkId: number | null;
-  /** Which key proved the call: a secret key sees the customer, a public key does not. */
-  keyKind: "PUBLIC" | "SECRET" | "PAYMENT_LINK";
+  /** Which credential proved the call: a secret key sees the customer, the others do not. */
+  keyKind: "PUBLIC" | "SECRET" | "PAYMENT_LINK" | "CLIENT_SECRET";
+  /**
+   * The one transaction a client secret is bound to (a lower-case UUID); null for keys and links,
+   * which reach every transaction of their merchant and mode. Enforced by transactionFor (record.ts).
+   */
+  transactionId: string | null;
+}
+
+/** Which credentials an operation takes besides a secret key. */
+export interface InitiatorOptions {
+  /** GraphQL's initiatePayment: the customer's browser picks the coin with the client secret. REST's initiate: no. */
+  clientSecret: boolean;
 }
 
 export interface CredentialOptions {
@@ -24,6 +36,8 @@ export interface CredentialOptions {
   cacheMs?: number;
   /** Entries kept at most; the oldest go first. */
   cacheSize?: number;
+  /** Opens the sealed client secrets; without it a client secret cannot be checked (an error, not a refusal). */
+  secrets?: SecretBox;
 }
 
 /** Found rows only, each for its time to live; unknown keys are looked up every time. */
@@ -46,6 +60,8 @@ class FoundCache<T extends object> {
 export class Credentials {
   private readonly keys: FoundCache<ApiKeyRow>;
   private readonly links: FoundCache<PaymentLinkRow>;
+  private readonly clientSecrets: FoundCache<ClientSecretRow>;
+  private readonly secrets: SecretBox | undefined;
 
   constructor(
     private readonly store: CredentialStore,
@@ -53,6 +69,8 @@ export class Credentials {
   ) {
     this.keys = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
     this.links = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
+    this.clientSecrets = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
+    this.secrets = options.secrets;
   }
 
   private async findActiveKey(key: string, kind: "PUBLIC" | "SECRET"): Promise<ApiKeyRow | null> {
@@ -71,13 +89,13 @@ export class Credentials {
       const key = await this.findActiveKey(credential.publicKey, "PUBLIC");
       if (!key) throw errors.invalidPublicKey("invalid_public_key");
       if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-      return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
+      return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null };
     }
     const slug = credential.paymentLink;
     const link = await this.links.get(slug, () => this.store.paymentLinkBySlug(slug));
     if (!link?.active) throw errors.invalidPublicKey("invalid_payment_link");
     if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-    return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK" };
+    return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK", transactionId: null };
   }
 
   /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
@@ -86,15 +104,41 @@ export class Credentials {
     if (!token.startsWith("sec_")) throw errors.unauthenticated("Invalid Secret Key: this operation needs a secret key (sec_…)");
     const key = await this.findActiveKey(token, "SECRET");
     if (!key) throw errors.unauthenticated("Invalid Secret Key");
-    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET" };
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET", transactionId: null };
   }
 
-  /** Reading a transaction: a checkout page holds the public key, the merchant's server the secret key. */
+  /** Initiate's credential: a secret key, or where the operation allows it, the transaction's client secret. */
+  async authenticateInitiator(token: string | undefined, options: InitiatorOptions): Promise<Caller> {
+    if (options.clientSecret && token !== undefined && clientSecretTransactionId(token) !== null) return this.authenticateClientSecret(token);
+    return this.authenticateSecret(token);
+  }
+
+  /** Reading a transaction: a checkout page holds the public key or the client secret, the merchant's server the secret key. */
   async authenticateReader(token: string | undefined): Promise<Caller> {
-    if (!token) throw errors.unauthenticated("Missing API key: send Authorization: Bearer pub_… or sec_…");
+    if (!token) throw errors.unauthenticated("Missing API key: send Authorization: Bearer pub_… or sec_…, or a client secret");
     if (token.startsWith("sec_")) return this.authenticateSecret(token);
+    if (clientSecretTransactionId(token) !== null) return this.authenticateClientSecret(token);
     const key = await this.findActiveKey(token, "PUBLIC");
     if (!key) throw errors.unauthenticated("Invalid API Key");
-    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC" };
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null };
+  }
+
+  /**
+   * A client secret: the transaction it names must exist and hold exactly this secret (compared in
+   * constant time). An unknown id and a wrong random part get the same 401, so neither tells which
+   * transactions exist.
+   */
+  async authenticateClientSecret(token: string): Promise<Caller> {
+    const id = clientSecretTransactionId(token);
+    if (id === null) throw errors.invalidClientSecret();
+    const box = this.secrets;
+    if (!box) throw new Error("Credentials need the SecretBox to check client secrets");
+    // Rows without a secret yet (made before client secrets) are not remembered: one is stored when first shown.
+    const row = await this.clientSecrets.get(id, async () => {
+      const found = await this.store.clientSecretOf(id);
+      return found?.clientSecretEnc ? found : null;
+    });
+    if (!row?.clientSecretEnc || !sameSecret(box.open(row.clientSecretEnc), token)) throw errors.invalidClientSecret();
+    return { merchant: row.merchant, isLive: row.isLive, paymentLinkId: null, keyKind: "CLIENT_SECRET", transactionId: row.id };
   }
 }

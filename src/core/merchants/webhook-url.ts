@@ -10,32 +10,54 @@ export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string }
 
 const MAX_URL_LENGTH = 2048;
 
-/** Validates a merchant's webhook URL when an operator sets it; returns it normalised. */
-export function checkWebhookUrl(url: string, mode: WebhookMode, options: { allowPrivate: boolean }): UrlCheck {
-  if (url.length > MAX_URL_LENGTH) return refuse(`webhook URLs must be at most ${MAX_URL_LENGTH} characters (got ${url.length})`);
+/** What a checked URL is called in the refusals: a webhook URL, or a transaction's return URL. */
+export interface UrlKind {
+  noun: string;
+  example: string;
+  /** Why a username or password is refused. */
+  noCredentials: string;
+}
+
+const WEBHOOK_URL: UrlKind = {
+  noun: "webhook URL",
+  example: "https://example.com/webhooks",
+  noCredentials: "receivers authenticate deliveries by their signature",
+};
+
+/** A transaction's return_url (where the hosted checkout sends the customer back): the same rules as a webhook URL of its mode. */
+export const RETURN_URL: UrlKind = {
+  noun: "return URL",
+  example: "https://shop.example.com/orders/42",
+  noCredentials: "the customer's browser would show them",
+};
+
+/** Validates a merchant's webhook URL when an operator sets it (or another URL of `kind`); returns it normalised. */
+export function checkWebhookUrl(url: string, mode: WebhookMode, options: { allowPrivate: boolean; kind?: UrlKind }): UrlCheck {
+  const { noun, example, noCredentials } = options.kind ?? WEBHOOK_URL;
+  if (url.length > MAX_URL_LENGTH) return refuse(`${noun}s must be at most ${MAX_URL_LENGTH} characters (got ${url.length})`);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return refuse("webhook URL is not a valid absolute URL; use a full URL such as https://example.com/webhooks");
+    return refuse(`${noun} is not a valid absolute URL; use a full URL such as ${example}`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return refuse(`webhook URLs must use http or https (got ${parsed.protocol})`);
+    return refuse(`${noun}s must use http or https (got ${parsed.protocol})`);
   }
   if (parsed.username !== "" || parsed.password !== "") {
-    return refuse("webhook URLs must not contain a username or password; receivers authenticate deliveries by their signature");
+    return refuse(`${noun}s must not contain a username or password; ${noCredentials}`);
   }
   // An empty fragment ("…/hook#") parses to hash "", so the raw text is checked too.
-  if (parsed.hash !== "" || url.includes("#")) return refuse("webhook URLs must not contain a fragment (#…); remove it");
+  if (parsed.hash !== "" || url.includes("#")) return refuse(`${noun}s must not contain a fragment (#…); remove it`);
   const normalised = parsed.toString();
   if (normalised.length > MAX_URL_LENGTH) {
-    return refuse(`webhook URLs must be at most ${MAX_URL_LENGTH} characters once normalised (got ${normalised.length})`);
+    return refuse(`${noun}s must be at most ${MAX_URL_LENGTH} characters once normalised (got ${normalised.length})`);
   }
   if (mode === "live") {
-    if (parsed.protocol !== "https:") return refuse(`live-mode webhook URLs must use https (got ${parsed.protocol})`);
+    if (parsed.protocol !== "https:") return refuse(`live-mode ${noun}s must use https (got ${parsed.protocol})`);
     if (!options.allowPrivate) {
       const problem = privateHostProblem(parsed.hostname);
-      if (problem) return refuse(`live-mode webhook URLs must point at a public host: ${problem}`);
+      if (problem) return refuse(`live-mode ${noun}s must point at a public host: ${problem}`);
     }
   }
   return { ok: true, url: normalised };

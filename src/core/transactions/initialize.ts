@@ -6,7 +6,8 @@ import type { Caller } from "../merchants/credentials.ts";
 import { KYB_REFUSALS } from "../merchants/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
-import { newReference } from "../secrets.ts";
+import { checkWebhookUrl, RETURN_URL } from "../merchants/webhook-url.ts";
+import { newClientSecret, newReference } from "../secrets.ts";
 import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
 
@@ -20,7 +21,14 @@ export interface InitializeRequest {
 }
 
 export async function initializeTransaction(
-  { stores, credentials, clock, lifecycle }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle">,
+  {
+    stores,
+    credentials,
+    clock,
+    lifecycle,
+    secrets,
+    allowPrivateWebhookUrls,
+  }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "secrets" | "allowPrivateWebhookUrls">,
   request: InitializeRequest,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -35,14 +43,16 @@ export async function initializeTransaction(
   const problem = fiatAmountProblem(amount, currency);
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
+  const returnUrl = returnUrlOf(body, caller.isLive, allowPrivateWebhookUrls);
 
   const scope = scopeOf(request.idempotencyKey, caller, "initialize", parametersOf(body));
   return idempotently(stores, scope, async () => {
     const now = clock.now();
     // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
+    const id = randomUUID();
     const transaction = await stores.transactions.insertInitiated(
       {
-        id: randomUUID(),
+        id,
         reference: newReference(),
         merchantId: caller.merchant.id,
         customerEmail: body.customer.email,
@@ -55,6 +65,8 @@ export async function initializeTransaction(
         requestMeta: body.meta ?? {},
         createdAt: now,
         expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
+        clientSecretEnc: secrets.seal(newClientSecret(id)),
+        returnUrl,
       },
       caller.merchant,
       scope,
@@ -94,6 +106,14 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
     ]);
   }
   return { publicKey };
+}
+
+/** The body's return_url, checked for the transaction's mode and normalised; null when none was given. */
+function returnUrlOf(body: InitializeBody, isLive: boolean, allowPrivate: boolean): string | null {
+  if (body.return_url === undefined || body.return_url === null) return null;
+  const check = checkWebhookUrl(body.return_url, isLive ? "live" : "test", { allowPrivate, kind: RETURN_URL });
+  if (!check.ok) throw errors.initializeValidation([{ field: "return_url", message: `return_url: ${check.reason}` }]);
+  return check.url;
 }
 
 function requireKybForLive(caller: Caller): void {

@@ -5,7 +5,7 @@ import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { transactionFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
@@ -17,6 +17,8 @@ export interface InitiateRequest {
   body: unknown;
   /** The `Idempotency-Key` header, when sent. */
   idempotencyKey?: string;
+  /** Whether the transaction's client secret may stand in for the secret key (GraphQL: yes; REST, spec 4.2: no). */
+  acceptClientSecret?: boolean;
 }
 
 const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
@@ -28,8 +30,8 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
   if (!parsed.ok || problems.length > 0) throw errors.initiateValidation(problems);
   const body = parsed.value;
 
-  const caller = await deps.credentials.authenticateSecret(request.bearerToken);
-  const transaction = await findTransactionFor(stores.transactions, request.transactionId, caller.merchant.id, caller.isLive);
+  const caller = await deps.credentials.authenticateInitiator(request.bearerToken, { clientSecret: request.acceptClientSecret ?? false });
+  const transaction = await transactionFor(stores.transactions, caller, request.transactionId);
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   // Before the state checks: a retry of an initiate that went through answers as the first did.
   const scope = scopeOf(request.idempotencyKey, caller, `initiate:${transaction.id}`, body);
@@ -85,7 +87,7 @@ async function initiateOnce(
   return moved;
 }
 
-async function quoteOrUnavailable(
+export async function quoteOrUnavailable(
   prices: PriceFeed,
   crypto: CryptoCurrency,
   fiat: NonNullable<ReturnType<typeof fiatById>>,

@@ -24,3 +24,17 @@ export async function findTransactionFor(
   if (!isTransactionId(id)) return null;
   return transactions.findFor(id.toLowerCase(), merchantId, isLive);
 }
+
+/**
+ * The one rule of who reaches which transaction: a key or a payment link reaches its merchant's
+ * transactions of its mode, a client secret only its own transaction. Anything else is null, as if it
+ * did not exist. Retrieve, payment options and initiate all ask here.
+ */
+export async function transactionFor(
+  transactions: TransactionStore,
+  caller: { merchant: { id: number }; isLive: boolean; transactionId: string | null },
+  id: string,
+): Promise<TransactionRecord | null> {
+  if (caller.transactionId !== null && caller.transactionId !== id.toLowerCase()) return null;
+  return findTransactionFor(transactions, id, caller.merchant.id, caller.isLive);
+}

@@ -81,6 +81,11 @@ export const InitializeBody = z.object({
     .meta({ description: "A decimal string: more than 0, at most 999999999999.99, at most 2 decimal places.", example: "100.50" }),
   description: text().max(1000).nullish().meta({ example: "Order #42" }),
   meta: meta.nullish(),
+  return_url: text().trim().min(1).nullish().meta({
+    description:
+      "Where the hosted checkout sends the customer back: an http(s) URL, https on a public host in live mode (the rules of a webhook URL of the transaction's mode).",
+    example: "https://shop.example.com/orders/42",
+  }),
 });
 // Which credential may come with which is initialize's rule (credentialOf, src/core/transactions/initialize.ts).
 export type InitializeBody = z.infer<typeof InitializeBody>;

@@ -1,7 +1,8 @@
-// Reading one transaction, for checkout pages (public key) and merchants (secret key).
+// Reading one transaction, for checkout pages (public key or client secret) and merchants (secret key).
 import type { CoreDeps } from "../deps.ts";
 import type { Caller } from "../merchants/credentials.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { clientSecretTransactionId } from "../secrets.ts";
+import { transactionFor, type TransactionRecord } from "./record.ts";
 
 export interface RetrievedTransaction {
   transaction: TransactionRecord | null;
@@ -15,11 +16,27 @@ export async function retrieveTransaction(
   id: string,
 ): Promise<RetrievedTransaction> {
   const caller = await credentials.authenticateReader(bearerToken);
-  const transaction = await findTransactionFor(stores.transactions, id, caller.merchant.id, caller.isLive);
+  const transaction = await transactionFor(stores.transactions, caller, id);
   return { transaction, caller };
 }
 
 /** The customer's details are for the merchant's own servers only. */
 export function customerVisibleTo(caller: Caller): boolean {
   return caller.keyKind === "SECRET";
+}
+
+/**
+ * Who is shown the client secret when reading a transaction: the merchant's server (secret key).
+ * Initialize's reply shows it too (its caller made the transaction); a client-secret holder has it.
+ */
+export function clientSecretVisibleTo(caller: Caller): boolean {
+  return caller.keyKind === "SECRET";
+}
+
+/**
+ * Whether an initiate that succeeded was made with the secret key: a token of the client secret's
+ * form can only have passed as a client secret (authenticateInitiator decides by form).
+ */
+export function initiatedWithSecretKey(bearerToken: string | undefined): boolean {
+  return bearerToken === undefined || clientSecretTransactionId(bearerToken) === null;
 }

@@ -10,6 +10,8 @@ export function credentialStore(db: Database): CredentialStore {
         where: { keyHash },
         select: { kind: true, isLive: true, revokedAt: true, keyHash: true, merchant: merchantIdentity },
       }),
+    clientSecretOf: (id) =>
+      db.transaction.findUnique({ where: { id }, select: { id: true, isLive: true, clientSecretEnc: true, merchant: merchantIdentity } }),
     paymentLinkBySlug: (slug) =>
       db.paymentLink.findUnique({ where: { slug }, select: { id: true, isLive: true, active: true, merchant: merchantIdentity } }),
   };

@@ -134,6 +134,23 @@ export function transactionStore(db: Database): TransactionStore {
         orderBy: { expiresAt: "asc" },
         take: limit,
       }),
+
+    async keepClientSecret(transactionId, sealed) {
+      // Raw SQL: not a state change, so the outbox hook must not see it (it would add an event).
+      await db.$executeRaw`UPDATE transactions SET client_secret_enc = ${sealed} WHERE id = ${transactionId} AND client_secret_enc IS NULL`;
+      const row = await db.transaction.findUniqueOrThrow({ where: { id: transactionId }, select: { clientSecretEnc: true } });
+      if (row.clientSecretEnc === null) throw new Error(`Transaction ${transactionId} kept no client secret`);
+      return row.clientSecretEnc;
+    },
+
+    async walletCurrencies(merchantId, isLive) {
+      const rows = await db.paymentProcessor.findMany({
+        where: { merchantId, isLive },
+        select: { currencyId: true },
+        orderBy: { currencyId: "asc" },
+      });
+      return rows.map((r) => r.currencyId);
+    },
   };
 }
 
@@ -181,10 +198,11 @@ export async function insertInitiatedTransaction(
   await db.$executeRaw`
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_name, payment_link_id, is_live,
-        status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at)
+        status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
+        client_secret_enc, return_url)
       VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
-        ${t.createdAt}, ${t.createdAt}, ${t.expiresAt})
+        ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl})
       RETURNING id)${remembered}
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
     SELECT ${event.id}, ${event.merchantId}, created.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}

@@ -62,6 +62,8 @@ export type InitializeTransactionInput = {
   paymentLink?: InputMaybe<Scalars['String']['input']>;
   /** Instead of Authorization: Bearer pub_… */
   publicKey?: InputMaybe<Scalars['String']['input']>;
+  /** Where the hosted checkout sends the customer back: http(s), https on a public host in live mode (as a webhook URL). */
+  returnUrl?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type InitiatePaymentInput = {
@@ -80,7 +82,7 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Creates a transaction in INITIATED (public key or payment link). */
   initializeTransaction: Transaction;
-  /** Locks the rate and hands out an address: INITIATED to PENDING (secret key). */
+  /** Locks the rate and hands out an address: INITIATED to PENDING (secret key, or the transaction's client secret). */
   initiatePayment: Transaction;
 };
 
@@ -95,6 +97,34 @@ export type MutationInitiatePaymentArgs = {
   transactionId: Scalars['ID']['input'];
 };
 
+/** One coin a checkout may offer, priced now. Indicative: initiatePayment locks the rate. */
+export type PaymentOption = {
+  __typename?: 'PaymentOption';
+  /** The transaction's amount in this coin at rate, rounded up to its decimals. */
+  amount: Maybe<Scalars['Decimal']['output']>;
+  /** False when no price can be had for it right now; amount, rate and quotedAt are null then. */
+  available: Scalars['Boolean']['output'];
+  currency: CryptoCurrency;
+  quotedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Fiat per one coin. */
+  rate: Maybe<Scalars['Decimal']['output']>;
+};
+
+/** What a checkout shows before the customer picks a coin. */
+export type PaymentOptions = {
+  __typename?: 'PaymentOptions';
+  amount: Scalars['Decimal']['output'];
+  currency: FiatCurrency;
+  description: Maybe<Scalars['String']['output']>;
+  expiresAt: Maybe<Scalars['DateTime']['output']>;
+  isLive: Scalars['Boolean']['output'];
+  merchant: Merchant;
+  /** The coins the merchant has a wallet for in the transaction's mode, in currency id order. */
+  options: Array<PaymentOption>;
+  status: TransactionStatus;
+  transactionId: Scalars['ID']['output'];
+};
+
 /** How far the received payments go: see the README, Lifecycle. */
 export type PaymentState =
   | 'AWAITING_PAYMENT'
@@ -107,8 +137,15 @@ export type PaymentState =
 
 export type Query = {
   __typename?: 'Query';
-  /** A transaction of the caller's merchant and mode (public or secret key), or null. */
+  /** The coins a checkout may offer (client secret, public or secret key of the transaction's merchant and mode), or null. */
+  paymentOptions: Maybe<PaymentOptions>;
+  /** A transaction of the caller's merchant and mode (public or secret key), or its own (client secret), or null. */
   transaction: Maybe<Transaction>;
+};
+
+
+export type QueryPaymentOptionsArgs = {
+  transactionId: Scalars['ID']['input'];
 };
 
 
@@ -130,6 +167,13 @@ export type Transaction = {
   amountPaid: Maybe<Scalars['Decimal']['output']>;
   /** Sum of payments still short of their confirmations; null when there are none. */
   amountUnconfirmed: Maybe<Scalars['Decimal']['output']>;
+  /** The hosted checkout page of this transaction: {PAYGATE_PUBLIC_URL}/checkout/<client secret>. */
+  checkoutUrl: Scalars['String']['output'];
+  /**
+   * The client secret (<id>_secret_<32 base62>): the customer's browser reads and pays this one transaction with it
+   * (Authorization: Bearer …). Only in initializeTransaction's reply and for a secret-key reader; null otherwise.
+   */
+  clientSecret: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
   /** Only for a caller holding the merchant's secret key; null for public keys. */
   customer: Maybe<Customer>;
@@ -156,6 +200,8 @@ export type Transaction = {
   quote: Maybe<Quote>;
   reference: Scalars['String']['output'];
   refundAddress: Maybe<Scalars['String']['output']>;
+  /** Where the hosted checkout sends the customer back, as given at initialization. */
+  returnUrl: Maybe<Scalars['String']['output']>;
   status: TransactionStatus;
 };
 
@@ -253,6 +299,8 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PaymentOption: ResolverTypeWrapper<PaymentOption>;
+  PaymentOptions: ResolverTypeWrapper<PaymentOptions>;
   PaymentState: PaymentState;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Quote: ResolverTypeWrapper<Quote>;
@@ -277,6 +325,8 @@ export type ResolversParentTypes = {
   JSON: Scalars['JSON']['output'];
   Merchant: Merchant;
   Mutation: Record<PropertyKey, never>;
+  PaymentOption: PaymentOption;
+  PaymentOptions: PaymentOptions;
   Query: Record<PropertyKey, never>;
   Quote: Quote;
   String: Scalars['String']['output'];
@@ -323,7 +373,28 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   initiatePayment?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitiatePaymentArgs, 'input' | 'transactionId'>>;
 };
 
+export type PaymentOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOption'] = ResolversParentTypes['PaymentOption']> = {
+  amount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['CryptoCurrency'], ParentType, ContextType>;
+  quotedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  rate?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+};
+
+export type PaymentOptionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOptions'] = ResolversParentTypes['PaymentOptions']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType>;
+  options?: Resolver<Array<ResolversTypes['PaymentOption']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
 };
 
@@ -336,6 +407,8 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  checkoutUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  clientSecret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -355,6 +428,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   quote?: Resolver<Maybe<ResolversTypes['Quote']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   refundAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  returnUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
 };
 
@@ -367,6 +441,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   JSON?: GraphQLScalarType;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  PaymentOption?: PaymentOptionResolvers<ContextType>;
+  PaymentOptions?: PaymentOptionsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Quote?: QuoteResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;

@@ -3,6 +3,7 @@ import { Router, type Response } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
+import { clientSecretVisibleTo } from "../../core/transactions/retrieve.ts";
 import { bearerToken, idempotencyKeyHeader } from "../headers.ts";
 import { jsonBody } from "../body.ts";
 import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
@@ -18,7 +19,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     });
     res.locals.merchantId = transaction.merchantId;
     if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
-    res.status(201).json(success(initializedTransaction(transaction), transaction.requestMeta));
+    res.status(201).json(success(initializedTransaction(transaction, await gateway.checkout(transaction)), transaction.requestMeta));
   });
 
   router.post("/v1/transaction/:transaction_id/pay", jsonBody(errors.initiateValidation), async (req, res) => {
@@ -29,7 +30,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
     });
     if (transaction.replayed) res.setHeader("Idempotent-Replayed", "true");
-    await sendPayable(res, gateway, transaction);
+    await sendPayable(res, gateway, transaction, SECRET_KEY_CALLER);
   });
 
   // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
@@ -38,7 +39,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     const { transaction, caller } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
     res.locals.merchantId = caller.merchant.id;
     if (!transaction) throw errors.transactionNotFound(id);
-    await sendPayable(res, gateway, transaction);
+    await sendPayable(res, gateway, transaction, clientSecretVisibleTo(caller));
   });
 
   // Test mode only (not in the spec): stand-ins for the chain and the clock.
@@ -48,7 +49,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       transactionId: String(req.params.transaction_id),
       body: req.body,
     });
-    await sendPayable(res, gateway, transaction);
+    await sendPayable(res, gateway, transaction, SECRET_KEY_CALLER);
   });
 
   router.post("/v1/test_helpers/transaction/:transaction_id/expire", jsonBody(errors.initiateValidation), async (req, res) => {
@@ -56,16 +57,19 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
     });
-    await sendPayable(res, gateway, transaction);
+    await sendPayable(res, gateway, transaction, SECRET_KEY_CALLER);
   });
 
   return router;
 }
 
-/** 200 with the envelope of table 2.2, the QR code and the payment's state. */
-async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord): Promise<void> {
+/** Initiate and the test helpers take a secret key only, whose holder is shown the client secret. */
+const SECRET_KEY_CALLER = true;
+
+/** 200 with the envelope of table 2.2, the QR code, the payment's state and the checkout link. */
+async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord, showClientSecret: boolean): Promise<void> {
   res.locals.merchantId = transaction.merchantId;
-  const paymentRequest = await gateway.paymentRequest(transaction);
-  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest);
+  const [paymentRequest, checkout] = await Promise.all([gateway.paymentRequest(transaction), gateway.checkout(transaction)]);
+  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout, showClientSecret);
   res.status(200).json(success(data, transaction.requestMeta));
 }
