@@ -82,8 +82,8 @@ export const resolvers: Resolvers = {
           acceptClientSecret: true,
         });
         ctx.seenMerchant(record.merchantId);
-        const secretKey = initiatedWithSecretKey(ctx.bearerToken);
-        return parentOf(ctx, record, { customer: secretKey, clientSecret: secretKey });
+        // Only the secret key or this transaction's client secret get here: either may see the secret.
+        return parentOf(ctx, record, { customer: initiatedWithSecretKey(ctx.bearerToken), clientSecret: true });
       }),
   },
 
@@ -111,7 +111,7 @@ export const resolvers: Resolvers = {
     expiresAt: ({ record }) => record.expiresAt?.toISOString() ?? null,
     customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
     clientSecret: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).clientSecret : null),
-    checkoutUrl: async (parent, _args, ctx) => (await checkout(parent, ctx)).checkoutUrl,
+    checkoutUrl: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).checkoutUrl : null),
     returnUrl: ({ record }) => record.returnUrl,
   },
 };

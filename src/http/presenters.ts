@@ -44,7 +44,7 @@ export function initiatedTransaction(
   view: TransactionView,
   paymentRequest: { uri: string; qrCode: string } | null,
   checkout: CheckoutLink,
-  /** Whether the caller may see the client secret (clientSecretVisibleTo, src/core/transactions/retrieve.ts). */
+  /** Whether the caller may see the client secret and checkout URL (clientSecretVisibleTo, src/core/transactions/retrieve.ts). */
   showClientSecret: boolean,
 ): InitiatedTransaction {
   return {
@@ -72,9 +72,9 @@ export function initiatedTransaction(
       },
       quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
     },
-    checkout_url: checkout.checkoutUrl,
     return_url: t.returnUrl,
-    ...(showClientSecret ? { client_secret: checkout.clientSecret } : {}),
+    // The checkout URL holds the client secret: both or neither.
+    ...(showClientSecret ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
   };
 }
 

@@ -34,11 +34,6 @@ const common = {
   expires_at: nullable(
     z.string().meta({ format: "date-time", description: "When the transaction is abandoned unless it moves on (not in the spec)." }),
   ),
-  checkout_url: z.string().meta({
-    format: "uri",
-    description: "The hosted checkout page of this transaction: `{PAYGATE_PUBLIC_URL}/checkout/<client secret>` (not in the spec).",
-    example: "https://pay.example.com/checkout/edea39cc-914e-4567-be44-8e519ef7ea5f_secret_4fQm1cX8RkVt0ZsWb3LhN9aPyE2uJ7Dg",
-  }),
   return_url: nullable(
     z.string().meta({ format: "uri", description: "Where the hosted checkout sends the customer back, as given at initialize (not in the spec)." }),
   ),
@@ -50,12 +45,20 @@ const clientSecret = z.string().meta({
   example: "edea39cc-914e-4567-be44-8e519ef7ea5f_secret_4fQm1cX8RkVt0ZsWb3LhN9aPyE2uJ7Dg",
 });
 
+const checkoutUrl = z.string().meta({
+  format: "uri",
+  description:
+    "The hosted checkout page of this transaction: `{PAYGATE_PUBLIC_URL}/checkout/<client secret>` (not in the spec). It holds the client secret, so it is shown where the client secret is.",
+  example: "https://pay.example.com/checkout/edea39cc-914e-4567-be44-8e519ef7ea5f_secret_4fQm1cX8RkVt0ZsWb3LhN9aPyE2uJ7Dg",
+});
+
 /** Table 2.1: the transaction as initialize returns it. */
 export const InitializedTransaction = z
   .object({
     ...common,
     initialized_currency: z.number().int().meta({ description: "Fiat currency id: 1 USD, 2 NGN." }),
     client_secret: clientSecret,
+    checkout_url: checkoutUrl,
   })
   .meta({ id: "InitializedTransaction", description: "Table 2.1 of the specification." });
 
@@ -83,7 +86,8 @@ export const InitiatedTransaction = z
         .meta({ description: "The payment URI the QR code holds (BIP21, EIP-681); not in the spec.", example: "bitcoin:tb1q…?amount=0.00153847" }),
     ),
     meta: z.object({ refund_address: z.string().nullable(), payment: PaymentProgress.nullable(), quote: Quote.nullable() }),
-    client_secret: clientSecret.optional().meta({ description: "Only for a secret-key caller; absent otherwise." }),
+    client_secret: clientSecret.optional().meta({ description: "Only for a secret-key or client-secret caller; absent for a public key." }),
+    checkout_url: checkoutUrl.optional().meta({ description: "Where the client secret is shown; absent for a public key." }),
   })
   .meta({ id: "InitiatedTransaction", description: "Table 2.2 of the specification." });
 

@@ -76,7 +76,7 @@ describe("initialize", () => {
 });
 
 describe("GET /v1/transaction/:id with the client secret", () => {
-  it("reads its own transaction, with checkout_url and without the client secret or the customer", async () => {
+  it("reads its own transaction, with its client secret and checkout_url and without the customer", async () => {
     const data = await initialize({ return_url: "http://127.0.0.1:5173/done" });
     const res = await get(data.id, data.client_secret);
     expect(res.status).toBe(200);
@@ -84,20 +84,21 @@ describe("GET /v1/transaction/:id with the client secret", () => {
       id: data.id,
       status: "INITIATED",
       checkout_url: data.checkout_url,
+      client_secret: data.client_secret,
       return_url: "http://127.0.0.1:5173/done",
     });
-    expect(res.body.data).not.toHaveProperty("client_secret");
     expect(JSON.stringify(res.body)).not.toContain("ada@example.com");
   });
 
-  it("shows the client secret to the secret key only", async () => {
+  it("shows the client secret and checkout_url to the secret key, never to the public key (it would let anyone pick the coin)", async () => {
     const data = await initialize();
     const secret = await get(data.id, keys.testSecretKey);
     expect(secret.body.data).toMatchObject({ client_secret: data.client_secret, checkout_url: data.checkout_url });
     const pub = await get(data.id, keys.testPublicKey);
     expect(pub.status).toBe(200);
     expect(pub.body.data).not.toHaveProperty("client_secret");
-    expect(pub.body.data.checkout_url).toBe(data.checkout_url);
+    expect(pub.body.data).not.toHaveProperty("checkout_url");
+    expect(JSON.stringify(pub.body)).not.toContain(data.client_secret);
   });
 
   it("finds nothing with the client secret of another transaction, and changes nothing", async () => {

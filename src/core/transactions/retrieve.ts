@@ -30,7 +30,8 @@ export function customerVisibleTo(caller: Caller): boolean {
  * Initialize's reply shows it too (its caller made the transaction); a client-secret holder has it.
  */
 export function clientSecretVisibleTo(caller: Caller): boolean {
-  return caller.keyKind === "SECRET";
+  // Not to a public key: it is public, and the secret (in checkout_url too) lets its holder pick the coin.
+  return caller.keyKind === "SECRET" || caller.keyKind === "CLIENT_SECRET";
 }
 
 /**

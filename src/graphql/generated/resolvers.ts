@@ -167,11 +167,12 @@ export type Transaction = {
   amountPaid: Maybe<Scalars['Decimal']['output']>;
   /** Sum of payments still short of their confirmations; null when there are none. */
   amountUnconfirmed: Maybe<Scalars['Decimal']['output']>;
-  /** The hosted checkout page of this transaction: {PAYGATE_PUBLIC_URL}/checkout/<client secret>. */
-  checkoutUrl: Scalars['String']['output'];
+  /** The hosted checkout page of this transaction: {PAYGATE_PUBLIC_URL}/checkout/<client secret>. Shown where clientSecret is. */
+  checkoutUrl: Maybe<Scalars['String']['output']>;
   /**
    * The client secret (<id>_secret_<32 base62>): the customer's browser reads and pays this one transaction with it
-   * (Authorization: Bearer …). Only in initializeTransaction's reply and for a secret-key reader; null otherwise.
+   * (Authorization: Bearer …). Only in initializeTransaction's reply and for secret-key and client-secret readers; null for
+   * a public key.
    */
   clientSecret: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
@@ -407,7 +408,7 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
-  checkoutUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  checkoutUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   clientSecret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;

@@ -78,14 +78,14 @@ export type InitializeCheckoutMutationVariables = Exact<{
 }>;
 
 
-export type InitializeCheckoutMutation = { initializeTransaction: { id: string, status: TransactionStatus, clientSecret: string | null, checkoutUrl: string, returnUrl: string | null, customer: { email: string } | null } };
+export type InitializeCheckoutMutation = { initializeTransaction: { id: string, status: TransactionStatus, clientSecret: string | null, checkoutUrl: string | null, returnUrl: string | null, customer: { email: string } | null } };
 
 export type GetCheckoutQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetCheckoutQuery = { transaction: { id: string, status: TransactionStatus, paymentAmount: string | null, clientSecret: string | null, checkoutUrl: string, returnUrl: string | null, customer: { email: string, name: string | null } | null } | null };
+export type GetCheckoutQuery = { transaction: { id: string, status: TransactionStatus, paymentAmount: string | null, clientSecret: string | null, checkoutUrl: string | null, returnUrl: string | null, customer: { email: string, name: string | null } | null } | null };
 
 export type InitiateCheckoutMutationVariables = Exact<{
   transactionId: string | number;
@@ -93,7 +93,7 @@ export type InitiateCheckoutMutationVariables = Exact<{
 }>;
 
 
-export type InitiateCheckoutMutation = { initiatePayment: { id: string, status: TransactionStatus, paymentAmount: string | null, paymentAddress: string | null, refundAddress: string | null, clientSecret: string | null, checkoutUrl: string, customer: { email: string } | null } };
+export type InitiateCheckoutMutation = { initiatePayment: { id: string, status: TransactionStatus, paymentAmount: string | null, paymentAddress: string | null, refundAddress: string | null, clientSecret: string | null, checkoutUrl: string | null, customer: { email: string } | null } };
 
 export type PaymentOptionsQueryVariables = Exact<{
   transactionId: string | number;
