@@ -1,6 +1,7 @@
 // The service: configuration in, an HTTP server on a migrated database out; out again, in order, on
 // SIGTERM or SIGINT (docs/operations.md).
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { per, type RateLimit } from "./core/rate-limits.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
     graphql: config.graphql,
     metrics,
     cors: config.cors,
+    rateLimits: runtime.rateLimiter,
+    trustProxy: config.trustProxy,
   });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(listeningLine(server.address() as AddressInfo));
     log(`database: ${where}`);
+    log(rateLimitLine(config));
     const jobs = [
       ["webhook delivery", config.webhooks.dispatcher, "PAYGATE_WEBHOOK_DISPATCHER"],
       ["checkout expiry", config.lifecycle.expiryScheduler, "PAYGATE_EXPIRY_SCHEDULER"],
@@ -139,6 +143,16 @@ async function main(): Promise<void> {
         },
       );
   }
+}
+
+/** What is limited, and whose address the per-address limits count (README "Rate limits"). */
+function rateLimitLine({ rateLimits: { live, test, authFailures }, trustProxy }: Config): string {
+  const rule = (r: RateLimit | null) => (r ? `${r.limit} ${per(r.windowMs)}` : "off");
+  const client =
+    trustProxy === false
+      ? "client address: the connection's peer (PAYGATE_TRUST_PROXY off; behind a proxy, set it)"
+      : `client address: from X-Forwarded-For through ${typeof trustProxy === "number" ? `${trustProxy} trusted prox${trustProxy === 1 ? "y" : "ies"}` : trustProxy.join(", ")}`;
+  return `rate limits: live keys ${rule(live)}, test keys ${rule(test)}, failed authentications ${rule(authFailures)} per address; ${client}`;
 }
 
 main().catch((error: unknown) => {

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "idempotency_conflict"
   | "unsupported_media_type"
   | "payload_too_large"
+  | "rate_limited"
   | "internal_error";
 
 export interface FieldError {

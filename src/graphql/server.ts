@@ -77,6 +77,9 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
       seenMerchant: (id: number) => {
         res.locals.merchantId = id;
       },
+      seenErrorReasons: (reasons: string[]) => {
+        res.locals.errorReasons = reasons;
+      },
     }),
   });
   return { handler: [express.json({ limit: "64kb" }), middleware], stop: () => server.stop() };
@@ -101,10 +104,11 @@ function httpStatusPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
             );
           }
         },
-        async willSendResponse({ response }) {
+        async willSendResponse({ response, contextValue }) {
           if (response.body.kind !== "single") return;
           const { errors, data } = response.body.singleResult;
           if (!errors || errors.length === 0) return;
+          contextValue.seenErrorReasons?.(errors.map((e) => e.extensions?.reason).filter((r): r is string => typeof r === "string"));
           const statuses = errors.map(statusOf);
           if (statuses.includes(503)) {
             response.http.status = 503;

@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { errors } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { RateLimiter } from "../core/rate-limits.ts";
 import type { Readiness } from "../db/database.ts";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
 import type { Logger } from "../logging.ts";
@@ -12,6 +13,7 @@ import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } fro
 import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
+import { rateLimits } from "./rate-limits.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
@@ -26,7 +28,17 @@ export interface AppOptions {
   metrics?: PaygateMetrics;
   /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
   cors?: CorsSettings;
+  /** Rate limits per API key and per client address (src/http/rate-limits.ts); none when absent. */
+  rateLimits?: RateLimiter;
+  /**
+   * Express's `trust proxy` (PAYGATE_TRUST_PROXY): which proxies may say, in X-Forwarded-For, whom
+   * they received the request from. False (the default): the client is the connection's peer.
+   */
+  trustProxy?: TrustProxy;
 }
+
+/** No proxy, the number of proxies in front, or their addresses and subnets. Never `true`: any client could then choose its address. */
+export type TrustProxy = false | number | string[];
 
 export interface PaygateApp {
   app: Express;
@@ -40,6 +52,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", options.trustProxy ?? false);
 
   app.use((_req, res, next) => {
     const requestId = randomUUID();
@@ -65,6 +78,9 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(apiReference());
   app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
   app.use(singleCredential);
+  // Everything below is rate limited; the probes, /metrics and the API reference above are not.
+  const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
+  if (limits) app.use(limits);
   app.use(transactionRoutes(gateway));
   const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
   app.use("/graphql", ...graphql.handler);

@@ -8,15 +8,18 @@ import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
-import type { PriceFeed } from "../../src/core/ports.ts";
+import type { Clock, PriceFeed } from "../../src/core/ports.ts";
+import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { createAdapterFactory } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp, type TrustProxy } from "../../src/http/app.ts";
 import type { CorsSettings } from "../../src/http/cors.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
@@ -41,6 +44,8 @@ export interface TestGateway {
   store: TestDatabase;
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
+  /** The app's rate limits (generous unless the test set its own). */
+  rateLimiter: RateLimiter;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): Promise<NewMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
@@ -56,19 +61,42 @@ export function fixedFeeds(): PriceFeed {
 /** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
-export async function startTestGateway(
-  options: {
-    prices?: TestPrices;
-    graphql?: GraphQLOptions;
-    metrics?: MetricsOptions;
-    cors?: CorsSettings;
-    /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
-    publicUrl?: string;
-    /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
-    allowPrivateWebhookUrls?: boolean;
-  } = {},
-): Promise<TestGateway> {
-  const testDb = await createTestDatabase();
+/**
+ * The rate limits of a test gateway. By default every gateway runs the limiter (so every test goes
+ * through it) with limits no test reaches; a test of the limits sets its own.
+ */
+export interface TestRateLimits {
+  /** Over GENEROUS_RATE_LIMITS; null turns one off. */
+  policy?: Partial<RateLimitPolicy>;
+  /** The limiter's clock: a test moves it to end a window instead of waiting. */
+  clock?: Clock;
+  trustProxy?: TrustProxy;
+  /** Other counters than the database's (a store that fails). */
+  counters?: (db: Database) => RateLimitCounters;
+}
+
+export const GENEROUS_RATE_LIMITS: RateLimitPolicy = {
+  live: { limit: 1_000_000, windowMs: 1000 },
+  test: { limit: 1_000_000, windowMs: 1000 },
+  authFailures: { limit: 1_000_000, windowMs: 60_000 },
+};
+
+export interface TestGatewayOptions {
+  prices?: TestPrices;
+  graphql?: GraphQLOptions;
+  metrics?: MetricsOptions;
+  cors?: CorsSettings;
+  /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
+  publicUrl?: string;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivateWebhookUrls?: boolean;
+  rateLimits?: TestRateLimits;
+  /** Another instance on that gateway's database (its own pool on PostgreSQL); close it before that one. */
+  sameDatabaseAs?: TestGateway;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const testDb = options.sameDatabaseAs ? await secondConnection(options.sameDatabaseAs.store) : await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
   const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
@@ -93,6 +121,12 @@ export async function startTestGateway(
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
+  const limits = options.rateLimits ?? {};
+  const rateLimiter = new RateLimiter(
+    (limits.counters ?? rateLimitCounters)(database.db),
+    { ...GENEROUS_RATE_LIMITS, ...limits.policy },
+    limits.clock ?? systemClock,
+  );
   const { app, stop } = await createApp({
     gateway,
     readiness: database.readiness,
@@ -101,6 +135,8 @@ export async function startTestGateway(
     graphql: options.graphql,
     metrics,
     cors: options.cors,
+    rateLimits: rateLimiter,
+    trustProxy: limits.trustProxy,
   });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
@@ -116,6 +152,7 @@ export async function startTestGateway(
     logs,
     store: testDb,
     metrics,
+    rateLimiter,
     async post(path, body, headers = {}) {
       const response = await fetch(url + path, {
         method: "POST",
@@ -150,4 +187,11 @@ export async function startTestGateway(
       }
     },
   };
+}
+
+/** The database of a running test gateway, for a second instance: a pool of its own on PostgreSQL, the same engine on PGlite. */
+async function secondConnection(store: TestDatabase): Promise<TestDatabase> {
+  if (store.url === null) return { factory: store.factory, url: null, close: async () => {} };
+  const adapter = await createAdapterFactory({ kind: "postgres", url: store.url, poolMax: 5 });
+  return { factory: adapter.factory, url: store.url, close: () => adapter.close() };
 }
