@@ -64,6 +64,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     lifecycle: {
       initiatedWindowMs: config.lifecycle.initiatedWindowMs,
@@ -83,7 +84,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(
-    { events: stores.webhookEvents, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
+    {
+      events: stores.webhookEvents,
+      secrets,
+      clock: systemClock,
+      log: overrides.log ?? ((line) => console.error(line)),
+      metrics: overrides.metrics,
+      changes: database.changes,
+    },
     config.webhooks,
   );
   return {

@@ -1,10 +1,11 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
 import { customerVisibleTo } from "../core/transactions/retrieve.ts";
+import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
-import type { Resolvers } from "./generated/resolvers.ts";
+import type { Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
 import { DateTimeScalar, DecimalScalar, JSONScalar } from "./scalars.ts";
 
 const decimal = (value: { toString(): string } | null) => (value === null ? null : value.toString());
@@ -57,6 +58,10 @@ export const resolvers: Resolvers = {
       }),
   },
 
+  Subscription: {
+    transactionUpdated: transactionUpdated(),
+  },
+
   Transaction: {
     id: ({ record }) => record.id,
     reference: ({ record }) => record.reference,
@@ -83,6 +88,17 @@ export const resolvers: Resolvers = {
     customer: ({ record, customerVisible }) => (customerVisible ? { email: record.customerEmail, name: record.customerName } : null),
   },
 };
+
+/** Authorized once, when the subscription starts: a refusal is the operation's error, and no event follows. */
+function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unknown, GraphQLContext, SubscriptionTransactionUpdatedArgs> {
+  return {
+    subscribe: (_root, { id }, ctx) => fromCore(() => ctx.gateway.transactionUpdates(ctx.bearerToken, id)),
+    resolve: ({ transaction, caller }: TransactionUpdate, _args, ctx) => {
+      ctx.seenMerchant(caller.merchant.id);
+      return parentOf(ctx, transaction, customerVisibleTo(caller));
+    },
+  };
+}
 
 function parentOf(ctx: GraphQLContext, record: TransactionRecord, customerVisible: boolean): TransactionParent {
   return { record, view: ctx.gateway.describe(record), customerVisible };

@@ -11,7 +11,7 @@ import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from 
 import type { PriceFeed } from "../../src/core/ports.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
-import { openDatabaseOn } from "../../src/db/database.ts";
+import { openDatabaseOn, type OpenDatabase } from "../../src/db/database.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
 import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
@@ -25,7 +25,7 @@ import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { OpenApiConformance } from "./openapi-conformance.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { connectTestDatabase, createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestGateway {
   gateway: PaymentGateway;
@@ -35,9 +35,11 @@ export interface TestGateway {
   /** The key that seals webhook secrets. */
   secrets: SecretBox;
   url: string;
+  /** The database's change notifications, as the service hears them. */
+  changes: OpenDatabase["changes"];
   /** The service's log, one JSON line each. */
   logs: string[];
-  /** The database under the service (its connection string on PostgreSQL). */
+  /** The database under the service (its connection string on PostgreSQL); its changes are heard by `changes`. */
   store: TestDatabase;
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
@@ -57,15 +59,27 @@ export function fixedFeeds(): PriceFeed {
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
 export async function startTestGateway(
-  options: { prices?: TestPrices; graphql?: GraphQLOptions; metrics?: MetricsOptions; cors?: CorsSettings } = {},
+  options: {
+    prices?: TestPrices;
+    graphql?: GraphQLOptions;
+    metrics?: MetricsOptions;
+    cors?: CorsSettings;
+    /** A second instance: this other gateway's PostgreSQL database and encryption key, instead of fresh ones. */
+    instanceOf?: TestGateway;
+  } = {},
 ): Promise<TestGateway> {
-  const testDb = await createTestDatabase();
+  const shared = options.instanceOf?.store.url;
+  if (options.instanceOf && !shared) throw new Error("A second instance needs PostgreSQL (DATABASE_URL): PGlite belongs to one process");
+  const testDb = shared ? await connectTestDatabase(shared) : await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
-  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
+  const database = await openDatabaseOn(
+    { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications },
+    { migrate: false, log: lineLogger(logger, "warn") },
+  );
   const rails = new HdWalletRails();
   const stores = prismaStores(database.db);
-  const secrets = new SecretBox(randomBytes(32));
+  const secrets = options.instanceOf?.secrets ?? new SecretBox(randomBytes(32));
   const gateway = new PaymentGateway({
     stores,
     credentials: new Credentials(stores.credentials),
@@ -74,11 +88,12 @@ export async function startTestGateway(
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
-  const { app, stop } = await createApp({
+  const { app, stop, serveWebSockets, closeSubscriptions } = await createApp({
     gateway,
     readiness: database.readiness,
     logger,
@@ -93,6 +108,7 @@ export async function startTestGateway(
   const server: Server = await new Promise((resolve) => {
     const s = checked.listen(0, "127.0.0.1", () => resolve(s));
   });
+  serveWebSockets(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
@@ -101,6 +117,7 @@ export async function startTestGateway(
     stores,
     secrets,
     url,
+    changes: database.changes,
     logs,
     store: testDb,
     metrics,
@@ -122,7 +139,7 @@ export async function startTestGateway(
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
+        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);
@@ -130,6 +147,7 @@ export async function startTestGateway(
     },
     async close() {
       await Promise.all(dispatchers.map((d) => d.stop()));
+      await closeSubscriptions(); // open WebSockets and event streams would hold the server open
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
       await database.close();
