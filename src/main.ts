@@ -45,7 +45,12 @@ async function main(): Promise<void> {
 
   const metrics = config.metrics ? new PaygateMetrics() : undefined;
   const runtime = await startRuntime(config, { log, metrics });
-  const { app, stop: stopApp } = await createApp({
+  const {
+    app,
+    stop: stopApp,
+    serveWebSockets,
+    closeSubscriptions,
+  } = await createApp({
     gateway: runtime.gateway,
     readiness: runtime.database.readiness,
     logger,
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
     stop = stopService;
     if (signalledDuringStart) stopService(signalledDuringStart);
   });
+  serveWebSockets(server); // GraphQL subscriptions on the same port, path /graphql
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     if (stopping) res.setHeader("Connection", "close");
     inFlight.add(res);
@@ -110,6 +116,9 @@ async function main(): Promise<void> {
     }, STOP_DEADLINE_MS).unref();
     for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
 
+    // Subscriptions never end by themselves: WebSockets are closed (1001) and event streams ended
+    // now, so the server can close; their clients reconnect, to another instance if there is one.
+    const subscriptionsClosed = closeSubscriptions().then(() => log("subscriptions closed (WebSockets and event streams)"));
     // net.Server's close rather than http.Server's, which would also close every idle connection at
     // once: among them connections whose first request has arrived but is not read yet.
     const requestsDone = new Promise<void>((resolve, reject) => {
@@ -129,7 +138,7 @@ async function main(): Promise<void> {
     const jobsStopped = Promise.all([runtime.webhooks.stop(), runtime.expiry.stop(), runtime.watcher.stop()]);
     requestsDone
       .then(() => log(`HTTP server closed: every request answered (${Date.now() - started} ms)`))
-      .then(() => jobsStopped)
+      .then(() => Promise.all([jobsStopped, subscriptionsClosed]))
       .then(() => stopApp())
       .then(() => runtime.close())
       .then(

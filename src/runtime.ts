@@ -68,6 +68,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     publicUrl: config.publicUrl,
     lifecycle: {
@@ -88,7 +89,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(
-    { events: stores.webhookEvents, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
+    {
+      events: stores.webhookEvents,
+      secrets,
+      clock: systemClock,
+      log: overrides.log ?? ((line) => console.error(line)),
+      metrics: overrides.metrics,
+      changes: database.changes,
+    },
     config.webhooks,
   );
   return {

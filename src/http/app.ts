@@ -7,7 +7,9 @@ import { errors } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { RateLimiter } from "../core/rate-limits.ts";
 import type { Readiness } from "../db/database.ts";
+import type { Server } from "node:http";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
+import { createSubscriptions } from "../graphql/subscriptions.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
 import { browserAccess, type CorsSettings } from "./cors.ts";
@@ -42,7 +44,14 @@ export type TrustProxy = false | number | string[];
 
 export interface PaygateApp {
   app: Express;
-  /** Stops what the app runs besides the HTTP server (the GraphQL server). */
+  /** GraphQL subscriptions over WebSocket (graphql-ws) on the server that serves `app`: same port, path /graphql. */
+  serveWebSockets(server: Server): void;
+  /**
+   * Ends every open subscription (WebSockets, event streams), which would otherwise hold the HTTP
+   * server open: the first step of stopping.
+   */
+  closeSubscriptions(): Promise<void>;
+  /** Stops what the app runs besides the HTTP server (subscriptions, the GraphQL server). */
   stop(): Promise<void>;
 }
 
@@ -82,11 +91,31 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
   app.use(transactionRoutes(gateway));
-  const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
+  const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };
+  const graphql = await createGraphQL(gateway, graphqlOptions, logger);
+  const subscriptions = createSubscriptions(
+    gateway,
+    {
+      schema: graphql.schema,
+      validationRules: graphql.validationRules,
+      hideSuggestions: !graphqlOptions.introspection,
+      cors: options.cors ?? { origins: "*" },
+    },
+    logger,
+  );
+  app.use("/graphql/stream", ...subscriptions.sse); // before /graphql, which would take it as a sub-path
   app.use("/graphql", ...graphql.handler);
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, stop: graphql.stop };
+  return {
+    app,
+    serveWebSockets: subscriptions.serveWebSockets,
+    closeSubscriptions: subscriptions.close,
+    stop: async () => {
+      await subscriptions.close();
+      await graphql.stop();
+    },
+  };
 }
 
 /**

@@ -12,8 +12,7 @@ import type { Clock, PriceFeed } from "../../src/core/ports.ts";
 import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
-import { createAdapterFactory } from "../../src/db/adapters.ts";
-import { openDatabaseOn } from "../../src/db/database.ts";
+import { openDatabaseOn, type OpenDatabase } from "../../src/db/database.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
 import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import type { Stores } from "../../src/core/stores.ts";
@@ -28,7 +27,7 @@ import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { OpenApiConformance } from "./openapi-conformance.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { connectTestDatabase, createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestGateway {
   gateway: PaymentGateway;
@@ -38,9 +37,11 @@ export interface TestGateway {
   /** The key that seals webhook secrets. */
   secrets: SecretBox;
   url: string;
+  /** The database's change notifications, as the service hears them. */
+  changes: OpenDatabase["changes"];
   /** The service's log, one JSON line each. */
   logs: string[];
-  /** The database under the service (its connection string on PostgreSQL). */
+  /** The database under the service (its connection string on PostgreSQL); its changes are heard by `changes`. */
   store: TestDatabase;
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
@@ -91,18 +92,24 @@ export interface TestGatewayOptions {
   /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
   allowPrivateWebhookUrls?: boolean;
   rateLimits?: TestRateLimits;
-  /** Another instance on that gateway's database (its own pool on PostgreSQL); close it before that one. */
+  /**
+   * A second instance on that gateway's database, with its encryption key: its own pool and
+   * notification listener on PostgreSQL, the same engine on PGlite. Close it before that one.
+   */
   sameDatabaseAs?: TestGateway;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const testDb = options.sameDatabaseAs ? await secondConnection(options.sameDatabaseAs.store) : await createTestDatabase();
+  const testDb = options.sameDatabaseAs ? await secondInstanceOf(options.sameDatabaseAs.store) : await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
-  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
+  const database = await openDatabaseOn(
+    { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications },
+    { migrate: false, log: lineLogger(logger, "warn") },
+  );
   const rails = new HdWalletRails();
   const stores = prismaStores(database.db);
-  const secrets = new SecretBox(randomBytes(32));
+  const secrets = options.sameDatabaseAs?.secrets ?? new SecretBox(randomBytes(32));
   // Listening first: the gateway builds checkout URLs on the server's own address.
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -117,6 +124,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
@@ -127,7 +135,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     { ...GENEROUS_RATE_LIMITS, ...limits.policy },
     limits.clock ?? systemClock,
   );
-  const { app, stop } = await createApp({
+  const { app, stop, serveWebSockets, closeSubscriptions } = await createApp({
     gateway,
     readiness: database.readiness,
     logger,
@@ -142,6 +150,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
   server.on("request", checked);
+  serveWebSockets(server);
 
   return {
     gateway,
@@ -149,6 +158,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     stores,
     secrets,
     url,
+    changes: database.changes,
     logs,
     store: testDb,
     metrics,
@@ -171,7 +181,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
+        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);
@@ -179,6 +189,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
     async close() {
       await Promise.all(dispatchers.map((d) => d.stop()));
+      await closeSubscriptions(); // open WebSockets and event streams would hold the server open
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
       await database.close();
@@ -190,8 +201,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
 }
 
 /** The database of a running test gateway, for a second instance: a pool of its own on PostgreSQL, the same engine on PGlite. */
-async function secondConnection(store: TestDatabase): Promise<TestDatabase> {
-  if (store.url === null) return { factory: store.factory, url: null, close: async () => {} };
-  const adapter = await createAdapterFactory({ kind: "postgres", url: store.url, poolMax: 5 });
-  return { factory: adapter.factory, url: store.url, close: () => adapter.close() };
+async function secondInstanceOf(store: TestDatabase): Promise<TestDatabase> {
+  // PGlite is one process's database: the second instance shares its engine.
+  if (store.url === null) return { ...store, close: async () => {} };
+  return connectTestDatabase(store.url);
 }
