@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // test/postgres/ holds what only a PostgreSQL server can show (a database that goes away and comes
@@ -6,6 +7,12 @@ import { configDefaults, defineConfig } from "vitest/config";
 const postgres = Boolean(process.env.DATABASE_URL);
 
 export default defineConfig({
+  resolve: {
+    // graphql as Node resolves it (its CommonJS entry), as Apollo, graphql-tools, graphql-ws and
+    // graphql-sse load it: Vite would pick its ESM build ("module") for our own files, and a schema
+    // from one copy is refused by the other's validate() ("from another module or realm").
+    alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...(postgres ? ["test/browser/**"] : ["test/postgres/**"])],

@@ -2,7 +2,7 @@
 import type { Measurement } from "./load.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
-export type Scenario = "ceiling insert" | "initialize" | "initiate";
+export type Scenario = "ceiling insert" | "initialize" | "initialize, no rate limits" | "initiate";
 
 export interface Row extends Measurement {
   database: DatabaseKind;
@@ -29,7 +29,7 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
 /** Fills in initialize's share of its ceiling. */
 export function withCeilingShares(rows: Row[]): Row[] {
   return rows.map((row) => {
-    if (row.scenario !== "initialize") return row;
+    if (row.scenario !== "initialize" && row.scenario !== "initialize, no rate limits") return row;
     const ceiling = rows.find((r) => r.database === row.database && r.scenario === "ceiling insert");
     if (!ceiling || ceiling.rps === 0) return row;
     return { ...row, percentOfCeiling: (row.rps / ceiling.rps) * 100 };

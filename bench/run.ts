@@ -3,6 +3,8 @@
 //
 // Per database: a fresh store, the ceiling, a merchant made with the operator CLI, the service
 // (`node --import tsx src/main.ts`) in a child process, then
+//   initialize, no rate limits                  the same on a service with PAYGATE_RATE_LIMIT_* off,
+//                                               started and stopped first: what the limiter costs
 //   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
 //   initiate    POST /v1/transaction/:id/pay    each request on another of those ids, until they or
 //                                               BENCH_SECONDS run out
@@ -120,8 +122,18 @@ function serviceEnv(dataDir: string, databaseUrl?: string): NodeJS.ProcessEnv {
     // The payment watcher would read public test-network nodes for every initiated transaction;
     // this machine measures the API, not the internet. Webhook delivery and expiry run as usual.
     PAYGATE_PAYMENT_WATCHER: "false",
+    // Rate limits on, as in production (their counter is one more statement per request), but
+    // raised far above this load: one test key at hundreds of requests a second would otherwise
+    // get 429 past its 25 a second.
+    PAYGATE_RATE_LIMIT_LIVE: "1000000/s",
+    PAYGATE_RATE_LIMIT_TEST: "1000000/s",
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
   };
+}
+
+/** The same service without any rate limit, to measure what the limiter costs. */
+function withoutRateLimits(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, PAYGATE_RATE_LIMIT_LIVE: "off", PAYGATE_RATE_LIMIT_TEST: "off", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "off" };
 }
 
 async function tempDir(prefix: string, cleanup: Cleanup): Promise<string> {
@@ -240,7 +252,13 @@ function createdId(body: string): string | null {
   }
 }
 
-async function runInitialize(kind: DatabaseKind, url: string, merchant: Merchant, settings: Settings): Promise<{ row: Row; ids: string[] }> {
+async function runInitialize(
+  kind: DatabaseKind,
+  url: string,
+  merchant: Merchant,
+  settings: Settings,
+  scenario: "initialize" | "initialize, no rate limits" = "initialize",
+): Promise<{ row: Row; ids: string[] }> {
   const ids: string[] = [];
   const failure = new FirstFailure();
   const request: autocannon.Request = {
@@ -255,7 +273,7 @@ async function runInitialize(kind: DatabaseKind, url: string, merchant: Merchant
     },
   };
   const measurement = await measureAfterWarmUp(loadSpec(settings, url, request), WARM_UP_SECONDS);
-  return { row: toRow(kind, "initialize", measurement, failure.body), ids };
+  return { row: toRow(kind, scenario, measurement, failure.body), ids };
 }
 
 async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
@@ -297,6 +315,11 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
     () => createMerchant(target.serviceEnv),
     (m) => `merchant ${m.id}`,
   );
+  const unlimited = await phase(
+    `${tag} initialize, no rate limits`,
+    () => runUnlimited(kind, target, merchant, settings, cleanup, problems),
+    describe,
+  );
   const service = await phase(
     `${tag} start service`,
     () => serve("paygate", SERVICE_ARGS, target.serviceEnv, cleanup),
@@ -319,9 +342,31 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       (c) => `exit code ${c ?? "(signal)"}`,
     );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
-    const rows = [ceiling, initialize.row, initiate];
+    const rows = [ceiling, unlimited, initialize.row, initiate];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
     return rows;
+  } catch (error) {
+    if (!interrupted) showLog(service.child);
+    throw error;
+  }
+}
+
+/** Initialize on a service with every rate limit off, started and stopped for it (PGlite admits one process at a time). */
+async function runUnlimited(
+  kind: DatabaseKind,
+  target: Target,
+  merchant: Merchant,
+  settings: Settings,
+  cleanup: Cleanup,
+  problems: string[],
+): Promise<Row> {
+  const service = await serve("paygate (no rate limits)", SERVICE_ARGS, withoutRateLimits(target.serviceEnv), cleanup);
+  try {
+    const { row } = await runInitialize(kind, service.url, merchant, settings, "initialize, no rate limits");
+    const code = await stop(service);
+    if (code !== 0) problems.push(`${kind}: the service without rate limits exited with ${code ?? "a signal"} on SIGTERM`);
+    if (code !== 0 || row.errors > 0) showLog(service.child);
+    return row;
   } catch (error) {
     if (!interrupted) showLog(service.child);
     throw error;

@@ -1,7 +1,9 @@
 // The environment, parsed and checked once at start. Every variable is documented in the README.
 import path from "node:path";
 import { z } from "zod";
+import ipaddr from "ipaddr.js";
 import { Decimal, isNumericString } from "./core/money/amounts.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -210,12 +212,100 @@ export interface WatchConfig {
   lateGraceMs: number;
 }
 
+const RATE_LIMIT = /^(\d+)\s*\/\s*(\d*)\s*(s|m|h)$/;
+const WINDOW_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/**
+ * `100/s`, `6000/m`, `50/10s`, `1000/h`: at most that many in each window of that length (a bare
+ * number counts per `bareWindow`). `0` or `off`: no limit.
+ */
+export function parseRateLimit(text: string, bareWindow: "s" | "m"): RateLimit | null | string {
+  const value = text.trim().toLowerCase();
+  if (value === "0" || value === "off") return null;
+  const match = RATE_LIMIT.exec(/^\d+$/.test(value) ? `${value}/${bareWindow}` : value);
+  if (!match) return `'${text}' is not a limit; use a count per window such as 100/s, 6000/m or 50/10s (0 turns it off)`;
+  const limit = Number(match[1]);
+  const windowMs = Number(match[2] || 1) * WINDOW_MS[match[3] as keyof typeof WINDOW_MS];
+  if (limit < 1 || limit > 1_000_000) return `'${text}': the count must be 1 to 1000000 (0 turns the limit off)`;
+  if (windowMs < 1000 || windowMs > 86_400_000) return `'${text}': the window must be 1 s to 24 h`;
+  return { limit, windowMs };
+}
+
+const rateLimit = (fallback: RateLimit | null, bareWindow: "s" | "m") =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return fallback;
+      const parsed = parseRateLimit(v, bareWindow);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * Express's `trust proxy`: `false` (or 0), a number of proxies in front of the service, or a list of
+ * their addresses, subnets and Express's names (loopback, linklocal, uniquelocal). Not `true`.
+ */
+export function parseTrustProxy(text: string): false | number | string[] | { error: string } {
+  const value = text.trim().toLowerCase();
+  if (value === "false" || value === "0" || value === "off") return false;
+  if (value === "true") {
+    return {
+      error:
+        "true would trust every X-Forwarded-For, which any client can write (and so choose its address); give the number of proxies in front of paygate (1) or their addresses (loopback, 10.0.0.0/8)",
+    };
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return hops <= 10 ? hops : { error: `${hops} proxies in front of paygate? At most 10` };
+  }
+  const entries = value.split(",").map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_NAMES.has(entry) || ipaddr.isValid(entry) || isCidr(entry)) continue;
+    return { error: `'${entry}' is not an address, a subnet (10.0.0.0/8) or one of loopback, linklocal, uniquelocal` };
+  }
+  return entries;
+}
+
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Rate limits (src/core/rate-limits.ts; README "Rate limits") and who the client is. */
+const RateLimitEnvSchema = z.object({
+  PAYGATE_RATE_LIMIT_LIVE: rateLimit(DEFAULT_RATE_LIMITS.live, "s"),
+  PAYGATE_RATE_LIMIT_TEST: rateLimit(DEFAULT_RATE_LIMITS.test, "s"),
+  PAYGATE_RATE_LIMIT_AUTH_FAILURES: rateLimit(DEFAULT_RATE_LIMITS.authFailures, "m"),
+  PAYGATE_TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v, ctx) => {
+      const parsed = parseTrustProxy(v);
+      if (typeof parsed === "object" && !Array.isArray(parsed)) {
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+});
+
 const EnvSchema = z.object({
   ...PriceEnvSchema.shape,
   ...ChainEnvSchema.shape,
   ...WatchEnvSchema.shape,
   ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
+  ...RateLimitEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   /** Default: the listening address (defaultPublicUrl). */
@@ -286,6 +376,9 @@ export interface Config {
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
   /** Origins whose pages may call the browser routes: any (`*`) or these exact ones. */
   cors: { origins: "*" | string[] };
+  rateLimits: RateLimitPolicy;
+  /** Express's `trust proxy`: false, a number of proxies, or their addresses and subnets. */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {}
@@ -341,6 +434,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: e.PAYGATE_GRAPHQL_MAX_COST,
     },
     cors: { origins: e.PAYGATE_CORS_ORIGINS },
+    rateLimits: {
+      live: e.PAYGATE_RATE_LIMIT_LIVE,
+      test: e.PAYGATE_RATE_LIMIT_TEST,
+      authFailures: e.PAYGATE_RATE_LIMIT_AUTH_FAILURES,
+    },
+    trustProxy: e.PAYGATE_TRUST_PROXY,
   };
 }
 

@@ -1,6 +1,7 @@
 // The service: configuration in, an HTTP server on a migrated database out; out again, in order, on
 // SIGTERM or SIGINT (docs/operations.md).
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { per, type RateLimit } from "./core/rate-limits.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
@@ -44,7 +45,12 @@ async function main(): Promise<void> {
 
   const metrics = config.metrics ? new PaygateMetrics() : undefined;
   const runtime = await startRuntime(config, { log, metrics });
-  const { app, stop: stopApp } = await createApp({
+  const {
+    app,
+    stop: stopApp,
+    serveWebSockets,
+    closeSubscriptions,
+  } = await createApp({
     gateway: runtime.gateway,
     readiness: runtime.database.readiness,
     logger,
@@ -52,6 +58,8 @@ async function main(): Promise<void> {
     graphql: config.graphql,
     metrics,
     cors: config.cors,
+    rateLimits: runtime.rateLimiter,
+    trustProxy: config.trustProxy,
   });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client
@@ -64,6 +72,7 @@ async function main(): Promise<void> {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(listeningLine(server.address() as AddressInfo));
     log(`database: ${where}`);
+    log(rateLimitLine(config));
     const jobs = [
       ["webhook delivery", config.webhooks.dispatcher, "PAYGATE_WEBHOOK_DISPATCHER"],
       ["checkout expiry", config.lifecycle.expiryScheduler, "PAYGATE_EXPIRY_SCHEDULER"],
@@ -82,6 +91,7 @@ async function main(): Promise<void> {
     stop = stopService;
     if (signalledDuringStart) stopService(signalledDuringStart);
   });
+  serveWebSockets(server); // GraphQL subscriptions on the same port, path /graphql
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     if (stopping) res.setHeader("Connection", "close");
     inFlight.add(res);
@@ -106,6 +116,9 @@ async function main(): Promise<void> {
     }, STOP_DEADLINE_MS).unref();
     for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
 
+    // Subscriptions never end by themselves: WebSockets are closed (1001) and event streams ended
+    // now, so the server can close; their clients reconnect, to another instance if there is one.
+    const subscriptionsClosed = closeSubscriptions().then(() => log("subscriptions closed (WebSockets and event streams)"));
     // net.Server's close rather than http.Server's, which would also close every idle connection at
     // once: among them connections whose first request has arrived but is not read yet.
     const requestsDone = new Promise<void>((resolve, reject) => {
@@ -125,7 +138,7 @@ async function main(): Promise<void> {
     const jobsStopped = Promise.all([runtime.webhooks.stop(), runtime.expiry.stop(), runtime.watcher.stop()]);
     requestsDone
       .then(() => log(`HTTP server closed: every request answered (${Date.now() - started} ms)`))
-      .then(() => jobsStopped)
+      .then(() => Promise.all([jobsStopped, subscriptionsClosed]))
       .then(() => stopApp())
       .then(() => runtime.close())
       .then(
@@ -139,6 +152,16 @@ async function main(): Promise<void> {
         },
       );
   }
+}
+
+/** What is limited, and whose address the per-address limits count (README "Rate limits"). */
+function rateLimitLine({ rateLimits: { live, test, authFailures }, trustProxy }: Config): string {
+  const rule = (r: RateLimit | null) => (r ? `${r.limit} ${per(r.windowMs)}` : "off");
+  const client =
+    trustProxy === false
+      ? "client address: the connection's peer (PAYGATE_TRUST_PROXY off; behind a proxy, set it)"
+      : `client address: from X-Forwarded-For through ${typeof trustProxy === "number" ? `${trustProxy} trusted prox${trustProxy === 1 ? "y" : "ies"}` : trustProxy.join(", ")}`;
+  return `rate limits: live keys ${rule(live)}, test keys ${rule(test)}, failed authentications ${rule(authFailures)} per address; ${client}`;
 }
 
 main().catch((error: unknown) => {

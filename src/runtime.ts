@@ -9,6 +9,8 @@ import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { prismaStores } from "./db/stores/index.ts";
+import { rateLimitCounters } from "./db/stores/rate-limit-counters.ts";
+import { RateLimiter } from "./core/rate-limits.ts";
 import { ModeRoutedFeed } from "./rails/prices/index.ts";
 import { createLiveFeed } from "./rails/prices/live.ts";
 import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
@@ -34,6 +36,8 @@ export interface Runtime {
   expiry: ExpiryScheduler;
   /** Not started: the service starts it (PAYGATE_PAYMENT_WATCHER). */
   watcher: PaymentWatcher;
+  /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
+  rateLimiter: RateLimiter;
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
   startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean }): void;
   close(): Promise<void>;
@@ -64,6 +68,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     publicUrl: config.publicUrl,
     lifecycle: {
@@ -84,13 +89,21 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(
-    { events: stores.webhookEvents, secrets, clock: systemClock, log: overrides.log ?? ((line) => console.error(line)), metrics: overrides.metrics },
+    {
+      events: stores.webhookEvents,
+      secrets,
+      clock: systemClock,
+      log: overrides.log ?? ((line) => console.error(line)),
+      metrics: overrides.metrics,
+      changes: database.changes,
+    },
     config.webhooks,
   );
   return {
     gateway,
     prices,
     database,
+    rateLimiter: new RateLimiter(rateLimitCounters(database.db), config.rateLimits, systemClock),
     webhooks,
     expiry,
     watcher,

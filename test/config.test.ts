@@ -122,6 +122,81 @@ describe("PAYGATE_CORS_ORIGINS", () => {
   }
 });
 
+describe("rate limit configuration", () => {
+  it("has Stripe's limits by default, and trusts no proxy", () => {
+    const config = loadConfig({});
+    expect(config.rateLimits).toEqual({
+      live: { limit: 100, windowMs: 1000 },
+      test: { limit: 25, windowMs: 1000 },
+      authFailures: { limit: 20, windowMs: 60_000 },
+    });
+    expect(config.trustProxy).toBe(false);
+  });
+
+  it("reads counts per window, bare numbers per second (per minute for failures), and 0 or off to turn a limit off", () => {
+    expect(
+      loadConfig({ PAYGATE_RATE_LIMIT_LIVE: "6000/m", PAYGATE_RATE_LIMIT_TEST: "50 / 10s", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "100/h" }).rateLimits,
+    ).toEqual({
+      live: { limit: 6000, windowMs: 60_000 },
+      test: { limit: 50, windowMs: 10_000 },
+      authFailures: { limit: 100, windowMs: 3_600_000 },
+    });
+    expect(loadConfig({ PAYGATE_RATE_LIMIT_LIVE: "200", PAYGATE_RATE_LIMIT_TEST: "0", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "5" }).rateLimits).toEqual({
+      live: { limit: 200, windowMs: 1000 },
+      test: null,
+      authFailures: { limit: 5, windowMs: 60_000 },
+    });
+    expect(loadConfig({ PAYGATE_RATE_LIMIT_LIVE: "off", PAYGATE_RATE_LIMIT_TEST: "OFF", PAYGATE_RATE_LIMIT_AUTH_FAILURES: "0" }).rateLimits).toEqual({
+      live: null,
+      test: null,
+      authFailures: null,
+    });
+    // Empty means unset: the default.
+    expect(loadConfig({ PAYGATE_RATE_LIMIT_TEST: "" }).rateLimits.test).toEqual({ limit: 25, windowMs: 1000 });
+  });
+
+  it("reads PAYGATE_TRUST_PROXY as a number of proxies or their addresses", () => {
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: "0" }).trustProxy).toBe(false);
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ PAYGATE_TRUST_PROXY: "loopback, 10.0.0.0/8,fd00::1" }).trustProxy).toEqual(["loopback", "10.0.0.0/8", "fd00::1"]);
+  });
+
+  const bad: [string, Record<string, string>, RegExp][] = [
+    [
+      "a limit that is not a count per window",
+      { PAYGATE_RATE_LIMIT_LIVE: "fast" },
+      /PAYGATE_RATE_LIMIT_LIVE: 'fast' is not a limit; use a count per window such as 100\/s/,
+    ],
+    ["a limit in an unknown unit", { PAYGATE_RATE_LIMIT_TEST: "25/d" }, /PAYGATE_RATE_LIMIT_TEST: '25\/d' is not a limit/],
+    ["a negative limit", { PAYGATE_RATE_LIMIT_TEST: "-5/s" }, /PAYGATE_RATE_LIMIT_TEST: '-5\/s' is not a limit/],
+    [
+      "a window over a day",
+      { PAYGATE_RATE_LIMIT_AUTH_FAILURES: "20/25h" },
+      /PAYGATE_RATE_LIMIT_AUTH_FAILURES: '20\/25h': the window must be 1 s to 24 h/,
+    ],
+    ["a count over a million", { PAYGATE_RATE_LIMIT_LIVE: "2000000/s" }, /PAYGATE_RATE_LIMIT_LIVE: '2000000\/s': the count must be 1 to 1000000/],
+    ["a zero window", { PAYGATE_RATE_LIMIT_LIVE: "5/0s" }, /PAYGATE_RATE_LIMIT_LIVE: '5\/0s': the window must be 1 s to 24 h/],
+    [
+      "trusting every proxy",
+      { PAYGATE_TRUST_PROXY: "true" },
+      /PAYGATE_TRUST_PROXY: true would trust every X-Forwarded-For, which any client can write/,
+    ],
+    [
+      "a proxy that is not an address",
+      { PAYGATE_TRUST_PROXY: "loopback,proxy.local" },
+      /PAYGATE_TRUST_PROXY: 'proxy.local' is not an address, a subnet/,
+    ],
+    ["too many proxies", { PAYGATE_TRUST_PROXY: "11" }, /PAYGATE_TRUST_PROXY: 11 proxies in front of paygate\? At most 10/],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`refuses ${name}, naming the variable`, () => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  }
+});
+
 describe("PAYGATE_PUBLIC_URL", () => {
   it("defaults to the listening address, every interface reached at the loopback one", () => {
     expect(loadConfig({}).publicUrl).toBe("http://127.0.0.1:3000");

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "idempotency_conflict"
   | "unsupported_media_type"
   | "payload_too_large"
+  | "rate_limited"
   | "internal_error";
 
 export interface FieldError {
@@ -94,6 +95,8 @@ export const errors = {
         : "The database schema is not the one this version needs; nothing was changed, retry once the operator has migrated it",
       reason,
     ),
+  /** This instance is shutting down: a new long-lived stream is refused so that it can stop (another instance answers). */
+  serviceStopping: () => new PaygateError("upstream_unavailable", "This instance is stopping; reconnect in a moment", "service_stopping"),
   /** A value passed validation but the database cannot store it: refused, nothing changed. */
   unstorableValue: () =>
     new PaygateError(

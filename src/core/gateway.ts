@@ -7,7 +7,7 @@ import type { KybStatus } from "./merchants/kyb.ts";
 import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock } from "./ports.ts";
-import type { EventFilter, EventWithAttempts, MerchantWithWallets, WatchedAddress, WebhookBacklog } from "./stores.ts";
+import type { EventFilter, EventWithAttempts, MerchantWithWallets, TransactionChanges, WatchedAddress, WebhookBacklog } from "./stores.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
@@ -15,6 +15,7 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
+import { TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
@@ -24,21 +25,28 @@ export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls"
   lifecycle?: LifecyclePolicy;
   allowPrivateWebhookUrls?: boolean;
   publicUrl?: string;
+  /** Every instance's transaction changes (the database's notifications): live updates follow them. None: updates send the first state only. */
+  changes?: TransactionChanges;
 };
 
 /** PAYGATE_PUBLIC_URL's default for the default HOST and PORT (src/config.ts). */
 export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:3000";
 
+const NO_CHANGES: TransactionChanges = { subscribe: () => () => {} };
+
 export class PaymentGateway {
   private readonly deps: CoreDeps;
+  private readonly followers: TransactionFollowers;
 
   constructor(deps: GatewayDeps) {
+    const { changes, ...core } = deps;
     this.deps = {
-      ...deps,
+      ...core,
       lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE,
       allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls ?? false,
       publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL,
     };
+    this.followers = new TransactionFollowers(changes ?? NO_CHANGES);
   }
 
   /** PAYGATE_WEBHOOK_ALLOW_PRIVATE, for an adapter that explains a refused URL. */
@@ -58,6 +66,20 @@ export class PaymentGateway {
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {
     return retrieveTransaction(this.deps, bearerToken, id);
+  }
+
+  /**
+   * Live updates of one transaction, for the readers `retrieveTransaction` admits: its state now,
+   * then after every change any instance commits, until the caller's `return()`. Rejects as a read
+   * does (unauthenticated), and with not_found where a read finds nothing.
+   */
+  transactionUpdates(bearerToken: string | undefined, id: string) {
+    return transactionUpdates(this.deps, this.followers, bearerToken, id);
+  }
+
+  /** How many transactions live updates follow in this process now (each costs a map entry, no connection). */
+  get followedTransactions(): number {
+    return this.followers.followed;
   }
 
   paymentRequest(transaction: TransactionRecord) {

@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { NotificationSource } from "./notifications.ts";
 
 export type DatabaseTarget =
   /** Embedded PostgreSQL; `dataDir: null` keeps the database in memory only. */
@@ -23,6 +24,8 @@ export interface DatabaseAdapter {
   close(): Promise<void>;
   /** PostgreSQL only: the pool's connections now (GET /metrics). */
   poolStats?: () => PoolStats;
+  /** Where this database's change notifications are heard (src/db/notifications.ts); none: nothing is announced. */
+  notifications?: NotificationSource;
 }
 
 export interface PoolStats {
@@ -43,6 +46,7 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
     }
     return {
       factory: new PrismaPGlite(pglite),
+      notifications: { kind: "pglite", pglite },
       close: once(async () => {
         if (!pglite.closed) await pglite.close();
       }),
@@ -59,6 +63,7 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
   pool.on("connect", reportCharColumnsAsText);
   return {
     factory: new PrismaPg(pool),
+    notifications: { kind: "postgres", url: target.url },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: target.poolMax ?? 10 }),
     close: once(async () => {
       if (!pool.ended) await pool.end();

@@ -8,6 +8,8 @@ import { OutageLog, withServiceErrors } from "./failures.ts";
 import { applyMigrations, listMigrations } from "./migrations.ts";
 import { withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
+import type { TransactionChanges } from "../core/stores.ts";
+import { ChangeFeed, noChanges } from "./notifications.ts";
 
 /** What /readyz reports: whether the database answers, and whether it has this version's migrations. */
 export interface Readiness {
@@ -20,6 +22,8 @@ export interface Readiness {
 
 export interface OpenDatabase {
   db: Database;
+  /** Transaction changes of every instance (LISTEN/NOTIFY; one connection, opened on the first subscriber). */
+  changes: TransactionChanges;
   readiness(): Promise<Readiness>;
   close(): Promise<void>;
   /** PostgreSQL only: the pool's connections now (GET /metrics). */
@@ -71,11 +75,14 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
     const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory })), outages);
     await ensureCurrencies(db);
     const expected = (await listMigrations()).migrationDirectories.map((dir) => dir.path);
+    const changes = adapter.notifications ? new ChangeFeed(adapter.notifications, { log: options.log }) : noChanges;
     return {
       db,
+      changes,
       readiness: () => readinessOf(db, expected),
       poolStats: adapter.poolStats,
       close: async () => {
+        await changes.close();
         await db.$disconnect();
         await adapter.close();
         release();

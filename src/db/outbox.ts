@@ -2,9 +2,12 @@
 // same database transaction (spec 6). A Prisma client extension (Prisma 7's replacement of
 // middleware) hooks the model's writes, so no code path can change a state and forget its event,
 // and a rolled-back change leaves no event behind. The dispatcher (src/webhooks) delivers them.
+// The same hook announces every write of a transaction (NOTIFY, src/db/notifications.ts) in that
+// database transaction: live updates and the dispatcher's wake-up hear of it once it commits.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { paymentEventFor, type TransactionSnapshot } from "../core/events/payment-events.ts";
 import type { PrismaClient } from "./generated/client.ts";
+import { notifySql } from "./notifications.ts";
 import type { Database, DatabaseTransaction } from "./types.ts";
 
 /** Writes that the outbox sees row by row, so it knows which transactions changed. */
@@ -67,12 +70,22 @@ export function withOutbox(base: PrismaClient): Database {
   return outboxed as unknown as Database;
 }
 
-/** One event per (transaction, state): a write that did not change the state adds none. */
+/**
+ * One event per (transaction, state): a write that did not change the state adds none. Every
+ * written transaction is announced, with or without an event (receipts and confirmations change
+ * amounts without a state change, and subscribers follow those too).
+ */
 async function writeEvents(tx: DatabaseTransaction, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
   const now = new Date();
-  await tx.webhookEvent.createMany({ data: rows.map((row) => outboxRow(row, now)), skipDuplicates: true });
+  const written = await tx.webhookEvent.createManyAndReturn({
+    data: rows.map((row) => outboxRow(row, now)),
+    skipDuplicates: true,
+    select: { transactionId: true },
+  });
+  const withEvent = new Set(written.map((event) => event.transactionId));
+  await tx.$executeRaw(notifySql([...new Set(ids)].map((id) => ({ transactionId: id, eventWritten: withEvent.has(id) }))));
 }
 
 /** The outbox row of a transaction's current state: its event, due at once. Initialize's one-statement insert writes the same. */

@@ -13,6 +13,8 @@ export interface GraphQLContext {
   requestId: string;
   /** Tells the request log which merchant the request acted for. */
   seenMerchant(id: number): void;
+  /** Tells the HTTP layer the reasons of the errors answered (failed authentications count against the address: src/http/rate-limits.ts). */
+  seenErrorReasons(reasons: string[]): void;
 }
 
 export interface TransactionParent {

@@ -17,6 +17,7 @@ const CODES: Record<ErrorCode, string> = {
   idempotency_conflict: "IDEMPOTENCY_CONFLICT",
   unsupported_media_type: "BAD_REQUEST",
   payload_too_large: "BAD_REQUEST",
+  rate_limited: "RATE_LIMITED",
   internal_error: "INTERNAL_SERVER_ERROR",
 };
 

@@ -1,11 +1,12 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
+import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
-import type { Resolvers } from "./generated/resolvers.ts";
+import type { Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
 import { DateTimeScalar, DecimalScalar, JSONScalar } from "./scalars.ts";
 
 const decimal = (value: { toString(): string } | null) => (value === null ? null : value.toString());
@@ -87,6 +88,10 @@ export const resolvers: Resolvers = {
       }),
   },
 
+  Subscription: {
+    transactionUpdated: transactionUpdated(),
+  },
+
   Transaction: {
     id: ({ record }) => record.id,
     reference: ({ record }) => record.reference,
@@ -117,6 +122,17 @@ export const resolvers: Resolvers = {
 };
 
 const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals });
+
+/** Authorized once, when the subscription starts: a refusal is the operation's error, and no event follows. */
+function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unknown, GraphQLContext, SubscriptionTransactionUpdatedArgs> {
+  return {
+    subscribe: (_root, { id }, ctx) => fromCore(() => ctx.gateway.transactionUpdates(ctx.bearerToken, id)),
+    resolve: ({ transaction, caller }: TransactionUpdate, _args, ctx) => {
+      ctx.seenMerchant(caller.merchant.id);
+      return parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
+    },
+  };
+}
 
 function parentOf(ctx: GraphQLContext, record: TransactionRecord, visible: { customer: boolean; clientSecret: boolean }): TransactionParent {
   return { record, view: ctx.gateway.describe(record), customerVisible: visible.customer, clientSecretVisible: visible.clientSecret };

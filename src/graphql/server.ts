@@ -9,6 +9,7 @@ import { expressMiddleware } from "@as-integrations/express5";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { makeExecutableSchema } from "@graphql-tools/schema";
 import express, { type RequestHandler } from "express";
+import type { GraphQLSchema, ValidationRule } from "graphql";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { bearerToken, idempotencyKeyHeader } from "../http/headers.ts";
 import { RETRY_AFTER_SECONDS } from "../http/status.ts";
@@ -17,6 +18,9 @@ import type { GraphQLContext } from "./context.ts";
 import { formatError, statusOf } from "./errors.ts";
 import { localLandingPage } from "./landing-page.ts";
 import { resolvers } from "./resolvers.ts";
+
+/** graphql-js's parser limit on tokens (armor's own is off: see below). */
+export const MAX_TOKENS = 2000;
 
 export const SCHEMA_FILE = new URL("../../schema.graphql", import.meta.url);
 
@@ -32,6 +36,9 @@ export interface GraphQLOptions {
 
 export interface MountedGraphQL {
   handler: RequestHandler[];
+  /** The executable schema and the limits' validation rules, for the subscription transports (subscriptions.ts). */
+  schema: GraphQLSchema;
+  validationRules: ValidationRule[];
   stop(): Promise<void>;
 }
 
@@ -52,7 +59,7 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
   const server = new ApolloServer<GraphQLContext>({
     schema,
     ...protection,
-    parseOptions: { maxTokens: 2000 },
+    parseOptions: { maxTokens: MAX_TOKENS },
     introspection: options.introspection,
     includeStacktraceInErrorResponses: false,
     logger,
@@ -77,9 +84,17 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
       seenMerchant: (id: number) => {
         res.locals.merchantId = id;
       },
+      seenErrorReasons: (reasons: string[]) => {
+        res.locals.errorReasons = reasons;
+      },
     }),
   });
-  return { handler: [express.json({ limit: "64kb" }), middleware], stop: () => server.stop() };
+  return {
+    handler: [express.json({ limit: "64kb" }), middleware],
+    schema,
+    validationRules: protection.validationRules,
+    stop: () => server.stop(),
+  };
 }
 
 /**
@@ -101,10 +116,11 @@ function httpStatusPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
             );
           }
         },
-        async willSendResponse({ response }) {
+        async willSendResponse({ response, contextValue }) {
           if (response.body.kind !== "single") return;
           const { errors, data } = response.body.singleResult;
           if (!errors || errors.length === 0) return;
+          contextValue.seenErrorReasons?.(errors.map((e) => e.extensions?.reason).filter((r): r is string => typeof r === "string"));
           const statuses = errors.map(statusOf);
           if (statuses.includes(503)) {
             response.http.status = 503;

@@ -5,14 +5,18 @@ import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { errors } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { RateLimiter } from "../core/rate-limits.ts";
 import type { Readiness } from "../db/database.ts";
+import type { Server } from "node:http";
 import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
+import { createSubscriptions } from "../graphql/subscriptions.ts";
 import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
 import { type CheckoutPageOptions, checkoutPage } from "./checkout-page.ts";
 import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
+import { rateLimits } from "./rate-limits.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
@@ -27,13 +31,30 @@ export interface AppOptions {
   metrics?: PaygateMetrics;
   /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
   cors?: CorsSettings;
+  /** Rate limits per API key and per client address (src/http/rate-limits.ts); none when absent. */
+  rateLimits?: RateLimiter;
+  /**
+   * Express's `trust proxy` (PAYGATE_TRUST_PROXY): which proxies may say, in X-Forwarded-For, whom
+   * they received the request from. False (the default): the client is the connection's peer.
+   */
+  trustProxy?: TrustProxy;
   /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
   checkout?: CheckoutPageOptions;
 }
 
+/** No proxy, the number of proxies in front, or their addresses and subnets. Never `true`: any client could then choose its address. */
+export type TrustProxy = false | number | string[];
+
 export interface PaygateApp {
   app: Express;
-  /** Stops what the app runs besides the HTTP server (the GraphQL server). */
+  /** GraphQL subscriptions over WebSocket (graphql-ws) on the server that serves `app`: same port, path /graphql. */
+  serveWebSockets(server: Server): void;
+  /**
+   * Ends every open subscription (WebSockets, event streams), which would otherwise hold the HTTP
+   * server open: the first step of stopping.
+   */
+  closeSubscriptions(): Promise<void>;
+  /** Stops what the app runs besides the HTTP server (subscriptions, the GraphQL server). */
   stop(): Promise<void>;
 }
 
@@ -43,6 +64,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", options.trustProxy ?? false);
 
   app.use((_req, res, next) => {
     const requestId = randomUUID();
@@ -69,12 +91,35 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(checkoutPage(options.checkout)); // the hosted checkout page and its assets (web/)
   app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
   app.use(singleCredential);
+  // Everything below is rate limited; the probes, /metrics and the API reference above are not.
+  const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
+  if (limits) app.use(limits);
   app.use(transactionRoutes(gateway));
-  const graphql = await createGraphQL(gateway, options.graphql ?? { introspection: false, landingPage: false }, logger);
+  const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };
+  const graphql = await createGraphQL(gateway, graphqlOptions, logger);
+  const subscriptions = createSubscriptions(
+    gateway,
+    {
+      schema: graphql.schema,
+      validationRules: graphql.validationRules,
+      hideSuggestions: !graphqlOptions.introspection,
+      cors: options.cors ?? { origins: "*" },
+    },
+    logger,
+  );
+  app.use("/graphql/stream", ...subscriptions.sse); // before /graphql, which would take it as a sub-path
   app.use("/graphql", ...graphql.handler);
   app.use(notFound);
   app.use(errorHandler(logger));
-  return { app, stop: graphql.stop };
+  return {
+    app,
+    serveWebSockets: subscriptions.serveWebSockets,
+    closeSubscriptions: subscriptions.close,
+    stop: async () => {
+      await subscriptions.close();
+      await graphql.stop();
+    },
+  };
 }
 
 /**

@@ -45,6 +45,7 @@ export const CORS_MAX_AGE_SECONDS = 600;
  */
 export const BROWSER_ROUTES: readonly { route: string; pattern: RegExp; methods: ("GET" | "POST")[] }[] = [
   { route: "/graphql", pattern: /^\/graphql\/?$/i, methods: ["GET", "POST"] },
+  { route: "/graphql/stream", pattern: /^\/graphql\/stream\/?$/i, methods: ["GET", "POST"] },
   { route: "/v1/transaction", pattern: /^\/v1\/transaction\/?$/i, methods: ["POST"] },
   { route: "/v1/transaction/:transaction_id", pattern: /^\/v1\/transaction\/[^/]+\/?$/i, methods: ["GET"] },
 ];

@@ -17,6 +17,25 @@ interface ErrorCase {
   when: string;
 }
 
+const integerHeader = (description: string) => ({ description, schema: { type: "integer" as const, minimum: 0 } });
+
+/** The IETF RateLimit headers (draft 6) of the request's bucket (README "Rate limits"). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": integerHeader("Requests the bucket (this API key, or this address without one) may make per window."),
+  "RateLimit-Remaining": integerHeader("Requests left in the window under way."),
+  "RateLimit-Reset": integerHeader("Seconds until the window ends."),
+  "RateLimit-Policy": { description: "The limit and its window in seconds: `100;w=1`.", schema: { type: "string" as const } },
+};
+
+const RETRY_AFTER = { "Retry-After": integerHeader("Seconds to wait before retrying.") };
+
+/** Extra headers of an error status. */
+function errorHeaders(status: number) {
+  if (status === 503) return { headers: RETRY_AFTER };
+  if (status === 429) return { headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } };
+  return {};
+}
+
 /** Responses of one route's failures, grouped by status, with an example per cause. */
 function errorResponses(cases: ErrorCase[]) {
   const byStatus = new Map<number, ErrorCase[]>();
@@ -29,9 +48,7 @@ function errorResponses(cases: ErrorCase[]) {
       status,
       {
         description: list.map((c) => `\`${c.reason}\`: ${c.when}`).join("; "),
-        ...(status === 503
-          ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" as const } } } }
-          : {}),
+        ...errorHeaders(status),
         content: {
           "application/json": {
             schema: ErrorResponse,
@@ -58,6 +75,18 @@ const ANY: ErrorCase[] = [
     reason: "secret_key_in_browser",
     message: SECRET_KEY_IN_BROWSER,
     when: "a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (README, Browsers and CORS)",
+  },
+  {
+    code: "rate_limited",
+    reason: "rate_limited",
+    message: "Too many requests: requests with this test API key are limited to 25 per second; retry after 1 s",
+    when: "the API key (or, without one, the client address) made more requests than its limit in the window under way",
+  },
+  {
+    code: "rate_limited",
+    reason: "too_many_failed_authentications",
+    message: "Too many failed authentications from this address (20 per minute); retry after 37 s",
+    when: "the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends",
   },
   {
     code: "database_unavailable",
@@ -131,6 +160,8 @@ const idempotencyKey = z.object({
     }),
 });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+/** A success of a rate-limited route: its body, and the bucket's RateLimit headers. */
+const limited = <T extends z.ZodType>(schema: T, description: string) => ({ ...json(schema, description), headers: RATE_LIMIT_HEADERS });
 
 export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocument"]> {
   const registry = new OpenAPIRegistry();
@@ -152,7 +183,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: publicKey,
     request: { headers: idempotencyKey, body: json(InitializeBody, "The order: customer, fiat currency and amount.") },
     responses: {
-      201: json(InitializeResponse, "The transaction (table 2.1)."),
+      201: limited(InitializeResponse, "The transaction (table 2.1)."),
       ...errorResponses([
         {
           code: "validation_error",
@@ -198,7 +229,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       body: json(InitiateBody, "The chosen crypto currency, and an optional refund address."),
     },
     responses: {
-      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
         INITIATE_VALIDATION,
         ...SECRET,
@@ -248,7 +279,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: { params: transactionId },
     responses: {
-      200: json(TransactionResponse, "The transaction (table 2.2)."),
+      200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
         { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid API Key", when: "no key, or an unknown or revoked key" },
         SECRET[1] as ErrorCase,
@@ -271,7 +302,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
         ...(action === "payment" ? { body: json(TestPaymentBody, "The amount received; omitted: what is still owed.") } : {}),
       },
       responses: {
-        200: json(TransactionResponse, "The transaction (table 2.2)."),
+        200: limited(TransactionResponse, "The transaction (table 2.2)."),
         ...errorResponses([
           ...SECRET,
           {

@@ -13,6 +13,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   invalid_state: 422,
   kyb_required: 422,
+  rate_limited: 429,
   internal_error: 500,
   upstream_unavailable: 503,
   database_unavailable: 503,

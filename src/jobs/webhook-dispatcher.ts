@@ -5,7 +5,7 @@ import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type { AttemptRecord, ClaimedEvent, EventOutcome, WebhookEventStore } from "../core/stores.ts";
+import type { AttemptRecord, ClaimedEvent, EventOutcome, TransactionChange, TransactionChanges, WebhookEventStore } from "../core/stores.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { nextAttemptAt } from "../webhooks/retry-schedule.ts";
@@ -13,6 +13,8 @@ import { signatureHeaders } from "../webhooks/signing.ts";
 
 /** Events without a URL skipped per statement. */
 const SKIP_BATCH = 1000;
+/** How long a wake-up waits for more notifications, so that a burst of events is claimed in one query. */
+const WAKE_DEBOUNCE_MS = 2;
 
 export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
 
@@ -27,6 +29,11 @@ export interface DispatcherDeps {
   random?: () => number;
   /** Attempts by outcome and delivery delays (GET /metrics). */
   metrics?: WebhookMetrics;
+  /**
+   * The database's change notifications: a committed event wakes the dispatcher at once (any
+   * instance's), and the poll is only the fallback. Without them it finds events by its poll alone.
+   */
+  changes?: TransactionChanges;
 }
 
 /** What one attempt of one event came to. */
@@ -41,6 +48,10 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
+  /** A notification arrived while the loop was busy: look again at once instead of pausing. */
+  private notified = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
   private readonly log: (line: string) => void;
@@ -64,16 +75,32 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.stopping = false;
+    this.unsubscribe = this.deps.changes?.subscribe(this.onChange) ?? null;
     this.running = this.loop();
   }
 
   /** Takes no new events and waits for the attempts under way. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
     this.wake?.();
     await this.running;
     this.running = null;
   }
+
+  /** An event was committed (or notifications may have been missed): look now, after a short debounce. */
+  private readonly onChange = (change: TransactionChange): void => {
+    if (change.kind === "changed" && !change.eventWritten) return;
+    if (this.wakeTimer || this.stopping) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.notified = true;
+      this.wake?.();
+    }, WAKE_DEBOUNCE_MS);
+  };
 
   /** Delivers everything due now, waiting for each attempt: for the CLI and tests. Returns the reports. */
   async drain(): Promise<DeliveryReport[]> {
@@ -132,14 +159,19 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Waits for the poll interval, or less when stopped or when a slot frees up. */
+  /** Waits for the poll interval, or less when stopped, notified of a new event, or when a slot frees up. */
   private pause(ms: number): Promise<void> {
+    if (this.notified) {
+      this.notified = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
       function done() {
         clearTimeout(timer);
         self.wake = null;
+        self.notified = false;
         resolve();
       }
       this.wake = done;

@@ -34,3 +34,9 @@ export interface PriceFeedMetrics {
   /** An upstream call that failed, even when the last price still covered it. */
   priceRefreshFailed(provider: string): void;
 }
+
+/** Requests refused with 429 (src/http/rate-limits.ts), by the bucket that refused them. */
+export type RateLimitedBucket = "live_key" | "test_key" | "address" | "auth_failures";
+export interface RateLimitMetrics {
+  rateLimited(bucket: RateLimitedBucket): void;
+}

@@ -9,7 +9,16 @@ import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts"
 import type { PoolStats } from "../db/adapters.ts";
 import type { Clock } from "../core/ports.ts";
 import type { EventOutcome, WebhookBacklog } from "../core/stores.ts";
-import type { ExpiryMetrics, Mode, PriceFeedMetrics, TransactionMetrics, WatcherMetrics, WebhookMetrics } from "./hooks.ts";
+import type {
+  ExpiryMetrics,
+  Mode,
+  PriceFeedMetrics,
+  RateLimitedBucket,
+  RateLimitMetrics,
+  TransactionMetrics,
+  WatcherMetrics,
+  WebhookMetrics,
+} from "./hooks.ts";
 
 export interface MetricsOptions {
   /** Node's process metrics (CPU, memory, event loop lag, GC, handles), prefixed `paygate_`. Default true. */
@@ -20,12 +29,14 @@ const PREFIX = "paygate_";
 const MODES: readonly Mode[] = ["test", "live"];
 const ATTEMPT_OUTCOMES = ["delivered", "retrying", "failed"] as const;
 type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+const RATE_LIMITED_BUCKETS: readonly RateLimitedBucket[] = ["live_key", "test_key", "address", "auth_failures"];
 
-export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics {
+export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics, RateLimitMetrics {
   readonly registry = new Registry();
 
   private readonly httpRequests: Counter<"route" | "method" | "status">;
   private readonly httpDuration: Histogram<"route" | "method" | "status">;
+  private readonly rateLimitedRequests: Counter<"bucket">;
   private readonly initialized: Counter<"currency" | "mode">;
   private readonly initiated: Counter<"currency" | "mode">;
   private readonly expired: Counter<"mode">;
@@ -55,6 +66,12 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
       help: "Time from the request's arrival to the end of its response, by route pattern, method and status.",
       labelNames: ["route", "method", "status"],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.rateLimitedRequests = new Counter({
+      name: `${PREFIX}rate_limited_requests_total`,
+      help: "Requests refused with 429, by bucket: live_key, test_key, address (no API key), auth_failures (an address that failed to authenticate too often).",
+      labelNames: ["bucket"],
       registers,
     });
     this.initialized = new Counter({
@@ -122,6 +139,7 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
       this.expired.inc({ mode }, 0);
     }
     for (const outcome of ATTEMPT_OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);
+    for (const bucket of RATE_LIMITED_BUCKETS) this.rateLimitedRequests.inc({ bucket }, 0);
   }
 
   /** The exposition's Content-Type. */
@@ -138,6 +156,10 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
     const labels = { route, method, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
+  }
+
+  rateLimited(bucket: RateLimitedBucket): void {
+    this.rateLimitedRequests.inc({ bucket });
   }
 
   transactionInitialized(currency: string, mode: Mode): void {

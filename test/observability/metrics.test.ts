@@ -59,6 +59,7 @@ describe("GET /metrics", () => {
     const expected: Record<string, MetricType> = {
       paygate_http_requests_total: "counter",
       paygate_http_request_duration_seconds: "histogram",
+      paygate_rate_limited_requests_total: "counter",
       paygate_transactions_initialized_total: "counter",
       paygate_payments_initiated_total: "counter",
       paygate_transactions_expired_total: "counter",
@@ -91,6 +92,7 @@ describe("GET /metrics", () => {
     // Known label values are there from the start, at 0, so rate() and absent() behave.
     expect(exposition.value("paygate_transactions_initialized_total", { currency: "NGN", mode: "live" })).toBe(0);
     expect(exposition.value("paygate_webhook_attempts_total", { outcome: "failed" })).toBe(0);
+    expect(exposition.value("paygate_rate_limited_requests_total", { bucket: "auth_failures" })).toBe(0);
   });
 
   it("counts an initialize once under its currency and mode, and the request under its route and status", async () => {

@@ -8,15 +8,17 @@ import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
-import type { PriceFeed } from "../../src/core/ports.ts";
+import type { Clock, PriceFeed } from "../../src/core/ports.ts";
+import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
-import { openDatabaseOn } from "../../src/db/database.ts";
+import { openDatabaseOn, type OpenDatabase } from "../../src/db/database.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import type { Stores } from "../../src/core/stores.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp, type TrustProxy } from "../../src/http/app.ts";
 import type { CheckoutPageOptions } from "../../src/http/checkout-page.ts";
 import type { CorsSettings } from "../../src/http/cors.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
@@ -26,7 +28,7 @@ import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { OpenApiConformance } from "./openapi-conformance.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { connectTestDatabase, createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export interface TestGateway {
   gateway: PaymentGateway;
@@ -36,12 +38,16 @@ export interface TestGateway {
   /** The key that seals webhook secrets. */
   secrets: SecretBox;
   url: string;
+  /** The database's change notifications, as the service hears them. */
+  changes: OpenDatabase["changes"];
   /** The service's log, one JSON line each. */
   logs: string[];
-  /** The database under the service (its connection string on PostgreSQL). */
+  /** The database under the service (its connection string on PostgreSQL); its changes are heard by `changes`. */
   store: TestDatabase;
   /** The app's metrics (GET /metrics); dispatchers made by dispatcher() report to them too. */
   metrics: PaygateMetrics;
+  /** The app's rate limits (generous unless the test set its own). */
+  rateLimiter: RateLimiter;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): Promise<NewMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
@@ -57,27 +63,56 @@ export function fixedFeeds(): PriceFeed {
 /** Prices, or a feed made on the gateway's database (the service's own test rates: StoredTestRatesFeed). */
 type TestPrices = PriceFeed | ((db: Database) => PriceFeed);
 
-export async function startTestGateway(
-  options: {
-    prices?: TestPrices;
-    graphql?: GraphQLOptions;
-    metrics?: MetricsOptions;
-    cors?: CorsSettings;
-    /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
-    publicUrl?: string;
-    /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
-    allowPrivateWebhookUrls?: boolean;
-    /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
-    checkout?: CheckoutPageOptions;
-  } = {},
-): Promise<TestGateway> {
-  const testDb = await createTestDatabase();
+/**
+ * The rate limits of a test gateway. By default every gateway runs the limiter (so every test goes
+ * through it) with limits no test reaches; a test of the limits sets its own.
+ */
+export interface TestRateLimits {
+  /** Over GENEROUS_RATE_LIMITS; null turns one off. */
+  policy?: Partial<RateLimitPolicy>;
+  /** The limiter's clock: a test moves it to end a window instead of waiting. */
+  clock?: Clock;
+  trustProxy?: TrustProxy;
+  /** Other counters than the database's (a store that fails). */
+  counters?: (db: Database) => RateLimitCounters;
+}
+
+export const GENEROUS_RATE_LIMITS: RateLimitPolicy = {
+  live: { limit: 1_000_000, windowMs: 1000 },
+  test: { limit: 1_000_000, windowMs: 1000 },
+  authFailures: { limit: 1_000_000, windowMs: 60_000 },
+};
+
+export interface TestGatewayOptions {
+  prices?: TestPrices;
+  graphql?: GraphQLOptions;
+  metrics?: MetricsOptions;
+  cors?: CorsSettings;
+  /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
+  publicUrl?: string;
+  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivateWebhookUrls?: boolean;
+  rateLimits?: TestRateLimits;
+  /**
+   * A second instance on that gateway's database, with its encryption key: its own pool and
+   * notification listener on PostgreSQL, the same engine on PGlite. Close it before that one.
+   */
+  sameDatabaseAs?: TestGateway;
+  /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
+  checkout?: CheckoutPageOptions;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const testDb = options.sameDatabaseAs ? await secondInstanceOf(options.sameDatabaseAs.store) : await createTestDatabase();
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
-  const database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false, log: lineLogger(logger, "warn") });
+  const database = await openDatabaseOn(
+    { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications },
+    { migrate: false, log: lineLogger(logger, "warn") },
+  );
   const rails = new HdWalletRails();
   const stores = prismaStores(database.db);
-  const secrets = new SecretBox(randomBytes(32));
+  const secrets = options.sameDatabaseAs?.secrets ?? new SecretBox(randomBytes(32));
   // Listening first: the gateway builds checkout URLs on the server's own address.
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -92,11 +127,18 @@ export async function startTestGateway(
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,
+    changes: database.changes,
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
-  const { app, stop } = await createApp({
+  const limits = options.rateLimits ?? {};
+  const rateLimiter = new RateLimiter(
+    (limits.counters ?? rateLimitCounters)(database.db),
+    { ...GENEROUS_RATE_LIMITS, ...limits.policy },
+    limits.clock ?? systemClock,
+  );
+  const { app, stop, serveWebSockets, closeSubscriptions } = await createApp({
     gateway,
     readiness: database.readiness,
     logger,
@@ -104,12 +146,15 @@ export async function startTestGateway(
     graphql: options.graphql,
     metrics,
     cors: options.cors,
+    rateLimits: rateLimiter,
+    trustProxy: limits.trustProxy,
     checkout: options.checkout,
   });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
   server.on("request", checked);
+  serveWebSockets(server);
 
   return {
     gateway,
@@ -117,9 +162,11 @@ export async function startTestGateway(
     stores,
     secrets,
     url,
+    changes: database.changes,
     logs,
     store: testDb,
     metrics,
+    rateLimiter,
     async post(path, body, headers = {}) {
       const response = await fetch(url + path, {
         method: "POST",
@@ -138,7 +185,7 @@ export async function startTestGateway(
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, ...deps },
+        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);
@@ -146,6 +193,7 @@ export async function startTestGateway(
     },
     async close() {
       await Promise.all(dispatchers.map((d) => d.stop()));
+      await closeSubscriptions(); // open WebSockets and event streams would hold the server open
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
       await database.close();
@@ -154,4 +202,11 @@ export async function startTestGateway(
       }
     },
   };
+}
+
+/** The database of a running test gateway, for a second instance: a pool of its own on PostgreSQL, the same engine on PGlite. */
+async function secondInstanceOf(store: TestDatabase): Promise<TestDatabase> {
+  // PGlite is one process's database: the second instance shares its engine.
+  if (store.url === null) return { ...store, close: async () => {} };
+  return connectTestDatabase(store.url);
 }

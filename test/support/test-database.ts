@@ -16,6 +16,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { createAdapterFactory, type AdapterFactory } from "../../src/db/adapters.ts";
+import type { NotificationSource } from "../../src/db/notifications.ts";
 import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
 import { migratePostgres } from "../../src/db/database.ts";
 
@@ -23,6 +24,8 @@ export interface TestDatabase {
   factory: AdapterFactory;
   /** The new database's connection string on PostgreSQL; null for PGlite. */
   url: string | null;
+  /** Where its change notifications are heard (LISTEN). */
+  notifications: NotificationSource;
   /** Closes the database (and drops it on PostgreSQL). Safe to call more than once, and unbound. */
   close(): Promise<void>;
 }
@@ -34,6 +37,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
+
+/** A second instance's connections to a PostgreSQL database that another TestDatabase made; close() leaves the database. */
+export async function connectTestDatabase(url: string): Promise<TestDatabase> {
+  const adapter = await createAdapterFactory({ kind: "postgres", url, poolMax: 5 });
+  return { factory: adapter.factory, url, notifications: { kind: "postgres", url }, close: adapter.close };
+}
 
 async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   const name = `paygate_test_${randomBytes(6).toString("hex")}`;
@@ -47,6 +56,7 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
     return {
       factory: adapter.factory,
       url: url.toString(),
+      notifications: { kind: "postgres", url: url.toString() },
       close: once(async () => {
         await adapter.close();
         await drop();
@@ -99,6 +109,7 @@ function wrap(pglite: PGlite): TestDatabase {
   return {
     factory: new PrismaPGlite(pglite),
     url: null,
+    notifications: { kind: "pglite", pglite },
     close: once(async () => {
       if (!pglite.closed) await pglite.close();
     }),

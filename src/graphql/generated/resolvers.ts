@@ -161,6 +161,21 @@ export type Quote = {
   source: Scalars['String']['output'];
 };
 
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The transaction now, then again after every change (initiate, payments seen and confirmed, completion,
+   * expiry), on any instance. Same readers as Query.transaction; another merchant's or mode's transaction is
+   * not found. Over WebSocket (graphql-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream.
+   */
+  transactionUpdated: Transaction;
+};
+
+
+export type SubscriptionTransactionUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
 export type Transaction = {
   __typename?: 'Transaction';
   /** Sum of confirmed payments; null until a payment is confirmed. */
@@ -306,6 +321,7 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Quote: ResolverTypeWrapper<Quote>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Transaction: ResolverTypeWrapper<TransactionParent>;
   TransactionStatus: TransactionStatus;
 };
@@ -331,6 +347,7 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   Quote: Quote;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Transaction: TransactionParent;
 };
 
@@ -405,6 +422,10 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  transactionUpdated?: SubscriptionResolver<ResolversTypes['Transaction'], "transactionUpdated", ParentType, ContextType, RequireFields<SubscriptionTransactionUpdatedArgs, 'id'>>;
+};
+
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
@@ -446,6 +467,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaymentOptions?: PaymentOptionsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Quote?: QuoteResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
 };
 

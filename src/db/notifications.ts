@@ -1,0 +1,177 @@
+// Transaction changes between instances: PostgreSQL NOTIFY, sent inside the database transaction
+// that changes a transaction (so what was rolled back is never announced), and one LISTEN per
+// process, fanned out in memory (README, Live updates). PGlite has LISTEN/NOTIFY too, in-process.
+import type { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import type { TransactionChange, TransactionChanges } from "../core/stores.ts";
+import { Prisma } from "./generated/client.ts";
+
+export const CHANGES_CHANNEL = "paygate_changes";
+
+/** Where notifications are heard: a PostgreSQL server (a connection of its own) or the embedded PGlite. */
+export type NotificationSource = { kind: "postgres"; url: string } | { kind: "pglite"; pglite: PGlite };
+
+/** One change as it travels: a few dozen bytes, far below NOTIFY's 8000-byte limit. */
+interface Payload {
+  id: string;
+  event: boolean;
+}
+
+export function changePayload(transactionId: string, eventWritten: boolean): string {
+  return JSON.stringify({ id: transactionId, event: eventWritten } satisfies Payload);
+}
+
+/** The statement that announces changes; run it inside the writing database transaction. */
+export function notifySql(changes: { transactionId: string; eventWritten: boolean }[]): Prisma.Sql {
+  const calls = changes.map((c) => Prisma.sql`pg_notify(${CHANGES_CHANNEL}, ${changePayload(c.transactionId, c.eventWritten)})`);
+  return Prisma.sql`SELECT ${Prisma.join(calls)}`;
+}
+
+export function parsePayload(payload: string): TransactionChange | null {
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    if (typeof parsed !== "object" || parsed === null || !("id" in parsed) || typeof parsed.id !== "string") return null;
+    return { kind: "changed", transactionId: parsed.id, eventWritten: "event" in parsed && parsed.event === true };
+  } catch {
+    return null;
+  }
+}
+
+export interface ChangeFeedOptions {
+  log?: (line: string) => void;
+  /** First and longest wait before reconnecting a dropped listening connection (PostgreSQL). */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+}
+
+/**
+ * The process's one listener. It connects when the first subscriber arrives (a CLI command that
+ * follows nothing opens no connection), announces `resync` each time it is listening (first time
+ * included: a subscriber that read before then re-reads), and on PostgreSQL reconnects with
+ * exponential backoff when its connection drops.
+ */
+export class ChangeFeed implements TransactionChanges {
+  private readonly listeners = new Set<(change: TransactionChange) => void>();
+  private started: Promise<void> | null = null;
+  private closed = false;
+  private stopListening: (() => Promise<void>) | null = null;
+  private wakeRetry: (() => void) | null = null;
+  private readonly log: (line: string) => void;
+
+  constructor(
+    private readonly source: NotificationSource,
+    private readonly options: ChangeFeedOptions = {},
+  ) {
+    this.log = options.log ?? (() => {});
+  }
+
+  subscribe(listener: (change: TransactionChange) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.closed) this.started ??= this.source.kind === "postgres" ? this.listenPostgres(this.source.url) : this.listenPGlite(this.source.pglite);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** How many listeners the process has (GraphQL subscriptions, dispatchers). */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wakeRetry?.();
+    await this.stopListening?.();
+    await this.started;
+    this.listeners.clear();
+  }
+
+  private emit(change: TransactionChange): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log(`change notifications: a listener failed (${(error as Error).message})`);
+      }
+    }
+  }
+
+  private onPayload = (payload: string): void => {
+    const change = parsePayload(payload);
+    if (change) this.emit(change);
+  };
+
+  private async listenPGlite(pglite: PGlite): Promise<void> {
+    if (pglite.closed) return;
+    const unlisten = await pglite.listen(CHANGES_CHANNEL, this.onPayload);
+    this.stopListening = async () => {
+      if (!pglite.closed) await unlisten();
+    };
+    if (this.closed) return this.stopListening();
+    this.emit({ kind: "resync" });
+  }
+
+  private async listenPostgres(url: string): Promise<void> {
+    const minMs = this.options.retryMinMs ?? 100;
+    const maxMs = this.options.retryMaxMs ?? 10_000;
+    let failures = 0;
+    let lostAt: number | null = null;
+    while (!this.closed) {
+      // A client of its own, not the pool's: LISTEN belongs to one session for as long as it lives.
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, keepAlive: true });
+      let ending: Promise<void> | null = null;
+      const end = () => (ending ??= client.end().catch(() => {}));
+      const dropped = new Promise<string>((resolve) => {
+        client.on("error", (error) => resolve(error.message));
+        client.on("end", () => resolve("connection ended"));
+      });
+      try {
+        await client.connect();
+        client.on("notification", (message) => {
+          if (message.channel === CHANGES_CHANNEL && message.payload !== undefined) this.onPayload(message.payload);
+        });
+        await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+        this.stopListening = end;
+        if (this.closed) break;
+        if (lostAt !== null) this.log(`change notifications: listening again after ${((Date.now() - lostAt) / 1000).toFixed(1)} s`);
+        failures = 0;
+        lostAt = null;
+        this.emit({ kind: "resync" });
+        const reason = await dropped;
+        if (this.closed) break;
+        lostAt = Date.now();
+        this.log(`change notifications: connection lost (${reason}); reconnecting, subscribers re-read once back`);
+      } catch (error) {
+        if (this.closed) break;
+        if (lostAt === null) {
+          lostAt = Date.now();
+          this.log(`change notifications: cannot listen (${(error as Error).message}); retrying`);
+        }
+      } finally {
+        this.stopListening = null;
+        await end();
+      }
+      failures++;
+      await this.pause(Math.min(maxMs, minMs * 2 ** (failures - 1)));
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeRetry = null;
+        resolve();
+      }
+      this.wakeRetry = done;
+    });
+  }
+}
+
+/** For a database opened without a notification source: nothing is ever announced. */
+export const noChanges: TransactionChanges & { close(): Promise<void> } = {
+  subscribe: () => () => {},
+  close: async () => {},
+};

@@ -1,0 +1,114 @@
+// The rate limits on HTTP (README "Rate limits"); the core decides buckets and limits and counts
+// (src/core/rate-limits.ts). Before anything else of the request runs, one statement counts it
+// against its bucket (its API key's, or its address's without one) and reads its address's failed
+// authentications; then:
+//
+// - an address that has used up its failed authentications is refused (429 before authentication);
+// - a bucket over its limit is refused (429);
+// - otherwise the request goes on, with the IETF RateLimit headers (draft 6) of its bucket, and an
+//   answer that turns out to be a failed authentication is counted against the address before it
+//   leaves (so successful requests never write that counter).
+//
+// A counter store that fails (the database is down) lets the request through to its normal path,
+// which answers for itself (503 database_unavailable), rather than turning every request into a
+// failure of the limiter.
+import type { Request, RequestHandler, Response } from "express";
+import { isDatabaseOutage } from "../core/errors.ts";
+import { bearerToken } from "./headers.ts";
+import {
+  RateLimiter,
+  retryAfterSeconds,
+  tooManyFailedAuthentications,
+  tooManyRequests,
+  type Admission,
+  type WindowUsage,
+} from "../core/rate-limits.ts";
+import type { Logger } from "../logging.ts";
+import type { RateLimitMetrics } from "../observability/hooks.ts";
+import { sendError } from "./errors.ts";
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  logger: Logger;
+  metrics?: RateLimitMetrics;
+}
+
+/** The middleware; null when every limit is off (nothing to mount). */
+export function rateLimits({ limiter, logger, metrics }: RateLimitOptions): RequestHandler | null {
+  if (!limiter.enabled) return null;
+  const storeFailed = (error: unknown, what: string) => {
+    // An outage is logged once for every query by the database layer (src/db/failures.ts).
+    if (!isDatabaseOutage(error)) logger.error({ err: error }, `${what}; the request went through without the rate limits`);
+  };
+
+  return async (req, res, next) => {
+    const address = clientAddress(req);
+    let admission: Admission;
+    try {
+      admission = await limiter.admit(bearerToken(req.headers.authorization), address);
+    } catch (error) {
+      storeFailed(error, "the rate-limit counters failed");
+      return next();
+    }
+    const { bucket, usage, failures } = admission;
+    if (failures && RateLimiter.blocked(failures)) {
+      setHeaders(res, failures);
+      res.setHeader("Retry-After", String(retryAfterSeconds(failures)));
+      metrics?.rateLimited("auth_failures");
+      return sendError(req, res, tooManyFailedAuthentications(failures));
+    }
+    if (bucket && usage) {
+      setHeaders(res, usage);
+      if (RateLimiter.over(usage)) {
+        res.setHeader("Retry-After", String(retryAfterSeconds(usage)));
+        metrics?.rateLimited(bucket.kind);
+        return sendError(req, res, tooManyRequests(bucket, usage));
+      }
+    }
+    if (failures) countFailedAuthentication(res, limiter, address, storeFailed);
+    next();
+  };
+}
+
+/**
+ * A failed authentication is counted before its answer leaves: a client learns that a key failed
+ * only once the failure counts, so one that tries keys one after another gets exactly the limit
+ * (tries already under way when it is reached still finish).
+ */
+function countFailedAuthentication(res: Response, limiter: RateLimiter, address: string, storeFailed: (error: unknown, what: string) => void): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (!limiter.countsAsAuthFailure(errorReasonsOf(res))) return end(...args);
+    limiter
+      .recordAuthFailure(address)
+      .catch((error: unknown) => storeFailed(error, "counting a failed authentication failed"))
+      .finally(() => end(...args));
+    return res;
+  }) as Response["end"];
+}
+
+/**
+ * The client's address: the connection's peer, or with PAYGATE_TRUST_PROXY the address the trusted
+ * proxies say they received the request from (Express's `trust proxy` and `req.ip`).
+ */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+}
+
+/** The reasons of the errors this response carried: REST's one (sendError), GraphQL's (server.ts). */
+function errorReasonsOf(res: Response): string[] {
+  const reasons: unknown[] = [res.locals.errorCode, ...((res.locals.errorReasons as unknown[] | undefined) ?? [])];
+  return reasons.filter((reason): reason is string => typeof reason === "string");
+}
+
+/**
+ * The RateLimit headers of draft 6 of the IETF's "RateLimit header fields for HTTP" (as
+ * express-rate-limit's `standardHeaders: "draft-6"` writes them): the limit, what is left, the
+ * seconds until the window ends, and the policy (`100;w=1`: 100 per 1-second window).
+ */
+function setHeaders(res: Response, usage: WindowUsage): void {
+  res.setHeader("RateLimit-Policy", `${usage.limit};w=${Math.ceil(usage.windowMs / 1000)}`);
+  res.setHeader("RateLimit-Limit", String(usage.limit));
+  res.setHeader("RateLimit-Remaining", String(Math.max(0, usage.limit - usage.hits)));
+  res.setHeader("RateLimit-Reset", String(retryAfterSeconds(usage)));
+}

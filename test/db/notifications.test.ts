@@ -1,0 +1,83 @@
+// Change notifications (src/db/notifications.ts): every write of a transaction is announced by NOTIFY
+// inside its database transaction, with whether it wrote a webhook event; what is rolled back is
+// never announced. On PGlite and on PostgreSQL (a LISTEN connection of its own).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TransactionChange } from "../../src/core/stores.ts";
+import { changePayload, parsePayload } from "../../src/db/notifications.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let t: TestGateway;
+let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
+const heard: TransactionChange[] = [];
+let stopHearing: () => void;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  keys = await t.merchant({ name: "Acme Stores" });
+  stopHearing = t.changes.subscribe((change) => heard.push(change));
+  await until(() => heard.some((c) => c.kind === "resync")); // listening
+});
+afterAll(async () => {
+  stopHearing();
+  await t.close();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("not heard in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+const changesOf = (id: string) => heard.filter((c) => c.kind === "changed" && c.transactionId === id);
+
+async function initialize(): Promise<string> {
+  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" }, bearer(keys.testPublicKey));
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+describe("notifications", () => {
+  it("announce initialize's one-statement insert, with its event", async () => {
+    const id = await initialize();
+    await until(() => changesOf(id).length === 1);
+    expect(changesOf(id)).toEqual([{ kind: "changed", transactionId: id, eventWritten: true }]);
+  });
+
+  it("announce a payment that changes amounts but not the state, without an event", async () => {
+    const id = await initialize();
+    expect((await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey))).status).toBe(200);
+    await until(() => changesOf(id).length === 2);
+    const partial = await t.post(`/v1/test_helpers/transaction/${id}/payment`, { amount: "0.0001" }, bearer(keys.testSecretKey));
+    expect(partial.status).toBe(200);
+    expect(partial.body.data.status).toBe("PENDING");
+    await until(() => changesOf(id).length === 3);
+    expect(changesOf(id).map((c) => c.kind === "changed" && c.eventWritten)).toEqual([true, true, false]);
+  });
+
+  it("announce nothing that was rolled back", async () => {
+    const rolledBack = await initialize();
+    const committed = await initialize();
+    await until(() => changesOf(committed).length === 1);
+    await expect(
+      t.db.$transaction(async (tx) => {
+        await tx.transaction.updateManyAndReturn({ where: { id: rolledBack }, data: { description: "never seen" } });
+        throw new Error("rolled back on purpose");
+      }),
+    ).rejects.toThrow("rolled back on purpose");
+    // A later committed change is heard; the rolled-back one before it never is.
+    await t.db.transaction.update({ where: { id: committed }, data: { description: "seen" } });
+    await until(() => changesOf(committed).length === 2);
+    expect(changesOf(rolledBack)).toHaveLength(1); // its initialize only
+  });
+
+  it("travel as a small payload, and a foreign one is ignored", () => {
+    const payload = changePayload("3f0e8d4a-6c1b-4e0f-9a57-0d2b3c4e5f60", true);
+    expect(Buffer.byteLength(payload)).toBeLessThan(100);
+    expect(parsePayload(payload)).toEqual({ kind: "changed", transactionId: "3f0e8d4a-6c1b-4e0f-9a57-0d2b3c4e5f60", eventWritten: true });
+    expect(parsePayload("not json")).toBeNull();
+    expect(parsePayload(JSON.stringify({ other: 1 }))).toBeNull();
+  });
+});
