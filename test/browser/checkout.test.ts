@@ -195,7 +195,14 @@ describe("the checkout page from checkout_url", () => {
 
   it("turns underpaid, then paid, without a reload; a reload shows the same thank-you and the merchant's return link", async () => {
     const { id, checkoutUrl } = await initialize({ return_url: "https://shop.example.com/orders/42" });
-    const page = await open(checkoutUrl);
+    const page = await browser.newPage({ viewport: MOBILE });
+    // The live updates come over the event stream (graphql-sse), with the client secret.
+    const stream = page.waitForResponse((r) => r.url() === `${t.url}/graphql/stream` && r.request().method() === "POST", WAIT);
+    await page.goto(checkoutUrl);
+    const streamed = await stream;
+    expect(streamed.status()).toBe(200);
+    expect(await streamed.headerValue("content-type")).toMatch(/^text\/event-stream/);
+    expect(await streamed.request().headerValue("authorization")).toMatch(/^Bearer [0-9a-f-]{36}_secret_/);
     await page.getByRole("button", { name: /^Bitcoin/ }).click();
     await heading(page, "Pay with Bitcoin");
     await mark(page);
@@ -222,6 +229,21 @@ describe("the checkout page from checkout_url", () => {
     expect(await stillMarked(page)).toBe(false);
     expect(await page.getByRole("link", { name: "Return to Acme Stores" }).getAttribute("href")).toBe("https://shop.example.com/orders/42");
     expect(problemsOf(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("falls back to asking every few seconds when the event stream fails", async () => {
+    const { id, checkoutUrl } = await initialize();
+    const page = await browser.newPage({ viewport: MOBILE });
+    // As a proxy that cuts event streams would: the page must still follow the payment.
+    await page.route(`${t.url}/graphql/stream`, (route) => route.abort("connectionreset"));
+    await page.goto(checkoutUrl);
+    await page.getByRole("button", { name: /^Bitcoin/ }).click();
+    await heading(page, "Pay with Bitcoin");
+    await mark(page);
+    await testHelper(id, "payment");
+    await heading(page, "Thank you: payment received");
+    expect(await stillMarked(page)).toBe(true);
     await page.close();
   });
 
