@@ -136,7 +136,7 @@ describe("transactionUpdated over WebSocket (graphql-ws)", () => {
   it("refuses a subscriber without a key, or with an unknown one, with the core's message", async () => {
     const id = await initialize();
     expect(refusal(await ws(id, null).next())).toMatchObject({
-      message: "Missing API key: send Authorization: Bearer pub_… or sec_…",
+      message: "Missing API key: send Authorization: Bearer pub_… or sec_…, or a client secret",
       extensions: { code: "UNAUTHENTICATED", status: 401 },
     });
     expect(refusal(await ws(id, "pub_test_nosuchkey").next()).extensions).toMatchObject({ code: "UNAUTHENTICATED", status: 401 });
@@ -198,7 +198,7 @@ describe("transactionUpdated over Server-Sent Events (graphql-sse)", () => {
     const id = await initialize();
     const updates = sse(id, null);
     expect(refusal(await updates.next())).toMatchObject({
-      message: "Missing API key: send Authorization: Bearer pub_… or sec_…",
+      message: "Missing API key: send Authorization: Bearer pub_… or sec_…, or a client secret",
       extensions: { code: "UNAUTHENTICATED", status: 401 },
     });
     await waitUntil(() => updates.ended);
