@@ -89,7 +89,7 @@ export interface WatchedAddress {
   paymentCurrencyId: number | null;
   paymentAddress: string | null;
   initiatedAt: Date | null;
-  receipts: { key: string; amount: { toString(): string }; status: string }[];
+  receipts: { key: string; amount: { toString(): string }; status: string; confirmations: number }[];
 }
 
 export interface TransactionStore {
@@ -108,12 +108,13 @@ export interface TransactionStore {
    */
   moveToPending(move: PendingMove): Promise<TransactionRecord | null>;
   /**
-   * Under the transaction's row lock: upserts the receipts, marks `dropOthersOf`'s other receipts
-   * dropped (reorganised away), totals them, and writes the totals, SUCCESSFUL when `completes` says so.
+   * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
+   * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the
+   * least-confirmed unconfirmed receipt with the number required, and SUCCESSFUL when `completes` says so.
    */
   recordReceipts(
     transactionId: string,
-    receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean },
+    receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean; requiredConfirmations: number },
     now: Date,
     completes: (totals: ReceiptTotals) => boolean,
   ): Promise<TransactionRecord>;

@@ -69,6 +69,8 @@ export function initiatedTransaction(
         state: view.payment.state,
         amount_confirmed: view.payment.amountConfirmed,
         amount_unconfirmed: view.payment.amountUnconfirmed,
+        confirmations: view.payment.confirmations,
+        required_confirmations: view.payment.requiredConfirmations,
       },
       quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
     },

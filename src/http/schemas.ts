@@ -72,6 +72,12 @@ const PaymentProgress = z.object({
   state: PaymentState,
   amount_confirmed: z.string().meta({ description: "A decimal string." }),
   amount_unconfirmed: z.string().meta({ description: "A decimal string." }),
+  confirmations: nullable(
+    z.number().int().meta({ description: "Confirmations of the least-confirmed payment still short of them; null when none waits." }),
+  ),
+  required_confirmations: nullable(
+    z.number().int().meta({ description: "Confirmations a payment needs on this chain; null until a payment is seen." }),
+  ),
 });
 
 /** Table 2.2: the transaction as initiate (and retrieve, and the test helpers) return it. */

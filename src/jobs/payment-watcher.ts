@@ -5,6 +5,7 @@
 import type { PaymentGateway } from "../core/gateway.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
+import type { WatchedAddress } from "../core/stores.ts";
 import type { WatcherMetrics } from "../observability/hooks.ts";
 import { soleLeader, type Leadership } from "./leadership.ts";
 import { Ticker } from "./ticker.ts";
@@ -114,12 +115,16 @@ export class PaymentWatcher extends Ticker {
   }
 }
 
-/** Whether the node shows what is already recorded: same receipts, amounts and confirmed-or-not. */
-function sameView(stored: { key: string; amount: { toString(): string }; status: string }[], observed: ObservedReceipt[], required: number): boolean {
+/**
+ * Whether the node shows what is already recorded: same receipts and amounts, the confirmed ones
+ * still confirmed, and the others with the same confirmations (a checkout shows their count).
+ */
+function sameView(stored: WatchedAddress["receipts"], observed: ObservedReceipt[], required: number): boolean {
   if (stored.length !== observed.length) return false;
   const byKey = new Map(stored.map((s) => [s.key, s]));
   return observed.every((o) => {
     const s = byKey.get(o.key);
-    return s !== undefined && o.amount.eq(s.amount.toString()) && (o.confirmations >= required ? "CONFIRMED" : "SEEN") === s.status;
+    if (s === undefined || !o.amount.eq(s.amount.toString())) return false;
+    return o.confirmations >= required ? s.status === "CONFIRMED" : s.status === "SEEN" && s.confirmations === o.confirmations;
   });
 }

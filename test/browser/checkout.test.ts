@@ -265,9 +265,13 @@ describe("the checkout page from checkout_url", () => {
     await t.gateway.applyReceipts(id, { receipts: [receipt(0)], requiredConfirmations: 6, source: "chain", complete: true });
     await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
     expect(await text(page, "#pay-status .status-detail")).toBe(
-      `${due.toFixed()} LTC arrived and awaits the network's confirmations (confirmed so far: 0 LTC of ${due.toFixed()} LTC). It completes by itself: you may close this page.`,
+      `${due.toFixed()} LTC arrived and awaits the network's confirmations (0 of 6). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
     );
     await expectAccessible(page, "confirming");
+
+    // Each new block shows without a reload.
+    await t.gateway.applyReceipts(id, { receipts: [receipt(2)], requiredConfirmations: 6, source: "chain", complete: true });
+    await page.locator("#pay-status .status-detail", { hasText: "confirmations (2 of 6)" }).waitFor(WAIT);
 
     await t.gateway.applyReceipts(id, { receipts: [receipt(6)], requiredConfirmations: 6, source: "chain", complete: true });
     await heading(page, "Thank you: payment received");

@@ -65,7 +65,13 @@ describe("POST /v1/transaction/:id/pay: success", () => {
     // The checkout window: 30 minutes by default.
     expect(new Date(data.expires_at).getTime() - Date.now()).toBeGreaterThan(30 * 60_000 - 60_000);
     expect(new Date(data.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(30 * 60_000);
-    expect(data.meta.payment).toEqual({ state: "awaiting_payment", amount_confirmed: "0", amount_unconfirmed: "0" });
+    expect(data.meta.payment).toEqual({
+      state: "awaiting_payment",
+      amount_confirmed: "0",
+      amount_unconfirmed: "0",
+      confirmations: null,
+      required_confirmations: null,
+    });
     expect(data).toMatchObject({
       id,
       status: "PENDING",

@@ -78,7 +78,14 @@ describe("paid", () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("success");
     expect(res.body.data).toMatchObject({ id, status: "SUCCESSFUL", amount_paid: due, payment_amount: due });
-    expect(res.body.data.meta.payment).toEqual({ state: "paid", amount_confirmed: String(due), amount_unconfirmed: "0" });
+    // The test helper's payment needs and has one confirmation: none is waiting.
+    expect(res.body.data.meta.payment).toEqual({
+      state: "paid",
+      amount_confirmed: String(due),
+      amount_unconfirmed: "0",
+      confirmations: null,
+      required_confirmations: 1,
+    });
     expect(res.body.meta).toEqual({ order: 9 });
 
     const events = await eventsFor(reference);
@@ -228,7 +235,13 @@ describe("expiry in the background", () => {
     const get = (await fetch(`${t.url}/v1/transaction/${seen.id}`, { headers: secret() }).then((r) => r.json())) as {
       data: { meta: { payment: unknown }; amount_paid: unknown };
     };
-    expect(get.data.meta.payment).toEqual({ state: "confirming", amount_confirmed: "0", amount_unconfirmed: String(seen.due) });
+    expect(get.data.meta.payment).toEqual({
+      state: "confirming",
+      amount_confirmed: "0",
+      amount_unconfirmed: String(seen.due),
+      confirmations: 0,
+      required_confirmations: 2,
+    });
     expect(get.data.amount_paid).toBeNull();
   });
 

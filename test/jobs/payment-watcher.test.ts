@@ -83,11 +83,14 @@ describe("Bitcoin through Esplora", () => {
 
     esplora.txs.push({ txid: txid(2), outputs: [{ address, value: sats(due.minus(first)) }], height: null });
     await watcher.tick();
-    expect(t.gateway.describe(await row(id)).payment?.state).toBe("confirming");
+    expect(t.gateway.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 0, requiredConfirmations: 2 });
 
     for (const tx of esplora.txs.slice(-2)) Object.assign(tx, { height: esplora.tip, blockTime: nowSeconds() }); // 1 confirmation
     await watcher.tick();
-    expect((await row(id)).status).toBe("PENDING");
+    r = await row(id);
+    expect(r.status).toBe("PENDING");
+    // What a checkout shows while it waits: 1 of 2 confirmations.
+    expect(t.gateway.describe(r).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 2 });
 
     esplora.tip += 1; // 2 confirmations
     const report = await watcher.tick();
@@ -96,6 +99,7 @@ describe("Bitcoin through Esplora", () => {
     expect(r.status).toBe("SUCCESSFUL");
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
     expect(r.amountUnconfirmed).toBeNull();
+    expect(t.gateway.describe(r).payment).toMatchObject({ state: "paid", confirmations: null, requiredConfirmations: 2 });
     expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.received"]);
   });
 

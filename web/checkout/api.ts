@@ -40,6 +40,9 @@ export interface Transaction {
   paymentAmount: string | null;
   amountPaid: string | null;
   amountUnconfirmed: string | null;
+  /** Of the least-confirmed payment still waiting, and what the chain needs. */
+  confirmations: number | null;
+  requiredConfirmations: number | null;
   paymentState: PaymentState | null;
   paymentCurrency: CryptoCurrency | null;
   paymentAddress: string | null;
@@ -53,7 +56,7 @@ export interface Transaction {
 
 export const TRANSACTION_FIELDS = `
   id status description initializedAmount initializedCurrency { slug }
-  paymentAmount amountPaid amountUnconfirmed paymentState
+  paymentAmount amountPaid amountUnconfirmed confirmations requiredConfirmations paymentState
   paymentCurrency { id slug name decimals }
   paymentAddress paymentUri qrCode isLive merchant { name } expiresAt returnUrl`;
 

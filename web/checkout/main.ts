@@ -356,10 +356,10 @@ function updatePay(t: Transaction): void {
   switch (t.paymentState) {
     case "CONFIRMING":
       title = "Payment seen: waiting for confirmations";
-      detail = `${crypto(t.amountUnconfirmed ?? seen, coin.slug)} arrived and awaits the network's confirmations (confirmed so far: ${crypto(
+      detail = `${crypto(t.amountUnconfirmed ?? seen, coin.slug)} arrived and awaits the network's confirmations${confirmationsText(t)}. Confirmed so far: ${crypto(
         t.amountPaid ?? "0",
         coin.slug,
-      )} of ${crypto(t.paymentAmount, coin.slug)}). It completes by itself: you may close this page.`;
+      )} of ${crypto(t.paymentAmount, coin.slug)}. It completes by itself: you may close this page.`;
       break;
     case "UNDERPAID":
       due = subtract(coin.decimals, t.paymentAmount, t.amountPaid, t.amountUnconfirmed);
@@ -377,6 +377,12 @@ function updatePay(t: Transaction): void {
     amountValue.dataset.amount = due;
     amountLabel.textContent = t.paymentState === "UNDERPAID" ? "Amount still to send" : "Amount";
   }
+}
+
+/** " (1 of 2)" when the API says how far the waiting payment has come. */
+function confirmationsText(t: Transaction): string {
+  if (t.confirmations === null || t.requiredConfirmations === null) return "";
+  return ` (${t.confirmations} of ${t.requiredConfirmations})`;
 }
 
 /** Confirmed plus unconfirmed, exactly. */

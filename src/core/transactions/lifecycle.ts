@@ -79,7 +79,7 @@ export function applyReceipts(
   const rows = update.receipts.map((r) => ({ ...r, confirmed: r.confirmations >= update.requiredConfirmations }));
   return transactions.recordReceipts(
     transactionId,
-    { source: update.source, rows, dropOthers: update.complete },
+    { source: update.source, rows, dropOthers: update.complete, requiredConfirmations: update.requiredConfirmations },
     now,
     (totals) => totals.status === "PENDING" && totals.paymentAmount !== null && covered(totals.confirmed, totals.paymentAmount, policy),
   );

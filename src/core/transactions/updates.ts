@@ -81,19 +81,13 @@ export async function transactionUpdates(
   return stream;
 }
 
-/** What a subscriber can see of a transaction: a read that changes none of it is not sent again. */
+/**
+ * What a subscriber can see of a transaction: a read that changes none of it is not sent again. The
+ * whole row but its bookkeeping, so that a column added later (confirmations, say) counts by itself.
+ */
 export function visibleState(t: TransactionRecord): string {
-  return JSON.stringify([
-    t.status,
-    t.paymentCurrencyId,
-    t.paymentAmount?.toString() ?? null,
-    t.amountPaid?.toString() ?? null,
-    t.amountUnconfirmed?.toString() ?? null,
-    t.paymentAddress,
-    t.refundAddress,
-    t.quoteRate?.toString() ?? null,
-    t.expiresAt?.getTime() ?? null,
-  ]);
+  const { updatedAt: _updatedAt, clientSecretEnc: _sealed, ...shown } = t;
+  return JSON.stringify(shown);
 }
 
 /**

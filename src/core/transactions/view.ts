@@ -11,8 +11,18 @@ export interface TransactionView {
   paymentCurrency: CryptoCurrency | null;
   /** The rate locked at initiate: fiat per one coin (a decimal string), its source and time. */
   quote: { rate: string; source: string; quotedAt: Date } | null;
-  /** Null until initiate. Amounts are decimal strings, "0" when nothing arrived. */
-  payment: { state: PaymentState; amountConfirmed: string; amountUnconfirmed: string } | null;
+  /**
+   * Null until initiate. Amounts are decimal strings, "0" when nothing arrived. `confirmations`: of
+   * the least-confirmed receipt still short of `requiredConfirmations` (null when none waits);
+   * `requiredConfirmations`: what a receipt needs on this chain (null until a receipt is seen).
+   */
+  payment: {
+    state: PaymentState;
+    amountConfirmed: string;
+    amountUnconfirmed: string;
+    confirmations: number | null;
+    requiredConfirmations: number | null;
+  } | null;
 }
 
 export function viewOf(t: TransactionRecord, policy: LifecyclePolicy): TransactionView {
@@ -28,6 +38,14 @@ export function viewOf(t: TransactionRecord, policy: LifecyclePolicy): Transacti
         ? null
         : { rate: t.quoteRate.toString(), source: t.quoteSource, quotedAt: t.quotedAt },
     payment:
-      state === null ? null : { state, amountConfirmed: t.amountPaid?.toString() ?? "0", amountUnconfirmed: t.amountUnconfirmed?.toString() ?? "0" },
+      state === null
+        ? null
+        : {
+            state,
+            amountConfirmed: t.amountPaid?.toString() ?? "0",
+            amountUnconfirmed: t.amountUnconfirmed?.toString() ?? "0",
+            confirmations: t.confirmations,
+            requiredConfirmations: t.requiredConfirmations,
+          },
   };
 }

@@ -77,6 +77,7 @@ export function transactionStore(db: Database): TransactionStore {
           by: ["status"],
           where: { transactionId, status: { not: "DROPPED" } },
           _sum: { amount: true },
+          _min: { confirmations: true },
         });
         const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
         const current = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, paymentAmount: true } });
@@ -91,6 +92,8 @@ export function transactionStore(db: Database): TransactionStore {
           data: {
             amountPaid: totals.confirmed.isZero() ? null : totals.confirmed.toFixed(),
             amountUnconfirmed: totals.unconfirmed.isZero() ? null : totals.unconfirmed.toFixed(),
+            confirmations: sums.find((s) => s.status === "SEEN")?._min.confirmations ?? null,
+            requiredConfirmations: receipts.requiredConfirmations,
             ...(completes(totals) ? { status: "SUCCESSFUL" as const } : {}),
           },
           include: transactionInclude,
@@ -130,7 +133,10 @@ export function transactionStore(db: Database): TransactionStore {
           paymentCurrencyId: true,
           paymentAddress: true,
           initiatedAt: true,
-          receipts: { where: { source: "chain", status: { not: "DROPPED" } }, select: { key: true, amount: true, status: true } },
+          receipts: {
+            where: { source: "chain", status: { not: "DROPPED" } },
+            select: { key: true, amount: true, status: true, confirmations: true },
+          },
         },
         orderBy: { expiresAt: "asc" },
         take: limit,
@@ -180,6 +186,8 @@ export async function insertInitiatedTransaction(
     paymentAmount: null,
     amountPaid: null,
     amountUnconfirmed: null,
+    confirmations: null,
+    requiredConfirmations: null,
     paymentAddress: null,
     walletId: null,
     derivationIndex: null,

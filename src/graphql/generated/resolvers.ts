@@ -190,6 +190,8 @@ export type Transaction = {
    * a public key.
    */
   clientSecret: Maybe<Scalars['String']['output']>;
+  /** Confirmations of the least-confirmed payment still short of requiredConfirmations; null when none waits. */
+  confirmations: Maybe<Scalars['Int']['output']>;
   createdAt: Scalars['DateTime']['output'];
   /** Only for a caller holding the merchant's secret key; null for public keys. */
   customer: Maybe<Customer>;
@@ -216,6 +218,8 @@ export type Transaction = {
   quote: Maybe<Quote>;
   reference: Scalars['String']['output'];
   refundAddress: Maybe<Scalars['String']['output']>;
+  /** Confirmations a payment needs on this chain; null until a payment is seen. */
+  requiredConfirmations: Maybe<Scalars['Int']['output']>;
   /** Where the hosted checkout sends the customer back, as given at initialization. */
   returnUrl: Maybe<Scalars['String']['output']>;
   status: TransactionStatus;
@@ -431,6 +435,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   checkoutUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   clientSecret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  confirmations?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -450,6 +455,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   quote?: Resolver<Maybe<ResolversTypes['Quote']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   refundAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requiredConfirmations?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   returnUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
 };
