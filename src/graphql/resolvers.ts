@@ -3,7 +3,6 @@ import type { CryptoCurrency } from "../core/money/currencies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
-import type { PaymentGateway } from "../core/gateway.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import type { Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
@@ -140,26 +139,19 @@ function parentOf(ctx: GraphQLContext, record: TransactionRecord, visible: { cus
   return { record, view: ctx.gateway.describe(record), customerVisible: visible.customer, clientSecretVisible: visible.clientSecret };
 }
 
-// clientSecret and checkoutUrl of one transaction share one opening of the sealed secret.
-const checkouts = new WeakMap<TransactionParent, ReturnType<PaymentGateway["checkout"]>>();
-
-function checkout(parent: TransactionParent, ctx: GraphQLContext) {
-  let link = checkouts.get(parent);
-  if (!link) {
-    link = ctx.gateway.checkout(parent.record);
-    checkouts.set(parent, link);
-  }
-  return link;
+/** Computed once per transaction in a reply, however many of its fields need it. */
+function oncePerParent<T>(compute: (parent: TransactionParent, ctx: GraphQLContext) => Promise<T>) {
+  const results = new WeakMap<TransactionParent, Promise<T>>();
+  return (parent: TransactionParent, ctx: GraphQLContext): Promise<T> => {
+    let result = results.get(parent);
+    if (!result) {
+      result = compute(parent, ctx);
+      results.set(parent, result);
+    }
+    return result;
+  };
 }
 
-// paymentUri and qrCode of one transaction share one rendering.
-const rendered = new WeakMap<TransactionParent, ReturnType<PaymentGateway["paymentRequest"]>>();
-
-function paymentRequest(parent: TransactionParent, ctx: GraphQLContext) {
-  let request = rendered.get(parent);
-  if (!request) {
-    request = ctx.gateway.paymentRequest(parent.record);
-    rendered.set(parent, request);
-  }
-  return request;
-}
+// clientSecret and checkoutUrl share one opening of the sealed secret; paymentUri and qrCode one rendering.
+const checkout = oncePerParent((parent, ctx) => ctx.gateway.checkout(parent.record));
+const paymentRequest = oncePerParent((parent, ctx) => ctx.gateway.paymentRequest(parent.record));

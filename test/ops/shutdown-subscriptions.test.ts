@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { subscribeSse, subscribeWs } from "../support/subscriptions.ts";
 import { TransactionUpdatedDocument } from "../graphql/generated/operations.ts";
-import { createOpsDatabase, killChildren, runNode, startService, waitReady, type OpsDatabase, type Service } from "./support.ts";
+import { createMerchantKey, createOpsDatabase, killChildren, startService, waitReady, type OpsDatabase, type Service } from "./support.ts";
 
 let db: OpsDatabase;
 let publicKey = "";
@@ -12,9 +12,7 @@ let service: Service;
 
 beforeAll(async () => {
   db = await createOpsDatabase();
-  const created = await runNode(["bin/paygate.mjs", "merchant", "create", "--name", "Shutdown Test", "--json"], { env: db.env });
-  expect(created.code, created.stderr).toBe(0);
-  publicKey = (JSON.parse(created.stdout) as { testPublicKey: string }).testPublicKey;
+  publicKey = await createMerchantKey("Shutdown Test", { env: db.env });
   service = await startService(["--import", "tsx", "src/main.ts"], { env: db.env });
   await waitReady(service.baseUrl);
 });

@@ -18,7 +18,7 @@ import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpsDatabase, killChildren, logLines, runNode, startService, waitReady, type OpsDatabase, type Service } from "./support.ts";
+import { createMerchantKey, createOpsDatabase, killChildren, logLines, startService, waitReady, type OpsDatabase, type Service } from "./support.ts";
 
 const CLIENTS = 8;
 const GRAPHQL_CLIENTS = 2;
@@ -42,9 +42,7 @@ let service: Service;
 beforeAll(async () => {
   db = await createOpsDatabase();
   // On the embedded database one process owns it: the merchant first, then the service.
-  const created = await runNode(["bin/paygate.mjs", "merchant", "create", "--name", "Shutdown Test", "--json"], { env: db.env });
-  expect(created.code, created.stderr).toBe(0);
-  publicKey = (JSON.parse(created.stdout) as { testPublicKey: string }).testPublicKey;
+  publicKey = await createMerchantKey("Shutdown Test", { env: db.env });
   // The load is far above a test key's 25 requests a second: limits off here (they have tests of their own).
   service = await startService(["--import", "tsx", "src/main.ts"], { env: { ...db.env, PAYGATE_RATE_LIMIT_TEST: "off" } });
   await waitReady(service.baseUrl);

@@ -7,6 +7,7 @@
 //   under test, as on a first start.
 // - with DATABASE_URL (the admin connection), a brand-new empty database on that server, migrated by
 //   the process under test and dropped afterwards, and a shared PAYGATE_ENCRYPTION_KEY.
+import { expect } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -132,6 +133,16 @@ export interface Service {
 }
 
 /** Runs a Node command to its end: exit code and output. */
+/**
+ * A merchant made with `paygate merchant create` (bin/paygate.mjs in a child process, as an operator
+ * makes one); its test public key. On the embedded database run it before the service, which then owns it.
+ */
+export async function createMerchantKey(name: string, options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  const created = await runNode(["bin/paygate.mjs", "merchant", "create", "--name", name, "--json"], options);
+  expect(created.code, created.stderr).toBe(0);
+  return (JSON.parse(created.stdout) as { testPublicKey: string }).testPublicKey;
+}
+
 export async function runNode(
   args: string[],
   options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
