@@ -41,7 +41,18 @@ const MAX_WS_MESSAGE_BYTES = 64 * 1024;
 /** How long closing WebSockets may take their close handshake before they are cut. */
 const CLOSE_GRACE_MS = 1_000;
 
+/** A WebSocket upgrade the rate limits refuse: answered 429 before the socket becomes a WebSocket. */
+export interface UpgradeRefusal {
+  retryAfterSeconds: number;
+  message: string;
+}
+
 export interface SubscriptionOptions {
+  /**
+   * Counts an upgrade as one request of its client (the HTTP rate limits: upgrades never reach
+   * Express's middleware); a refusal is answered 429. Rejects when the counters fail: let through.
+   */
+  admitUpgrade?: (request: IncomingMessage) => Promise<UpgradeRefusal | null>;
   schema: GraphQLSchema;
   /** The limits' validation rules (graphql-armor), as POST /graphql applies them. */
   validationRules: ValidationRule[];
@@ -152,7 +163,20 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       socket.end(`HTTP/1.1 ${closing ? "503 Service Unavailable" : "404 Not Found"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (client) => wss.emit("connection", client, request));
+    const upgrade = () => wss.handleUpgrade(request, socket, head, (client) => wss.emit("connection", client, request));
+    if (!options.admitUpgrade) return upgrade();
+    options.admitUpgrade(request).then(
+      (refusal) => {
+        if (!refusal) return upgrade();
+        const body = JSON.stringify({ status: "error", message: refusal.message, code: "rate_limited", reason: "rate_limited", errors: [] });
+        socket.end(
+          `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${refusal.retryAfterSeconds}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      },
+      // The counters failed (the database is down): as on HTTP, the limits do not turn that into a refusal.
+      () => upgrade(),
+    );
   };
 
   // ── Server-Sent Events (graphql-sse) ──────────────────────────────────────────────────────────

@@ -16,7 +16,7 @@ import { type CheckoutPageOptions, checkoutPage } from "./checkout-page.ts";
 import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
-import { rateLimits } from "./rate-limits.ts";
+import { rateLimits, upgradeAdmission } from "./rate-limits.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
@@ -100,6 +100,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const subscriptions = createSubscriptions(
     gateway,
     {
+      admitUpgrade: options.rateLimits?.enabled ? upgradeAdmission(options.rateLimits, app.get("trust proxy fn")) : undefined,
       schema: graphql.schema,
       validationRules: graphql.validationRules,
       hideSuggestions: !graphqlOptions.introspection,

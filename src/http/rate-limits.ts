@@ -12,7 +12,10 @@
 // A counter store that fails (the database is down) lets the request through to its normal path,
 // which answers for itself (503 database_unavailable), rather than turning every request into a
 // failure of the limiter.
+import type { IncomingMessage } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
+import proxyaddr from "proxy-addr";
+import type { UpgradeRefusal } from "../graphql/subscriptions.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { bearerToken } from "./headers.ts";
 import {
@@ -85,6 +88,24 @@ function countFailedAuthentication(res: Response, limiter: RateLimiter, address:
       .finally(() => end(...args));
     return res;
   }) as Response["end"];
+}
+
+/**
+ * The limits of a WebSocket upgrade, which never passes the middleware above: counted as one request
+ * of its bucket (a key in its Authorization header, else its address, as Express would see it), and
+ * refused like one. Subscriptions authorize inside the socket, so failed authentications are not
+ * counted here.
+ */
+export function upgradeAdmission(limiter: RateLimiter, trust: (address: string, hop: number) => boolean) {
+  return async (request: IncomingMessage): Promise<UpgradeRefusal | null> => {
+    const { bucket, usage, failures } = await limiter.admit(bearerToken(request.headers.authorization), proxyaddr(request, trust));
+    if (failures && RateLimiter.blocked(failures)) {
+      return { retryAfterSeconds: retryAfterSeconds(failures), message: tooManyFailedAuthentications(failures).message };
+    }
+    if (bucket && usage && RateLimiter.over(usage))
+      return { retryAfterSeconds: retryAfterSeconds(usage), message: tooManyRequests(bucket, usage).message };
+    return null;
+  };
 }
 
 /**

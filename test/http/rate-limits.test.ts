@@ -8,6 +8,7 @@
 // merchants and addresses), no test waits, and none depends on where a real second or minute
 // begins. What needs another setting (trust proxy off, a failing store) gets a gateway of its own.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { errors } from "../../src/core/errors.ts";
 import { addressBucket, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
@@ -397,5 +398,41 @@ describe("the counters", () => {
     expect((await initialize(t, keys.testPublicKey)).status).toBe(429);
     expect(await count("test_key")).toBe(testBefore + 1);
     expect(await count("auth_failures")).toBe(failuresBefore);
+  });
+});
+
+describe("WebSocket upgrades (subscriptions)", () => {
+  /** Opens a graphql-ws socket to /graphql; resolves with the upgrade's answer: 101, or the refusal's status, headers and body. */
+  function upgrade(g: TestGateway, from: string): Promise<{ status: number; retryAfter?: string; body?: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(`${g.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", { headers: { "x-forwarded-for": from } });
+      socket.on("open", () => {
+        socket.close();
+        resolve({ status: 101 });
+      });
+      socket.on("unexpected-response", (_req, res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"], body }));
+      });
+      socket.on("error", (error) => {
+        if (!String(error.message).includes("Unexpected server response")) reject(error);
+      });
+    });
+  }
+
+  it("counts each upgrade against its client's bucket and refuses the one over the limit with 429 and the error body", async () => {
+    // Without a key, an address gets the live limit: 2 a second here.
+    expect((await upgrade(t, "203.0.113.77")).status).toBe(101);
+    expect((await upgrade(t, "203.0.113.77")).status).toBe(101);
+    const refused = await upgrade(t, "203.0.113.77");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(refused.body ?? "{}")).toMatchObject({ status: "error", code: "rate_limited", reason: "rate_limited" });
+    expect(JSON.parse(refused.body ?? "{}").message).toMatch(/^Too many requests/);
+    // Another address is not held back, and the next window lets this one in again.
+    expect((await upgrade(t, "203.0.113.78")).status).toBe(101);
+    clock.advance(1000);
+    expect((await upgrade(t, "203.0.113.77")).status).toBe(101);
   });
 });
