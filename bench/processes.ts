@@ -24,6 +24,8 @@ export function killStragglers(): void {
 
 export interface Child {
   name: string;
+  /** The process id, for reading its memory (undefined when it could not start). */
+  pid: number | undefined;
   /** The last lines the process wrote to stdout and stderr, interleaved. */
   output(): string;
   /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
@@ -45,6 +47,7 @@ export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv,
   const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   return {
     name,
+    pid: child.pid,
     output: () => output,
     exited,
     hasExited,

@@ -2,15 +2,23 @@
 import type { Measurement } from "./load.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
-export type Scenario = "ceiling insert" | "initialize" | "initialize, no rate limits" | "initiate";
+export type Scenario =
+  | "ceiling insert"
+  | "initialize"
+  | "initialize, no rate limits"
+  | "initiate"
+  | "poll GET /v1/transaction/:id"
+  | "poll GraphQL transaction";
 
 export interface Row extends Measurement {
   database: DatabaseKind;
   scenario: Scenario;
   /** Non-2xx responses, connection errors and timeouts. */
   errors: number;
-  /** Initialize's req/s as a percentage of the ceiling's on the same database; null for other rows. */
+  /** Initialize's and the polls' req/s as a percentage of the ceiling's on the same database; null for other rows. */
   percentOfCeiling: number | null;
+  /** The service's largest resident memory during the scenario, in MB; null when not sampled. */
+  peakRssMb: number | null;
   /** The body of the first failed response, if any, to tell what went wrong. */
   firstErrorBody: string | null;
 }
@@ -22,6 +30,7 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
     ...measurement,
     errors: measurement.non2xx + measurement.socketErrors,
     percentOfCeiling: null,
+    peakRssMb: null,
     firstErrorBody,
   };
 }
@@ -29,15 +38,15 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
 /** Fills in initialize's share of its ceiling. */
 export function withCeilingShares(rows: Row[]): Row[] {
   return rows.map((row) => {
-    if (row.scenario !== "initialize" && row.scenario !== "initialize, no rate limits") return row;
+    if (row.scenario === "ceiling insert" || row.scenario === "initiate") return row;
     const ceiling = rows.find((r) => r.database === row.database && r.scenario === "ceiling insert");
     if (!ceiling || ceiling.rps === 0) return row;
     return { ...row, percentOfCeiling: (row.rps / ceiling.rps) * 100 };
   });
 }
 
-const COLUMNS = ["database", "scenario", "req/s", "p50 ms", "p99 ms", "errors", "% of ceiling"] as const;
-const RIGHT_ALIGNED = new Set<string>(["req/s", "p50 ms", "p99 ms", "errors", "% of ceiling"]);
+const COLUMNS = ["database", "scenario", "req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "peak RSS"] as const;
+const RIGHT_ALIGNED = new Set<string>(["req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "peak RSS"]);
 
 export function formatTable(rows: Row[]): string {
   const cells = rows.map((row) => [
@@ -48,6 +57,7 @@ export function formatTable(rows: Row[]): string {
     String(row.p99),
     String(row.errors),
     row.percentOfCeiling === null ? "" : `${row.percentOfCeiling.toFixed(1)} %`,
+    row.peakRssMb === null ? "" : `${row.peakRssMb.toFixed(0)} MB`,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((c) => (c[i] ?? "").length)));
   const line = (values: readonly string[]) =>

@@ -8,13 +8,19 @@
 //   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
 //   initiate    POST /v1/transaction/:id/pay    each request on another of those ids, until they or
 //                                               BENCH_SECONDS run out
-// The table goes to stdout, the same rows as JSON to a file in the temp folder (its path is printed).
+//   poll GET /v1/transaction/:id, poll GraphQL transaction
+//               what a checkout page polls (public key), on one initiated transaction, at
+//               BENCH_POLL_CONNECTIONS (50), BENCH_SECONDS each
+// The service's resident memory (VmRSS from /proc) is sampled during initialize: its peak is the
+// "peak RSS" column.
+// The table goes to stdout, the same rows as JSON to bench/results/api.json (its path is printed).
 // Exits 1 when anything failed or any request did not succeed, 2 on bad settings.
 //
-// Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_DATABASES ("pglite,postgres"),
+// Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_POLL_CONNECTIONS (50), BENCH_DATABASES ("pglite,postgres"),
 // BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres: where the scratch database is made).
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +38,9 @@ const CEILING_ARGS = ["--import", "tsx", "bench/ceiling.ts"];
 const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--json"];
 const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
 const INITIATE_BODY = JSON.stringify({ currency_id: "4" });
+/** What the checkout page asks for on each poll (web/checkout/api.ts), less the QR image. */
+const POLL_QUERY =
+  "query Poll($id: ID!) { transaction(id: $id) { id status paymentState paymentAmount amountPaid amountUnconfirmed confirmations requiredConfirmations expiresAt } }";
 const WARM_UP_SECONDS = 2;
 const STARTUP_TIMEOUT_MS = 120_000;
 const DATABASES: readonly DatabaseKind[] = ["pglite", "postgres"];
@@ -42,6 +51,7 @@ const DATABASES: readonly DatabaseKind[] = ["pglite", "postgres"];
 interface Settings {
   seconds: number;
   connections: number;
+  pollConnections: number;
   databases: DatabaseKind[];
   postgresAdminUrl: string;
 }
@@ -52,6 +62,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     seconds: positiveInteger(env, "BENCH_SECONDS", 10),
     connections: positiveInteger(env, "BENCH_CONNECTIONS", 10),
+    pollConnections: positiveInteger(env, "BENCH_POLL_CONNECTIONS", 50),
     databases: databaseList(env.BENCH_DATABASES ?? DATABASES.join(",")),
     postgresAdminUrl: env.BENCH_POSTGRES_URL || "postgres://postgres@127.0.0.1:5432/postgres",
   };
@@ -258,6 +269,7 @@ async function runInitialize(
   merchant: Merchant,
   settings: Settings,
   scenario: "initialize" | "initialize, no rate limits" = "initialize",
+  service?: Child,
 ): Promise<{ row: Row; ids: string[] }> {
   const ids: string[] = [];
   const failure = new FirstFailure();
@@ -272,8 +284,54 @@ async function runInitialize(
       failure.note(status, body);
     },
   };
-  const measurement = await measureAfterWarmUp(loadSpec(settings, url, request), WARM_UP_SECONDS);
-  return { row: toRow(kind, scenario, measurement, failure.body), ids };
+  const memory = service === undefined ? null : sampleRss(service);
+  let measurement: Measurement;
+  try {
+    measurement = await measureAfterWarmUp(loadSpec(settings, url, request), WARM_UP_SECONDS);
+  } finally {
+    memory?.stop();
+  }
+  return { row: { ...toRow(kind, scenario, measurement, failure.body), peakRssMb: memory?.peakMb() ?? null }, ids };
+}
+
+/** Samples a process's resident memory (VmRSS, Linux /proc) every 100 ms until stopped; its peak in MB. */
+function sampleRss(child: Child): { stop(): void; peakMb(): number | null } {
+  let peakKb: number | null = null;
+  const read = () => {
+    if (child.pid === undefined) return;
+    try {
+      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]);
+      if (Number.isFinite(kb)) peakKb = Math.max(peakKb ?? 0, kb);
+    } catch {
+      // No /proc (not Linux) or the process is gone: no figure rather than a wrong one.
+    }
+  };
+  read();
+  const timer = setInterval(read, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      read();
+    },
+    peakMb: () => (peakKb === null ? null : peakKb / 1024),
+  };
+}
+
+/** What a checkout page polls, with the public key, on one initiated transaction: REST's GET or GraphQL's `transaction`. */
+async function runPoll(kind: DatabaseKind, url: string, merchant: Merchant, id: string, settings: Settings, api: "rest" | "graphql"): Promise<Row> {
+  const failure = new FirstFailure();
+  const request: autocannon.Request =
+    api === "rest"
+      ? { method: "GET", path: `/v1/transaction/${id}`, headers: jsonHeaders(merchant.testPublicKey), onResponse: (s, b) => failure.note(s, b) }
+      : {
+          method: "POST",
+          path: "/graphql",
+          headers: jsonHeaders(merchant.testPublicKey),
+          body: JSON.stringify({ query: POLL_QUERY, variables: { id } }),
+          onResponse: (status, body) => failure.note(status === 200 && body.includes('"errors"') ? 500 : status, body),
+        };
+  const measurement = await measureAfterWarmUp({ ...loadSpec(settings, url, request), connections: settings.pollConnections }, WARM_UP_SECONDS);
+  return toRow(kind, api === "rest" ? "poll GET /v1/transaction/:id" : "poll GraphQL transaction", measurement, failure.body);
 }
 
 async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
@@ -328,7 +386,7 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
   try {
     const initialize = await phase(
       `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
-      () => runInitialize(kind, service.url, merchant, settings),
+      () => runInitialize(kind, service.url, merchant, settings, "initialize", service.child),
       ({ row, ids }) => `${describe(row)}; ${ids.length} transactions to initiate`,
     );
     const initiate = await phase(
@@ -336,13 +394,26 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       () => runInitiate(kind, service.url, merchant, initialize.ids, settings),
       (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
     );
+    const polled = initialize.ids[0];
+    if (polled === undefined) throw new Error("initialize created no transaction to poll");
+    const pollLoad = `${settings.pollConnections} connections`;
+    const pollRest = await phase(
+      `${tag} poll GET /v1/transaction/:id (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${pollLoad})`,
+      () => runPoll(kind, service.url, merchant, polled, settings, "rest"),
+      describe,
+    );
+    const pollGraphql = await phase(
+      `${tag} poll GraphQL transaction (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${pollLoad})`,
+      () => runPoll(kind, service.url, merchant, polled, settings, "graphql"),
+      describe,
+    );
     const code = await phase(
       `${tag} stop service`,
       () => stop(service),
       (c) => `exit code ${c ?? "(signal)"}`,
     );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
-    const rows = [ceiling, unlimited, initialize.row, initiate];
+    const rows = [ceiling, unlimited, initialize.row, initiate, pollRest, pollGraphql];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
     return rows;
   } catch (error) {
@@ -378,13 +449,21 @@ function showLog(child: Child): void {
   console.log(`--- last lines of the ${child.name} log ---\n${lines.join("\n")}\n---`);
 }
 
+/** bench/results/api.json: the last run's rows, beside the scripts (the README's figures come from it). */
 async function writeResults(rows: Row[], settings: Settings, startedAt: Date): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "paygate-bench-results-"));
-  const file = path.join(dir, "results.json");
+  const dir = path.join(ROOT, "bench", "results");
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, "api.json");
   const report = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
-    settings: { seconds: settings.seconds, warmUpSeconds: WARM_UP_SECONDS, connections: settings.connections, databases: settings.databases },
+    settings: {
+      seconds: settings.seconds,
+      warmUpSeconds: WARM_UP_SECONDS,
+      connections: settings.connections,
+      pollConnections: settings.pollConnections,
+      databases: settings.databases,
+    },
     machine: { cpus: os.cpus().length, loadAverageAtEnd: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` },
     rows,
   };
@@ -441,7 +520,8 @@ async function main(): Promise<number> {
   const results = withCeilingShares(rows);
   console.log(`\n${formatTable(results)}\n`);
   console.log(`JSON: ${await writeResults(results, settings, startedAt)}`);
-  for (const row of results.filter((r) => r.errors > 0)) {
+  // A GraphQL answer with errors is HTTP 200: its first one is kept all the same (runPoll).
+  for (const row of results.filter((r) => r.errors > 0 || r.firstErrorBody !== null)) {
     problems.push(
       `${row.database} ${row.scenario}: ${row.errors} failed requests (${JSON.stringify(row.statusCodes)}); first: ${row.firstErrorBody ?? "a socket error"}`,
     );
