@@ -56,8 +56,16 @@ it("a subscriber on A receives the initiate and the payment recorded through B",
     expect((await updates.data()).transactionUpdated).toMatchObject({ status: "PENDING", paymentAmount: OWED });
 
     await watcherSees(id, 0);
-    expect((await updates.data()).transactionUpdated).toMatchObject({ status: "PENDING", paymentState: "CONFIRMING", amountUnconfirmed: OWED });
-    await watcherSees(id, 1); // one more confirmation, still short of two: nothing a subscriber sees changes
+    expect((await updates.data()).transactionUpdated).toMatchObject({
+      status: "PENDING",
+      paymentState: "CONFIRMING",
+      amountUnconfirmed: OWED,
+      confirmations: 0,
+      requiredConfirmations: 2,
+    });
+    // One more confirmation, still short of two: the checkout shows "1 of 2".
+    await watcherSees(id, 1);
+    expect((await updates.data()).transactionUpdated).toMatchObject({ status: "PENDING", paymentState: "CONFIRMING", confirmations: 1 });
     await watcherSees(id, 2);
     expect((await updates.data()).transactionUpdated).toMatchObject({
       status: "SUCCESSFUL",
