@@ -15,6 +15,7 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
+import { listTransactions, type TransactionPage } from "./transactions/list.ts";
 import { TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
@@ -66,6 +67,11 @@ export class PaymentGateway {
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {
     return retrieveTransaction(this.deps, bearerToken, id);
+  }
+
+  /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
+  listTransactions(bearerToken: string | undefined, params: Record<string, unknown>): Promise<TransactionPage> {
+    return listTransactions(this.deps, bearerToken, params);
   }
 
   /**

@@ -92,6 +92,22 @@ export interface WatchedAddress {
   receipts: { key: string; amount: { toString(): string }; status: string; confirmations: number }[];
 }
 
+/** A page of a merchant's transactions in one mode, newest first (src/core/transactions/list.ts checks it). */
+export interface TransactionListQuery {
+  merchantId: number;
+  isLive: boolean;
+  status: TransactionStatus | null;
+  initializedCurrencyId: number | null;
+  paymentCurrencyId: number | null;
+  createdGte: Date | null;
+  createdLt: Date | null;
+  /** One of: the reference, the id (lower case), the customer's e-mail compared without case. */
+  search: { reference: string } | { id: string } | { customerEmail: string } | null;
+  /** Only transactions older than this one in (createdAt, id) order. */
+  after: { createdAt: Date; id: string } | null;
+  limit: number;
+}
+
 export interface TransactionStore {
   /**
    * Initialize's write: the transaction, its payment.initiated event and the Idempotency-Key in one
@@ -129,6 +145,8 @@ export interface TransactionStore {
    * meanwhile; returns the one stored. Not a state change: no webhook event.
    */
   keepClientSecret(transactionId: string, sealed: string): Promise<string>;
+  /** Newest first by (createdAt, id): the filters of `query`, after its cursor, up to its limit. */
+  list(query: TransactionListQuery): Promise<TransactionRecord[]>;
   /** The crypto currency ids this merchant has a wallet for in a mode, in id order. */
   walletCurrencies(merchantId: number, isLive: boolean): Promise<number[]>;
 }

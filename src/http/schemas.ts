@@ -107,6 +107,16 @@ export const TransactionResponse = envelope(InitiatedTransaction, "TransactionRe
 
 const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+/** A page of a list (GET /v1/transactions): newest first, Stripe's `has_more`. */
+export const TransactionListResponse = z
+  .object({
+    status: z.literal("success"),
+    data: z.array(InitiatedTransaction).meta({ description: "Newest first; each as GET /v1/transaction/{transaction_id} shows it to a secret key." }),
+    has_more: z.boolean().meta({ description: "Whether another page follows: ask for it with `starting_after` = the last item's `id`." }),
+    meta: z.object({}).meta({ description: "Empty: a list has no `meta` of its own." }),
+  })
+  .meta({ id: "TransactionListResponse" });
+
 export const ErrorResponse = z
   .object({
     status: z.literal("error"),
@@ -128,3 +138,4 @@ export const HealthResponse = z
 
 export type InitializedTransaction = z.infer<typeof InitializedTransaction>;
 export type InitiatedTransaction = z.infer<typeof InitiatedTransaction>;
+export type TransactionListResponse = z.infer<typeof TransactionListResponse>;
