@@ -115,6 +115,8 @@ export const errors = {
   invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
   merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
   invalidTestRate: (message: string) => new PaygateError("validation_error", message, "invalid_test_rate"),
+  /** GET /v1/events/:id: the same for an unknown id and another merchant's or mode's event. */
+  eventNotFound: (id: string) => new PaygateError("not_found", `No event with id '${printable(id)}'`, "event_not_found"),
   /** A list's query (GET /v1/transactions, /v1/events): the message names every refused parameter. */
   invalidListParameters: (fieldErrors: FieldError[]) =>
     new PaygateError(

@@ -318,6 +318,17 @@ export interface WebhookBacklog {
   oldestDueAt: Date | null;
 }
 
+/** A page of one merchant's events in one mode, newest first (src/core/events/list.ts checks it). */
+export interface EventPageQuery {
+  merchantId: number;
+  isLive: boolean;
+  type: string | null;
+  transactionId: string | null;
+  /** Only events committed before this one (seq order). */
+  afterSeq: bigint | null;
+  limit: number;
+}
+
 export interface WebhookEventStore {
   /**
    * Takes up to `limit` due events and holds them until `leaseUntil`. Only the oldest undelivered
@@ -334,6 +345,12 @@ export interface WebhookEventStore {
   /** Newest first, each with its attempts (newest first). */
   list(filter: EventFilter): Promise<EventWithAttempts[]>;
   backlog(now: Date): Promise<WebhookBacklog>;
+  /** The event of this merchant and mode, or null. */
+  findFor(id: string, merchantId: number, isLive: boolean): Promise<WebhookEvent | null>;
+  /** Newest first by seq: the filters of `query`, after its cursor, up to its limit. */
+  page(query: EventPageQuery): Promise<WebhookEvent[]>;
+  /** Deletes events made before `before` (their attempts with them); returns how many. */
+  pruneBefore(before: Date): Promise<number>;
 }
 
 // ── Change notifications ────────────────────────────────────────────────────────────────────────

@@ -31,6 +31,8 @@ describe("the OpenAPI document", () => {
         "/v1/transaction/{transaction_id}",
         "/v1/transaction/{transaction_id}/pay",
         "/v1/transactions",
+        "/v1/events",
+        "/v1/events/{event_id}",
       ].sort(),
     );
   });
@@ -66,7 +68,7 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
-    expect(keyed.length).toBe(6);
+    expect(keyed.length).toBe(8);
     for (const [, item] of keyed) {
       for (const operation of Object.values(item)) {
         expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);

@@ -3,8 +3,8 @@
 import { Router } from "express";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import { bearerToken } from "../headers.ts";
-import { initiatedTransaction } from "../presenters.ts";
-import type { TransactionListResponse } from "../schemas.ts";
+import { eventObject, initiatedTransaction } from "../presenters.ts";
+import type { EventListResponse, EventResponse, TransactionListResponse } from "../schemas.ts";
 
 export function listRoutes(gateway: PaymentGateway): Router {
   const router = Router();
@@ -20,6 +20,20 @@ export function listRoutes(gateway: PaymentGateway): Router {
       }),
     );
     const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
+    res.status(200).json(body);
+  });
+
+  router.get("/v1/events", async (req, res) => {
+    const page = await gateway.listEvents(bearerToken(req.headers.authorization), { ...req.query });
+    res.locals.merchantId = page.merchantId;
+    const body: EventListResponse = { status: "success", data: page.events.map(eventObject), has_more: page.hasMore, meta: {} };
+    res.status(200).json(body);
+  });
+
+  router.get("/v1/events/:event_id", async (req, res) => {
+    const { merchantId, event } = await gateway.retrieveEvent(bearerToken(req.headers.authorization), String(req.params.event_id));
+    res.locals.merchantId = merchantId;
+    const body: EventResponse = { status: "success", data: eventObject(event), meta: {} };
     res.status(200).json(body);
   });
 
