@@ -15,7 +15,7 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
-import { listTransactions, type TransactionPage } from "./transactions/list.ts";
+import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
 import type { WebhookEvent } from "../db/types.ts";
 import { TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
@@ -72,8 +72,12 @@ export class PaymentGateway {
   }
 
   /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
-  listTransactions(bearerToken: string | undefined, params: Record<string, unknown>): Promise<TransactionPage> {
-    return listTransactions(this.deps, bearerToken, params);
+  listTransactions(
+    bearerToken: string | undefined,
+    params: Record<string, unknown>,
+    names?: Partial<Record<TransactionListParam, string>>,
+  ): Promise<TransactionPage> {
+    return listTransactions(this.deps, bearerToken, params, names);
   }
 
   /**

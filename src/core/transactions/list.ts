@@ -44,6 +44,9 @@ export const TransactionListParams = z.object({
   q: single.trim().min(1, "must not be empty").max(254, "must be at most 254 characters").optional(),
 });
 
+/** The list's parameters, by the names of TransactionListParams. */
+export type TransactionListParam = keyof typeof TransactionListParams.shape;
+
 export interface TransactionPage {
   /** The caller's merchant (for the request log). */
   merchantId: number;
@@ -60,13 +63,15 @@ export async function listTransactions(
   { stores, credentials }: Pick<CoreDeps, "stores" | "credentials">,
   bearerToken: string | undefined,
   params: Record<string, unknown>,
+  /** What the adapter calls a parameter, for its messages (GraphQL's `first` is REST's `limit`); REST's names otherwise. */
+  names: Partial<Record<TransactionListParam, string>> = {},
 ): Promise<TransactionPage> {
   const caller = await credentials.authenticateSecret(bearerToken);
-  const query = parseListParams(params);
+  const query = parseListParams(params, names);
   let after: TransactionListQuery["after"] = null;
   if (query.starting_after !== undefined) {
     const cursor = await stores.transactions.findFor(query.starting_after.toLowerCase(), caller.merchant.id, caller.isLive);
-    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
+    if (!cursor) throw errors.unknownCursor(names.starting_after ?? "starting_after", query.starting_after);
     after = { createdAt: cursor.createdAt, id: cursor.id };
   }
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
@@ -86,11 +91,18 @@ export async function listTransactions(
   return { merchantId: caller.merchant.id, transactions: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-function parseListParams(params: Record<string, unknown>): z.infer<typeof TransactionListParams> {
+function parseListParams(params: Record<string, unknown>, names: Partial<Record<string, string>>): z.infer<typeof TransactionListParams> {
   const unknown = Object.keys(params).filter((key) => !(key in TransactionListParams.shape));
   const fieldErrors: FieldError[] = unknown.map((field) => ({ field, message: "is not a parameter of this list" }));
   const parsed = TransactionListParams.safeParse(params);
-  if (!parsed.success) fieldErrors.push(...parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? "query"), message: i.message })));
+  if (!parsed.success) {
+    fieldErrors.push(
+      ...parsed.error.issues.map((i) => {
+        const field = String(i.path[0] ?? "query");
+        return { field: names[field] ?? field, message: i.message };
+      }),
+    );
+  }
   if (fieldErrors.length > 0 || !parsed.success) throw errors.invalidListParameters(fieldErrors);
   return parsed.data;
 }
