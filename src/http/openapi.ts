@@ -7,7 +7,7 @@ import type { ErrorCode } from "../core/errors.ts";
 import { InitializeBody, InitiateBody } from "../core/transactions/requests.ts";
 import { TestPaymentBody } from "../core/transactions/test-helpers.ts";
 import { SECRET_KEY_IN_BROWSER } from "./cors.ts";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../core/transactions/list.ts";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../core/lists.ts";
 import {
   ErrorResponse,
   EventListResponse,

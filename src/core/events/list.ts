@@ -4,10 +4,10 @@
 import { z } from "zod";
 import type { WebhookEvent } from "../../db/types.ts";
 import type { CoreDeps } from "../deps.ts";
-import { errors, type FieldError } from "../errors.ts";
+import { errors } from "../errors.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { WebhookEventStore } from "../stores.ts";
 import { isTransactionId } from "../transactions/record.ts";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../transactions/list.ts";
 import { PAYMENT_EVENT_TYPES } from "./payment-events.ts";
 
 /** How long events are kept: the expiry job deletes older ones. */
@@ -16,14 +16,8 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 /** `evt_` and 24 base62 characters (newEventId); anything else names no event and is not looked up. */
 const EVENT_ID = /^evt_[0-9A-Za-z]{1,64}$/;
 
-const single = z.string({ error: "must be given once, as a single value" });
-
 export const EventListParams = z.object({
-  limit: single
-    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${LIST_LIMIT_MAX}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= LIST_LIMIT_MAX, `must be an integer from 1 to ${LIST_LIMIT_MAX}`)
-    .optional(),
+  limit: limitParam.optional(),
   starting_after: single.regex(EVENT_ID, "must be the id (evt_…) of an event of the previous page").optional(),
   type: single.pipe(z.enum(PAYMENT_EVENT_TYPES, { error: `must be one of ${PAYMENT_EVENT_TYPES.join(", ")}` })).optional(),
   transaction: single.refine(isTransactionId, "must be a transaction id (a UUID)").optional(),
@@ -42,12 +36,7 @@ export async function listEvents(
   params: Record<string, unknown>,
 ): Promise<EventPage> {
   const caller = await credentials.authenticateSecret(bearerToken);
-  const unknown = Object.keys(params).filter((key) => !(key in EventListParams.shape));
-  const fieldErrors: FieldError[] = unknown.map((field) => ({ field, message: "is not a parameter of this list" }));
-  const parsed = EventListParams.safeParse(params);
-  if (!parsed.success) fieldErrors.push(...parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? "query"), message: i.message })));
-  if (fieldErrors.length > 0 || !parsed.success) throw errors.invalidListParameters(fieldErrors);
-  const query = parsed.data;
+  const query = parseListQuery(EventListParams, params);
   let afterSeq: bigint | null = null;
   if (query.starting_after !== undefined) {
     const cursor = await stores.webhookEvents.findFor(query.starting_after, caller.merchant.id, caller.isLive);
@@ -61,10 +50,10 @@ export async function listEvents(
     type: query.type ?? null,
     transactionId: query.transaction?.toLowerCase() ?? null,
     afterSeq,
-    // One more than asked tells whether another page follows.
     limit: limit + 1,
   });
-  return { merchantId: caller.merchant.id, events: rows.slice(0, limit), hasMore: rows.length > limit };
+  const page = pageOf(rows, limit);
+  return { merchantId: caller.merchant.id, events: page.items, hasMore: page.hasMore };
 }
 
 /** One event of the secret key's merchant and mode; another's, or an unknown id, is not found. */

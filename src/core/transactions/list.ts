@@ -2,18 +2,13 @@
 // the cursor are parsed and checked here once, for every adapter; the store only runs the query.
 import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
-import { errors, type FieldError } from "../errors.ts";
+import { errors } from "../errors.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import { cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
 import type { TransactionListQuery } from "../stores.ts";
 import { isTransactionId, type TransactionRecord } from "./record.ts";
 
-export const LIST_LIMIT_DEFAULT = 10;
-export const LIST_LIMIT_MAX = 100;
-
 const STATUSES = ["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"] as const;
-
-/** One query value: a repeated parameter arrives as an array, and is refused rather than guessed at. */
-const single = z.string({ error: "must be given once, as a single value" });
 
 const instant = single.pipe(
   z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-01T00:00:00Z" }).transform((s) => new Date(s)),
@@ -21,11 +16,7 @@ const instant = single.pipe(
 
 /** The query of a list, as the adapters pass it (REST's query string, GraphQL's filter): every value a string. */
 export const TransactionListParams = z.object({
-  limit: single
-    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${LIST_LIMIT_MAX}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= LIST_LIMIT_MAX, `must be an integer from 1 to ${LIST_LIMIT_MAX}`)
-    .optional(),
+  limit: limitParam.optional(),
   starting_after: single.refine(isTransactionId, "must be the id (a UUID) of a transaction of the previous page").optional(),
   status: single
     .transform((s) => s.toUpperCase())
@@ -67,7 +58,7 @@ export async function listTransactions(
   names: Partial<Record<TransactionListParam, string>> = {},
 ): Promise<TransactionPage> {
   const caller = await credentials.authenticateSecret(bearerToken);
-  const query = parseListParams(params, names);
+  const query = parseListQuery(TransactionListParams, params, names);
   let after: TransactionListQuery["after"] = null;
   if (query.starting_after !== undefined) {
     const cursor = await stores.transactions.findFor(query.starting_after.toLowerCase(), caller.merchant.id, caller.isLive);
@@ -85,26 +76,10 @@ export async function listTransactions(
     createdLt: query["created[lt]"] ?? null,
     search: query.q === undefined ? null : searchOf(query.q),
     after,
-    // One more than asked tells whether another page follows.
     limit: limit + 1,
   });
-  return { merchantId: caller.merchant.id, transactions: rows.slice(0, limit), hasMore: rows.length > limit };
-}
-
-function parseListParams(params: Record<string, unknown>, names: Partial<Record<string, string>>): z.infer<typeof TransactionListParams> {
-  const unknown = Object.keys(params).filter((key) => !(key in TransactionListParams.shape));
-  const fieldErrors: FieldError[] = unknown.map((field) => ({ field, message: "is not a parameter of this list" }));
-  const parsed = TransactionListParams.safeParse(params);
-  if (!parsed.success) {
-    fieldErrors.push(
-      ...parsed.error.issues.map((i) => {
-        const field = String(i.path[0] ?? "query");
-        return { field: names[field] ?? field, message: i.message };
-      }),
-    );
-  }
-  if (fieldErrors.length > 0 || !parsed.success) throw errors.invalidListParameters(fieldErrors);
-  return parsed.data;
+  const page = pageOf(rows, limit);
+  return { merchantId: caller.merchant.id, transactions: page.items, hasMore: page.hasMore };
 }
 
 /** `q` names one thing: a reference (bq_…), a transaction id, or else a customer's e-mail (any case). */
