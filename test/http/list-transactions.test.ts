@@ -216,6 +216,7 @@ describe("GET /v1/transactions: refusals", () => {
     ["created[lt]=2026-11-01T00:00:00", "created[lt]", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-01T00:00:00Z"],
     ["starting_after=bq_abc", "starting_after", "must be the id (a UUID) of a transaction of the previous page"],
     ["q=", "q", "must not be empty"],
+    ["q=a%00b", "q", "must not contain NUL characters"],
     ["created_gte=2026-11-01T00:00:00Z", "created_gte", "is not a parameter of this list"],
   ])("answers 400 naming the parameter for ?%s", async (query, field, message) => {
     const res = await list(`?${query}`, keys.testSecretKey);

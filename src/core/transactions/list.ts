@@ -32,7 +32,13 @@ export const TransactionListParams = z.object({
     .optional(),
   "created[gte]": instant.optional(),
   "created[lt]": instant.optional(),
-  q: single.trim().min(1, "must not be empty").max(254, "must be at most 254 characters").optional(),
+  q: single
+    .trim()
+    .min(1, "must not be empty")
+    .max(254, "must be at most 254 characters")
+    // Text the database cannot hold matches nothing: refused here, naming the parameter.
+    .refine((q) => !q.includes("\u0000"), "must not contain NUL characters")
+    .optional(),
 });
 
 /** The list's parameters, by the names of TransactionListParams. */
