@@ -76,6 +76,23 @@ describe("GET /v1/events", () => {
     expect(page.body.data[0].delivery.next_attempt_at).toEqual(expect.any(String));
   });
 
+  it("shows a delivery that failed for good, and one skipped for want of a URL", async () => {
+    const failing = await t.merchant({ name: "Failing", testWebhookUrl: receiver.url });
+    const skipped = await t.merchant({ name: "No URL" });
+    await init(failing.testPublicKey);
+    await init(skipped.testPublicKey);
+    receiver.answer = () => ({ status: 500, body: "down" });
+    try {
+      await t.dispatcher({ allowPrivate: true, retryScheduleMs: [] }).drain();
+    } finally {
+      receiver.answer = () => ({ status: 200, body: "ok" });
+    }
+    const failed = (await get("/v1/events", failing.testSecretKey)).body.data[0];
+    expect(failed.delivery).toEqual({ state: "failed", attempts: 1, next_attempt_at: null, delivered_at: null });
+    const notSent = (await get("/v1/events", skipped.testSecretKey)).body.data[0];
+    expect(notSent.delivery).toEqual({ state: "skipped", attempts: 0, next_attempt_at: null, delivered_at: null });
+  });
+
   it("pages newest first without duplicates or gaps while events are written between pages", async () => {
     const keys = await t.merchant({ name: "Paged" });
     for (let i = 0; i < 5; i++) await init(keys.testPublicKey);
