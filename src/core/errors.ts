@@ -115,6 +115,24 @@ export const errors = {
   invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
   merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
   invalidTestRate: (message: string) => new PaygateError("validation_error", message, "invalid_test_rate"),
+  /** GET /v1/events/:id: the same for an unknown id and another merchant's or mode's event. */
+  eventNotFound: (id: string) => new PaygateError("not_found", `No event with id '${printable(id)}'`, "event_not_found"),
+  /** A list's query (GET /v1/transactions, /v1/events): the message names every refused parameter. */
+  invalidListParameters: (fieldErrors: FieldError[]) =>
+    new PaygateError(
+      "validation_error",
+      `Invalid query parameter${fieldErrors.length > 1 ? "s" : ""}: ${fieldErrors.map((e) => `${e.field} ${e.message}`).join("; ")}`,
+      "invalid_list_parameter",
+      fieldErrors,
+    ),
+  /** A cursor that names nothing this caller can see (Stripe answers 400 too: the request, not a resource, is wrong). */
+  unknownCursor: (parameter: string, id: string) =>
+    new PaygateError(
+      "validation_error",
+      `Invalid query parameter: ${parameter} names no object of this merchant and mode ('${printable(id)}'); pass the id of the last object of the previous page`,
+      "unknown_cursor",
+      [{ field: parameter, message: "names no object of this merchant and mode" }],
+    ),
   webhookEventNotFound: (id: string) =>
     new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
 };

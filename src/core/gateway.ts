@@ -15,6 +15,9 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
+import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
+import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
+import type { WebhookEvent } from "../db/types.ts";
 import { TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
@@ -66,6 +69,15 @@ export class PaymentGateway {
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {
     return retrieveTransaction(this.deps, bearerToken, id);
+  }
+
+  /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
+  listTransactions(
+    bearerToken: string | undefined,
+    params: Record<string, unknown>,
+    names?: Partial<Record<TransactionListParam, string>>,
+  ): Promise<TransactionPage> {
+    return listTransactions(this.deps, bearerToken, params, names);
   }
 
   /**
@@ -123,6 +135,11 @@ export class PaymentGateway {
     return pruneIdempotencyKeys(this.deps.stores.idempotency, this.deps.clock.now());
   }
 
+  /** Deletes webhook events past their 30 days (the expiry job's tick). */
+  pruneWebhookEvents(): Promise<number> {
+    return pruneEvents(this.deps.stores.webhookEvents, this.deps.clock.now());
+  }
+
   /** The addresses the payment watcher reads: open checkouts, and those abandoned within `lateGraceMs` (late payments). */
   watchList(lateGraceMs: number, limit: number): Promise<WatchedAddress[]> {
     return this.deps.stores.transactions.watchList(new Date(this.deps.clock.now().getTime() - lateGraceMs), limit);
@@ -165,6 +182,16 @@ export class PaymentGateway {
   /** Newest first, with their delivery attempts. */
   listWebhookEvents(filter: EventFilter = {}): Promise<EventWithAttempts[]> {
     return this.deps.stores.webhookEvents.list(filter);
+  }
+
+  /** The Events API: the secret key's merchant's events of its mode, newest first; `params` are the list's query (events/list.ts). */
+  listEvents(bearerToken: string | undefined, params: Record<string, unknown>): Promise<EventPage> {
+    return listEvents(this.deps, bearerToken, params);
+  }
+
+  /** One event of the secret key's merchant and mode; not_found otherwise. */
+  retrieveEvent(bearerToken: string | undefined, id: string): Promise<{ merchantId: number; event: WebhookEvent }> {
+    return retrieveEvent(this.deps, bearerToken, id);
   }
 
   webhookBacklog(): Promise<WebhookBacklog> {

@@ -92,6 +92,22 @@ export interface WatchedAddress {
   receipts: { key: string; amount: { toString(): string }; status: string; confirmations: number }[];
 }
 
+/** A page of a merchant's transactions in one mode, newest first (src/core/transactions/list.ts checks it). */
+export interface TransactionListQuery {
+  merchantId: number;
+  isLive: boolean;
+  status: TransactionStatus | null;
+  initializedCurrencyId: number | null;
+  paymentCurrencyId: number | null;
+  createdGte: Date | null;
+  createdLt: Date | null;
+  /** One of: the reference, the id (lower case), the customer's e-mail compared without case. */
+  search: { reference: string } | { id: string } | { customerEmail: string } | null;
+  /** Only transactions older than this one in (createdAt, id) order. */
+  after: { createdAt: Date; id: string } | null;
+  limit: number;
+}
+
 export interface TransactionStore {
   /**
    * Initialize's write: the transaction, its payment.initiated event and the Idempotency-Key in one
@@ -129,6 +145,8 @@ export interface TransactionStore {
    * meanwhile; returns the one stored. Not a state change: no webhook event.
    */
   keepClientSecret(transactionId: string, sealed: string): Promise<string>;
+  /** Newest first by (createdAt, id): the filters of `query`, after its cursor, up to its limit. */
+  list(query: TransactionListQuery): Promise<TransactionRecord[]>;
   /** The crypto currency ids this merchant has a wallet for in a mode, in id order. */
   walletCurrencies(merchantId: number, isLive: boolean): Promise<number[]>;
 }
@@ -300,6 +318,17 @@ export interface WebhookBacklog {
   oldestDueAt: Date | null;
 }
 
+/** A page of one merchant's events in one mode, newest first (src/core/events/list.ts checks it). */
+export interface EventPageQuery {
+  merchantId: number;
+  isLive: boolean;
+  type: string | null;
+  transactionId: string | null;
+  /** Only events committed before this one (seq order). */
+  afterSeq: bigint | null;
+  limit: number;
+}
+
 export interface WebhookEventStore {
   /**
    * Takes up to `limit` due events and holds them until `leaseUntil`. Only the oldest undelivered
@@ -316,6 +345,12 @@ export interface WebhookEventStore {
   /** Newest first, each with its attempts (newest first). */
   list(filter: EventFilter): Promise<EventWithAttempts[]>;
   backlog(now: Date): Promise<WebhookBacklog>;
+  /** The event of this merchant and mode, or null. */
+  findFor(id: string, merchantId: number, isLive: boolean): Promise<WebhookEvent | null>;
+  /** Newest first by seq: the filters of `query`, after its cursor, up to its limit. */
+  page(query: EventPageQuery): Promise<WebhookEvent[]>;
+  /** Deletes events made before `before` (their attempts with them); returns how many. */
+  pruneBefore(before: Date): Promise<number>;
 }
 
 // ── Change notifications ────────────────────────────────────────────────────────────────────────

@@ -17,6 +17,26 @@ export const resolvers: Resolvers = {
   JSON: JSONScalar,
 
   Query: {
+    transactions: (_root, { filter, first, after }, ctx) =>
+      fromCore(async () => {
+        // The core parses REST's query values: the same checks and messages, in the graph's names.
+        const params = Object.fromEntries(
+          Object.entries({
+            limit: first === null || first === undefined ? undefined : String(first),
+            starting_after: after,
+            status: filter?.status,
+            currency: filter?.currency,
+            payment_currency: filter?.paymentCurrency,
+            "created[gte]": filter?.createdGte,
+            "created[lt]": filter?.createdLt,
+            q: filter?.search,
+          }).filter(([, value]) => value !== null && value !== undefined),
+        );
+        const page = await ctx.gateway.listTransactions(ctx.bearerToken, params, GRAPH_NAMES);
+        ctx.seenMerchant(page.merchantId);
+        const edges = page.transactions.map((t) => ({ cursor: t.id, node: parentOf(ctx, t, { customer: true, clientSecret: true }) }));
+        return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+      }),
     transaction: (_root, { id }, ctx) =>
       fromCore(async () => {
         const { transaction, caller } = await ctx.gateway.retrieveTransaction(ctx.bearerToken, id);
@@ -121,6 +141,18 @@ export const resolvers: Resolvers = {
     returnUrl: ({ record }) => record.returnUrl,
   },
 };
+
+/** The list's parameters as the graph names them, for the core's messages. */
+const GRAPH_NAMES = {
+  limit: "first",
+  starting_after: "after",
+  status: "filter.status",
+  currency: "filter.currency",
+  payment_currency: "filter.paymentCurrency",
+  "created[gte]": "filter.createdGte",
+  "created[lt]": "filter.createdLt",
+  q: "filter.search",
+} as const;
 
 const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals });
 

@@ -17,6 +17,7 @@ import { browserAccess, type CorsSettings } from "./cors.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { rateLimits, upgradeAdmission } from "./rate-limits.ts";
+import { listRoutes } from "./v1/lists.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
 export interface AppOptions {
@@ -95,6 +96,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
   app.use(transactionRoutes(gateway));
+  app.use(listRoutes(gateway));
   const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };
   const graphql = await createGraphQL(gateway, graphqlOptions, logger);
   const subscriptions = createSubscriptions(

@@ -7,7 +7,18 @@ import type { ErrorCode } from "../core/errors.ts";
 import { InitializeBody, InitiateBody } from "../core/transactions/requests.ts";
 import { TestPaymentBody } from "../core/transactions/test-helpers.ts";
 import { SECRET_KEY_IN_BROWSER } from "./cors.ts";
-import { ErrorResponse, HealthResponse, InitializeResponse, TransactionResponse } from "./schemas.ts";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../core/lists.ts";
+import {
+  ErrorResponse,
+  EventListResponse,
+  EventResponse,
+  HealthResponse,
+  InitializeResponse,
+  TransactionListResponse,
+  TransactionResponse,
+  TransactionStatus,
+} from "./schemas.ts";
+import { PAYMENT_EVENT_TYPES } from "../core/events/payment-events.ts";
 import { HTTP_STATUS } from "./status.ts";
 
 interface ErrorCase {
@@ -283,6 +294,130 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       ...errorResponses([
         { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid API Key", when: "no key, or an unknown or revoked key" },
         SECRET[1] as ErrorCase,
+        ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  const queryParam = (name: string, description: string, schema: z.ZodType = z.string()) =>
+    schema.optional().meta({ param: { name, in: "query" }, description });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/transactions",
+    operationId: "listTransactions",
+    summary: "List transactions",
+    description:
+      "Not in the spec (issue 13, the merchant dashboard's list): the secret key's merchant's transactions of the key's mode, newest first, in pages (Stripe's `limit`, `starting_after`, `has_more`). Filters combine with AND (README, Lists and events).",
+    security: secretKey,
+    request: {
+      query: z.object({
+        limit: queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/)),
+        starting_after: queryParam(
+          "starting_after",
+          "The `id` of the last transaction of the previous page: the page continues after it in (created_at, id) order, so transactions made meanwhile neither repeat nor shift items.",
+        ),
+        status: queryParam("status", "INITIATED, PENDING, SUCCESSFUL or ABANDONED.", TransactionStatus),
+        currency: queryParam("currency", "The fiat currency of the price: USD or NGN."),
+        payment_currency: queryParam("payment_currency", "The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC)."),
+        "created[gte]": queryParam("created[gte]", "Made at or after this ISO 8601 date-time (with a time zone, e.g. `2026-11-01T00:00:00Z`)."),
+        "created[lt]": queryParam("created[lt]", "Made before this ISO 8601 date-time (with a time zone)."),
+        q: queryParam("q", "Search: an exact reference (`bq_…`), an exact transaction id, or else a customer e-mail (any case)."),
+      }),
+    },
+    responses: {
+      200: limited(TransactionListResponse, "A page of transactions (table 2.2 each)."),
+      ...errorResponses([
+        {
+          code: "validation_error",
+          reason: "invalid_list_parameter",
+          message: "Invalid query parameter: limit must be an integer from 1 to 100",
+          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
+        },
+        {
+          code: "validation_error",
+          reason: "unknown_cursor",
+          message:
+            "Invalid query parameter: starting_after names no object of this merchant and mode ('…'); pass the id of the last object of the previous page",
+          when: "a `starting_after` that is no transaction of this merchant and mode",
+        },
+        {
+          code: "unauthenticated",
+          reason: "invalid_secret_key",
+          message: "Invalid Secret Key: this operation needs a secret key (sec_…)",
+          when: "no key, a public key, a client secret, or an unknown or revoked secret key",
+        },
+        ...ANY,
+      ]),
+    },
+  });
+
+  const SECRET_ONLY: ErrorCase = {
+    code: "unauthenticated",
+    reason: "invalid_secret_key",
+    message: "Invalid Secret Key: this operation needs a secret key (sec_…)",
+    when: "no key, a public key, a client secret, or an unknown or revoked secret key",
+  };
+  registry.registerPath({
+    method: "get",
+    path: "/v1/events",
+    operationId: "listEvents",
+    summary: "List events",
+    description:
+      "Not in the spec (issue 13; Stripe's Events API): the webhook events of the secret key's merchant and mode from the last 30 days, newest first, whatever became of their delivery, so a receiver that was down can catch up.",
+    security: secretKey,
+    request: {
+      query: z.object({
+        limit: queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/)),
+        starting_after: queryParam(
+          "starting_after",
+          "The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages.",
+        ),
+        type: queryParam("type", `One of ${PAYMENT_EVENT_TYPES.join(", ")}.`),
+        transaction: queryParam("transaction", "Only the events of this transaction (its id)."),
+      }),
+    },
+    responses: {
+      200: limited(EventListResponse, "A page of events."),
+      ...errorResponses([
+        {
+          code: "validation_error",
+          reason: "invalid_list_parameter",
+          message: "Invalid query parameter: type must be one of payment.initiated, payment.pending, payment.received, payment.abandoned",
+          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
+        },
+        {
+          code: "validation_error",
+          reason: "unknown_cursor",
+          message:
+            "Invalid query parameter: starting_after names no object of this merchant and mode ('…'); pass the id of the last object of the previous page",
+          when: "a `starting_after` that is no event of this merchant and mode (or was pruned)",
+        },
+        SECRET_ONLY,
+        ...ANY,
+      ]),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/events/{event_id}",
+    operationId: "retrieveEvent",
+    summary: "Retrieve an event",
+    description: "Not in the spec (issue 13): one event of the secret key's merchant and mode, kept 30 days.",
+    security: secretKey,
+    request: {
+      params: z.object({ event_id: z.string().meta({ param: { name: "event_id", in: "path" }, description: "The event's `id` (`evt_…`)." }) }),
+    },
+    responses: {
+      200: limited(EventResponse, "The event."),
+      ...errorResponses([
+        SECRET_ONLY,
+        {
+          code: "not_found",
+          reason: "event_not_found",
+          message: "No event with id '…'",
+          when: "an unknown or pruned id, another merchant's or the other mode's event",
+        },
         ...WITH_PATH,
         ...ANY,
       ]),

@@ -3,7 +3,8 @@ import { toJsonNumber } from "../core/money/amounts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { CheckoutLink } from "../core/transactions/checkout.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
-import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
+import type { WebhookEvent } from "../db/types.ts";
+import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -77,6 +78,24 @@ export function initiatedTransaction(
     return_url: t.returnUrl,
     // The checkout URL holds the client secret: both or neither.
     ...(showClientSecret ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
+  };
+}
+
+/** An event of the Events API: its body parsed back, so `data` is exactly what the receiver was sent. */
+export function eventObject(e: WebhookEvent): Event {
+  return {
+    id: e.id,
+    type: e.type as Event["type"],
+    created_at: e.createdAt.toISOString(),
+    transaction: e.transactionId,
+    is_live: e.isLive,
+    data: JSON.parse(e.body) as Record<string, unknown>,
+    delivery: {
+      state: e.state.toLowerCase() as Event["delivery"]["state"],
+      attempts: e.attemptCount,
+      next_attempt_at: e.state === "PENDING" ? e.nextAttemptAt.toISOString() : null,
+      delivered_at: e.deliveredAt?.toISOString() ?? null,
+    },
   };
 }
 

@@ -107,6 +107,49 @@ export const TransactionResponse = envelope(InitiatedTransaction, "TransactionRe
 
 const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+/** A page of a list (GET /v1/transactions): newest first, Stripe's `has_more`. */
+export const TransactionListResponse = z
+  .object({
+    status: z.literal("success"),
+    data: z.array(InitiatedTransaction).meta({ description: "Newest first; each as GET /v1/transaction/{transaction_id} shows it to a secret key." }),
+    has_more: z.boolean().meta({ description: "Whether another page follows: ask for it with `starting_after` = the last item's `id`." }),
+    meta: z.object({}).meta({ description: "Empty: a list has no `meta` of its own." }),
+  })
+  .meta({ id: "TransactionListResponse" });
+
+/** An event of the Events API (Stripe's Event object, in this API's words). */
+export const Event = z
+  .object({
+    id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
+    type: z.enum(["payment.initiated", "payment.pending", "payment.received", "payment.abandoned"]),
+    created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
+    transaction: z.string().meta({ description: "The id of the transaction whose state changed." }),
+    is_live: z.boolean(),
+    data: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The webhook's JSON body exactly as delivered (and signed) on every attempt (README, Webhooks)." }),
+    delivery: z.object({
+      state: z.enum(["pending", "delivered", "failed", "skipped"]).meta({
+        description: "pending: waiting for an attempt; delivered; failed: every retry failed; skipped: no webhook URL for its mode.",
+      }),
+      attempts: z.number().int().meta({ description: "Delivery attempts so far." }),
+      next_attempt_at: z.string().meta({ format: "date-time" }).nullable().meta({ description: "When it is tried next; null unless pending." }),
+      delivered_at: z.string().meta({ format: "date-time" }).nullable(),
+    }),
+  })
+  .meta({ id: "Event" });
+
+export const EventResponse = z.object({ status: z.literal("success"), data: Event, meta: z.object({}) }).meta({ id: "EventResponse" });
+
+export const EventListResponse = z
+  .object({
+    status: z.literal("success"),
+    data: z.array(Event).meta({ description: "Newest first (commit order)." }),
+    has_more: z.boolean().meta({ description: "Whether another page follows: ask for it with `starting_after` = the last item's `id`." }),
+    meta: z.object({}),
+  })
+  .meta({ id: "EventListResponse" });
+
 export const ErrorResponse = z
   .object({
     status: z.literal("error"),
@@ -128,3 +171,7 @@ export const HealthResponse = z
 
 export type InitializedTransaction = z.infer<typeof InitializedTransaction>;
 export type InitiatedTransaction = z.infer<typeof InitiatedTransaction>;
+export type TransactionListResponse = z.infer<typeof TransactionListResponse>;
+export type Event = z.infer<typeof Event>;
+export type EventResponse = z.infer<typeof EventResponse>;
+export type EventListResponse = z.infer<typeof EventListResponse>;

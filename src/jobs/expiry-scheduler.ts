@@ -2,7 +2,7 @@
 // sent) when its window ends, not when someone next reads it. State lives in the database
 // (expires_at), so a restart loses nothing; several instances may run it at once, since each
 // transaction can leave its open state only once (src/core/transactions/lifecycle.ts). The same
-// tick forgets Idempotency-Keys older than 24 hours.
+// tick forgets Idempotency-Keys older than 24 hours and webhook events older than 30 days.
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { ExpiryMetrics } from "../observability/hooks.ts";
 import { Ticker } from "./ticker.ts";
@@ -19,9 +19,10 @@ export class ExpiryScheduler extends Ticker {
     super("expiry", intervalMs, log);
   }
 
-  /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys on the way. */
+  /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys and events on the way. */
   async tick(): Promise<number> {
     await this.gateway.pruneIdempotencyKeys();
+    await this.gateway.pruneWebhookEvents();
     let total = 0;
     for (;;) {
       const expired = await this.gateway.expireDue(BATCH);

@@ -30,6 +30,9 @@ describe("the OpenAPI document", () => {
         "/v1/transaction",
         "/v1/transaction/{transaction_id}",
         "/v1/transaction/{transaction_id}/pay",
+        "/v1/transactions",
+        "/v1/events",
+        "/v1/events/{event_id}",
       ].sort(),
     );
   });
@@ -65,7 +68,7 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
-    expect(keyed.length).toBe(5);
+    expect(keyed.length).toBe(8);
     for (const [, item] of keyed) {
       for (const operation of Object.values(item)) {
         expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);

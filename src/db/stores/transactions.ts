@@ -9,6 +9,7 @@ import { outboxRow } from "../outbox.ts";
 import type { Database } from "../types.ts";
 import { rememberIdempotencyKey } from "./idempotency.ts";
 import { transactionInclude } from "./rows.ts";
+import { listTransactions } from "./transaction-list.ts";
 
 export function transactionStore(db: Database): TransactionStore {
   return {
@@ -149,6 +150,8 @@ export function transactionStore(db: Database): TransactionStore {
       if (row.clientSecretEnc === null) throw new Error(`Transaction ${transactionId} kept no client secret`);
       return row.clientSecretEnc;
     },
+
+    list: (query) => listTransactions(db, query),
 
     async walletCurrencies(merchantId, isLive) {
       const rows = await db.paymentProcessor.findMany({

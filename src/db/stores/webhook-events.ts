@@ -11,6 +11,23 @@ export function webhookEventStore(db: Database): WebhookEventStore {
     settle: (event, outcome, attempt) => settleEvent(db, event, outcome, attempt),
     requeue: (id, now) => requeueEvent(db, id, now),
     list: (filter) => listEvents(db, filter),
+    findFor: (id, merchantId, isLive) => db.webhookEvent.findFirst({ where: { id, merchantId, isLive } }),
+    page: (q) =>
+      db.webhookEvent.findMany({
+        where: {
+          merchantId: q.merchantId,
+          isLive: q.isLive,
+          ...(q.type === null ? {} : { type: q.type }),
+          ...(q.transactionId === null ? {} : { transactionId: q.transactionId }),
+          ...(q.afterSeq === null ? {} : { seq: { lt: q.afterSeq } }),
+        },
+        orderBy: { seq: "desc" },
+        take: q.limit,
+      }),
+    async pruneBefore(before) {
+      const { count } = await db.webhookEvent.deleteMany({ where: { createdAt: { lt: before } } });
+      return count;
+    },
     backlog: (now) => webhookBacklog(db, now),
   };
 }

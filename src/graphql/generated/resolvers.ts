@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { TransactionParent, GraphQLContext } from '../context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -97,6 +98,13 @@ export type MutationInitiatePaymentArgs = {
   transactionId: Scalars['ID']['input'];
 };
 
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** The last edge's cursor; null on an empty page. */
+  endCursor: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
 /** One coin a checkout may offer, priced now. Indicative: initiatePayment locks the rate. */
 export type PaymentOption = {
   __typename?: 'PaymentOption';
@@ -141,6 +149,11 @@ export type Query = {
   paymentOptions: Maybe<PaymentOptions>;
   /** A transaction of the caller's merchant and mode (public or secret key), or its own (client secret), or null. */
   transaction: Maybe<Transaction>;
+  /**
+   * The secret key's merchant's transactions of the key's mode, newest first: `first` 1–100 (default 10) after the
+   * cursor `after`; transactions made between pages neither repeat nor shift items. Secret key only (it shows customers).
+   */
+  transactions: TransactionConnection;
 };
 
 
@@ -151,6 +164,13 @@ export type QueryPaymentOptionsArgs = {
 
 export type QueryTransactionArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryTransactionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<TransactionFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** The rate locked when the payment was initiated: fiat per one coin. */
@@ -223,6 +243,38 @@ export type Transaction = {
   /** Where the hosted checkout sends the customer back, as given at initialization. */
   returnUrl: Maybe<Scalars['String']['output']>;
   status: TransactionStatus;
+};
+
+/** A page of transactions, newest first (Relay's connection). */
+export type TransactionConnection = {
+  __typename?: 'TransactionConnection';
+  edges: Array<TransactionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type TransactionEdge = {
+  __typename?: 'TransactionEdge';
+  /** The transaction's id: pass it as `after` to continue after this transaction. */
+  cursor: Scalars['String']['output'];
+  node: Transaction;
+};
+
+/**
+ * The filters of Query.transactions; they combine with AND and are checked as GET /v1/transactions checks its
+ * query (README, Lists and events).
+ */
+export type TransactionFilter = {
+  /** Made at or after this ISO 8601 date-time with a time zone (2026-11-01T00:00:00Z). */
+  createdGte?: InputMaybe<Scalars['String']['input']>;
+  /** Made before this ISO 8601 date-time with a time zone. */
+  createdLt?: InputMaybe<Scalars['String']['input']>;
+  /** The price's fiat: USD or NGN. */
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /** The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC). */
+  paymentCurrency?: InputMaybe<Scalars['String']['input']>;
+  /** An exact reference (bq_…), an exact transaction id, or else a customer e-mail (any case). */
+  search?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<TransactionStatus>;
 };
 
 export type TransactionStatus =
@@ -319,6 +371,7 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
   PaymentOption: ResolverTypeWrapper<PaymentOption>;
   PaymentOptions: ResolverTypeWrapper<PaymentOptions>;
   PaymentState: PaymentState;
@@ -327,6 +380,9 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Transaction: ResolverTypeWrapper<TransactionParent>;
+  TransactionConnection: ResolverTypeWrapper<Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversTypes['TransactionEdge']> }>;
+  TransactionEdge: ResolverTypeWrapper<Omit<TransactionEdge, 'node'> & { node: ResolversTypes['Transaction'] }>;
+  TransactionFilter: TransactionFilter;
   TransactionStatus: TransactionStatus;
 };
 
@@ -346,6 +402,7 @@ export type ResolversParentTypes = {
   JSON: Scalars['JSON']['output'];
   Merchant: Merchant;
   Mutation: Record<PropertyKey, never>;
+  PageInfo: PageInfo;
   PaymentOption: PaymentOption;
   PaymentOptions: PaymentOptions;
   Query: Record<PropertyKey, never>;
@@ -353,6 +410,9 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Transaction: TransactionParent;
+  TransactionConnection: Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['TransactionEdge']> };
+  TransactionEdge: Omit<TransactionEdge, 'node'> & { node: ResolversParentTypes['Transaction'] };
+  TransactionFilter: TransactionFilter;
 };
 
 export type CryptoCurrencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CryptoCurrency'] = ResolversParentTypes['CryptoCurrency']> = {
@@ -395,6 +455,11 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   initiatePayment?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitiatePaymentArgs, 'input' | 'transactionId'>>;
 };
 
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type PaymentOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOption'] = ResolversParentTypes['PaymentOption']> = {
   amount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -418,6 +483,7 @@ export type PaymentOptionsResolvers<ContextType = GraphQLContext, ParentType ext
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
+  transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<QueryTransactionsArgs>>;
 };
 
 export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Quote'] = ResolversParentTypes['Quote']> = {
@@ -460,6 +526,16 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
 };
 
+export type TransactionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionConnection'] = ResolversParentTypes['TransactionConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['TransactionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type TransactionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionEdge'] = ResolversParentTypes['TransactionEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   CryptoCurrency?: CryptoCurrencyResolvers<ContextType>;
   Customer?: CustomerResolvers<ContextType>;
@@ -469,11 +545,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   JSON?: GraphQLScalarType;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
   PaymentOption?: PaymentOptionResolvers<ContextType>;
   PaymentOptions?: PaymentOptionsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Quote?: QuoteResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
+  TransactionConnection?: TransactionConnectionResolvers<ContextType>;
+  TransactionEdge?: TransactionEdgeResolvers<ContextType>;
 };
 
