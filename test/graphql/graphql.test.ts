@@ -1,5 +1,5 @@
 // The graph over HTTP with a real GraphQL client: the same core, the same rules and messages as REST.
-import { ClientError, GraphQLClient } from "graphql-request";
+import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -11,6 +11,7 @@ import {
   InitiatePaymentDocument,
   type InitializeTransactionMutationVariables,
 } from "./generated/operations.ts";
+import { graphqlFailure } from "../support/graphql-errors.ts";
 
 const ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 
@@ -39,16 +40,7 @@ async function initialize(key = keys.testPublicKey): Promise<string> {
   return data.initializeTransaction.id;
 }
 
-/** The GraphQL error a request fails with. */
-async function failure(request: Promise<unknown>) {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ClientError && error.response.errors?.[0]) return error.response.errors[0];
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
+const failure = graphqlFailure;
 
 describe("initializeTransaction", () => {
   it("creates an INITIATED transaction with exact amounts and no customer for a public key", async () => {

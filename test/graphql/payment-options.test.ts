@@ -2,7 +2,7 @@
 // paymentOptions lists the merchant's coins with indicative amounts, a failing quote marking one unavailable.
 import { HDKey } from "@scure/bip32";
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { ClientError, GraphQLClient } from "graphql-request";
+import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency, type FiatCurrency } from "../../src/core/money/currencies.ts";
 import type { PriceFeed, PriceQuote } from "../../src/core/ports.ts";
@@ -16,6 +16,7 @@ import {
   PaymentOptionsDocument,
   type InitializeTransactionInput,
 } from "./generated/operations.ts";
+import { graphqlFailure } from "../support/graphql-errors.ts";
 
 const ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const ETH_XPUB = serializeKey(HDKey.fromMasterSeed(hexToBytes("000102030405060708090a0b0c0d0e0f")).derive("m/44'/60'/0'"), "xpub");
@@ -66,16 +67,7 @@ async function initialize(key = keys.testPublicKey, extra: Partial<InitializeTra
   return { id: initializeTransaction.id, secret: initializeTransaction.clientSecret!, checkoutUrl: initializeTransaction.checkoutUrl };
 }
 
-/** The GraphQL error a request fails with. */
-async function failure(request: Promise<unknown>) {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ClientError && error.response.errors?.[0]) return error.response.errors[0];
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
+const failure = graphqlFailure;
 
 const row = (id: string) => t.db.transaction.findUniqueOrThrow({ where: { id } });
 

@@ -1,9 +1,10 @@
 // Query.transactions (issue 13): the Relay connection over the core's one list operation, as
 // GET /v1/transactions serves it, with the same checks and messages in the graph's names.
-import { ClientError, GraphQLClient } from "graphql-request";
+import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { ListTransactionsDocument, type ListTransactionsQueryVariables } from "./generated/operations.ts";
+import { graphqlFailure } from "../support/graphql-errors.ts";
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -21,16 +22,7 @@ const init = async (publicKey: string, email = "ada@example.com", currency = "US
   return res.body.data as { id: string; reference: string; client_secret: string };
 };
 
-/** The GraphQL error a request fails with. */
-async function failure(request: Promise<unknown>) {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ClientError && error.response.errors?.[0]) return error.response.errors[0];
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
+const failure = graphqlFailure;
 
 describe("Query.transactions", () => {
   it("pages newest first with pageInfo, without duplicates or gaps while transactions are made between pages", async () => {
