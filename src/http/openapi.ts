@@ -302,6 +302,8 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
 
   const queryParam = (name: string, description: string, schema: z.ZodType = z.string()) =>
     schema.optional().meta({ param: { name, in: "query" }, description });
+  // Every list's page size (src/core/lists.ts).
+  const pageLimit = queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/));
   registry.registerPath({
     method: "get",
     path: "/v1/transactions",
@@ -312,7 +314,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: {
       query: z.object({
-        limit: queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/)),
+        limit: pageLimit,
         starting_after: queryParam(
           "starting_after",
           "The `id` of the last transaction of the previous page: the page continues after it in (created_at, id) order, so transactions made meanwhile neither repeat nor shift items.",
@@ -368,7 +370,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: {
       query: z.object({
-        limit: queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/)),
+        limit: pageLimit,
         starting_after: queryParam(
           "starting_after",
           "The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages.",
