@@ -3,14 +3,19 @@
 // latency (a remote node's round trip), for a few concurrencies. Prints how long a pass takes, how
 // many requests it sends the node, and so how many addresses one process can watch per interval.
 //
+// With two instances (two watchers on one database, each with its own watch slot, as two processes
+// would be), each reads its share of the addresses and the pass is the slower of the two.
+//
 // Environment: BENCH_WATCH_ADDRESSES ("1000,5000"), BENCH_WATCH_LATENCY_MS ("5,50"),
-// BENCH_WATCH_CONCURRENCY ("4,16"), BENCH_POSTGRES_URL (where the scratch database is made).
+// BENCH_WATCH_CONCURRENCY ("4,16"), BENCH_WATCH_INSTANCES ("1,2"), BENCH_POSTGRES_URL (where the
+// scratch database is made).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { loadConfig } from "../src/config.ts";
 import { CRYPTO_CURRENCIES } from "../src/core/money/currencies.ts";
 import { PaymentWatcher } from "../src/jobs/payment-watcher.ts";
+import { PostgresWatchShares } from "../src/jobs/watch-shares.ts";
 import { ChainWatchers } from "../src/rails/chains/index.ts";
 import { startRuntime } from "../src/runtime.ts";
 import { createScratchDatabase } from "./postgres.ts";
@@ -19,6 +24,7 @@ const list = (name: string, fallback: string) => (process.env[name] || fallback)
 const ADDRESSES = list("BENCH_WATCH_ADDRESSES", "1000,5000");
 const LATENCIES = list("BENCH_WATCH_LATENCY_MS", "5,50");
 const CONCURRENCIES = list("BENCH_WATCH_CONCURRENCY", "4,16");
+const INSTANCES = list("BENCH_WATCH_INSTANCES", "1,2");
 const INTERVAL_S = 15;
 const BTC = CRYPTO_CURRENCIES.find((c) => c.slug === "BTC")!;
 
@@ -79,25 +85,32 @@ async function main(): Promise<void> {
       for (const latency of LATENCIES) {
         node.latency(latency);
         for (const concurrency of CONCURRENCIES) {
-          const watcher = new PaymentWatcher(rt.gateway, chains, {
-            intervalMs: INTERVAL_S * 1000,
-            concurrency,
-            lateGraceMs: 0,
-            requiredConfirmations: () => 2,
-          });
-          const before = node.requests();
-          const started = performance.now();
-          const report = await watcher.tick();
-          const seconds = (performance.now() - started) / 1000;
-          const requests = node.requests() - before;
-          if (report.failed > 0) throw new Error(`${report.failed} addresses could not be read`);
-          const perSecond = report.watched / seconds;
-          rows.push(
-            `| ${target} | ${latency} | ${concurrency} | ${seconds.toFixed(2)} | ${requests} | ${(requests / INTERVAL_S).toFixed(0)} | ${perSecond.toFixed(0)} | ${Math.floor(perSecond * INTERVAL_S)} |`,
-          );
-          console.log(
-            `  latency ${latency} ms, concurrency ${concurrency}: ${report.watched} addresses in ${seconds.toFixed(2)} s, ${requests} node requests`,
-          );
+          for (const instances of INSTANCES) {
+            const settings = { intervalMs: INTERVAL_S * 1000, concurrency, lateGraceMs: 0, requiredConfirmations: () => 2 };
+            const shares = Array.from({ length: instances }, () => new PostgresWatchShares(scratch.url));
+            // Each takes its slot first (as at an instance's first pass), so the measured passes split the list.
+            for (const share of shares) await share.current();
+            const watchers = shares.map((share) => new PaymentWatcher(rt.gateway, chains, settings, () => {}, share));
+            try {
+              const before = node.requests();
+              const started = performance.now();
+              const reports = await Promise.all(watchers.map((watcher) => watcher.tick()));
+              const seconds = (performance.now() - started) / 1000;
+              const requests = node.requests() - before;
+              const watched = reports.reduce((sum, report) => sum + report.watched, 0);
+              if (reports.some((report) => report.failed > 0)) throw new Error("addresses could not be read");
+              if (watched !== target) throw new Error(`${instances} instances watched ${watched} of ${target} addresses`);
+              const perSecond = watched / seconds;
+              rows.push(
+                `| ${target} | ${latency} | ${concurrency} | ${instances} | ${seconds.toFixed(2)} | ${requests} | ${(requests / INTERVAL_S).toFixed(0)} | ${perSecond.toFixed(0)} | ${Math.floor(perSecond * INTERVAL_S)} |`,
+              );
+              console.log(
+                `  latency ${latency} ms, concurrency ${concurrency}, ${instances} instance(s): ${watched} addresses in ${seconds.toFixed(2)} s, ${requests} node requests`,
+              );
+            } finally {
+              await Promise.all(watchers.map((watcher) => watcher.stop()));
+            }
+          }
         }
       }
     }
@@ -107,9 +120,9 @@ async function main(): Promise<void> {
     await scratch.drop();
   }
   console.log(
-    `\n| open transactions | node latency ms | concurrency | one pass s | node requests per pass | node req/s at ${INTERVAL_S} s | addresses/s | addresses per ${INTERVAL_S} s interval |`,
+    `\n| open transactions | node latency ms | concurrency per instance | instances | one pass s | node requests per pass | node req/s at ${INTERVAL_S} s | addresses/s | addresses per ${INTERVAL_S} s interval |`,
   );
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
 }
 

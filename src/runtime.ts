@@ -20,7 +20,7 @@ import type { PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains } from "./jobs/payment-watcher.ts";
-import { PAYMENT_WATCHER_LOCK, PostgresLeadership, soleLeader } from "./jobs/leadership.ts";
+import { PostgresWatchShares, wholeWatchList } from "./jobs/watch-shares.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
@@ -85,7 +85,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     chains,
     { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
     overrides.log,
-    config.database.kind === "postgres" ? new PostgresLeadership(config.database.url, PAYMENT_WATCHER_LOCK, overrides.log) : soleLeader,
+    config.database.kind === "postgres" ? new PostgresWatchShares(config.database.url, overrides.log) : wholeWatchList,
     overrides.metrics,
   );
   const webhooks = new WebhookDispatcher(

@@ -7,7 +7,15 @@ import type { KybStatus } from "./merchants/kyb.ts";
 import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock } from "./ports.ts";
-import type { EventFilter, EventWithAttempts, MerchantWithWallets, TransactionChanges, WatchedAddress, WebhookBacklog } from "./stores.ts";
+import type {
+  EventFilter,
+  EventWithAttempts,
+  MerchantWithWallets,
+  TransactionChanges,
+  WatchedAddress,
+  WatchShare,
+  WebhookBacklog,
+} from "./stores.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
@@ -140,9 +148,15 @@ export class PaymentGateway {
     return pruneEvents(this.deps.stores.webhookEvents, this.deps.clock.now());
   }
 
-  /** The addresses the payment watcher reads: open checkouts, and those abandoned within `lateGraceMs` (late payments). */
-  watchList(lateGraceMs: number, limit: number): Promise<WatchedAddress[]> {
-    return this.deps.stores.transactions.watchList(new Date(this.deps.clock.now().getTime() - lateGraceMs), limit);
+  /**
+   * The addresses the payment watcher reads: open checkouts, and those abandoned within `lateGraceMs`
+   * (late payments); of them, this instance's share when several watch.
+   */
+  watchList(lateGraceMs: number, limit: number, share: WatchShare = { index: 0, of: 1 }): Promise<WatchedAddress[]> {
+    if (!Number.isInteger(share.of) || share.of < 1 || !Number.isInteger(share.index) || share.index < 0 || share.index >= share.of) {
+      throw new RangeError(`A watch share is an index below its count, got ${share.index} of ${share.of}`);
+    }
+    return this.deps.stores.transactions.watchList(new Date(this.deps.clock.now().getTime() - lateGraceMs), limit, share);
   }
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */

@@ -83,6 +83,12 @@ export interface ReceiptTotals {
 export type ExpiryCandidate = Pick<TransactionRecord, "id" | "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed" | "expiresAt">;
 
 /** An address the payment watcher reads, with the chain receipts already recorded for it. */
+/** Which part of the watch list one instance reads: the addresses whose hash modulo `of` is `index`. */
+export interface WatchShare {
+  index: number;
+  of: number;
+}
+
 export interface WatchedAddress {
   id: string;
   isLive: boolean;
@@ -138,8 +144,11 @@ export interface TransactionStore {
   openPastDue(now: Date, limit: number, after?: { expiresAt: Date; id: string }): Promise<ExpiryCandidate[]>;
   /** Moves the still-open ones of `ids` to ABANDONED (with `closedAt` as their end when given); returns those. */
   abandon(ids: string[], closedAt?: Date): Promise<TransactionRecord[]>;
-  /** PENDING addresses, and those abandoned after `lateSince` (late payments), oldest deadline first. */
-  watchList(lateSince: Date, limit: number): Promise<WatchedAddress[]>;
+  /**
+   * PENDING addresses, and those abandoned after `lateSince` (late payments), oldest deadline first;
+   * of them, only `share`'s part (by a hash of the address, so all instances agree on the split).
+   */
+  watchList(lateSince: Date, limit: number, share: WatchShare): Promise<WatchedAddress[]>;
   /**
    * Gives a transaction made before client secrets its sealed secret, unless one was stored
    * meanwhile; returns the one stored. Not a state change: no webhook event.

@@ -1,13 +1,13 @@
 // Watches the payment addresses of open transactions through the chain nodes and feeds what it sees
 // to the core (applyReceipts), which records it and moves the transaction on. It also keeps an eye
-// on recently abandoned addresses, so that a late payment is recorded rather than lost. Of several
-// instances on one PostgreSQL database, one watches at a time (src/jobs/leadership.ts).
+// on recently abandoned addresses, so that a late payment is recorded rather than lost. Instances on
+// one PostgreSQL database share the addresses, each reading its part (src/jobs/watch-shares.ts).
 import type { PaymentGateway } from "../core/gateway.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
 import type { WatchedAddress } from "../core/stores.ts";
 import type { WatcherMetrics } from "../observability/hooks.ts";
-import { soleLeader, type Leadership } from "./leadership.ts";
+import { wholeWatchList, type WatchShare, type WatchShares } from "./watch-shares.ts";
 import { Ticker } from "./ticker.ts";
 
 export interface WatchSettings {
@@ -26,12 +26,14 @@ export type ConfiguredChains = ChainWatcher & {
 };
 
 export interface WatchReport {
+  /** This instance's part of the watch list at this pass; null when it had none (no pass was made). */
+  share: WatchShare | null;
   watched: number;
   changed: number;
   failed: number;
 }
 
-/** The most addresses one pass looks at; the oldest deadlines first. */
+/** The most addresses one pass of one instance looks at; the oldest deadlines first. */
 const MAX_PER_PASS = 10_000;
 
 export class PaymentWatcher extends Ticker {
@@ -43,8 +45,8 @@ export class PaymentWatcher extends Ticker {
     private readonly chains: ConfiguredChains,
     private readonly settings: WatchSettings,
     log: (line: string) => void = () => {},
-    /** Several instances on one database: only the leader reads the nodes. */
-    private readonly leadership: Leadership = soleLeader,
+    /** Several instances on one database: each reads its share of the addresses. */
+    private readonly shares: WatchShares = wholeWatchList,
     /** Pass durations and addresses per pass (GET /metrics). */
     private readonly metrics?: WatcherMetrics,
   ) {
@@ -53,14 +55,15 @@ export class PaymentWatcher extends Ticker {
 
   override async stop(): Promise<void> {
     await super.stop();
-    await this.leadership.release();
+    await this.shares.release();
   }
 
   async tick(): Promise<WatchReport> {
-    if (!(await this.leadership.isLeader())) return { watched: 0, changed: 0, failed: 0 };
+    const share = await this.shares.current();
+    if (share === null) return { share, watched: 0, changed: 0, failed: 0 };
     const started = performance.now();
-    const rows = await this.gateway.watchList(this.settings.lateGraceMs, MAX_PER_PASS);
-    const report: WatchReport = { watched: 0, changed: 0, failed: 0 };
+    const rows = await this.gateway.watchList(this.settings.lateGraceMs, MAX_PER_PASS, share);
+    const report: WatchReport = { share, watched: 0, changed: 0, failed: 0 };
     const failures = new Map<string, { message: string; variable: string | undefined }>();
     const answered = new Set<string>();
     const queue = rows.flatMap((row) => {

@@ -118,13 +118,13 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
     });
     this.watchDuration = new Histogram({
       name: `${PREFIX}watcher_pass_duration_seconds`,
-      help: "Duration of one payment watcher pass over the watched addresses (passes of the leading instance only).",
+      help: "Duration of one payment watcher pass over this instance's share of the watched addresses.",
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60, 120, 300],
       registers,
     });
     this.watchedAddresses = new Gauge({
       name: `${PREFIX}watcher_addresses_watched`,
-      help: "Addresses read from their node in the last payment watcher pass.",
+      help: "Addresses read from their node in the last payment watcher pass of this instance (its share of the watch list).",
       registers,
     });
     this.failedAddresses = new Gauge({

@@ -122,12 +122,25 @@ export function transactionStore(db: Database): TransactionStore {
         include: transactionInclude,
       }),
 
-    watchList: (lateSince, limit) =>
-      db.transaction.findMany({
-        where: {
-          paymentAddress: { not: null },
-          OR: [{ status: "PENDING" }, { status: "ABANDONED", expiresAt: { gt: lateSince } }],
-        },
+    async watchList(lateSince, limit, share) {
+      const open = {
+        paymentAddress: { not: null },
+        OR: [{ status: "PENDING" as const }, { status: "ABANDONED" as const, expiresAt: { gt: lateSince } }],
+      };
+      // One share of several: the ids by a hash of the address (Prisma has no word for it), then the rows.
+      const ids =
+        share.of === 1
+          ? null
+          : (
+              await db.$queryRaw<{ id: string }[]>`
+                SELECT id FROM transactions
+                 WHERE payment_address IS NOT NULL
+                   AND (status = 'PENDING' OR (status = 'ABANDONED' AND expires_at > ${lateSince}))
+                   AND mod(abs(hashtext(payment_address)::bigint), ${share.of}) = ${share.index}
+                 ORDER BY expires_at LIMIT ${limit}`
+            ).map((row) => row.id);
+      return db.transaction.findMany({
+        where: ids === null ? open : { id: { in: ids } },
         select: {
           id: true,
           isLive: true,
@@ -141,7 +154,8 @@ export function transactionStore(db: Database): TransactionStore {
         },
         orderBy: { expiresAt: "asc" },
         take: limit,
-      }),
+      });
+    },
 
     async keepClientSecret(transactionId, sealed) {
       // Raw SQL: not a state change, so the outbox hook must not see it (it would add an event).

@@ -1,0 +1,120 @@
+// Instances share the payment watcher's addresses: each reads the part that a hash of the address
+// gives its rank among the live instances (advisory-lock slots on PostgreSQL), and the others cover
+// an instance's part as soon as it stops. The embedded database's one process reads everything.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { WatchShare } from "../../src/core/stores.ts";
+import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
+import { PostgresWatchShares, wholeWatchList, type WatchShares } from "../../src/jobs/watch-shares.ts";
+import { ChainWatchers } from "../../src/rails/chains/index.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
+import { startFakeEsplora, type FakeEsplora } from "../rails/chains/fake-esplora.ts";
+
+const PENDING = 24;
+let t: TestGateway;
+let esplora: FakeEsplora;
+let lockDb: TestDatabase | null = null;
+const addresses: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  esplora = await startFakeEsplora();
+  if (process.env.DATABASE_URL) lockDb = await createTestDatabase();
+  const keys = await t.merchant();
+  for (let i = 0; i < PENDING; i++) {
+    const init = await t.post(
+      "/v1/transaction",
+      { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "5" },
+      { authorization: `Bearer ${keys.testPublicKey}` },
+    );
+    const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
+    expect(pay.status).toBe(200);
+    addresses.push(pay.body.data.payment_address);
+  }
+});
+afterAll(async () => {
+  await t.close();
+  await esplora.close();
+  await lockDb?.close();
+});
+
+function watcher(shares: WatchShares): PaymentWatcher {
+  const chains = new ChainWatchers({ timeoutMs: 1000, esplora: { BTC: { test: esplora.url }, LTC: {} }, evm: { ethereum: {}, bsc: {} } });
+  const settings = { intervalMs: 1000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2 };
+  return new PaymentWatcher(t.gateway, chains, settings, () => {}, shares);
+}
+
+/** The addresses one pass asked the node about, and the pass's report. */
+async function pass(w: PaymentWatcher) {
+  const before = esplora.requests.length;
+  const report = await w.tick();
+  const asked = new Set(
+    esplora.requests
+      .slice(before)
+      .map((path) => /^\/address\/([^/]+)\/txs/.exec(path)?.[1])
+      .filter((a): a is string => a !== undefined),
+  );
+  return { report, asked: [...asked].sort() };
+}
+
+it("splits the watch list by a hash of the address: the shares are disjoint and together the whole list", async () => {
+  const whole = (await t.gateway.watchList(0, 1000)).map((row) => row.paymentAddress).sort();
+  expect(whole).toEqual([...addresses].sort());
+  const parts = await Promise.all([0, 1, 2].map((index) => t.gateway.watchList(0, 1000, { index, of: 3 })));
+  const seen = parts.flat().map((row) => row.paymentAddress);
+  expect(new Set(seen).size).toBe(seen.length);
+  expect(seen.sort()).toEqual(whole);
+  for (const part of parts) expect(part.length).toBeGreaterThan(0); // 24 addresses in 3 parts: none empty in practice
+  // The same address always falls in the same share.
+  expect((await t.gateway.watchList(0, 1000, { index: 1, of: 3 })).map((r) => r.id)).toEqual(parts[1]?.map((r) => r.id));
+});
+
+it("refuses a share that is not an index below its count", () => {
+  const bad: WatchShare[] = [
+    { index: 2, of: 2 },
+    { index: -1, of: 2 },
+    { index: 0, of: 0 },
+    { index: 0.5, of: 2 },
+  ];
+  for (const share of bad) expect(() => t.gateway.watchList(0, 10, share)).toThrow(/A watch share is an index below its count/);
+});
+
+it("shares the addresses among live instances and covers a stopped instance's share at the next pass", async () => {
+  const url = lockDb?.url;
+  if (!url) {
+    // The embedded database: one process, the whole list.
+    const only = await pass(watcher(wholeWatchList));
+    expect(only.report.share).toEqual({ index: 0, of: 1 });
+    expect(only.asked).toEqual([...addresses].sort());
+    return;
+  }
+  const a = watcher(new PostgresWatchShares(url));
+  const b = watcher(new PostgresWatchShares(url));
+  try {
+    const alone = await pass(a); // b has no slot yet: a is the only instance
+    expect(alone.report.share).toEqual({ index: 0, of: 1 });
+    expect(alone.report.watched).toBe(PENDING);
+    const second = await pass(b);
+    const first = await pass(a);
+    expect(second.report.share).toEqual({ index: 1, of: 2 });
+    expect(first.report.share).toEqual({ index: 0, of: 2 });
+    expect(first.report.watched + second.report.watched).toBe(PENDING);
+    expect(first.asked.filter((address) => second.asked.includes(address))).toEqual([]);
+    expect([...first.asked, ...second.asked].sort()).toEqual([...addresses].sort());
+    await a.stop(); // its session ends, and its slot with it
+    const takeover = await pass(b);
+    expect(takeover.report.share).toEqual({ index: 0, of: 1 });
+    expect(takeover.asked).toEqual([...addresses].sort());
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+});
+
+it("watches nothing, and says so once per failure, while its database connection is down", async () => {
+  const lines: string[] = [];
+  const shares = new PostgresWatchShares("postgres://postgres@127.0.0.1:1/nowhere", (line) => lines.push(line));
+  const report = await watcher(shares).tick();
+  expect(report).toEqual({ share: null, watched: 0, changed: 0, failed: 0 });
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^payment watcher: its share of the watch list is unknown \(.+\); asking again at the next pass$/);
+});
