@@ -110,6 +110,40 @@ it("shares the addresses among live instances and covers a stopped instance's sh
   }
 });
 
+it("covers the share of an instance whose database session dies, and lets it rejoin", async () => {
+  const url = lockDb?.url;
+  if (!url) return; // PostgreSQL only: the embedded database has one process
+  const a = watcher(new PostgresWatchShares(url));
+  const b = watcher(new PostgresWatchShares(url));
+  try {
+    await pass(a);
+    expect((await pass(b)).report.share).toEqual({ index: 1, of: 2 });
+    // a's process dies as far as the database can tell: its session is ended from outside.
+    const { Client } = (await import("pg")).default;
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = 0 AND classid = 741310::oid",
+      );
+      expect(rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the server frees the lock as the backend exits
+    const takeover = await pass(b);
+    expect(takeover.report.share).toEqual({ index: 0, of: 1 });
+    expect(takeover.asked).toEqual([...addresses].sort());
+    // a comes back: its next passes take the lowest free slot again and the list is split once more.
+    let rejoined = await a.tick();
+    if (rejoined.share === null) rejoined = await a.tick(); // the pass that found its connection gone
+    expect(rejoined.share).toEqual({ index: 0, of: 2 });
+    expect((await pass(b)).report.share).toEqual({ index: 1, of: 2 });
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+});
+
 it("watches nothing, and says so once per failure, while its database connection is down", async () => {
   const lines: string[] = [];
   const shares = new PostgresWatchShares("postgres://postgres@127.0.0.1:1/nowhere", (line) => lines.push(line));
