@@ -1,10 +1,11 @@
 // Instances share the payment watcher's addresses: each reads the part that a hash of the address
 // gives its rank among the live instances (advisory-lock slots on PostgreSQL), and the others cover
 // an instance's part as soon as it stops. The embedded database's one process reads everything.
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { WatchShare } from "../../src/core/stores.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
-import { PostgresWatchShares, wholeWatchList, type WatchShares } from "../../src/jobs/watch-shares.ts";
+import { PostgresWatchShares, WATCHER_SLOTS_LOCK_CLASS, wholeWatchList, type WatchShares } from "../../src/jobs/watch-shares.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
@@ -79,7 +80,7 @@ it("refuses a share that is not an index below its count", () => {
   for (const share of bad) expect(() => t.gateway.watchList(0, 10, share)).toThrow(/A watch share is an index below its count/);
 });
 
-it("shares the addresses among live instances and covers a stopped instance's share at the next pass", async () => {
+it("shares the addresses among live instances, and covers a dead or stopped instance's share at the next pass", async () => {
   const url = lockDb?.url;
   if (!url) {
     // The embedded database: one process, the whole list.
@@ -90,6 +91,7 @@ it("shares the addresses among live instances and covers a stopped instance's sh
   }
   const a = watcher(new PostgresWatchShares(url));
   const b = watcher(new PostgresWatchShares(url));
+  const all = [...addresses].sort();
   try {
     const alone = await pass(a); // b has no slot yet: a is the only instance
     expect(alone.report.share).toEqual({ index: 0, of: 1 });
@@ -100,31 +102,15 @@ it("shares the addresses among live instances and covers a stopped instance's sh
     expect(first.report.share).toEqual({ index: 0, of: 2 });
     expect(first.report.watched + second.report.watched).toBe(PENDING);
     expect(first.asked.filter((address) => second.asked.includes(address))).toEqual([]);
-    expect([...first.asked, ...second.asked].sort()).toEqual([...addresses].sort());
-    await a.stop(); // its session ends, and its slot with it
-    const takeover = await pass(b);
-    expect(takeover.report.share).toEqual({ index: 0, of: 1 });
-    expect(takeover.asked).toEqual([...addresses].sort());
-  } finally {
-    await Promise.all([a.stop(), b.stop()]);
-  }
-});
+    expect([...first.asked, ...second.asked].sort()).toEqual(all);
 
-it("covers the share of an instance whose database session dies, and lets it rejoin", async () => {
-  const url = lockDb?.url;
-  if (!url) return; // PostgreSQL only: the embedded database has one process
-  const a = watcher(new PostgresWatchShares(url));
-  const b = watcher(new PostgresWatchShares(url));
-  try {
-    await pass(a);
-    expect((await pass(b)).report.share).toEqual({ index: 1, of: 2 });
     // a's process dies as far as the database can tell: its session is ended from outside.
-    const { Client } = (await import("pg")).default;
-    const admin = new Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
       const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = 0 AND classid = 741310::oid",
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = 0 AND classid = $1::int::oid",
+        [WATCHER_SLOTS_LOCK_CLASS],
       );
       expect(rowCount).toBe(1);
     } finally {
@@ -133,12 +119,18 @@ it("covers the share of an instance whose database session dies, and lets it rej
     await new Promise((resolve) => setTimeout(resolve, 200)); // the server frees the lock as the backend exits
     const takeover = await pass(b);
     expect(takeover.report.share).toEqual({ index: 0, of: 1 });
-    expect(takeover.asked).toEqual([...addresses].sort());
-    // a comes back: its next passes take the lowest free slot again and the list is split once more.
+    expect(takeover.asked).toEqual(all);
+
+    // a comes back: its next pass takes the lowest free slot again, and the list is split once more.
     let rejoined = await a.tick();
     if (rejoined.share === null) rejoined = await a.tick(); // the pass that found its connection gone
     expect(rejoined.share).toEqual({ index: 0, of: 2 });
     expect((await pass(b)).report.share).toEqual({ index: 1, of: 2 });
+
+    await a.stop(); // a stop ends its session, and its slot with it
+    const afterStop = await pass(b);
+    expect(afterStop.report.share).toEqual({ index: 0, of: 1 });
+    expect(afterStop.asked).toEqual(all);
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
