@@ -228,63 +228,64 @@ export class PaymentGateway {
   }
 
   // ── The merchant dashboard: each checks the actor's role (dashboard/access.ts), then works on its merchant ──
+  // (async, so that a refusal is a rejected promise like every other failure)
 
-  settings(actor: DashboardActor): Promise<MerchantSettings> {
+  async settings(actor: DashboardActor): Promise<MerchantSettings> {
     authorize(actor, "read");
     return this.merchantSettings(actor.merchantId);
   }
 
-  setWebhookUrl(actor: DashboardActor, mode: Mode, url: string | null): Promise<MerchantSettings> {
+  async setWebhookUrl(actor: DashboardActor, mode: Mode, url: string | null): Promise<MerchantSettings> {
     authorize(actor, "manage_webhooks");
     return this.setMerchantWebhookUrl(actor.merchantId, mode, url);
   }
 
-  rotateWebhookSecret(actor: DashboardActor): Promise<RotatedWebhookSecret> {
+  async rotateWebhookSecret(actor: DashboardActor): Promise<RotatedWebhookSecret> {
     authorize(actor, "manage_webhooks");
     return this.rotateMerchantWebhookSecret(actor.merchantId);
   }
 
-  sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
+  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
     authorize(actor, "manage_webhooks");
     return this.sendMerchantTestEvent(actor.merchantId, mode);
   }
 
-  listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {
+  async listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {
     authorize(actor, "read");
     return this.listMerchantApiKeys(actor.merchantId);
   }
 
-  rollApiKey(actor: DashboardActor, request: ApiKeyRollRequest): Promise<RolledApiKey> {
+  async rollApiKey(actor: DashboardActor, request: ApiKeyRollRequest): Promise<RolledApiKey> {
     authorize(actor, "manage_keys");
     return this.rollMerchantApiKey(actor.merchantId, request);
   }
 
-  previewWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletPreview> {
+  async previewWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletPreview> {
     authorize(actor, "manage_wallets");
     return this.previewMerchantWallet(actor.merchantId, request);
   }
 
-  setWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletView> {
+  async setWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletView> {
     authorize(actor, "manage_wallets");
     return this.setMerchantWallet(actor.merchantId, request);
   }
 
-  listWallets(actor: DashboardActor): Promise<WalletView[]> {
+  async listWallets(actor: DashboardActor): Promise<WalletView[]> {
     authorize(actor, "read");
     return this.listMerchantWallets(actor.merchantId);
   }
 
-  listPaymentLinks(actor: DashboardActor): Promise<PaymentLinkView[]> {
+  async listPaymentLinks(actor: DashboardActor): Promise<PaymentLinkView[]> {
     authorize(actor, "read");
     return this.listMerchantPaymentLinks(actor.merchantId);
   }
 
-  newPaymentLink(actor: DashboardActor, mode: Mode): Promise<{ slug: string }> {
+  async newPaymentLink(actor: DashboardActor, mode: Mode): Promise<{ slug: string }> {
     authorize(actor, "manage_payment_links");
     return this.createPaymentLink(actor.merchantId, checkedMode(mode) === "live");
   }
 
-  deactivatePaymentLink(actor: DashboardActor, slug: string): Promise<PaymentLinkView> {
+  async deactivatePaymentLink(actor: DashboardActor, slug: string): Promise<PaymentLinkView> {
     authorize(actor, "manage_payment_links");
     return this.deactivateMerchantPaymentLink(actor.merchantId, slug);
   }

@@ -85,5 +85,12 @@ export interface WebhookAttemptResult {
 /** A signed POST to a merchant's webhook URL, as deliveries make them (src/webhooks). */
 export interface WebhookSender {
   /** Signs `body` with every secret given (Standard Webhooks, at `timestamp`) and POSTs it to `url` now. */
-  send(request: { url: string; mode: "test" | "live"; messageId: string; timestamp: Date; body: string; secrets: string[] }): Promise<WebhookAttemptResult>;
+  send(request: {
+    url: string;
+    mode: "test" | "live";
+    messageId: string;
+    timestamp: Date;
+    body: string;
+    secrets: string[];
+  }): Promise<WebhookAttemptResult>;
 }

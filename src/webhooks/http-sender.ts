@@ -58,6 +58,13 @@ export async function deliver(request: DeliveryRequest): Promise<DeliveryResult>
 export function webhookSender(settings: { timeoutMs: number; allowPrivate: boolean }, send = deliver): WebhookSender {
   return {
     send: ({ url, mode, messageId, timestamp, body, secrets }) =>
-      send({ url, headers: { ...signatureHeaders(secrets, messageId, timestamp, body) }, body, timeoutMs: settings.timeoutMs, mode, allowPrivate: settings.allowPrivate }),
+      send({
+        url,
+        headers: { ...signatureHeaders(secrets, messageId, timestamp, body) },
+        body,
+        timeoutMs: settings.timeoutMs,
+        mode,
+        allowPrivate: settings.allowPrivate,
+      }),
   };
 }

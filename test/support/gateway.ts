@@ -103,6 +103,8 @@ export interface TestGatewayOptions {
   checkout?: CheckoutPageOptions;
   /** The gateway's clock (its credentials' too): a test moves it past a rolled key's or a secret's end. */
   clock?: Clock;
+  /** PAYGATE_CREDENTIAL_CACHE_MS; none by default. */
+  credentialCacheMs?: number;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -123,7 +125,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const clock = options.clock ?? systemClock;
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials, { secrets, clock }),
+    credentials: new Credentials(stores.credentials, { secrets, clock, cacheMs: options.credentialCacheMs }),
     publicUrl: options.publicUrl ?? url,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),

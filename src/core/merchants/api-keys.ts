@@ -76,7 +76,9 @@ export async function rollApiKey(
   const kind = request.kind;
   if (kind !== "public" && kind !== "secret") throw errors.invalidMerchantSettings(`kind must be public or secret (got '${String(kind)}')`);
   if (!Object.hasOwn(OLD_KEY_OVERLAPS, request.oldExpires)) {
-    throw errors.invalidMerchantSettings(`oldExpires must be one of ${Object.keys(OLD_KEY_OVERLAPS).join(", ")} (got '${String(request.oldExpires)}')`);
+    throw errors.invalidMerchantSettings(
+      `oldExpires must be one of ${Object.keys(OLD_KEY_OVERLAPS).join(", ")} (got '${String(request.oldExpires)}')`,
+    );
   }
   const now = deps.clock.now();
   const key = kind === "public" ? newPublicKey(mode) : newSecretKey(mode);

@@ -88,6 +88,13 @@ export async function sendTestEvent(
       message: "A test event sent from paygate to check this endpoint; it is not a payment and needs no action.",
     },
   });
-  const result = await sender.send({ url, mode: checked, messageId: id, timestamp: attemptedAt, body, secrets: signingSecrets(row, attemptedAt, deps.secrets) });
+  const result = await sender.send({
+    url,
+    mode: checked,
+    messageId: id,
+    timestamp: attemptedAt,
+    body,
+    secrets: signingSecrets(row, attemptedAt, deps.secrets),
+  });
   return { id, mode: checked, url, attemptedAt, body, ...result };
 }
