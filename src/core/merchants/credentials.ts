@@ -32,7 +32,9 @@ export interface CredentialOptions {
   /**
    * How long a found key or link is remembered. Every request would otherwise spend a query on it;
    * the price is that a revoked key or a deactivated merchant is refused up to this long later.
-   * Unknown keys are never remembered, so a new key works at once.
+   * Unknown keys are never remembered, so a new key works at once. A rolled key's end is judged on
+   * every use, so it is exact; a roll or a link's deactivation is forgotten at once in the process
+   * that made it (forgetKey, forgetPaymentLink), in other instances up to this long later.
    */
   cacheMs?: number;
   /** Entries kept at most; the oldest go first. */
