@@ -1,6 +1,6 @@
-// The one entry to the domain for every adapter (REST, GraphQL, the CLI, the jobs): it holds the
-// stores and ports and exposes the payment, merchant, test-rate and webhook-event operations. Rules
-// live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
+// The one entry to the domain for every adapter (REST, GraphQL, the CLI, the dashboard, the jobs): it
+// holds the stores and ports and exposes the payment, merchant, test-rate and webhook-event operations.
+// Rules live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
 import { authorize, type DashboardActor } from "./dashboard/access.ts";
 import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
