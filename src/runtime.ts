@@ -18,6 +18,7 @@ import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
 import type { PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.ts";
+import { webhookSender } from "./webhooks/http-sender.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains } from "./jobs/payment-watcher.ts";
 import { PostgresWatchShares, wholeWatchList } from "./jobs/watch-shares.ts";
@@ -71,6 +72,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     changes: database.changes,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     publicUrl: config.publicUrl,
+    webhookSender: webhookSender(config.webhooks),
     lifecycle: {
       initiatedWindowMs: config.lifecycle.initiatedWindowMs,
       checkoutWindowMs: config.lifecycle.checkoutWindowMs,

@@ -4,7 +4,9 @@
 import { loadConfig, type Config } from "../config.ts";
 import { errors, PaygateError } from "../core/errors.ts";
 import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
+import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
 import type { WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
+import type { Mode } from "../core/merchants/mode.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { createLogger, lineLogger } from "../logging.ts";
@@ -357,4 +359,114 @@ export async function webhooksRedeliver(ctx: CliContext, id: string, options: Js
   } else {
     say(ctx, `Attempt failed (${result.statusCode === null ? result.error : `HTTP ${result.statusCode}`}); next retry at ${result.nextAttemptAt}.`);
   }
+}
+
+// ── The dashboard's management operations, by merchant id ──────────────────────────────────────
+
+export interface MerchantOption extends JsonOption {
+  merchant?: string;
+}
+
+function requiredMerchant(options: MerchantOption): number {
+  if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
+  return merchantId(options.merchant);
+}
+
+function modeOption(value: string | undefined, fallback?: Mode): Mode {
+  const mode = value ?? fallback;
+  if (mode !== "test" && mode !== "live")
+    throw new UsageError(value === undefined ? "--mode test|live is required." : `--mode must be test or live; got '${value}'.`);
+  return mode;
+}
+
+export async function webhooksRotateSecret(ctx: CliContext, options: MerchantOption): Promise<void> {
+  const id = requiredMerchant(options);
+  const rotated = await withRuntime(ctx, (rt) => rt.gateway.rotateMerchantWebhookSecret(id));
+  const result = { ...rotated, rotatedAt: rotated.rotatedAt.toISOString(), previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
+  if (options.json) return print(ctx, result);
+  say(
+    ctx,
+    `Rotated the webhook signing secret of merchant ${id}.
+
+  webhook secret    ${rotated.webhookSecret}
+
+It is shown only now; store it safely. Until ${result.previousSecretExpiresAt} every delivery is signed
+with both the old and the new secret: switch your receiver to the new one before then.`,
+  );
+}
+
+export interface SendTestOptions extends MerchantOption {
+  mode?: string;
+}
+
+export async function webhooksSendTest(ctx: CliContext, options: SendTestOptions): Promise<void> {
+  const id = requiredMerchant(options);
+  const mode = modeOption(options.mode, "test");
+  const attempt = await withRuntime(ctx, (rt) => rt.gateway.sendMerchantTestEvent(id, mode));
+  if (options.json) return print(ctx, { ...attempt, attemptedAt: attempt.attemptedAt.toISOString() });
+  const answer = attempt.statusCode === null ? `no response (${attempt.error})` : `HTTP ${attempt.statusCode}`;
+  say(ctx, `Sent a ${mode} webhook.test event (${attempt.id}) to ${attempt.url}: ${answer} in ${attempt.latencyMs} ms.`);
+  if (attempt.responseBody) say(ctx, `Response: ${attempt.responseBody}`);
+}
+
+export async function keysList(ctx: CliContext, options: MerchantOption): Promise<void> {
+  const id = requiredMerchant(options);
+  const keys = await withRuntime(ctx, (rt) => rt.gateway.listMerchantApiKeys(id));
+  const rows = keys.map((k) => ({
+    ...k,
+    createdAt: k.createdAt.toISOString(),
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  }));
+  if (options.json) return print(ctx, { keys: rows });
+  for (const k of rows) {
+    const end = k.status === "expiring" ? `, works until ${k.expiresAt}` : k.status === "expired" ? `, ended ${k.expiresAt}` : "";
+    say(ctx, `  ${k.mode.padEnd(4)} ${k.kind.padEnd(6)} ${k.prefix}  ${k.status}${end} (created ${k.createdAt})`);
+  }
+}
+
+export interface KeysRollOptions extends MerchantOption {
+  mode?: string;
+  kind?: string;
+  oldExpires?: string;
+}
+
+export async function keysRoll(ctx: CliContext, options: KeysRollOptions): Promise<void> {
+  const id = requiredMerchant(options);
+  const mode = modeOption(options.mode);
+  const kind = options.kind;
+  if (kind !== "public" && kind !== "secret") {
+    throw new UsageError(kind === undefined ? "--kind public|secret is required." : `--kind must be public or secret; got '${kind}'.`);
+  }
+  const oldExpires = options.oldExpires;
+  if (oldExpires === undefined || !Object.hasOwn(OLD_KEY_OVERLAPS, oldExpires)) {
+    throw new UsageError(
+      oldExpires === undefined ? "--old-expires now|1h|24h is required." : `--old-expires must be now, 1h or 24h; got '${oldExpires}'.`,
+    );
+  }
+  const rolled = await withRuntime(ctx, (rt) => rt.gateway.rollMerchantApiKey(id, { mode, kind, oldExpires: oldExpires as OldKeyExpiry }));
+  const replaced = rolled.replaced.map((r) => ({ prefix: r.prefix, expiresAt: r.expiresAt.toISOString() }));
+  if (options.json) return print(ctx, { ...rolled, replaced });
+  say(ctx, `Rolled the ${mode} ${kind} key of merchant ${id}.\n\n  new ${mode} ${kind} key   ${rolled.key}\n`);
+  if (kind === "secret") say(ctx, "It is shown only now; store it safely.");
+  if (replaced.length === 0) say(ctx, "No earlier key of this kind and mode was still working.");
+  for (const r of replaced) say(ctx, `The old key ${r.prefix} ${oldExpires === "now" ? "stopped working now" : `works until ${r.expiresAt}`}.`);
+}
+
+export async function paymentLinkList(ctx: CliContext, options: MerchantOption): Promise<void> {
+  const id = requiredMerchant(options);
+  const links = await withRuntime(ctx, (rt) => rt.gateway.listMerchantPaymentLinks(id));
+  const rows = links.map((l) => ({ ...l, createdAt: l.createdAt.toISOString() }));
+  if (options.json) return print(ctx, { paymentLinks: rows });
+  if (rows.length === 0) return say(ctx, `Merchant ${id} has no payment links.`);
+  for (const l of rows) {
+    say(ctx, `  ${l.slug}  ${l.mode.padEnd(4)} ${l.active ? "active  " : "inactive"}  ${l.transactionCount} transaction(s), created ${l.createdAt}`);
+  }
+}
+
+export async function paymentLinkDeactivate(ctx: CliContext, slug: string, options: MerchantOption): Promise<void> {
+  const id = requiredMerchant(options);
+  const link = await withRuntime(ctx, (rt) => rt.gateway.deactivateMerchantPaymentLink(id, slug));
+  if (options.json) return print(ctx, { ...link, createdAt: link.createdAt.toISOString() });
+  say(ctx, `Deactivated ${link.mode} payment link ${link.slug} of merchant ${id}: it starts no more transactions.`);
 }

@@ -105,6 +105,17 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(linkCreate, () => commands.paymentLinkCreate(ctx, linkCreate.opts<commands.PaymentLinkCreateOptions>()));
 
+  const linkList = leaf(paymentLink, "paymentLinkList", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--json", "print one JSON object");
+  act(linkList, () => commands.paymentLinkList(ctx, linkList.opts<commands.MerchantOption>()));
+
+  const linkDeactivate = leaf(paymentLink, "paymentLinkDeactivate", ctx)
+    .argument("<SLUG>", "the link (pl_…), as payment-link list shows it")
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--json", "print one JSON object");
+  act(linkDeactivate, () => commands.paymentLinkDeactivate(ctx, linkDeactivate.args[0] ?? "", linkDeactivate.opts<commands.MerchantOption>()));
+
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
   act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));
@@ -135,6 +146,29 @@ function buildProgram(ctx: CliContext): Command {
     .argument("<EVENT_ID>", "the event's id (evt_…), as webhooks list shows it")
     .option("--json", "print one JSON object");
   act(redeliver, () => commands.webhooksRedeliver(ctx, redeliver.args[0] ?? "", redeliver.opts<commands.JsonOption>()));
+
+  const rotate = leaf(webhooks, "webhooksRotateSecret", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--json", "print one JSON object");
+  act(rotate, () => commands.webhooksRotateSecret(ctx, rotate.opts<commands.MerchantOption>()));
+
+  const sendTest = leaf(webhooks, "webhooksSendTest", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--mode <mode>", "test (the default) or live: whose URL receives it")
+    .option("--json", "print one JSON object");
+  act(sendTest, () => commands.webhooksSendTest(ctx, sendTest.opts<commands.SendTestOptions>()));
+
+  const keys = group(program, "keys", ctx);
+  const keysList = leaf(keys, "keysList", ctx).option("--merchant <id>", "the merchant's id (required)").option("--json", "print one JSON object");
+  act(keysList, () => commands.keysList(ctx, keysList.opts<commands.MerchantOption>()));
+
+  const keysRoll = leaf(keys, "keysRoll", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--mode <mode>", "test or live (required)")
+    .option("--kind <kind>", "public or secret (required)")
+    .option("--old-expires <when>", "now, 1h or 24h: how long the replaced key keeps working (required)")
+    .option("--json", "print one JSON object");
+  act(keysRoll, () => commands.keysRoll(ctx, keysRoll.opts<commands.KeysRollOptions>()));
 
   return program;
 }

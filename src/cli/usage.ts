@@ -35,6 +35,16 @@ in --mode (default live); give the account-level extended public key, never a pr
     synopsis: ["--merchant ID [--live] [--json]"],
     about: "Create a payment link (pl_…) for test mode, or live mode with --live.",
   },
+  paymentLinkList: {
+    path: "payment-link list",
+    synopsis: ["--merchant ID [--json]"],
+    about: "A merchant's payment links, newest first: mode, active or not, and the transactions each started.",
+  },
+  paymentLinkDeactivate: {
+    path: "payment-link deactivate",
+    synopsis: ["SLUG --merchant ID [--json]"],
+    about: "Deactivate a payment link: it starts no more transactions; those it started go on.",
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],
@@ -64,6 +74,29 @@ one PostgreSQL database.`,
     synopsis: ["EVENT_ID [--json]"],
     about: "Send an event again now (same webhook-id); if that fails, it is retried on the schedule.",
   },
+  webhooksRotateSecret: {
+    path: "webhooks rotate-secret",
+    synopsis: ["--merchant ID [--json]"],
+    about: `Make a new webhook signing secret (printed once). For 24 hours every delivery carries a
+signature by the old secret and one by the new, so receivers switch without missing one.`,
+  },
+  webhooksSendTest: {
+    path: "webhooks send-test",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: `POST a signed webhook.test event to the merchant's URL for --mode (default test) now and
+show the answer. Not a payment event: nothing is stored or retried.`,
+  },
+  keysList: {
+    path: "keys list",
+    synopsis: ["--merchant ID [--json]"],
+    about: "A merchant's API keys: prefix, kind, mode, created, and when a rolled key ends. Never a secret.",
+  },
+  keysRoll: {
+    path: "keys roll",
+    synopsis: ["--merchant ID --mode test|live --kind public|secret", "--old-expires now|1h|24h [--json]"],
+    about: `Make a new key (printed once) of one kind and mode. The key it replaces keeps working for
+--old-expires (now, 1h or 24h), so the new one can be deployed first.`,
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -73,7 +106,8 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
-  webhooks: "Webhook events and their delivery attempts.",
+  webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
+  keys: "A merchant's API keys: list them, roll one with an overlap.",
 };
 
 const ENVIRONMENT = "Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see README).";

@@ -133,6 +133,16 @@ export const errors = {
       "unknown_cursor",
       [{ field: parameter, message: "names no object of this merchant and mode" }],
     ),
+  /** A test event for a mode without a webhook URL: nothing was sent. */
+  webhookUrlMissing: (mode: "test" | "live") =>
+    new PaygateError(
+      "invalid_state",
+      `No ${mode} webhook URL is set, so there is nowhere to send a test event; set the ${mode} webhook URL first`,
+      "webhook_url_missing",
+    ),
+  /** The same for an unknown slug and another merchant's link. */
+  paymentLinkNotFound: (slug: string) =>
+    new PaygateError("not_found", `This merchant has no payment link '${printable(slug)}'`, "payment_link_not_found"),
   webhookEventNotFound: (id: string) =>
     new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
 };

@@ -1,9 +1,16 @@
-// The one entry to the domain for every adapter (REST, GraphQL, the CLI, the jobs): it holds the
-// stores and ports and exposes the payment, merchant, test-rate and webhook-event operations. Rules
-// live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
+// The one entry to the domain for every adapter (REST, GraphQL, the CLI, the dashboard, the jobs): it
+// holds the stores and ports and exposes the payment, merchant, test-rate and webhook-event operations.
+// Rules live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
+import { authorize, type DashboardActor } from "./dashboard/access.ts";
 import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
+import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
+import { checkedMode, type Mode } from "./merchants/mode.ts";
+import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
+import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
+import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
+import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
 import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock } from "./ports.ts";
@@ -164,7 +171,7 @@ export class PaymentGateway {
     return applyReceipts(this.deps.stores.transactions, transactionId, update, this.deps.clock.now(), this.deps.lifecycle);
   }
 
-  // ── Merchants (the operator CLI; the dashboard later) ─────────────────────────────────────────
+  // ── Merchants by id (the operator CLI; the dashboard's methods below call these) ──────────────
 
   createMerchant(input: { name: string; kybStatus?: KybStatus } & WebhookUrls): Promise<NewMerchant> {
     return createMerchant(this.deps, input);
@@ -179,6 +186,122 @@ export class PaymentGateway {
 
   createPaymentLink(merchantId: number, isLive: boolean): Promise<{ slug: string }> {
     return createPaymentLink(this.deps, merchantId, isLive);
+  }
+
+  /** Name, KYB, webhook URLs per mode and the signing secret's rotation state; never a secret. */
+  merchantSettings(merchantId: number): Promise<MerchantSettings> {
+    return merchantSettings(this.deps, merchantId);
+  }
+
+  /** One mode's webhook URL (null or "" removes it), with merchant update's checks. */
+  setMerchantWebhookUrl(merchantId: number, mode: Mode, url: string | null): Promise<MerchantSettings> {
+    return setWebhookUrl(this.deps, merchantId, mode, url);
+  }
+
+  /** A new signing secret (returned once); the previous one keeps signing deliveries for 24 hours. */
+  rotateMerchantWebhookSecret(merchantId: number): Promise<RotatedWebhookSecret> {
+    return rotateWebhookSecret(this.deps, merchantId);
+  }
+
+  /** A signed `webhook.test` POST to the mode's URL now; the attempt, nothing stored. */
+  sendMerchantTestEvent(merchantId: number, mode: Mode): Promise<TestEventAttempt> {
+    return sendTestEvent(this.deps, merchantId, mode);
+  }
+
+  /** Every key of the merchant for display (prefix, kind, mode, dates, status); never a secret. */
+  listMerchantApiKeys(merchantId: number): Promise<ApiKeyView[]> {
+    return listApiKeys(this.deps, merchantId);
+  }
+
+  /** A new key of a kind and mode (returned once); the keys it replaces work until the chosen end. */
+  rollMerchantApiKey(merchantId: number, request: ApiKeyRollRequest): Promise<RolledApiKey> {
+    return rollApiKey(this.deps, merchantId, request);
+  }
+
+  /** The checks of setting a wallet key, and the next three addresses it would hand out; nothing stored. */
+  previewMerchantWallet(merchantId: number, request: WalletRequest): Promise<WalletPreview> {
+    return previewWallet(this.deps, merchantId, request);
+  }
+
+  setMerchantWallet(merchantId: number, request: WalletRequest): Promise<WalletView> {
+    return setWallet(this.deps, merchantId, request);
+  }
+
+  /** Every coin in both modes, with its wallet (key shortened), next index and gap-limit warning. */
+  listMerchantWallets(merchantId: number): Promise<WalletView[]> {
+    return listWallets(this.deps, merchantId);
+  }
+
+  listMerchantPaymentLinks(merchantId: number): Promise<PaymentLinkView[]> {
+    return listPaymentLinks(this.deps, merchantId);
+  }
+
+  /** The link starts no more transactions; not_found for an unknown slug or another merchant's link. */
+  deactivateMerchantPaymentLink(merchantId: number, slug: string): Promise<PaymentLinkView> {
+    return deactivatePaymentLink(this.deps, merchantId, slug);
+  }
+
+  // ── The merchant dashboard: each checks the actor's role (dashboard/access.ts), then works on its merchant ──
+  // (async, so that a refusal is a rejected promise like every other failure)
+
+  async settings(actor: DashboardActor): Promise<MerchantSettings> {
+    authorize(actor, "read");
+    return this.merchantSettings(actor.merchantId);
+  }
+
+  async setWebhookUrl(actor: DashboardActor, mode: Mode, url: string | null): Promise<MerchantSettings> {
+    authorize(actor, "manage_webhooks");
+    return this.setMerchantWebhookUrl(actor.merchantId, mode, url);
+  }
+
+  async rotateWebhookSecret(actor: DashboardActor): Promise<RotatedWebhookSecret> {
+    authorize(actor, "manage_webhooks");
+    return this.rotateMerchantWebhookSecret(actor.merchantId);
+  }
+
+  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
+    authorize(actor, "manage_webhooks");
+    return this.sendMerchantTestEvent(actor.merchantId, mode);
+  }
+
+  async listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {
+    authorize(actor, "read");
+    return this.listMerchantApiKeys(actor.merchantId);
+  }
+
+  async rollApiKey(actor: DashboardActor, request: ApiKeyRollRequest): Promise<RolledApiKey> {
+    authorize(actor, "manage_keys");
+    return this.rollMerchantApiKey(actor.merchantId, request);
+  }
+
+  async previewWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletPreview> {
+    authorize(actor, "manage_wallets");
+    return this.previewMerchantWallet(actor.merchantId, request);
+  }
+
+  async setWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletView> {
+    authorize(actor, "manage_wallets");
+    return this.setMerchantWallet(actor.merchantId, request);
+  }
+
+  async listWallets(actor: DashboardActor): Promise<WalletView[]> {
+    authorize(actor, "read");
+    return this.listMerchantWallets(actor.merchantId);
+  }
+
+  async listPaymentLinks(actor: DashboardActor): Promise<PaymentLinkView[]> {
+    authorize(actor, "read");
+    return this.listMerchantPaymentLinks(actor.merchantId);
+  }
+
+  async newPaymentLink(actor: DashboardActor, mode: Mode): Promise<{ slug: string }> {
+    authorize(actor, "manage_payment_links");
+    return this.createPaymentLink(actor.merchantId, checkedMode(mode) === "live");
+  }
+
+  async deactivatePaymentLink(actor: DashboardActor, slug: string): Promise<PaymentLinkView> {
+    authorize(actor, "manage_payment_links");
+    return this.deactivateMerchantPaymentLink(actor.merchantId, slug);
   }
 
   // ── Test rates ────────────────────────────────────────────────────────────────────────────────

@@ -70,3 +70,27 @@ export interface ChainWatcher {
     options: { since: Date; requiredConfirmations: number },
   ): Promise<ObservedReceipt[]>;
 }
+
+/** What one HTTP attempt to a webhook URL came to (never thrown: a failure is a result). */
+export interface WebhookAttemptResult {
+  ok: boolean;
+  /** Null when no HTTP response came back (timeout, refused connection, refused address). */
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first 1 KiB of the response body. */
+  responseBody: string | null;
+  error: string | null;
+}
+
+/** A signed POST to a merchant's webhook URL, as deliveries make them (src/webhooks). */
+export interface WebhookSender {
+  /** Signs `body` with every secret given (Standard Webhooks, at `timestamp`) and POSTs it to `url` now. */
+  send(request: {
+    url: string;
+    mode: "test" | "live";
+    messageId: string;
+    timestamp: Date;
+    body: string;
+    secrets: string[];
+  }): Promise<WebhookAttemptResult>;
+}

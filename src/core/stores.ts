@@ -173,6 +173,8 @@ export interface ApiKeyRow {
   kind: "PUBLIC" | "SECRET";
   isLive: boolean;
   revokedAt: Date | null;
+  /** A rolled key's end (src/core/merchants/api-keys.ts); null: none. */
+  expiresAt: Date | null;
   keyHash: string;
   merchant: MerchantIdentity;
 }
@@ -251,6 +253,59 @@ export type MerchantUpdate =
   /** The key is another merchant's wallet already: two merchants would receive to the same addresses. */
   | { ok: false; problem: "wallet_taken"; currencyId: number };
 
+/** A merchant's settings and webhook signing state, sealed secrets included (the core never shows them). */
+export interface MerchantSettingsRow {
+  id: number;
+  name: string;
+  active: boolean;
+  kybStatus: KybStatus;
+  liveWebhookUrl: string | null;
+  testWebhookUrl: string | null;
+  webhookSecretEnc: string;
+  webhookSecretRotatedAt: Date | null;
+  previousWebhookSecretEnc: string | null;
+  previousWebhookSecretExpiresAt: Date | null;
+}
+
+/** An API key as a list shows it: never its hash. */
+export interface ApiKeyListRow {
+  id: number;
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  prefix: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A roll: the new key, and the end the keys it replaces get (an earlier end they already had is kept). */
+export interface ApiKeyRoll {
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  newKey: ApiKeyWrite;
+  oldExpiresAt: Date;
+  now: Date;
+}
+
+/** The wallet that receives a currency in a mode, with how far its addresses are used. */
+export interface WalletUsageRow {
+  currencyId: number;
+  isLive: boolean;
+  extendedPublicKey: string;
+  nextIndex: number;
+  /** The highest index whose transaction received anything (a receipt not dropped); null: none. */
+  highestPaidIndex: number | null;
+}
+
+export interface PaymentLinkListRow {
+  id: number;
+  slug: string;
+  isLive: boolean;
+  active: boolean;
+  createdAt: Date;
+  transactionCount: number;
+}
+
 export interface MerchantStore {
   /** The merchant, its keys and wallets, in one database transaction. */
   create(merchant: MerchantWrite): Promise<{ id: number; name: string }>;
@@ -258,6 +313,29 @@ export interface MerchantStore {
   update(id: number, changes: MerchantChanges): Promise<MerchantUpdate>;
   /** Null when there is no such merchant. */
   createPaymentLink(merchantId: number, isLive: boolean, slug: string): Promise<{ slug: string } | null>;
+  /** Null when there is no such merchant. */
+  settings(merchantId: number): Promise<MerchantSettingsRow | null>;
+  /**
+   * In one statement: the current secret becomes the previous one (until `previousExpiresAt`),
+   * `sealed` the current one. Whatever was previous before is dropped. False: no such merchant.
+   */
+  rotateWebhookSecret(merchantId: number, sealed: string, now: Date, previousExpiresAt: Date): Promise<boolean>;
+  /** Every key of the merchant, newest first; null when there is no such merchant. */
+  apiKeys(merchantId: number): Promise<ApiKeyListRow[] | null>;
+  /**
+   * In one database transaction: every usable key of the merchant, kind and mode gets `oldExpiresAt`
+   * as its end (or keeps an earlier one), and the new key is stored. Returns the hashes and ends of
+   * the keys it ended; null when there is no such merchant.
+   */
+  rollApiKey(merchantId: number, roll: ApiKeyRoll): Promise<{ keyHash: string; prefix: string; expiresAt: Date }[] | null>;
+  /** Who holds a wallet key of a currency and mode, and its next index; null: nobody yet. */
+  walletByKey(currencyId: number, isLive: boolean, extendedPublicKey: string): Promise<{ merchantId: number; nextIndex: number } | null>;
+  /** The wallets that receive the merchant's payments (one per currency and mode), with their use; null: no such merchant. */
+  walletUsage(merchantId: number): Promise<WalletUsageRow[] | null>;
+  /** Newest first; null when there is no such merchant. */
+  paymentLinks(merchantId: number): Promise<PaymentLinkListRow[] | null>;
+  /** The merchant's link, now inactive; null when the merchant has no link with this slug. */
+  deactivatePaymentLink(merchantId: number, slug: string): Promise<PaymentLinkListRow | null>;
 }
 
 // ── Test rates ──────────────────────────────────────────────────────────────────────────────────
@@ -291,6 +369,9 @@ export interface ClaimedEvent {
   liveWebhookUrl: string | null;
   testWebhookUrl: string | null;
   webhookSecretEnc: string;
+  /** The secret before the last rotation and when it stops signing (src/core/merchants/webhook-secrets.ts). */
+  previousWebhookSecretEnc: string | null;
+  previousWebhookSecretExpiresAt: Date | null;
   /** When the event was written, with its state change. */
   createdAt: Date;
 }

@@ -3,6 +3,7 @@
 // alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
+import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { AttemptRecord, ClaimedEvent, EventOutcome, TransactionChange, TransactionChanges, WebhookEventStore } from "../core/stores.ts";
@@ -197,7 +198,8 @@ export class WebhookDispatcher {
       return { eventId: event.id, type: event.type, outcome, attempt: null };
     }
     const attemptedAt = this.deps.clock.now();
-    const headers = { ...signatureHeaders(this.deps.secrets.open(event.webhookSecretEnc), event.id, attemptedAt, event.body) };
+    // Both secrets during a rotation's 24-hour overlap (src/core/merchants/webhook-secrets.ts).
+    const headers = { ...signatureHeaders(signingSecrets(event, attemptedAt, this.deps.secrets), event.id, attemptedAt, event.body) };
     const result = await this.send({
       url,
       headers,

@@ -1,7 +1,9 @@
 // One webhook delivery attempt over the shared outbound client. Retries, scheduling and recording
 // belong to the caller; this never throws, so every attempt yields a DeliveryResult to record.
 import type { WebhookMode } from "../core/merchants/webhook-url.ts";
+import type { WebhookSender } from "../core/ports.ts";
 import { fetchPrefix } from "../rails/http/outbound.ts";
+import { signatureHeaders } from "./signing.ts";
 
 export interface DeliveryRequest {
   url: string;
@@ -47,4 +49,22 @@ export async function deliver(request: DeliveryRequest): Promise<DeliveryResult>
   const { failure } = outcome;
   const error = failure.kind === "timeout" ? `timed out after ${failure.timeoutMs}ms` : failure.reason;
   return { ok: false, statusCode: null, latencyMs, responseBody: null, error };
+}
+
+/**
+ * The gateway's sender of one-off signed POSTs (the dashboard's test events): signed and sent as the
+ * dispatcher sends deliveries, with its timeout and address rules.
+ */
+export function webhookSender(settings: { timeoutMs: number; allowPrivate: boolean }, send = deliver): WebhookSender {
+  return {
+    send: ({ url, mode, messageId, timestamp, body, secrets }) =>
+      send({
+        url,
+        headers: { ...signatureHeaders(secrets, messageId, timestamp, body) },
+        body,
+        timeoutMs: settings.timeoutMs,
+        mode,
+        allowPrivate: settings.allowPrivate,
+      }),
+  };
 }

@@ -8,6 +8,7 @@ import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
+import { webhookSender } from "../../src/webhooks/http-sender.ts";
 import type { Clock, PriceFeed } from "../../src/core/ports.ts";
 import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
@@ -100,6 +101,10 @@ export interface TestGatewayOptions {
   sameDatabaseAs?: TestGateway;
   /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
   checkout?: CheckoutPageOptions;
+  /** The gateway's clock (its credentials' too): a test moves it past a rolled key's or a secret's end. */
+  clock?: Clock;
+  /** PAYGATE_CREDENTIAL_CACHE_MS; none by default. */
+  credentialCacheMs?: number;
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -117,17 +122,20 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clock = options.clock ?? systemClock;
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials, { secrets }),
+    credentials: new Credentials(stores.credentials, { secrets, clock, cacheMs: options.credentialCacheMs }),
     publicUrl: options.publicUrl ?? url,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
-    clock: systemClock,
+    clock,
     secrets,
     changes: database.changes,
+    // As the service's: the dispatcher's test settings (the receivers are local).
+    webhookSender: webhookSender({ timeoutMs: 2000, allowPrivate: options.allowPrivateWebhookUrls ?? false }),
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
@@ -185,7 +193,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
     dispatcher(settings = {}, deps = {}) {
       const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
+        { events: stores.webhookEvents, secrets, clock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
         { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
       );
       dispatchers.push(dispatcher);

@@ -48,6 +48,19 @@ describe("signatureHeaders", () => {
     expect(() => new Webhook(secret).verify(body, { ...headers, "webhook-id": "msg_2" })).toThrow(/No matching signature/);
   });
 
+  it("signs with every secret given (a rotation's overlap): each verifies alone, a third does not", () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const headers = signatureHeaders([current, previous], "msg_1", new Date(), body);
+    const signatures = headers["webhook-signature"].split(" ");
+    expect(signatures).toHaveLength(2);
+    expect(signatures[0]).toBe(signatureHeaders(current, "msg_1", new Date(Number(headers["webhook-timestamp"]) * 1000), body)["webhook-signature"]);
+    expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow(/No matching signature/);
+    expect(() => signatureHeaders([], "msg_1", new Date(), body)).toThrow(/at least one signing secret/);
+    expect(() => signatureHeaders([current, "whsec_not*base64!"], "msg_1", new Date(), body)).toThrow(/whsec_<base64 key>/);
+  });
+
   it("refuses secrets that are not whsec_<base64>", () => {
     const at = new Date();
     for (const secret of ["", "whsec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_not*base64!", "sec_test_abc"]) {

@@ -4,6 +4,7 @@
 import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
 import { clientSecretTransactionId, hashKey, sameHash, sameSecret, type SecretBox } from "../secrets.ts";
+import type { Clock } from "../ports.ts";
 import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores.ts";
 
 export type { MerchantIdentity };
@@ -31,13 +32,17 @@ export interface CredentialOptions {
   /**
    * How long a found key or link is remembered. Every request would otherwise spend a query on it;
    * the price is that a revoked key or a deactivated merchant is refused up to this long later.
-   * Unknown keys are never remembered, so a new key works at once.
+   * Unknown keys are never remembered, so a new key works at once. A rolled key's end is judged on
+   * every use, so it is exact; a roll or a link's deactivation is forgotten at once in the process
+   * that made it (forgetKey, forgetPaymentLink), in other instances up to this long later.
    */
   cacheMs?: number;
   /** Entries kept at most; the oldest go first. */
   cacheSize?: number;
   /** Opens the sealed client secrets; without it a client secret cannot be checked (an error, not a refusal). */
   secrets?: SecretBox;
+  /** Decides when a rolled key has expired; the system clock by default. */
+  clock?: Clock;
 }
 
 /** Found rows only, each for its time to live; unknown keys are looked up every time. */
@@ -55,6 +60,10 @@ class FoundCache<T extends object> {
     else this.entries?.set(key, value);
     return value;
   }
+
+  delete(key: string): void {
+    this.entries?.delete(key);
+  }
 }
 
 export class Credentials {
@@ -62,6 +71,7 @@ export class Credentials {
   private readonly links: FoundCache<PaymentLinkRow>;
   private readonly clientSecrets: FoundCache<ClientSecretRow>;
   private readonly secrets: SecretBox | undefined;
+  private readonly clock: Clock;
 
   constructor(
     private readonly store: CredentialStore,
@@ -71,12 +81,25 @@ export class Credentials {
     this.links = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
     this.clientSecrets = new FoundCache(options.cacheMs ?? 0, options.cacheSize ?? 10_000);
     this.secrets = options.secrets;
+    this.clock = options.clock ?? { now: () => new Date() };
+  }
+
+  /** Drops what this process remembers of a key (a roll ended it): the next request reads it again. */
+  forgetKey(keyHash: string): void {
+    this.keys.delete(keyHash);
+  }
+
+  /** Drops what this process remembers of a payment link (it was deactivated). */
+  forgetPaymentLink(slug: string): void {
+    this.links.delete(slug);
   }
 
   private async findActiveKey(key: string, kind: "PUBLIC" | "SECRET"): Promise<ApiKeyRow | null> {
     const hash = hashKey(key);
     const found = await this.keys.get(hash, () => this.store.apiKeyByHash(hash));
     if (!found || found.kind !== kind || found.revokedAt !== null || !sameHash(found.keyHash, hash)) return null;
+    // Judged on every use, remembered or not: a rolled key stops at its end, not up to cacheMs later.
+    if (found.expiresAt !== null && found.expiresAt <= this.clock.now()) return null;
     return found;
   }
 

@@ -3,8 +3,9 @@
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoById, type CryptoCurrency } from "../money/currencies.ts";
-import { hashKey, newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from "../secrets.ts";
-import type { ApiKeyWrite, MerchantWithWallets } from "../stores.ts";
+import { newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from "../secrets.ts";
+import type { MerchantWithWallets } from "../stores.ts";
+import { apiKeyRow } from "./api-keys.ts";
 import type { KybStatus } from "./kyb.ts";
 
 export type { KybStatus };
@@ -68,12 +69,6 @@ export async function createMerchant(deps: MerchantDeps, input: { name: string; 
   return { id: merchant.id, name: merchant.name, ...keys, webhookSecret };
 }
 
-function apiKeyRow(kind: "PUBLIC" | "SECRET", isLive: boolean, key: string): ApiKeyWrite {
-  // A secret key keeps only enough of itself to be recognised in a list.
-  const prefix = kind === "PUBLIC" ? key : `${key.slice(0, 13)}…`;
-  return { kind, isLive, prefix, keyHash: hashKey(key) };
-}
-
 /** Changes a merchant's state, KYB, webhook URLs and wallets; each wallet key is checked for its network and mode first. */
 export async function updateMerchant(
   deps: MerchantDeps,
@@ -81,10 +76,7 @@ export async function updateMerchant(
   input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
 ): Promise<MerchantWithWallets> {
   const urls = checkedWebhookUrls(deps, input);
-  for (const wallet of input.wallets ?? []) {
-    const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey);
-    if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug} wallet: ${check.reason}`);
-  }
+  for (const wallet of input.wallets ?? []) checkWalletKey(deps, wallet);
   const result = await deps.stores.merchants.update(id, {
     ...(input.active === undefined ? {} : { active: input.active }),
     ...(input.kybStatus === undefined ? {} : { kybStatus: input.kybStatus }),
@@ -93,10 +85,19 @@ export async function updateMerchant(
   });
   if (result.ok) return result.merchant;
   if (result.problem === "no_merchant") throw errors.merchantNotFound(id);
-  throw errors.invalidMerchantSettings(
-    `${cryptoById(result.currencyId)?.slug ?? result.currencyId} wallet: this key already belongs to another merchant; two merchants on one key would receive to the same addresses`,
-  );
+  throw walletTaken(cryptoById(result.currencyId)?.slug ?? String(result.currencyId));
 }
+
+/** Refuses a key that does not parse or is not of the currency's network in its mode. */
+export function checkWalletKey(deps: Pick<CoreDeps, "rails">, wallet: WalletSetting): void {
+  const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey);
+  if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug} wallet: ${check.reason}`);
+}
+
+export const walletTaken = (slug: string) =>
+  errors.invalidMerchantSettings(
+    `${slug} wallet: this key already belongs to another merchant; two merchants on one key would receive to the same addresses`,
+  );
 
 export async function createPaymentLink(deps: Pick<CoreDeps, "stores">, merchantId: number, isLive: boolean): Promise<{ slug: string }> {
   const link = await deps.stores.merchants.createPaymentLink(merchantId, isLive, newPaymentLinkSlug());

@@ -40,7 +40,124 @@ export function merchantStore(db: Database): MerchantStore {
       if (!merchant) return null;
       return db.paymentLink.create({ data: { merchantId, isLive, slug }, select: { slug: true } });
     },
+
+    settings: (merchantId) =>
+      db.merchant.findUnique({
+        where: { id: merchantId },
+        select: {
+          id: true,
+          name: true,
+          active: true,
+          kybStatus: true,
+          liveWebhookUrl: true,
+          testWebhookUrl: true,
+          webhookSecretEnc: true,
+          webhookSecretRotatedAt: true,
+          previousWebhookSecretEnc: true,
+          previousWebhookSecretExpiresAt: true,
+        },
+      }),
+
+    async rotateWebhookSecret(merchantId, sealed, now, previousExpiresAt) {
+      // One statement: the right-hand sides read the row as it was, so two rotations at once cannot lose a secret half-way.
+      const changed = await db.$executeRaw`
+        UPDATE merchants
+        SET previous_webhook_secret_enc = webhook_secret_enc,
+            previous_webhook_secret_expires_at = ${previousExpiresAt},
+            webhook_secret_enc = ${sealed},
+            webhook_secret_rotated_at = ${now},
+            updated_at = ${now}
+        WHERE id = ${merchantId}`;
+      return changed === 1;
+    },
+
+    async apiKeys(merchantId) {
+      if (!(await exists(db, merchantId))) return null;
+      return db.apiKey.findMany({
+        where: { merchantId },
+        select: { id: true, kind: true, isLive: true, prefix: true, createdAt: true, expiresAt: true, revokedAt: true },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+
+    rollApiKey: (merchantId, { kind, isLive, newKey, oldExpiresAt, now }) =>
+      db.$transaction(async (tx) => {
+        // The merchant's row lock serialises two rolls of one merchant, so neither misses the other's new key.
+        const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
+        if (locked.length === 0) return null;
+        const usable = await tx.apiKey.findMany({
+          where: { merchantId, kind, isLive, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+          select: { id: true, keyHash: true, prefix: true, expiresAt: true },
+        });
+        const ended = usable.map((key) => ({
+          id: key.id,
+          keyHash: key.keyHash,
+          prefix: key.prefix,
+          expiresAt: key.expiresAt && key.expiresAt < oldExpiresAt ? key.expiresAt : oldExpiresAt,
+        }));
+        for (const key of ended) await tx.apiKey.update({ where: { id: key.id }, data: { expiresAt: key.expiresAt } });
+        await tx.apiKey.create({ data: { ...newKey, merchantId } });
+        return ended.map(({ keyHash, prefix, expiresAt }) => ({ keyHash, prefix, expiresAt }));
+      }),
+
+    walletByKey: (currencyId, isLive, extendedPublicKey) =>
+      db.wallet.findUnique({
+        where: { currencyId_isLive_extendedPublicKey: { currencyId, isLive, extendedPublicKey } },
+        select: { merchantId: true, nextIndex: true },
+      }),
+
+    async walletUsage(merchantId) {
+      if (!(await exists(db, merchantId))) return null;
+      const processors = await db.paymentProcessor.findMany({
+        where: { merchantId },
+        select: { currencyId: true, isLive: true, wallet: { select: { id: true, extendedPublicKey: true, nextIndex: true } } },
+        orderBy: [{ isLive: "asc" }, { currencyId: "asc" }],
+      });
+      return Promise.all(
+        processors.map(async ({ currencyId, isLive, wallet }) => {
+          // Served by the (wallet_id, derivation_index) unique index; a dropped receipt never arrived.
+          const paid = await db.transaction.aggregate({
+            where: { walletId: wallet.id, receipts: { some: { status: { not: "DROPPED" } } } },
+            _max: { derivationIndex: true },
+          });
+          return {
+            currencyId,
+            isLive,
+            extendedPublicKey: wallet.extendedPublicKey,
+            nextIndex: wallet.nextIndex,
+            highestPaidIndex: paid._max.derivationIndex,
+          };
+        }),
+      );
+    },
+
+    async paymentLinks(merchantId) {
+      if (!(await exists(db, merchantId))) return null;
+      const links = await db.paymentLink.findMany({
+        where: { merchantId },
+        select: { ...LINK_FIELDS, _count: { select: { transactions: true } } },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+      return links.map(({ _count, ...link }) => ({ ...link, transactionCount: _count.transactions }));
+    },
+
+    async deactivatePaymentLink(merchantId, slug) {
+      const changed = await db.paymentLink.updateMany({ where: { merchantId, slug }, data: { active: false } });
+      if (changed.count === 0) return null;
+      const link = await db.paymentLink.findUniqueOrThrow({
+        where: { slug },
+        select: { ...LINK_FIELDS, _count: { select: { transactions: true } } },
+      });
+      const { _count, ...fields } = link;
+      return { ...fields, transactionCount: _count.transactions };
+    },
   };
+}
+
+const LINK_FIELDS = { id: true, slug: true, isLive: true, active: true, createdAt: true } as const;
+
+async function exists(db: Database, merchantId: number): Promise<boolean> {
+  return (await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true } })) !== null;
 }
 
 class WalletTaken extends Error {

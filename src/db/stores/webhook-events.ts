@@ -63,7 +63,9 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
     WHERE w.id = due.id AND m.id = w.merchant_id
     RETURNING w.id, w.merchant_id AS "merchantId", w.transaction_id AS "transactionId", w.type, w.is_live AS "isLive",
       w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
-      m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc", w.created_at AS "createdAt"`;
+      m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc",
+      m.previous_webhook_secret_enc AS "previousWebhookSecretEnc",
+      m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt"`;
   return rows.map((row) => ({ ...row, claimToken }));
 }
 

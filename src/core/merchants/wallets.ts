@@ -1,0 +1,122 @@
+// The dashboard's Wallets page: a preview of the addresses a key would hand out (so a merchant can
+// compare them with its own wallet before accepting payments, as BTCPay shows them), setting a key
+// with the checks of merchant update, and the wallets per coin and mode with a gap-limit warning.
+import type { CoreDeps } from "../deps.ts";
+import { errors } from "../errors.ts";
+import { CRYPTO_CURRENCIES, cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../money/currencies.ts";
+import { checkWalletKey, updateMerchant, walletTaken, type MerchantDeps } from "./merchants.ts";
+import { checkedMode, modeOf, MODES, type Mode } from "./mode.ts";
+
+/**
+ * Wallets stop looking for payments after this many unused addresses in a row (BIP44's gap limit,
+ * Electrum's and most wallets' default): payments beyond it arrive but the wallet does not show them.
+ */
+export const GAP_LIMIT = 20;
+
+/** How many addresses a preview shows. */
+const PREVIEW_COUNT = 3;
+
+export interface WalletRequest {
+  /** A crypto slug: USDT, BTC, BNB, ETH or LTC. */
+  currency: string;
+  mode: Mode;
+  /** The account-level extended public key (never a private key). */
+  extendedPublicKey: string;
+}
+
+export interface WalletPreview {
+  currency: CryptoSlug;
+  mode: Mode;
+  extendedPublicKey: string;
+  /** The next addresses the key hands out: from index 0 for a new key, from its next index for one this merchant had before. */
+  addresses: { index: number; address: string }[];
+}
+
+export interface WalletView {
+  currency: CryptoSlug;
+  mode: Mode;
+  /** The key shortened for display (its start and end); null when no wallet is set for this coin and mode. */
+  extendedPublicKey: string | null;
+  /** The index of the next address to hand out; null without a wallet. */
+  nextIndex: number | null;
+  /** Handed-out addresses at the end of the index range that received nothing. */
+  unpaidAtEnd: number;
+  /** Set when unpaidAtEnd reaches the gap limit: what it means and what to do. */
+  gapWarning: string | null;
+}
+
+function checkedRequest(request: WalletRequest): { currency: CryptoCurrency; isLive: boolean; extendedPublicKey: string } {
+  const currency = cryptoBySlug(String(request.currency).toUpperCase());
+  if (!currency) {
+    throw errors.invalidMerchantSettings(
+      `currency must be one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")} (got '${String(request.currency)}')`,
+    );
+  }
+  const extendedPublicKey = String(request.extendedPublicKey ?? "").trim();
+  if (!extendedPublicKey) throw errors.invalidMerchantSettings(`${currency.slug} wallet: give the account-level extended public key`);
+  return { currency, isLive: checkedMode(request.mode) === "live", extendedPublicKey };
+}
+
+/** The checks of setting the key, then its next three addresses; nothing is stored. */
+export async function previewWallet(deps: MerchantDeps, merchantId: number, request: WalletRequest): Promise<WalletPreview> {
+  const wallet = checkedRequest(request);
+  checkWalletKey(deps, wallet);
+  if (!(await deps.stores.merchants.settings(merchantId))) throw errors.merchantNotFound(merchantId);
+  const holder = await deps.stores.merchants.walletByKey(wallet.currency.id, wallet.isLive, wallet.extendedPublicKey);
+  if (holder && holder.merchantId !== merchantId) throw walletTaken(wallet.currency.slug);
+  // A key this merchant had before keeps its counter (no address is handed out twice): it resumes there.
+  const first = holder?.nextIndex ?? 0;
+  const addresses = Array.from({ length: PREVIEW_COUNT }, (_, i) => ({
+    index: first + i,
+    address: deps.rails.deriveAddress(wallet.currency, wallet.isLive, wallet.extendedPublicKey, first + i),
+  }));
+  return { currency: wallet.currency.slug, mode: modeOf(wallet.isLive), extendedPublicKey: wallet.extendedPublicKey, addresses };
+}
+
+/** Makes the key the one that receives the currency in the mode (merchant update's checks and rules). */
+export async function setWallet(deps: MerchantDeps, merchantId: number, request: WalletRequest): Promise<WalletView> {
+  const wallet = checkedRequest(request);
+  await updateMerchant(deps, merchantId, { wallets: [wallet] });
+  const views = await listWallets(deps, merchantId);
+  const view = views.find((w) => w.currency === wallet.currency.slug && w.mode === modeOf(wallet.isLive));
+  if (!view) throw new Error("The wallet just set is not listed");
+  return view;
+}
+
+/** Every coin in both modes, test first: the wallet that receives it (or none), with its gap-limit state. */
+export async function listWallets(deps: Pick<CoreDeps, "stores">, merchantId: number): Promise<WalletView[]> {
+  const rows = await deps.stores.merchants.walletUsage(merchantId);
+  if (!rows) throw errors.merchantNotFound(merchantId);
+  const views: WalletView[] = [];
+  for (const mode of MODES) {
+    for (const currency of CRYPTO_CURRENCIES) {
+      const row = rows.find((r) => r.currencyId === currency.id && modeOf(r.isLive) === mode);
+      if (!row) {
+        views.push({ currency: currency.slug, mode, extendedPublicKey: null, nextIndex: null, unpaidAtEnd: 0, gapWarning: null });
+        continue;
+      }
+      const unpaidAtEnd = row.nextIndex - (row.highestPaidIndex ?? -1) - 1;
+      views.push({
+        currency: currency.slug,
+        mode,
+        extendedPublicKey: shortened(row.extendedPublicKey),
+        nextIndex: row.nextIndex,
+        unpaidAtEnd,
+        gapWarning: unpaidAtEnd >= GAP_LIMIT ? gapWarning(currency.slug, unpaidAtEnd) : null,
+      });
+    }
+  }
+  return views;
+}
+
+function shortened(key: string): string {
+  return key.length <= 20 ? key : `${key.slice(0, 10)}…${key.slice(-6)}`;
+}
+
+function gapWarning(slug: string, unpaid: number): string {
+  return (
+    `The last ${unpaid} ${slug} addresses handed out received nothing. Wallets stop looking for payments after ` +
+    `${GAP_LIMIT} unused addresses in a row (the gap limit), so your wallet may not show payments to newer addresses ` +
+    `until you raise its gap limit (e.g. to ${Math.max(unpaid + GAP_LIMIT, 100)}) or rescan.`
+  );
+}
