@@ -1,14 +1,14 @@
 // The outbox (webhook_events) and the attempt log on Prisma: what the dispatcher claims and settles,
 // what an operator lists and redelivers, and what /metrics reads.
 import { randomUUID } from "node:crypto";
-import type { AttemptRecord, ClaimedEvent, EventFilter, EventOutcome, WebhookBacklog, WebhookEventStore } from "../../core/stores.ts";
+import type { ClaimedEvent, EventFilter, Settlement, WebhookBacklog, WebhookEventStore } from "../../core/stores.ts";
 import type { Database } from "../types.ts";
 
 export function webhookEventStore(db: Database): WebhookEventStore {
   return {
     claimDue: (now, leaseUntil, limit, onlyId) => claimDueEvents(db, now, leaseUntil, limit, onlyId),
     skipUnroutable: (now, limit) => skipUnroutableEvents(db, now, limit),
-    settle: (event, outcome, attempt) => settleEvent(db, event, outcome, attempt),
+    settle: (settlements) => settleEvents(db, settlements),
     requeue: (id, now) => requeueEvent(db, id, now),
     list: (filter) => listEvents(db, filter),
     findFor: (id, merchantId, isLive) => db.webhookEvent.findFirst({ where: { id, merchantId, isLive } }),
@@ -86,24 +86,45 @@ async function skipUnroutableEvents(db: Database, now: Date, limit: number): Pro
 }
 
 /**
- * Records the attempt (if one was made) and the event's new state, together. A holder whose lease
- * ran out (another dispatcher took the event over) still logs its attempt but leaves the state alone.
+ * Records the attempts (where one was made) and the events' new states in one statement: the
+ * dispatcher settles the attempts that end together as one batch, so a busy dispatcher spends one
+ * round trip on many events. A holder whose lease ran out (another dispatcher took the event over)
+ * still logs its attempt but leaves the state alone. Arrays go in as text and are cast, so both
+ * drivers pass them the same way.
  */
-async function settleEvent(db: Database, event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void> {
-  const attempted = attempt ? 1 : 0;
-  await db.$transaction([
-    ...(attempt ? [db.webhookDeliveryAttempt.create({ data: { eventId: event.id, ...attempt } })] : []),
-    db.webhookEvent.updateMany({
-      where: { id: event.id, claimToken: event.claimToken },
-      data: {
-        state: outcome.state,
-        claimToken: null,
-        attemptCount: { increment: attempted },
-        ...(outcome.state === "DELIVERED" ? { deliveredAt: outcome.at } : {}),
-        ...(outcome.state === "PENDING" ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
-      },
-    }),
-  ]);
+async function settleEvents(db: Database, settlements: readonly Settlement[]): Promise<void> {
+  if (settlements.length === 0) return;
+  const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+  const states = settlements.map(({ event, outcome, attempt }) => ({
+    id: event.id,
+    token: event.claimToken,
+    state: outcome.state,
+    nextAt: iso(outcome.state === "PENDING" ? outcome.nextAttemptAt : null),
+    deliveredAt: iso(outcome.state === "DELIVERED" ? outcome.at : null),
+    attempted: attempt ? 1 : 0,
+  }));
+  const attempts = settlements.flatMap(({ event, attempt }) => (attempt ? [{ eventId: event.id, ...attempt }] : []));
+  const column = <T, K extends keyof T>(rows: T[], key: K) => rows.map((row) => row[key]);
+  await db.$executeRaw`
+    WITH input AS (
+      SELECT * FROM unnest(${column(states, "id")}::text[], ${column(states, "token")}::text[], ${column(states, "state")}::text[],
+        ${column(states, "nextAt")}::text[], ${column(states, "deliveredAt")}::text[], ${column(states, "attempted")}::int[])
+        AS t(id, token, state, next_at, delivered_at, attempted)),
+    settled AS (
+      UPDATE webhook_events w SET
+        state = i.state::"DeliveryState",
+        claim_token = NULL,
+        attempt_count = w.attempt_count + i.attempted,
+        delivered_at = CASE WHEN i.state = 'DELIVERED' THEN i.delivered_at::timestamptz ELSE w.delivered_at END,
+        next_attempt_at = CASE WHEN i.state = 'PENDING' THEN i.next_at::timestamptz ELSE w.next_attempt_at END
+      FROM input i WHERE w.id = i.id AND w.claim_token = i.token)
+    INSERT INTO webhook_delivery_attempts (event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger)
+    SELECT event_id, attempted_at::timestamptz, url, status_code, latency_ms, response_body, error, succeeded, trigger
+    FROM unnest(${column(attempts, "eventId")}::text[], ${attempts.map((a) => a.attemptedAt.toISOString())}::text[],
+      ${column(attempts, "url")}::text[], ${column(attempts, "statusCode")}::int[], ${column(attempts, "latencyMs")}::int[],
+      ${column(attempts, "responseBody")}::text[], ${column(attempts, "error")}::text[], ${column(attempts, "succeeded")}::boolean[],
+      ${column(attempts, "trigger")}::text[])
+      AS a(event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger)`;
 }
 
 /** Puts an event back in the queue, due now, with a fresh retry schedule. Null when there is no such event. */
