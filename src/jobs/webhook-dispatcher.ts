@@ -5,7 +5,15 @@ import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type { AttemptRecord, ClaimedEvent, EventOutcome, Settlement, TransactionChange, TransactionChanges, WebhookEventStore } from "../core/stores.ts";
+import type {
+  AttemptRecord,
+  ClaimedEvent,
+  EventOutcome,
+  Settlement,
+  TransactionChange,
+  TransactionChanges,
+  WebhookEventStore,
+} from "../core/stores.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { nextAttemptAt } from "../webhooks/retry-schedule.ts";
@@ -58,6 +66,8 @@ export class WebhookDispatcher {
   /** Attempts that ended and wait to be written, each with its caller; written together by `flush`. */
   private readonly settling: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing = false;
+  /** When the loop last looked for events without a URL; it looks once per poll interval. */
+  private skippedAt = 0;
   private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
   private readonly log: (line: string) => void;
 
@@ -136,7 +146,11 @@ export class WebhookDispatcher {
       let skipped = 0;
       if (free > 0) {
         try {
-          skipped = await this.skipUnroutable();
+          // Events without a URL are few and none is urgent: once per poll interval, not per claim.
+          if (performance.now() - this.skippedAt >= this.settings.pollMs) {
+            skipped = await this.skipUnroutable();
+            if (skipped < SKIP_BATCH) this.skippedAt = performance.now();
+          }
           const events = await this.claim(free);
           claimed = events.length;
           failures = 0;

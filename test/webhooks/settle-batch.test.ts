@@ -34,7 +34,7 @@ async function claimFive(): Promise<ClaimedEvent[]> {
   return claimed;
 }
 
-const attempt = (statusCode: number | null, overrides: Partial<AttemptRecord> = {}): AttemptRecord => ({
+const attempt = (statusCode: number | null): AttemptRecord => ({
   attemptedAt: new Date("2026-11-24T03:00:00.123Z"),
   url: receiver.url,
   statusCode,
