@@ -356,6 +356,13 @@ export interface TestRateStore {
 
 // ── Webhook events (the outbox) ─────────────────────────────────────────────────────────────────
 
+/** What became of one claimed event: its new state and the attempt that decided it (none when skipped). */
+export interface Settlement {
+  event: Pick<ClaimedEvent, "id" | "claimToken">;
+  outcome: EventOutcome;
+  attempt: AttemptRecord | null;
+}
+
 /** An event a dispatcher holds, with what it needs to send it. */
 export interface ClaimedEvent {
   id: string;
@@ -428,8 +435,11 @@ export interface WebhookEventStore {
   claimDue(now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]>;
   /** Marks due events whose merchant has no URL for their mode as skipped, up to `limit`; returns how many. */
   skipUnroutable(now: Date, limit: number): Promise<number>;
-  /** Records the attempt (if any) and the new state together; a holder whose lease ran out only logs its attempt. */
-  settle(event: ClaimedEvent, outcome: EventOutcome, attempt: AttemptRecord | null): Promise<void>;
+  /**
+   * Records each attempt (if any) and each event's new state, all in one statement; a holder whose
+   * lease ran out only logs its attempt.
+   */
+  settle(settlements: readonly Settlement[]): Promise<void>;
   /** Due now with a fresh retry schedule; null when there is no such event. */
   requeue(id: string, now: Date): Promise<{ type: string; nextAttemptAt: Date } | null>;
   /** Newest first, each with its attempts (newest first). */

@@ -6,7 +6,15 @@ import { isDatabaseOutage } from "../core/errors.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
 import type { Clock } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type { AttemptRecord, ClaimedEvent, EventOutcome, TransactionChange, TransactionChanges, WebhookEventStore } from "../core/stores.ts";
+import type {
+  AttemptRecord,
+  ClaimedEvent,
+  EventOutcome,
+  Settlement,
+  TransactionChange,
+  TransactionChanges,
+  WebhookEventStore,
+} from "../core/stores.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { nextAttemptAt } from "../webhooks/retry-schedule.ts";
@@ -16,6 +24,8 @@ import { signatureHeaders } from "../webhooks/signing.ts";
 const SKIP_BATCH = 1000;
 /** How long a wake-up waits for more notifications, so that a burst of events is claimed in one query. */
 const WAKE_DEBOUNCE_MS = 2;
+/** The most settlements written in one statement. */
+const SETTLE_BATCH = 500;
 
 export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
 
@@ -54,6 +64,11 @@ export class WebhookDispatcher {
   private wakeTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts that ended and wait to be written, each with its caller; written together by `flush`. */
+  private readonly settling: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing = false;
+  /** When the loop last looked for events without a URL; it looks once per poll interval. */
+  private skippedAt = 0;
   private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
   private readonly log: (line: string) => void;
 
@@ -132,7 +147,11 @@ export class WebhookDispatcher {
       let skipped = 0;
       if (free > 0) {
         try {
-          skipped = await this.skipUnroutable();
+          // Events without a URL are few and none is urgent: once per poll interval, not per claim.
+          if (performance.now() - this.skippedAt >= this.settings.pollMs) {
+            skipped = await this.skipUnroutable();
+            if (skipped < SKIP_BATCH) this.skippedAt = performance.now();
+          }
           const events = await this.claim(free);
           claimed = events.length;
           failures = 0;
@@ -156,7 +175,10 @@ export class WebhookDispatcher {
     this.inFlight.add(work);
     void work.finally(() => {
       this.inFlight.delete(work);
-      this.wake?.(); // a slot is free
+      // Claim again once a quarter of the slots are free (or all are): one claim query per event
+      // would cost a busy dispatcher a round trip per delivery.
+      const free = this.settings.concurrency - this.inFlight.size;
+      if (this.inFlight.size === 0 || free >= Math.ceil(this.settings.concurrency / 4)) this.wake?.();
     });
   }
 
@@ -194,7 +216,7 @@ export class WebhookDispatcher {
     if (!url) {
       // The URL was removed after the event was claimed (or an operator redelivers it): skipped, never retried.
       const outcome: EventOutcome = { state: "SKIPPED" };
-      await this.deps.events.settle(event, outcome, null);
+      await this.settle({ event, outcome, attempt: null });
       return { eventId: event.id, type: event.type, outcome, attempt: null };
     }
     const attemptedAt = this.deps.clock.now();
@@ -220,13 +242,41 @@ export class WebhookDispatcher {
     };
     const outcome = this.outcomeOf(event, result);
     this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
-    await this.deps.events.settle(event, outcome, attempt);
+    await this.settle({ event, outcome, attempt });
     if (!result.ok) {
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}`;
       const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
       this.log(`webhooks: ${event.type} ${event.id} to merchant ${event.merchantId} failed (${what}); ${next}`);
     }
     return { eventId: event.id, type: event.type, outcome, attempt };
+  }
+
+  /**
+   * Writes a settlement with those that end while the previous batch is being written: no wait when
+   * the dispatcher is quiet, one statement for many events when it is busy.
+   */
+  private settle(settlement: Settlement): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.settling.push({ settlement, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.settling.length > 0) {
+        const batch = this.settling.splice(0, SETTLE_BATCH);
+        try {
+          await this.deps.events.settle(batch.map((entry) => entry.settlement));
+          for (const entry of batch) entry.resolve();
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   private outcomeOf(event: ClaimedEvent, result: DeliveryResult): EventOutcome {
