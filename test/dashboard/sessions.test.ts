@@ -6,7 +6,7 @@ import type { Request } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaygateError } from "../../src/core/errors.ts";
 import { modeOf } from "../../src/http/dashboard/session.ts";
-import { clientOf, dashboardFetch, dashboardUser, signIn, signedInAs, TEST_PASSWORD } from "../support/dashboard.ts";
+import { dashboardFetch, dashboardUser, signIn, signedInAs, TEST_PASSWORD } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 /** A clock a test moves by hand. */
@@ -316,9 +316,5 @@ describe("the pages", () => {
     }
     const client = await signedInAs(t, merchant.id, "viewer");
     expectError(await client.get("/dashboard/api/nothing-here"), 404, "route_not_found");
-  });
-
-  it("keeps clientOf usable for other tests", () => {
-    expect(clientOf(t, "x@example.com", "usr_x", "paygate_session=x", "y").csrfToken).toBe("y");
   });
 });
