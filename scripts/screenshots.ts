@@ -114,7 +114,7 @@ try {
       await page.getByLabel("Password").fill(dashboardPassword);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
-      await page.getByRole("table").getByText("linus@acme.example").waitFor();
+      await page.getByRole("table").getByText("linus@acme.example").first().waitFor();
       await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } | null } }).document.activeElement?.blur());
       const file = path.join(root, "docs", `dashboard-${name}.png`);
       await page.screenshot({ path: file, fullPage: name === "mobile" });
