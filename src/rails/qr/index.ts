@@ -65,7 +65,10 @@ function oneBitPng(size: number, dark: (row: number, column: number) => boolean,
       for (let column = 0; column < size; column++) {
         if (!dark(moduleRow, column)) continue;
         const first = (column + margin) * scale;
-        for (let x = first; x < first + scale; x++) bytes[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+        for (let x = first; x < first + scale; x++) {
+          const at = 1 + (x >> 3);
+          bytes[at] = (bytes[at] ?? 0xff) & ~(0x80 >> (x & 7));
+        }
       }
     }
     return bytes;
