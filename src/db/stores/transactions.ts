@@ -232,9 +232,10 @@ interface MoveCounts {
 /**
  * Initiate's write in one statement, as initialize's is (no row lock held between round trips):
  * INITIATED → PENDING only while the lease is held, its slot emptied with it, the payment.pending
- * event and the NOTIFY, as the outbox hook would write them. The event is made from the transaction as
- * read before: what it tells (reference, customer, order, meta) does not change after initialize, and
- * the rest is what this statement writes.
+ * event and the NOTIFY, as the outbox hook would write them. `held` locks the slot's row: a lease
+ * that ran out and was taken again meanwhile is seen as lost, and none can take it during the move.
+ * The event is made from the transaction as read before: what it tells (reference, customer, order,
+ * meta) does not change after initialize, and the rest is what this statement writes.
  */
 function moveStatement(move: PendingMove): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
@@ -243,7 +244,8 @@ function moveStatement(move: PendingMove): Prisma.Sql {
   return Prisma.sql`
     WITH held AS (
       SELECT 1 FROM wallet_index_slots
-      WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}),
+      WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}
+      FOR UPDATE),
     moved AS (
       UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
