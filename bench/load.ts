@@ -67,3 +67,25 @@ export async function measureAfterWarmUp(spec: LoadSpec, warmUpSeconds: number):
   if (warmUpSeconds > 0) await measure({ ...spec, seconds: warmUpSeconds });
   return measure(spec);
 }
+
+/**
+ * Runs side by side, one figure for all: requests and errors add up, over the longest run; the
+ * percentiles are the worse of the runs' (autocannon's histograms are not merged).
+ */
+export async function measureTogether(specs: LoadSpec[]): Promise<Measurement> {
+  const runs = await Promise.all(specs.map((spec) => measure(spec)));
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const seconds = Math.max(...runs.map((run) => run.seconds));
+  const statusCodes: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  return {
+    requests,
+    seconds,
+    rps: seconds > 0 ? requests / seconds : 0,
+    p50: Math.max(...runs.map((run) => run.p50)),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    socketErrors: runs.reduce((sum, run) => sum + run.socketErrors, 0),
+    statusCodes,
+  };
+}

@@ -7,6 +7,7 @@ export type Scenario =
   | "initialize"
   | "initialize, no rate limits"
   | "initiate"
+  | "initiate, two instances"
   | "poll GET /v1/transaction/:id"
   | "poll GraphQL transaction";
 
@@ -15,7 +16,7 @@ export interface Row extends Measurement {
   scenario: Scenario;
   /** Non-2xx responses, connection errors and timeouts. */
   errors: number;
-  /** Initialize's and the polls' req/s as a percentage of the ceiling's on the same database; null for other rows. */
+  /** req/s as a percentage of the ceiling's on the same database; null for the ceiling. */
   percentOfCeiling: number | null;
   /** The service's largest resident memory during the scenario, in MB; null when not sampled. */
   peakRssMb: number | null;
@@ -35,10 +36,10 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
   };
 }
 
-/** Fills in initialize's share of its ceiling. */
+/** Fills in each scenario's share of its ceiling. */
 export function withCeilingShares(rows: Row[]): Row[] {
   return rows.map((row) => {
-    if (row.scenario === "ceiling insert" || row.scenario === "initiate") return row;
+    if (row.scenario === "ceiling insert") return row;
     const ceiling = rows.find((r) => r.database === row.database && r.scenario === "ceiling insert");
     if (!ceiling || ceiling.rps === 0) return row;
     return { ...row, percentOfCeiling: (row.rps / ceiling.rps) * 100 };

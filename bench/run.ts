@@ -7,7 +7,9 @@
 //                                               started and stopped first: what the limiter costs
 //   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
 //   initiate    POST /v1/transaction/:id/pay    each request on another of those ids, until they or
-//                                               BENCH_SECONDS run out
+//                                               BENCH_SECONDS run out (on PostgreSQL half of them)
+//   initiate, two instances                     PostgreSQL only: a second service on the same database,
+//                                               BENCH_CONNECTIONS on each, the other half of the ids
 //   poll GET /v1/transaction/:id, poll GraphQL transaction
 //               what a checkout page polls (public key), on one initiated transaction, at
 //               BENCH_POLL_CONNECTIONS (50), BENCH_SECONDS each
@@ -27,7 +29,7 @@ import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { Cleanup } from "./cleanup.ts";
 import { phase as runPhase } from "./progress.ts";
-import { measure, measureAfterWarmUp, type LoadSpec, type Measurement } from "./load.ts";
+import { measure, measureAfterWarmUp, measureTogether, type LoadSpec, type Measurement } from "./load.ts";
 import { createScratchDatabase } from "./postgres.ts";
 import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
 import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
@@ -334,7 +336,8 @@ async function runPoll(kind: DatabaseKind, url: string, merchant: Merchant, id: 
   return toRow(kind, api === "rest" ? "poll GET /v1/transaction/:id" : "poll GraphQL transaction", measurement, failure.body);
 }
 
-async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
+/** Initiate on each of `urls` at once (`connections` each), each request on another of `ids`, until they or BENCH_SECONDS run out. */
+async function runInitiate(kind: DatabaseKind, urls: string[], merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
   if (ids.length === 0) throw new Error("initialize created no transactions, so there is nothing to initiate");
   const failure = new FirstFailure();
   let next = 0;
@@ -347,9 +350,12 @@ async function runInitiate(kind: DatabaseKind, url: string, merchant: Merchant, 
     setupRequest: (req) => ({ ...req, path: `/v1/transaction/${ids[next++ % ids.length] ?? ""}/pay` }),
     onResponse: (status, body) => failure.note(status, body),
   };
-  const spec: LoadSpec = { ...loadSpec(settings, url, request), connections: Math.min(settings.connections, ids.length), amount: ids.length };
-  const measurement = await measure(spec);
-  return toRow(kind, "initiate", measurement, failure.body);
+  const share = Math.floor(ids.length / urls.length);
+  const specs = urls.map(
+    (url): LoadSpec => ({ ...loadSpec(settings, url, request), connections: Math.min(settings.connections, share), amount: share }),
+  );
+  const measurement = urls.length === 1 ? await measure(specs[0] as LoadSpec) : await measureTogether(specs);
+  return toRow(kind, urls.length === 1 ? "initiate" : "initiate, two instances", measurement, failure.body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,11 +395,21 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       () => runInitialize(kind, service.url, merchant, settings, "initialize", service.child),
       ({ row, ids }) => `${describe(row)}; ${ids.length} transactions to initiate`,
     );
+    // On PostgreSQL half the transactions are kept for two instances (PGlite admits one process).
+    const twoInstances = kind === "postgres";
+    const half = twoInstances ? Math.floor(initialize.ids.length / 2) : initialize.ids.length;
     const initiate = await phase(
       `${tag} initiate (up to ${settings.seconds} s, ${load}, one transaction each)`,
-      () => runInitiate(kind, service.url, merchant, initialize.ids, settings),
+      () => runInitiate(kind, [service.url], merchant, initialize.ids.slice(0, half), settings),
       (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
     );
+    const initiatedByTwo = twoInstances
+      ? await phase(
+          `${tag} initiate, two instances (up to ${settings.seconds} s, ${load} on each, one transaction each)`,
+          () => runInitiateOnTwo(kind, target, service.url, merchant, initialize.ids.slice(half), settings, cleanup),
+          (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
+        )
+      : null;
     const polled = initialize.ids[0];
     if (polled === undefined) throw new Error("initialize created no transaction to poll");
     const pollLoad = `${settings.pollConnections} connections`;
@@ -413,12 +429,33 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       (c) => `exit code ${c ?? "(signal)"}`,
     );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
-    const rows = [ceiling, unlimited, initialize.row, initiate, pollRest, pollGraphql];
+    const rows = [ceiling, unlimited, initialize.row, initiate, ...(initiatedByTwo ? [initiatedByTwo] : []), pollRest, pollGraphql];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
     return rows;
   } catch (error) {
     if (!interrupted) showLog(service.child);
     throw error;
+  }
+}
+
+/** A second service on the same database beside the first, initiate on both at once, then the second stopped. */
+async function runInitiateOnTwo(
+  kind: DatabaseKind,
+  target: Target,
+  firstUrl: string,
+  merchant: Merchant,
+  ids: string[],
+  settings: Settings,
+  cleanup: Cleanup,
+): Promise<Row> {
+  const second = await serve("paygate (second instance)", SERVICE_ARGS, target.serviceEnv, cleanup);
+  try {
+    return await runInitiate(kind, [firstUrl, second.url], merchant, ids, settings);
+  } catch (error) {
+    if (!interrupted) showLog(second.child);
+    throw error;
+  } finally {
+    await stop(second);
   }
 }
 

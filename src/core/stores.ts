@@ -43,14 +43,26 @@ export interface IdempotencyRecord {
 }
 
 /** Initiate's move INITIATED → PENDING, written in one database transaction with the wallet's next index. */
-export interface PendingMove {
-  transactionId: string;
+/** A wallet index taken for one initiate (TransactionStore.leaseIndex): its address is derived from the key. */
+export interface IndexLease {
   walletId: number;
+  /** Which of the wallet's places for unused indexes holds it. */
+  slot: number;
+  index: number;
+  extendedPublicKey: string;
+  /** Which initiate holds it: the move takes the index only with it. */
+  token: string;
+}
+
+export interface PendingMove {
+  /** The transaction as read before the move: its payment.pending event is written from it. */
+  transaction: TransactionRecord;
+  lease: IndexLease;
+  /** The address at the lease's index. */
+  address: string;
   /** Remembered first, so a concurrent request with the same key fails (DuplicateKeyError) and replays ours. */
   idempotency: IdempotencyRecord | null;
   now: Date;
-  /** The address at the index just taken from the wallet; throwing rolls the whole move back. */
-  addressAt(extendedPublicKey: string, index: number): string;
   fields: {
     paymentCurrencyId: number;
     /** Decimal strings within the columns' precision. */
@@ -127,10 +139,19 @@ export interface TransactionStore {
   /** The wallet that receives this merchant's payments in a currency and mode, or null. */
   walletFor(merchantId: number, currencyId: number, isLive: boolean): Promise<number | null>;
   /**
-   * Takes the wallet's next index (its row lock serialises initiates of one wallet across instances)
-   * and moves the transaction to PENDING if it is still INITIATED; null when it is not.
+   * Takes an index of the wallet for one initiate, until `until`: the lowest free one (released, or
+   * whose lease ran out by `now`), else the wallet's next index, unless all of the wallet's `slots`
+   * places for unused indexes are leased ("full"). One short statement; null when there is no such wallet.
    */
-  moveToPending(move: PendingMove): Promise<TransactionRecord | null>;
+  leaseIndex(walletId: number, now: Date, until: Date, slots: number): Promise<IndexLease | "full" | null>;
+  /** Frees a lease that no transaction took, for the next initiate. */
+  releaseIndex(lease: IndexLease): Promise<void>;
+  /**
+   * Moves the transaction to PENDING at the lease's index and address, if it is still INITIATED and
+   * the lease still held; the lease is used up with it. "not_initiated" and "lease_lost" leave the
+   * lease as it was.
+   */
+  moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost">;
   /**
    * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
    * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the

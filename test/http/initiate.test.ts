@@ -310,7 +310,7 @@ describe("POST /v1/transaction/:id/pay: 422 The transaction is not initiated", (
 });
 
 describe("POST /v1/transaction/:id/pay: 503 address_unavailable", () => {
-  it("answers 503 when the wallet key cannot derive an address, and rolls the wallet index back", async () => {
+  it("answers 503 when the wallet key cannot derive an address, and frees the wallet index for the next initiate", async () => {
     const m = await t.merchant({ name: "Broken wallet" });
     const processor = await t.db.paymentProcessor.findUniqueOrThrow({
       where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: cryptoBySlug("BTC")!.id, isLive: false } },
@@ -342,12 +342,16 @@ describe("POST /v1/transaction/:id/pay: 503 address_unavailable", () => {
     expect(row.paymentCurrencyId).toBeNull();
     expect(row.walletId).toBeNull();
     expect(row.derivationIndex).toBeNull();
-    expect((await t.db.wallet.findUniqueOrThrow({ where: { id: processor.walletId } })).nextIndex).toBe(1);
+    // The index the failure took is free again (a lease past its end), for the next initiate.
+    expect((await t.db.wallet.findUniqueOrThrow({ where: { id: processor.walletId } })).nextIndex).toBe(2);
+    const held = await t.db.walletIndexSlot.findMany({ where: { walletId: processor.walletId, derivationIndex: { not: null } } });
+    expect(held.map((s) => [s.derivationIndex, s.leasedUntil <= new Date()])).toEqual([[1, true]]);
 
     // With the key repaired, the same transaction gets the index the failure did not use.
     await t.db.wallet.update({ where: { id: processor.walletId }, data: { extendedPublicKey: goodKey } });
     const retry = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(m.testSecretKey));
     expect(retry.status).toBe(200);
     expect((await stored(id)).derivationIndex).toBe(1);
+    expect(await t.db.walletIndexSlot.count({ where: { walletId: processor.walletId, derivationIndex: { not: null } } })).toBe(0);
   });
 });

@@ -7,7 +7,8 @@ import { hexToBytes } from "@noble/hashes/utils.js";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { readExtendedKey, KEY_FORMATS, versionsOf } from "../../src/rails/wallets/extended-keys.ts";
-import type { KeyPrefix } from "../../src/rails/wallets/networks.ts";
+import { deriveReceiveAddress, evmAddressOf, p2wpkhAddress } from "../../src/rails/wallets/addresses.ts";
+import { buildNetworkTable, type KeyPrefix } from "../../src/rails/wallets/networks.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 
 const crypto = (slug: string): CryptoCurrency => {
@@ -310,6 +311,26 @@ describe("createTestWallet", () => {
       // A test wallet is never good for live mode (except that EVM addresses look the same).
       expect(rails.checkExtendedPublicKey(currency, true, key).ok).toBe(false);
       expect(rails.createTestWallet(currency)).not.toBe(key);
+    }
+  });
+});
+
+describe("the receive-address derivation", () => {
+  it("gives, at every index, the address of HDKey.deriveChild's public key (BTC, LTC, ETH)", () => {
+    const networks = buildNetworkTable({});
+    for (const currency of [BTC, LTC, ETH]) {
+      const key = rails.createTestWallet(currency);
+      const chain = parsePublic(key).deriveChild(0);
+      const network = networks[currency.slug].test;
+      for (const index of [...Array.from({ length: 40 }, (_, i) => i), 1000, 123_456, 0x7fffffff]) {
+        const child = chain.deriveChild(index);
+        const expected =
+          network.family === "utxo"
+            ? p2wpkhAddress(network.bech32Hrp, child.pubKeyHash ?? new Uint8Array())
+            : evmAddressOf(child.publicKey ?? new Uint8Array());
+        expect(deriveReceiveAddress(network, chain, index)).toBe(expected);
+        expect(rails.deriveAddress(currency, false, key, index)).toBe(expected);
+      }
     }
   });
 });

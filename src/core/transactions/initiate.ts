@@ -5,6 +5,7 @@ import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
 import type { PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
+import type { IndexLease } from "../stores.ts";
 import { transactionFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
@@ -66,26 +67,73 @@ async function initiateOnce(
   const paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
 
   const now = deps.clock.now();
-  const moved = await deps.stores.transactions.moveToPending({
-    transactionId: transaction.id,
-    walletId,
-    idempotency: scope,
-    now,
-    addressAt: (extendedPublicKey, index) => deriveOrUnavailable(deps.rails, crypto, caller.isLive, extendedPublicKey, index),
-    fields: {
-      paymentCurrencyId: crypto.id,
-      paymentAmount: paymentAmount.toFixed(),
-      quoteRate: quote.rate.toFixed(),
-      quoteSource: quote.source,
-      quotedAt: quote.quotedAt,
-      refundAddress,
-      expiresAt: new Date(now.getTime() + deps.lifecycle.checkoutWindowMs),
-    },
-  });
-  // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
-  if (!moved) throw errors.notInitiated("transaction_not_initiated");
-  return moved;
+  const fields = {
+    paymentCurrencyId: crypto.id,
+    paymentAmount: paymentAmount.toFixed(),
+    quoteRate: quote.rate.toFixed(),
+    quoteSource: quote.source,
+    quotedAt: quote.quotedAt,
+    refundAddress,
+    expiresAt: new Date(now.getTime() + deps.lifecycle.checkoutWindowMs),
+  };
+  // An index is leased in one short statement and used by the move's one statement: no lock is held
+  // across round trips, so initiates of one wallet run side by side (README, Wallets and addresses).
+  for (let attempt = 1; ; attempt++) {
+    const lease = await leaseIndex(deps, crypto, caller.isLive, walletId);
+    let outcome: Awaited<ReturnType<typeof deps.stores.transactions.moveToPending>>;
+    try {
+      const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, lease.extendedPublicKey, lease.index);
+      outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, idempotency: scope, now, fields });
+    } catch (error) {
+      await releaseIndex(deps, lease);
+      throw error;
+    }
+    if (typeof outcome === "object") return outcome.moved;
+    // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
+    if (outcome === "not_initiated") {
+      await releaseIndex(deps, lease);
+      throw errors.notInitiated("transaction_not_initiated");
+    }
+    // lease_lost: this request stalled past its lease and the index went to another; take a new one.
+    if (attempt >= LEASE_ATTEMPTS) throw walletBusy(crypto);
+  }
 }
+
+/** How long an initiate may hold an index before another may take it: far above the few ms it needs. */
+export const INDEX_LEASE_MS = 60_000;
+/**
+ * A wallet's places for indexes no transaction holds (leased or free): so many unused indexes at most,
+ * below the gap limit of 20 that wallets scan past the last used address, so none is missed.
+ */
+export const INDEX_SLOTS = 19;
+const LEASE_ATTEMPTS = 3;
+/** Waits between tries while a wallet is full (all its unused indexes in flight): about 2 s in all. */
+const FULL_WAITS_MS = [5, 10, 20, 40, 80, 160, 320, 640, 800];
+
+async function leaseIndex(deps: InitiateDeps, crypto: CryptoCurrency, isLive: boolean, walletId: number): Promise<IndexLease> {
+  for (let attempt = 0; ; attempt++) {
+    const now = deps.clock.now();
+    const lease = await deps.stores.transactions.leaseIndex(walletId, now, new Date(now.getTime() + INDEX_LEASE_MS), INDEX_SLOTS);
+    // The wallet went away since walletFor (its merchant removed it): as if it had never been there.
+    if (lease === null) throw errors.processorNotConfigured(crypto.slug, isLive);
+    if (lease !== "full") return lease;
+    const wait = FULL_WAITS_MS[attempt];
+    if (wait === undefined) throw walletBusy(crypto);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** Best effort: a lease that cannot be released now (the database is away) frees itself when it runs out. */
+async function releaseIndex(deps: InitiateDeps, lease: IndexLease): Promise<void> {
+  try {
+    await deps.stores.transactions.releaseIndex(lease);
+  } catch {
+    // Nothing to add to the error the caller is already answering with.
+  }
+}
+
+const walletBusy = (crypto: CryptoCurrency) =>
+  errors.upstreamUnavailable(`Too many ${crypto.slug} payment addresses are being handed out at once; retry shortly`, "wallet_busy");
 
 export async function quoteOrUnavailable(
   prices: PriceFeed,

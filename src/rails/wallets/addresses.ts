@@ -3,9 +3,12 @@
 import type { HDKey } from "@scure/bip32";
 import { bech32, bech32m, createBase58check } from "@scure/base";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { ripemd160 } from "@noble/hashes/legacy.js";
+import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { bytesToNumberBE } from "@noble/curves/utils.js";
 import type { Network, UtxoNetwork } from "./networks.ts";
 
 const base58check = createBase58check(sha256);
@@ -25,15 +28,41 @@ export function deriveReceiveAddress(network: Network, chain: HDKey, index: numb
   if (!Number.isSafeInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
     throw new RangeError(`address index must be an integer from 0 to ${MAX_ADDRESS_INDEX}, got ${index}`);
   }
-  const child = chain.deriveChild(index);
-  if (network.family === "utxo") {
-    const hash = child.pubKeyHash;
-    if (!hash) throw new Error("derived key has no public key");
-    return p2wpkhAddress(network.bech32Hrp, hash);
+  const child = childPoint(chain, index);
+  if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, ripemd160(sha256(child.toBytes(true))));
+  return evmAddressOf(child.toBytes(false));
+}
+
+/** Each chain node's public key as a curve point, decoded once (decoding takes a square root). */
+const chainPoints = new WeakMap<HDKey, InstanceType<typeof secp256k1.Point>>();
+
+/**
+ * BIP32's public child derivation (CKDpub), as HDKey.deriveChild computes it, for the public key
+ * only: with the parent's point decoded once and the multiplication by the base point in variable
+ * time (all its inputs are public: the account key is what the merchant gave), it costs a third of
+ * deriveChild's CPU, which is most of an initiate's address (README, Benchmark). The vanishingly rare
+ * index that BIP32 skips is left to HDKey, which knows how.
+ */
+function childPoint(chain: HDKey, index: number): InstanceType<typeof secp256k1.Point> {
+  const { publicKey, chainCode } = chain;
+  if (!publicKey || !chainCode) throw new Error("the chain node has no public key or chain code");
+  const data = new Uint8Array(37);
+  data.set(publicKey, 0);
+  new DataView(data.buffer).setUint32(33, index, false);
+  const tweak = bytesToNumberBE(hmac(sha512, chainCode, data).subarray(0, 32));
+  const { Point } = secp256k1;
+  let parent = chainPoints.get(chain);
+  if (!parent) {
+    parent = Point.fromBytes(publicKey);
+    chainPoints.set(chain, parent);
   }
-  const publicKey = child.publicKey;
-  if (!publicKey) throw new Error("derived key has no public key");
-  return evmAddressOf(publicKey);
+  const child = tweak === 0n ? parent : tweak < Point.Fn.ORDER ? parent.add(Point.BASE.multiplyUnsafe(tweak)) : null;
+  if (child === null || child.is0()) {
+    const derived = chain.deriveChild(index).publicKey;
+    if (!derived) throw new Error("derived key has no public key");
+    return Point.fromBytes(derived);
+  }
+  return child;
 }
 
 /** Native SegWit v0 address of a 20-byte public key hash. */

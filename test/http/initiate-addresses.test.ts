@@ -1,0 +1,159 @@
+// Wallet indexes under load (README, Wallets and addresses): each handed out once, across racing
+// initiates and two instances on one database; an index that a failed initiate took goes to the
+// next one; a wallet never has more than 19 unused indexes below its next, so no gap reaches the
+// gap limit of 20; and a lease that ran out cannot be used by its late holder.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prismaStores } from "../../src/db/stores/index.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let a: TestGateway;
+let b: TestGateway;
+beforeAll(async () => {
+  a = await startTestGateway();
+  b = await startTestGateway({ sameDatabaseAs: a });
+});
+afterAll(async () => {
+  await b.close();
+  await a.close();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+type Keys = Awaited<ReturnType<TestGateway["merchant"]>>;
+
+async function initialize(keys: Keys, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await a.post(
+      "/v1/transaction",
+      { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" },
+      bearer(keys.testPublicKey),
+    );
+    expect(res.status).toBe(201);
+    ids.push(res.body.data.id as string);
+  }
+  return ids;
+}
+
+const pay = (gateway: TestGateway, keys: Keys, id: string) =>
+  gateway.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
+
+async function btcWallet(keys: Keys) {
+  return a.db.wallet.findFirstOrThrow({ where: { merchantId: keys.id, currencyId: 4, isLive: false } });
+}
+
+/** The wallet's indexes: held by transactions, unused in its slots, and the next one. */
+async function indexesOf(keys: Keys) {
+  const wallet = await btcWallet(keys);
+  const used = await a.db.transaction.findMany({ where: { walletId: wallet.id }, select: { derivationIndex: true, paymentAddress: true } });
+  const slots = await a.db.walletIndexSlot.findMany({
+    where: { walletId: wallet.id, derivationIndex: { not: null } },
+    orderBy: { derivationIndex: "asc" },
+  });
+  return {
+    walletId: wallet.id,
+    used: used.map((t) => t.derivationIndex ?? -1),
+    addresses: used.map((t) => t.paymentAddress),
+    unused: slots.map((s) => s.derivationIndex ?? -1),
+    next: wallet.nextIndex,
+  };
+}
+
+/** Every index below the next is either a transaction's or unused in a slot, never both; at most 19 unused. */
+function expectNoGap(indexes: Awaited<ReturnType<typeof indexesOf>>): void {
+  const all = [...indexes.used, ...indexes.unused].sort((x, y) => x - y);
+  expect(all).toEqual(Array.from({ length: indexes.next }, (_, i) => i));
+  expect(indexes.unused.length).toBeLessThanOrEqual(19);
+}
+
+describe("wallet indexes", () => {
+  it("gives 50 concurrent initiates over two instances 50 different indexes and addresses, without a gap", async () => {
+    const keys = await a.merchant({ name: "Busy" });
+    const ids = await initialize(keys, 50);
+    const results = await Promise.all(ids.map((id, i) => pay(i % 2 ? a : b, keys, id)));
+    expect(results.map((r) => r.status)).toEqual(ids.map(() => 200));
+    const indexes = await indexesOf(keys);
+    expect(indexes.used.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(new Set(indexes.addresses).size).toBe(50);
+    expect(new Set(results.map((r) => r.body.data.payment_address)).size).toBe(50);
+    expect(indexes.unused).toEqual([]);
+    expectNoGap(indexes);
+  });
+
+  it("moves one of 50 racing initiates of one transaction, and the next initiates take the others' indexes, lowest first", async () => {
+    const keys = await a.merchant({ name: "Raced" });
+    const [id, ...later] = await initialize(keys, 6);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => pay(i % 2 ? a : b, keys, id!)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const refused of results.filter((r) => r.status !== 200)) {
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ message: "The transaction is not initiated", reason: "transaction_not_initiated" });
+    }
+    const raced = await indexesOf(keys);
+    expect(raced.used).toHaveLength(1);
+    expectNoGap(raced);
+
+    for (const next of later) expect((await pay(a, keys, next)).status).toBe(200);
+    const after = await indexesOf(keys);
+    expectNoGap(after);
+    // The later initiates took the lowest unused indexes, then new ones.
+    const expected = [...raced.unused, ...Array.from({ length: 5 }, (_, i) => raced.next + i)].slice(0, 5);
+    expect(after.used.filter((i) => !raced.used.includes(i)).sort((x, y) => x - y)).toEqual(expected);
+  });
+
+  it("answers 503 wallet_busy while all of a wallet's slots are leased, changes nothing, and works once they are free", async () => {
+    const keys = await a.merchant({ name: "Full" });
+    const [first, id] = await initialize(keys, 2);
+    expect((await pay(a, keys, first!)).status).toBe(200); // makes the wallet's slots
+    const { walletId } = await indexesOf(keys);
+    await a.db.walletIndexSlot.updateMany({ where: { walletId }, data: { token: "someone", leasedUntil: new Date(Date.now() + 3_600_000) } });
+
+    const res = await pay(a, keys, id!);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      status: "error",
+      message: "Too many BTC payment addresses are being handed out at once; retry shortly",
+      code: "upstream_unavailable",
+      reason: "wallet_busy",
+      errors: [],
+    });
+    expect(await a.db.transaction.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({ status: "INITIATED", derivationIndex: null });
+    expect((await indexesOf(keys)).next).toBe(1);
+
+    // The leases run out (their holders went away): the next initiate goes through.
+    await a.db.walletIndexSlot.updateMany({ where: { walletId }, data: { leasedUntil: new Date(Date.now() - 1000) } });
+    expect((await pay(b, keys, id!)).status).toBe(200);
+    expectNoGap(await indexesOf(keys));
+  }, 20_000);
+
+  it("gives an index whose lease ran out to the next lease, and refuses the late holder's move", async () => {
+    const keys = await a.merchant({ name: "Late" });
+    const [id] = await initialize(keys, 1);
+    const { transactions } = prismaStores(a.db);
+    const { walletId } = await indexesOf(keys);
+    const t0 = new Date();
+    const late = await transactions.leaseIndex(walletId, t0, new Date(t0.getTime() + 1000), 19);
+    const taker = await transactions.leaseIndex(walletId, new Date(t0.getTime() + 2000), new Date(t0.getTime() + 60_000), 19);
+    if (typeof late !== "object" || late === null || typeof taker !== "object" || taker === null) throw new Error("no lease");
+    expect(taker.index).toBe(late.index);
+    expect(taker.token).not.toBe(late.token);
+
+    const transaction = await transactions.findFor(id!, keys.id, false);
+    if (!transaction) throw new Error("no transaction");
+    const fields = {
+      paymentCurrencyId: 4,
+      paymentAmount: "0.001",
+      quoteRate: "10000",
+      quoteSource: "test",
+      quotedAt: t0,
+      refundAddress: null,
+      expiresAt: new Date(t0.getTime() + 3_600_000),
+    };
+    const move = { transaction, address: "tb1qlate", idempotency: null, now: t0, fields };
+    expect(await transactions.moveToPending({ ...move, lease: late })).toBe("lease_lost");
+    expect(await a.db.transaction.findUniqueOrThrow({ where: { id: id! } })).toMatchObject({ status: "INITIATED", derivationIndex: null });
+    const moved = await transactions.moveToPending({ ...move, lease: taker, address: "tb1qtaker" });
+    expect(moved).toMatchObject({ moved: { status: "PENDING", derivationIndex: taker.index, paymentAddress: "tb1qtaker" } });
+    expect(await transactions.moveToPending({ ...move, lease: taker })).toBe("lease_lost");
+    expectNoGap(await indexesOf(keys));
+  });
+});
