@@ -60,6 +60,18 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const prices =
     overrides.prices ??
     new ModeRoutedFeed({ test: new StoredTestRatesFeed(stores.testRates), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) });
+  // Before the gateway: a dashboard user's redelivery goes through it.
+  const webhooks = new WebhookDispatcher(
+    {
+      events: stores.webhookEvents,
+      secrets,
+      clock: systemClock,
+      log: overrides.log ?? ((line) => console.error(line)),
+      metrics: overrides.metrics,
+      changes: database.changes,
+    },
+    config.webhooks,
+  );
   const gateway = new PaymentGateway({
     stores,
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets }),
@@ -69,6 +81,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     clock: systemClock,
     secrets,
     changes: database.changes,
+    redelivery: webhooks,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     publicUrl: config.publicUrl,
     lifecycle: {
@@ -87,17 +100,6 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.log,
     config.database.kind === "postgres" ? new PostgresLeadership(config.database.url, PAYMENT_WATCHER_LOCK, overrides.log) : soleLeader,
     overrides.metrics,
-  );
-  const webhooks = new WebhookDispatcher(
-    {
-      events: stores.webhookEvents,
-      secrets,
-      clock: systemClock,
-      log: overrides.log ?? ((line) => console.error(line)),
-      metrics: overrides.metrics,
-      changes: database.changes,
-    },
-    config.webhooks,
   );
   return {
     gateway,

@@ -1,7 +1,7 @@
 // What every operation of the core is given: its stores, its ports and its policy. The gateway
 // (src/core/gateway.ts) holds one of these; adapters never see it.
 import type { Credentials } from "./merchants/credentials.ts";
-import type { Clock, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
+import type { Clock, EventRedelivery, PaymentRails, PriceFeed, QrRenderer } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { Stores } from "./stores.ts";
 import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
@@ -20,4 +20,6 @@ export interface CoreDeps {
   lifecycle: LifecyclePolicy;
   /** PAYGATE_PUBLIC_URL: the service's public base URL (no trailing slash), for checkout_url. */
   publicUrl: string;
+  /** The webhook dispatcher, for a dashboard user's redelivery; the service always has one (src/runtime.ts). */
+  redelivery?: EventRedelivery;
 }

@@ -3,7 +3,7 @@
 // alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
-import type { Clock } from "../core/ports.ts";
+import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { AttemptRecord, ClaimedEvent, EventOutcome, TransactionChange, TransactionChanges, WebhookEventStore } from "../core/stores.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
@@ -36,15 +36,9 @@ export interface DispatcherDeps {
   changes?: TransactionChanges;
 }
 
-/** What one attempt of one event came to. */
-export interface DeliveryReport {
-  eventId: string;
-  type: string;
-  outcome: EventOutcome;
-  attempt: AttemptRecord | null;
-}
+export type { DeliveryReport };
 
-export class WebhookDispatcher {
+export class WebhookDispatcher implements EventRedelivery {
   private running: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;

@@ -128,8 +128,19 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     clock: systemClock,
     secrets,
     changes: database.changes,
+    // A dashboard user's redelivery: through a dispatcher of this gateway (made on first use, as the service's is never started for it).
+    redelivery: { redeliver: (eventId) => (redeliverer ??= makeDispatcher({}, {})).redeliver(eventId) },
   });
+  let redeliverer: WebhookDispatcher | undefined;
   const dispatchers: WebhookDispatcher[] = [];
+  function makeDispatcher(settings: Partial<DispatcherSettings>, deps: Partial<DispatcherDeps>): WebhookDispatcher {
+    const dispatcher = new WebhookDispatcher(
+      { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
+      { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
+    );
+    dispatchers.push(dispatcher);
+    return dispatcher;
+  }
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
   const limits = options.rateLimits ?? {};
@@ -183,14 +194,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       }
       return created;
     },
-    dispatcher(settings = {}, deps = {}) {
-      const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock: systemClock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
-        { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
-      );
-      dispatchers.push(dispatcher);
-      return dispatcher;
-    },
+    dispatcher: (settings = {}, deps = {}) => makeDispatcher(settings, deps),
     async close() {
       await Promise.all(dispatchers.map((d) => d.stop()));
       await closeSubscriptions(); // open WebSockets and event streams would hold the server open

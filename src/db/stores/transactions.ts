@@ -153,6 +153,8 @@ export function transactionStore(db: Database): TransactionStore {
 
     list: (query) => listTransactions(db, query),
 
+    receipts: (transactionId) => db.paymentReceipt.findMany({ where: { transactionId }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] }),
+
     async walletCurrencies(merchantId, isLive) {
       const rows = await db.paymentProcessor.findMany({
         where: { merchantId, isLive },
