@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import express from "express";
-import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
+import { type GatewayDeps, PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
@@ -100,7 +100,14 @@ export interface TestGatewayOptions {
   sameDatabaseAs?: TestGateway;
   /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
   checkout?: CheckoutPageOptions;
+  /** The gateway's clock (the system's by default): a dashboard test moves it to end a session. */
+  clock?: Clock;
+  /** The dashboard's session lifetimes and sign-in limits (generous sign-in limits unless set). */
+  dashboard?: GatewayDeps["dashboard"];
 }
+
+/** Sign-in limits no test reaches unless it sets its own. */
+export const GENEROUS_SIGN_IN_LIMITS = { perAddress: { limit: 1_000_000, windowMs: 60_000 }, perEmail: { limit: 1_000_000, windowMs: 60_000 } };
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const testDb = options.sameDatabaseAs ? await secondInstanceOf(options.sameDatabaseAs.store) : await createTestDatabase();
@@ -125,11 +132,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     secrets,
     changes: database.changes,
     // A dashboard user's redelivery: through a dispatcher of this gateway (made on first use, as the service's is never started for it).
     redelivery: { redeliver: (eventId) => (redeliverer ??= makeDispatcher({}, {})).redeliver(eventId) },
+    dashboard: { signInLimits: GENEROUS_SIGN_IN_LIMITS, ...options.dashboard },
   });
   let redeliverer: WebhookDispatcher | undefined;
   const dispatchers: WebhookDispatcher[] = [];
