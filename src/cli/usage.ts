@@ -35,6 +35,14 @@ in --mode (default live); give the account-level extended public key, never a pr
     synopsis: ["--merchant ID [--live] [--json]"],
     about: "Create a payment link (pl_…) for test mode, or live mode with --live.",
   },
+  userCreate: {
+    path: "user create",
+    synopsis: ["--merchant ID --email EMAIL --role owner|developer|viewer [--password-stdin] [--json]"],
+    about: `Create a dashboard user of a merchant and print a one-time sign-in link (valid 24 hours,
+PAYGATE_PUBLIC_URL/dashboard/welcome#…) that lets the user set a password; or, with
+--password-stdin, take the password from standard input (at least 10 characters). An e-mail
+belongs to one user across all merchants.`,
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],
@@ -73,6 +81,7 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
+  user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts.",
 };
 

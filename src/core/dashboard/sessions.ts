@@ -86,11 +86,12 @@ export async function signIn(deps: DashboardDeps, input: { email: string; passwo
 
 /** Uses a one-time link: sets the user's password, ends its other sessions, and signs it in. */
 export async function useSignInLink(deps: DashboardDeps, token: string, password: unknown): Promise<SignedIn> {
-  // The password is checked first, so a refused one leaves the link usable.
+  // The password's form is checked first, so a refused one leaves the link usable; it is hashed
+  // only once the link is taken, so a made-up token costs no scrypt time.
   const checked = checkPassword(password);
-  const passwordHash = await hashPassword(checked);
   const user = await deps.store.useSignInLink(hashKey(token), deps.clock.now());
   if (!user) throw errors.signInLinkInvalid();
+  const passwordHash = await hashPassword(checked);
   await deps.store.setPassword(user.id, passwordHash);
   await deps.store.deleteSessionsOf(user.id);
   return startSession(deps, { ...user, passwordHash });

@@ -101,14 +101,14 @@ function inviteForm(ctx: PageContext, slots: Slots & { invited: HTMLElement }): 
 function showLink(slot: HTMLElement, user: Invited): void {
   const status = h("span", { role: "status" });
   const link = h("input", { id: "invite-link", type: "text", readonly: true, value: user.sign_in_url, "aria-describedby": "invite-link-note" });
-  const heading = h("h2", { tabindex: "-1" }, `Invitation for ${user.email}`);
+  const heading = h("h2", { tabindex: "-1", id: "invitation-title" }, `Invitation for ${user.email}`);
   replace(
     slot,
     h(
       "section",
-      { class: "card notice-card", "aria-labelledby": "invite-link-title" },
+      { class: "card notice-card", "aria-labelledby": "invitation-title" },
       heading,
-      h("label", { for: "invite-link", id: "invite-link-title" }, "One-time sign-in link"),
+      h("label", { for: "invite-link" }, "One-time sign-in link"),
       link,
       h(
         "p",
