@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CSV_HEADER } from "../../../src/core/transactions/export.ts";
 import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
-import { signedInAs, type DashboardClient } from "../../support/dashboard.ts";
+import { signedInAs, signInBrowser, type DashboardClient } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 
@@ -25,8 +25,7 @@ afterAll(async () => {
 /** A browser context signed in as the client (its session cookie, as the sign-in form would have set it). */
 async function browse(client: DashboardClient, viewport = { width: 1200, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
-  const [name = "", value = ""] = client.cookie.split("=");
-  await context.addCookies([{ name, value, url: `${t.url}/dashboard` }]);
+  await signInBrowser(context, t, client);
   return { context, page: await context.newPage() };
 }
 
