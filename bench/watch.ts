@@ -69,6 +69,7 @@ async function main(): Promise<void> {
             reference: `bq_watch${made + i}`,
             merchantId: merchant.id,
             customerEmail: "w@example.com",
+            customerEmailKey: "w@example.com",
             isLive: false,
             status: "PENDING" as const,
             initializedAmount: "10",

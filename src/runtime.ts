@@ -61,6 +61,18 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const prices =
     overrides.prices ??
     new ModeRoutedFeed({ test: new StoredTestRatesFeed(stores.testRates), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) });
+  // Before the gateway: a dashboard user's redelivery goes through it.
+  const webhooks = new WebhookDispatcher(
+    {
+      events: stores.webhookEvents,
+      secrets,
+      clock: systemClock,
+      log: overrides.log ?? ((line) => console.error(line)),
+      metrics: overrides.metrics,
+      changes: database.changes,
+    },
+    config.webhooks,
+  );
   const gateway = new PaymentGateway({
     stores,
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets }),
@@ -70,6 +82,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     clock: systemClock,
     secrets,
     changes: database.changes,
+    redelivery: webhooks,
     allowPrivateWebhookUrls: config.webhooks.allowPrivate,
     publicUrl: config.publicUrl,
     webhookSender: webhookSender(config.webhooks),
@@ -89,17 +102,6 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.log,
     config.database.kind === "postgres" ? new PostgresWatchShares(config.database.url, overrides.log) : wholeWatchList,
     overrides.metrics,
-  );
-  const webhooks = new WebhookDispatcher(
-    {
-      events: stores.webhookEvents,
-      secrets,
-      clock: systemClock,
-      log: overrides.log ?? ((line) => console.error(line)),
-      metrics: overrides.metrics,
-      changes: database.changes,
-    },
-    config.webhooks,
   );
   return {
     gateway,

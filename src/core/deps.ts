@@ -1,7 +1,7 @@
 // What every operation of the core is given: its stores, its ports and its policy. The gateway
 // (src/core/gateway.ts) holds one of these; adapters never see it.
 import type { Credentials } from "./merchants/credentials.ts";
-import type { Clock, PaymentRails, PriceFeed, QrRenderer, WebhookSender } from "./ports.ts";
+import type { Clock, EventRedelivery, PaymentRails, PriceFeed, QrRenderer, WebhookSender } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { Stores } from "./stores.ts";
 import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
@@ -22,4 +22,6 @@ export interface CoreDeps {
   publicUrl: string;
   /** Sends the dashboard's test events as deliveries are sent; without it they cannot be sent (an error). */
   webhookSender?: WebhookSender;
+  /** The webhook dispatcher, for a dashboard user's redelivery; the service always has one (src/runtime.ts). */
+  redelivery?: EventRedelivery;
 }

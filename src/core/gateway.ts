@@ -29,7 +29,14 @@ import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webh
 import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
 import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
-import type { Clock } from "./ports.ts";
+import type { Clock, DeliveryReport } from "./ports.ts";
+import {
+  dashboardTransaction,
+  exportDashboardTransactions,
+  listDashboardTransactions,
+  redeliverDashboardEvent,
+  type TransactionDetail,
+} from "./dashboard/transactions.ts";
 import type {
   EventFilter,
   EventWithAttempts,
@@ -364,6 +371,28 @@ export class PaymentGateway {
 
   webhookBacklog(): Promise<WebhookBacklog> {
     return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
+  }
+
+  // ── The dashboard: transactions (each checks the actor's role first; `isLive`: the mode shown) ──
+
+  /** A page of the actor's merchant's transactions, newest first; `params` are GET /v1/transactions' query. */
+  dashboardTransactions(actor: DashboardActor, isLive: boolean, params: Record<string, unknown>): Promise<TransactionPage> {
+    return listDashboardTransactions(this.deps, actor, isLive, params);
+  }
+
+  /** One transaction with its quote, receipts and webhook events with their attempts; not_found for another merchant's or mode's. */
+  dashboardTransaction(actor: DashboardActor, isLive: boolean, id: string): Promise<TransactionDetail> {
+    return dashboardTransaction(this.deps, actor, isLive, id);
+  }
+
+  /** The CSV rows (header first) of every transaction the list's filters match, read from the database a page at a time. */
+  exportTransactionsCsv(actor: DashboardActor, isLive: boolean, params: Record<string, unknown>): Promise<AsyncGenerator<string>> {
+    return exportDashboardTransactions(this.deps, actor, isLive, params);
+  }
+
+  /** Sends the actor's merchant's event again now (manage_webhooks); not_found for another merchant's or mode's. */
+  redeliverEvent(actor: DashboardActor, isLive: boolean, eventId: string): Promise<DeliveryReport> {
+    return redeliverDashboardEvent(this.deps, actor, isLive, eventId);
   }
 
   // ── The dashboard: accounts and sessions (src/core/dashboard/) ────────────────────────────────

@@ -2,6 +2,7 @@
 // imports none of them. What it needs from its database is in stores.ts.
 import type { Decimal } from "decimal.js";
 import type { CryptoCurrency, FiatCurrency } from "./money/currencies.ts";
+import type { AttemptRecord, EventOutcome } from "./stores.ts";
 
 /** A price: how many units of `fiat` one unit of `crypto` costs, where it came from and when. */
 export interface PriceQuote {
@@ -93,4 +94,19 @@ export interface WebhookSender {
     body: string;
     secrets: string[];
   }): Promise<WebhookAttemptResult>;
+}
+
+/** What one delivery attempt of one webhook event came to. */
+export interface DeliveryReport {
+  eventId: string;
+  type: string;
+  outcome: EventOutcome;
+  /** Null when nothing was sent (no URL for the event's mode, or another dispatcher took it first). */
+  attempt: AttemptRecord | null;
+}
+
+/** Sends an event again now, outside its retry schedule (the webhook dispatcher, src/jobs/webhook-dispatcher.ts). */
+export interface EventRedelivery {
+  /** Back in the queue with a fresh schedule, and one attempt now; null for an unknown id. */
+  redeliver(eventId: string): Promise<DeliveryReport | null>;
 }

@@ -2,7 +2,7 @@
 // Prisma (src/db/stores.ts); the core imports only their types, so every query lives in src/db and
 // every rule here. Row types are Prisma's generated model types (one definition, from the schema).
 import type { Decimal } from "decimal.js";
-import type { Prisma, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "../db/types.ts";
+import type { PaymentReceipt, Prisma, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "../db/types.ts";
 import type { DashboardRole } from "./dashboard/access.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import type { RateLimitCounters } from "./rate-limits.ts";
@@ -181,6 +181,8 @@ export interface TransactionStore {
   list(query: TransactionListQuery): Promise<TransactionRecord[]>;
   /** The crypto currency ids this merchant has a wallet for in a mode, in id order. */
   walletCurrencies(merchantId: number, isLive: boolean): Promise<number[]>;
+  /** What arrived at the transaction's address (dropped receipts too), first seen first. */
+  receipts(transactionId: string): Promise<PaymentReceipt[]>;
 }
 
 // ── Credentials and Idempotency-Keys ────────────────────────────────────────────────────────────

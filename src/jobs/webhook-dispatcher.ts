@@ -4,7 +4,7 @@
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
-import type { Clock } from "../core/ports.ts";
+import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type {
   AttemptRecord,
@@ -47,15 +47,9 @@ export interface DispatcherDeps {
   changes?: TransactionChanges;
 }
 
-/** What one attempt of one event came to. */
-export interface DeliveryReport {
-  eventId: string;
-  type: string;
-  outcome: EventOutcome;
-  attempt: AttemptRecord | null;
-}
+export type { DeliveryReport };
 
-export class WebhookDispatcher {
+export class WebhookDispatcher implements EventRedelivery {
   private running: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;

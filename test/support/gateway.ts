@@ -141,9 +141,20 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     changes: database.changes,
     // As the service's: the dispatcher's test settings (the receivers are local).
     webhookSender: webhookSender({ timeoutMs: 2000, allowPrivate: options.allowPrivateWebhookUrls ?? false }),
+    // A dashboard user's redelivery: through a dispatcher of this gateway (made on first use, as the service's is never started for it).
+    redelivery: { redeliver: (eventId) => (redeliverer ??= makeDispatcher({}, {})).redeliver(eventId) },
     dashboard: { signInLimits: GENEROUS_SIGN_IN_LIMITS, ...options.dashboard },
   });
+  let redeliverer: WebhookDispatcher | undefined;
   const dispatchers: WebhookDispatcher[] = [];
+  function makeDispatcher(settings: Partial<DispatcherSettings>, deps: Partial<DispatcherDeps>): WebhookDispatcher {
+    const dispatcher = new WebhookDispatcher(
+      { events: stores.webhookEvents, secrets, clock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
+      { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
+    );
+    dispatchers.push(dispatcher);
+    return dispatcher;
+  }
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
   const limits = options.rateLimits ?? {};
@@ -197,14 +208,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       }
       return created;
     },
-    dispatcher(settings = {}, deps = {}) {
-      const dispatcher = new WebhookDispatcher(
-        { events: stores.webhookEvents, secrets, clock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
-        { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
-      );
-      dispatchers.push(dispatcher);
-      return dispatcher;
-    },
+    dispatcher: (settings = {}, deps = {}) => makeDispatcher(settings, deps),
     async close() {
       await Promise.all(dispatchers.map((d) => d.stop()));
       await closeSubscriptions(); // open WebSockets and event streams would hold the server open

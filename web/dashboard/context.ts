@@ -25,6 +25,8 @@ export interface DashboardPage {
   title: string;
   /** Pages are shown to every role with this permission ("read": everyone). */
   permission: Permission;
+  /** False for a page reached from another (one transaction): not listed in the navigation. */
+  nav?: boolean;
   /** Fills `main` (its <h1> first: focus goes to it after navigation). */
   render(ctx: PageContext, main: HTMLElement): void | Promise<void>;
 }

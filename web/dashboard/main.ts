@@ -174,9 +174,11 @@ function renderShell(pages: DashboardPage[], current: DashboardPage | null): voi
     h(
       "ul",
       {},
-      ...pages.map((page) =>
-        h("li", {}, h("a", { href: href(`/${page.path}`), "data-route": "", "aria-current": page === current ? "page" : null }, page.title)),
-      ),
+      ...pages
+        .filter((page) => page.nav !== false)
+        .map((page) =>
+          h("li", {}, h("a", { href: href(`/${page.path}`), "data-route": "", "aria-current": page === current ? "page" : null }, page.title)),
+        ),
       h("li", {}, h("button", { type: "button", class: "link-button", onclick: () => void signOut("/session") }, "Sign out")),
     ),
   );

@@ -16,6 +16,10 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 /** `evt_` and 24 base62 characters (newEventId); anything else names no event and is not looked up. */
 const EVENT_ID = /^evt_[0-9A-Za-z]{1,64}$/;
 
+export function isEventId(id: string): boolean {
+  return EVENT_ID.test(id);
+}
+
 export const EventListParams = z.object({
   limit: limitParam.optional(),
   starting_after: single.regex(EVENT_ID, "must be the id (evt_…) of an event of the previous page").optional(),

@@ -51,10 +51,15 @@ export interface TransactionPage {
   hasMore: boolean;
 }
 
+/** Whose transactions a list shows: one merchant, one mode (a secret key's, or a dashboard user's). */
+export interface ListScope {
+  merchantId: number;
+  isLive: boolean;
+}
+
 /**
  * The secret key's merchant's transactions of its mode (a public key or client secret is refused:
- * the list shows customers), newest first, `limit` after the transaction `starting_after`. The
- * cursor is that transaction's (created_at, id), so inserts between pages shift nothing.
+ * the list shows customers), newest first, `limit` after the transaction `starting_after`.
  */
 export async function listTransactions(
   { stores, credentials }: Pick<CoreDeps, "stores" | "credentials">,
@@ -64,28 +69,78 @@ export async function listTransactions(
   names: Partial<Record<TransactionListParam, string>> = {},
 ): Promise<TransactionPage> {
   const caller = await credentials.authenticateSecret(bearerToken);
+  return listTransactionsOf(stores, { merchantId: caller.merchant.id, isLive: caller.isLive }, params, names);
+}
+
+/**
+ * A page of one merchant's transactions in one mode, for whichever caller the adapter authenticated
+ * (a secret key above, a dashboard user in src/core/dashboard/transactions.ts). The cursor is the
+ * transaction `starting_after`'s (created_at, id), so inserts between pages shift nothing.
+ */
+export async function listTransactionsOf(
+  stores: CoreDeps["stores"],
+  scope: ListScope,
+  params: Record<string, unknown>,
+  names: Partial<Record<TransactionListParam, string>> = {},
+): Promise<TransactionPage> {
   const query = parseListQuery(TransactionListParams, params, names);
   let after: TransactionListQuery["after"] = null;
   if (query.starting_after !== undefined) {
-    const cursor = await stores.transactions.findFor(query.starting_after.toLowerCase(), caller.merchant.id, caller.isLive);
+    const cursor = await stores.transactions.findFor(query.starting_after.toLowerCase(), scope.merchantId, scope.isLive);
     if (!cursor) throw errors.unknownCursor(names.starting_after ?? "starting_after", query.starting_after);
     after = { createdAt: cursor.createdAt, id: cursor.id };
   }
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
-  const rows = await stores.transactions.list({
-    merchantId: caller.merchant.id,
-    isLive: caller.isLive,
+  const rows = await stores.transactions.list({ ...filtersOf(scope, query), after, limit: limit + 1 });
+  const page = pageOf(rows, limit);
+  return { merchantId: scope.merchantId, transactions: page.items, hasMore: page.hasMore };
+}
+
+/** An export's query: the list's filters, without its page (an export is the whole filtered set). */
+export const TransactionFilterParams = TransactionListParams.omit({ limit: true, starting_after: true });
+
+/** The checked filters of an export (TransactionFilterParams), ready for `transactionsMatching`. */
+export type TransactionFilters = Omit<TransactionListQuery, "after" | "limit">;
+
+/** Checks an export's query once, before anything is read (so a bad filter is a 400, not a broken download). */
+export function parseTransactionFilters(scope: ListScope, params: Record<string, unknown>): TransactionFilters {
+  return filtersOf(scope, parseListQuery(TransactionFilterParams, params));
+}
+
+/** Rows read from the database per query of an export. */
+export const EXPORT_BATCH = 500;
+
+/**
+ * Every transaction matching `filters`, newest first, read in keyset pages of `batch` rows: the
+ * next page starts after the last row of the one before, so memory holds one page at a time and
+ * transactions made during the export (newer than its first row) are neither shown nor shift it.
+ */
+export async function* transactionsMatching(
+  stores: CoreDeps["stores"],
+  filters: TransactionFilters,
+  batch: number = EXPORT_BATCH,
+): AsyncGenerator<TransactionRecord> {
+  let after: TransactionListQuery["after"] = null;
+  for (;;) {
+    const rows = await stores.transactions.list({ ...filters, after, limit: batch });
+    yield* rows;
+    const last = rows.at(-1);
+    if (!last || rows.length < batch) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+function filtersOf(scope: ListScope, query: z.infer<typeof TransactionFilterParams>): TransactionFilters {
+  return {
+    merchantId: scope.merchantId,
+    isLive: scope.isLive,
     status: query.status ?? null,
     initializedCurrencyId: query.currency ?? null,
     paymentCurrencyId: query.payment_currency ?? null,
     createdGte: query["created[gte]"] ?? null,
     createdLt: query["created[lt]"] ?? null,
     search: query.q === undefined ? null : searchOf(query.q),
-    after,
-    limit: limit + 1,
-  });
-  const page = pageOf(rows, limit);
-  return { merchantId: caller.merchant.id, transactions: page.items, hasMore: page.hasMore };
+  };
 }
 
 /** `q` names one thing: a reference (bq_…), a transaction id, or else a customer's e-mail (any case). */

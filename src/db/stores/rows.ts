@@ -8,3 +8,12 @@ export const transactionInclude = {
 
 /** The merchant behind a key or a payment link. */
 export const merchantIdentity = { select: { id: true, name: true, active: true, kybStatus: true } } as const;
+
+/**
+ * What customer_email_key holds for an e-mail, written with the transaction and compared by the
+ * list's search, so a search in any case is one equality on an index. E-mails are ASCII (initialize
+ * checks them), where this is exactly PostgreSQL's lower() (which filled the column for older rows).
+ */
+export function emailKey(email: string): string {
+  return email.toLowerCase();
+}

@@ -1,10 +1,11 @@
-// The query behind GET /v1/transactions and GraphQL `transactions`: one merchant and mode, newest
-// first by (created_at, id), served by the index transactions(merchant_id, is_live, created_at, id).
+// The query behind GET /v1/transactions, GraphQL `transactions` and the dashboard: one merchant and
+// mode, newest first by (created_at, id), served by the index transactions(merchant_id, is_live,
+// created_at, id); a search by e-mail by (merchant_id, is_live, customer_email_key, created_at, id).
 import type { TransactionListQuery } from "../../core/stores.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import type { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
-import { transactionInclude } from "./rows.ts";
+import { emailKey, transactionInclude } from "./rows.ts";
 
 export function listTransactions(db: Database, q: TransactionListQuery): Promise<TransactionRecord[]> {
   const where: Prisma.TransactionWhereInput = {
@@ -18,15 +19,8 @@ export function listTransactions(db: Database, q: TransactionListQuery): Promise
       : {}),
     ...(q.search && "reference" in q.search ? { reference: q.search.reference } : {}),
     ...(q.search && "id" in q.search ? { id: q.search.id } : {}),
-    ...(q.search && "customerEmail" in q.search
-      ? { customerEmail: { equals: likeLiteral(q.search.customerEmail), mode: "insensitive" as const } }
-      : {}),
+    ...(q.search && "customerEmail" in q.search ? { customerEmailKey: emailKey(q.search.customerEmail) } : {}),
     ...(q.after ? { OR: [{ createdAt: { lt: q.after.createdAt } }, { createdAt: q.after.createdAt, id: { lt: q.after.id } }] } : {}),
   };
   return db.transaction.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: q.limit, include: transactionInclude });
-}
-
-/** Prisma compares `mode: "insensitive"` with ILIKE: its wildcards in a customer's text must match only themselves. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

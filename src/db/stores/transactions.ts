@@ -10,7 +10,7 @@ import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { outboxRow } from "../outbox.ts";
 import type { Database } from "../types.ts";
 import { rememberIdempotencyKey } from "./idempotency.ts";
-import { transactionInclude } from "./rows.ts";
+import { emailKey, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
 
 export function transactionStore(db: Database): TransactionStore {
@@ -191,6 +191,8 @@ export function transactionStore(db: Database): TransactionStore {
 
     list: (query) => listTransactions(db, query),
 
+    receipts: (transactionId) => db.paymentReceipt.findMany({ where: { transactionId }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] }),
+
     async walletCurrencies(merchantId, isLive) {
       const rows = await db.paymentProcessor.findMany({
         where: { merchantId, isLive },
@@ -317,6 +319,7 @@ export async function insertInitiatedTransaction(
 ): Promise<Transaction> {
   const row: Transaction = {
     ...t,
+    customerEmailKey: emailKey(t.customerEmail),
     status: "INITIATED",
     initializedAmount: new Prisma.Decimal(t.initializedAmount),
     requestMeta: t.requestMeta as Prisma.JsonObject,
@@ -344,10 +347,10 @@ export async function insertInitiatedTransaction(
     : Prisma.empty;
   await db.$executeRaw`
     WITH created AS (
-      INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_name, payment_link_id, is_live,
+      INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_email_key, customer_name, payment_link_id, is_live,
         status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
         client_secret_enc, return_url)
-      VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
+      VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${row.customerEmailKey}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
         ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl})
       RETURNING id)${remembered},

@@ -100,7 +100,7 @@ describe("the dashboard in a browser", () => {
     expect(await page.locator("#mode-banner").textContent()).toContain("Test mode");
     expect(await page.locator("#mode-banner").isVisible()).toBe(true);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Users"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Transactions", "Users"]);
     expect(await nav.getByRole("link", { name: "Users" }).getAttribute("aria-current")).toBe("page");
     expect(await nav.getByRole("button", { name: "Sign out" }).count()).toBe(1);
     await expectAccessible(page, "users page, owner, 375 px");
@@ -111,7 +111,7 @@ describe("the dashboard in a browser", () => {
   });
 
   it("switches between test and live mode, kept in the address and shown everywhere", async () => {
-    const { context, page, problems } = await open("/dashboard/sign-in", DESKTOP);
+    const { context, page, problems } = await open("/dashboard/sign-in?next=users", DESKTOP);
     await signInWithKeyboard(page, owner.email, owner.password);
     await h1(page, "Users");
     const live = page.getByRole("group", { name: "Mode" }).getByRole("link", { name: "Live" });
@@ -142,7 +142,7 @@ describe("the dashboard in a browser", () => {
   });
 
   it("invites a user, shows the link once, and the link sets a password in a second browser; a viewer sees no change controls", async () => {
-    const { context, page, problems } = await open("/dashboard/sign-in");
+    const { context, page, problems } = await open("/dashboard/sign-in?next=users");
     await signInWithKeyboard(page, owner.email, owner.password);
     await h1(page, "Users");
     await page.getByLabel("E-mail").fill("viewer@acme.example");
@@ -163,6 +163,9 @@ describe("the dashboard in a browser", () => {
     await second.page.getByLabel("New password").fill("the viewer's password");
     await second.page.getByLabel("Repeat the password").fill("the viewer's password");
     await second.page.getByRole("button", { name: "Set password and sign in" }).click();
+    // Signed in, on the first page (Transactions); then to Users.
+    await h1(second.page, "Transactions");
+    await second.page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Users" }).click();
     await h1(second.page, "Users");
     expect(await second.page.locator(".account").textContent()).toContain("viewer@acme.example (viewer)");
     expect(await second.page.locator("form").count()).toBe(0);
@@ -204,7 +207,7 @@ describe("the dashboard in a browser", () => {
   });
 
   it("signs out to the sign-in page", async () => {
-    const { context, page, problems } = await open("/dashboard/sign-in", DESKTOP);
+    const { context, page, problems } = await open("/dashboard/sign-in?next=users", DESKTOP);
     await signInWithKeyboard(page, owner.email, owner.password);
     await h1(page, "Users");
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("button", { name: "Sign out" }).click();

@@ -1,0 +1,92 @@
+// The dashboard's transaction pages, in the core: the list, one transaction with its receipts and
+// webhook events, the CSV export, and redelivering an event. Each checks the signed-in user's
+// permission first (access.ts), then works on that user's merchant in the mode the dashboard shows;
+// another merchant's or mode's objects do not exist for it. The list's rules are list.ts's, shared
+// with the secret-key API.
+import type { PaymentReceipt } from "../../db/types.ts";
+import type { CoreDeps } from "../deps.ts";
+import { errors } from "../errors.ts";
+import { isEventId } from "../events/list.ts";
+import type { DeliveryReport } from "../ports.ts";
+import type { EventWithAttempts } from "../stores.ts";
+import { transactionsCsv } from "../transactions/export.ts";
+import { listTransactionsOf, parseTransactionFilters, type TransactionPage } from "../transactions/list.ts";
+import { findTransactionFor, type TransactionRecord } from "../transactions/record.ts";
+import { viewOf, type TransactionView } from "../transactions/view.ts";
+import { authorize, type DashboardActor } from "./access.ts";
+
+/** One transaction as its page shows it. */
+export interface TransactionDetail {
+  transaction: TransactionRecord;
+  /** Currencies, the locked quote and the payment's progress, as the APIs show them. */
+  view: TransactionView;
+  /** What arrived at its address, first seen first (dropped ones too: the page says so). */
+  receipts: PaymentReceipt[];
+  /** Its webhook events, oldest first (the timeline), each with its delivery attempts oldest first. */
+  events: EventWithAttempts[];
+}
+
+/** A page of the actor's merchant's transactions in one mode: the REST list's query, rules and cursor (list.ts). */
+export function listDashboardTransactions(
+  deps: Pick<CoreDeps, "stores">,
+  actor: DashboardActor,
+  isLive: boolean,
+  params: Record<string, unknown>,
+): Promise<TransactionPage> {
+  authorize(actor, "read");
+  return listTransactionsOf(deps.stores, { merchantId: actor.merchantId, isLive }, params);
+}
+
+export async function dashboardTransaction(
+  deps: Pick<CoreDeps, "stores" | "lifecycle">,
+  actor: DashboardActor,
+  isLive: boolean,
+  id: string,
+): Promise<TransactionDetail> {
+  authorize(actor, "read");
+  const transaction = await findTransactionFor(deps.stores.transactions, id, actor.merchantId, isLive);
+  if (!transaction) throw errors.transactionNotFound(id);
+  const [receipts, events] = await Promise.all([
+    deps.stores.transactions.receipts(transaction.id),
+    deps.stores.webhookEvents.list({ merchantId: actor.merchantId, transactionId: transaction.id }),
+  ]);
+  return {
+    transaction,
+    view: viewOf(transaction, deps.lifecycle),
+    receipts,
+    events: events.reverse().map((event) => ({ ...event, attempts: [...event.attempts].reverse() })),
+  };
+}
+
+/**
+ * The CSV of every transaction the filters match (the list's filters, no page). The query is checked
+ * here, before the first row is read, so a bad filter is refused (400) before a download starts;
+ * the rows are then read a page at a time as the caller consumes them (export.ts).
+ */
+export async function exportDashboardTransactions(
+  deps: Pick<CoreDeps, "stores">,
+  actor: DashboardActor,
+  isLive: boolean,
+  params: Record<string, unknown>,
+): Promise<AsyncGenerator<string>> {
+  authorize(actor, "read");
+  const filters = parseTransactionFilters({ merchantId: actor.merchantId, isLive }, params);
+  return transactionsCsv(deps.stores, filters);
+}
+
+/** Sends an event of the actor's merchant and mode again now, with one attempt, and says how it went. */
+export async function redeliverDashboardEvent(
+  deps: Pick<CoreDeps, "stores" | "redelivery">,
+  actor: DashboardActor,
+  isLive: boolean,
+  eventId: string,
+): Promise<DeliveryReport> {
+  authorize(actor, "manage_webhooks");
+  const event = isEventId(eventId) ? await deps.stores.webhookEvents.findFor(eventId, actor.merchantId, isLive) : null;
+  if (!event) throw errors.eventNotFound(eventId);
+  if (!deps.redelivery) throw new Error("The gateway was made without a webhook dispatcher (GatewayDeps.redelivery)");
+  const report = await deps.redelivery.redeliver(event.id);
+  // Pruned (30 days) between the two reads.
+  if (!report) throw errors.eventNotFound(eventId);
+  return report;
+}
