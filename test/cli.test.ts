@@ -116,6 +116,7 @@ describe("paygate --help", () => {
       "worker",
       "webhooks list",
       "webhooks redeliver",
+      "user create",
     ]) {
       expect(res.stdout).toContain(`\n  ${command}`);
     }
@@ -143,6 +144,12 @@ describe("paygate --help", () => {
     ["webhooks", "webhooks <command> [options]", ["webhooks list [--merchant ID]", "webhooks redeliver EVENT_ID"]],
     ["webhooks list", "webhooks list [--merchant ID]", ["--merchant <id>", "--state <state>", "--transaction <id>", "--limit <n>", "--json"]],
     ["webhooks redeliver", "webhooks redeliver EVENT_ID [--json]", ["EVENT_ID", "--json"]],
+    ["user", "user <command> [options]", ["user create --merchant ID --email EMAIL"]],
+    [
+      "user create",
+      "user create --merchant ID --email EMAIL --role owner|developer|viewer",
+      ["--merchant <id>", "--email <email>", "--role <role>", "--password-stdin", "--json"],
+    ],
   ];
   const cases = commands.flatMap(([path, usage, mentions]) =>
     [

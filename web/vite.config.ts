@@ -9,7 +9,8 @@ const web = path.dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
   root: web,
-  // The service serves web/dist/assets/ at /checkout/assets/ (src/http/checkout-page.ts).
+  // The service serves web/dist/assets/ at /checkout/assets/ (src/http/checkout-page.ts), for
+  // every page: the dashboard's HTML names its assets there too.
   base: "/checkout/",
   publicDir: false,
   logLevel: "warn",
@@ -22,7 +23,7 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: true,
     rolldownOptions: {
-      input: { checkout: path.join(web, "checkout", "index.html") },
+      input: { checkout: path.join(web, "checkout", "index.html"), dashboard: path.join(web, "dashboard", "index.html") },
     },
   },
 });

@@ -2,6 +2,7 @@
 // Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
 // reads process.env, writes to the console or exits, so a command also runs inside a test process.
 import { loadConfig, type Config } from "../config.ts";
+import { DASHBOARD_ROLES, isDashboardRole } from "../core/dashboard/access.ts";
 import { errors, PaygateError } from "../core/errors.ts";
 import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
@@ -25,6 +26,8 @@ export interface CliContext {
   env: NodeJS.ProcessEnv;
   stdout: CliOutput;
   stderr: CliOutput;
+  /** Standard input, for `user create --password-stdin` (process.stdin for the process). */
+  stdin?: AsyncIterable<string | Buffer>;
   /** Stops `paygate worker`. Without it, SIGINT or SIGTERM does. */
   signal?: AbortSignal;
 }
@@ -207,6 +210,44 @@ export async function paymentLinkCreate(ctx: CliContext, options: PaymentLinkCre
   const link = await withRuntime(ctx, (rt) => rt.gateway.createPaymentLink(id, isLive));
   if (options.json) return print(ctx, link);
   say(ctx, `Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
+}
+
+export interface UserCreateOptions extends JsonOption {
+  merchant?: string;
+  email?: string;
+  role?: string;
+  passwordStdin?: boolean;
+}
+
+export async function userCreate(ctx: CliContext, options: UserCreateOptions): Promise<void> {
+  if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  if (options.role === undefined || !isDashboardRole(options.role)) {
+    throw new UsageError(`--role must be one of ${DASHBOARD_ROLES.join(", ")}; got '${options.role ?? ""}'.`);
+  }
+  const id = merchantId(options.merchant);
+  const password = options.passwordStdin ? await readPassword(ctx) : undefined;
+  const created = await withRuntime(ctx, (rt) =>
+    rt.gateway.createDashboardUser({ merchantId: id, email: options.email, role: options.role, password }),
+  );
+  if (options.json) {
+    return print(ctx, { ...created.user, merchantId: id, signInUrl: created.signInUrl, signInUrlExpiresAt: created.signInUrlExpiresAt });
+  }
+  say(ctx, `Created dashboard user ${created.user.email} (${created.user.id}), ${created.user.role} of merchant ${id}.`);
+  if (created.signInUrl) {
+    say(ctx, `One-time sign-in link, shown once; it lets the user set a password until ${created.signInUrlExpiresAt?.toISOString()}:`);
+    say(ctx, `  ${created.signInUrl}`);
+  } else {
+    say(ctx, "The user signs in at /dashboard with the password given.");
+  }
+}
+
+/** The whole of standard input, less one final line break (what `echo` or a here-string adds). */
+async function readPassword(ctx: CliContext): Promise<string> {
+  if (!ctx.stdin) throw new UsageError("--password-stdin needs standard input; pipe the password in.");
+  let text = "";
+  for await (const chunk of ctx.stdin) text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+  return text.replace(/\r?\n$/, "");
 }
 
 export async function testRatesList(ctx: CliContext, options: JsonOption): Promise<void> {

@@ -116,6 +116,15 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(linkDeactivate, () => commands.paymentLinkDeactivate(ctx, linkDeactivate.args[0] ?? "", linkDeactivate.opts<commands.MerchantOption>()));
 
+  const user = group(program, "user", ctx);
+  const userCreate = leaf(user, "userCreate", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--role <role>", "owner, developer or viewer (required)")
+    .option("--password-stdin", "read the password from standard input instead of printing a sign-in link")
+    .option("--json", "print one JSON object");
+  act(userCreate, () => commands.userCreate(ctx, userCreate.opts<commands.UserCreateOptions>()));
+
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
   act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));

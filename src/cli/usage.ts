@@ -45,6 +45,14 @@ in --mode (default live); give the account-level extended public key, never a pr
     synopsis: ["SLUG --merchant ID [--json]"],
     about: "Deactivate a payment link: it starts no more transactions; those it started go on.",
   },
+  userCreate: {
+    path: "user create",
+    synopsis: ["--merchant ID --email EMAIL --role owner|developer|viewer [--password-stdin] [--json]"],
+    about: `Create a dashboard user of a merchant and print a one-time sign-in link (valid 24 hours,
+PAYGATE_PUBLIC_URL/dashboard/welcome#…) that lets the user set a password; or, with
+--password-stdin, take the password from standard input (at least 10 characters). An e-mail
+belongs to one user across all merchants.`,
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],
@@ -106,6 +114,7 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
+  user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
   keys: "A merchant's API keys: list them, roll one with an overlap.",
 };

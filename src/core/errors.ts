@@ -145,7 +145,54 @@ export const errors = {
     new PaygateError("not_found", `This merchant has no payment link '${printable(slug)}'`, "payment_link_not_found"),
   webhookEventNotFound: (id: string) =>
     new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
+  // ── The dashboard ─────────────────────────────────────────────────────────────────────────────
+  /** The same for an unknown e-mail, a wrong password and a user without one: no account enumeration. */
+  signInFailed: () => new PaygateError("unauthenticated", "E-mail or password is incorrect", "sign_in_failed"),
+  sessionRequired: () =>
+    new PaygateError("unauthenticated", "Sign in to the dashboard: this request has no session, or its session has ended", "session_required"),
+  /** An API key on the dashboard's API: the two never mix (README "Dashboard"). */
+  apiKeyOnDashboard: () =>
+    new PaygateError(
+      "unauthenticated",
+      "The dashboard API takes no API key: sign in at /dashboard and send the session cookie; API keys work on /v1 and /graphql",
+      "api_key_not_accepted",
+    ),
+  signInLinkInvalid: () =>
+    new PaygateError(
+      "unauthenticated",
+      "This sign-in link is not valid: it was used already, has expired or was never issued. Ask an owner of your merchant for a new invitation",
+      "sign_in_link_invalid",
+    ),
+  csrfRejected: (message: string) => new PaygateError("forbidden", message, "csrf_rejected"),
+  invalidDashboardUser: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", fieldErrors.map((e) => `${e.field} ${e.message}`).join("; "), "invalid_dashboard_user", fieldErrors),
+  dashboardEmailTaken: () =>
+    new PaygateError(
+      "validation_error",
+      "email is taken: a dashboard user with this e-mail exists already (an e-mail belongs to one merchant's dashboard)",
+      "email_taken",
+      [{ field: "email", message: "is taken" }],
+    ),
+  dashboardUserNotFound: (id: string) =>
+    new PaygateError("not_found", `No dashboard user with id '${printable(id)}' at this merchant`, "dashboard_user_not_found"),
+  lastOwner: () =>
+    new PaygateError(
+      "invalid_state",
+      "A merchant needs at least one owner: make another user owner first, then change or remove this one",
+      "last_owner",
+    ),
 };
+
+/** A refusal the client may retry after a wait (sent as Retry-After): sign-in throttling. */
+export class RetryLaterError extends PaygateError {
+  constructor(
+    message: string,
+    reason: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("rate_limited", message, reason);
+  }
+}
 
 /**
  * A write refused by a unique index: another request got there first. The database layer raises it

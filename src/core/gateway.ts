@@ -2,6 +2,22 @@
 // holds the stores and ports and exposes the payment, merchant, test-rate and webhook-event operations.
 // Rules live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
 import { authorize, type DashboardActor } from "./dashboard/access.ts";
+import {
+  DEFAULT_SESSION_POLICY,
+  pruneSessions,
+  sessionOf,
+  signIn,
+  signOut,
+  signOutEverywhere,
+  useSignInLink,
+  type DashboardDeps,
+  type DashboardSession,
+  type DashboardUserView,
+  type SessionPolicy,
+  type SignedIn,
+} from "./dashboard/sessions.ts";
+import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./dashboard/throttle.ts";
+import { changeRole, createUser, inviteUser, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
 import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
@@ -45,6 +61,8 @@ export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls"
   publicUrl?: string;
   /** Every instance's transaction changes (the database's notifications): live updates follow them. None: updates send the first state only. */
   changes?: TransactionChanges;
+  /** The dashboard's session lifetimes and sign-in throttling; defaults when absent. */
+  dashboard?: { sessions?: Partial<SessionPolicy>; signInLimits?: SignInLimits };
 };
 
 /** PAYGATE_PUBLIC_URL's default for the default HOST and PORT (src/config.ts). */
@@ -55,9 +73,10 @@ const NO_CHANGES: TransactionChanges = { subscribe: () => () => {} };
 export class PaymentGateway {
   private readonly deps: CoreDeps;
   private readonly followers: TransactionFollowers;
+  private readonly dashboard: DashboardDeps;
 
   constructor(deps: GatewayDeps) {
-    const { changes, ...core } = deps;
+    const { changes, dashboard, ...core } = deps;
     this.deps = {
       ...core,
       lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE,
@@ -65,6 +84,18 @@ export class PaymentGateway {
       publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL,
     };
     this.followers = new TransactionFollowers(changes ?? NO_CHANGES);
+    this.dashboard = {
+      store: deps.stores.dashboard,
+      clock: deps.clock,
+      throttle: new SignInThrottle(deps.stores.rateLimits, dashboard?.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, deps.clock),
+      policy: { ...DEFAULT_SESSION_POLICY, ...dashboard?.sessions },
+      publicUrl: this.deps.publicUrl,
+    };
+  }
+
+  /** PAYGATE_PUBLIC_URL (no trailing slash): the dashboard's cookie is Secure when it is https. */
+  get publicUrl(): string {
+    return this.deps.publicUrl;
   }
 
   /** PAYGATE_WEBHOOK_ALLOW_PRIVATE, for an adapter that explains a refused URL. */
@@ -333,6 +364,57 @@ export class PaymentGateway {
 
   webhookBacklog(): Promise<WebhookBacklog> {
     return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
+  }
+
+  // ── The dashboard: accounts and sessions (src/core/dashboard/) ────────────────────────────────
+
+  /** Signs in with e-mail and password; throttled per e-mail and per client address (429). */
+  signIn(input: { email: string; password: string; clientAddress: string }): Promise<SignedIn> {
+    return signIn(this.dashboard, input);
+  }
+
+  /** Uses a one-time sign-in link: sets the password, ends the user's other sessions, signs in. */
+  useSignInLink(token: string, password: unknown): Promise<SignedIn> {
+    return useSignInLink(this.dashboard, token, password);
+  }
+
+  /** The session a cookie names, with its actor and CSRF token; 401 session_required otherwise. */
+  dashboardSession(token: string | undefined): Promise<DashboardSession> {
+    return sessionOf(this.dashboard, token);
+  }
+
+  signOut(token: string): Promise<void> {
+    return signOut(this.dashboard, token);
+  }
+
+  signOutEverywhere(actor: DashboardActor): Promise<number> {
+    return signOutEverywhere(this.dashboard, actor);
+  }
+
+  /** Deletes ended dashboard sessions and expired sign-in links (the expiry job's tick). */
+  pruneDashboardSessions(): Promise<number> {
+    return pruneSessions(this.dashboard);
+  }
+
+  /** The operator's `paygate user create`: with a password, or a one-time sign-in link. */
+  createDashboardUser(input: { merchantId: number; email: unknown; role: unknown; password?: unknown }): Promise<CreatedUser> {
+    return createUser(this.dashboard, input);
+  }
+
+  inviteDashboardUser(actor: DashboardActor, input: { email: unknown; role: unknown }): Promise<CreatedUser> {
+    return inviteUser(this.dashboard, actor, input);
+  }
+
+  listDashboardUsers(actor: DashboardActor): Promise<DashboardUserView[]> {
+    return listUsers(this.dashboard, actor);
+  }
+
+  changeDashboardUserRole(actor: DashboardActor, userId: string, role: unknown): Promise<DashboardUserView> {
+    return changeRole(this.dashboard, actor, userId, role);
+  }
+
+  removeDashboardUser(actor: DashboardActor, userId: string): Promise<DashboardUserView> {
+    return removeUser(this.dashboard, actor, userId);
   }
 }
 

@@ -174,12 +174,12 @@ export class RateLimiter {
 }
 
 /** The fixed window of `rule` that `now` falls in. */
-function windowOf(key: string, rule: RateLimit, now: number): CounterWindow {
+export function windowOf(key: string, rule: RateLimit, now: number): CounterWindow {
   const start = now - (now % rule.windowMs);
   return { key, start: new Date(start), end: new Date(start + rule.windowMs) };
 }
 
-function usageOf(rule: RateLimit, hits: number, window: CounterWindow | null, now: number): WindowUsage {
+export function usageOf(rule: RateLimit, hits: number, window: CounterWindow | null, now: number): WindowUsage {
   return { hits, limit: rule.limit, windowMs: rule.windowMs, resetMs: (window?.end.getTime() ?? now + rule.windowMs) - now };
 }
 

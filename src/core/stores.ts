@@ -3,7 +3,9 @@
 // every rule here. Row types are Prisma's generated model types (one definition, from the schema).
 import type { Decimal } from "decimal.js";
 import type { Prisma, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "../db/types.ts";
+import type { DashboardRole } from "./dashboard/access.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
+import type { RateLimitCounters } from "./rate-limits.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 
 // ── Transactions ────────────────────────────────────────────────────────────────────────────────
@@ -469,6 +471,77 @@ export interface TransactionChanges {
   subscribe(listener: (change: TransactionChange) => void): () => void;
 }
 
+// ── Dashboard users and sessions ────────────────────────────────────────────────────────────────
+
+export interface DashboardUserRow {
+  id: string;
+  merchantId: number;
+  /** Lower-cased. */
+  email: string;
+  role: DashboardRole;
+  passwordHash: string | null;
+  createdAt: Date;
+}
+
+/** A one-time sign-in link as stored: the token's SHA-256 only. */
+export interface SignInLinkWrite {
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionWrite {
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** A session with its user and the user's merchant, as every dashboard request reads it. */
+export interface SessionRow {
+  tokenHash: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  user: DashboardUserRow;
+  merchant: MerchantIdentity;
+}
+
+/** A change to one user; `check` sees the user and the merchant's owners after the change, and throws to refuse it. */
+export interface UserChange {
+  change: { role: DashboardRole } | "remove";
+  check(user: DashboardUserRow, ownersAfter: number): void;
+}
+
+export interface DashboardStore {
+  /** The merchant, or null: a user is made for an existing one only. */
+  merchant(merchantId: number): Promise<MerchantIdentity | null>;
+  /** The user and (when given) its sign-in link together; an e-mail taken already fails it with DuplicateKeyError. */
+  createUser(user: Omit<DashboardUserRow, "createdAt">, link: SignInLinkWrite | null): Promise<DashboardUserRow>;
+  userByEmail(email: string): Promise<DashboardUserRow | null>;
+  /** The user of this merchant, or null. */
+  userOf(merchantId: number, userId: string): Promise<DashboardUserRow | null>;
+  /** Oldest first. */
+  listUsers(merchantId: number): Promise<DashboardUserRow[]>;
+  /**
+   * Under a lock on the merchant's users (so two owners cannot demote each other at once): calls
+   * `check`, then applies the change. Null when the merchant has no such user.
+   */
+  changeUser(merchantId: number, userId: string, change: UserChange): Promise<DashboardUserRow | null>;
+  /** Marks an unused, unexpired link used and returns its user; null otherwise (used, expired, unknown). */
+  useSignInLink(tokenHash: string, now: Date): Promise<DashboardUserRow | null>;
+  setPassword(userId: string, passwordHash: string): Promise<void>;
+  createSession(session: SessionWrite): Promise<void>;
+  sessionByHash(tokenHash: string): Promise<SessionRow | null>;
+  touchSession(tokenHash: string, now: Date): Promise<void>;
+  /** Returns how many were deleted (0 or 1). */
+  deleteSession(tokenHash: string): Promise<number>;
+  /** Every session of the user; returns how many. */
+  deleteSessionsOf(userId: string): Promise<number>;
+  /** Sessions past their absolute end or idle since before `idleBefore`, and links past their end; returns how many. */
+  prune(now: Date, idleBefore: Date): Promise<number>;
+}
+
 /** Every store, as src/db/stores.ts makes them on one database. */
 export interface Stores {
   transactions: TransactionStore;
@@ -477,4 +550,7 @@ export interface Stores {
   merchants: MerchantStore;
   testRates: TestRateStore;
   webhookEvents: WebhookEventStore;
+  dashboard: DashboardStore;
+  /** The rate-limit counters, for sign-in throttling (the API's limiter is given its own by the HTTP layer). */
+  rateLimits: RateLimitCounters;
 }

@@ -14,6 +14,7 @@ import type { Logger } from "../logging.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
 import { type CheckoutPageOptions, checkoutPage } from "./checkout-page.ts";
 import { browserAccess, type CorsSettings } from "./cors.ts";
+import { dashboardRouter } from "./dashboard/router.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
 import { rateLimits, upgradeAdmission } from "./rate-limits.ts";
@@ -95,6 +96,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   // Everything below is rate limited; the probes, /metrics and the API reference above are not.
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
+  app.use(dashboardRouter(gateway, options.checkout)); // the merchant dashboard: session cookie, never an API key
   app.use(transactionRoutes(gateway));
   app.use(listRoutes(gateway));
   const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };

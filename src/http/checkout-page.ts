@@ -18,17 +18,8 @@ export interface CheckoutPageOptions {
 
 export function checkoutPage(options: CheckoutPageOptions = {}): Router {
   const dir = options.dir ?? WEB_DIST;
-  const pageFile = path.join(dir, "checkout", "index.html");
+  const currentPage = builtPage(path.join(dir, "checkout", "index.html"));
   const router = Router();
-  let cached: { mtimeMs: number; html: string } | null = null;
-  // Read again when a new build replaced it (new asset names), and while it is missing: a build
-  // made after the start is picked up without a restart.
-  const currentPage = (): string | null => {
-    const stat = statSync(pageFile, { throwIfNoEntry: false });
-    if (!stat) return null;
-    if (cached?.mtimeMs !== stat.mtimeMs) cached = { mtimeMs: stat.mtimeMs, html: readFileSync(pageFile, "utf8") };
-    return cached.html;
-  };
 
   // Content-hashed names: a new build has new names, so an asset may be cached for a year.
   router.use(
@@ -50,11 +41,25 @@ export function checkoutPage(options: CheckoutPageOptions = {}): Router {
 }
 
 /**
+ * A built page's HTML, read again when a new build replaced it (new asset names) and while it is
+ * missing, so a build made after the start is picked up without a restart. Null while missing.
+ */
+export function builtPage(pageFile: string): () => string | null {
+  let cached: { mtimeMs: number; html: string } | null = null;
+  return () => {
+    const stat = statSync(pageFile, { throwIfNoEntry: false });
+    if (!stat) return null;
+    if (cached?.mtimeMs !== stat.mtimeMs) cached = { mtimeMs: stat.mtimeMs, html: readFileSync(pageFile, "utf8") };
+    return cached.html;
+  };
+}
+
+/**
  * The token in the address is a credential: never stored by a cache, never sent on as a Referer.
  * The page runs only its own script (no inline code), talks only to this service, and may not be
  * framed (no clickjacking of the copy and pay buttons).
  */
-function pageHeaders(req: Request, res: Response): void {
+export function pageHeaders(req: Request, res: Response): void {
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Referrer-Policy", "no-referrer");
   res.setHeader("X-Content-Type-Options", "nosniff");

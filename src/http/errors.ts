@@ -1,7 +1,7 @@
 // One error body for every failure: { status: "error", message, code, reason, errors } on REST,
 // the GraphQL-over-HTTP shape ({ errors: [...] }) on /graphql. The status comes from the code.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
-import { errors, PaygateError } from "../core/errors.ts";
+import { errors, PaygateError, RetryLaterError } from "../core/errors.ts";
 import { graphqlErrorBody } from "../graphql/errors.ts";
 import type { Logger } from "../logging.ts";
 import { HTTP_STATUS, RETRY_AFTER_SECONDS } from "./status.ts";
@@ -10,6 +10,7 @@ export function sendError(req: Request, res: Response, error: PaygateError): voi
   const status = HTTP_STATUS[error.code];
   res.locals.errorCode = error.reason;
   if (status === 503) res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (error instanceof RetryLaterError) res.setHeader("Retry-After", String(error.retryAfterSeconds));
   if (req.originalUrl.startsWith("/graphql")) {
     res.status(status).json(graphqlErrorBody(error));
     return;

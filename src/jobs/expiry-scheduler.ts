@@ -19,10 +19,11 @@ export class ExpiryScheduler extends Ticker {
     super("expiry", intervalMs, log);
   }
 
-  /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys and events on the way. */
+  /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys, events and dashboard sessions on the way. */
   async tick(): Promise<number> {
     await this.gateway.pruneIdempotencyKeys();
     await this.gateway.pruneWebhookEvents();
+    await this.gateway.pruneDashboardSessions();
     let total = 0;
     for (;;) {
       const expired = await this.gateway.expireDue(BATCH);

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import express from "express";
-import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
+import { type GatewayDeps, PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
@@ -101,11 +101,16 @@ export interface TestGatewayOptions {
   sameDatabaseAs?: TestGateway;
   /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
   checkout?: CheckoutPageOptions;
-  /** The gateway's clock (its credentials' too): a test moves it past a rolled key's or a secret's end. */
+  /** The gateway's clock (its credentials' too): a test moves it past a rolled key's, a secret's or a session's end. */
   clock?: Clock;
   /** PAYGATE_CREDENTIAL_CACHE_MS; none by default. */
   credentialCacheMs?: number;
+  /** The dashboard's session lifetimes and sign-in limits (generous sign-in limits unless set). */
+  dashboard?: GatewayDeps["dashboard"];
 }
+
+/** Sign-in limits no test reaches unless it sets its own. */
+export const GENEROUS_SIGN_IN_LIMITS = { perAddress: { limit: 1_000_000, windowMs: 60_000 }, perEmail: { limit: 1_000_000, windowMs: 60_000 } };
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const testDb = options.sameDatabaseAs ? await secondInstanceOf(options.sameDatabaseAs.store) : await createTestDatabase();
@@ -136,6 +141,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     changes: database.changes,
     // As the service's: the dispatcher's test settings (the receivers are local).
     webhookSender: webhookSender({ timeoutMs: 2000, allowPrivate: options.allowPrivateWebhookUrls ?? false }),
+    dashboard: { signInLimits: GENEROUS_SIGN_IN_LIMITS, ...options.dashboard },
   });
   const dispatchers: WebhookDispatcher[] = [];
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked

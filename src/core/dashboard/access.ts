@@ -41,6 +41,11 @@ export function can(actor: DashboardActor, permission: DashboardPermission): boo
   return GRANTS[actor.role].has(permission);
 }
 
+/** Every permission the role holds: the dashboard's pages show the controls of these only (the API still authorizes each change). */
+export function permissionsOf(role: DashboardRole): DashboardPermission[] {
+  return [...GRANTS[role]];
+}
+
 /** Refuses (403 `role_forbidden`) an actor whose role lacks the permission; nothing has run yet. */
 export function authorize(actor: DashboardActor, permission: DashboardPermission): void {
   if (can(actor, permission)) return;

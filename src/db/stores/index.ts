@@ -2,8 +2,10 @@
 import type { Stores } from "../../core/stores.ts";
 import type { Database } from "../types.ts";
 import { credentialStore } from "./credentials.ts";
+import { dashboardStore } from "./dashboard.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
+import { rateLimitCounters } from "./rate-limit-counters.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEventStore } from "./webhook-events.ts";
@@ -16,5 +18,7 @@ export function prismaStores(db: Database): Stores {
     merchants: merchantStore(db),
     testRates: testRateStore(db),
     webhookEvents: webhookEventStore(db),
+    dashboard: dashboardStore(db),
+    rateLimits: rateLimitCounters(db),
   };
 }

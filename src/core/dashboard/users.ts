@@ -1,0 +1,74 @@
+// Dashboard users: created by an operator (`paygate user create`) or invited by an owner, listed,
+// given another role, removed. A merchant always keeps one owner. An e-mail belongs to one user
+// across all merchants, so signing in needs only the e-mail (README "Dashboard").
+import { DuplicateKeyError, errors } from "../errors.ts";
+import { hashKey, randomToken } from "../secrets.ts";
+import type { DashboardUserRow } from "../stores.ts";
+import { authorize, type DashboardActor } from "./access.ts";
+import { checkPassword, checkRole, normalEmail } from "./fields.ts";
+import { hashPassword } from "./passwords.ts";
+import { signInUrl, userView, type DashboardDeps, type DashboardUserView } from "./sessions.ts";
+
+export interface CreatedUser {
+  user: DashboardUserView;
+  /** The one-time sign-in link, shown once; null when the user was given a password. */
+  signInUrl: string | null;
+  signInUrlExpiresAt: Date | null;
+}
+
+/** The operator's way in (no actor): a user with a password, or with a one-time sign-in link. */
+export async function createUser(
+  deps: DashboardDeps,
+  input: { merchantId: number; email: unknown; role: unknown; password?: unknown },
+): Promise<CreatedUser> {
+  const email = normalEmail(input.email);
+  const role = checkRole(input.role);
+  const passwordHash = input.password === undefined ? null : await hashPassword(checkPassword(input.password));
+  const merchant = await deps.store.merchant(input.merchantId);
+  if (!merchant) throw errors.merchantNotFound(input.merchantId);
+  const token = passwordHash === null ? randomToken(43) : null;
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.policy.signInLinkMs);
+  let row: DashboardUserRow;
+  try {
+    row = await deps.store.createUser(
+      { id: `usr_${randomToken(20)}`, merchantId: input.merchantId, email, role, passwordHash },
+      token ? { tokenHash: hashKey(token), createdAt: now, expiresAt } : null,
+    );
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw errors.dashboardEmailTaken();
+    throw error;
+  }
+  return { user: userView(row), signInUrl: token && signInUrl(deps.publicUrl, token), signInUrlExpiresAt: token ? expiresAt : null };
+}
+
+/** An owner invites a user: it gets a one-time sign-in link, shown once, to pass on. */
+export function inviteUser(deps: DashboardDeps, actor: DashboardActor, input: { email: unknown; role: unknown }): Promise<CreatedUser> {
+  authorize(actor, "manage_users");
+  return createUser(deps, { merchantId: actor.merchantId, email: input.email, role: input.role });
+}
+
+export async function listUsers(deps: DashboardDeps, actor: DashboardActor): Promise<DashboardUserView[]> {
+  authorize(actor, "read");
+  return (await deps.store.listUsers(actor.merchantId)).map(userView);
+}
+
+const keepsAnOwner = (_user: DashboardUserRow, ownersAfter: number) => {
+  if (ownersAfter === 0) throw errors.lastOwner();
+};
+
+export async function changeRole(deps: DashboardDeps, actor: DashboardActor, userId: string, role: unknown): Promise<DashboardUserView> {
+  authorize(actor, "manage_users");
+  const checked = checkRole(role);
+  const row = await deps.store.changeUser(actor.merchantId, userId, { change: { role: checked }, check: keepsAnOwner });
+  if (!row) throw errors.dashboardUserNotFound(userId);
+  return userView(row);
+}
+
+/** Removes the user with its sessions (they end at once) and links. */
+export async function removeUser(deps: DashboardDeps, actor: DashboardActor, userId: string): Promise<DashboardUserView> {
+  authorize(actor, "manage_users");
+  const row = await deps.store.changeUser(actor.merchantId, userId, { change: "remove", check: keepsAnOwner });
+  if (!row) throw errors.dashboardUserNotFound(userId);
+  return userView(row);
+}

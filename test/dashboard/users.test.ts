@@ -1,0 +1,165 @@
+// Dashboard users over HTTP: an owner invites (a one-time link, used once), lists, changes roles
+// and removes; the merchant keeps an owner; other roles are refused every change (403
+// role_forbidden) and change nothing; a removed user's sessions end at once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dashboardFetch, signedInAs, signIn, type DashboardClient } from "../support/dashboard.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+function testClock() {
+  let now = Date.now();
+  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
+}
+
+const clock = testClock();
+let t: TestGateway;
+let merchant: Awaited<ReturnType<TestGateway["merchant"]>>;
+let owner: DashboardClient;
+beforeAll(async () => {
+  t = await startTestGateway({ clock });
+  merchant = await t.merchant({ name: "Acme Stores" });
+  owner = await signedInAs(t, merchant.id, "owner");
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function expectError(answer: { status: number; body: any }, status: number, reason: string, message?: RegExp | string) {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.body).toMatchObject({ status: "error", reason });
+  if (message) expect(answer.body.message).toMatch(message);
+}
+
+const tokenOf = (signInUrl: string) => signInUrl.slice(signInUrl.indexOf("#") + 1);
+const useLink = (token: string, password: unknown) =>
+  dashboardFetch(t, "POST", `/dashboard/api/sign-in-links/${token}`, password === undefined ? {} : { password }, { origin: t.url });
+
+describe("inviting", () => {
+  it("answers a one-time link (shown once, stored hashed) that sets the password and signs in, once", async () => {
+    const invited = await owner.post("/dashboard/api/users", { email: " Grace@Example.COM ", role: "developer" });
+    expect(invited.status).toBe(201);
+    expect(invited.body.data).toMatchObject({ email: "grace@example.com", role: "developer", has_password: false });
+    expect(invited.body.data.id).toMatch(/^usr_[0-9A-Za-z]{20}$/);
+    const url: string = invited.body.data.sign_in_url;
+    expect(url).toMatch(new RegExp(`^${t.url}/dashboard/welcome#[0-9A-Za-z]{43}$`));
+    const token = tokenOf(url);
+    expect(await t.db.dashboardSignInLink.count({ where: { tokenHash: token } })).toBe(0);
+
+    // A refused password leaves the link usable.
+    expectError(await useLink(token, "short"), 400, "invalid_dashboard_user", "password is too short: use at least 10 characters");
+    expectError(await useLink(token, undefined), 400, "invalid_dashboard_user", /^password is required/);
+
+    const used = await useLink(token, "a good long password");
+    expect(used.status).toBe(201);
+    expect(used.headers.get("set-cookie")).toMatch(/^paygate_session=/);
+    expect(used.body.data).toMatchObject({ user: { email: "grace@example.com", role: "developer" }, merchant: { name: "Acme Stores" } });
+
+    expectError(await useLink(token, "another long password"), 401, "sign_in_link_invalid", /^This sign-in link is not valid: it was used already/);
+    const grace = await signIn(t, "grace@example.com", "a good long password");
+    expect((await grace.get("/dashboard/api/session")).status).toBe(200);
+  });
+
+  it("refuses an expired link (24 hours, test clock) and an unknown one", async () => {
+    const invited = await owner.post("/dashboard/api/users", { email: "late@example.com", role: "viewer" });
+    clock.advance(24 * 3_600_000);
+    expectError(await useLink(tokenOf(invited.body.data.sign_in_url), "a good long password"), 401, "sign_in_link_invalid");
+    expectError(await useLink("made-up", "a good long password"), 401, "sign_in_link_invalid");
+    owner = await signedInAs(t, merchant.id, "owner"); // the clock moved past the owner's idle limit
+  });
+
+  it("refuses a bad e-mail, a bad role and an e-mail taken (at any merchant), naming the field", async () => {
+    expectError(
+      await owner.post("/dashboard/api/users", { email: "not-an-email", role: "viewer" }),
+      400,
+      "invalid_dashboard_user",
+      "email is not an e-mail address (name@example.com)",
+    );
+    expectError(await owner.post("/dashboard/api/users", { role: "viewer" }), 400, "invalid_dashboard_user", /^email is required/);
+    const badRole = await owner.post("/dashboard/api/users", { email: "r@example.com", role: "admin" });
+    expectError(badRole, 400, "invalid_dashboard_user", "role must be one of owner, developer, viewer");
+    expect(badRole.body.errors).toEqual([{ field: "role", message: "must be one of owner, developer, viewer" }]);
+    const other = await t.merchant({ name: "Other Ltd" });
+    await t.gateway.createDashboardUser({ merchantId: other.id, email: "taken@example.com", role: "owner" });
+    expectError(await owner.post("/dashboard/api/users", { email: "TAKEN@example.com", role: "viewer" }), 400, "email_taken", /^email is taken/);
+  });
+});
+
+describe("changing and removing", () => {
+  it("lists the merchant's users only, oldest first, never a password hash", async () => {
+    const other = await t.merchant({ name: "Elsewhere" });
+    await t.gateway.createDashboardUser({ merchantId: other.id, email: "elsewhere@example.com", role: "owner" });
+    const list = await owner.get("/dashboard/api/users");
+    expect(list.status).toBe(200);
+    const emails = list.body.data.map((u: { email: string }) => u.email);
+    expect(emails).not.toContain("elsewhere@example.com");
+    expect(emails).toContain(owner.email);
+    expect(JSON.stringify(list.body)).not.toMatch(/scrypt|password_hash/);
+  });
+
+  it("changes a role, and refuses an unknown role or user, and another merchant's user (404)", async () => {
+    const invited = await owner.post("/dashboard/api/users", { email: "role@example.com", role: "viewer" });
+    const id = invited.body.data.id;
+    const changed = await owner.patch(`/dashboard/api/users/${id}`, { role: "developer" });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ id, role: "developer" });
+    expectError(await owner.patch(`/dashboard/api/users/${id}`, { role: "root" }), 400, "invalid_dashboard_user");
+    expectError(
+      await owner.patch("/dashboard/api/users/usr_nobody", { role: "viewer" }),
+      404,
+      "dashboard_user_not_found",
+      "No dashboard user with id 'usr_nobody' at this merchant",
+    );
+    const other = await t.merchant({ name: "Third" });
+    const foreign = await t.gateway.createDashboardUser({ merchantId: other.id, email: "foreign@example.com", role: "owner" });
+    expectError(await owner.patch(`/dashboard/api/users/${foreign.user.id}`, { role: "viewer" }), 404, "dashboard_user_not_found");
+    expectError(await owner.delete(`/dashboard/api/users/${foreign.user.id}`), 404, "dashboard_user_not_found");
+  });
+
+  it("never leaves a merchant without an owner: the last one cannot be demoted or removed (422)", async () => {
+    const solo = await t.merchant({ name: "Solo" });
+    const only = await signedInAs(t, solo.id, "owner");
+    expectError(
+      await only.patch(`/dashboard/api/users/${only.userId}`, { role: "viewer" }),
+      422,
+      "last_owner",
+      /^A merchant needs at least one owner/,
+    );
+    expectError(await only.delete(`/dashboard/api/users/${only.userId}`), 422, "last_owner");
+    const second = await signedInAs(t, solo.id, "owner");
+    expect((await second.delete(`/dashboard/api/users/${only.userId}`)).status).toBe(200);
+    expectError(await second.delete(`/dashboard/api/users/${second.userId}`), 422, "last_owner");
+  });
+
+  it("ends a removed user's sessions at once", async () => {
+    const removed = await signedInAs(t, merchant.id, "developer");
+    expect((await removed.get("/dashboard/api/session")).status).toBe(200);
+    const answer = await owner.delete(`/dashboard/api/users/${removed.userId}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.id).toBe(removed.userId);
+    expectError(await removed.get("/dashboard/api/session"), 401, "session_required");
+    expectError(
+      await dashboardFetch(t, "POST", "/dashboard/api/session", { email: removed.email, password: "correct horse battery staple" }),
+      401,
+      "sign_in_failed",
+    );
+  });
+});
+
+describe("roles", () => {
+  for (const role of ["viewer", "developer"] as const) {
+    it(`refuses a ${role} every change to users (403 role_forbidden) and changes nothing`, async () => {
+      const client = await signedInAs(t, merchant.id, role);
+      const before = await t.db.dashboardUser.findMany({ where: { merchantId: merchant.id }, orderBy: { id: "asc" } });
+      const answers = [
+        await client.post("/dashboard/api/users", { email: `by-${role}@example.com`, role: "owner" }),
+        await client.patch(`/dashboard/api/users/${client.userId}`, { role: "owner" }),
+        await client.patch(`/dashboard/api/users/${owner.userId}`, { role: "viewer" }),
+        await client.delete(`/dashboard/api/users/${owner.userId}`),
+      ];
+      for (const answer of answers) {
+        expectError(answer, 403, "role_forbidden", `Your role (${role}) cannot manage users; ask an owner of this merchant for the owner role`);
+      }
+      expect(await t.db.dashboardUser.findMany({ where: { merchantId: merchant.id }, orderBy: { id: "asc" } })).toEqual(before);
+      expect((await client.get("/dashboard/api/users")).status).toBe(200);
+    });
+  }
+});

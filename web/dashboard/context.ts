@@ -1,0 +1,30 @@
+// What every page of the dashboard is given: the API client (with the CSRF header), the mode of
+// the address (`?mode=test|live`), the signed-in session and its permissions, and the helpers to
+// link and announce. A page is a module of pages/ exporting one render function (pages/index.ts).
+import type { DashboardApi, Mode, Permission, Session } from "./api.ts";
+
+export interface PageContext {
+  api: DashboardApi;
+  mode: Mode;
+  session: Session;
+  /** Whether the user's role allows it (the server checks again on every change). */
+  can(permission: Permission): boolean;
+  /** A dashboard address with the current mode kept: href("/users") → "/dashboard/users?mode=live". */
+  href(path: string, query?: Record<string, string>): string;
+  /** An API path with the current mode: withMode("/transactions") → "/transactions?mode=test". */
+  withMode(path: string): string;
+  /** Moves to another dashboard page without a reload. */
+  navigate(path: string): void;
+  /** Says something to screen readers (a polite live region). */
+  announce(message: string): void;
+}
+
+/** One page: its path under /dashboard/, its title (the nav and the document title), and what it needs. */
+export interface DashboardPage {
+  path: string;
+  title: string;
+  /** Pages are shown to every role with this permission ("read": everyone). */
+  permission: Permission;
+  /** Fills `main` (its <h1> first: focus goes to it after navigation). */
+  render(ctx: PageContext, main: HTMLElement): void | Promise<void>;
+}
