@@ -4,7 +4,8 @@
 // CSRF header (403). The rules themselves are tested at the gateway (management.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInAs, type DashboardAnswer, type DashboardClient } from "../support/dashboard.ts";
-import { startTestGateway, type NewMerchant, type TestGateway } from "../support/gateway.ts";
+import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -128,7 +129,11 @@ const CHANGES: Change[] = [
       expect(a.body.data).toMatchObject({ mode: "test", kind: "secret", key: expect.any(String) });
       expect(a.body.data.replaced).toHaveLength(1);
     },
-    bad: { body: { kind: "secret", old_expires: "2h" }, reason: "invalid_merchant_settings", message: "oldExpires must be one of now, 1h, 24h (got '2h')" },
+    bad: {
+      body: { kind: "secret", old_expires: "2h" },
+      reason: "invalid_merchant_settings",
+      message: "oldExpires must be one of now, 1h, 24h (got '2h')",
+    },
   },
   {
     name: "preview a wallet",
@@ -147,7 +152,12 @@ const CHANGES: Change[] = [
     path: "/wallets/BTC?mode=live",
     body: { extended_public_key: BIP84_ZPUB },
     ok: (a) => expect(a.body.data).toMatchObject({ currency: "BTC", mode: "live", next_index: 0, gap_warning: null }),
-    bad: { body: { extended_public_key: BIP84_ZPUB }, path: "/wallets/DOGE?mode=live", reason: "invalid_merchant_settings", message: /^currency must be one of/ },
+    bad: {
+      body: { extended_public_key: BIP84_ZPUB },
+      path: "/wallets/DOGE?mode=live",
+      reason: "invalid_merchant_settings",
+      message: /^currency must be one of/,
+    },
   },
   {
     name: "create a payment link",
