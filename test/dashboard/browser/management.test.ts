@@ -154,11 +154,13 @@ describe("the management pages in a browser", () => {
     const { page, problems } = await openAs("owner", "/dashboard/payment-links");
     await h1(page, "Payment links");
     await page.getByRole("button", { name: "Create a payment link" }).click();
-    await page.locator("#link-created").waitFor(WAIT);
-    expect(await focusedId(page)).toBe("link-created");
+    await page.locator("#link-notice").filter({ hasText: "created" }).waitFor(WAIT);
+    expect(await focusedId(page)).toBe("link-notice");
     const slug = (await t.gateway.listMerchantPaymentLinks(merchant.id))[0]!.slug;
     await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
     await page.getByRole("cell", { name: "Deactivated" }).waitFor(WAIT);
+    expect(await page.locator("#link-notice").textContent()).toMatch(/is deactivated/);
+    expect(await focusedId(page)).toBe("link-notice");
     expect((await t.gateway.listMerchantPaymentLinks(merchant.id))[0]).toMatchObject({ slug, active: false });
     expect(problems).toEqual([]);
   });

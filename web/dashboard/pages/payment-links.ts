@@ -30,7 +30,7 @@ export async function renderPaymentLinks(ctx: PageContext, main: HTMLElement): P
               link.active ? "Active" : "Deactivated",
               when(link.created_at),
               String(link.transaction_count),
-              ...(manage ? [link.active ? deactivateButton(ctx, link, error, reload) : "—"] : []),
+              ...(manage ? [link.active ? deactivateButton(ctx, link, { error, notice: created, reload }) : "—"] : []),
             ]),
           ),
     );
@@ -40,8 +40,7 @@ export async function renderPaymentLinks(ctx: PageContext, main: HTMLElement): P
     void runChange(create, error, async () => {
       const link = await ctx.api.post<{ slug: string }>(ctx.withMode("/payment-links"));
       await reload();
-      replace(created, h("p", { class: "notice", tabindex: "-1", id: "link-created" }, `Payment link ${link.slug} created.`));
-      created.querySelector<HTMLElement>("#link-created")?.focus();
+      showNotice(created, `Payment link ${link.slug} created.`);
     });
   });
   replace(
@@ -61,15 +60,25 @@ export async function renderPaymentLinks(ctx: PageContext, main: HTMLElement): P
   await reload();
 }
 
-function deactivateButton(ctx: PageContext, link: PaymentLink, error: HTMLElement, reload: () => Promise<void>): HTMLElement {
+/** Says what a change did where the page's controls are, and moves focus there (the button that was pressed may be gone). */
+function showNotice(slot: HTMLElement, message: string): void {
+  const notice = h("p", { class: "notice", tabindex: "-1", id: "link-notice" }, message);
+  replace(slot, notice);
+  notice.focus();
+}
+
+function deactivateButton(
+  ctx: PageContext,
+  link: PaymentLink,
+  slots: { error: HTMLElement; notice: HTMLElement; reload: () => Promise<void> },
+): HTMLElement {
   const button = h("button", { type: "button", class: "button danger" }, "Deactivate", h("span", { class: "sr-only" }, ` ${link.slug}`));
   button.addEventListener("click", () => {
     if (!window.confirm(`Deactivate payment link ${link.slug}? It stops starting payments; those it started go on.`)) return;
-    void runChange(button, error, async () => {
+    void runChange(button, slots.error, async () => {
       await ctx.api.post(`/payment-links/${encodeURIComponent(link.slug)}/deactivate`);
-      await reload();
-      ctx.announce(`Payment link ${link.slug} deactivated`);
-      document.querySelector<HTMLElement>("main h1")?.focus();
+      await slots.reload();
+      showNotice(slots.notice, `Payment link ${link.slug} is deactivated: it starts no more payments.`);
     });
   });
   return button;
