@@ -2,7 +2,9 @@
 // starts the service on a throw-away embedded database, makes a test merchant with the CLI and a
 // transaction through the REST API, opens its checkout_url in Chromium, picks Bitcoin as a
 // customer would, and writes docs/checkout-mobile.png (375×812) and docs/checkout-desktop.png
-// (1280×800). Needs the pages built (npm install does it) and Debian's Chromium.
+// (1280×800); then signs in to the dashboard as the merchant's owner (made with `paygate user
+// create --password-stdin`) and writes docs/dashboard-mobile.png and docs/dashboard-desktop.png of
+// its Users page. Needs the pages built (npm install does it) and Debian's Chromium.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -35,7 +37,30 @@ try {
       env,
       encoding: "utf8",
     }),
-  ) as { testPublicKey: string };
+  ) as { id: number; testPublicKey: string };
+  const dashboardPassword = "screenshots only, not a real password";
+  for (const [email, role, password] of [
+    ["ada@acme.example", "owner", true],
+    ["grace@acme.example", "developer", true],
+    ["linus@acme.example", "viewer", false],
+  ] as const) {
+    execFileSync(
+      process.execPath,
+      [
+        "bin/paygate.mjs",
+        "user",
+        "create",
+        "--merchant",
+        String(merchant.id),
+        "--email",
+        email,
+        "--role",
+        role,
+        ...(password ? ["--password-stdin"] : []),
+      ],
+      { cwd: root, env, encoding: "utf8", input: dashboardPassword },
+    );
+  }
   service = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
   await waitReady();
 
@@ -77,6 +102,23 @@ try {
       const file = path.join(root, "docs", `checkout-${name}.png`);
       await page.screenshot({ path: file, fullPage });
       console.log(`wrote ${path.relative(root, file)} (${viewport.width}×${viewport.height}${fullPage ? ", whole page" : ""})`);
+      await page.close();
+    }
+    for (const [name, viewport] of [
+      ["mobile", { width: 375, height: 812 }],
+      ["desktop", { width: 1280, height: 800 }],
+    ] as const) {
+      const page = await browser.newPage({ viewport });
+      await page.goto(`${baseUrl}/dashboard/sign-in`);
+      await page.getByLabel("E-mail").fill("ada@acme.example");
+      await page.getByLabel("Password").fill(dashboardPassword);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
+      await page.getByRole("table").getByText("linus@acme.example").first().waitFor();
+      await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } | null } }).document.activeElement?.blur());
+      const file = path.join(root, "docs", `dashboard-${name}.png`);
+      await page.screenshot({ path: file, fullPage: name === "mobile" });
+      console.log(`wrote ${path.relative(root, file)} (${viewport.width}×${viewport.height})`);
       await page.close();
     }
   } finally {

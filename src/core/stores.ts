@@ -507,10 +507,15 @@ export interface SessionRow {
   merchant: MerchantIdentity;
 }
 
-/** A change to one user; `check` sees the user and the merchant's owners after the change, and throws to refuse it. */
+/**
+ * A change to one user by another (or itself); `check` sees, under the lock, the actor as it is now
+ * (null when removed meanwhile), the user, and how many owners the merchant has after the change,
+ * and throws to refuse it.
+ */
 export interface UserChange {
+  actorId: string;
   change: { role: DashboardRole } | "remove";
-  check(user: DashboardUserRow, ownersAfter: number): void;
+  check(actor: DashboardUserRow | null, user: DashboardUserRow, ownersAfter: number): void;
 }
 
 export interface DashboardStore {

@@ -129,6 +129,21 @@ describe("changing and removing", () => {
     expectError(await second.delete(`/dashboard/api/users/${second.userId}`), 422, "last_owner");
   });
 
+  it("keeps an owner when two owners demote each other at once: one change wins, the other is refused", async () => {
+    const pair = await t.merchant({ name: "Pair" });
+    const a = await signedInAs(t, pair.id, "owner");
+    const b = await signedInAs(t, pair.id, "owner");
+    const answers = await Promise.all([
+      a.patch(`/dashboard/api/users/${b.userId}`, { role: "viewer" }),
+      b.patch(`/dashboard/api/users/${a.userId}`, { role: "viewer" }),
+    ]);
+    // The loser is refused as a viewer (403) or as the last owner (422), depending on when its request read its session.
+    const [won, lost] = answers[0]?.status === 200 ? answers : [answers[1], answers[0]];
+    expect(won?.status).toBe(200);
+    expect([403, 422]).toContain(lost?.status);
+    expect(await t.db.dashboardUser.count({ where: { merchantId: pair.id, role: "owner" } })).toBe(1);
+  });
+
   it("ends a removed user's sessions at once", async () => {
     const removed = await signedInAs(t, merchant.id, "developer");
     expect((await removed.get("/dashboard/api/session")).status).toBe(200);

@@ -2,6 +2,7 @@
 // `paygate user create --password-stdin` does), signed in over HTTP, and every request after that
 // with the session cookie, a same-origin Origin and the X-CSRF-Token header.
 import { randomBytes } from "node:crypto";
+import type { BrowserContext } from "playwright-core";
 import type { DashboardRole } from "../../src/core/dashboard/access.ts";
 import type { TestGateway } from "./gateway.ts";
 
@@ -91,4 +92,19 @@ export function clientOf(t: TestGateway, email: string, userId: string, cookie: 
     patch: (path, body) => request("PATCH", path, body ?? {}),
     delete: (path) => request("DELETE", path),
   };
+}
+
+/** Gives a browser the client's session cookie, as signing in would: a browser test of a page skips the sign-in form. */
+export async function signInBrowser(context: BrowserContext, t: TestGateway, client: DashboardClient): Promise<void> {
+  const eq = client.cookie.indexOf("=");
+  await context.addCookies([
+    {
+      name: client.cookie.slice(0, eq),
+      value: client.cookie.slice(eq + 1),
+      domain: new URL(t.url).hostname,
+      path: "/dashboard",
+      httpOnly: true,
+      sameSite: "Lax",
+    },
+  ]);
 }

@@ -3,7 +3,7 @@
 // across all merchants, so signing in needs only the e-mail (README "Dashboard").
 import { DuplicateKeyError, errors } from "../errors.ts";
 import { hashKey, randomToken } from "../secrets.ts";
-import type { DashboardUserRow } from "../stores.ts";
+import type { DashboardUserRow, UserChange } from "../stores.ts";
 import { authorize, type DashboardActor } from "./access.ts";
 import { checkPassword, checkRole, normalEmail } from "./fields.ts";
 import { hashPassword } from "./passwords.ts";
@@ -53,14 +53,25 @@ export async function listUsers(deps: DashboardDeps, actor: DashboardActor): Pro
   return (await deps.store.listUsers(actor.merchantId)).map(userView);
 }
 
-const keepsAnOwner = (_user: DashboardUserRow, ownersAfter: number) => {
-  if (ownersAfter === 0) throw errors.lastOwner();
-};
+/**
+ * Under the lock: the actor may still manage users (its role may have changed since its request
+ * began: two owners demoting each other at once), and the merchant keeps an owner.
+ */
+function checked(actor: DashboardActor, change: UserChange["change"]): UserChange {
+  return {
+    actorId: actor.userId,
+    change,
+    check(current, _user, ownersAfter) {
+      if (!current) throw errors.sessionRequired();
+      authorize({ ...actor, role: current.role }, "manage_users");
+      if (ownersAfter === 0) throw errors.lastOwner();
+    },
+  };
+}
 
 export async function changeRole(deps: DashboardDeps, actor: DashboardActor, userId: string, role: unknown): Promise<DashboardUserView> {
   authorize(actor, "manage_users");
-  const checked = checkRole(role);
-  const row = await deps.store.changeUser(actor.merchantId, userId, { change: { role: checked }, check: keepsAnOwner });
+  const row = await deps.store.changeUser(actor.merchantId, userId, checked(actor, { role: checkRole(role) }));
   if (!row) throw errors.dashboardUserNotFound(userId);
   return userView(row);
 }
@@ -68,7 +79,7 @@ export async function changeRole(deps: DashboardDeps, actor: DashboardActor, use
 /** Removes the user with its sessions (they end at once) and links. */
 export async function removeUser(deps: DashboardDeps, actor: DashboardActor, userId: string): Promise<DashboardUserView> {
   authorize(actor, "manage_users");
-  const row = await deps.store.changeUser(actor.merchantId, userId, { change: "remove", check: keepsAnOwner });
+  const row = await deps.store.changeUser(actor.merchantId, userId, checked(actor, "remove"));
   if (!row) throw errors.dashboardUserNotFound(userId);
   return userView(row);
 }

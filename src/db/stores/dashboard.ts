@@ -18,7 +18,7 @@ export function dashboardStore(db: Database): DashboardStore {
 
     listUsers: (merchantId) => db.dashboardUser.findMany({ where: { merchantId }, select: user, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
 
-    changeUser: (merchantId, id, { change, check }) =>
+    changeUser: (merchantId, id, { actorId, change, check }) =>
       db.$transaction(async (tx): Promise<DashboardUserRow | null> => {
         // The merchant's row lock serialises every change to its users: the owner count read below stays true until commit.
         await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
@@ -27,7 +27,7 @@ export function dashboardStore(db: Database): DashboardStore {
         if (!target) return null;
         const roleAfter = change === "remove" ? null : change.role;
         const ownersAfter = users.filter((u) => (u.id === id ? roleAfter === "owner" : u.role === "owner")).length;
-        check(target, ownersAfter);
+        check(users.find((u) => u.id === actorId) ?? null, target, ownersAfter);
         if (change === "remove") {
           await tx.dashboardUser.delete({ where: { id } });
           return target;

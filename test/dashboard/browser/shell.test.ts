@@ -5,7 +5,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
-import { dashboardUser } from "../../support/dashboard.ts";
+import { dashboardUser, signedInAs, signInBrowser } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 
 let browser: Browser;
@@ -190,6 +190,17 @@ describe("the dashboard in a browser", () => {
 
     expect([...problems, ...second.problems, ...again.problems]).toEqual([]);
     await Promise.all([context.close(), second.context.close(), again.context.close()]);
+  });
+
+  it("opens a page directly with a session given to the browser (signInBrowser, for other pages' tests)", async () => {
+    const viewer = await signedInAs(t, merchantId, "viewer");
+    const context = await browser.newContext({ viewport: DESKTOP });
+    await signInBrowser(context, t, viewer);
+    const page = await context.newPage();
+    await page.goto(`${t.url}/dashboard/users?mode=live`);
+    await h1(page, "Users");
+    expect(await page.locator(".account").textContent()).toContain(`${viewer.email} (viewer)`);
+    await context.close();
   });
 
   it("signs out to the sign-in page", async () => {
