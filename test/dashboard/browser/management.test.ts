@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewMerchant } from "../../../src/core/merchants/merchants.ts";
 import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
-import { signedInAs } from "../../support/dashboard.ts";
+import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 
@@ -35,12 +35,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A page signed in as a new user of that role (the session cookie set from an HTTP sign-in), at `path`, with confirmations accepted. */
+/** A page signed in as a new user of that role (signInBrowser: no sign-in form), at `path`, with confirmations accepted. */
 async function openAs(role: "owner" | "viewer", path: string, viewport = DESKTOP): Promise<{ page: Page; problems: string[] }> {
   const client = await signedInAs(t, merchant.id, role);
   const context = await browser.newContext({ viewport });
-  const [name, value] = client.cookie.split("=") as [string, string];
-  await context.addCookies([{ name, value, url: `${t.url}/dashboard/` }]);
+  await signInBrowser(context, t, client);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(error.message));
