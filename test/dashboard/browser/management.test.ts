@@ -176,7 +176,14 @@ describe("the management pages in a browser", () => {
       await h1(page, title);
       await page.locator("main p.lead").waitFor(WAIT);
       expect(await page.locator("main button, main input, main select, main form").count(), path).toBe(0);
+      expect(await page.locator(".kyb").textContent()).toBe("KYB verified");
     }
+    // The test/live switch applies: the live URL (none) in live mode, the test one in test mode.
+    await page.goto(`${t.url}/dashboard/webhooks?mode=live`);
+    await h1(page, "Webhooks");
+    expect(await page.locator("#webhook-url-value").textContent()).toBe("No URL is set: events are not sent.");
+    await page.getByRole("group", { name: "Mode" }).getByRole("link", { name: "Test" }).click();
+    await expect.poll(() => page.locator("#webhook-url-value").textContent(), WAIT).toBe(receiver.url);
     expect(problems).toEqual([]);
   });
 
