@@ -19,13 +19,11 @@ interface Preview {
   addresses: { index: number; address: string }[];
 }
 
-const COINS = ["BTC", "LTC", "ETH", "BNB", "USDT"];
-
 export async function renderWallets(ctx: PageContext, main: HTMLElement): Promise<void> {
   const manage = ctx.can("manage_wallets");
   const list = h("div", {});
   const warnings = h("div", {});
-  const reload = async () => {
+  const reload = async (): Promise<Wallet[]> => {
     const wallets = await ctx.api.get<Wallet[]>(ctx.withMode("/wallets"));
     replace(
       list,
@@ -41,7 +39,9 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
       ),
     );
     replace(warnings, ...wallets.filter((w) => w.gap_warning).map((w) => h("p", { class: "alert" }, `${w.currency}: ${w.gap_warning}`)));
+    return wallets;
   };
+  const form = h("div", {});
   replace(
     main,
     h("h1", {}, "Wallets"),
@@ -53,15 +53,25 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
     ),
     warnings,
     list,
-    manage ? setForm(ctx, reload) : null,
+    form,
   );
-  await reload();
+  // The coins are the service's (one row each in the list, set or not).
+  const wallets = await reload();
+  if (manage)
+    replace(
+      form,
+      setForm(
+        ctx,
+        wallets.map((w) => w.currency),
+        reload,
+      ),
+    );
 }
 
-function setForm(ctx: PageContext, reload: () => Promise<void>): HTMLElement {
+function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknown>): HTMLElement {
   const error = alertSlot("wallet-key-error");
   const step = h("div", {});
-  const coin = h("select", { id: "wallet-coin", name: "currency" }, ...COINS.map((c) => h("option", { value: c }, c)));
+  const coin = h("select", { id: "wallet-coin", name: "currency" }, ...coins.map((c) => h("option", { value: c }, c)));
   const key = h("input", {
     id: "wallet-key",
     name: "extended_public_key",
@@ -120,7 +130,7 @@ function showPreview(
   ctx: PageContext,
   step: HTMLElement,
   shown: Preview,
-  parts: { error: HTMLElement; key: HTMLInputElement; reload: () => Promise<void> },
+  parts: { error: HTMLElement; key: HTMLInputElement; reload: () => Promise<unknown> },
 ): void {
   const heading = h("h3", { tabindex: "-1", id: "preview-title" }, `Compare these ${shown.currency} addresses with your wallet`);
   const confirm = h("button", { type: "button", class: "button" }, "Confirm");
