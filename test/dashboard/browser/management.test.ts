@@ -1,7 +1,7 @@
 // The management pages in a real Chromium against the real service: rotating the webhook secret
 // (a delivery then verifies with both secrets, standardwebhooks), a test event and its status,
 // rolling a key with a 1-hour overlap (the old key accepted, then refused on the test clock), a
-// wallet's preview of three addresses then Confirm, a payment link created and deactivated, a
+// wallet's preview of three addresses then Confirm, the gap-limit warning, a payment link created and deactivated, a
 // viewer without change controls; axe-core on each page at 375 px and on a desktop.
 import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -36,8 +36,13 @@ afterAll(async () => {
 });
 
 /** A page signed in as a new user of that role (signInBrowser: no sign-in form), at `path`, with confirmations accepted. */
-async function openAs(role: "owner" | "viewer", path: string, viewport = DESKTOP): Promise<{ page: Page; problems: string[] }> {
-  const client = await signedInAs(t, merchant.id, role);
+async function openAs(
+  role: "owner" | "viewer",
+  path: string,
+  viewport = DESKTOP,
+  merchantId = merchant.id,
+): Promise<{ page: Page; problems: string[] }> {
+  const client = await signedInAs(t, merchantId, role);
   const context = await browser.newContext({ viewport });
   await signInBrowser(context, t, client);
   const page = await context.newPage();
@@ -146,6 +151,25 @@ describe("the management pages in a browser", () => {
     await page.getByRole("button", { name: "Confirm" }).click();
     await page.locator("#wallet-saved").waitFor(WAIT);
     expect(await page.locator("table").textContent()).toMatch(/BTC.*zpub/);
+    expect(problems).toEqual([]);
+  });
+
+  it("wallets: the gap-limit warning once 20 handed-out addresses at the end are unpaid", async () => {
+    const gap = await t.merchant({ name: "Gap Shop" });
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+    for (let i = 0; i < 20; i++) {
+      const started = await t.post(
+        "/v1/transaction",
+        { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
+        bearer(gap.testPublicKey),
+      );
+      expect((await t.post(`/v1/transaction/${started.body.data.id}/pay`, { currency_id: "4" }, bearer(gap.testSecretKey))).status).toBe(200);
+    }
+    const { page, problems } = await openAs("viewer", "/dashboard/wallets", MOBILE, gap.id);
+    await h1(page, "Wallets");
+    await page.locator("main .alert").waitFor(WAIT);
+    expect(await page.locator("main .alert").textContent()).toMatch(/^BTC: The last 20 BTC addresses handed out received nothing/);
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 
