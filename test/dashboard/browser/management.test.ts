@@ -75,7 +75,7 @@ describe("the management pages in a browser", () => {
     await page.getByRole("button", { name: "Save URL" }).click();
     await page.locator("#webhook-url-error .alert").waitFor(WAIT);
     expect(await page.locator("#webhook-url-error").getAttribute("role")).toBe("alert");
-    expect(await page.getByLabel("Webhook URL (test mode)").getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => page.getByLabel("Webhook URL (test mode)").getAttribute("aria-invalid"), WAIT).toBe("true");
     expect((await t.gateway.merchantSettings(merchant.id)).webhookUrls.test).toBe(receiver.url);
     await page.getByLabel("Webhook URL (test mode)").fill(receiver.url);
 
@@ -119,9 +119,9 @@ describe("the management pages in a browser", () => {
     await page.getByLabel("The old key").selectOption("1h");
     await page.getByRole("button", { name: "Roll the key" }).click();
     await page.getByRole("heading", { name: "New secret key" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("new-api-key-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("new-api-key-title");
     const key = await page.locator("#new-api-key").inputValue();
-    expect(await page.locator("table").textContent()).toContain("Expiring");
+    await expect.poll(() => page.locator("table").textContent(), WAIT).toContain("Expiring");
 
     const list = async (secret: string) => (await fetch(`${t.url}/v1/transactions`, { headers: { authorization: `Bearer ${secret}` } })).status;
     expect(await list(merchant.testSecretKey)).toBe(200);
@@ -150,7 +150,7 @@ describe("the management pages in a browser", () => {
     expect(shown.slice(0, 2)).toEqual(BIP84_ADDRESSES);
     await page.getByRole("button", { name: "Confirm" }).click();
     await page.locator("#wallet-saved").waitFor(WAIT);
-    expect(await page.locator("table").textContent()).toMatch(/BTC.*zpub/);
+    await expect.poll(() => page.locator("table").textContent(), WAIT).toMatch(/BTC.*zpub/);
     expect(problems).toEqual([]);
   });
 

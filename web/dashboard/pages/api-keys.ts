@@ -104,8 +104,8 @@ function rollForm(ctx: PageContext, reload: () => Promise<void>): HTMLElement {
         `Store it where your servers read it. ${ends ? `The old key: ${ends}.` : ""}`,
       );
       replace(shown, card);
-      await reload();
       heading.focus();
+      await reload();
     });
   });
   return h("div", {}, form, shown);

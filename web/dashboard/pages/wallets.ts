@@ -145,9 +145,10 @@ function showPreview(
         extended_public_key: shown.extended_public_key,
       });
       parts.key.value = "";
-      replace(step, h("p", { class: "notice", tabindex: "-1", id: "wallet-saved" }, `The ${shown.currency} wallet is set.`));
+      const saved = h("p", { class: "notice", tabindex: "-1", id: "wallet-saved" }, `The ${shown.currency} wallet is set.`);
+      replace(step, saved);
+      saved.focus();
       await parts.reload();
-      step.querySelector<HTMLElement>("#wallet-saved")?.focus();
     });
   });
   replace(
