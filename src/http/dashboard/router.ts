@@ -9,6 +9,7 @@ import { jsonBody } from "../body.ts";
 import { csrfToken, sameOriginChanges } from "./csrf.ts";
 import { dashboardPages, type DashboardPagesOptions } from "./pages.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { managementRoutes } from "./routes/management.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userRoutes } from "./routes/users.ts";
 import { sessionTokenOf } from "./session.ts";
@@ -17,7 +18,7 @@ import { sessionTokenOf } from "./session.ts";
 export type DashboardRoutes = (router: Router, gateway: PaymentGateway) => void;
 
 /** The route modules, in order. */
-const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, transactionRoutes];
+const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, transactionRoutes, managementRoutes];
 
 /** The requests that need no session: signing in, and using a one-time sign-in link. */
 const isPublic = (req: Request): boolean =>

@@ -100,7 +100,7 @@ describe("the dashboard in a browser", () => {
     expect(await page.locator("#mode-banner").textContent()).toContain("Test mode");
     expect(await page.locator("#mode-banner").isVisible()).toBe(true);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Transactions", "Users"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Transactions", "Webhooks", "API keys", "Wallets", "Payment links", "Users"]);
     expect(await nav.getByRole("link", { name: "Users" }).getAttribute("aria-current")).toBe("page");
     expect(await nav.getByRole("button", { name: "Sign out" }).count()).toBe(1);
     await expectAccessible(page, "users page, owner, 375 px");

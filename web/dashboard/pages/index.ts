@@ -1,12 +1,20 @@
 // The dashboard's pages, in the order of the navigation. Adding a page is one line here (and its
 // module in this folder); the navigation shows only pages that exist and the role may read.
 import type { DashboardPage } from "../context.ts";
+import { renderApiKeys } from "./api-keys.ts";
+import { renderPaymentLinks } from "./payment-links.ts";
 import { renderTransaction } from "./transaction.ts";
 import { renderTransactions } from "./transactions.ts";
 import { renderUsers } from "./users.ts";
+import { renderWallets } from "./wallets.ts";
+import { renderWebhooks } from "./webhooks.ts";
 
 export const PAGES: DashboardPage[] = [
   { path: "transactions", title: "Transactions", permission: "read", render: renderTransactions },
   { path: "transaction", title: "Transaction", permission: "read", render: renderTransaction, nav: false },
+  { path: "webhooks", title: "Webhooks", permission: "read", render: renderWebhooks },
+  { path: "api-keys", title: "API keys", permission: "read", render: renderApiKeys },
+  { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },
+  { path: "payment-links", title: "Payment links", permission: "read", render: renderPaymentLinks },
   { path: "users", title: "Users", permission: "read", render: renderUsers },
 ];

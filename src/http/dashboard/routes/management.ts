@@ -1,0 +1,168 @@
+// The merchant's settings pages (Webhooks, API keys, Wallets, Payment links) over the gateway's
+// dashboard operations, which authorize the actor first (a viewer gets 403 role_forbidden). Lists
+// answer the mode of `?mode=` only; changes take the mode the same way. Secrets (a rotated webhook
+// secret, a rolled key) are in the answer of the change that made them, and nowhere else.
+import type { Router } from "express";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { ApiKeyView, OldKeyExpiry } from "../../../core/merchants/api-keys.ts";
+import type { PaymentLinkView } from "../../../core/merchants/payment-links.ts";
+import type { MerchantSettings } from "../../../core/merchants/webhook-settings.ts";
+import type { WalletPreview, WalletView } from "../../../core/merchants/wallets.ts";
+import { actorOf, bodyOf, modeOf, sendData } from "../session.ts";
+
+/** A body field that must be a string (the core checks its content); 400 naming it otherwise. */
+function stringField(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== "string") throw errors.invalidMerchantSettings(`${field} is required: give it as a string`);
+  return value;
+}
+
+export function managementRoutes(router: Router, gateway: PaymentGateway): void {
+  // Webhooks
+  router.get("/settings", async (req, res) => {
+    sendData(res, settingsBody(await gateway.settings(actorOf(res)), modeOf(req)));
+  });
+
+  router.put("/webhook-url", async (req, res) => {
+    const mode = modeOf(req);
+    const url = bodyOf(req).url;
+    if (url !== null && typeof url !== "string") throw errors.invalidMerchantSettings("url must be an https URL, or null to remove it");
+    const cleared = url === null || url.trim() === "";
+    sendData(res, settingsBody(await gateway.setWebhookUrl(actorOf(res), mode, cleared ? null : url.trim()), mode));
+  });
+
+  router.post("/webhook-secret/rotate", async (_req, res) => {
+    const rotated = await gateway.rotateWebhookSecret(actorOf(res));
+    sendData(
+      res,
+      {
+        webhook_secret: rotated.webhookSecret,
+        rotated_at: rotated.rotatedAt.toISOString(),
+        previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
+      },
+      201,
+    );
+  });
+
+  router.post("/webhook-test", async (req, res) => {
+    const attempt = await gateway.sendTestEvent(actorOf(res), modeOf(req));
+    sendData(res, {
+      id: attempt.id,
+      mode: attempt.mode,
+      url: attempt.url,
+      attempted_at: attempt.attemptedAt.toISOString(),
+      ok: attempt.ok,
+      status_code: attempt.statusCode,
+      latency_ms: attempt.latencyMs,
+      response_body: attempt.responseBody,
+      error: attempt.error,
+    });
+  });
+
+  // API keys
+  router.get("/api-keys", async (req, res) => {
+    const mode = modeOf(req);
+    sendData(res, (await gateway.listApiKeys(actorOf(res))).filter((key) => key.mode === mode).map(apiKeyBody));
+  });
+
+  router.post("/api-keys/roll", async (req, res) => {
+    const body = bodyOf(req);
+    const rolled = await gateway.rollApiKey(actorOf(res), {
+      mode: modeOf(req),
+      kind: body.kind as "public" | "secret",
+      oldExpires: body.old_expires as OldKeyExpiry,
+    });
+    sendData(
+      res,
+      {
+        mode: rolled.mode,
+        kind: rolled.kind,
+        key: rolled.key,
+        prefix: rolled.prefix,
+        replaced: rolled.replaced.map((old) => ({ prefix: old.prefix, expires_at: old.expiresAt.toISOString() })),
+      },
+      201,
+    );
+  });
+
+  // Wallets
+  router.get("/wallets", async (req, res) => {
+    const mode = modeOf(req);
+    sendData(res, (await gateway.listWallets(actorOf(res))).filter((wallet) => wallet.mode === mode).map(walletBody));
+  });
+
+  router.post("/wallets/preview", async (req, res) => {
+    const body = bodyOf(req);
+    const request = { currency: stringField(body, "currency"), mode: modeOf(req), extendedPublicKey: stringField(body, "extended_public_key") };
+    sendData(res, previewBody(await gateway.previewWallet(actorOf(res), request)));
+  });
+
+  router.put("/wallets/:currency", async (req, res) => {
+    const body = bodyOf(req);
+    const request = { currency: String(req.params.currency), mode: modeOf(req), extendedPublicKey: stringField(body, "extended_public_key") };
+    sendData(res, walletBody(await gateway.setWallet(actorOf(res), request)));
+  });
+
+  // Payment links
+  router.get("/payment-links", async (req, res) => {
+    const mode = modeOf(req);
+    sendData(res, (await gateway.listPaymentLinks(actorOf(res))).filter((link) => link.mode === mode).map(linkBody));
+  });
+
+  router.post("/payment-links", async (req, res) => {
+    const created = await gateway.newPaymentLink(actorOf(res), modeOf(req));
+    sendData(res, { slug: created.slug }, 201);
+  });
+
+  router.post("/payment-links/:slug/deactivate", async (req, res) => {
+    sendData(res, linkBody(await gateway.deactivatePaymentLink(actorOf(res), String(req.params.slug))));
+  });
+}
+
+function settingsBody(settings: MerchantSettings, mode: "test" | "live") {
+  return {
+    mode,
+    kyb_status: settings.kybStatus,
+    webhook_url: settings.webhookUrls[mode],
+    webhook_secret: {
+      rotated_at: settings.webhookSecret.rotatedAt?.toISOString() ?? null,
+      previous_secret_expires_at: settings.webhookSecret.previousSecretExpiresAt?.toISOString() ?? null,
+    },
+  };
+}
+
+const apiKeyBody = (key: ApiKeyView) => ({
+  id: key.id,
+  kind: key.kind,
+  mode: key.mode,
+  prefix: key.prefix,
+  status: key.status,
+  created_at: key.createdAt.toISOString(),
+  expires_at: key.expiresAt?.toISOString() ?? null,
+  revoked_at: key.revokedAt?.toISOString() ?? null,
+});
+
+const walletBody = (wallet: WalletView) => ({
+  currency: wallet.currency,
+  mode: wallet.mode,
+  extended_public_key: wallet.extendedPublicKey,
+  next_index: wallet.nextIndex,
+  unpaid_at_end: wallet.unpaidAtEnd,
+  gap_warning: wallet.gapWarning,
+});
+
+const previewBody = (preview: WalletPreview) => ({
+  currency: preview.currency,
+  mode: preview.mode,
+  extended_public_key: preview.extendedPublicKey,
+  addresses: preview.addresses,
+});
+
+const linkBody = (link: PaymentLinkView) => ({
+  slug: link.slug,
+  mode: link.mode,
+  active: link.active,
+  created_at: link.createdAt.toISOString(),
+  transaction_count: link.transactionCount,
+});

@@ -1,0 +1,236 @@
+// The management pages in a real Chromium against the real service: rotating the webhook secret
+// (a delivery then verifies with both secrets, standardwebhooks), a test event and its status,
+// rolling a key with a 1-hour overlap (the old key accepted, then refused on the test clock), a
+// wallet's preview of three addresses then Confirm, the gap-limit warning, a payment link created and deactivated, a
+// viewer without change controls; axe-core on each page at 375 px and on a desktop.
+import type { Browser, Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NewMerchant } from "../../../src/core/merchants/merchants.ts";
+import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
+import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
+import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+
+const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
+const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
+const MOBILE = { width: 375, height: 812 };
+const DESKTOP = { width: 1280, height: 800 };
+const WAIT = { timeout: 20_000 };
+const HOUR = 3_600_000;
+
+let now = Date.now();
+const clock = { now: () => new Date(now) };
+let browser: Browser;
+let t: TestGateway;
+let receiver: WebhookReceiver;
+let merchant: NewMerchant;
+beforeAll(async () => {
+  [browser, t, receiver] = await Promise.all([launchBrowser(), startTestGateway({ clock }), startWebhookReceiver()]);
+  merchant = await t.merchant({ name: "Pages Shop", kyb: "VERIFIED", testWebhookUrl: receiver.url });
+});
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await t?.close();
+});
+
+/** A page signed in as a new user of that role (signInBrowser: no sign-in form), at `path`, with confirmations accepted. */
+async function openAs(
+  role: "owner" | "viewer",
+  path: string,
+  viewport = DESKTOP,
+  merchantId = merchant.id,
+): Promise<{ page: Page; problems: string[] }> {
+  const client = await signedInAs(t, merchantId, role);
+  const context = await browser.newContext({ viewport });
+  await signInBrowser(context, t, client);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("dialog", (dialog) => void dialog.accept());
+  await page.goto(t.url + path);
+  return { page, problems };
+}
+
+const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name }).waitFor(WAIT);
+const focusedId = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
+
+describe("the management pages in a browser", () => {
+  it("webhooks: a test event's status, then a rotation whose new secret shows once and signs beside the old one", async () => {
+    const { page, problems } = await openAs("owner", "/dashboard/webhooks");
+    await h1(page, "Webhooks");
+    expect(await page.getByLabel("Webhook URL (test mode)").inputValue()).toBe(receiver.url);
+
+    receiver.answer = () => ({ status: 202, body: "thanks" });
+    await page.getByRole("button", { name: "Send a test event" }).click();
+    await page.getByRole("heading", { name: "Delivered" }).waitFor(WAIT);
+    expect(await page.locator("#test-status").textContent()).toBe("202");
+    expect(await page.locator("#test-result").textContent()).toContain("thanks");
+    expect(await focusedId(page)).toBe("test-result-title");
+
+    // A URL the service refuses: its message next to the field, announced, nothing saved.
+    await page.getByLabel("Webhook URL (test mode)").fill("not a url");
+    await page.getByRole("button", { name: "Save URL" }).click();
+    await page.locator("#webhook-url-error .alert").waitFor(WAIT);
+    expect(await page.locator("#webhook-url-error").getAttribute("role")).toBe("alert");
+    await expect.poll(() => page.getByLabel("Webhook URL (test mode)").getAttribute("aria-invalid"), WAIT).toBe("true");
+    expect((await t.gateway.merchantSettings(merchant.id)).webhookUrls.test).toBe(receiver.url);
+    await page.getByLabel("Webhook URL (test mode)").fill(receiver.url);
+
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
+    await page.getByRole("heading", { name: "New signing secret" }).waitFor(WAIT);
+    expect(await focusedId(page)).toBe("new-webhook-secret-title");
+    const secret = await page.locator("#new-webhook-secret").inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.locator("#new-webhook-secret-note").textContent()).toMatch(/two signatures/);
+
+    // A delivery now verifies with the old secret and with the new one.
+    const received = receiver.received.length;
+    const initialized = await t.post(
+      "/v1/transaction",
+      { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
+      { authorization: `Bearer ${merchant.testPublicKey}` },
+    );
+    expect(initialized.status).toBe(201);
+    await t.dispatcher().drain();
+    const delivery = receiver.received[received]!;
+    const headers = {
+      "webhook-id": String(delivery.headers["webhook-id"]),
+      "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
+      "webhook-signature": String(delivery.headers["webhook-signature"]),
+    };
+    expect(new Webhook(merchant.webhookSecret).verify(delivery.body, headers)).toMatchObject({ event: "payment.initiated" });
+    expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({ event: "payment.initiated" });
+
+    // Shown once: a reload shows when it was rotated, never the secret.
+    await page.reload();
+    await h1(page, "Webhooks");
+    expect(await page.locator("#secret-info").textContent()).toMatch(/previous secret also signs/);
+    expect(await page.content()).not.toContain(secret);
+    expect(problems).toEqual([]);
+  });
+
+  it("API keys: rolls the secret key with a 1-hour overlap; the old key works, then is refused on the test clock", async () => {
+    const { page, problems } = await openAs("owner", "/dashboard/api-keys");
+    await h1(page, "API keys");
+    await page.getByLabel("Key", { exact: true }).selectOption("secret");
+    await page.getByLabel("The old key").selectOption("1h");
+    await page.getByRole("button", { name: "Roll the key" }).click();
+    await page.getByRole("heading", { name: "New secret key" }).waitFor(WAIT);
+    await expect.poll(() => focusedId(page), WAIT).toBe("new-api-key-title");
+    const key = await page.locator("#new-api-key").inputValue();
+    await expect.poll(() => page.locator("table").textContent(), WAIT).toContain("Expiring");
+
+    const list = async (secret: string) => (await fetch(`${t.url}/v1/transactions`, { headers: { authorization: `Bearer ${secret}` } })).status;
+    expect(await list(merchant.testSecretKey)).toBe(200);
+    expect(await list(key)).toBe(200);
+    now += HOUR;
+    expect(await list(merchant.testSecretKey)).toBe(401);
+    expect(await list(key)).toBe(200);
+    expect(problems).toEqual([]);
+  });
+
+  it("wallets: Preview shows the first three addresses, Confirm sets the key (live mode)", async () => {
+    const { page, problems } = await openAs("owner", "/dashboard/wallets?mode=live");
+    await h1(page, "Wallets");
+    await page.getByLabel("Coin").selectOption("BTC");
+    await page.getByLabel("Account extended public key").fill("zpub-not-a-key");
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page.locator("#wallet-key-error .alert").waitFor(WAIT);
+    expect(await focusedId(page)).toBe("wallet-key");
+
+    await page.getByLabel("Account extended public key").fill(BIP84_ZPUB);
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page.locator("#preview-addresses").waitFor(WAIT);
+    expect(await focusedId(page)).toBe("preview-title");
+    const shown = await page.locator("#preview-addresses li code").allTextContents();
+    expect(shown).toHaveLength(3);
+    expect(shown.slice(0, 2)).toEqual(BIP84_ADDRESSES);
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await page.locator("#wallet-saved").waitFor(WAIT);
+    await expect.poll(() => page.locator("table").textContent(), WAIT).toMatch(/BTC.*zpub/);
+    expect(problems).toEqual([]);
+  });
+
+  it("wallets: the gap-limit warning once 20 handed-out addresses at the end are unpaid", async () => {
+    const gap = await t.merchant({ name: "Gap Shop" });
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+    for (let i = 0; i < 20; i++) {
+      const started = await t.post(
+        "/v1/transaction",
+        { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
+        bearer(gap.testPublicKey),
+      );
+      expect((await t.post(`/v1/transaction/${started.body.data.id}/pay`, { currency_id: "4" }, bearer(gap.testSecretKey))).status).toBe(200);
+    }
+    const { page, problems } = await openAs("viewer", "/dashboard/wallets", MOBILE, gap.id);
+    await h1(page, "Wallets");
+    await page.locator("main .alert").waitFor(WAIT);
+    expect(await page.locator("main .alert").textContent()).toMatch(/^BTC: The last 20 BTC addresses handed out received nothing/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it("payment links: create one, then deactivate it after the confirmation", async () => {
+    const { page, problems } = await openAs("owner", "/dashboard/payment-links");
+    await h1(page, "Payment links");
+    await page.getByRole("button", { name: "Create a payment link" }).click();
+    await page.locator("#link-notice").filter({ hasText: "created" }).waitFor(WAIT);
+    expect(await focusedId(page)).toBe("link-notice");
+    const slug = (await t.gateway.listMerchantPaymentLinks(merchant.id))[0]!.slug;
+    await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
+    await page.getByRole("cell", { name: "Deactivated" }).waitFor(WAIT);
+    expect(await page.locator("#link-notice").textContent()).toMatch(/is deactivated/);
+    expect(await focusedId(page)).toBe("link-notice");
+    expect((await t.gateway.listMerchantPaymentLinks(merchant.id))[0]).toMatchObject({ slug, active: false });
+    expect(problems).toEqual([]);
+  });
+
+  it("a viewer reads every page with no change control", async () => {
+    const { page, problems } = await openAs("viewer", "/dashboard/webhooks");
+    for (const [path, title] of [
+      ["webhooks", "Webhooks"],
+      ["api-keys", "API keys"],
+      ["wallets", "Wallets"],
+      ["payment-links", "Payment links"],
+    ] as const) {
+      await page.goto(`${t.url}/dashboard/${path}`);
+      await h1(page, title);
+      await page.locator("main p.lead").waitFor(WAIT);
+      expect(await page.locator("main button, main input, main select, main form").count(), path).toBe(0);
+      expect(await page.locator(".kyb").textContent()).toBe("KYB verified");
+    }
+    // The test/live switch applies: the live URL (none) in live mode, the test one in test mode.
+    await page.goto(`${t.url}/dashboard/webhooks?mode=live`);
+    await h1(page, "Webhooks");
+    expect(await page.locator("#webhook-url-value").textContent()).toBe("No URL is set: events are not sent.");
+    await page.getByRole("group", { name: "Mode" }).getByRole("link", { name: "Test" }).click();
+    await expect.poll(() => page.locator("#webhook-url-value").textContent(), WAIT).toBe(receiver.url);
+    expect(problems).toEqual([]);
+  });
+
+  it("passes axe-core on each page at 375 px and on a desktop", async () => {
+    for (const viewport of [MOBILE, DESKTOP]) {
+      const { page } = await openAs("owner", "/dashboard/webhooks", viewport);
+      for (const [path, title] of [
+        ["webhooks", "Webhooks"],
+        ["api-keys", "API keys"],
+        ["wallets?mode=live", "Wallets"],
+        ["payment-links", "Payment links"],
+      ] as const) {
+        await page.goto(`${t.url}/dashboard/${path}`);
+        await h1(page, title);
+        await page.locator("main .table-wrap, main #secret-info").first().waitFor(WAIT);
+        expect(await accessibilityViolations(page), `${path} at ${viewport.width} px`).toEqual([]);
+        const { scrollWidth, clientWidth } = await page.evaluate(() => {
+          const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+            .documentElement;
+          return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+        });
+        expect(scrollWidth, `${path} at ${viewport.width} px`).toBeLessThanOrEqual(clientWidth);
+      }
+    }
+  });
+});

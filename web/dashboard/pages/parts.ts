@@ -1,0 +1,90 @@
+// Pieces the management pages share: an error next to a field, a secret shown once with a copy
+// button, a run-a-change helper (disable, clear, report) and dates as the reader's locale writes them.
+import { copyText } from "../../shared/clipboard.ts";
+import { h, replace } from "../../shared/dom.ts";
+import { messageOf } from "../api.ts";
+
+export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : "—");
+
+export const modeLabel = (mode: string): string => (mode === "live" ? "live mode" : "test mode");
+
+/** An error slot that screen readers announce (role=alert); empty until something fails. */
+export const alertSlot = (id?: string): HTMLElement => h("div", { class: "alert-slot", role: "alert", id });
+
+export function showError(slot: HTMLElement, error: unknown): void {
+  replace(slot, h("p", { class: "alert" }, messageOf(error)));
+}
+
+/**
+ * Runs a change from a control: the control is disabled meanwhile, the error slot cleared first
+ * and filled (with focus back on `focusOnError`) if it fails.
+ */
+export async function runChange(
+  control: HTMLButtonElement,
+  errorSlot: HTMLElement,
+  change: () => Promise<void>,
+  focusOnError?: HTMLElement,
+): Promise<void> {
+  replace(errorSlot);
+  control.disabled = true;
+  try {
+    await change();
+  } catch (error) {
+    showError(errorSlot, error);
+    (focusOnError ?? control).focus();
+  } finally {
+    control.disabled = false;
+  }
+}
+
+/** A secret the service shows this once (it keeps only its hash or sealed copy): a read-only field, a copy button, what to do. */
+export function secretCard(id: string, title: string, secret: string, note: string): { card: HTMLElement; heading: HTMLElement } {
+  const status = h("span", { role: "status" });
+  const heading = h("h2", { tabindex: "-1", id: `${id}-title` }, title);
+  const field = h("input", {
+    id,
+    type: "text",
+    readonly: true,
+    value: secret,
+    class: "secret",
+    "aria-describedby": `${id}-note`,
+    spellcheck: "false",
+  });
+  const card = h(
+    "section",
+    { class: "card notice-card", "aria-labelledby": `${id}-title` },
+    heading,
+    h("label", { for: id }, "Shown once: copy it now"),
+    field,
+    h("p", { class: "hint", id: `${id}-note` }, note),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "button secondary",
+        onclick: () =>
+          void copyText(secret).then((ok) => {
+            status.textContent = ok ? "Copied" : "Copying failed: select the text and copy it";
+          }),
+      },
+      "Copy",
+    ),
+    status,
+  );
+  return { card, heading };
+}
+
+/** A table with a hidden caption and data-label on each cell (the phone layout shows them). */
+export function table(caption: string, columns: string[], rows: (Node | string)[][]): HTMLElement {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: "table" },
+      h("caption", { class: "sr-only" }, caption),
+      h("thead", {}, h("tr", {}, ...columns.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, ...rows.map((cells) => h("tr", {}, ...cells.map((cell, i) => h("td", { "data-label": columns[i] ?? "" }, cell))))),
+    ),
+  );
+}

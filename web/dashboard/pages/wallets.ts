@@ -1,0 +1,170 @@
+// Wallets, per coin and mode: the key in use (shortened), the next address index and the gap-limit
+// warning; setting a key is two steps: Preview shows the first three addresses it will hand out (to
+// compare with the merchant's own wallet), then Confirm saves it. A viewer reads the list only.
+import { h, replace } from "../../shared/dom.ts";
+import type { PageContext } from "../context.ts";
+import { alertSlot, modeLabel, runChange, table } from "./parts.ts";
+
+interface Wallet {
+  currency: string;
+  extended_public_key: string | null;
+  next_index: number | null;
+  unpaid_at_end: number;
+  gap_warning: string | null;
+}
+
+interface Preview {
+  currency: string;
+  extended_public_key: string;
+  addresses: { index: number; address: string }[];
+}
+
+export async function renderWallets(ctx: PageContext, main: HTMLElement): Promise<void> {
+  const manage = ctx.can("manage_wallets");
+  const list = h("div", {});
+  const warnings = h("div", {});
+  const reload = async (): Promise<Wallet[]> => {
+    const wallets = await ctx.api.get<Wallet[]>(ctx.withMode("/wallets"));
+    replace(
+      list,
+      table(
+        `Wallets (${modeLabel(ctx.mode)})`,
+        ["Coin", "Extended public key", "Next index", "Unpaid at the end"],
+        wallets.map((w) => [
+          w.currency,
+          w.extended_public_key ? h("code", {}, w.extended_public_key) : "Not set",
+          w.next_index === null ? "—" : String(w.next_index),
+          String(w.unpaid_at_end),
+        ]),
+      ),
+    );
+    replace(warnings, ...wallets.filter((w) => w.gap_warning).map((w) => h("p", { class: "alert" }, `${w.currency}: ${w.gap_warning}`)));
+    return wallets;
+  };
+  const form = h("div", {});
+  replace(
+    main,
+    h("h1", {}, "Wallets"),
+    h(
+      "p",
+      { class: "lead" },
+      `The extended public keys that ${modeLabel(ctx.mode)} payments are paid to: each payment gets the key's next address.`,
+      manage ? "" : " Your role can read them; a developer or an owner can set them.",
+    ),
+    warnings,
+    list,
+    form,
+  );
+  // The coins are the service's (one row each in the list, set or not).
+  const wallets = await reload();
+  if (manage)
+    replace(
+      form,
+      setForm(
+        ctx,
+        wallets.map((w) => w.currency),
+        reload,
+      ),
+    );
+}
+
+function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknown>): HTMLElement {
+  const error = alertSlot("wallet-key-error");
+  const step = h("div", {});
+  const coin = h("select", { id: "wallet-coin", name: "currency" }, ...coins.map((c) => h("option", { value: c }, c)));
+  const key = h("input", {
+    id: "wallet-key",
+    name: "extended_public_key",
+    type: "text",
+    class: "wide",
+    autocomplete: "off",
+    spellcheck: "false",
+    "aria-describedby": "wallet-key-hint wallet-key-error",
+  });
+  const preview = h("button", { type: "submit", class: "button" }, "Preview");
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "wallet-title", novalidate: true },
+    h("h2", { id: "wallet-title" }, `Set a wallet (${modeLabel(ctx.mode)})`),
+    h("div", { class: "field" }, h("label", { for: "wallet-coin" }, "Coin"), coin),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "wallet-key" }, "Account extended public key"),
+      key,
+      h(
+        "p",
+        { class: "hint", id: "wallet-key-hint" },
+        ctx.mode === "live" ? "A mainnet key (xpub, ypub, zpub…), never a private key." : "A testnet key (tpub, vpub…), never a private key.",
+      ),
+      error,
+    ),
+    preview,
+    step,
+  );
+  const reset = () => {
+    replace(step);
+    key.removeAttribute("aria-invalid");
+  };
+  coin.addEventListener("change", reset);
+  key.addEventListener("input", reset);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void runChange(
+      preview,
+      error,
+      async () => {
+        reset();
+        const shown = await ctx.api.post<Preview>(ctx.withMode("/wallets/preview"), { currency: coin.value, extended_public_key: key.value });
+        showPreview(ctx, step, shown, { error, key, reload });
+      },
+      key,
+    ).then(() => {
+      if (error.childElementCount > 0) key.setAttribute("aria-invalid", "true");
+    });
+  });
+  return form;
+}
+
+function showPreview(
+  ctx: PageContext,
+  step: HTMLElement,
+  shown: Preview,
+  parts: { error: HTMLElement; key: HTMLInputElement; reload: () => Promise<unknown> },
+): void {
+  const heading = h("h3", { tabindex: "-1", id: "preview-title" }, `Compare these ${shown.currency} addresses with your wallet`);
+  const confirm = h("button", { type: "button", class: "button" }, "Confirm");
+  const cancel = h("button", { type: "button", class: "button secondary" }, "Cancel");
+  cancel.addEventListener("click", () => {
+    replace(step);
+    parts.key.focus();
+  });
+  confirm.addEventListener("click", () => {
+    void runChange(confirm, parts.error, async () => {
+      await ctx.api.request("PUT", ctx.withMode(`/wallets/${encodeURIComponent(shown.currency)}`), {
+        extended_public_key: shown.extended_public_key,
+      });
+      parts.key.value = "";
+      const saved = h("p", { class: "notice", tabindex: "-1", id: "wallet-saved" }, `The ${shown.currency} wallet is set.`);
+      replace(step, saved);
+      saved.focus();
+      await parts.reload();
+    });
+  });
+  replace(
+    step,
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "preview-title" },
+      heading,
+      h("p", {}, "Your wallet should show the same addresses, in this order. If it does not, cancel: payments would go elsewhere."),
+      h(
+        "ol",
+        { class: "addresses", id: "preview-addresses" },
+        ...shown.addresses.map((a) => h("li", {}, h("code", {}, a.address), ` (index ${a.index})`)),
+      ),
+      h("div", { class: "actions" }, confirm, cancel),
+    ),
+  );
+  heading.focus();
+}
