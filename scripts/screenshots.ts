@@ -3,13 +3,14 @@
 // transaction through the REST API, opens its checkout_url in Chromium, picks Bitcoin as a
 // customer would, and writes docs/checkout-mobile.png (375×812) and docs/checkout-desktop.png
 // (1280×800); then signs in to the dashboard as the merchant's owner (made with `paygate user
-// create --password-stdin`) and writes docs/dashboard-mobile.png and docs/dashboard-desktop.png of
+// create --password-stdin`) and writes docs/dashboard-mobile.png and docs/dashboard-desktop.png (the Transactions page), docs/dashboard-transaction.png and docs/dashboard-webhooks.png of
 // its Users page. Needs the pages built (npm install does it) and Debian's Chromium.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -76,7 +77,20 @@ try {
     }),
   });
   if (initialized.status !== 201) throw new Error(`initialize answered ${initialized.status}: ${await initialized.text()}`);
-  const { checkout_url: checkoutUrl } = ((await initialized.json()) as { data: { checkout_url: string } }).data;
+  const { checkout_url: checkoutUrl, id: checkoutId } = ((await initialized.json()) as { data: { checkout_url: string; id: string } }).data;
+  // A few more orders, so that the dashboard's list has something to show.
+  for (const [email, amount, description] of [
+    ["grace@example.org", "24.50", "Order #1043 · tea towel"],
+    ["linus@example.net", "310.00", "Order #1044 · espresso machine"],
+    ["margaret@example.com", "12.00", "Order #1045 · gift card"],
+  ]) {
+    const more = await fetch(`${baseUrl}/v1/transaction`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${merchant.testPublicKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ customer: { email }, currency: "USD", amount, description }),
+    });
+    if (more.status !== 201) throw new Error(`initialize answered ${more.status}: ${await more.text()}`);
+  }
 
   const browser = await launchBrowser();
   try {
@@ -113,12 +127,18 @@ try {
       await page.getByLabel("E-mail").fill("ada@acme.example");
       await page.getByLabel("Password").fill(dashboardPassword);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { level: 1, name: "Users" }).waitFor();
-      await page.getByRole("table").getByText("linus@acme.example").first().waitFor();
-      await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } | null } }).document.activeElement?.blur());
-      const file = path.join(root, "docs", `dashboard-${name}.png`);
-      await page.screenshot({ path: file, fullPage: name === "mobile" });
-      console.log(`wrote ${path.relative(root, file)} (${viewport.width}×${viewport.height})`);
+      await page.getByRole("heading", { level: 1, name: "Transactions" }).waitFor();
+      await page.getByText("margaret@example.com").first().waitFor();
+      await shoot(page, `dashboard-${name}`, viewport, name === "mobile");
+      if (name === "desktop") {
+        await page.goto(`${baseUrl}/dashboard/transaction?id=${checkoutId}`);
+        await page.getByRole("heading", { level: 1, name: /^Transaction / }).waitFor();
+        await page.getByText("payment.pending").first().waitFor();
+        await shoot(page, "dashboard-transaction", viewport, true);
+        await page.goto(`${baseUrl}/dashboard/webhooks`);
+        await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+        await shoot(page, "dashboard-webhooks", viewport, false);
+      }
       await page.close();
     }
   } finally {
@@ -128,6 +148,14 @@ try {
   service?.kill("SIGTERM");
   if (service && service.exitCode === null) await new Promise((resolve) => service?.once("exit", resolve));
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** A screenshot under docs/, with nothing focused. */
+async function shoot(page: Page, name: string, viewport: { width: number; height: number }, fullPage: boolean): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { blur(): void } | null } }).document.activeElement?.blur());
+  const file = path.join(root, "docs", `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  console.log(`wrote ${path.relative(root, file)} (${viewport.width}×${viewport.height}${fullPage ? ", whole page" : ""})`);
 }
 
 async function waitReady(): Promise<void> {
