@@ -94,7 +94,13 @@ function urlForm(ctx: PageContext, current: string | null): HTMLElement {
       { class: "field" },
       h("label", { for: "webhook-url" }, `Webhook URL (${modeLabel(ctx.mode)})`),
       input,
-      h("p", { class: "hint", id: "webhook-url-hint" }, "An https address on the internet. Leave it empty and save to stop sending events."),
+      h(
+        "p",
+        { class: "hint", id: "webhook-url-hint" },
+        ctx.mode === "live"
+          ? "An https address on the internet. Leave it empty and save to stop sending events."
+          : "Any http or https address, http://127.0.0.1:… included for local development. Leave it empty and save to stop sending events.",
+      ),
       error,
     ),
     save,
