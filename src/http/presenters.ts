@@ -66,14 +66,8 @@ export function initiatedTransaction(
     expires_at: t.expiresAt?.toISOString() ?? null,
     meta: {
       refund_address: t.refundAddress,
-      payment: view.payment && {
-        state: view.payment.state,
-        amount_confirmed: view.payment.amountConfirmed,
-        amount_unconfirmed: view.payment.amountUnconfirmed,
-        confirmations: view.payment.confirmations,
-        required_confirmations: view.payment.requiredConfirmations,
-      },
-      quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
+      payment: paymentObject(view),
+      quote: quoteObject(view),
     },
     return_url: t.returnUrl,
     // The checkout URL holds the client secret: both or neither.
@@ -82,6 +76,24 @@ export function initiatedTransaction(
 }
 
 /** An event of the Events API: its body parsed back, so `data` is exactly what the receiver was sent. */
+/** The payment state as every API shows it: what is confirmed, what waits, and for how many confirmations. */
+export function paymentObject(view: TransactionView) {
+  return (
+    view.payment && {
+      state: view.payment.state,
+      amount_confirmed: view.payment.amountConfirmed,
+      amount_unconfirmed: view.payment.amountUnconfirmed,
+      confirmations: view.payment.confirmations,
+      required_confirmations: view.payment.requiredConfirmations,
+    }
+  );
+}
+
+/** The locked quote as every API shows it. */
+export function quoteObject(view: TransactionView) {
+  return view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() };
+}
+
 export function eventObject(e: WebhookEvent): Event {
   return {
     id: e.id,

@@ -11,6 +11,7 @@ import type { DeliveryReport } from "../../../core/ports.ts";
 import type { AttemptRecord, EventWithAttempts } from "../../../core/stores.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
+import { paymentObject, quoteObject } from "../../presenters.ts";
 import { actorOf, isLiveOf, modeOf, sendData } from "../session.ts";
 
 export function transactionRoutes(router: Router, gateway: PaymentGateway): void {
@@ -87,14 +88,8 @@ function transactionDetail({ transaction: t, view, receipts, events }: Transacti
     initiated_at: time(t.initiatedAt),
     expires_at: time(t.expiresAt),
     updated_at: t.updatedAt.toISOString(),
-    quote: view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() },
-    payment: view.payment && {
-      state: view.payment.state,
-      amount_confirmed: view.payment.amountConfirmed,
-      amount_unconfirmed: view.payment.amountUnconfirmed,
-      confirmations: view.payment.confirmations,
-      required_confirmations: view.payment.requiredConfirmations,
-    },
+    quote: quoteObject(view),
+    payment: paymentObject(view),
     receipts: receipts.map((r) => ({
       tx_hash: r.txHash,
       key: r.key,
