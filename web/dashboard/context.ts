@@ -27,6 +27,8 @@ export interface DashboardPage {
   permission: Permission;
   /** False for a page reached from another (one transaction): not listed in the navigation. */
   nav?: boolean;
+  /** Where the mode switch leads from this page: one transaction exists in one mode only, so its list. */
+  modeSwitchTo?: string;
   /** Fills `main` (its <h1> first: focus goes to it after navigation). */
   render(ctx: PageContext, main: HTMLElement): void | Promise<void>;
 }

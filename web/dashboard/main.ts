@@ -146,7 +146,12 @@ function renderShell(pages: DashboardPage[], current: DashboardPage | null): voi
     ...(["test", "live"] as const).map((m) =>
       h(
         "a",
-        { href: href(path, {}, m), "data-route": "", class: `mode-${m}`, "aria-current": m === mode ? "true" : null },
+        {
+          href: m === mode ? `${location.pathname}${location.search}` : href(current?.modeSwitchTo ? `/${current.modeSwitchTo}` : path, {}, m),
+          "data-route": "",
+          class: `mode-${m}`,
+          "aria-current": m === mode ? "true" : null,
+        },
         m === "test" ? "Test" : "Live",
       ),
     ),

@@ -128,6 +128,13 @@ describe("the transactions pages", () => {
     const refused = await viewer.post(`/dashboard/api/events/${eventId}/redeliver`);
     expect(refused.status).toBe(403);
     expect(refused.body.reason).toBe("role_forbidden");
+    // A transaction exists in one mode: the switch leads to the other mode's list, and back here stays here.
+    const mode = page.getByRole("group", { name: "Mode" });
+    expect(await mode.getByRole("link", { name: "Live" }).getAttribute("href")).toBe("/dashboard/transactions?mode=live");
+    expect(await mode.getByRole("link", { name: "Test" }).getAttribute("href")).toBe(`/dashboard/transaction?id=${tx.ada?.id}`);
+    await mode.getByRole("link", { name: "Live" }).click();
+    await page.getByRole("heading", { level: 1, name: "Transactions" }).waitFor();
+    expect(new URL(page.url()).search).toBe("?mode=live");
     await context.close();
   });
 

@@ -11,7 +11,7 @@ import { renderWebhooks } from "./webhooks.ts";
 
 export const PAGES: DashboardPage[] = [
   { path: "transactions", title: "Transactions", permission: "read", render: renderTransactions },
-  { path: "transaction", title: "Transaction", permission: "read", render: renderTransaction, nav: false },
+  { path: "transaction", title: "Transaction", permission: "read", render: renderTransaction, nav: false, modeSwitchTo: "transactions" },
   { path: "webhooks", title: "Webhooks", permission: "read", render: renderWebhooks },
   { path: "api-keys", title: "API keys", permission: "read", render: renderApiKeys },
   { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },
