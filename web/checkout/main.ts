@@ -8,7 +8,7 @@ import { subtract, sum } from "../shared/decimal.ts";
 import { h, replace } from "../shared/dom.ts";
 import { ApiError, NetworkError } from "../shared/graphql.ts";
 import { CheckoutApi, type PaymentOption, type PaymentOptions, type Transaction, transactionIdOf } from "./api.ts";
-import { clock, crypto, fiat, spokenTimeLeft } from "./format.ts";
+import { clock, crypto, fiat, spokenTimeLeft } from "../shared/format.ts";
 import { followTransaction, type LiveUpdates } from "./live.ts";
 import { networkOf } from "./networks.ts";
 

@@ -2,6 +2,7 @@
 // address, and the timeline of its webhook events, each with its delivery attempts (time, URL,
 // status, latency, the start of the response). A role that manages webhooks can redeliver an event.
 import { h, replace } from "../../shared/dom.ts";
+import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
 import type { PageContext } from "../context.ts";
 import { formatTime, STATUS_LABELS, type TransactionRow } from "./transactions.ts";
@@ -103,7 +104,7 @@ function fields(t: Detail): HTMLElement {
     list([
       ["Status", STATUS_LABELS[t.status]],
       ["Mode", t.is_live ? "Live" : "Test"],
-      ["Amount", `${t.amount} ${t.currency ?? ""}`],
+      ["Amount", t.currency ? fiat(t.amount, t.currency) : t.amount],
       ["Customer", t.customer_name ? `${t.customer_name} <${t.customer_email}>` : t.customer_email],
       ["Description", t.description],
       ["Id", h("code", {}, t.id)],

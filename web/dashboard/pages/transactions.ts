@@ -3,6 +3,7 @@
 // next and previous, and a CSV export of everything the filters match. The filters live in the
 // page's address, so a reload, the back button or a shared link shows the same list.
 import { h, replace } from "../../shared/dom.ts";
+import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
 import type { PageContext } from "../context.ts";
 
@@ -241,7 +242,7 @@ function table(ctx: PageContext, rows: TransactionRow[]): HTMLElement {
             h("a", { href: ctx.href("/transaction", { id: t.id }), "data-route": "" }, h("code", {}, t.reference)),
           ),
           h("td", { "data-label": "Customer" }, t.customer_email),
-          h("td", { "data-label": "Amount" }, `${t.amount} ${t.currency ?? ""}`),
+          h("td", { "data-label": "Amount" }, t.currency ? fiat(t.amount, t.currency) : t.amount),
           h("td", { "data-label": "Paid" }, t.payment_currency ? `${t.amount_paid ?? "0"} of ${t.payment_amount ?? "?"} ${t.payment_currency}` : "—"),
           h("td", { "data-label": "Status" }, h("span", { class: `status status-${t.status.toLowerCase()}` }, STATUS_LABELS[t.status])),
         ),
