@@ -92,7 +92,12 @@ async function show(): Promise<void> {
   await renderPage(page ?? null);
 }
 
-const next = (route: string): Record<string, string> => (route && route !== "sign-in" ? { next: route } : {});
+/** Where sign-in leads back to: the page, and the object it showed (one transaction's id). */
+const next = (route: string): Record<string, string> => {
+  if (!route || route === "sign-in") return {};
+  const id = new URLSearchParams(location.search).get("id");
+  return id ? { next: route, id } : { next: route };
+};
 const can = (permission: DashboardPage["permission"]) => session?.permissions.includes(permission) ?? false;
 
 function context(): PageContext {
@@ -259,7 +264,9 @@ function showSignIn(): void {
         session = await api.post<Session>("/session", { email: email.value, password: password.value });
         api.csrfToken = session.csrf_token;
         const target = params.get("next");
-        navigate(href(target && /^[a-z0-9-]+$/.test(target) ? `/${target}` : "/"), true);
+        const id = params.get("id");
+        const back = target && /^[a-z0-9-]+$/.test(target) ? `/${target}` : "/";
+        navigate(href(back, id && /^[A-Za-z0-9_-]{1,100}$/.test(id) ? { id } : {}), true);
       } catch (error) {
         replace(alert, h("p", { class: "alert" }, messageOf(error)));
         password.value = "";

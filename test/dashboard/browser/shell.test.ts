@@ -218,4 +218,19 @@ describe("the dashboard in a browser", () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it("comes back to the transaction it was asked for after signing in", async () => {
+    const id = "00000000-0000-4000-8000-000000000000";
+    const { context, page } = await open(`/dashboard/transaction?id=${id}`, DESKTOP);
+    await h1(page, "Sign in to your dashboard");
+    expect(page.url()).toBe(`${t.url}/dashboard/sign-in?next=transaction&id=${id}`);
+    await signInWithKeyboard(page, owner.email, owner.password);
+    await h1(page, "Transaction");
+    expect(page.url()).toBe(`${t.url}/dashboard/transaction?id=${id}`);
+    await page
+      .getByRole("alert")
+      .filter({ hasText: `No transaction with id '${id}'` })
+      .waitFor(WAIT);
+    await context.close();
+  });
 });
