@@ -1,4 +1,5 @@
 // One load run with autocannon, reduced to the numbers the report shows.
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export interface LoadSpec {
@@ -9,6 +10,8 @@ export interface LoadSpec {
   /** Stop after this many requests in all. */
   amount?: number;
   requests: autocannon.Request[];
+  /** The server process, whose CPU time per request is measured (Linux /proc). */
+  serverPid?: number;
 }
 
 export interface Measurement {
@@ -23,9 +26,32 @@ export interface Measurement {
   /** Connection errors and timeouts. */
   socketErrors: number;
   statusCodes: Record<string, number>;
+  /**
+   * The server's CPU time (user + system) over the run divided by the requests, in ms: what one
+   * request costs the server whatever else loads the machine. Null when not measured.
+   */
+  serverCpuMsPerRequest: number | null;
+}
+
+/** Linux counts a process's CPU time in ticks of 1/100 s (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used so far, in ms; null without /proc or the process. */
+export function cpuMsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After "pid (name) ", utime and stime are the 12th and 13th fields.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function measure(spec: LoadSpec): Promise<Measurement> {
+  const cpuBefore = cpuMsOf(spec.serverPid);
   const started = performance.now();
   let lastResponse = started;
   const requests = spec.requests.map((request) => ({
@@ -46,6 +72,8 @@ export async function measure(spec: LoadSpec): Promise<Measurement> {
   }
   // autocannon's own duration runs to the next one-second sample after the end; time it exactly.
   const seconds = (lastResponse - started) / 1000;
+  const cpuAfter = cpuMsOf(spec.serverPid);
+  const total = result.requests.total;
   return {
     requests: result.requests.total,
     seconds,
@@ -55,6 +83,7 @@ export async function measure(spec: LoadSpec): Promise<Measurement> {
     non2xx: result.non2xx,
     socketErrors: result.errors,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count])),
+    serverCpuMsPerRequest: cpuBefore === null || cpuAfter === null || total === 0 ? null : (cpuAfter - cpuBefore) / total,
   };
 }
 
@@ -78,6 +107,10 @@ export async function measureTogether(specs: LoadSpec[]): Promise<Measurement> {
   const seconds = Math.max(...runs.map((run) => run.seconds));
   const statusCodes: Record<string, number> = {};
   for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  // Each server's CPU over all the requests: what a request costs the servers together.
+  const cpuMs = runs.every((run) => run.serverCpuMsPerRequest !== null)
+    ? runs.reduce((sum, run) => sum + (run.serverCpuMsPerRequest ?? 0) * run.requests, 0)
+    : null;
   return {
     requests,
     seconds,
@@ -87,5 +120,6 @@ export async function measureTogether(specs: LoadSpec[]): Promise<Measurement> {
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     socketErrors: runs.reduce((sum, run) => sum + run.socketErrors, 0),
     statusCodes,
+    serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : cpuMs / requests,
   };
 }

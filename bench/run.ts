@@ -35,7 +35,8 @@ import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, 
 import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SERVICE_ARGS = ["--import", "tsx", "src/main.ts"];
+/** BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const SERVICE_ARGS = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "src/main.ts"];
 const CEILING_ARGS = ["--import", "tsx", "bench/ceiling.ts"];
 const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--json"];
 const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
@@ -231,8 +232,8 @@ function jsonHeaders(key?: string): Record<string, string> {
   return { "content-type": "application/json", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
 }
 
-function loadSpec(settings: Settings, url: string, request: autocannon.Request): LoadSpec {
-  return { url, connections: settings.connections, seconds: settings.seconds, requests: [request] };
+function loadSpec(settings: Settings, served: Served, request: autocannon.Request): LoadSpec {
+  return { url: served.url, connections: settings.connections, seconds: settings.seconds, requests: [request], serverPid: served.child.pid };
 }
 
 async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings, cleanup: Cleanup): Promise<Row> {
@@ -247,7 +248,7 @@ async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings
   };
   let measurement: Measurement;
   try {
-    measurement = await measureAfterWarmUp(loadSpec(settings, ceiling.url, request), WARM_UP_SECONDS);
+    measurement = await measureAfterWarmUp(loadSpec(settings, ceiling, request), WARM_UP_SECONDS);
   } finally {
     await stop(ceiling);
   }
@@ -267,11 +268,10 @@ function createdId(body: string): string | null {
 
 async function runInitialize(
   kind: DatabaseKind,
-  url: string,
+  service: Served,
   merchant: Merchant,
   settings: Settings,
   scenario: "initialize" | "initialize, no rate limits" = "initialize",
-  service?: Child,
 ): Promise<{ row: Row; ids: string[] }> {
   const ids: string[] = [];
   const failure = new FirstFailure();
@@ -286,10 +286,10 @@ async function runInitialize(
       failure.note(status, body);
     },
   };
-  const memory = service === undefined ? null : sampleRss(service);
+  const memory = scenario === "initialize" ? sampleRss(service.child) : null;
   let measurement: Measurement;
   try {
-    measurement = await measureAfterWarmUp(loadSpec(settings, url, request), WARM_UP_SECONDS);
+    measurement = await measureAfterWarmUp(loadSpec(settings, service, request), WARM_UP_SECONDS);
   } finally {
     memory?.stop();
   }
@@ -320,7 +320,14 @@ function sampleRss(child: Child): { stop(): void; peakMb(): number | null } {
 }
 
 /** What a checkout page polls, with the public key, on one initiated transaction: REST's GET or GraphQL's `transaction`. */
-async function runPoll(kind: DatabaseKind, url: string, merchant: Merchant, id: string, settings: Settings, api: "rest" | "graphql"): Promise<Row> {
+async function runPoll(
+  kind: DatabaseKind,
+  service: Served,
+  merchant: Merchant,
+  id: string,
+  settings: Settings,
+  api: "rest" | "graphql",
+): Promise<Row> {
   const failure = new FirstFailure();
   const request: autocannon.Request =
     api === "rest"
@@ -332,12 +339,12 @@ async function runPoll(kind: DatabaseKind, url: string, merchant: Merchant, id: 
           body: JSON.stringify({ query: POLL_QUERY, variables: { id } }),
           onResponse: (status, body) => failure.note(status === 200 && body.includes('"errors"') ? 500 : status, body),
         };
-  const measurement = await measureAfterWarmUp({ ...loadSpec(settings, url, request), connections: settings.pollConnections }, WARM_UP_SECONDS);
+  const measurement = await measureAfterWarmUp({ ...loadSpec(settings, service, request), connections: settings.pollConnections }, WARM_UP_SECONDS);
   return toRow(kind, api === "rest" ? "poll GET /v1/transaction/:id" : "poll GraphQL transaction", measurement, failure.body);
 }
 
 /** Initiate on each of `urls` at once (`connections` each), each request on another of `ids`, until they or BENCH_SECONDS run out. */
-async function runInitiate(kind: DatabaseKind, urls: string[], merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
+async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
   if (ids.length === 0) throw new Error("initialize created no transactions, so there is nothing to initiate");
   const failure = new FirstFailure();
   let next = 0;
@@ -350,12 +357,12 @@ async function runInitiate(kind: DatabaseKind, urls: string[], merchant: Merchan
     setupRequest: (req) => ({ ...req, path: `/v1/transaction/${ids[next++ % ids.length] ?? ""}/pay` }),
     onResponse: (status, body) => failure.note(status, body),
   };
-  const share = Math.floor(ids.length / urls.length);
-  const specs = urls.map(
-    (url): LoadSpec => ({ ...loadSpec(settings, url, request), connections: Math.min(settings.connections, share), amount: share }),
+  const share = Math.floor(ids.length / services.length);
+  const specs = services.map(
+    (service): LoadSpec => ({ ...loadSpec(settings, service, request), connections: Math.min(settings.connections, share), amount: share }),
   );
-  const measurement = urls.length === 1 ? await measure(specs[0] as LoadSpec) : await measureTogether(specs);
-  return toRow(kind, urls.length === 1 ? "initiate" : "initiate, two instances", measurement, failure.body);
+  const measurement = services.length === 1 ? await measure(specs[0] as LoadSpec) : await measureTogether(specs);
+  return toRow(kind, services.length === 1 ? "initiate" : "initiate, two instances", measurement, failure.body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,7 +399,7 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
   try {
     const initialize = await phase(
       `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
-      () => runInitialize(kind, service.url, merchant, settings, "initialize", service.child),
+      () => runInitialize(kind, service, merchant, settings, "initialize"),
       ({ row, ids }) => `${describe(row)}; ${ids.length} transactions to initiate`,
     );
     // On PostgreSQL half the transactions are kept for two instances (PGlite admits one process).
@@ -400,13 +407,13 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
     const half = twoInstances ? Math.floor(initialize.ids.length / 2) : initialize.ids.length;
     const initiate = await phase(
       `${tag} initiate (up to ${settings.seconds} s, ${load}, one transaction each)`,
-      () => runInitiate(kind, [service.url], merchant, initialize.ids.slice(0, half), settings),
+      () => runInitiate(kind, [service], merchant, initialize.ids.slice(0, half), settings),
       (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
     );
     const initiatedByTwo = twoInstances
       ? await phase(
           `${tag} initiate, two instances (up to ${settings.seconds} s, ${load} on each, one transaction each)`,
-          () => runInitiateOnTwo(kind, target, service.url, merchant, initialize.ids.slice(half), settings, cleanup),
+          () => runInitiateOnTwo(kind, target, service, merchant, initialize.ids.slice(half), settings, cleanup),
           (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
         )
       : null;
@@ -415,12 +422,12 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
     const pollLoad = `${settings.pollConnections} connections`;
     const pollRest = await phase(
       `${tag} poll GET /v1/transaction/:id (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${pollLoad})`,
-      () => runPoll(kind, service.url, merchant, polled, settings, "rest"),
+      () => runPoll(kind, service, merchant, polled, settings, "rest"),
       describe,
     );
     const pollGraphql = await phase(
       `${tag} poll GraphQL transaction (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${pollLoad})`,
-      () => runPoll(kind, service.url, merchant, polled, settings, "graphql"),
+      () => runPoll(kind, service, merchant, polled, settings, "graphql"),
       describe,
     );
     const code = await phase(
@@ -442,7 +449,7 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
 async function runInitiateOnTwo(
   kind: DatabaseKind,
   target: Target,
-  firstUrl: string,
+  first: Served,
   merchant: Merchant,
   ids: string[],
   settings: Settings,
@@ -450,7 +457,7 @@ async function runInitiateOnTwo(
 ): Promise<Row> {
   const second = await serve("paygate (second instance)", SERVICE_ARGS, target.serviceEnv, cleanup);
   try {
-    return await runInitiate(kind, [firstUrl, second.url], merchant, ids, settings);
+    return await runInitiate(kind, [first, second], merchant, ids, settings);
   } catch (error) {
     if (!interrupted) showLog(second.child);
     throw error;
@@ -470,7 +477,7 @@ async function runUnlimited(
 ): Promise<Row> {
   const service = await serve("paygate (no rate limits)", SERVICE_ARGS, withoutRateLimits(target.serviceEnv), cleanup);
   try {
-    const { row } = await runInitialize(kind, service.url, merchant, settings, "initialize, no rate limits");
+    const { row } = await runInitialize(kind, service, merchant, settings, "initialize, no rate limits");
     const code = await stop(service);
     if (code !== 0) problems.push(`${kind}: the service without rate limits exited with ${code ?? "a signal"} on SIGTERM`);
     if (code !== 0 || row.errors > 0) showLog(service.child);

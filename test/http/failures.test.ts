@@ -29,12 +29,30 @@ describe("upstream failure", () => {
     const row = await t.db.transaction.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("INITIATED");
     expect(row.paymentAddress).toBeNull();
-    const walletAfter = await t.db.wallet.findUniqueOrThrow({ where: { id: walletBefore.id } });
-    expect(walletAfter.nextIndex).toBe(walletBefore.nextIndex);
+    // The index leased for it is free again (no slot held), and the next initiate takes it: no gap.
+    const held = await t.db.walletIndexSlot.count({ where: { walletId: walletBefore.id, leasedUntil: { gt: new Date() } } });
+    expect(held).toBe(0);
 
     feed.down = false;
     const retry = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
     expect(retry.status).toBe(200);
+    const paid = await t.db.transaction.findUniqueOrThrow({ where: { id } });
+    expect(paid.derivationIndex).toBe(walletBefore.nextIndex);
+  });
+
+  it("answers 404 for a coin the merchant has no wallet for, even while no quote can be had", async () => {
+    const live = await t.merchant({ name: "No Live ETH", kyb: "VERIFIED" });
+    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(live.livePublicKey));
+    expect(init.status).toBe(201);
+    feed.down = true;
+    try {
+      const res = await t.post(`/v1/transaction/${init.body.data.id as string}/pay`, { currency_id: "6" }, bearer(live.liveSecretKey));
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ status: "error", reason: "processor_not_configured" });
+      expect(res.body.message).toMatch(/No ETH wallet is configured for live mode/);
+    } finally {
+      feed.down = false;
+    }
   });
 });
 

@@ -131,10 +131,14 @@ describe("wallet indexes", () => {
     const { transactions } = prismaStores(a.db);
     const { walletId } = await indexesOf(keys);
     const t0 = new Date();
-    const late = await transactions.leaseIndex(walletId, t0, new Date(t0.getTime() + 1000), 19);
-    const taker = await transactions.leaseIndex(walletId, new Date(t0.getTime() + 2000), new Date(t0.getTime() + 60_000), 19);
+    const wallet = { merchantId: keys.id, currencyId: 4, isLive: false };
+    const late = await transactions.leaseIndex(wallet, t0, new Date(t0.getTime() + 1000), 19);
+    const taker = await transactions.leaseIndex(wallet, new Date(t0.getTime() + 2000), new Date(t0.getTime() + 60_000), 19);
     if (typeof late !== "object" || late === null || typeof taker !== "object" || taker === null) throw new Error("no lease");
     expect(taker.index).toBe(late.index);
+    // The lease found the wallet from the merchant, currency and mode.
+    expect([late.walletId, taker.walletId]).toEqual([walletId, walletId]);
+    expect(await transactions.leaseIndex({ ...wallet, isLive: true }, t0, new Date(t0.getTime() + 1000), 19)).toBeNull();
     expect(taker.token).not.toBe(late.token);
 
     const transaction = await transactions.findFor(id!, keys.id, false);

@@ -57,14 +57,23 @@ async function initiateOnce(
   }
   if (!caller.merchant.active) throw errors.notInitiated("merchant_inactive");
   if (transaction.status !== "INITIATED") throw errors.notInitiated("transaction_not_initiated");
-  const walletId = await deps.stores.transactions.walletFor(caller.merchant.id, crypto.id, caller.isLive);
-  if (walletId === null) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
-
   const fiat = fiatById(transaction.initializedCurrencyId);
   if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
-  // Outside the database transaction: a slow price feed must not hold row locks.
-  const quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive);
-  const paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
+
+  // An index is leased in one short statement (which finds the wallet too) and used by the move's one
+  // statement: no lock is held across round trips, so initiates of one wallet run side by side (README,
+  // Wallets and addresses). Leased before the quote, so a merchant without a wallet hears so (404) even
+  // while prices are unavailable; a failed quote frees the index.
+  let lease = await leaseIndex(deps, crypto, caller);
+  let quote: PriceQuote;
+  let paymentAmount: Decimal;
+  try {
+    quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive);
+    paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
+  } catch (error) {
+    await releaseIndex(deps, lease);
+    throw error;
+  }
 
   const now = deps.clock.now();
   const fields = {
@@ -76,10 +85,7 @@ async function initiateOnce(
     refundAddress,
     expiresAt: new Date(now.getTime() + deps.lifecycle.checkoutWindowMs),
   };
-  // An index is leased in one short statement and used by the move's one statement: no lock is held
-  // across round trips, so initiates of one wallet run side by side (README, Wallets and addresses).
   for (let attempt = 1; ; attempt++) {
-    const lease = await leaseIndex(deps, crypto, caller.isLive, walletId);
     let outcome: Awaited<ReturnType<typeof deps.stores.transactions.moveToPending>>;
     try {
       const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, lease.extendedPublicKey, lease.index);
@@ -96,6 +102,7 @@ async function initiateOnce(
     }
     // lease_lost: this request stalled past its lease and the index went to another; take a new one.
     if (attempt >= LEASE_ATTEMPTS) throw walletBusy(crypto);
+    lease = await leaseIndex(deps, crypto, caller);
   }
 }
 
@@ -110,12 +117,12 @@ const LEASE_ATTEMPTS = 3;
 /** Waits between tries while a wallet is full (all its unused indexes in flight): about 2 s in all. */
 const FULL_WAITS_MS = [5, 10, 20, 40, 80, 160, 320, 640, 800];
 
-async function leaseIndex(deps: InitiateDeps, crypto: CryptoCurrency, isLive: boolean, walletId: number): Promise<IndexLease> {
+async function leaseIndex(deps: InitiateDeps, crypto: CryptoCurrency, caller: Caller): Promise<IndexLease> {
+  const wallet = { merchantId: caller.merchant.id, currencyId: crypto.id, isLive: caller.isLive };
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock.now();
-    const lease = await deps.stores.transactions.leaseIndex(walletId, now, new Date(now.getTime() + INDEX_LEASE_MS), INDEX_SLOTS);
-    // The wallet went away since walletFor (its merchant removed it): as if it had never been there.
-    if (lease === null) throw errors.processorNotConfigured(crypto.slug, isLive);
+    const lease = await deps.stores.transactions.leaseIndex(wallet, now, new Date(now.getTime() + INDEX_LEASE_MS), INDEX_SLOTS);
+    if (lease === null) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
     if (lease !== "full") return lease;
     const wait = FULL_WAITS_MS[attempt];
     if (wait === undefined) throw walletBusy(crypto);

@@ -3,7 +3,7 @@
 // state change writes its webhook event in the same database transaction.
 import { Decimal } from "../../core/money/amounts.ts";
 import { randomUUID } from "node:crypto";
-import type { IdempotencyRecord, NewTransaction, PendingMove, ReceiptTotals, TransactionStore } from "../../core/stores.ts";
+import type { IdempotencyRecord, NewTransaction, PendingMove, ReceiptTotals, TransactionStore, WalletOf } from "../../core/stores.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
@@ -19,34 +19,32 @@ export function transactionStore(db: Database): TransactionStore {
 
     findFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude }),
 
-    async walletFor(merchantId, currencyId, isLive) {
-      const processor = await db.paymentProcessor.findUnique({
-        where: { merchantId_currencyId_isLive: { merchantId, currencyId, isLive } },
-        select: { walletId: true },
-      });
-      return processor?.walletId ?? null;
-    },
+    findRowFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive } }),
 
-    async leaseIndex(walletId, now, until, slots) {
+    async leaseIndex(wallet, now, until, slots) {
       const token = randomUUID();
       for (;;) {
-        const [row] = await db.$queryRaw<{ slot: number; derivation_index: number | null; extended_public_key: string | null }[]>(
-          leaseStatement(walletId, now, until, token),
+        const [row] = await db.$queryRaw<{ wallet_id: number; slot: number; derivation_index: number | null; extended_public_key: string | null }[]>(
+          leaseStatement(wallet, now, until, token),
         );
         if (row) {
-          const { slot, derivation_index: index, extended_public_key: extendedPublicKey } = row;
+          const { wallet_id: walletId, slot, derivation_index: index, extended_public_key: extendedPublicKey } = row;
           // No index or key: the wallet went away meanwhile.
           return index === null || extendedPublicKey === null ? null : { walletId, slot, index, extendedPublicKey, token };
         }
         // No slot free: the wallet's first initiate makes its slots (then try again), else it is full.
         const made = await db.$executeRaw`
           INSERT INTO wallet_index_slots (wallet_id, slot, derivation_index, token, leased_until)
-          SELECT ${walletId}, slot, NULL, NULL, ${FREE} FROM wallets CROSS JOIN generate_series(0, ${slots}::int - 1) AS slot
-          WHERE wallets.id = ${walletId} AND NOT EXISTS (SELECT 1 FROM wallet_index_slots WHERE wallet_id = ${walletId})
+          SELECT p.wallet_id, slot, NULL, NULL, ${FREE} FROM payment_processors p CROSS JOIN generate_series(0, ${slots}::int - 1) AS slot
+          WHERE p.merchant_id = ${wallet.merchantId} AND p.currency_id = ${wallet.currencyId} AND p.is_live = ${wallet.isLive}
+            AND p.wallet_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM wallet_index_slots WHERE wallet_id = p.wallet_id)
           ON CONFLICT DO NOTHING`;
         if (made > 0) continue;
-        const wallet = await db.wallet.findUnique({ where: { id: walletId }, select: { id: true } });
-        return wallet ? "full" : null;
+        const processor = await db.paymentProcessor.findUnique({
+          where: { merchantId_currencyId_isLive: wallet },
+          select: { walletId: true },
+        });
+        return processor?.walletId ? "full" : null;
       }
     },
 
@@ -215,29 +213,32 @@ class NotMoved extends Error {
 const FREE = new Date(0);
 
 /**
- * One statement: the wallet's free slot with the lowest index (else an empty one, which takes the
- * wallet's next index), leased to `token` until `until`. SKIP LOCKED: concurrent leases take other
+ * One statement: the wallet of the merchant's currency and mode, its free slot with the lowest index
+ * (else an empty one, which takes the wallet's next index), leased to `token` until `until`. SKIP LOCKED: concurrent leases take other
  * slots. The wallet's row lock (a new index) lasts only this statement, whose commit need not wait for
  * the disk: the move that uses the index commits after it and flushes it too, and a lease lost in a
- * crash was never used. No row when no slot is free (or the wallet has none yet).
+ * crash was never used. No row when no slot is free (or the wallet has none yet, or there is no wallet).
  */
-function leaseStatement(walletId: number, now: Date, until: Date, token: string): Prisma.Sql {
+function leaseStatement(wallet: WalletOf, now: Date, until: Date, token: string): Prisma.Sql {
   return Prisma.sql`
-    WITH chosen AS (
-      SELECT slot, derivation_index FROM wallet_index_slots
-      WHERE wallet_id = ${walletId} AND leased_until <= ${now}
+    WITH wallet AS (
+      SELECT wallet_id AS id FROM payment_processors
+      WHERE merchant_id = ${wallet.merchantId} AND currency_id = ${wallet.currencyId} AND is_live = ${wallet.isLive}),
+    chosen AS (
+      SELECT wallet_id, slot, derivation_index FROM wallet_index_slots
+      WHERE wallet_id = (SELECT id FROM wallet) AND leased_until <= ${now}
       ORDER BY derivation_index NULLS LAST, slot LIMIT 1
       FOR UPDATE SKIP LOCKED),
     relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting),
     bumped AS (
       UPDATE wallets SET next_index = next_index + 1
-      WHERE id = ${walletId} AND EXISTS (SELECT 1 FROM chosen WHERE derivation_index IS NULL) AND EXISTS (SELECT 1 FROM relaxed)
+      WHERE id = (SELECT wallet_id FROM chosen WHERE derivation_index IS NULL) AND EXISTS (SELECT 1 FROM relaxed)
       RETURNING next_index - 1 AS derivation_index)
     UPDATE wallet_index_slots s
     SET derivation_index = COALESCE(chosen.derivation_index, (SELECT derivation_index FROM bumped)), token = ${token}, leased_until = ${until}
     FROM chosen
-    WHERE s.wallet_id = ${walletId} AND s.slot = chosen.slot
-    RETURNING s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = ${walletId}) AS extended_public_key`;
+    WHERE s.wallet_id = chosen.wallet_id AND s.slot = chosen.slot
+    RETURNING s.wallet_id, s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = s.wallet_id) AS extended_public_key`;
 }
 
 interface MoveCounts {
