@@ -44,7 +44,8 @@ export function initiatedTransaction(
   t: TransactionRecord,
   view: TransactionView,
   paymentRequest: { uri: string; qrCode: string } | null,
-  checkout: CheckoutLink,
+  /** Null when the caller may not see it (then it is not opened either). */
+  checkout: CheckoutLink | null,
   /** Whether the caller may see the client secret and checkout URL (clientSecretVisibleTo, src/core/transactions/retrieve.ts). */
   showClientSecret: boolean,
 ): InitiatedTransaction {
@@ -71,11 +72,10 @@ export function initiatedTransaction(
     },
     return_url: t.returnUrl,
     // The checkout URL holds the client secret: both or neither.
-    ...(showClientSecret ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
+    ...(showClientSecret && checkout ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
   };
 }
 
-/** An event of the Events API: its body parsed back, so `data` is exactly what the receiver was sent. */
 /** The payment state as every API shows it: what is confirmed, what waits, and for how many confirmations. */
 export function paymentObject(view: TransactionView) {
   return (

@@ -69,7 +69,11 @@ const SECRET_KEY_CALLER = true;
 /** 200 with the envelope of table 2.2, the QR code, the payment's state and the checkout link. */
 async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord, showClientSecret: boolean): Promise<void> {
   res.locals.merchantId = transaction.merchantId;
-  const [paymentRequest, checkout] = await Promise.all([gateway.paymentRequest(transaction), gateway.checkout(transaction)]);
+  // The client secret is opened (decrypted) only for a caller that is shown it.
+  const [paymentRequest, checkout] = await Promise.all([
+    gateway.paymentRequest(transaction),
+    showClientSecret ? gateway.checkout(transaction) : null,
+  ]);
   const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout, showClientSecret);
   res.status(200).json(success(data, transaction.requestMeta));
 }
