@@ -10,7 +10,11 @@ const KEPT_OUTPUT_CHARS = 20_000;
 const running = new Set<ChildProcess>();
 
 function spawnNode(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  return spawnCommand(process.execPath, args, env, cwd);
+}
+
+function spawnCommand(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.on("exit", () => running.delete(child));
   child.on("error", () => running.delete(child));
@@ -70,9 +74,22 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   });
 }
 
-/** Runs a command to completion; rejects with its output when it fails or runs too long. */
-export async function runToCompletion(name: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<string> {
-  const child = spawnNode(args, env, cwd);
+/** Runs Node with `args` to completion; rejects with its output when it fails or runs too long. */
+export function runToCompletion(name: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<string> {
+  return completion(name, spawnNode(args, env, cwd), timeoutMs);
+}
+
+/**
+ * `npm run <script>` to completion, through the npm that runs this process when there is one
+ * (`npm run bench` sets npm_execpath), else the `npm` on the PATH.
+ */
+export function runNpmScript(script: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<string> {
+  const npm = process.env.npm_execpath;
+  const child = npm && /\.[cm]?js$/.test(npm) ? spawnNode([npm, "run", script], env, cwd) : spawnCommand("npm", ["run", script], env, cwd);
+  return completion(`npm run ${script}`, child, timeoutMs);
+}
+
+async function completion(name: string, child: ChildProcess, timeoutMs: number): Promise<string> {
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -20,6 +20,8 @@ export interface Row extends Measurement {
   percentOfCeiling: number | null;
   /** The service's largest resident memory during the scenario, in MB; null when not sampled. */
   peakRssMb: number | null;
+  /** The same service's resident memory once healthy, before any load, in MB; null when not read. */
+  idleRssMb: number | null;
   /** The body of the first failed response, if any, to tell what went wrong. */
   firstErrorBody: string | null;
 }
@@ -32,6 +34,7 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
     errors: measurement.non2xx + measurement.socketErrors,
     percentOfCeiling: null,
     peakRssMb: null,
+    idleRssMb: null,
     firstErrorBody,
   };
 }

@@ -1,8 +1,10 @@
 // `npm run bench`: the real service under load, on embedded PGlite and on PostgreSQL, against a
 // ceiling (a bare Express app doing one INSERT per request on the same database).
 //
-// Per database: a fresh store, the ceiling, a merchant made with the operator CLI, the service
-// (`node --import tsx src/main.ts`) in a child process, then
+// First the build (`npm run build`), so that the service runs as in production and in the Docker
+// image: the command of `npm run start:prod` (`node --max-old-space-size=512 dist/main.js`); the
+// ceiling and the CLI still run through tsx. Then per database: a fresh store, the ceiling, a
+// merchant made with the operator CLI, the service from dist/ in a child process, then
 //   initialize, no rate limits                  the same on a service with PAYGATE_RATE_LIMIT_* off,
 //                                               started and stopped first: what the limiter costs
 //   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
@@ -13,7 +15,8 @@
 //   poll GET /v1/transaction/:id, poll GraphQL transaction
 //               what a checkout page polls (public key), on one initiated transaction, at
 //               BENCH_POLL_CONNECTIONS (50), BENCH_SECONDS each
-// The service's resident memory (VmRSS from /proc) is sampled during initialize: its peak is the
+// The service's resident memory (VmRSS from /proc) is read once it is healthy (idle, on its own
+// progress line and as idleRssMb in the JSON) and sampled during initialize: its peak is the
 // "peak RSS" column.
 // The table goes to stdout, the same rows as JSON to bench/results/api.json (its path is printed).
 // Exits 1 when anything failed or any request did not succeed, 2 on bad settings.
@@ -31,12 +34,15 @@ import { Cleanup } from "./cleanup.ts";
 import { phase as runPhase } from "./progress.ts";
 import { measure, measureAfterWarmUp, measureTogether, type LoadSpec, type Measurement } from "./load.ts";
 import { createScratchDatabase } from "./postgres.ts";
-import { freePort, killStragglers, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
+import { delay, freePort, killStragglers, runNpmScript, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
 import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
-const SERVICE_ARGS = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "src/main.ts"];
+/**
+ * Node's arguments in `npm run start:prod` (the Docker image's CMD, flags included), on the build the
+ * bench makes first; BENCH_SERVICE_NODE_ARGS adds flags before them, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+ */
+const SERVICE_ARGS = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean), ...productionStartArgs()];
 const CEILING_ARGS = ["--import", "tsx", "bench/ceiling.ts"];
 const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--json"];
 const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
@@ -46,7 +52,21 @@ const POLL_QUERY =
   "query Poll($id: ID!) { transaction(id: $id) { id status paymentState paymentAmount amountPaid amountUnconfirmed confirmations requiredConfirmations expiresAt } }";
 const WARM_UP_SECONDS = 2;
 const STARTUP_TIMEOUT_MS = 120_000;
+const BUILD_TIMEOUT_MS = 300_000;
+/** How long an idle service is left after /healthz answers before its resident memory is read. */
+const IDLE_SETTLE_MS = 2_000;
 const DATABASES: readonly DatabaseKind[] = ["pglite", "postgres"];
+
+/** `exec node ARGS` in package.json's start:prod: ARGS. Spawned directly, so that the pid sampled is Node's. */
+function productionStartArgs(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+  const script = manifest.scripts?.["start:prod"] ?? "";
+  const args = /^(?:exec\s+)?node\s+(.+)$/.exec(script.trim())?.[1]?.split(/\s+/);
+  if (!args?.some((arg) => arg.endsWith("dist/main.js"))) {
+    throw new Error(`package.json's start:prod is not "exec node … dist/main.js" but '${script}': the bench runs that command`);
+  }
+  return args;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -296,17 +316,23 @@ async function runInitialize(
   return { row: { ...toRow(kind, scenario, measurement, failure.body), peakRssMb: memory?.peakMb() ?? null }, ids };
 }
 
-/** Samples a process's resident memory (VmRSS, Linux /proc) every 100 ms until stopped; its peak in MB. */
+/** A process's resident memory now (VmRSS, Linux /proc) in MB; null without /proc or once the process is gone. */
+function rssMb(child: Child): number | null {
+  if (child.pid === undefined) return null;
+  try {
+    const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : null;
+  } catch {
+    return null; // no figure rather than a wrong one
+  }
+}
+
+/** Samples a process's resident memory every 100 ms until stopped; its peak in MB. */
 function sampleRss(child: Child): { stop(): void; peakMb(): number | null } {
-  let peakKb: number | null = null;
+  let peak: number | null = null;
   const read = () => {
-    if (child.pid === undefined) return;
-    try {
-      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]);
-      if (Number.isFinite(kb)) peakKb = Math.max(peakKb ?? 0, kb);
-    } catch {
-      // No /proc (not Linux) or the process is gone: no figure rather than a wrong one.
-    }
+    const now = rssMb(child);
+    if (now !== null) peak = Math.max(peak ?? 0, now);
   };
   read();
   const timer = setInterval(read, 100);
@@ -315,8 +341,12 @@ function sampleRss(child: Child): { stop(): void; peakMb(): number | null } {
       clearInterval(timer);
       read();
     },
-    peakMb: () => (peakKb === null ? null : peakKb / 1024),
+    peakMb: () => peak,
   };
+}
+
+function megabytes(value: number | null): string {
+  return value === null ? "unknown" : `${value.toFixed(0)} MB`;
 }
 
 /** What a checkout page polls, with the public key, on one initiated transaction: REST's GET or GraphQL's `transaction`. */
@@ -396,11 +426,16 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
     () => serve("paygate", SERVICE_ARGS, target.serviceEnv, cleanup),
     (s) => s.url,
   );
+  const idleRssMb = await phase(
+    `${tag} idle resident memory`,
+    () => delay(IDLE_SETTLE_MS).then(() => rssMb(service.child)),
+    (value) => `${megabytes(value)} (VmRSS ${IDLE_SETTLE_MS / 1000} s after healthy)`,
+  );
   try {
     const initialize = await phase(
       `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
       () => runInitialize(kind, service, merchant, settings, "initialize"),
-      ({ row, ids }) => `${describe(row)}; ${ids.length} transactions to initiate`,
+      ({ row, ids }) => `${describe(row)}; peak RSS ${megabytes(row.peakRssMb)}; ${ids.length} transactions to initiate`,
     );
     // On PostgreSQL half the transactions are kept for two instances (PGlite admits one process).
     const twoInstances = kind === "postgres";
@@ -436,7 +471,7 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       (c) => `exit code ${c ?? "(signal)"}`,
     );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
-    const rows = [ceiling, unlimited, initialize.row, initiate, ...(initiatedByTwo ? [initiatedByTwo] : []), pollRest, pollGraphql];
+    const rows = [ceiling, unlimited, { ...initialize.row, idleRssMb }, initiate, ...(initiatedByTwo ? [initiatedByTwo] : []), pollRest, pollGraphql];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
     return rows;
   } catch (error) {
@@ -543,6 +578,11 @@ async function main(): Promise<number> {
   const rows: Row[] = [];
   const problems: string[] = [];
   try {
+    await phase(
+      `build (npm run build; the service runs as node ${SERVICE_ARGS.join(" ")})`,
+      () => runNpmScript("build", cleanEnv(), ROOT, BUILD_TIMEOUT_MS),
+      () => "dist/ ready",
+    );
     for (const kind of settings.databases) {
       const mark = cleanup.mark();
       try {

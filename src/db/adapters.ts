@@ -2,11 +2,10 @@
 // One factory serves both the Prisma client (`new PrismaClient({ adapter: factory })`) and the
 // migration engine (src/db/migrations.ts), which also needs `connectToShadowDb`.
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { NotificationSource } from "./notifications.ts";
 
 export type DatabaseTarget =
@@ -37,6 +36,8 @@ export interface PoolStats {
 
 export async function createAdapterFactory(target: DatabaseTarget): Promise<DatabaseAdapter> {
   if (target.kind === "pglite") {
+    // Loaded only for the embedded database: a service on PostgreSQL has no use for PGlite's modules.
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
     let pglite: PGlite;
     if (target.dataDir === null) {
       pglite = await PGlite.create();

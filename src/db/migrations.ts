@@ -3,6 +3,7 @@
 // factory as the client. `prisma migrate` cannot run here (it downloads a native engine first,
 // and with a placeholder engine it silently does nothing), so this module is the only way
 // migrations are applied, checked and written.
+import { createHash } from "node:crypto";
 import { readFile, readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -33,12 +34,52 @@ export async function applyMigrations(
   if (migrationsList.migrationDirectories.length === 0) {
     throw new MigrationError(`No migrations found in ${MIGRATIONS_DIR}. Write the first one with: npm run db:migration:new -- init`);
   }
+  // A restart on an up-to-date database, the usual case, needs no engine: compiling its
+  // WebAssembly costs a process some 40 MB of resident memory that it keeps (docs/operations.md, Memory).
+  if ((await pendingMigrations(factory, migrationsList)) === "none") return { applied: [] };
   const applied = await withEngine(factory, await readSchema(), "apply migrations", async (engine) => {
     const output = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
     return output.appliedMigrationNames;
   });
   for (const name of applied) log(`Applied migration ${name}`);
   return { applied };
+}
+
+/**
+ * "none" when `_prisma_migrations` records exactly the migration folders as applied, each with its
+ * file's checksum, and nothing as failed: the schema engine would then apply nothing and raise
+ * nothing. "unknown" otherwise (a fresh database, a pending, failed or edited migration, one the
+ * folders lack, a query that failed): the engine decides, and reports what it finds.
+ */
+export async function pendingMigrations(factory: SqlMigrationAwareDriverAdapterFactory, migrationsList: MigrationList): Promise<"none" | "unknown"> {
+  let recorded: string[];
+  try {
+    const connection = await factory.connect();
+    try {
+      // Rolled-back rows are history: the engine applies such a migration again if its folder is there.
+      const result = await connection.queryRaw({
+        sql: `SELECT migration_name, checksum, finished_at IS NOT NULL FROM _prisma_migrations WHERE rolled_back_at IS NULL`,
+        args: [],
+        argTypes: [],
+      });
+      recorded = result.rows.map(([name, checksum, finished]) => (finished === true ? `${String(name)}\0${String(checksum)}` : "failed"));
+    } finally {
+      await connection.dispose();
+    }
+  } catch {
+    return "unknown"; // no _prisma_migrations yet, most likely
+  }
+  const folders = migrationsList.migrationDirectories.map(({ path: name, migrationFile: { content } }) =>
+    content.tag === "ok" ? `${name}\0${sha256(content.value)}` : "unreadable",
+  );
+  const applied = new Set(recorded);
+  const same = recorded.length === folders.length && applied.size === folders.length && folders.every((folder) => applied.has(folder));
+  return same ? "none" : "unknown";
+}
+
+/** The checksum the engine records for a migration: SHA-256 of the file, in hex. */
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /**

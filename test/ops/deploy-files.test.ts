@@ -32,7 +32,7 @@ describe("Dockerfile", () => {
   });
 
   it("runs node dist/main.js as a non-root user, on port 3000, with a /readyz health check and a data volume", () => {
-    expect(argsOf(runtime, "CMD").map(execForm)).toEqual([["node", "dist/main.js"]]);
+    expect(argsOf(runtime, "CMD").map(execForm)).toEqual([["node", "--max-old-space-size=512", "dist/main.js"]]);
     const users = argsOf(runtime, "USER");
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
@@ -45,6 +45,12 @@ describe("Dockerfile", () => {
     expect(dataDir).toBeDefined();
     expect(argsOf(runtime, "VOLUME").flatMap((v) => execForm(v) ?? v.split(/\s+/))).toContain(dataDir);
     expect(env).toMatch(/NODE_ENV=production/);
+  });
+
+  it("runs the same command as npm run start:prod, the production start the benchmark measures", () => {
+    const scripts = z.object({ scripts: z.record(z.string(), z.string()) }).parse(JSON.parse(readFileSync("package.json", "utf8"))).scripts;
+    const [cmd] = argsOf(runtime, "CMD").map(execForm);
+    expect(scripts["start:prod"]).toBe(`exec ${cmd?.join(" ")}`);
   });
 
   it("copies only files that exist and that .dockerignore lets into the build context", () => {

@@ -75,7 +75,10 @@ describe("node dist/main.js on a clean copy", () => {
     const merchant = JSON.parse(created.stdout) as { testPublicKey: string };
     expect(created.stderr + created.stdout).toMatch(/Applied migration \d+_init/);
 
-    const service = await startService(["dist/main.js"], { cwd: app, env: db.env });
+    // The image's CMD as it is written (node, its flags, dist/main.js).
+    const command = imageCommand();
+    expect(command).toContain("dist/main.js");
+    const service = await startService(command.slice(1), { cwd: app, env: db.env });
     const context = () => `\nservice output:\n${service.output().slice(-3_000)}`;
     expect(await waitReady(service.baseUrl)).toEqual({ status: "ok", database: "ok", migrations: "applied" });
 
@@ -121,6 +124,14 @@ describe("node dist/main.js on a clean copy", () => {
     expect(unhealthy.code).toBe(1);
   }, 90_000);
 });
+
+/** The runtime stage's CMD, `node …` in exec form. */
+function imageCommand(): string[] {
+  const [args = ""] = argsOf(readDockerfile(path.join(repo, "Dockerfile")).at(-1)!, "CMD");
+  const command = execForm(args);
+  expect(command?.[0]).toBe("node");
+  return command ?? [];
+}
 
 /** The runtime stage's HEALTHCHECK, `node …` in exec form. */
 function healthcheckCommand(): string[] {
