@@ -5,7 +5,7 @@ import { per, type RateLimit } from "./core/rate-limits.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
-import { listeningLine } from "./http/listening.ts";
+import { cannotListenLine, listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
 import { PaygateMetrics } from "./observability/metrics.ts";
 import { startRuntime } from "./runtime.ts";
@@ -68,7 +68,12 @@ async function main(): Promise<void> {
   let stopping = false;
   let closingIdle = false;
   const inFlight = new Set<ServerResponse>();
-  const server = app.listen(config.port, config.host, () => {
+  const server = app.listen(config.port, config.host, (error?: Error) => {
+    // Express 5 hands a failed listen to this callback: say what to change rather than crash on it.
+    if (error) {
+      log(cannotListenLine(error, config.host, config.port));
+      process.exit(1);
+    }
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(listeningLine(server.address() as AddressInfo));
     log(`database: ${where}`);

@@ -14,3 +14,19 @@ export function listeningLine(address: AddressInfo): string {
   if (LOOPBACK.test(address.address)) return `paygate listening on ${bound} (this machine only). Open http://${bound}`;
   return `paygate listening on ${bound} (reachable at that address from other machines). Open http://${bound}`;
 }
+
+/** Why the service could not listen, and what to change (a taken port, an address not on this machine, a privileged port). */
+export function cannotListenLine(error: Error, host: string, port: number): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (code === "EADDRINUSE") {
+    return `paygate cannot listen on ${where}: the port is already in use (EADDRINUSE). Stop what listens there, or set PORT to a free port.`;
+  }
+  if (code === "EADDRNOTAVAIL") {
+    return `paygate cannot listen on ${where}: no interface of this machine has that address (EADDRNOTAVAIL). Set HOST to one of its addresses, 127.0.0.1 or 0.0.0.0.`;
+  }
+  if (code === "EACCES") {
+    return `paygate cannot listen on ${where}: not allowed (EACCES; ports below 1024 need privileges). Set PORT to 1024 or above.`;
+  }
+  return `paygate cannot listen on ${where}: ${error.message}`;
+}

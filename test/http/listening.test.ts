@@ -1,6 +1,6 @@
 // The start-up line names the address the service is bound to, and says who can reach it.
 import { describe, expect, it } from "vitest";
-import { listeningLine } from "../../src/http/listening.ts";
+import { cannotListenLine, listeningLine } from "../../src/http/listening.ts";
 
 describe("the listening line", () => {
   it("says that every interface means other machines can reach it", () => {
@@ -20,6 +20,20 @@ describe("the listening line", () => {
   it("names a specific interface as it is", () => {
     expect(listeningLine({ address: "10.1.2.3", family: "IPv4", port: 3000 })).toBe(
       "paygate listening on 10.1.2.3:3000 (reachable at that address from other machines). Open http://10.1.2.3:3000",
+    );
+  });
+});
+
+describe("cannotListenLine", () => {
+  const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
+  it("says what to change for each reason a listen fails", () => {
+    expect(cannotListenLine(failure("EADDRINUSE"), "127.0.0.1", 3000)).toBe(
+      "paygate cannot listen on 127.0.0.1:3000: the port is already in use (EADDRINUSE). Stop what listens there, or set PORT to a free port.",
+    );
+    expect(cannotListenLine(failure("EADDRNOTAVAIL"), "::1", 3000)).toMatch(/^paygate cannot listen on \[::1\]:3000: no interface .* Set HOST/);
+    expect(cannotListenLine(failure("EACCES"), "0.0.0.0", 80)).toMatch(/not allowed \(EACCES.*Set PORT to 1024 or above\.$/);
+    expect(cannotListenLine(failure("EMFILE", "too many open files"), "0.0.0.0", 3000)).toBe(
+      "paygate cannot listen on 0.0.0.0:3000: too many open files",
     );
   });
 });
