@@ -40,9 +40,9 @@ export interface CounterWindow {
 /** The counters, shared by every instance. */
 export interface RateLimitCounters {
   /**
-   * In one atomic statement (a request pays one round trip): adds one hit to `hit`'s counter and
-   * reads `read`'s, each when given. Returns the hit counter's hits, this one included, and the read
-   * counter's (0 for a counter not given or not there).
+   * Atomically adds one hit to `hit`'s counter and reads `read`'s, each when given (concurrent
+   * requests may share one statement). Returns the hit counter's hits, this one included, and the
+   * read counter's (0 for a counter not given or not there).
    */
   count(hit: CounterWindow | null, read: CounterWindow | null): Promise<{ hits: number; read: number }>;
   /** Forgets the counters of windows that ended by `now`; returns how many. */

@@ -1,0 +1,78 @@
+// The rate-limit counters as a group commit: concurrent requests are written together, each still
+// gets its own exact total in arrival order, the failures' read sees its counter, and a failed
+// statement fails only the requests it carried.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CounterWindow } from "../../src/core/rate-limits.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
+import type { Database } from "../../src/db/types.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(() => t.close());
+
+/** The client with its raw queries counted, and made to fail while `failing` is set. */
+function counted(db: Database) {
+  const state = { statements: 0, failing: false };
+  const client = new Proxy(db, {
+    get(target, property, receiver) {
+      if (property === "$queryRaw") {
+        return (...args: Parameters<Database["$queryRaw"]>) => {
+          state.statements += 1;
+          if (state.failing) return Promise.reject(new Error("the database went away"));
+          return target.$queryRaw(...args);
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return { client, state };
+}
+
+const windowOf = (key: string, start = new Date("2026-11-24T06:00:00.000Z")): CounterWindow => ({
+  key,
+  start,
+  end: new Date(start.getTime() + 1000),
+});
+
+describe("rate-limit counters", () => {
+  it("gives 60 concurrent hits of one counter the totals 1 to 60, in far fewer statements", async () => {
+    const { client, state } = counted(t.db);
+    const counters = rateLimitCounters(client);
+    const results = await Promise.all(Array.from({ length: 60 }, () => counters.count(windowOf("key:one"), null)));
+    expect(results.map((r) => r.hits)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(results.every((r) => r.read === 0)).toBe(true);
+    // The first request is written at once, the 59 that came meanwhile by the next statement.
+    expect(state.statements).toBe(2);
+    const [row] = await t.db.$queryRaw<{ hits: number }[]>`SELECT hits FROM rate_limit_counters WHERE key = 'key:one'`;
+    expect(Number(row?.hits)).toBe(60);
+  });
+
+  it("keeps each counter's totals apart, and reads the failures' counter beside them", async () => {
+    const counters = rateLimitCounters(t.db);
+    const failures = windowOf("fail:192.0.2.7");
+    for (let i = 0; i < 3; i++) await counters.count(failures, null);
+    const asked = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? "key:a" : "key:b"));
+    const results = await Promise.all(asked.map((key) => counters.count(windowOf(key), failures)));
+    const totals = (key: string) => results.filter((_, i) => asked[i] === key).map((r) => r.hits);
+    expect(totals("key:a")).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(totals("key:b")).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(results.every((r) => r.read === 3)).toBe(true);
+    // Another window of the same key is another counter.
+    expect(await counters.count(windowOf("key:a", new Date("2026-11-24T06:00:01.000Z")), null)).toEqual({ hits: 1, read: 0 });
+    expect(await counters.count(null, failures)).toEqual({ hits: 0, read: 3 });
+  });
+
+  it("fails the requests of a failed statement only, and counts on afterwards", async () => {
+    const { client, state } = counted(t.db);
+    const counters = rateLimitCounters(client);
+    state.failing = true;
+    const failed = await Promise.allSettled(Array.from({ length: 5 }, () => counters.count(windowOf("key:outage"), null)));
+    expect(failed.map((r) => r.status)).toEqual(Array(5).fill("rejected"));
+    expect(failed[0]).toMatchObject({ reason: { message: "the database went away" } });
+    state.failing = false;
+    expect(await counters.count(windowOf("key:outage"), null)).toEqual({ hits: 1, read: 0 });
+  });
+});
