@@ -11,6 +11,7 @@
 // own total, in arrival order. So a busy instance runs far fewer statements than requests (each was
 // a round trip and most of a request's cost), and an idle one waits for nothing.
 import type { CounterWindow, RateLimitCounters } from "../../core/rate-limits.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 
 interface Pending {
@@ -34,7 +35,37 @@ export function rateLimitCounters(db: Database): RateLimitCounters {
   let waiting: Pending[] = [];
   let writing = false;
 
+  /** One request alone (an idle instance, and always on PGlite, which runs one statement at a time): the plainest statement. */
+  async function writeOne(request: Pending): Promise<void> {
+    const { hit, read } = request;
+    if (!hit) {
+      const rows = await db.$queryRaw<{ hits: number }[]>`
+        SELECT hits FROM rate_limit_counters WHERE key = ${read?.key} AND window_start = ${read?.start}`;
+      request.resolve({ hits: 0, read: Number(rows[0]?.hits ?? 0) });
+      return;
+    }
+    // Its commit does not wait for the disk (synchronous_commit off for this statement only, read as
+    // the hits' 1 so that it runs): a count lost in a crash costs nothing.
+    const upsert = Prisma.sql`
+      WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+      INSERT INTO rate_limit_counters (key, window_start, hits, expires_at)
+      VALUES (${hit.key}, ${hit.start}, (SELECT 1 FROM relaxed), ${hit.end})
+      ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+      RETURNING hits`;
+    // The read sees the table as it was before the upsert: never the same row (their keys differ).
+    const rows = read
+      ? await db.$queryRaw<{ hits: number; read: number | null }[]>`
+          WITH hit AS (${upsert})
+          SELECT hit.hits, (SELECT hits FROM rate_limit_counters WHERE key = ${read.key} AND window_start = ${read.start}) AS read
+          FROM hit`
+      : await db.$queryRaw<{ hits: number }[]>(upsert);
+    const row = rows[0] as { hits: number; read?: number | null } | undefined;
+    request.resolve({ hits: Number(row?.hits ?? 1), read: Number(row?.read ?? 0) });
+  }
+
+  /** Several requests: one upsert per counter and every read, in one statement. */
   async function write(batch: Pending[]): Promise<void> {
+    if (batch.length === 1 && batch[0]) return writeOne(batch[0]);
     // One upsert per counter, adding its requests' hits: a statement may change a row only once.
     const added = new Map<string, { window: CounterWindow; n: number }>();
     for (const { hit } of batch) {
