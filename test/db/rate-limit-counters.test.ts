@@ -13,15 +13,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The client with its raw queries counted, and made to fail while `failing` is set. */
+/** The client with its raw queries counted, made to fail while `failing` is set and to hang while `hanging` is. */
 function counted(db: Database) {
-  const state = { statements: 0, failing: false };
+  const state = { statements: 0, failing: false, hanging: false };
   const client = new Proxy(db, {
     get(target, property, receiver) {
       if (property === "$queryRaw") {
         return (...args: Parameters<Database["$queryRaw"]>) => {
           state.statements += 1;
           if (state.failing) return Promise.reject(new Error("the database went away"));
+          if (state.hanging) return new Promise(() => {});
           return target.$queryRaw(...args);
         };
       }
@@ -74,5 +75,18 @@ describe("rate-limit counters", () => {
     expect(failed[0]).toMatchObject({ reason: { message: "the database went away" } });
     state.failing = false;
     expect(await counters.count(windowOf("key:outage"), null)).toEqual({ hits: 1, read: 0 });
+  });
+
+  it("gives up waiting behind a statement that never ends, with database_unavailable", async () => {
+    const { client, state } = counted(t.db);
+    const counters = rateLimitCounters(client, { countWaitMs: 100 });
+    state.hanging = true;
+    void counters.count(windowOf("key:hung"), null); // its statement never returns
+    const started = Date.now();
+    const waited = await Promise.allSettled(Array.from({ length: 3 }, () => counters.count(windowOf("key:hung"), null)));
+    expect(waited.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(waited[0]).toMatchObject({ reason: { code: "database_unavailable", reason: "database_unreachable" } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(state.statements).toBe(1);
   });
 });

@@ -10,6 +10,7 @@
 // the next statement, one upsert per counter adding how many they are. Each request still gets its
 // own total, in arrival order. So a busy instance runs far fewer statements than requests (each was
 // a round trip and most of a request's cost), and an idle one waits for nothing.
+import { errors } from "../../core/errors.ts";
 import type { CounterWindow, RateLimitCounters } from "../../core/rate-limits.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
@@ -19,7 +20,20 @@ interface Pending {
   read: CounterWindow | null;
   resolve(counted: { hits: number; read: number }): void;
   reject(error: unknown): void;
+  /** Gives up waiting for the statement before it (see countWaitMs). */
+  timer: NodeJS.Timeout;
 }
+
+export interface CounterOptions {
+  /**
+   * How long a request waits for the statement under way before it gives up with database_unavailable
+   * (the limiter then lets it through to its own queries, which answer for themselves): a database that
+   * stopped answering must not hold every request behind one statement. The pool's wait for a connection.
+   */
+  countWaitMs?: number;
+}
+
+const COUNT_WAIT_MS = 5_000;
 
 interface CounterRow {
   kind: "hit" | "read";
@@ -31,7 +45,8 @@ interface CounterRow {
 /** A counter's identity: its key and window. */
 const counterId = (window: { key: string; start: Date }) => `${window.key}\u0000${window.start.toISOString()}`;
 
-export function rateLimitCounters(db: Database): RateLimitCounters {
+export function rateLimitCounters(db: Database, options: CounterOptions = {}): RateLimitCounters {
+  const countWaitMs = options.countWaitMs ?? COUNT_WAIT_MS;
   let waiting: Pending[] = [];
   let writing = false;
 
@@ -122,6 +137,7 @@ export function rateLimitCounters(db: Database): RateLimitCounters {
     while (waiting.length > 0) {
       const batch = waiting;
       waiting = [];
+      for (const request of batch) clearTimeout(request.timer);
       try {
         await write(batch);
       } catch (error) {
@@ -135,7 +151,17 @@ export function rateLimitCounters(db: Database): RateLimitCounters {
     count(hit, read) {
       if (!hit && !read) return Promise.resolve({ hits: 0, read: 0 });
       return new Promise((resolve, reject) => {
-        waiting.push({ hit, read, resolve, reject });
+        const request: Pending = {
+          hit,
+          read,
+          resolve,
+          reject,
+          timer: setTimeout(() => {
+            waiting = waiting.filter((other) => other !== request);
+            reject(errors.databaseUnavailable("database_unreachable"));
+          }, countWaitMs).unref(),
+        };
+        waiting.push(request);
         if (!writing) void drain();
       });
     },
