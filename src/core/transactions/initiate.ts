@@ -106,7 +106,7 @@ async function initiateOnce(
   }
 }
 
-/** How long an initiate may hold an index before another may take it: far above the few ms it needs. */
+/** How long an initiate may hold an index before another may take it: far above the few ms it needs, or a slow price feed's timeout. */
 export const INDEX_LEASE_MS = 60_000;
 /**
  * A wallet's places for indexes no transaction holds (leased or free): so many unused indexes at most,
