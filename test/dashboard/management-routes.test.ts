@@ -2,12 +2,12 @@
 // API keys, wallets, payment links) over HTTP with a session: each route's success, its bad input
 // (400 naming the field), a viewer (403 role_forbidden, nothing changed) and a change without the
 // CSRF header (403). The rules themselves are tested at the gateway (management.test.ts).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signedInAs, type DashboardAnswer, type DashboardClient } from "../support/dashboard.ts";
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { CRYPTO_CURRENCIES } from "../../src/core/money/currencies.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
@@ -18,16 +18,11 @@ let receiver: WebhookReceiver;
 let merchant: NewMerchant;
 let owner: DashboardClient;
 let viewer: DashboardClient;
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
+gatewayAndReceiverForFile(async (started) => {
+  ({ t, receiver } = started);
   merchant = await t.merchant({ name: "Pages Ltd", testWebhookUrl: receiver.url });
   owner = await signedInAs(t, merchant.id, "owner");
   viewer = await signedInAs(t, merchant.id, "viewer");
-});
-afterAll(async () => {
-  await receiver?.close();
-  await t?.close();
 });
 
 function expectError(answer: DashboardAnswer, status: number, reason: string, message: RegExp | string) {

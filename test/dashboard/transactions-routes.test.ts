@@ -3,21 +3,16 @@
 // with its status and message.
 import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CSV_HEADER } from "../../src/core/transactions/export.ts";
 import { dashboardFetch, signedInAs, type DashboardClient } from "../support/dashboard.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await t.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 afterEach(() => {
   receiver.answer = () => ({ status: 200, body: "ok" });

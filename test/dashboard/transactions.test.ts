@@ -2,25 +2,20 @@
 // receipts and events, the streamed CSV export, and redelivery, each for a signed-in user's merchant
 // and mode, each refused to a role without the permission.
 import { parse } from "csv-parse/sync";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { DashboardActor } from "../../src/core/dashboard/access.ts";
 import { PaygateError } from "../../src/core/errors.ts";
 import type { Stores, TransactionListQuery } from "../../src/core/stores.ts";
 import { CSV_HEADER, csvCell, transactionsCsv } from "../../src/core/transactions/export.ts";
 import { parseTransactionFilters } from "../../src/core/transactions/list.ts";
 import { HTTP_STATUS } from "../../src/http/status.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await t.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 afterEach(() => {
   receiver.answer = () => ({ status: 200, body: "ok" });

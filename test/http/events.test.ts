@@ -1,23 +1,18 @@
 // GET /v1/events and /v1/events/:id (issue 13; Stripe's Events API): the secret key's merchant's webhook
 // events of its mode, newest first, with the body exactly as delivered; pruned after 30 days.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PaymentGateway } from "../../src/core/gateway.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
-import { fixedFeeds, startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { fixedFeeds, gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 
 const get = async (path: string, key?: string) => {

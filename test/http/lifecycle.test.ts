@@ -1,24 +1,19 @@
 // The whole life of a transaction over REST, for each ending, with the merchant's webhook receiver
 // checking each event against spec section 6.
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
+gatewayAndReceiverForFile(async (started) => {
+  ({ t, receiver } = started);
   keys = await t.merchant({ name: "Lifecycle Ltd", testWebhookUrl: receiver.url, kyb: "VERIFIED" });
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
 });
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -1,7 +1,7 @@
 // GET /metrics: the Prometheus exposition of one gateway, read back with a strict parser. Each
 // check compares a scrape after an action with one before it, so a counter that does not move,
 // moves twice, or moves under other labels fails.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { ChainWatcher } from "../../src/core/ports.ts";
 import { openDatabase } from "../../src/db/database.ts";
@@ -15,23 +15,21 @@ import { CachedPriceFeed, type RateSet } from "../../src/rails/prices/cached-fee
 import { PriceFeedError } from "../../src/rails/prices/errors.ts";
 import { pairKey } from "../../src/rails/prices/rates.ts";
 import { cryptoBySlug, fiatBySlug } from "../../src/core/money/currencies.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { parseExposition, type Exposition, type MetricType } from "./exposition.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 
-beforeAll(async () => {
-  t = await startTestGateway({ metrics: { defaultMetrics: true } });
-  receiver = await startWebhookReceiver();
-  keys = await t.merchant({ name: "Metered Ltd" });
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+gatewayAndReceiverForFile(
+  async (started) => {
+    ({ t, receiver } = started);
+    keys = await t.merchant({ name: "Metered Ltd" });
+  },
+  { metrics: { defaultMetrics: true } },
+);
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const order = { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" };

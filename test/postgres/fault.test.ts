@@ -2,20 +2,15 @@
 // back): the database goes away in the middle of a load of initializes and initiates, refusing
 // connections for a few seconds. Meanwhile the API answers 503 database_unavailable; afterwards it
 // recovers by itself, no transaction is half-moved, and every event is written and delivered.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { describe, expect, it } from "vitest";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import express from "express";
+import { afterAll, beforeAll } from "vitest";
 import { type GatewayDeps, PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
@@ -30,6 +31,7 @@ import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { OpenApiConformance } from "./openapi-conformance.ts";
 import { connectTestDatabase, createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
 
 export interface TestGateway {
   gateway: PaymentGateway;
@@ -227,4 +229,25 @@ async function secondInstanceOf(store: TestDatabase): Promise<TestDatabase> {
   // PGlite is one process's database: the second instance shares its engine.
   if (store.url === null) return { ...store, close: async () => {} };
   return connectTestDatabase(store.url);
+}
+
+/**
+ * A gateway and a webhook receiver for every test of a file: started before them (then handed to
+ * `use`, which keeps them in the file's variables and may prepare more), closed after.
+ */
+export function gatewayAndReceiverForFile(
+  use: (started: { t: TestGateway; receiver: WebhookReceiver }) => void | Promise<void>,
+  options?: TestGatewayOptions,
+): void {
+  let t: TestGateway | undefined;
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    t = await startTestGateway(options);
+    receiver = await startWebhookReceiver();
+    await use({ t, receiver });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
 }

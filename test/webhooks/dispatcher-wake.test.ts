@@ -1,19 +1,14 @@
 // The dispatcher wakes on the database's notification of a new event rather than waiting for its
 // poll: with a 10 s poll, a new event is delivered well within a second.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { expect, it } from "vitest";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 
 it("delivers a new event in well under the poll interval", async () => {

@@ -1,21 +1,16 @@
 // A busy dispatcher writes the attempts that end together in one statement: each event gets its own
 // state, attempt count and times, each attempt its row, and a holder whose lease ran out logs its
 // attempt without touching the state. A failed write fails every caller of that batch.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { AttemptRecord, ClaimedEvent, Settlement } from "../../src/core/stores.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await t.close();
+gatewayAndReceiverForFile((started) => {
+  ({ t, receiver } = started);
 });
 
 async function claimFive(): Promise<ClaimedEvent[]> {
