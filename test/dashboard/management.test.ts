@@ -6,20 +6,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { DashboardActor, DashboardRole } from "../../src/core/dashboard/access.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
-import type { Clock } from "../../src/core/ports.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { manualClock } from "../support/clock.ts";
 
 /** BIP84's test vector: account 0 of "abandon … about", and its first receive addresses (bips/bip-0084.mediawiki). */
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
-
-/** A clock the test moves by hand: rotations and rolled keys end without waiting. */
-function manualClock(): Clock & { advance(ms: number): void } {
-  let now = Date.now();
-  return { now: () => new Date(now), advance: (ms) => (now += ms) };
-}
 
 const HOUR = 60 * 60 * 1000;
 const BTC = cryptoBySlug("BTC")!;

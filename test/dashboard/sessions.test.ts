@@ -8,14 +8,10 @@ import { PaygateError } from "../../src/core/errors.ts";
 import { modeOf } from "../../src/http/dashboard/session.ts";
 import { dashboardFetch, dashboardUser, signIn, signedInAs, TEST_PASSWORD } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { manualClock } from "../support/clock.ts";
 
 /** A clock a test moves by hand. */
-function testClock() {
-  let now = Date.now();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-const clock = testClock();
+const clock = manualClock();
 let t: TestGateway;
 let merchant: Awaited<ReturnType<TestGateway["merchant"]>>;
 beforeAll(async () => {

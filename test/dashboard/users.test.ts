@@ -4,13 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardFetch, signedInAs, signIn, type DashboardClient } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { manualClock } from "../support/clock.ts";
 
-function testClock() {
-  let now = Date.now();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-const clock = testClock();
+const clock = manualClock();
 let t: TestGateway;
 let merchant: Awaited<ReturnType<TestGateway["merchant"]>>;
 let owner: DashboardClient;

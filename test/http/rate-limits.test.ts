@@ -14,23 +14,14 @@ import { addressBucket, type RateLimitPolicy } from "../../src/core/rate-limits.
 import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import { startTestGateway, type TestGateway, type TestRateLimits } from "../support/gateway.ts";
 import { snapshotStore } from "../support/snapshot.ts";
-
-/** A clock moved by hand; `nextMinute` goes to the start of the next minute (so of every window up to a minute). */
-function testClock() {
-  let now = Date.UTC(2030, 0, 1, 12, 0, 0);
-  return {
-    now: () => new Date(now),
-    advance: (ms: number) => void (now += ms),
-    nextMinute: () => void (now = (Math.floor(now / 60_000) + 1) * 60_000),
-  };
-}
+import { manualClock } from "../support/clock.ts";
 
 const POLICY: RateLimitPolicy = {
   live: { limit: 2, windowMs: 1000 },
   test: { limit: 3, windowMs: 1000 },
   authFailures: { limit: 3, windowMs: 60_000 },
 };
-const clock = testClock();
+const clock = manualClock(Date.UTC(2030, 0, 1, 12, 0, 0));
 let t: TestGateway;
 beforeAll(async () => {
   t = await startTestGateway({ rateLimits: { policy: POLICY, clock, trustProxy: ["loopback"] } });

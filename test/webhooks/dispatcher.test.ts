@@ -2,9 +2,9 @@
 // retries on the schedule, recorded attempts, order within a transaction, skipped and failed events.
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Clock } from "../../src/core/ports.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { manualClock } from "../support/clock.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -28,12 +28,6 @@ async function initialize(publicKey: string): Promise<string> {
   const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" }, bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
-}
-
-/** A clock the test moves by hand, so retries fall due without waiting. */
-function manualClock(start = Date.now()): Clock & { advance(ms: number): void } {
-  let now = start;
-  return { now: () => new Date(now), advance: (ms) => (now += ms) };
 }
 
 describe("delivery", () => {

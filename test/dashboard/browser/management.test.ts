@@ -11,6 +11,7 @@ import { accessibilityViolations, launchBrowser } from "../../support/browser.ts
 import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { manualClock } from "../../support/clock.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
@@ -19,8 +20,7 @@ const DESKTOP = { width: 1280, height: 800 };
 const WAIT = { timeout: 20_000 };
 const HOUR = 3_600_000;
 
-let now = Date.now();
-const clock = { now: () => new Date(now) };
+const clock = manualClock();
 let browser: Browser;
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -126,7 +126,7 @@ describe("the management pages in a browser", () => {
     const list = async (secret: string) => (await fetch(`${t.url}/v1/transactions`, { headers: { authorization: `Bearer ${secret}` } })).status;
     expect(await list(merchant.testSecretKey)).toBe(200);
     expect(await list(key)).toBe(200);
-    now += HOUR;
+    clock.advance(HOUR);
     expect(await list(merchant.testSecretKey)).toBe(401);
     expect(await list(key)).toBe(200);
     expect(problems).toEqual([]);
