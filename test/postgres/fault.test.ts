@@ -77,7 +77,10 @@ describe("the database goes away under load", () => {
     const events = await t.db.webhookEvent.findMany({ where: { merchantId: keys.id } });
     expect(events.filter((e) => e.type === "payment.initiated")).toHaveLength(rows.length);
     expect(events.filter((e) => e.type === "payment.pending")).toHaveLength(pending.length);
-    await receiver.waitFor(events.length, 30_000);
+    await receiver.waitForIds(
+      events.map((e) => e.id),
+      30_000,
+    );
     await dispatcher.stop();
     expect(new Set(receiver.ids())).toEqual(new Set(events.map((e) => e.id)));
   }, 60_000);

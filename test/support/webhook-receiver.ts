@@ -17,31 +17,45 @@ export interface WebhookReceiver {
   answer: (request: ReceivedWebhook, index: number) => Answer;
   /** Resolves once `count` requests have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once each of these event ids has arrived at least once: deliveries are at least once, so a count may include repeats. */
+  waitForIds(ids: Iterable<string>, timeoutMs?: number): Promise<void>;
   ids(): string[];
   close(): Promise<void>;
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const waiters: { count: number; resolve: () => void }[] = [];
+  const waiters: { done: () => boolean; resolve: () => void }[] = [];
+  const waitUntil = (done: () => boolean, timeoutMs: number, expected: () => string): Promise<void> => {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`expected ${expected()} within ${timeoutMs} ms`)), timeoutMs);
+      waiters.push({
+        done,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  };
   const receiver: WebhookReceiver = {
     url: "",
     received: [],
     answer: () => ({ status: 200, body: "ok" }),
-    waitFor(count, timeoutMs = 20_000) {
-      if (receiver.received.length >= count) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`expected ${count} webhooks, got ${receiver.received.length} within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-        waiters.push({
-          count,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve();
-          },
-        });
-      });
+    waitFor: (count, timeoutMs = 20_000) =>
+      waitUntil(
+        () => receiver.received.length >= count,
+        timeoutMs,
+        () => `${count} webhooks, got ${receiver.received.length}`,
+      ),
+    waitForIds(ids, timeoutMs = 20_000) {
+      const wanted = new Set(ids);
+      const missing = () => [...wanted].filter((id) => !receiver.ids().includes(id));
+      return waitUntil(
+        () => missing().length === 0,
+        timeoutMs,
+        () => `every one of ${wanted.size} events, still missing ${missing().join(", ")}`,
+      );
     },
     ids: () => receiver.received.map((r) => String(r.headers["webhook-id"])),
     close: () =>
@@ -57,7 +71,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const request = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() };
       const index = receiver.received.length;
       receiver.received.push(request);
-      for (const w of waiters.filter((w) => receiver.received.length >= w.count)) {
+      for (const w of waiters.filter((w) => w.done())) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
       }

@@ -1,6 +1,8 @@
 // The dispatcher wakes on the database's notification of a new event rather than waiting for its
-// poll: with a 10 s poll, a new event is delivered well within a second.
+// poll: with a 10 s poll, a new event is delivered well within a second. Under a stream of
+// notifications it claims at most every 20 ms, so that each claim takes a batch.
 import { expect, it } from "vitest";
+import type { TransactionChange, TransactionChanges, WebhookEventStore } from "../../src/core/stores.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -11,11 +13,13 @@ gatewayAndReceiverForFile((started) => {
   ({ t, receiver } = started);
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 it("delivers a new event in well under the poll interval", async () => {
   const keys = await t.merchant({ name: "Hooked Ltd", testWebhookUrl: receiver.url });
   const dispatcher = t.dispatcher({ pollMs: 10_000 });
   dispatcher.start();
-  await new Promise((resolve) => setTimeout(resolve, 500)); // its first look found nothing; now it waits 10 s
+  await sleep(500); // its first look found nothing; now it waits 10 s
 
   for (const round of [1, 2]) {
     const started = Date.now();
@@ -32,4 +36,53 @@ it("delivers a new event in well under the poll interval", async () => {
     const event = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: res.body.data.id } });
     expect(receiver.received[round - 1]!.headers["webhook-id"]).toBe(event.id);
   }
+});
+
+it("claims at most every 20 ms under a stream of notifications, and at once after a quiet spell", async () => {
+  const listeners = new Set<(change: TransactionChange) => void>();
+  const changes: TransactionChanges = {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const notify = () => {
+    for (const listener of listeners) listener({ kind: "changed", transactionId: "txn", eventWritten: true });
+  };
+  const real = t.stores.webhookEvents;
+  const claimedAt: number[] = [];
+  const events: WebhookEventStore = {
+    ...real,
+    claimDue: (...args) => {
+      claimedAt.push(performance.now());
+      return real.claimDue(...args);
+    },
+  };
+  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { events, changes });
+  dispatcher.start();
+  await sleep(300); // its first look found nothing; now only notifications wake it
+
+  // A quiet spell, then one event: claimed within a few ms, not after a batching interval.
+  claimedAt.length = 0;
+  const quietNotifiedAt = performance.now();
+  notify();
+  await sleep(100);
+  expect(claimedAt).toHaveLength(1);
+  expect((claimedAt[0] ?? Number.POSITIVE_INFINITY) - quietNotifiedAt).toBeLessThan(50);
+
+  // 300 ms of notifications every millisecond or so (a busy checkout): one claim per 20 ms at most.
+  claimedAt.length = 0;
+  const streamStart = performance.now();
+  while (performance.now() - streamStart < 300) {
+    notify();
+    await sleep(1);
+  }
+  await sleep(50);
+  const streamed = performance.now() - streamStart;
+  expect(claimedAt.length).toBeGreaterThan(2);
+  expect(claimedAt.length).toBeLessThanOrEqual(Math.ceil(streamed / 20) + 1);
+  const gaps = claimedAt.slice(1).map((at, i) => at - (claimedAt[i] ?? 0));
+  // Timers fire a little late or early, never by a debounce's 2 ms.
+  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15);
+  await dispatcher.stop();
 });

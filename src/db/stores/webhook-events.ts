@@ -52,9 +52,10 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
   // An operator's redelivery of one event (`only`) skips the order rule and is taken even without a
   // URL (so that it can say so); the loop takes neither. `state NOT IN (…)` is PENDING in a form no
   // index answers, so the look-up goes through the transaction's own events.
-  const rows = await db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`;
-    return tx.$queryRaw<ClaimedRow[]>`
+  // A batch transaction, not an interactive one: the same two statements for half the CPU.
+  const [, rows] = await db.$transaction([
+    db.$queryRaw`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
+    db.$queryRaw<ClaimedRow[]>`
       WITH due AS (
         SELECT e.id FROM webhook_events e
         WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
@@ -76,8 +77,8 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
         w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
         m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc",
         m.previous_webhook_secret_enc AS "previousWebhookSecretEnc",
-        m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt"`;
-  });
+        m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt"`,
+  ]);
   return rows.map((row) => ({ ...row, claimToken }));
 }
 
