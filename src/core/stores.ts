@@ -67,7 +67,7 @@ export interface PendingMove {
   lease: IndexLease;
   /** The address at the lease's index. */
   address: string;
-  /** Remembered first, so a concurrent request with the same key fails (DuplicateKeyError) and replays ours. */
+  /** Written with the move, in its statement: a request whose key another took fails (DuplicateKeyError) and replays that one. */
   idempotency: IdempotencyRecord | null;
   now: Date;
   fields: {
@@ -156,8 +156,8 @@ export interface TransactionStore {
   releaseIndex(lease: IndexLease): Promise<void>;
   /**
    * Moves the transaction to PENDING at the lease's index and address, if it is still INITIATED and
-   * the lease still held; the lease is used up with it. "not_initiated" and "lease_lost" leave the
-   * lease as it was.
+   * the lease still held; the lease is used up with it, in one statement. "not_initiated" and
+   * "lease_lost" leave the lease as it was; a key taken by another request throws DuplicateKeyError.
    */
   moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost">;
   /**

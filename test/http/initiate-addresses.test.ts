@@ -3,6 +3,7 @@
 // next one; a wallet never has more than 19 unused indexes below its next, so no gap reaches the
 // gap limit of 20; and a lease that ran out cannot be used by its late holder.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DuplicateKeyError } from "../../src/core/errors.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
@@ -158,6 +159,69 @@ describe("wallet indexes", () => {
     const moved = await transactions.moveToPending({ ...move, lease: taker, address: "tb1qtaker" });
     expect(moved).toMatchObject({ moved: { status: "PENDING", derivationIndex: taker.index, paymentAddress: "tb1qtaker" } });
     expect(await transactions.moveToPending({ ...move, lease: taker })).toBe("lease_lost");
+    expectNoGap(await indexesOf(keys));
+  });
+
+  it("writes an Idempotency-Key with the move only: a key taken fails the move, a key taken by the winner of a race says so", async () => {
+    const keys = await a.merchant({ name: "Keyed" });
+    const [first, second] = await initialize(keys, 2);
+    const { transactions } = prismaStores(a.db);
+    const wallet = { merchantId: keys.id, currencyId: 4, isLive: false };
+    const now = new Date();
+    const lease = async (at = now, forMs = 60_000) => {
+      const taken = await transactions.leaseIndex(wallet, at, new Date(at.getTime() + forMs), 19);
+      if (typeof taken !== "object" || taken === null) throw new Error("no lease");
+      return taken;
+    };
+    const read = async (id: string) => {
+      const transaction = await transactions.findFor(id, keys.id, false);
+      if (!transaction) throw new Error("no transaction");
+      return transaction;
+    };
+    const fields = {
+      paymentCurrencyId: 4,
+      paymentAmount: "0.001",
+      quoteRate: "10000",
+      quoteSource: "test",
+      quotedAt: now,
+      refundAddress: null,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    };
+    const key = (transactionId: string) => ({
+      merchantId: keys.id,
+      isLive: false,
+      key: "order-7",
+      operation: `initiate:${transactionId}`,
+      fingerprint: "f",
+    });
+    const keyRows = () => a.db.idempotencyKey.findMany({ where: { merchantId: keys.id, key: "order-7" } });
+
+    // A move that does not happen (its lease ran out and went to another) writes no key.
+    const lost = await lease(now, 1000);
+    const winner = await lease(new Date(now.getTime() + 2000));
+    const stale = { transaction: await read(first!), address: "tb1qlost", idempotency: key(first!), now, fields };
+    expect(await transactions.moveToPending({ ...stale, lease: lost })).toBe("lease_lost");
+    expect(await keyRows()).toEqual([]);
+
+    // The move writes its key in the same statement.
+    const moved = await transactions.moveToPending({ ...stale, lease: winner, address: "tb1qwinner" });
+    expect(moved).toMatchObject({ moved: { status: "PENDING", paymentAddress: "tb1qwinner" } });
+    expect((await keyRows()).map((row) => row.transactionId)).toEqual([first]);
+
+    // The same transaction again with the same key (a request that waited behind the winner): the key is taken.
+    const behind = await lease();
+    await expect(transactions.moveToPending({ ...stale, lease: behind, address: "tb1qbehind" })).rejects.toBeInstanceOf(DuplicateKeyError);
+    // The same transaction without a key: the plain "not initiated".
+    expect(await transactions.moveToPending({ ...stale, idempotency: null, lease: behind })).toBe("not_initiated");
+
+    // Another transaction with the key taken: the statement fails and moves nothing; the lease stays held.
+    const other = { transaction: await read(second!), address: "tb1qother", idempotency: key(first!), now, fields };
+    await expect(transactions.moveToPending({ ...other, lease: behind })).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(await a.db.transaction.findUniqueOrThrow({ where: { id: second! } })).toMatchObject({ status: "INITIATED", paymentAddress: null });
+    expect(await a.db.webhookEvent.count({ where: { transactionId: second!, type: "payment.pending" } })).toBe(0);
+    expect(await transactions.moveToPending({ ...other, idempotency: null, lease: behind })).toMatchObject({
+      moved: { paymentAddress: "tb1qother" },
+    });
     expectNoGap(await indexesOf(keys));
   });
 });

@@ -1,5 +1,5 @@
-// Idempotency-Keys on Prisma. The insert is one SQL fragment, so initialize's one-statement write
-// and initiate's database transaction remember a key the same way.
+// Idempotency-Keys on Prisma. The insert is one SQL fragment, so initialize's and initiate's
+// one-statement writes remember a key the same way.
 import type { IdempotencyRecord, IdempotencyStore } from "../../core/stores.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";

@@ -1,6 +1,7 @@
 // The TransactionStore on Prisma: initialize's one-statement insert, initiate's move, receipts and
 // expiry. Every write of the transaction model passes the outbox hook (src/db/outbox.ts), so each
 // state change writes its webhook event in the same database transaction.
+import { DuplicateKeyError } from "../../core/errors.ts";
 import { Decimal } from "../../core/money/amounts.ts";
 import { randomUUID } from "node:crypto";
 import type { IdempotencyRecord, NewTransaction, PendingMove, ReceiptTotals, TransactionStore, WalletOf } from "../../core/stores.ts";
@@ -58,21 +59,13 @@ export function transactionStore(db: Database): TransactionStore {
     },
 
     async moveToPending(move) {
-      const statement = moveStatement(move);
-      if (!move.idempotency) return moveOutcome(move, await db.$queryRaw<MoveCounts[]>(statement));
-      const key = move.idempotency;
-      try {
-        return await db.$transaction(async (tx) => {
-          // The key first: a concurrent request with the same key fails here, and replays ours.
-          await tx.$executeRaw(rememberIdempotencyKey(key, Prisma.sql`${move.transaction.id}`, move.now));
-          const outcome = moveOutcome(move, await tx.$queryRaw<MoveCounts[]>(statement));
-          if (typeof outcome === "string") throw new NotMoved(outcome); // rolls the key back
-          return outcome;
-        });
-      } catch (error) {
-        if (error instanceof NotMoved) return error.outcome;
-        throw error;
+      const outcome = moveOutcome(move, await db.$queryRaw<MoveCounts[]>(moveStatement(move)));
+      // Not moved because a concurrent request with the same key moved it first (this one waited for its
+      // row lock): the key is taken now, and that request's answer is this one's.
+      if (outcome === "not_initiated" && move.idempotency && (await keyTaken(db, move.idempotency))) {
+        throw new DuplicateKeyError(`Idempotency-Key ${move.idempotency.key} was taken by a concurrent request`);
       }
+      return outcome;
     },
 
     recordReceipts: (transactionId, receipts, now, completes) =>
@@ -252,13 +245,6 @@ const TRANSACTION_COLUMNS = Prisma.raw(
     .join(", "),
 );
 
-/** Thrown inside moveToPending's database transaction to roll the Idempotency-Key back when nothing moved. */
-class NotMoved extends Error {
-  constructor(readonly outcome: "not_initiated" | "lease_lost") {
-    super(outcome);
-  }
-}
-
 /** A released lease's end: long past, so the next lease takes it. */
 const FREE = new Date(0);
 
@@ -302,7 +288,9 @@ interface MoveCounts {
  * event and the NOTIFY, as the outbox hook would write them. `held` locks the slot's row: a lease
  * that ran out and was taken again meanwhile is seen as lost, and none can take it during the move.
  * The event is made from the transaction as read before: what it tells (reference, customer, order,
- * meta) does not change after initialize, and the rest is what this statement writes.
+ * meta) does not change after initialize, and the rest is what this statement writes. The
+ * Idempotency-Key, if any, is written with the move and only with it: a key already taken fails the
+ * statement (DuplicateKeyError), which moves nothing.
  */
 function moveStatement(move: PendingMove): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
@@ -325,6 +313,7 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       UPDATE wallet_index_slots SET derivation_index = NULL, token = NULL, leased_until = ${FREE}
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
+    keyed AS (${move.idempotency ? Prisma.sql`${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved` : Prisma.sql`SELECT 1`}),
     evented AS (
       INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
       SELECT ${event.id}, ${event.merchantId}, moved.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
@@ -347,6 +336,12 @@ function moved(move: PendingMove): TransactionRecord {
     initiatedAt: now,
     updatedAt: now,
   };
+}
+
+async function keyTaken(db: Database, key: IdempotencyRecord): Promise<boolean> {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM idempotency_keys WHERE merchant_id = ${key.merchantId} AND is_live = ${key.isLive} AND key = ${key.key}`;
+  return rows.length > 0;
 }
 
 function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: TransactionRecord } | "not_initiated" | "lease_lost" {
