@@ -26,8 +26,8 @@ const SKIP_BATCH = 1000;
 const WAKE_DEBOUNCE_MS = 2;
 /**
  * While the dispatcher keeps up, it claims at most this often: each claim (a database transaction)
- * then takes the events of the interval together instead of one each, which cost a busy checkout
- * ~0.5 ms of service CPU per event (README, Benchmark). An event after a quiet spell is still claimed
+ * then takes the events of the interval together instead of one each (under load a claim found about
+ * one event, at 1–1.5 ms of the service's CPU: README, Benchmark). An event after a quiet spell is still claimed
  * after WAKE_DEBOUNCE_MS, and a dispatcher behind (its last claim was full) claims without pause.
  */
 const MIN_WAKE_INTERVAL_MS = 20;

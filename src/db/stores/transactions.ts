@@ -296,6 +296,9 @@ function moveStatement(move: PendingMove): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
   const after = moved(move);
   const event = outboxRow(after, now);
+  const keyed = move.idempotency
+    ? Prisma.sql`keyed AS (${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved),`
+    : Prisma.empty;
   return Prisma.sql`
     WITH held AS (
       SELECT 1 FROM wallet_index_slots
@@ -313,7 +316,7 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       UPDATE wallet_index_slots SET derivation_index = NULL, token = NULL, leased_until = ${FREE}
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
-    keyed AS (${move.idempotency ? Prisma.sql`${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved` : Prisma.sql`SELECT 1`}),
+    ${keyed}
     evented AS (
       INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
       SELECT ${event.id}, ${event.merchantId}, moved.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
