@@ -42,7 +42,6 @@ export interface IdempotencyRecord {
   fingerprint: string;
 }
 
-/** Initiate's move INITIATED → PENDING, written in one database transaction with the wallet's next index. */
 /** Whose wallet: the one a merchant receives a currency with in a mode (its payment processor). */
 export interface WalletOf {
   merchantId: number;
@@ -61,6 +60,7 @@ export interface IndexLease {
   token: string;
 }
 
+/** Initiate's move INITIATED → PENDING at a leased index (TransactionStore.moveToPending), in one statement. */
 export interface PendingMove {
   /** The transaction as read before the move: its payment.pending event is written from it. */
   transaction: TransactionRecord;

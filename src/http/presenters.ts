@@ -44,10 +44,11 @@ export function initiatedTransaction(
   t: TransactionRecord,
   view: TransactionView,
   paymentRequest: { uri: string; qrCode: string } | null,
-  /** Null when the caller may not see it (then it is not opened either). */
+  /**
+   * Null when the caller may not see the client secret and checkout URL (clientSecretVisibleTo,
+   * src/core/transactions/retrieve.ts): then it is not opened either.
+   */
   checkout: CheckoutLink | null,
-  /** Whether the caller may see the client secret and checkout URL (clientSecretVisibleTo, src/core/transactions/retrieve.ts). */
-  showClientSecret: boolean,
 ): InitiatedTransaction {
   return {
     id: t.id,
@@ -72,7 +73,7 @@ export function initiatedTransaction(
     },
     return_url: t.returnUrl,
     // The checkout URL holds the client secret: both or neither.
-    ...(showClientSecret && checkout ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
+    ...(checkout ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
   };
 }
 

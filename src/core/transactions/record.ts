@@ -11,6 +11,11 @@ export function isTransactionId(id: string): boolean {
   return TRANSACTION_ID.test(id);
 }
 
+/** The id as stored (lower case), or null for an id of another shape, which is never looked up. */
+function storedIdOf(id: string): string | null {
+  return isTransactionId(id) ? id.toLowerCase() : null;
+}
+
 /**
  * A transaction of this merchant in this mode, or null: other merchants' and modes' objects do not
  * exist for it. An id of another shape is not looked up, so no path segment reaches the database.
@@ -21,8 +26,8 @@ export async function findTransactionFor(
   merchantId: number,
   isLive: boolean,
 ): Promise<TransactionRecord | null> {
-  if (!isTransactionId(id)) return null;
-  return transactions.findFor(id.toLowerCase(), merchantId, isLive);
+  const storedId = storedIdOf(id);
+  return storedId === null ? null : transactions.findFor(storedId, merchantId, isLive);
 }
 
 /**
@@ -35,10 +40,10 @@ export async function transactionFor(
   caller: { merchant: { id: number; name: string }; isLive: boolean; transactionId: string | null },
   id: string,
 ): Promise<TransactionRecord | null> {
-  if (caller.transactionId !== null && caller.transactionId !== id.toLowerCase()) return null;
-  if (!isTransactionId(id)) return null;
+  const storedId = storedIdOf(id);
+  if (storedId === null || (caller.transactionId !== null && caller.transactionId !== storedId)) return null;
   // The caller's merchant is the transaction's (the lookup is by it), so its name is not read again:
   // a poll or an initiate is one statement fewer.
-  const row = await transactions.findRowFor(id.toLowerCase(), caller.merchant.id, caller.isLive);
+  const row = await transactions.findRowFor(storedId, caller.merchant.id, caller.isLive);
   return row === null ? null : { ...row, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }

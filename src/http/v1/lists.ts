@@ -16,7 +16,7 @@ export function listRoutes(gateway: PaymentGateway): Router {
       page.transactions.map(async (t) => {
         const [paymentRequest, checkout] = await Promise.all([gateway.paymentRequest(t), gateway.checkout(t)]);
         // A secret key only reaches here: it is shown the client secret, as on GET /v1/transaction/:id.
-        return initiatedTransaction(t, gateway.describe(t), paymentRequest, checkout, true);
+        return initiatedTransaction(t, gateway.describe(t), paymentRequest, checkout);
       }),
     );
     const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };

@@ -74,6 +74,6 @@ async function sendPayable(res: Response, gateway: PaymentGateway, transaction: 
     gateway.paymentRequest(transaction),
     showClientSecret ? gateway.checkout(transaction) : null,
   ]);
-  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout, showClientSecret);
+  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout);
   res.status(200).json(success(data, transaction.requestMeta));
 }
