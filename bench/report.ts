@@ -8,6 +8,7 @@ export type Scenario =
   | "initialize, no rate limits"
   | "initiate"
   | "initiate, two instances"
+  | "initiate, test mode"
   | "poll GET /v1/transaction/:id"
   | "poll GraphQL transaction";
 

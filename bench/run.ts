@@ -4,16 +4,20 @@
 // First the build (`npm run build`), so that the service runs as in production and in the Docker
 // image: the command of `npm run start:prod` (`node --max-old-space-size=512 dist/main.js`); the
 // ceiling and the CLI still run through tsx. Then per database: a fresh store, the ceiling, a
-// merchant made with the operator CLI, the service from dist/ in a child process, then
+// merchant made with the operator CLI (KYB verified, with a live BTC wallet), a local server that
+// answers as CoinGecko does (live prices, bench/price-server.ts), the service from dist/ in a child
+// process, then
 //   initialize, no rate limits                  the same on a service with PAYGATE_RATE_LIMIT_* off,
 //                                               started and stopped first: what the limiter costs
-//   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS; the created ids are kept
-//   initiate    POST /v1/transaction/:id/pay    each request on another of those ids, until they or
-//                                               BENCH_SECONDS run out (on PostgreSQL half of them)
+//   initialize  POST /v1/transaction            warm-up, then BENCH_SECONDS, two live requests to one
+//                                               in test mode; the created ids are kept
+//   initiate    POST /v1/transaction/:id/pay    live: each request on another of the live ids, until
+//                                               they or BENCH_SECONDS run out (on PostgreSQL half of them)
 //   initiate, two instances                     PostgreSQL only: a second service on the same database,
-//                                               BENCH_CONNECTIONS on each, the other half of the ids
+//                                               BENCH_CONNECTIONS on each, the other half of the live ids
+//   initiate, test mode                         the test ids on one instance: a test quote is one more read
 //   poll GET /v1/transaction/:id, poll GraphQL transaction
-//               what a checkout page polls (public key), on one initiated transaction, at
+//               what a checkout page polls (live public key), on one initiated transaction, at
 //               BENCH_POLL_CONNECTIONS (50), BENCH_SECONDS each
 // The service's resident memory (VmRSS from /proc) is read once it is healthy (idle, on its own
 // progress line and as idleRssMb in the JSON) and sampled during initialize: its peak is the
@@ -34,6 +38,7 @@ import { Cleanup } from "./cleanup.ts";
 import { phase as runPhase } from "./progress.ts";
 import { measure, measureAfterWarmUp, measureTogether, type LoadSpec, type Measurement } from "./load.ts";
 import { createScratchDatabase } from "./postgres.ts";
+import { startPriceServer } from "./price-server.ts";
 import { delay, freePort, killStragglers, runNpmScript, runToCompletion, startChild, waitForHealthy, type Child } from "./processes.ts";
 import { formatTable, toRow, withCeilingShares, type DatabaseKind, type Row } from "./report.ts";
 
@@ -44,7 +49,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  */
 const SERVICE_ARGS = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean), ...productionStartArgs()];
 const CEILING_ARGS = ["--import", "tsx", "bench/ceiling.ts"];
-const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--json"];
+/** KYB verified: live mode takes payments only then. */
+const CLI_CREATE_MERCHANT = ["bin/paygate.mjs", "merchant", "create", "--name", "Bench", "--kyb", "verified", "--json"];
+/** BIP84's published account key ("abandon … about"): the merchant's live BTC wallet. */
+const LIVE_BTC_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
 const INITIATE_BODY = JSON.stringify({ currency_id: "4" });
 /** What the checkout page asks for on each poll (web/checkout/api.ts), less the QR image. */
@@ -146,7 +154,7 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function serviceEnv(dataDir: string, databaseUrl?: string): NodeJS.ProcessEnv {
+function serviceEnv(dataDir: string, pricesUrl: string, databaseUrl?: string): NodeJS.ProcessEnv {
   return {
     ...cleanEnv(),
     HOST: "127.0.0.1",
@@ -161,6 +169,10 @@ function serviceEnv(dataDir: string, databaseUrl?: string): NodeJS.ProcessEnv {
     // get 429 past its 25 a second.
     PAYGATE_RATE_LIMIT_LIVE: "1000000/s",
     PAYGATE_RATE_LIMIT_TEST: "1000000/s",
+    // Live prices from CoinGecko's protocol on this machine (bench/price-server.ts), through the
+    // service's client and its cache, as in production.
+    PAYGATE_PRICE_FEED: "coingecko",
+    PAYGATE_COINGECKO_URL: pricesUrl,
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
   };
 }
@@ -176,13 +188,13 @@ async function tempDir(prefix: string, cleanup: Cleanup): Promise<string> {
   return dir;
 }
 
-async function prepareTarget(kind: DatabaseKind, settings: Settings, cleanup: Cleanup): Promise<Target> {
+async function prepareTarget(kind: DatabaseKind, settings: Settings, pricesUrl: string, cleanup: Cleanup): Promise<Target> {
   const dataDir = await tempDir("paygate-bench-data-", cleanup);
   if (kind === "pglite") {
     const ceilingDir = await tempDir("paygate-bench-ceiling-", cleanup);
     return {
       description: `PGlite in ${dataDir}, ceiling in ${ceilingDir}`,
-      serviceEnv: serviceEnv(dataDir),
+      serviceEnv: serviceEnv(dataDir, pricesUrl),
       ceilingEnv: { ...cleanEnv(), CEILING_PGLITE_DIR: ceilingDir },
     };
   }
@@ -190,7 +202,7 @@ async function prepareTarget(kind: DatabaseKind, settings: Settings, cleanup: Cl
   cleanup.defer(`drop database ${database.name}`, () => database.drop());
   return {
     description: `database ${database.name}`,
-    serviceEnv: serviceEnv(dataDir, database.url),
+    serviceEnv: serviceEnv(dataDir, pricesUrl, database.url),
     ceilingEnv: { ...cleanEnv(), CEILING_DATABASE_URL: database.url },
   };
 }
@@ -220,21 +232,33 @@ interface Merchant {
   id: number;
   testPublicKey: string;
   testSecretKey: string;
+  livePublicKey: string;
+  liveSecretKey: string;
 }
 
 function isMerchant(value: unknown): value is Merchant {
   if (typeof value !== "object" || value === null) return false;
-  const { id, testPublicKey, testSecretKey } = value as Record<string, unknown>;
-  return typeof id === "number" && typeof testPublicKey === "string" && typeof testSecretKey === "string";
+  const { id, ...keys } = value as Record<string, unknown>;
+  return typeof id === "number" && ["testPublicKey", "testSecretKey", "livePublicKey", "liveSecretKey"].every((k) => typeof keys[k] === "string");
 }
 
-/** `paygate merchant create --json`, before the service starts: PGlite admits one process at a time. */
+/**
+ * `paygate merchant create --json`, then its live BTC wallet (`merchant update`), before the service
+ * starts: PGlite admits one process at a time.
+ */
 async function createMerchant(env: NodeJS.ProcessEnv): Promise<Merchant> {
   const stdout = await runToCompletion("paygate merchant create", CLI_CREATE_MERCHANT, env, ROOT, STARTUP_TIMEOUT_MS);
   const value: unknown = JSON.parse(stdout);
   if (!isMerchant(value)) throw new Error(`paygate merchant create --json printed no merchant:\n${stdout}`);
+  const wallet = ["bin/paygate.mjs", "merchant", "update", String(value.id), "--wallet", `BTC=${LIVE_BTC_ZPUB}`, "--mode", "live", "--json"];
+  await runToCompletion("paygate merchant update", wallet, env, ROOT, STARTUP_TIMEOUT_MS);
   return value;
 }
+
+/** Which of the merchant's modes a request is made in, and so with which keys. */
+type Mode = "live" | "test";
+const publicKeyOf = (merchant: Merchant, mode: Mode) => (mode === "live" ? merchant.livePublicKey : merchant.testPublicKey);
+const secretKeyOf = (merchant: Merchant, mode: Mode) => (mode === "live" ? merchant.liveSecretKey : merchant.testSecretKey);
 
 // ---------------------------------------------------------------------------------------------
 // The scenarios
@@ -252,8 +276,8 @@ function jsonHeaders(key?: string): Record<string, string> {
   return { "content-type": "application/json", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
 }
 
-function loadSpec(settings: Settings, served: Served, request: autocannon.Request): LoadSpec {
-  return { url: served.url, connections: settings.connections, seconds: settings.seconds, requests: [request], serverPid: served.child.pid };
+function loadSpec(settings: Settings, served: Served, ...requests: autocannon.Request[]): LoadSpec {
+  return { url: served.url, connections: settings.connections, seconds: settings.seconds, requests, serverPid: served.child.pid };
 }
 
 async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings, cleanup: Cleanup): Promise<Row> {
@@ -292,24 +316,26 @@ async function runInitialize(
   merchant: Merchant,
   settings: Settings,
   scenario: "initialize" | "initialize, no rate limits" = "initialize",
-): Promise<{ row: Row; ids: string[] }> {
-  const ids: string[] = [];
+): Promise<{ row: Row; ids: Record<Mode, string[]> }> {
+  const ids: Record<Mode, string[]> = { live: [], test: [] };
   const failure = new FirstFailure();
-  const request: autocannon.Request = {
+  const request = (mode: Mode): autocannon.Request => ({
     method: "POST",
     path: "/v1/transaction",
-    headers: jsonHeaders(merchant.testPublicKey),
+    headers: jsonHeaders(publicKeyOf(merchant, mode)),
     body: INITIALIZE_BODY,
     onResponse: (status, body) => {
       const id = status === 201 ? createdId(body) : null;
-      if (id !== null) ids.push(id);
+      if (id !== null) ids[mode].push(id);
       failure.note(status, body);
     },
-  };
+  });
+  // Two live transactions to one in test mode: the live ones are initiated by one instance, then two.
+  const requests = [request("live"), request("live"), request("test")];
   const memory = scenario === "initialize" ? sampleRss(service.child) : null;
   let measurement: Measurement;
   try {
-    measurement = await measureAfterWarmUp(loadSpec(settings, service, request), WARM_UP_SECONDS);
+    measurement = await measureAfterWarmUp(loadSpec(settings, service, ...requests), WARM_UP_SECONDS);
   } finally {
     memory?.stop();
   }
@@ -361,11 +387,11 @@ async function runPoll(
   const failure = new FirstFailure();
   const request: autocannon.Request =
     api === "rest"
-      ? { method: "GET", path: `/v1/transaction/${id}`, headers: jsonHeaders(merchant.testPublicKey), onResponse: (s, b) => failure.note(s, b) }
+      ? { method: "GET", path: `/v1/transaction/${id}`, headers: jsonHeaders(merchant.livePublicKey), onResponse: (s, b) => failure.note(s, b) }
       : {
           method: "POST",
           path: "/graphql",
-          headers: jsonHeaders(merchant.testPublicKey),
+          headers: jsonHeaders(merchant.livePublicKey),
           body: JSON.stringify({ query: POLL_QUERY, variables: { id } }),
           onResponse: (status, body) => failure.note(status === 200 && body.includes('"errors"') ? 500 : status, body),
         };
@@ -374,14 +400,14 @@ async function runPoll(
 }
 
 /** Initiate on each of `urls` at once (`connections` each), each request on another of `ids`, until they or BENCH_SECONDS run out. */
-async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Merchant, ids: string[], settings: Settings): Promise<Row> {
+async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Merchant, mode: Mode, ids: string[], settings: Settings): Promise<Row> {
   if (ids.length === 0) throw new Error("initialize created no transactions, so there is nothing to initiate");
   const failure = new FirstFailure();
   let next = 0;
   const request: autocannon.Request = {
     method: "POST",
     path: "/v1/transaction/-/pay",
-    headers: jsonHeaders(merchant.testSecretKey),
+    headers: jsonHeaders(secretKeyOf(merchant, mode)),
     body: INITIATE_BODY,
     // Every request takes the next id: each transaction is initiated once.
     setupRequest: (req) => ({ ...req, path: `/v1/transaction/${ids[next++ % ids.length] ?? ""}/pay` }),
@@ -392,7 +418,8 @@ async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Mer
     (service): LoadSpec => ({ ...loadSpec(settings, service, request), connections: Math.min(settings.connections, share), amount: share }),
   );
   const measurement = services.length === 1 ? await measure(specs[0] as LoadSpec) : await measureTogether(specs);
-  return toRow(kind, services.length === 1 ? "initiate" : "initiate, two instances", measurement, failure.body);
+  const scenario = mode === "test" ? "initiate, test mode" : services.length === 1 ? "initiate" : "initiate, two instances";
+  return toRow(kind, scenario, measurement, failure.body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,9 +428,18 @@ async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Mer
 async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cleanup, problems: string[]): Promise<Row[]> {
   const tag = `[${kind}]`;
   const load = `${settings.connections} connections`;
+  const prices = await phase(
+    `${tag} price server (CoinGecko's simple/price, for live mode)`,
+    async () => {
+      const server = await startPriceServer();
+      cleanup.defer("stop the price server", () => server.close());
+      return server;
+    },
+    (server) => server.url,
+  );
   const target = await phase(
     `${tag} prepare database`,
-    () => prepareTarget(kind, settings, cleanup),
+    () => prepareTarget(kind, settings, prices.url, cleanup),
     (t) => t.description,
   );
   const ceiling = await phase(
@@ -435,24 +471,31 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
     const initialize = await phase(
       `${tag} initialize (${WARM_UP_SECONDS} s warm-up + ${settings.seconds} s, ${load})`,
       () => runInitialize(kind, service, merchant, settings, "initialize"),
-      ({ row, ids }) => `${describe(row)}; peak RSS ${megabytes(row.peakRssMb)}; ${ids.length} transactions to initiate`,
+      ({ row, ids }) =>
+        `${describe(row)}; peak RSS ${megabytes(row.peakRssMb)}; ${ids.live.length} live and ${ids.test.length} test transactions to initiate`,
     );
-    // On PostgreSQL half the transactions are kept for two instances (PGlite admits one process).
+    // On PostgreSQL half the live transactions are kept for two instances (PGlite admits one process).
     const twoInstances = kind === "postgres";
-    const half = twoInstances ? Math.floor(initialize.ids.length / 2) : initialize.ids.length;
+    const live = initialize.ids.live;
+    const half = twoInstances ? Math.floor(live.length / 2) : live.length;
     const initiate = await phase(
       `${tag} initiate (up to ${settings.seconds} s, ${load}, one transaction each)`,
-      () => runInitiate(kind, [service], merchant, initialize.ids.slice(0, half), settings),
+      () => runInitiate(kind, [service], merchant, "live", live.slice(0, half), settings),
       (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
     );
     const initiatedByTwo = twoInstances
       ? await phase(
           `${tag} initiate, two instances (up to ${settings.seconds} s, ${load} on each, one transaction each)`,
-          () => runInitiateOnTwo(kind, target, service, merchant, initialize.ids.slice(half), settings, cleanup),
+          () => runInitiateOnTwo(kind, target, service, merchant, live.slice(half), settings, cleanup),
           (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
         )
       : null;
-    const polled = initialize.ids[0];
+    const initiatedInTestMode = await phase(
+      `${tag} initiate, test mode (up to ${settings.seconds} s, ${load}, one transaction each)`,
+      () => runInitiate(kind, [service], merchant, "test", initialize.ids.test, settings),
+      (row) => `${describe(row)}; ${row.non2xx} non-2xx`,
+    );
+    const polled = live[0];
     if (polled === undefined) throw new Error("initialize created no transaction to poll");
     const pollLoad = `${settings.pollConnections} connections`;
     const pollRest = await phase(
@@ -471,7 +514,16 @@ async function benchDatabase(kind: DatabaseKind, settings: Settings, cleanup: Cl
       (c) => `exit code ${c ?? "(signal)"}`,
     );
     if (code !== 0) problems.push(`${kind}: the service exited with ${code ?? "a signal"} on SIGTERM`);
-    const rows = [ceiling, unlimited, { ...initialize.row, idleRssMb }, initiate, ...(initiatedByTwo ? [initiatedByTwo] : []), pollRest, pollGraphql];
+    const rows = [
+      ceiling,
+      unlimited,
+      { ...initialize.row, idleRssMb },
+      initiate,
+      ...(initiatedByTwo ? [initiatedByTwo] : []),
+      initiatedInTestMode,
+      pollRest,
+      pollGraphql,
+    ];
     if (code !== 0 || rows.some((row) => row.errors > 0)) showLog(service.child);
     return rows;
   } catch (error) {
@@ -492,7 +544,7 @@ async function runInitiateOnTwo(
 ): Promise<Row> {
   const second = await serve("paygate (second instance)", SERVICE_ARGS, target.serviceEnv, cleanup);
   try {
-    return await runInitiate(kind, [first, second], merchant, ids, settings);
+    return await runInitiate(kind, [first, second], merchant, "live", ids, settings);
   } catch (error) {
     if (!interrupted) showLog(second.child);
     throw error;

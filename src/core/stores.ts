@@ -60,6 +60,13 @@ export interface IndexLease {
   token: string;
 }
 
+/** What initiate asks to lease with its read of the transaction (TransactionStore.findRowAndLease). */
+export interface EarlyLease {
+  currencyId: number;
+  now: Date;
+  until: Date;
+}
+
 /** Initiate's move INITIATED → PENDING at a leased index (TransactionStore.moveToPending), in one statement. */
 export interface PendingMove {
   /** The transaction as read before the move: its payment.pending event is written from it. */
@@ -145,6 +152,17 @@ export interface TransactionStore {
   findFor(id: string, merchantId: number, isLive: boolean): Promise<TransactionRecord | null>;
   /** The same row without its merchant, for a caller that already knows it: one statement instead of two (polls, initiate). */
   findRowFor(id: string, merchantId: number, isLive: boolean): Promise<Transaction | null>;
+  /**
+   * findRowFor, and in the same statement, if the transaction is INITIATED, leaseIndex for the
+   * merchant's wallet of `leasing.currencyId` in the transaction's mode. The lease is null when none
+   * was taken for any reason (no such row, not INITIATED, no wallet, no slot free or made yet).
+   */
+  findRowAndLease(
+    id: string,
+    merchantId: number,
+    isLive: boolean,
+    leasing: EarlyLease,
+  ): Promise<{ row: Transaction | null; lease: IndexLease | null }>;
   /**
    * Takes an index of the wallet that receives `wallet`'s payments, until `until`: the lowest free one
    * (released, or whose lease ran out by `now`), else the wallet's next index, unless all of the

@@ -224,4 +224,66 @@ describe("wallet indexes", () => {
     });
     expectNoGap(await indexesOf(keys));
   });
+
+  it("leases with the read of an INITIATED transaction only, in the same statement", async () => {
+    const keys = await a.merchant({ name: "Read and lease" });
+    const [first, second] = await initialize(keys, 2);
+    const { transactions } = prismaStores(a.db);
+    const now = new Date();
+    const leasing = { currencyId: 4, now, until: new Date(now.getTime() + 60_000) };
+
+    // The wallet's slots are made by its first lease, not by the read: nothing to lease yet.
+    const before = await transactions.findRowAndLease(first!, keys.id, false, leasing);
+    expect(before).toMatchObject({ row: { id: first, status: "INITIATED" }, lease: null });
+    expect((await pay(a, keys, first!)).status).toBe(200);
+
+    const { walletId } = await indexesOf(keys);
+    const found = await transactions.findRowAndLease(second!, keys.id, false, leasing);
+    expect(found.row).toEqual(await transactions.findRowFor(second!, keys.id, false));
+    expect(found.lease).toMatchObject({ walletId, index: 1, slot: expect.any(Number), token: expect.any(String) });
+    expect((await indexesOf(keys)).next).toBe(2);
+    if (found.lease === null) throw new Error("no lease");
+    await transactions.releaseIndex(found.lease);
+
+    // A PENDING transaction, another merchant's, the other mode, a currency without a wallet: no lease.
+    expect(await transactions.findRowAndLease(first!, keys.id, false, leasing)).toMatchObject({ row: { status: "PENDING" }, lease: null });
+    expect(await transactions.findRowAndLease(second!, keys.id + 1000, false, leasing)).toEqual({ row: null, lease: null });
+    expect(await transactions.findRowAndLease(second!, keys.id, true, leasing)).toEqual({ row: null, lease: null });
+    expect(await transactions.findRowAndLease(second!, keys.id, false, { ...leasing, currencyId: 999 })).toMatchObject({
+      row: { id: second },
+      lease: null,
+    });
+    // The released index is the next one's; none was taken meanwhile.
+    expect(await indexesOf(keys)).toMatchObject({ unused: [1], next: 2 });
+    expect((await pay(a, keys, second!)).status).toBe(200);
+    expect(await indexesOf(keys)).toMatchObject({ unused: [], next: 2 });
+  });
+
+  it("takes no index for an initiate refused before the move, and frees the one a request with a reused key took", async () => {
+    const keys = await a.merchant({ name: "Refused" });
+    const [first, second] = await initialize(keys, 2);
+    const keyed = (id: string) =>
+      a.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, { ...bearer(keys.testSecretKey), "idempotency-key": "pay-once" });
+    expect((await keyed(first!)).status).toBe(200);
+
+    // Not INITIATED any more: 422, and no index leased at all.
+    const again = await pay(a, keys, first!);
+    expect(again.status).toBe(422);
+    expect(again.body).toMatchObject({ message: "The transaction is not initiated", reason: "transaction_not_initiated" });
+    expect(await indexesOf(keys)).toMatchObject({ used: [0], unused: [], next: 1 });
+    // The key of the first transaction's initiate, sent for the second: 409 after its read leased an index, which it frees.
+    const reused = await keyed(second!);
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({
+      message: "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+      code: "idempotency_conflict",
+      reason: "idempotency_key_reused",
+    });
+    expect(await a.db.transaction.findUniqueOrThrow({ where: { id: second! } })).toMatchObject({ status: "INITIATED", derivationIndex: null });
+    expect(await indexesOf(keys)).toMatchObject({ used: [0], unused: [1], next: 2 });
+    // Free, so the next initiate takes it rather than a new index.
+    expect((await pay(b, keys, second!)).status).toBe(200);
+    expect(await indexesOf(keys)).toMatchObject({ unused: [], next: 2 });
+    expectNoGap(await indexesOf(keys));
+  });
 });

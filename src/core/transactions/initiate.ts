@@ -3,10 +3,10 @@ import type { CoreDeps } from "../deps.ts";
 import { errors, PaygateError } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
-import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency } from "../money/currencies.ts";
+import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
 import type { PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
 import type { IndexLease } from "../stores.ts";
-import { transactionFor, type TransactionRecord } from "./record.ts";
+import { transactionAndLeaseFor, transactionFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 
@@ -32,39 +32,77 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateInitiator(request.bearerToken, { clientSecret: request.acceptClientSecret ?? false });
-  const transaction = await transactionFor(stores.transactions, caller, request.transactionId);
+  const checked = checkRequest(deps.rails, caller, body);
+  // A request that only the transaction's state could still stop leases its index with the read of
+  // the transaction, in one statement, if the transaction is INITIATED (one round trip fewer).
+  const now = deps.clock.now();
+  const { transaction, lease: early } = checked.ok
+    ? await transactionAndLeaseFor(stores.transactions, caller, request.transactionId, {
+        currencyId: checked.crypto.id,
+        now,
+        until: new Date(now.getTime() + INDEX_LEASE_MS),
+      })
+    : { transaction: await transactionFor(stores.transactions, caller, request.transactionId), lease: null };
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
   // Before the state checks: a retry of an initiate that went through answers as the first did.
   const scope = scopeOf(request.idempotencyKey, caller, `initiate:${transaction.id}`, body);
-  return idempotently(stores, scope, () => initiateOnce(deps, caller, transaction, body, scope));
+  let handedOver = false;
+  try {
+    return await idempotently(stores, scope, () => {
+      handedOver = true;
+      return initiateOnce(deps, caller, transaction, checked, scope, early);
+    });
+  } finally {
+    // A replay (or a key used for other parameters) needs no index.
+    if (early && !handedOver) await releaseIndex(deps, early);
+  }
 }
 
-/** The checks and the move of spec 4.2, for a request that is not a replay. */
+/** What the request asks for, checked against what needs no transaction: the currency, the refund address, the merchant. */
+type CheckedRequest = { ok: true; crypto: CryptoCurrency; refundAddress: string | null } | { ok: false; error: PaygateError };
+
+function checkRequest(rails: PaymentRails, caller: Caller, body: InitiateBody): CheckedRequest {
+  const crypto = cryptoById(body.currency_id);
+  if (!crypto) return { ok: false, error: errors.unsupportedCurrency(body.currency_id, SUPPORTED) };
+  const refundAddress = body.refund_address ?? null;
+  if (refundAddress !== null && !rails.isValidAddress(crypto, caller.isLive, refundAddress)) {
+    const message = `refund_address is not a valid ${crypto.slug} address for ${caller.isLive ? "live" : "test"} mode`;
+    return { ok: false, error: errors.initiateValidation([{ field: "refund_address", message }]) };
+  }
+  if (!caller.merchant.active) return { ok: false, error: errors.notInitiated("merchant_inactive") };
+  return { ok: true, crypto, refundAddress };
+}
+
+/**
+ * The checks and the move of spec 4.2, for a request that is not a replay. `early`: the index leased
+ * with the read (transactionAndLeaseFor), which this function uses or releases.
+ */
 async function initiateOnce(
   deps: InitiateDeps,
   caller: Caller,
   transaction: TransactionRecord,
-  body: InitiateBody,
+  checked: CheckedRequest,
   scope: IdempotencyScope | null,
+  early: IndexLease | null,
 ): Promise<TransactionRecord> {
-  const crypto = cryptoById(body.currency_id);
-  if (!crypto) throw errors.unsupportedCurrency(body.currency_id, SUPPORTED);
-  const refundAddress = body.refund_address ?? null;
-  if (refundAddress !== null && !deps.rails.isValidAddress(crypto, caller.isLive, refundAddress)) {
-    throw errors.initiateValidation([
-      { field: "refund_address", message: `refund_address is not a valid ${crypto.slug} address for ${caller.isLive ? "live" : "test"} mode` },
-    ]);
+  let fiat: FiatCurrency;
+  try {
+    if (!checked.ok) throw checked.error;
+    if (transaction.status !== "INITIATED") throw errors.notInitiated("transaction_not_initiated");
+    const found = fiatById(transaction.initializedCurrencyId);
+    if (!found) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
+    fiat = found;
+  } catch (error) {
+    if (early) await releaseIndex(deps, early);
+    throw error;
   }
-  if (!caller.merchant.active) throw errors.notInitiated("merchant_inactive");
-  if (transaction.status !== "INITIATED") throw errors.notInitiated("transaction_not_initiated");
-  const fiat = fiatById(transaction.initializedCurrencyId);
-  if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
+  const { crypto, refundAddress } = checked;
 
-  // An index is leased in one short statement (which finds the wallet too) and used by the move's one
-  // statement: no lock is held across round trips, so initiates of one wallet run side by side (README,
-  // Wallets and addresses). Leased before the quote, so a merchant without a wallet hears so (404) even
-  // while prices are unavailable; a failed quote frees the index.
-  let lease = await leaseIndex(deps, crypto, caller);
+  // An index is leased in one short statement (the read's, else its own, which finds the wallet too)
+  // and used by the move's one statement: no lock is held across round trips, so initiates of one
+  // wallet run side by side (README, Wallets and addresses). Leased before the quote, so a merchant
+  // without a wallet hears so (404) even while prices are unavailable; a failed quote frees the index.
+  let lease = early ?? (await leaseIndex(deps, crypto, caller));
   let quote: PriceQuote;
   let paymentAmount: Decimal;
   try {

@@ -1,6 +1,6 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
-import type { Prisma } from "../../db/types.ts";
-import type { TransactionStore } from "../stores.ts";
+import type { Prisma, Transaction } from "../../db/types.ts";
+import type { EarlyLease, IndexLease, TransactionStore } from "../stores.ts";
 
 export type TransactionRecord = Prisma.TransactionGetPayload<{ include: { merchant: { select: { id: true; name: true } } } }>;
 
@@ -30,20 +30,43 @@ export async function findTransactionFor(
   return storedId === null ? null : transactions.findFor(storedId, merchantId, isLive);
 }
 
+/** Who asks for a transaction: a key, a payment link or a client secret (merchants/credentials.ts). */
+type Reacher = { merchant: { id: number; name: string }; isLive: boolean; transactionId: string | null };
+
 /**
  * The one rule of who reaches which transaction: a key or a payment link reaches its merchant's
  * transactions of its mode, a client secret only its own transaction. Anything else is null, as if it
  * did not exist. Retrieve, payment options and initiate all ask here.
  */
-export async function transactionFor(
+export async function transactionFor(transactions: TransactionStore, caller: Reacher, id: string): Promise<TransactionRecord | null> {
+  const storedId = reachableId(caller, id);
+  const row = storedId === null ? null : await transactions.findRowFor(storedId, caller.merchant.id, caller.isLive);
+  return row && withCallersMerchant(row, caller);
+}
+
+/**
+ * transactionFor for initiate, which also leases an index of the wallet it will pay to in the same
+ * statement when the transaction is INITIATED (TransactionStore.findRowAndLease): one round trip fewer.
+ */
+export async function transactionAndLeaseFor(
   transactions: TransactionStore,
-  caller: { merchant: { id: number; name: string }; isLive: boolean; transactionId: string | null },
+  caller: Reacher,
   id: string,
-): Promise<TransactionRecord | null> {
+  leasing: EarlyLease,
+): Promise<{ transaction: TransactionRecord | null; lease: IndexLease | null }> {
+  const storedId = reachableId(caller, id);
+  if (storedId === null) return { transaction: null, lease: null };
+  const { row, lease } = await transactions.findRowAndLease(storedId, caller.merchant.id, caller.isLive, leasing);
+  return { transaction: row && withCallersMerchant(row, caller), lease };
+}
+
+/** The id as stored, if the rule above lets the caller look it up. */
+function reachableId(caller: Reacher, id: string): string | null {
   const storedId = storedIdOf(id);
-  if (storedId === null || (caller.transactionId !== null && caller.transactionId !== storedId)) return null;
-  // The caller's merchant is the transaction's (the lookup is by it), so its name is not read again:
-  // a poll or an initiate is one statement fewer.
-  const row = await transactions.findRowFor(storedId, caller.merchant.id, caller.isLive);
-  return row === null ? null : { ...row, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
+  return storedId === null || (caller.transactionId !== null && caller.transactionId !== storedId) ? null : storedId;
+}
+
+/** The caller's merchant is the transaction's (the lookup is by it), so its name is not read again. */
+function withCallersMerchant(row: Transaction, caller: Reacher): TransactionRecord {
+  return { ...row, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
 }

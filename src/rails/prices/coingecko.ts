@@ -29,7 +29,7 @@ export const COINGECKO_IDS: Record<CryptoSlug, string> = {
   ETH: "ethereum",
   LTC: "litecoin",
 };
-const VS_CURRENCIES: Record<FiatSlug, string> = { USD: "usd", NGN: "ngn" };
+export const VS_CURRENCIES: Record<FiatSlug, string> = { USD: "usd", NGN: "ngn" };
 
 export interface CoinGeckoOptions extends CachedFeedOptions {
   /** Default: the public API of the plan. */
