@@ -1,4 +1,6 @@
 // The QR image decodes back to the text it was made from.
+import { PNG } from "pngjs";
+import QRCode from "qrcode";
 import { describe, it, expect } from "vitest";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { decodeQr as decode } from "../support/qr.ts";
@@ -26,6 +28,24 @@ describe("PngQrRenderer", () => {
     const modules = width / 5 - 8;
     expect(Number.isInteger(modules)).toBe(true);
     expect((modules - 17) % 4).toBe(0); // 17 + 4 × version
+  });
+
+  it("draws every pixel of the code's modules and quiet zone exactly (error correction would hide a few wrong ones)", async () => {
+    const uri = "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x9858EfFD232B4033E47d90003D41EC34EcaEda94&uint256=1";
+    const { modules } = QRCode.create(uri, { errorCorrectionLevel: "M" });
+    const png = PNG.sync.read(Buffer.from((await renderer.dataUrl(uri)).slice("data:image/png;base64,".length), "base64"));
+    const [scale, margin] = [5, 4];
+    expect(png.width).toBe((modules.size + 2 * margin) * scale);
+    let wrong = 0;
+    for (let y = 0; y < png.height; y++) {
+      for (let x = 0; x < png.width; x++) {
+        const [row, column] = [Math.floor(y / scale) - margin, Math.floor(x / scale) - margin];
+        const inside = row >= 0 && row < modules.size && column >= 0 && column < modules.size;
+        const dark = inside && modules.get(row, column) === 1;
+        if (png.data[(y * png.width + x) * 4] !== (dark ? 0 : 255)) wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
   });
 
   it("honours scale and margin", async () => {
