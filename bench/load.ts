@@ -1,5 +1,5 @@
 // One load run with autocannon, reduced to the numbers the report shows.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export interface LoadSpec {
@@ -12,6 +12,8 @@ export interface LoadSpec {
   requests: autocannon.Request[];
   /** The server process, whose CPU time per request is measured (Linux /proc). */
   serverPid?: number;
+  /** Whether to measure the CPU time of this machine's PostgreSQL server per request too (Linux /proc). */
+  databaseCpu?: boolean;
 }
 
 export interface Measurement {
@@ -31,6 +33,11 @@ export interface Measurement {
    * request costs the server whatever else loads the machine. Null when not measured.
    */
   serverCpuMsPerRequest: number | null;
+  /**
+   * The same for this machine's PostgreSQL server (every process named postgres): the database's
+   * share of a request, which the server's figure leaves out. Null when not measured.
+   */
+  databaseCpuMsPerRequest: number | null;
 }
 
 /** Linux counts a process's CPU time in ticks of 1/100 s (USER_HZ). */
@@ -40,18 +47,51 @@ const TICKS_PER_SECOND = 100;
 export function cpuMsOf(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // After "pid (name) ", utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
+    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
 }
 
+function cpuMsOfStat(stat: string): number | null {
+  // After "pid (name) ", utime and stime are the 12th and 13th fields.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
+}
+
+/**
+ * CPU time the processes named postgres have used so far, in ms: the server and its backends (a
+ * pool's connections live through a run). Null without /proc or without such a process.
+ */
+export function databaseCpuMs(): number | null {
+  let total: number | null = null;
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes(" (postgres) ")) continue;
+      total = (total ?? 0) + (cpuMsOfStat(stat) ?? 0);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
+/** Per request, from two readings; null when either is missing. */
+function perRequest(before: number | null, after: number | null, requests: number): number | null {
+  return before === null || after === null || requests === 0 ? null : (after - before) / requests;
+}
+
 export async function measure(spec: LoadSpec): Promise<Measurement> {
   const cpuBefore = cpuMsOf(spec.serverPid);
+  const databaseBefore = spec.databaseCpu ? databaseCpuMs() : null;
   const started = performance.now();
   let lastResponse = started;
   const requests = spec.requests.map((request) => ({
@@ -73,6 +113,7 @@ export async function measure(spec: LoadSpec): Promise<Measurement> {
   // autocannon's own duration runs to the next one-second sample after the end; time it exactly.
   const seconds = (lastResponse - started) / 1000;
   const cpuAfter = cpuMsOf(spec.serverPid);
+  const databaseAfter = spec.databaseCpu ? databaseCpuMs() : null;
   const total = result.requests.total;
   return {
     requests: result.requests.total,
@@ -83,7 +124,8 @@ export async function measure(spec: LoadSpec): Promise<Measurement> {
     non2xx: result.non2xx,
     socketErrors: result.errors,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count])),
-    serverCpuMsPerRequest: cpuBefore === null || cpuAfter === null || total === 0 ? null : (cpuAfter - cpuBefore) / total,
+    serverCpuMsPerRequest: perRequest(cpuBefore, cpuAfter, total),
+    databaseCpuMsPerRequest: perRequest(databaseBefore, databaseAfter, total),
   };
 }
 
@@ -102,7 +144,11 @@ export async function measureAfterWarmUp(spec: LoadSpec, warmUpSeconds: number):
  * percentiles are the worse of the runs' (autocannon's histograms are not merged).
  */
 export async function measureTogether(specs: LoadSpec[]): Promise<Measurement> {
-  const runs = await Promise.all(specs.map((spec) => measure(spec)));
+  // The database is one for all the runs: read around them all, not in each.
+  const databaseCpu = specs.some((spec) => spec.databaseCpu);
+  const databaseBefore = databaseCpu ? databaseCpuMs() : null;
+  const runs = await Promise.all(specs.map((spec) => measure({ ...spec, databaseCpu: false })));
+  const databaseAfter = databaseCpu ? databaseCpuMs() : null;
   const requests = runs.reduce((sum, run) => sum + run.requests, 0);
   const seconds = Math.max(...runs.map((run) => run.seconds));
   const statusCodes: Record<string, number> = {};
@@ -121,5 +167,6 @@ export async function measureTogether(specs: LoadSpec[]): Promise<Measurement> {
     socketErrors: runs.reduce((sum, run) => sum + run.socketErrors, 0),
     statusCodes,
     serverCpuMsPerRequest: cpuMs === null || requests === 0 ? null : cpuMs / requests,
+    databaseCpuMsPerRequest: perRequest(databaseBefore, databaseAfter, requests),
   };
 }

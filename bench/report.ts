@@ -50,8 +50,8 @@ export function withCeilingShares(rows: Row[]): Row[] {
   });
 }
 
-const COLUMNS = ["database", "scenario", "req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "peak RSS"] as const;
-const RIGHT_ALIGNED = new Set<string>(["req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "peak RSS"]);
+const COLUMNS = ["database", "scenario", "req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "DB CPU ms/req", "peak RSS"] as const;
+const RIGHT_ALIGNED = new Set<string>(["req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "DB CPU ms/req", "peak RSS"]);
 
 export function formatTable(rows: Row[]): string {
   const cells = rows.map((row) => [
@@ -63,6 +63,7 @@ export function formatTable(rows: Row[]): string {
     String(row.errors),
     row.percentOfCeiling === null ? "" : `${row.percentOfCeiling.toFixed(1)} %`,
     row.serverCpuMsPerRequest === null ? "" : row.serverCpuMsPerRequest.toFixed(2),
+    row.databaseCpuMsPerRequest === null ? "" : row.databaseCpuMsPerRequest.toFixed(2),
     row.peakRssMb === null ? "" : `${row.peakRssMb.toFixed(0)} MB`,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((c) => (c[i] ?? "").length)));

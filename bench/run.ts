@@ -22,6 +22,8 @@
 // The service's resident memory (VmRSS from /proc) is read once it is healthy (idle, on its own
 // progress line and as idleRssMb in the JSON) and sampled during initialize: its peak is the
 // "peak RSS" column.
+// On PostgreSQL the CPU time of this machine's postgres processes is read around each run too: the
+// "DB CPU ms/req" column, the database's share of a request, which the service's figure leaves out.
 // The table goes to stdout, the same rows as JSON to bench/results/api.json (its path is printed).
 // Exits 1 when anything failed or any request did not succeed, 2 on bad settings.
 //
@@ -276,8 +278,10 @@ function jsonHeaders(key?: string): Record<string, string> {
   return { "content-type": "application/json", ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
 }
 
-function loadSpec(settings: Settings, served: Served, ...requests: autocannon.Request[]): LoadSpec {
-  return { url: served.url, connections: settings.connections, seconds: settings.seconds, requests, serverPid: served.child.pid };
+/** On PostgreSQL the database server's CPU is measured too (on PGlite it is the server's own). */
+function loadSpec(kind: DatabaseKind, settings: Settings, served: Served, ...requests: autocannon.Request[]): LoadSpec {
+  const databaseCpu = kind === "postgres";
+  return { url: served.url, connections: settings.connections, seconds: settings.seconds, requests, serverPid: served.child.pid, databaseCpu };
 }
 
 async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings, cleanup: Cleanup): Promise<Row> {
@@ -292,7 +296,7 @@ async function runCeiling(kind: DatabaseKind, target: Target, settings: Settings
   };
   let measurement: Measurement;
   try {
-    measurement = await measureAfterWarmUp(loadSpec(settings, ceiling, request), WARM_UP_SECONDS);
+    measurement = await measureAfterWarmUp(loadSpec(kind, settings, ceiling, request), WARM_UP_SECONDS);
   } finally {
     await stop(ceiling);
   }
@@ -335,7 +339,7 @@ async function runInitialize(
   const memory = scenario === "initialize" ? sampleRss(service.child) : null;
   let measurement: Measurement;
   try {
-    measurement = await measureAfterWarmUp(loadSpec(settings, service, ...requests), WARM_UP_SECONDS);
+    measurement = await measureAfterWarmUp(loadSpec(kind, settings, service, ...requests), WARM_UP_SECONDS);
   } finally {
     memory?.stop();
   }
@@ -395,7 +399,10 @@ async function runPoll(
           body: JSON.stringify({ query: POLL_QUERY, variables: { id } }),
           onResponse: (status, body) => failure.note(status === 200 && body.includes('"errors"') ? 500 : status, body),
         };
-  const measurement = await measureAfterWarmUp({ ...loadSpec(settings, service, request), connections: settings.pollConnections }, WARM_UP_SECONDS);
+  const measurement = await measureAfterWarmUp(
+    { ...loadSpec(kind, settings, service, request), connections: settings.pollConnections },
+    WARM_UP_SECONDS,
+  );
   return toRow(kind, api === "rest" ? "poll GET /v1/transaction/:id" : "poll GraphQL transaction", measurement, failure.body);
 }
 
@@ -415,7 +422,7 @@ async function runInitiate(kind: DatabaseKind, services: Served[], merchant: Mer
   };
   const share = Math.floor(ids.length / services.length);
   const specs = services.map(
-    (service): LoadSpec => ({ ...loadSpec(settings, service, request), connections: Math.min(settings.connections, share), amount: share }),
+    (service): LoadSpec => ({ ...loadSpec(kind, settings, service, request), connections: Math.min(settings.connections, share), amount: share }),
   );
   const measurement = services.length === 1 ? await measure(specs[0] as LoadSpec) : await measureTogether(specs);
   const scenario = mode === "test" ? "initiate, test mode" : services.length === 1 ? "initiate" : "initiate, two instances";

@@ -4,6 +4,7 @@ import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { Decimal, isNumericString } from "./core/money/amounts.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
+import { DEFAULT_PREPARED_STATEMENTS } from "./db/prepared-statements.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -327,6 +328,7 @@ const EnvSchema = z.object({
     .optional(),
   PAYGATE_DATA_DIR: z.string().min(1).default("./.data"),
   PAYGATE_DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  PAYGATE_DB_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(1000).default(DEFAULT_PREPARED_STATEMENTS),
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
   PAYGATE_ENCRYPTION_KEY: z.string().optional(),
   PAYGATE_LOG_REQUESTS: boolean.default(true),
@@ -358,7 +360,7 @@ export interface Config {
   host: string;
   /** PAYGATE_PUBLIC_URL, without a trailing slash: checkout_url is `{publicUrl}/checkout/<client secret>`. */
   publicUrl: string;
-  database: { kind: "postgres"; url: string; poolMax: number } | { kind: "pglite"; dataDir: string };
+  database: { kind: "postgres"; url: string; poolMax: number; preparedStatements: number } | { kind: "pglite"; dataDir: string };
   dataDir: string;
   encryptionKey: string | undefined;
   logRequests: boolean;
@@ -396,7 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicUrl: e.PAYGATE_PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT),
     database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX }
+      ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX, preparedStatements: e.PAYGATE_DB_PREPARED_STATEMENTS }
       : { kind: "pglite", dataDir: path.join(dataDir, "pglite") },
     dataDir,
     encryptionKey: e.PAYGATE_ENCRYPTION_KEY,

@@ -228,3 +228,28 @@ describe("PAYGATE_PUBLIC_URL", () => {
     });
   }
 });
+
+describe("the PostgreSQL pool", () => {
+  const url = "postgres://paygate@db.example.com/paygate";
+
+  it("keeps 100 statements prepared per connection by default, as many as set, or none with 0", () => {
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ kind: "postgres", url, poolMax: 10, preparedStatements: 100 });
+    expect(loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: "0" }).database).toMatchObject({ preparedStatements: 0 });
+    expect(loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: "250" }).database).toMatchObject({ preparedStatements: 250 });
+  });
+
+  const bad: [string, string][] = [
+    ["-1", "Too small: expected number to be >=0"],
+    ["1001", "Too big: expected number to be <=1000"],
+    ["many", "Invalid input: expected number, received NaN"],
+    ["2.5", "Invalid input: expected int, received number"],
+  ];
+  for (const [value, message] of bad) {
+    it(`refuses PAYGATE_DB_PREPARED_STATEMENTS=${value}, naming the variable`, () => {
+      expect(() => loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: value })).toThrow(
+        `\n  PAYGATE_DB_PREPARED_STATEMENTS: ${message}\n`,
+      );
+    });
+  }
+});

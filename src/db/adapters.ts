@@ -7,10 +7,13 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { NotificationSource } from "./notifications.ts";
+import { DEFAULT_PREPARED_STATEMENTS, statementNamer } from "./prepared-statements.ts";
 
 export type DatabaseTarget =
   /** Embedded PostgreSQL; `dataDir: null` keeps the database in memory only. */
-  { kind: "pglite"; dataDir: string | null } | { kind: "postgres"; url: string; poolMax?: number };
+  | { kind: "pglite"; dataDir: string | null }
+  /** `preparedStatements`: how many statement texts each connection keeps prepared (prepared-statements.ts); default 100, 0: none. */
+  | { kind: "postgres"; url: string; poolMax?: number; preparedStatements?: number };
 
 export type AdapterFactory = SqlMigrationAwareDriverAdapterFactory;
 
@@ -69,13 +72,20 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
     reportCharColumnsAsText(client);
   });
   return {
-    factory: new PrismaPg(pool),
+    factory: new PrismaPg(pool, { statementNameGenerator: preparedStatementsFor(target.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS) }),
     notifications: { kind: "postgres", url: target.url },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: target.poolMax ?? 10 }),
     close: once(async () => {
       if (!pool.ended) await pool.end();
     }),
   };
+}
+
+function preparedStatementsFor(limit: number): ((query: { sql: string }) => string) | undefined {
+  if (limit <= 0) return undefined;
+  const nameOf = statementNamer({ limit });
+  // The name goes to pg as the statement's; "" is the protocol's unnamed statement, as if none were given.
+  return (query) => nameOf(query.sql) ?? "";
 }
 
 /**

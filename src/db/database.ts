@@ -59,7 +59,8 @@ type Adapter = Awaited<ReturnType<typeof createAdapterFactory>>;
  * stay with the pool, and the next process to start on the database would wait for it and fail.
  */
 export async function migratePostgres(target: Extract<DatabaseTarget, { kind: "postgres" }>, log?: (line: string) => void): Promise<void> {
-  const migrator = await createAdapterFactory({ ...target, poolMax: 1 });
+  // The schema engine's statements run once each: nothing to keep prepared.
+  const migrator = await createAdapterFactory({ ...target, poolMax: 1, preparedStatements: 0 });
   try {
     await applyMigrations(migrator.factory, log);
   } finally {
