@@ -39,20 +39,8 @@ export function transactionStore(db: Database): TransactionStore {
       const token = randomUUID();
       const [found] = await db.$queryRaw<RowAndLease[]>(rowAndLeaseStatement(id, merchantId, isLive, leasing, token));
       if (!found) return { row: null, lease: null };
-      const { lease_wallet_id, lease_slot, lease_derivation_index, lease_extended_public_key, ...row } = found;
-      const lease =
-        lease_wallet_id === null || lease_slot === null
-          ? null
-          : leaseOf(
-              {
-                wallet_id: lease_wallet_id,
-                slot: lease_slot,
-                derivation_index: lease_derivation_index,
-                extended_public_key: lease_extended_public_key,
-              },
-              token,
-            );
-      return { row, lease };
+      const { leased, ...row } = found;
+      return { row, lease: leased && leaseOf(leased, token) };
     },
 
     async leaseIndex(wallet, now, until, slots) {
@@ -325,7 +313,7 @@ function leaseOf(row: LeaseRow, token: string): IndexLease | null {
 
 /**
  * The transaction's row, and an index of `leasing`'s wallet leased in the same statement if the
- * transaction is INITIATED and a slot is free. Lease columns under names no model field has.
+ * transaction is INITIATED and a slot is free: the lease's row as one JSON column, null without one.
  */
 function rowAndLeaseStatement(id: string, merchantId: number, isLive: boolean, leasing: EarlyLease, token: string): Prisma.Sql {
   const wallet = { merchantId, currencyId: leasing.currencyId, isLive };
@@ -333,17 +321,10 @@ function rowAndLeaseStatement(id: string, merchantId: number, isLive: boolean, l
   return Prisma.sql`
     WITH t AS (SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}),
     ${leaseSteps(wallet, initiated, leasing.now, leasing.until, token)}
-    SELECT t.*, leased.wallet_id AS lease_wallet_id, leased.slot AS lease_slot, leased.derivation_index AS lease_derivation_index,
-      leased.extended_public_key AS lease_extended_public_key
-    FROM t LEFT JOIN leased ON TRUE`;
+    SELECT t.*, to_jsonb(leased) AS leased FROM t LEFT JOIN leased ON TRUE`;
 }
 
-type RowAndLease = Transaction & {
-  lease_wallet_id: number | null;
-  lease_slot: number | null;
-  lease_derivation_index: number | null;
-  lease_extended_public_key: string | null;
-};
+type RowAndLease = Transaction & { leased: LeaseRow | null };
 
 interface MoveCounts {
   moved: number;
