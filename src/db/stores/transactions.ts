@@ -19,7 +19,7 @@ import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { outboxRow } from "../outbox.ts";
 import type { Database } from "../types.ts";
-import { rememberIdempotencyKey } from "./idempotency.ts";
+import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
 
@@ -73,8 +73,9 @@ export function transactionStore(db: Database): TransactionStore {
       const outcome = moveOutcome(move, await db.$queryRaw<MoveCounts[]>(moveStatement(move)));
       // Not moved because a concurrent request with the same key moved it first (this one waited for its
       // row lock): the key is taken now, and that request's answer is this one's.
-      if (outcome === "not_initiated" && move.idempotency && (await keyTaken(db, move.idempotency))) {
-        throw new DuplicateKeyError(`Idempotency-Key ${move.idempotency.key} was taken by a concurrent request`);
+      const key = move.idempotency;
+      if (outcome === "not_initiated" && key && (await idempotencyStore(db).find(key.merchantId, key.isLive, key.key))) {
+        throw new DuplicateKeyError(`Idempotency-Key ${key.key} was taken by a concurrent request`);
       }
       return outcome;
     },
@@ -388,12 +389,6 @@ function moved(move: PendingMove): TransactionRecord {
     initiatedAt: now,
     updatedAt: now,
   };
-}
-
-async function keyTaken(db: Database, key: IdempotencyRecord): Promise<boolean> {
-  const rows = await db.$queryRaw<unknown[]>`
-    SELECT 1 FROM idempotency_keys WHERE merchant_id = ${key.merchantId} AND is_live = ${key.isLive} AND key = ${key.key}`;
-  return rows.length > 0;
 }
 
 function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: TransactionRecord } | "not_initiated" | "lease_lost" {
