@@ -62,5 +62,6 @@ STOPSIGNAL SIGTERM
 # The same command as `npm run start:prod`. --max-old-space-size=512: V8 then lets the old generation
 # grow to about 1.4 times what is live between full collections rather than 4 times, which keeps the
 # service under 200 MB resident under load, at the price of more frequent full collections; past 512 MB
-# of live objects (ten times what paygate holds) Node stops (docs/operations.md, Memory).
-CMD ["node", "--max-old-space-size=512", "dist/main.js"]
+# of live objects (ten times what paygate holds) Node stops. --max-semi-space-size=8: a young generation
+# of 16 MB instead of 32, some 15 MB less resident for about 2 % more CPU in collections (docs/operations.md, Memory).
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "dist/main.js"]

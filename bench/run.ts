@@ -2,7 +2,7 @@
 // ceiling (a bare Express app doing one INSERT per request on the same database).
 //
 // First the build (`npm run build`), so that the service runs as in production and in the Docker
-// image: the command of `npm run start:prod` (`node --max-old-space-size=512 dist/main.js`); the
+// image: the command of `npm run start:prod` (`node --max-old-space-size=512 --max-semi-space-size=8 dist/main.js`); the
 // ceiling and the CLI still run through tsx. Then per database: a fresh store, the ceiling, a
 // merchant made with the operator CLI (KYB verified, with a live BTC wallet), a local server that
 // answers as CoinGecko does (live prices, bench/price-server.ts), the service from dist/ in a child

@@ -32,7 +32,7 @@ describe("Dockerfile", () => {
   });
 
   it("runs node dist/main.js as a non-root user, on port 3000, with a /readyz health check and a data volume", () => {
-    expect(argsOf(runtime, "CMD").map(execForm)).toEqual([["node", "--max-old-space-size=512", "dist/main.js"]]);
+    expect(argsOf(runtime, "CMD").map(execForm)).toEqual([["node", "--max-old-space-size=512", "--max-semi-space-size=8", "dist/main.js"]]);
     const users = argsOf(runtime, "USER");
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
