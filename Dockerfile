@@ -32,7 +32,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the postinstall would generate the TypeScript client into src/, which this
 # image does not have nor need (dist/db/generated/ is its compiled form).
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# anvil (a test chain node, an optional dependency for the tests) is no part of the service.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf node_modules/@foundry-rs && npm cache clean --force
 
 # ---- runtime ----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

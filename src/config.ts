@@ -3,9 +3,19 @@ import path from "node:path";
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { Decimal, isNumericString } from "./core/money/amounts.ts";
+import { PrivateAllowlist, type PrivateTargets } from "./core/merchants/private-targets.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
 import { DEFAULT_PREPARED_STATEMENTS } from "./db/prepared-statements.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  defaultConnectionTotal,
+  defaultLiveTotal,
+  DEFAULT_LIVE_LIMITS,
+  type LiveLimits,
+  openFileLimit,
+} from "./http/connection-limits.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -162,6 +172,17 @@ const WebhookEnvSchema = z.object({
   PAYGATE_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   PAYGATE_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   PAYGATE_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
+  /** Unset: on for the embedded database's local setup only (no DATABASE_URL), see loadConfig. */
+  PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: boolean.optional(),
+  PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const parsed = PrivateAllowlist.parse(v);
+      if (parsed instanceof PrivateAllowlist) return parsed;
+      ctx.addIssue({ code: "custom", message: parsed.problem });
+      return z.NEVER;
+    }),
 });
 
 export interface WebhookConfig {
@@ -172,8 +193,11 @@ export interface WebhookConfig {
   retryScheduleMs: number[];
   pollMs: number;
   concurrency: number;
-  /** Live webhook URLs may name private and loopback addresses (an operator's choice, off by default). */
-  allowPrivate: boolean;
+  /**
+   * The private destinations webhooks may reach (an operator's choice): live mode none by default,
+   * test mode any on the embedded database's local setup and none with DATABASE_URL, plus an allowlist.
+   */
+  privateTargets: PrivateTargets;
 }
 
 /** A transaction's life (src/core/transactions/lifecycle.ts; README "Lifecycle"). */
@@ -300,7 +324,20 @@ const RateLimitEnvSchema = z.object({
     }),
 });
 
+/** What a client may hold open (src/http/connection-limits.ts; docs/security.md, "Connections and live updates"). */
+const ConnectionEnvSchema = z.object({
+  PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_CONNECTION_LIMITS.perAddress),
+  PAYGATE_HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  PAYGATE_LIVE_MAX_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIVE_LIMITS.perAddress),
+  PAYGATE_LIVE_MAX_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIVE_LIMITS.perCredential),
+  /** Default: from the process's open-file limit (defaultLiveTotal). */
+  PAYGATE_LIVE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(DEFAULT_LIVE_LIMITS.subscriptionsPerSocket),
+});
+
 const EnvSchema = z.object({
+  ...ConnectionEnvSchema.shape,
   ...PriceEnvSchema.shape,
   ...ChainEnvSchema.shape,
   ...WatchEnvSchema.shape,
@@ -335,6 +372,10 @@ const EnvSchema = z.object({
   PAYGATE_METRICS: boolean.default(true),
   PAYGATE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PAYGATE_CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  /** Owners and developers must set up a second factor before anything else (docs/security.md). */
+  PAYGATE_DASHBOARD_REQUIRE_2FA: boolean.default(false),
+  /** Sudo mode: sensitive dashboard changes need the password proved within this many minutes. */
+  PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
   NODE_ENV: z.string().optional(),
   /** Default: on, except when NODE_ENV=production. */
   PAYGATE_GRAPHQL_INTROSPECTION: boolean.optional(),
@@ -381,6 +422,12 @@ export interface Config {
   rateLimits: RateLimitPolicy;
   /** Express's `trust proxy`: false, a number of proxies, or their addresses and subnets. */
   trustProxy: false | number | string[];
+  /** Dashboard accounts: a second factor required of owners and developers; how recent a proof sensitive changes need. */
+  dashboard: { requireSecondFactor: boolean; reauthenticationMs: number };
+  /** TCP connections and slow requests at the socket; `total` stays under the open-file limit. */
+  connections: ConnectionLimits & { total: number };
+  /** Live updates: event streams and WebSockets per address, per credential and in all; subscriptions per WebSocket. */
+  live: LiveLimits;
 }
 
 export class ConfigError extends Error {}
@@ -427,7 +474,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleMs: e.PAYGATE_WEBHOOK_RETRY_SCHEDULE,
       pollMs: e.PAYGATE_WEBHOOK_POLL_MS,
       concurrency: e.PAYGATE_WEBHOOK_CONCURRENCY,
-      allowPrivate: e.PAYGATE_WEBHOOK_ALLOW_PRIVATE,
+      privateTargets: {
+        live: e.PAYGATE_WEBHOOK_ALLOW_PRIVATE,
+        // Local development on the embedded database sends test events to http://127.0.0.1:…; a shared
+        // PostgreSQL deployment serves other people's users, who must not reach its network.
+        test: e.PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE ?? !e.DATABASE_URL,
+        allowlist: e.PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST,
+      },
     },
     graphql: {
       introspection: e.PAYGATE_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
@@ -442,6 +495,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailures: e.PAYGATE_RATE_LIMIT_AUTH_FAILURES,
     },
     trustProxy: e.PAYGATE_TRUST_PROXY,
+    dashboard: {
+      requireSecondFactor: e.PAYGATE_DASHBOARD_REQUIRE_2FA,
+      reauthenticationMs: e.PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES * 60_000,
+    },
+    ...connectionConfig(e),
+  };
+}
+
+function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config, "connections" | "live"> {
+  const fileLimit = openFileLimit();
+  const problems: string[] = [];
+  if (e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS < e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS) {
+    problems.push(`  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: must be at least PAYGATE_HTTP_HEADERS_TIMEOUT_MS (${e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS})`);
+  }
+  const total = defaultConnectionTotal(fileLimit);
+  if (e.PAYGATE_LIVE_MAX_CONNECTIONS !== undefined && e.PAYGATE_LIVE_MAX_CONNECTIONS > total) {
+    problems.push(
+      `  PAYGATE_LIVE_MAX_CONNECTIONS: must be at most ${total} (the open-file limit ${fileLimit} less what requests and the database need); raise the limit (ulimit -n) first`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see README, "Configuration").`);
+  }
+  return {
+    connections: {
+      perAddress: e.PAYGATE_MAX_CONNECTIONS_PER_ADDRESS,
+      headersTimeoutMs: e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS,
+      total,
+    },
+    live: {
+      perAddress: e.PAYGATE_LIVE_MAX_PER_ADDRESS,
+      perCredential: e.PAYGATE_LIVE_MAX_PER_CREDENTIAL,
+      total: e.PAYGATE_LIVE_MAX_CONNECTIONS ?? defaultLiveTotal(fileLimit),
+      subscriptionsPerSocket: e.PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    },
   };
 }
 

@@ -2,9 +2,10 @@
 // SIGTERM or SIGINT (docs/operations.md).
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { per, type RateLimit } from "./core/rate-limits.ts";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { createApp } from "./http/app.ts";
+import { CONNECTIONS_CHECKING_INTERVAL_MS } from "./http/connection-limits.ts";
 import { cannotListenLine, listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
 import { PaygateMetrics } from "./observability/metrics.ts";
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   const {
     app,
     stop: stopApp,
-    serveWebSockets,
+    serve,
     closeSubscriptions,
   } = await createApp({
     gateway: runtime.gateway,
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
     cors: config.cors,
     rateLimits: runtime.rateLimiter,
     trustProxy: config.trustProxy,
+    connections: config.connections,
+    live: config.live,
   });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client
@@ -68,12 +71,13 @@ async function main(): Promise<void> {
   let stopping = false;
   let closingIdle = false;
   const inFlight = new Set<ServerResponse>();
-  const server = app.listen(config.port, config.host, (error?: Error) => {
-    // Express 5 hands a failed listen to this callback: say what to change rather than crash on it.
-    if (error) {
-      log(cannotListenLine(error, config.host, config.port));
-      process.exit(1);
-    }
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, app);
+  // A failed listen says what to change rather than crash on it.
+  server.once("error", (error: Error) => {
+    log(cannotListenLine(error, config.host, config.port));
+    process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
     const where = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.database.dataDir}`;
     log(listeningLine(server.address() as AddressInfo));
     log(`database: ${where}`);
@@ -96,7 +100,7 @@ async function main(): Promise<void> {
     stop = stopService;
     if (signalledDuringStart) stopService(signalledDuringStart);
   });
-  serveWebSockets(server); // GraphQL subscriptions on the same port, path /graphql
+  serve(server); // the socket guards, and GraphQL subscriptions on the same port, path /graphql
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     if (stopping) res.setHeader("Connection", "close");
     inFlight.add(res);

@@ -83,8 +83,12 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     secrets,
     changes: database.changes,
     redelivery: webhooks,
-    allowPrivateWebhookUrls: config.webhooks.allowPrivate,
+    privateWebhookTargets: config.webhooks.privateTargets,
     publicUrl: config.publicUrl,
+    dashboard: {
+      requireSecondFactor: config.dashboard.requireSecondFactor,
+      sessions: { reauthenticationMs: config.dashboard.reauthenticationMs },
+    },
     webhookSender: webhookSender(config.webhooks),
     lifecycle: {
       initiatedWindowMs: config.lifecycle.initiatedWindowMs,

@@ -2,6 +2,7 @@
 // that name the variable.
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { PrivateAllowlist } from "../src/core/merchants/private-targets.ts";
 
 describe("webhook, lifecycle and watcher configuration", () => {
   it("has the documented defaults", () => {
@@ -12,7 +13,7 @@ describe("webhook, lifecycle and watcher configuration", () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 86_400_000, 86_400_000],
       pollMs: 250,
       concurrency: 16,
-      allowPrivate: false,
+      privateTargets: { live: false, test: true, allowlist: PrivateAllowlist.NONE },
     });
     const days = config.webhooks.retryScheduleMs.reduce((a, b) => a + b, 0) / 86_400_000;
     expect(days).toBeGreaterThan(3);
@@ -53,7 +54,7 @@ describe("webhook, lifecycle and watcher configuration", () => {
       retryScheduleMs: [500, 10_000, 60_000, 7_200_000, 86_400_000],
       pollMs: 50,
       concurrency: 4,
-      allowPrivate: true,
+      privateTargets: { live: true, test: true, allowlist: PrivateAllowlist.NONE },
     });
     expect(config.lifecycle).toEqual({
       initiatedWindowMs: 3_600_000,
@@ -252,4 +253,23 @@ describe("the PostgreSQL pool", () => {
       );
     });
   }
+});
+
+describe("dashboard account settings", () => {
+  it("has the documented defaults: no second factor required, 10 minutes of sudo mode", () => {
+    expect(loadConfig({}).dashboard).toEqual({ requireSecondFactor: false, reauthenticationMs: 600_000 });
+  });
+
+  it("reads PAYGATE_DASHBOARD_REQUIRE_2FA and PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES", () => {
+    expect(loadConfig({ PAYGATE_DASHBOARD_REQUIRE_2FA: "true", PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: "5" }).dashboard).toEqual({
+      requireSecondFactor: true,
+      reauthenticationMs: 300_000,
+    });
+  });
+
+  it("refuses a bad value, naming the variable", () => {
+    expect(() => loadConfig({ PAYGATE_DASHBOARD_REQUIRE_2FA: "yes" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PAYGATE_DASHBOARD_REQUIRE_2FA: "yes" })).toThrow(/PAYGATE_DASHBOARD_REQUIRE_2FA/);
+    expect(() => loadConfig({ PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: "0" })).toThrow(/PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES/);
+  });
 });

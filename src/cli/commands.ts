@@ -8,6 +8,7 @@ import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
 import type { WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
 import type { Mode } from "../core/merchants/mode.ts";
+import type { PrivateTargets } from "../core/merchants/private-targets.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { createLogger, lineLogger } from "../logging.ts";
@@ -87,15 +88,15 @@ function webhookUrls(options: WebhookUrlOptions): WebhookUrls {
  * A --webhook-url refused only for being a live URL (http, or a private or local host) would be a fine
  * test URL: most often an operator setting up a local receiver. The refusal then says where it goes.
  */
-async function withWebhookUrlHint<T>(liveUrl: string | undefined, allowPrivate: boolean, work: () => Promise<T>): Promise<T> {
+async function withWebhookUrlHint<T>(liveUrl: string | undefined, targets: PrivateTargets, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (
       error instanceof PaygateError &&
       liveUrl &&
-      !checkWebhookUrl(liveUrl, "live", { allowPrivate }).ok &&
-      checkWebhookUrl(liveUrl, "test", { allowPrivate }).ok
+      !checkWebhookUrl(liveUrl, "live", { allowPrivate: targets.live, allowlist: targets.allowlist }).ok &&
+      checkWebhookUrl(liveUrl, "test", { allowPrivate: targets.test, allowlist: targets.allowlist }).ok
     ) {
       throw new PaygateError(
         error.code,
@@ -119,7 +120,7 @@ export async function merchantCreate(ctx: CliContext, options: MerchantCreateOpt
   if (name === undefined || !name.trim()) throw new UsageError("--name is required.");
   const kybStatus = kybOption(options.kyb);
   const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.allowsPrivateWebhookUrls, () =>
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () =>
       rt.gateway.createMerchant({ name, ...webhookUrls(options), kybStatus }),
     ),
   );
@@ -174,7 +175,7 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb or --wallet.");
   }
   const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.allowsPrivateWebhookUrls, () => rt.gateway.updateMerchant(id, input)),
+    withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () => rt.gateway.updateMerchant(id, input)),
   );
   const walletRows = merchant.paymentProcessors.map((p) => ({
     currency: p.currency.slug,
@@ -240,6 +241,18 @@ export async function userCreate(ctx: CliContext, options: UserCreateOptions): P
   } else {
     say(ctx, "The user signs in at /dashboard with the password given.");
   }
+}
+
+export interface UserResetOptions extends JsonOption {
+  email?: string;
+}
+
+export async function userResetSecondFactor(ctx: CliContext, options: UserResetOptions): Promise<void> {
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  const reset = await withRuntime(ctx, (rt) => rt.gateway.resetDashboardSecondFactor(options.email));
+  if (options.json) return print(ctx, { ...reset, secondFactor: false });
+  say(ctx, `Turned off the second factor of ${reset.email} (${reset.userId}), user of merchant ${reset.merchantId}.`);
+  say(ctx, "The user signs in with its password alone now, and can set up a new authenticator app on the Security page.");
 }
 
 /** The whole of standard input, less one final line break (what `echo` or a here-string adds). */

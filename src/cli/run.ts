@@ -78,7 +78,10 @@ function buildProgram(ctx: CliContext): Command {
   const create = leaf(merchant, "merchantCreate", ctx)
     .option("--name <name>", "the merchant's name (required)")
     .option("--webhook-url <url>", "where live-mode events go: https on a public host")
-    .option("--test-webhook-url <url>", "where test-mode events go; any http(s) URL, e.g. http://127.0.0.1:4000/webhooks")
+    .option(
+      "--test-webhook-url <url>",
+      "where test-mode events go; any http(s) URL, e.g. http://127.0.0.1:4000/webhooks where private hosts are allowed (PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE)",
+    )
     .option("--kyb <status>", "KYB status: none (the default), pending, verified or rejected")
     .option("--json", "print one JSON object");
   act(create, () => commands.merchantCreate(ctx, create.opts<commands.MerchantCreateOptions>()));
@@ -124,6 +127,11 @@ function buildProgram(ctx: CliContext): Command {
     .option("--password-stdin", "read the password from standard input instead of printing a sign-in link")
     .option("--json", "print one JSON object");
   act(userCreate, () => commands.userCreate(ctx, userCreate.opts<commands.UserCreateOptions>()));
+
+  const userReset = leaf(user, "userResetSecondFactor", ctx)
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--json", "print one JSON object");
+  act(userReset, () => commands.userResetSecondFactor(ctx, userReset.opts<commands.UserResetOptions>()));
 
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");

@@ -53,6 +53,13 @@ PAYGATE_PUBLIC_URL/dashboard/welcome#…) that lets the user set a password; or,
 --password-stdin, take the password from standard input (at least 10 characters). An e-mail
 belongs to one user across all merchants.`,
   },
+  userResetSecondFactor: {
+    path: "user reset-second-factor",
+    synopsis: ["--email EMAIL [--json]"],
+    about: `Turn off a dashboard user's second factors (its authenticator app and recovery codes, and its
+security keys), for a user who lost them: it signs in with its password again and can set up new
+ones. Recorded in the merchant's audit log as the operator's.`,
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],

@@ -1,6 +1,7 @@
 // What every operation of the core is given: its stores, its ports and its policy. The gateway
 // (src/core/gateway.ts) holds one of these; adapters never see it.
 import type { Credentials } from "./merchants/credentials.ts";
+import type { PrivateTargets } from "./merchants/private-targets.ts";
 import type { Clock, EventRedelivery, PaymentRails, PriceFeed, QrRenderer, WebhookSender } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { Stores } from "./stores.ts";
@@ -14,8 +15,8 @@ export interface CoreDeps {
   qr: QrRenderer;
   clock: Clock;
   secrets: SecretBox;
-  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE: live webhook URLs may name private and loopback addresses. */
-  allowPrivateWebhookUrls: boolean;
+  /** The private destinations webhook URLs may name, per mode (PAYGATE_WEBHOOK_ALLOW_PRIVATE, PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE, the allowlist). */
+  privateWebhookTargets: PrivateTargets;
   /** Windows and tolerance of a transaction's life. */
   lifecycle: LifecyclePolicy;
   /** PAYGATE_PUBLIC_URL: the service's public base URL (no trailing slash), for checkout_url. */

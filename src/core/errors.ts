@@ -160,7 +160,7 @@ export const errors = {
   signInLinkInvalid: () =>
     new PaygateError(
       "unauthenticated",
-      "This sign-in link is not valid: it was used already, has expired or was never issued. Ask an owner of your merchant for a new invitation",
+      "This sign-in link is not valid: it was used already, has expired or was never issued, or its e-mail already signs in to another merchant's dashboard. Ask an owner of your merchant for a new invitation",
       "sign_in_link_invalid",
     ),
   csrfRejected: (message: string) => new PaygateError("forbidden", message, "csrf_rejected"),
@@ -173,6 +173,18 @@ export const errors = {
       "email_taken",
       [{ field: "email", message: "is taken" }],
     ),
+  /** Any dashboard change of a deactivated merchant (reads still work). */
+  dashboardReadOnly: () =>
+    new PaygateError(
+      "forbidden",
+      "This merchant is deactivated, so its dashboard is read-only: nothing can be changed until the operator reactivates it (paygate merchant update ID --active true)",
+      "merchant_inactive",
+    ),
+  /** An owner's invitation of an e-mail one of its own users has (other merchants' users are never mentioned). */
+  dashboardEmailTakenHere: () =>
+    new PaygateError("validation_error", "email is taken: a user of this merchant has this e-mail already", "email_taken", [
+      { field: "email", message: "is taken" },
+    ]),
   dashboardUserNotFound: (id: string) =>
     new PaygateError("not_found", `No dashboard user with id '${printable(id)}' at this merchant`, "dashboard_user_not_found"),
   lastOwner: () =>
@@ -181,6 +193,101 @@ export const errors = {
       "A merchant needs at least one owner: make another user owner first, then change or remove this one",
       "last_owner",
     ),
+  // ── The dashboard: second factors and re-authentication (src/core/dashboard/second-factor.ts, reauthentication.ts) ──
+  /** A wrong authenticator code or recovery code: the same for both, so a guess learns nothing of which is wrong. */
+  secondFactorFailed: () =>
+    new PaygateError(
+      "unauthenticated",
+      "The authentication code is incorrect: enter the 6-digit code your authenticator app shows now, or one of your recovery codes",
+      "second_factor_failed",
+    ),
+  /** A right code of a time step already used (RFC 6238 §5.2: each code is accepted once). */
+  secondFactorCodeReused: () =>
+    new PaygateError(
+      "unauthenticated",
+      "This authentication code was used already: wait for your authenticator app to show the next code, and enter that one",
+      "second_factor_code_reused",
+    ),
+  signInChallengeInvalid: () =>
+    new PaygateError(
+      "unauthenticated",
+      "This sign-in has expired or was completed already: sign in again with your e-mail and password",
+      "sign_in_challenge_invalid",
+    ),
+  secondFactorEnrolmentRequired: () =>
+    new PaygateError(
+      "forbidden",
+      "This service requires a second factor for owners and developers: set up an authenticator app or a security key on the Security page (/dashboard/security) first; until then nothing else is allowed",
+      "second_factor_enrolment_required",
+    ),
+  secondFactorEnabledAlready: () =>
+    new PaygateError(
+      "invalid_state",
+      "Your second factor is on already: turn it off first (with your password and a code) to set up another authenticator app",
+      "second_factor_enabled",
+    ),
+  secondFactorNotEnabled: () => new PaygateError("invalid_state", "This account has no second factor to turn off", "second_factor_not_enabled"),
+  dashboardEmailNotFound: (email: string) =>
+    new PaygateError("not_found", `No dashboard user has the e-mail '${printable(email)}'`, "dashboard_user_not_found"),
+  secondFactorEnrolmentMissing: () =>
+    new PaygateError(
+      "invalid_state",
+      "No authenticator app is being set up: start again with POST /dashboard/api/second-factor (Security page, Set up)",
+      "second_factor_enrolment_missing",
+    ),
+  /** The code that confirms an enrolment is wrong: nothing turned on, the enrolment stays open. */
+  secondFactorCodeInvalid: () =>
+    new PaygateError(
+      "validation_error",
+      "code is not the one your authenticator app shows for this secret: check that the app added the account, then enter its current 6-digit code",
+      "second_factor_code_invalid",
+      [{ field: "code", message: "is not the current code of this secret" }],
+    ),
+  reauthenticationRequired: (minutes: number) =>
+    new PaygateError(
+      "forbidden",
+      `This change needs your password again (and your authentication code, if you have a second factor): you last confirmed it more than ${minutes} minutes ago. Confirm it (POST /dashboard/api/session/reauthenticate), then retry; nothing was changed`,
+      "reauthentication_required",
+    ),
+  /** A wrong password when re-authenticating (the session stays; only the proof failed). */
+  reauthenticationFailed: () => new PaygateError("unauthenticated", "The password is incorrect", "reauthentication_failed"),
+  // ── WebAuthn security keys (src/core/dashboard/security-keys.ts) ──
+  /** An assertion whose signature, origin or site does not verify against the key (or names no key of this account). */
+  securityKeyFailed: (why: string) =>
+    new PaygateError(
+      "unauthenticated",
+      `The security key's answer was refused: ${why}. Try again, or use another second factor`,
+      "security_key_failed",
+    ),
+  /** The assertion's challenge is unknown, used already or expired: each is accepted once, for a few minutes. */
+  securityKeyChallengeInvalid: () =>
+    new PaygateError(
+      "unauthenticated",
+      "This security key request has expired or was used already: ask for a new one and touch your key again",
+      "security_key_challenge_invalid",
+    ),
+  /** The key's signature counter did not go up: the same key signed elsewhere since, as a cloned key would. */
+  securityKeyCounterBackwards: (name: string, counter: number, stored: number) =>
+    new PaygateError(
+      "unauthenticated",
+      `The security key "${printable(name)}" answered with signature counter ${counter}, not above its last one (${stored}): it may have been cloned. It was refused; sign in with another factor and remove it`,
+      "security_key_counter_backwards",
+    ),
+  securityKeyRegistrationInvalid: (why: string) =>
+    new PaygateError("validation_error", `The security key could not be registered: ${why}`, "security_key_registration_invalid"),
+  securityKeyRegistrationExpired: () =>
+    new PaygateError(
+      "invalid_state",
+      "This security key registration has expired or was completed already: start again (Security page, Add a security key)",
+      "security_key_registration_expired",
+    ),
+  securityKeyRegisteredAlready: () =>
+    new PaygateError("invalid_state", "This security key is registered already (to this or another account)", "security_key_registered_already"),
+  securityKeyLimit: (max: number) =>
+    new PaygateError("invalid_state", `An account can register at most ${max} security keys: remove one first`, "security_key_limit"),
+  securityKeyNotFound: () => new PaygateError("not_found", "This account has no such security key", "security_key_not_found"),
+  noSecurityKey: () =>
+    new PaygateError("invalid_state", "This account has no security key: use your authenticator app's code instead", "security_key_none"),
 };
 
 /** A refusal the client may retry after a wait (sent as Retry-After): sign-in throttling. */

@@ -2,27 +2,50 @@
 // holds the stores and ports and exposes the payment, merchant, test-rate and webhook-event operations.
 // Rules live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
 import { authorize, type DashboardActor } from "./dashboard/access.ts";
+import { auditLogPage, authorOf, OPERATOR, type AuditLogPage, type ChangeAuthor } from "./dashboard/audit-log.ts";
 import {
+  disableSecondFactor,
+  reauthenticate,
+  reauthenticationOptions,
+  requireRecentAuthentication,
+  resetSecondFactor,
+  type Reauthentication,
+} from "./dashboard/reauthentication.ts";
+import {
+  beginEnrolment,
+  confirmEnrolment,
+  DEFAULT_SECOND_FACTOR_LIMIT,
+  SecondFactorThrottle,
+  type SecondFactorProof,
+  type TotpEnrolment,
+} from "./dashboard/second-factor.ts";
+import { listSecurityKeys, registerSecurityKey, registrationOptions, removeSecurityKey, type SecurityKeyView } from "./dashboard/security-keys.ts";
+import {
+  completeSignIn,
   DEFAULT_SESSION_POLICY,
   pruneSessions,
   sessionOf,
   signIn,
+  signInSecurityKeyOptions,
   signOut,
   signOutEverywhere,
   useSignInLink,
   type DashboardDeps,
   type DashboardSession,
   type DashboardUserView,
+  type SecondFactorRequired,
   type SessionPolicy,
   type SignedIn,
 } from "./dashboard/sessions.ts";
 import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./dashboard/throttle.ts";
 import { changeRole, createUser, inviteUser, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "./deps.ts";
 import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
+import { NO_PRIVATE_TARGETS, shownResponseBody, type PrivateTargets } from "./merchants/private-targets.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
@@ -30,6 +53,7 @@ import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, 
 import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock, DeliveryReport } from "./ports.ts";
+import type { RateLimit } from "./rate-limits.ts";
 import {
   dashboardTransaction,
   exportDashboardTransactions,
@@ -53,23 +77,32 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { retrieveTransaction } from "./transactions/retrieve.ts";
+import { receiptsOf, type TransactionReceipt } from "./transactions/receipts.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
 import type { WebhookEvent } from "../db/types.ts";
-import { TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
+import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 
-/** The gateway's dependencies; the policy, the private-URL switch and the public URL have defaults. */
-export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "allowPrivateWebhookUrls" | "publicUrl"> & {
+/** The gateway's dependencies; the policy, the private webhook targets (none) and the public URL have defaults. */
+export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "privateWebhookTargets" | "publicUrl"> & {
   lifecycle?: LifecyclePolicy;
-  allowPrivateWebhookUrls?: boolean;
+  privateWebhookTargets?: PrivateTargets;
   publicUrl?: string;
   /** Every instance's transaction changes (the database's notifications): live updates follow them. None: updates send the first state only. */
   changes?: TransactionChanges;
-  /** The dashboard's session lifetimes and sign-in throttling; defaults when absent. */
-  dashboard?: { sessions?: Partial<SessionPolicy>; signInLimits?: SignInLimits };
+  /**
+   * The dashboard's session lifetimes and sign-in throttling; defaults when absent. `requireSecondFactor`:
+   * PAYGATE_DASHBOARD_REQUIRE_2FA; `secondFactorLimit`: wrong codes and re-authentication passwords per user.
+   */
+  dashboard?: {
+    sessions?: Partial<SessionPolicy>;
+    signInLimits?: SignInLimits;
+    requireSecondFactor?: boolean;
+    secondFactorLimit?: RateLimit | null;
+  };
 };
 
 /** PAYGATE_PUBLIC_URL's default for the default HOST and PORT (src/config.ts). */
@@ -80,6 +113,7 @@ const NO_CHANGES: TransactionChanges = { subscribe: () => () => {} };
 export class PaymentGateway {
   private readonly deps: CoreDeps;
   private readonly followers: TransactionFollowers;
+  private readonly liveCredentials: LiveCredentials;
   private readonly dashboard: DashboardDeps;
 
   constructor(deps: GatewayDeps) {
@@ -87,16 +121,28 @@ export class PaymentGateway {
     this.deps = {
       ...core,
       lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE,
-      allowPrivateWebhookUrls: deps.allowPrivateWebhookUrls ?? false,
+      privateWebhookTargets: deps.privateWebhookTargets ?? NO_PRIVATE_TARGETS,
       publicUrl: deps.publicUrl ?? DEFAULT_PUBLIC_URL,
     };
     this.followers = new TransactionFollowers(changes ?? NO_CHANGES);
+    this.liveCredentials = new LiveCredentials(deps.credentials);
     this.dashboard = {
       store: deps.stores.dashboard,
       clock: deps.clock,
       throttle: new SignInThrottle(deps.stores.rateLimits, dashboard?.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, deps.clock),
       policy: { ...DEFAULT_SESSION_POLICY, ...dashboard?.sessions },
       publicUrl: this.deps.publicUrl,
+      requireSecondFactor: dashboard?.requireSecondFactor ?? false,
+      secondFactors: deps.stores.secondFactors,
+      securityKeys: deps.stores.securityKeys,
+      audit: deps.stores.auditLog,
+      secrets: deps.secrets,
+      qr: deps.qr,
+      secondFactorThrottle: new SecondFactorThrottle(
+        deps.stores.rateLimits,
+        dashboard?.secondFactorLimit === undefined ? DEFAULT_SECOND_FACTOR_LIMIT : dashboard.secondFactorLimit,
+        deps.clock,
+      ),
     };
   }
 
@@ -105,9 +151,9 @@ export class PaymentGateway {
     return this.deps.publicUrl;
   }
 
-  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE, for an adapter that explains a refused URL. */
-  get allowsPrivateWebhookUrls(): boolean {
-    return this.deps.allowPrivateWebhookUrls;
+  /** The private destinations webhook URLs may name, for an adapter that explains a refused URL. */
+  get privateWebhookTargets(): PrivateTargets {
+    return this.deps.privateWebhookTargets;
   }
 
   // ── Payments (spec 4) ─────────────────────────────────────────────────────────────────────────
@@ -139,7 +185,7 @@ export class PaymentGateway {
    * does (unauthenticated), and with not_found where a read finds nothing.
    */
   transactionUpdates(bearerToken: string | undefined, id: string) {
-    return transactionUpdates(this.deps, this.followers, bearerToken, id);
+    return transactionUpdates(this.deps, this.followers, this.liveCredentials, bearerToken, id);
   }
 
   /** How many transactions live updates follow in this process now (each costs a map entry, no connection). */
@@ -164,6 +210,14 @@ export class PaymentGateway {
   /** The currencies, quote and payment state of a transaction, as every API shows them. */
   describe(transaction: TransactionRecord): TransactionView {
     return viewOf(transaction, this.deps.lifecycle);
+  }
+
+  /**
+   * The receipts of each transaction (a reply's one, or a page's), as every API shows them: one query
+   * for them all, none when no transaction can have any yet (receipts.ts).
+   */
+  receipts(transactions: readonly TransactionRecord[]): Promise<Map<string, TransactionReceipt[]>> {
+    return receiptsOf(this.deps.stores.transactions, transactions);
   }
 
   /** Test mode: a payment as the chain watcher would record it. */
@@ -215,11 +269,13 @@ export class PaymentGateway {
     return createMerchant(this.deps, input);
   }
 
+  /** `by`: who, in the audit log (the operator unless a dashboard method says otherwise), as for each change below. */
   updateMerchant(
     id: number,
     input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
+    by: ChangeAuthor = OPERATOR,
   ): Promise<MerchantWithWallets> {
-    return updateMerchant(this.deps, id, input);
+    return updateMerchant(this.deps, id, input, by);
   }
 
   createPaymentLink(merchantId: number, isLive: boolean): Promise<{ slug: string }> {
@@ -232,13 +288,13 @@ export class PaymentGateway {
   }
 
   /** One mode's webhook URL (null or "" removes it), with merchant update's checks. */
-  setMerchantWebhookUrl(merchantId: number, mode: Mode, url: string | null): Promise<MerchantSettings> {
-    return setWebhookUrl(this.deps, merchantId, mode, url);
+  setMerchantWebhookUrl(merchantId: number, mode: Mode, url: string | null, by: ChangeAuthor = OPERATOR): Promise<MerchantSettings> {
+    return setWebhookUrl(this.deps, merchantId, mode, url, by);
   }
 
   /** A new signing secret (returned once); the previous one keeps signing deliveries for 24 hours. */
-  rotateMerchantWebhookSecret(merchantId: number): Promise<RotatedWebhookSecret> {
-    return rotateWebhookSecret(this.deps, merchantId);
+  rotateMerchantWebhookSecret(merchantId: number, by: ChangeAuthor = OPERATOR): Promise<RotatedWebhookSecret> {
+    return rotateWebhookSecret(this.deps, merchantId, by);
   }
 
   /** A signed `webhook.test` POST to the mode's URL now; the attempt, nothing stored. */
@@ -252,8 +308,11 @@ export class PaymentGateway {
   }
 
   /** A new key of a kind and mode (returned once); the keys it replaces work until the chosen end. */
-  rollMerchantApiKey(merchantId: number, request: ApiKeyRollRequest): Promise<RolledApiKey> {
-    return rollApiKey(this.deps, merchantId, request);
+  async rollMerchantApiKey(merchantId: number, request: ApiKeyRollRequest, by: ChangeAuthor = OPERATOR): Promise<RolledApiKey> {
+    const rolled = await rollApiKey(this.deps, merchantId, request, by);
+    // A key ended now ends its live updates in this process at once (other instances at their next check).
+    await this.liveCredentials.recheckAll();
+    return rolled;
   }
 
   /** The checks of setting a wallet key, and the next three addresses it would hand out; nothing stored. */
@@ -261,8 +320,8 @@ export class PaymentGateway {
     return previewWallet(this.deps, merchantId, request);
   }
 
-  setMerchantWallet(merchantId: number, request: WalletRequest): Promise<WalletView> {
-    return setWallet(this.deps, merchantId, request);
+  setMerchantWallet(merchantId: number, request: WalletRequest, by: ChangeAuthor = OPERATOR): Promise<WalletView> {
+    return setWallet(this.deps, merchantId, request, by);
   }
 
   /** Every coin in both modes, with its wallet (key shortened), next index and gap-limit warning. */
@@ -287,19 +346,26 @@ export class PaymentGateway {
     return this.merchantSettings(actor.merchantId);
   }
 
+  // The changes that redirect money or events, or hand out access, also need a recent proof of the
+  // password (sudo mode: requireRecentAuthentication) and are written to the audit log by the actor.
+
   async setWebhookUrl(actor: DashboardActor, mode: Mode, url: string | null): Promise<MerchantSettings> {
     authorize(actor, "manage_webhooks");
-    return this.setMerchantWebhookUrl(actor.merchantId, mode, url);
+    requireRecentAuthentication(this.dashboard, actor);
+    return this.setMerchantWebhookUrl(actor.merchantId, mode, url, authorOf(actor));
   }
 
   async rotateWebhookSecret(actor: DashboardActor): Promise<RotatedWebhookSecret> {
     authorize(actor, "manage_webhooks");
-    return this.rotateMerchantWebhookSecret(actor.merchantId);
+    requireRecentAuthentication(this.dashboard, actor);
+    return this.rotateMerchantWebhookSecret(actor.merchantId, authorOf(actor));
   }
 
+  /** As sendMerchantTestEvent, but never with the body of an answer from a private address (the operator's CLI shows it). */
   async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
     authorize(actor, "manage_webhooks");
-    return this.sendMerchantTestEvent(actor.merchantId, mode);
+    const attempt = await this.sendMerchantTestEvent(actor.merchantId, mode);
+    return { ...attempt, responseBody: shownResponseBody(attempt) };
   }
 
   async listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {
@@ -309,17 +375,21 @@ export class PaymentGateway {
 
   async rollApiKey(actor: DashboardActor, request: ApiKeyRollRequest): Promise<RolledApiKey> {
     authorize(actor, "manage_keys");
-    return this.rollMerchantApiKey(actor.merchantId, request);
+    requireRecentAuthentication(this.dashboard, actor);
+    return this.rollMerchantApiKey(actor.merchantId, request, authorOf(actor));
   }
 
+  /** Sudo mode too: the preview is the first step of a wallet change, so the prompt comes before the merchant compares addresses. */
   async previewWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletPreview> {
     authorize(actor, "manage_wallets");
+    requireRecentAuthentication(this.dashboard, actor);
     return this.previewMerchantWallet(actor.merchantId, request);
   }
 
   async setWallet(actor: DashboardActor, request: WalletRequest): Promise<WalletView> {
     authorize(actor, "manage_wallets");
-    return this.setMerchantWallet(actor.merchantId, request);
+    requireRecentAuthentication(this.dashboard, actor);
+    return this.setMerchantWallet(actor.merchantId, request, authorOf(actor));
   }
 
   async listWallets(actor: DashboardActor): Promise<WalletView[]> {
@@ -397,19 +467,90 @@ export class PaymentGateway {
 
   // ── The dashboard: accounts and sessions (src/core/dashboard/) ────────────────────────────────
 
-  /** Signs in with e-mail and password; throttled per e-mail and per client address (429). */
-  signIn(input: { email: string; password: string; clientAddress: string }): Promise<SignedIn> {
+  /**
+   * Signs in with e-mail and password; throttled per e-mail and per client address (429). A user with
+   * a second factor gets a challenge instead of a session, for completeSignIn.
+   */
+  signIn(input: { email: string; password: string; clientAddress: string }): Promise<SignedIn | SecondFactorRequired> {
     return signIn(this.dashboard, input);
   }
 
-  /** Uses a one-time sign-in link: sets the password, ends the user's other sessions, signs in. */
-  useSignInLink(token: string, password: unknown): Promise<SignedIn> {
-    return useSignInLink(this.dashboard, token, password);
+  /** The second step of a sign-in: the challenge with the app's code or a recovery code; wrong codes throttled per user (429). */
+  completeSignIn(input: { challengeToken: unknown; clientAddress: string } & SecondFactorProof): Promise<SignedIn> {
+    return completeSignIn(this.dashboard, input);
   }
 
-  /** The session a cookie names, with its actor and CSRF token; 401 session_required otherwise. */
-  dashboardSession(token: string | undefined): Promise<DashboardSession> {
-    return sessionOf(this.dashboard, token);
+  /** Uses a one-time sign-in link: sets the password, ends the user's other sessions, signs in. */
+  useSignInLink(token: string, password: unknown, clientAddress: string | null = null): Promise<SignedIn> {
+    return useSignInLink(this.dashboard, token, password, clientAddress);
+  }
+
+  /** The session a cookie names, with its actor (from `clientAddress`) and CSRF token; 401 session_required otherwise. */
+  dashboardSession(token: string | undefined, clientAddress: string | null = null): Promise<DashboardSession> {
+    return sessionOf(this.dashboard, token, clientAddress);
+  }
+
+  /** Sudo mode: the password (and second factor) proved again; the session's sensitive changes are allowed for a few more minutes. */
+  reauthenticate(token: string | undefined, clientAddress: string | null, input: Reauthentication): Promise<DashboardSession> {
+    return reauthenticate(this.dashboard, token, clientAddress, input);
+  }
+
+  /** Starts setting up an authenticator app (sudo mode): the secret, its otpauth:// URI and QR code, shown once. */
+  async beginSecondFactor(actor: DashboardActor): Promise<TotpEnrolment> {
+    requireRecentAuthentication(this.dashboard, actor);
+    return beginEnrolment(this.dashboard, actor);
+  }
+
+  /** The app's code turns the second factor on; the ten recovery codes are answered this once. */
+  confirmSecondFactor(actor: DashboardActor, code: unknown): Promise<{ recoveryCodes: string[] }> {
+    return confirmEnrolment(this.dashboard, actor, code);
+  }
+
+  /** Turns the actor's second factor off, with its password and a code. */
+  disableSecondFactor(actor: DashboardActor, input: Reauthentication): Promise<void> {
+    return disableSecondFactor(this.dashboard, actor, input);
+  }
+
+  /** The actor's WebAuthn security keys (never their public keys). */
+  securityKeys(actor: DashboardActor): Promise<SecurityKeyView[]> {
+    return listSecurityKeys(this.dashboard, actor);
+  }
+
+  /** Starts registering a security key (sudo mode): the options for navigator.credentials.create(). */
+  async securityKeyRegistrationOptions(actor: DashboardActor): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    requireRecentAuthentication(this.dashboard, actor);
+    return registrationOptions(this.dashboard, actor);
+  }
+
+  /** Registers the key the browser created for the last options, under a name; audited. */
+  registerSecurityKey(actor: DashboardActor, input: { name: unknown; response: unknown }): Promise<SecurityKeyView> {
+    return registerSecurityKey(this.dashboard, actor, input);
+  }
+
+  /** Removes one of the actor's security keys (sudo mode); audited. */
+  async removeSecurityKey(actor: DashboardActor, id: string): Promise<void> {
+    requireRecentAuthentication(this.dashboard, actor);
+    return removeSecurityKey(this.dashboard, actor, id);
+  }
+
+  /** The options for navigator.credentials.get() that answer a sign-in challenge with a security key. */
+  signInSecurityKeyOptions(challengeToken: unknown): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return signInSecurityKeyOptions(this.dashboard, challengeToken);
+  }
+
+  /** The options for navigator.credentials.get() that re-authenticate the session's user with a security key. */
+  reauthenticationSecurityKeyOptions(token: string | undefined, clientAddress: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return reauthenticationOptions(this.dashboard, token, clientAddress);
+  }
+
+  /** The operator's `paygate user reset-second-factor`: a user who lost its app and recovery codes signs in with its password again. */
+  resetDashboardSecondFactor(email: unknown): Promise<{ userId: string; email: string; merchantId: number }> {
+    return resetSecondFactor(this.dashboard, email);
+  }
+
+  /** The actor's merchant's audit log, newest first (owners only). */
+  auditLog(actor: DashboardActor, params: Record<string, unknown>): Promise<AuditLogPage> {
+    return auditLogPage(this.deps, actor, params);
   }
 
   signOut(token: string): Promise<void> {
@@ -420,12 +561,12 @@ export class PaymentGateway {
     return signOutEverywhere(this.dashboard, actor);
   }
 
-  /** Deletes ended dashboard sessions and expired sign-in links (the expiry job's tick). */
+  /** Deletes ended dashboard sessions, expired sign-in links and WebAuthn challenges (the expiry job's tick). */
   pruneDashboardSessions(): Promise<number> {
     return pruneSessions(this.dashboard);
   }
 
-  /** The operator's `paygate user create`: with a password, or a one-time sign-in link. */
+  /** The operator's `paygate user create`: with a password, or a one-time sign-in link (audited as the operator's). */
   createDashboardUser(input: { merchantId: number; email: unknown; role: unknown; password?: unknown }): Promise<CreatedUser> {
     return createUser(this.dashboard, input);
   }

@@ -33,8 +33,8 @@ export interface PaymentRails {
 }
 
 export interface QrRenderer {
-  /** A `data:image/png;base64,…` URL of a QR code holding `text`. */
-  dataUrl(text: string): Promise<string>;
+  /** A `data:image/png;base64,…` URL of a QR code holding `text`; `secret`: the text is a secret, never kept in a cache. */
+  dataUrl(text: string, options?: { secret?: boolean }): Promise<string>;
 }
 
 export interface Clock {
@@ -43,11 +43,15 @@ export interface Clock {
 
 /**
  * One receipt of value at a payment address as a chain node sees it now: a UTXO output, a token
- * Transfer log, or (for a native EVM coin, where a node lists no transfers by address) the
- * address's balance split into its confirmed and unconfirmed parts.
+ * Transfer log, a native EVM coin transfer (a transaction to the address), or the part of a native
+ * balance that no transfer found explains (coins sent inside contract calls), split into its
+ * confirmed and unconfirmed parts.
  */
 export interface ObservedReceipt {
-  /** Stable within the address across polls: `txid:vout`, `txHash:logIndex`, `balance:confirmed`. */
+  /**
+   * Stable within the address across polls: `txid:vout`, `txHash:logIndex` (a token transfer), `txHash`
+   * (a native transfer), `balance:internal:confirmed` / `balance:internal:unconfirmed` (the balance part).
+   */
   key: string;
   /** The chain transaction, when there is one to show. */
   txHash: string | null;
@@ -61,7 +65,9 @@ export interface ObservedReceipt {
 export interface ChainWatcher {
   /**
    * Every receipt to `address` on the node's current best chain: one reorganised away is simply
-   * absent. `since` is when the address was handed out (nothing can have arrived before).
+   * absent, and the caller records an absent receipt as dropped (applyReceipts), so one still on the
+   * chain must never be left out, however old. `since` is when the address was handed out (nothing
+   * can have arrived before).
    * Rejects when the node cannot be reached or answers nonsense; the caller tries again later.
    */
   receiptsTo(
@@ -80,6 +86,8 @@ export interface WebhookAttemptResult {
   latencyMs: number;
   /** The first 1 KiB of the response body. */
   responseBody: string | null;
+  /** The answer may have come from a private address (the operator allowed one): its body is never shown to merchants' users. */
+  privateAddress: boolean;
   error: string | null;
 }
 

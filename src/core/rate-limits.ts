@@ -37,14 +37,28 @@ export interface CounterWindow {
   end: Date;
 }
 
+/**
+ * A second counter that a request counts in only when its first one let it in: a sign-in attempt
+ * counts against its e-mail only once its address is within its limit, so an address over its
+ * limit cannot use up other people's e-mails. Its key must differ from every first counter's.
+ */
+export interface NextCounter {
+  window: CounterWindow;
+  /** Counted when the first counter's hits, this one included, are at most this. */
+  ifHitsAtMost: number;
+}
+
 /** The counters, shared by every instance. */
 export interface RateLimitCounters {
   /**
-   * Atomically adds one hit to `hit`'s counter and reads `read`'s, each when given (concurrent
-   * requests may share one statement). Returns the hit counter's hits, this one included, and the
-   * read counter's (0 for a counter not given or not there).
+   * Atomically adds one hit to `hit`'s counter, reads `read`'s, and adds one to `next`'s when
+   * `hit`'s total allows it, each when given (concurrent requests may share one statement).
+   * Returns the hit counter's hits, this one included; the read counter's (0 for a counter not
+   * given or not there); with `next`, the next counter's hits (this one included when it counted).
    */
-  count(hit: CounterWindow | null, read: CounterWindow | null): Promise<{ hits: number; read: number }>;
+  count(hit: CounterWindow | null, read: CounterWindow | null, next?: NextCounter | null): Promise<{ hits: number; read: number; next?: number }>;
+  /** Takes one hit back from a counter (never below zero): a sign-in that succeeded was no guess. */
+  giveBack(window: CounterWindow): Promise<void>;
   /** Forgets the counters of windows that ended by `now`; returns how many. */
   prune(now: Date): Promise<number>;
 }
@@ -140,6 +154,21 @@ export class RateLimiter {
       usage: bucket && usageOf(bucket.rule, counted.hits, hit, now),
       failures: failureRule && usageOf(failureRule, counted.read, read, now),
     };
+  }
+
+  /**
+   * Counts `hits` more requests against the bucket of a request already admitted (the mutation fields
+   * of a GraphQL request after its first: each is a write of its own). Its usage after them; null
+   * when that kind is not limited.
+   */
+  async countMore(bearerToken: string | undefined, clientAddress: string, hits: number): Promise<{ bucket: Bucket; usage: WindowUsage } | null> {
+    const bucket = this.bucketOf(bearerToken, clientAddress);
+    if (!bucket || hits < 1) return null;
+    const now = this.clock.now().getTime();
+    const window = windowOf(bucket.key, bucket.rule, now);
+    // The counters add one hit a call; calls made together share a statement.
+    const counted = await Promise.all(Array.from({ length: hits }, () => this.counters.count(window, null)));
+    return { bucket, usage: usageOf(bucket.rule, Math.max(...counted.map((c) => c.hits)), window, now) };
   }
 
   /** Whether the address has used up its failed authentications: it is refused before authenticating. */

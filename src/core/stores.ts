@@ -7,6 +7,7 @@ import type { DashboardRole } from "./dashboard/access.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import type { RateLimitCounters } from "./rate-limits.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
+import type { StoredReceipt } from "./transactions/receipts.ts";
 
 // ── Transactions ────────────────────────────────────────────────────────────────────────────────
 
@@ -182,6 +183,7 @@ export interface TransactionStore {
    * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
    * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the
    * least-confirmed unconfirmed receipt with the number required, and SUCCESSFUL when `completes` says so.
+   * The number required is set with the first receipt: a transaction without it has none (mayHaveReceipts).
    */
   recordReceipts(
     transactionId: string,
@@ -209,6 +211,8 @@ export interface TransactionStore {
   walletCurrencies(merchantId: number, isLive: boolean): Promise<number[]>;
   /** What arrived at the transaction's address (dropped receipts too), first seen first. */
   receipts(transactionId: string): Promise<PaymentReceipt[]>;
+  /** The receipts of every transaction of `transactionIds` in one query, each transaction's first seen first (dropped ones too). */
+  receiptsOf(transactionIds: readonly string[]): Promise<StoredReceipt[]>;
 }
 
 // ── Credentials and Idempotency-Keys ────────────────────────────────────────────────────────────
@@ -291,6 +295,8 @@ export interface MerchantChanges {
   liveWebhookUrl?: string | null;
   testWebhookUrl?: string | null;
   wallets: WalletWrite[];
+  /** The audit log's entries of the change, written in its database transaction. */
+  audit?: AuditWrite[];
 }
 
 /** A merchant with its wallets per currency and mode, as an operator sees it after a change. */
@@ -336,6 +342,8 @@ export interface ApiKeyRoll {
   newKey: ApiKeyWrite;
   oldExpiresAt: Date;
   now: Date;
+  /** The audit log's entry of the roll, written in its database transaction. */
+  audit?: AuditWrite;
 }
 
 /** The wallet that receives a currency in a mode, with how far its addresses are used. */
@@ -370,7 +378,7 @@ export interface MerchantStore {
    * In one statement: the current secret becomes the previous one (until `previousExpiresAt`),
    * `sealed` the current one. Whatever was previous before is dropped. False: no such merchant.
    */
-  rotateWebhookSecret(merchantId: number, sealed: string, now: Date, previousExpiresAt: Date): Promise<boolean>;
+  rotateWebhookSecret(merchantId: number, sealed: string, now: Date, previousExpiresAt: Date, audit?: AuditWrite): Promise<boolean>;
   /** Every key of the merchant, newest first; null when there is no such merchant. */
   apiKeys(merchantId: number): Promise<ApiKeyListRow[] | null>;
   /**
@@ -530,6 +538,10 @@ export interface DashboardUserRow {
   role: DashboardRole;
   passwordHash: string | null;
   createdAt: Date;
+  /** When its TOTP second factor was turned on; null: none. */
+  totpEnabledAt: Date | null;
+  /** How many WebAuthn security keys it has registered (a second factor too). */
+  securityKeyCount: number;
 }
 
 /** A one-time sign-in link as stored: the token's SHA-256 only. */
@@ -544,6 +556,8 @@ export interface SessionWrite {
   userId: string;
   createdAt: Date;
   expiresAt: Date;
+  /** The audit log's entry of the sign-in, written with the session. */
+  audit?: AuditWrite;
 }
 
 /** A session with its user and the user's merchant, as every dashboard request reads it. */
@@ -552,6 +566,8 @@ export interface SessionRow {
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
+  /** When the session last proved its password (and second factor): sudo mode reads it. */
+  authenticatedAt: Date;
   user: DashboardUserRow;
   merchant: MerchantIdentity;
 }
@@ -565,14 +581,27 @@ export interface UserChange {
   actorId: string;
   change: { role: DashboardRole } | "remove";
   check(actor: DashboardUserRow | null, user: DashboardUserRow, ownersAfter: number): void;
+  /** The audit log's entry of the change (it names the user as it was), written in its database transaction. */
+  audit?(user: DashboardUserRow): AuditWrite;
 }
 
 export interface DashboardStore {
   /** The merchant, or null: a user is made for an existing one only. */
   merchant(merchantId: number): Promise<MerchantIdentity | null>;
-  /** The user and (when given) its sign-in link together; an e-mail taken already fails it with DuplicateKeyError. */
-  createUser(user: Omit<DashboardUserRow, "createdAt">, link: SignInLinkWrite | null): Promise<DashboardUserRow>;
+  /**
+   * The user and (when given) its sign-in link together; fails with DuplicateKeyError when the merchant
+   * has a user with this e-mail, or the user has a password and the e-mail has an account (a user with
+   * a password) at any merchant. A user without one (an invitation) may share an e-mail across merchants.
+   */
+  createUser(
+    user: Omit<DashboardUserRow, "createdAt" | "totpEnabledAt" | "securityKeyCount">,
+    link: SignInLinkWrite | null,
+    audit?: AuditWrite,
+  ): Promise<DashboardUserRow>;
+  /** The account (the user with a password) of the e-mail at any merchant, or null. */
   userByEmail(email: string): Promise<DashboardUserRow | null>;
+  /** Whether any merchant has a user with this e-mail, with a password or not. */
+  emailInUse(email: string): Promise<boolean>;
   /** The user of this merchant, or null. */
   userOf(merchantId: number, userId: string): Promise<DashboardUserRow | null>;
   /** Oldest first. */
@@ -582,18 +611,140 @@ export interface DashboardStore {
    * `check`, then applies the change. Null when the merchant has no such user.
    */
   changeUser(merchantId: number, userId: string, change: UserChange): Promise<DashboardUserRow | null>;
-  /** Marks an unused, unexpired link used and returns its user; null otherwise (used, expired, unknown). */
+  /**
+   * Marks an unused, unexpired link used and returns its user; null otherwise (used, expired, unknown,
+   * or its user's e-mail has an account at another merchant).
+   */
   useSignInLink(tokenHash: string, now: Date): Promise<DashboardUserRow | null>;
+  /** DuplicateKeyError when the user's e-mail got an account at another merchant meanwhile. */
   setPassword(userId: string, passwordHash: string): Promise<void>;
   createSession(session: SessionWrite): Promise<void>;
   sessionByHash(tokenHash: string): Promise<SessionRow | null>;
   touchSession(tokenHash: string, now: Date): Promise<void>;
+  /** The session proved its password (and second factor) again at `now` (sudo mode); false when it is gone. */
+  reauthenticated(tokenHash: string, now: Date): Promise<boolean>;
   /** Returns how many were deleted (0 or 1). */
   deleteSession(tokenHash: string): Promise<number>;
   /** Every session of the user; returns how many. */
   deleteSessionsOf(userId: string): Promise<number>;
-  /** Sessions past their absolute end or idle since before `idleBefore`, and links past their end; returns how many. */
+  /** Sessions past their absolute end or idle since before `idleBefore`, links and sign-in challenges past their end; returns how many. */
   prune(now: Date, idleBefore: Date): Promise<number>;
+}
+
+// ── Second factors and the audit log ────────────────────────────────────────────────────────────
+
+/** A user's TOTP state, its secret sealed (src/core/dashboard/second-factor.ts opens it). */
+export interface SecondFactorRow {
+  userId: string;
+  totpSecretEnc: string | null;
+  totpEnabledAt: Date | null;
+  totpLastStep: number | null;
+}
+
+/** A sign-in whose password was right, waiting for its second factor. */
+export interface ChallengeWrite {
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface SecondFactorStore {
+  /** The user's TOTP state; null when there is no such user. */
+  of(userId: string): Promise<SecondFactorRow | null>;
+  /** Starts an enrolment: the sealed secret, not yet on; false when the user's second factor is on already (nothing changed). */
+  beginTotp(userId: string, sealedSecret: string): Promise<boolean>;
+  /**
+   * Turns the second factor on with the code's time step and the recovery codes' hashes (any earlier
+   * ones replaced), if the secret is still `sealedSecret` and not on yet; with the audit entry, in one
+   * database transaction. False: nothing changed.
+   */
+  enableTotp(userId: string, sealedSecret: string, step: number, recoveryCodeHashes: string[], now: Date, audit: AuditWrite): Promise<boolean>;
+  /** Turns it off: the secret and the recovery codes go, with the audit entry, in one database transaction. False: it was off. */
+  disableTotp(userId: string, audit: AuditWrite): Promise<boolean>;
+  /** Records a code's time step as used if it is later than the last one used (one statement: of two uses at once, one wins). */
+  useTotpStep(userId: string, step: number): Promise<boolean>;
+  /** Marks an unused recovery code used; null when there is none (wrong or used), else how many unused remain. */
+  useRecoveryCode(userId: string, codeHash: string, now: Date): Promise<number | null>;
+  /** How many unused recovery codes the user has. */
+  recoveryCodesLeft(userId: string): Promise<number>;
+  createChallenge(challenge: ChallengeWrite): Promise<void>;
+  /** The unexpired challenge's user; null otherwise. */
+  challenge(tokenHash: string, now: Date): Promise<DashboardUserRow | null>;
+  /** Deletes it; false when it was gone already (used at the same time by another request). */
+  endChallenge(tokenHash: string): Promise<boolean>;
+}
+
+/** A user's WebAuthn security key (src/core/dashboard/security-keys.ts): public material only. */
+export interface SecurityKeyRow {
+  id: string;
+  userId: string;
+  name: string;
+  /** base64url, as assertions name it. */
+  credentialId: string;
+  /** COSE-encoded public key. */
+  publicKey: Uint8Array<ArrayBuffer>;
+  /** The signature counter of the last accepted assertion. */
+  counter: number;
+  transports: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A WebAuthn challenge as stored: its SHA-256, its user and what it is for. */
+export interface WebAuthnChallengeWrite {
+  challengeHash: string;
+  userId: string;
+  purpose: "registration" | "authentication";
+  expiresAt: Date;
+}
+
+export interface SecurityKeyStore {
+  /** The user's keys, oldest first. */
+  listOf(userId: string): Promise<SecurityKeyRow[]>;
+  byCredentialId(credentialId: string): Promise<SecurityKeyRow | null>;
+  /** Stores a key with its audit entry in one database transaction; DuplicateKeyError when the credential is registered already. */
+  add(key: SecurityKeyRow, audit: AuditWrite): Promise<void>;
+  /** Removes the user's key with the audit entry (made from the key) in one transaction; null when the user has no such key. */
+  remove(userId: string, id: string, audit: (key: SecurityKeyRow) => AuditWrite): Promise<SecurityKeyRow | null>;
+  /** Removes every key of the user (the operator's reset), with the audit entry; how many. */
+  removeAllOf(userId: string, audit: AuditWrite): Promise<number>;
+  /** Moves the counter from `from` to `to` (one statement: of two uses of one assertion, one wins); false when it was not `from` any more. */
+  useCounter(id: string, from: number, to: number, now: Date): Promise<boolean>;
+  createChallenge(challenge: WebAuthnChallengeWrite): Promise<void>;
+  /** Deletes the unexpired challenge of that user and purpose; false when there is none (unknown, used or expired). */
+  useChallenge(challengeHash: string, userId: string, purpose: WebAuthnChallengeWrite["purpose"], now: Date): Promise<boolean>;
+  /** Deletes expired challenges; how many. */
+  pruneChallenges(now: Date): Promise<number>;
+}
+
+/** Who made a change: a dashboard user (from an address), or the operator at the command line. */
+export type AuditActorWrite = { kind: "user"; userId: string; email: string; clientAddress: string | null } | { kind: "operator" };
+
+/** One entry of a merchant's audit log, as written; never a secret. */
+export interface AuditWrite {
+  merchantId: number;
+  at: Date;
+  actor: AuditActorWrite;
+  action: string;
+  target: string;
+}
+
+export interface AuditLogRow {
+  id: number;
+  createdAt: Date;
+  actorKind: string;
+  actorUserId: string | null;
+  actorEmail: string | null;
+  action: string;
+  target: string;
+  clientAddress: string | null;
+}
+
+export interface AuditLogStore {
+  append(entry: AuditWrite): Promise<void>;
+  /** The merchant's entries newest first, those older than `beforeId` when given, at most `limit`. */
+  page(merchantId: number, beforeId: number | null, limit: number): Promise<AuditLogRow[]>;
 }
 
 /** Every store, as src/db/stores.ts makes them on one database. */
@@ -605,6 +756,9 @@ export interface Stores {
   testRates: TestRateStore;
   webhookEvents: WebhookEventStore;
   dashboard: DashboardStore;
+  secondFactors: SecondFactorStore;
+  securityKeys: SecurityKeyStore;
+  auditLog: AuditLogStore;
   /** The rate-limit counters, for sign-in throttling (the API's limiter is given its own by the HTTP layer). */
   rateLimits: RateLimitCounters;
 }

@@ -7,7 +7,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { paymentEventFor, type TransactionSnapshot } from "../core/events/payment-events.ts";
 import type { PrismaClient } from "./generated/client.ts";
+import { mayHaveReceipts } from "../core/transactions/receipts.ts";
 import { notifySql } from "./notifications.ts";
+import { receiptsOf } from "./stores/rows.ts";
 import type { Database, DatabaseTransaction } from "./types.ts";
 
 /** Writes that the outbox sees row by row, so it knows which transactions changed. */
@@ -78,9 +80,12 @@ export function withOutbox(base: PrismaClient): Database {
 async function writeEvents(tx: DatabaseTransaction, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
+  // The payload's receipts, in one query for the rows that can have any (none before a first payment).
+  const paid = rows.filter(mayHaveReceipts).map((row) => row.id);
+  const receipts = paid.length === 0 ? [] : await receiptsOf(tx, paid);
   const now = new Date();
   const written = await tx.webhookEvent.createManyAndReturn({
-    data: rows.map((row) => outboxRow(row, now)),
+    data: rows.map((row) => outboxRow({ ...row, receipts: receipts.filter((r) => r.transactionId === row.id) }, now)),
     skipDuplicates: true,
     select: { transactionId: true },
   });

@@ -1,5 +1,7 @@
 // What every resolver receives, and what a Transaction resolves from.
+import type { PaygateError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 
@@ -14,7 +16,12 @@ export interface GraphQLContext {
   /** Tells the request log which merchant the request acted for. */
   seenMerchant(id: number): void;
   /** Tells the HTTP layer the reasons of the errors answered (failed authentications count against the address: src/http/rate-limits.ts). */
-  seenErrorReasons(reasons: string[]): void;
+  seenErrorReasons(reasons: string[]): void | Promise<void>;
+  /**
+   * Counts `hits` more requests against the caller's rate-limit bucket (a request's mutation fields
+   * after its first: mutation-limits.ts); the refusal when that went over the limit. Absent without limits.
+   */
+  countMoreRequests?(hits: number): Promise<PaygateError | null>;
 }
 
 export interface TransactionParent {
@@ -25,4 +32,6 @@ export interface TransactionParent {
   customerVisible: boolean;
   /** Whether the caller is shown the client secret: initialize's caller and secret-key readers. */
   clientSecretVisible: boolean;
+  /** Its receipts, read only when a query asks for them: once for a whole page of a list (resolvers.ts, parentOf). */
+  receipts(): Promise<TransactionReceipt[]>;
 }

@@ -31,7 +31,7 @@ function extensionsOf(error: PaygateError) {
   return { code: CODES[error.code], status: HTTP_STATUS[error.code], reason: error.reason, errors: error.errors.map(camel) };
 }
 
-function toGraphQLError(error: PaygateError): GraphQLError {
+export function toGraphQLError(error: PaygateError): GraphQLError {
   return new GraphQLError(error.message, { extensions: extensionsOf(error) });
 }
 

@@ -2,6 +2,7 @@
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
+import type { TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
@@ -34,7 +35,12 @@ export const resolvers: Resolvers = {
         );
         const page = await ctx.gateway.listTransactions(ctx.bearerToken, params, GRAPH_NAMES);
         ctx.seenMerchant(page.merchantId);
-        const edges = page.transactions.map((t) => ({ cursor: t.id, node: parentOf(ctx, t, { customer: true, clientSecret: true }) }));
+        // The page's receipts in one query, when the first of its transactions asks for them.
+        const receipts = once(() => ctx.gateway.receipts(page.transactions));
+        const edges = page.transactions.map((t) => ({
+          cursor: t.id,
+          node: parentOf(ctx, t, { customer: true, clientSecret: true }, receipts),
+        }));
         return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
       }),
     transaction: (_root, { id }, ctx) =>
@@ -139,6 +145,13 @@ export const resolvers: Resolvers = {
     clientSecret: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).clientSecret : null),
     checkoutUrl: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).checkoutUrl : null),
     returnUrl: ({ record }) => record.returnUrl,
+    receipts: (parent) => parent.receipts(),
+  },
+
+  Receipt: {
+    transactionHash: (r) => r.txHash,
+    firstSeenAt: (r) => r.firstSeenAt.toISOString(),
+    updatedAt: (r) => r.updatedAt.toISOString(),
   },
 };
 
@@ -167,8 +180,29 @@ function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unk
   };
 }
 
-function parentOf(ctx: GraphQLContext, record: TransactionRecord, visible: { customer: boolean; clientSecret: boolean }): TransactionParent {
-  return { record, view: ctx.gateway.describe(record), customerVisible: visible.customer, clientSecretVisible: visible.clientSecret };
+/** `pageReceipts`: the receipts of the page the transaction is in (a list's); else its own are read when asked for. */
+function parentOf(
+  ctx: GraphQLContext,
+  record: TransactionRecord,
+  visible: { customer: boolean; clientSecret: boolean },
+  pageReceipts: () => Promise<Map<string, TransactionReceipt[]>> = once(() => ctx.gateway.receipts([record])),
+): TransactionParent {
+  return {
+    record,
+    view: ctx.gateway.describe(record),
+    customerVisible: visible.customer,
+    clientSecretVisible: visible.clientSecret,
+    receipts: async () => (await pageReceipts()).get(record.id) ?? [],
+  };
+}
+
+/** `compute` run at the first call only, its promise shared by every call. */
+function once<T>(compute: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= compute();
+    return result;
+  };
 }
 
 /** Computed once per transaction in a reply, however many of its fields need it. */

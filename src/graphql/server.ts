@@ -12,11 +12,13 @@ import express, { type RequestHandler } from "express";
 import type { GraphQLSchema, ValidationRule } from "graphql";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { bearerToken, idempotencyKeyHeader } from "../http/headers.ts";
+import { moreRequests, type RateLimitOptions } from "../http/rate-limits.ts";
 import { RETRY_AFTER_SECONDS } from "../http/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
 import { formatError, statusOf } from "./errors.ts";
 import { localLandingPage } from "./landing-page.ts";
+import { mutationLimits } from "./mutation-limits.ts";
 import { resolvers } from "./resolvers.ts";
 
 /** graphql-js's parser limit on tokens (armor's own is off: see below). */
@@ -42,7 +44,14 @@ export interface MountedGraphQL {
   stop(): Promise<void>;
 }
 
-export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOptions, logger: Logger): Promise<MountedGraphQL> {
+/** `limits`: the app's rate limits, against which each mutation field after a request's first counts too. */
+export async function createGraphQL(
+  gateway: PaymentGateway,
+  options: GraphQLOptions,
+  logger: Logger,
+  limits?: RateLimitOptions,
+): Promise<MountedGraphQL> {
+  const countMore = limits ? moreRequests(limits) : null;
   const schema = makeExecutableSchema<GraphQLContext>({ typeDefs: readFileSync(SCHEMA_FILE, "utf8"), resolvers });
   const armor = new ApolloArmor({
     maxDepth: { n: options.maxDepth ?? 8 },
@@ -71,6 +80,7 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
     plugins: [
       ...protection.plugins,
       httpStatusPlugin(logger),
+      mutationLimits(),
       options.landingPage ? localLandingPage() : ApolloServerPluginLandingPageDisabled(),
     ] as unknown as ApolloServerPlugin<GraphQLContext>[],
   });
@@ -87,6 +97,7 @@ export async function createGraphQL(gateway: PaymentGateway, options: GraphQLOpt
       seenErrorReasons: (reasons: string[]) => {
         res.locals.errorReasons = reasons;
       },
+      ...(countMore ? { countMoreRequests: (hits: number) => countMore(req, res, hits) } : {}),
     }),
   });
   return {

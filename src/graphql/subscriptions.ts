@@ -24,14 +24,16 @@ import { createHandler as createSseHandler } from "graphql-sse/lib/use/express";
 import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
-import { errors } from "../core/errors.ts";
+import { errors, RetryLaterError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { LiveConnections, LiveRefusal } from "../http/connection-limits.ts";
 import { type CorsSettings, credentialKind, SECRET_KEY_IN_BROWSER } from "../http/cors.ts";
 import { bearerToken } from "../http/headers.ts";
+import { clientAddress, type LimitRefusal, type LiveRateLimits } from "../http/rate-limits.ts";
 import { HTTP_STATUS } from "../http/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
-import { formatError, graphqlErrorBody } from "./errors.ts";
+import { formatError, graphqlErrorBody, toGraphQLError } from "./errors.ts";
 import { MAX_TOKENS } from "./server.ts";
 
 /** The WebSocket path: the same as POST /graphql (Express's matching: any case, an optional trailing slash). */
@@ -41,18 +43,20 @@ const MAX_WS_MESSAGE_BYTES = 64 * 1024;
 /** How long closing WebSockets may take their close handshake before they are cut. */
 const CLOSE_GRACE_MS = 1_000;
 
-/** A WebSocket upgrade the rate limits refuse: answered 429 before the socket becomes a WebSocket. */
-export interface UpgradeRefusal {
-  retryAfterSeconds: number;
-  message: string;
-}
+/** graphql-ws's close code for a refused connection: 4429, as HTTP's 429 (codes 4000–4999 are the application's). */
+export const CLOSE_TOO_MANY = 4429;
 
 export interface SubscriptionOptions {
   /**
-   * Counts an upgrade as one request of its client (the HTTP rate limits: upgrades never reach
-   * Express's middleware); a refusal is answered 429. Rejects when the counters fail: let through.
+   * The HTTP rate limits, which upgrades never reach through Express's middleware: an upgrade and
+   * each WebSocket subscription count as a request, and refusals as failed authentications count
+   * against the address. None: not limited.
    */
-  admitUpgrade?: (request: IncomingMessage) => Promise<UpgradeRefusal | null>;
+  limits?: LiveRateLimits;
+  /** A WebSocket upgrade's client address, as Express would see it (PAYGATE_TRUST_PROXY). */
+  clientAddress: (request: IncomingMessage) => string;
+  /** The caps on open event streams and WebSockets (src/http/connection-limits.ts). */
+  live: LiveConnections;
   schema: GraphQLSchema;
   /** The limits' validation rules (graphql-armor), as POST /graphql applies them. */
   validationRules: ValidationRule[];
@@ -129,32 +133,79 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       // Never the internal error's own message in a close reason.
       isProd: true,
       onConnect: (ctx) => {
-        const refusal = browserRefusal(ctx.extra.request, authorizationOf(ctx.connectionParams, ctx.extra.request), options.cors);
-        if (!refusal) return true;
-        ctx.extra.socket.close(CloseCode.Forbidden, refusal);
-        return false;
+        const { request, socket } = ctx.extra;
+        const authorization = authorizationOf(ctx.connectionParams, request);
+        const refusal = browserRefusal(request, authorization, options.cors);
+        if (refusal) {
+          socket.close(CloseCode.Forbidden, refusal);
+          return false;
+        }
+        // The upgrade counted the address; the credential is known only now (connectionParams).
+        if (authorization === undefined) return true;
+        const lease = options.live.acquireCredential(addressOf(request), authorization);
+        if ("cap" in lease) {
+          socket.close(CLOSE_TOO_MANY, lease.closeReason);
+          return false;
+        }
+        socket.once("close", lease.release);
+        return true;
       },
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
+        // graphql-ws has reserved this one's id already: a socket may hold the cap, and no more.
+        const { subscriptionsPerSocket } = options.live.limits;
+        if (Object.keys(ctx.subscriptions).length > subscriptionsPerSocket) {
+          return [
+            toGraphQLError(
+              new RetryLaterError(
+                `Too many subscriptions on this WebSocket: at most ${subscriptionsPerSocket} at once (PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET); complete one first`,
+                "too_many_subscriptions",
+                1,
+              ),
+            ),
+          ];
+        }
+        const address = addressOf(ctx.extra.request);
+        const authorization = authorizationOf(ctx.connectionParams, ctx.extra.request);
+        const refusal = await admit(authorization, address);
+        if (refusal) return [toGraphQLError(new RetryLaterError(refusal.message, refusal.reason, refusal.retryAfterSeconds))];
         const requestId = randomUUID();
         const context: GraphQLContext = {
           gateway,
-          bearerToken: bearerToken(authorizationOf(ctx.connectionParams, ctx.extra.request)),
+          bearerToken: bearerToken(authorization),
           idempotencyKey: undefined,
           requestId,
           seenMerchant: () => {},
-          // A WebSocket is one connection authorized once: its refusals close it rather than count.
-          seenErrorReasons: () => {},
+          // A refused credential counts against the address as REST's does: a guesser is stopped after the same number.
+          seenErrorReasons: (reasons) => countAnswered(address, reasons),
         };
         const prepared = prepare(payload, context);
         if (Array.isArray(prepared)) return prepared;
         requestIds.set(context, requestId);
         return prepared;
       },
+      onOperation: (_ctx, _id, _payload, args, result) => reportRefusals(args.contextValue, result),
       onNext: (_ctx, _id, _payload, args, result) => formatResult(result, requestIdOf(args.contextValue)),
       onError: (_ctx, _id, _payload, list) => formatErrors(list, "-"),
     },
     wss,
   );
+  const addresses = new WeakMap<IncomingMessage, string>();
+  const addressOf = (request: IncomingMessage) => addresses.get(request) ?? options.clientAddress(request);
+
+  /** One request of the rate limits; the counters failing (the database is down) lets it through, as on HTTP. */
+  async function admit(authorization: string | undefined, address: string): Promise<LimitRefusal | null> {
+    if (!options.limits) return null;
+    try {
+      return await options.limits.admit(authorization, address);
+    } catch {
+      return null;
+    }
+  }
+  /** Counted before the refusal is sent (as on HTTP), so a client learns of a failure only once it counts. */
+  async function countAnswered(address: string, reasons: readonly string[]): Promise<void> {
+    await options.limits?.answered(address, reasons).catch(() => {});
+  }
+
   const requestIdOf = (context: unknown) => (typeof context === "object" && context !== null ? (requestIds.get(context) ?? "-") : "-");
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -163,20 +214,14 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       socket.end(`HTTP/1.1 ${closing ? "503 Service Unavailable" : "404 Not Found"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
+    const address = options.clientAddress(request);
+    const lease = options.live.acquire(address, undefined);
+    if ("cap" in lease) return refuseUpgrade(socket, { ...lease, reason: "too_many_live_connections" });
+    // The raw socket closes however the upgrade ends (refused, failed, or a WebSocket closed later).
+    socket.once("close", lease.release);
+    addresses.set(request, address);
     const upgrade = () => wss.handleUpgrade(request, socket, head, (client) => wss.emit("connection", client, request));
-    if (!options.admitUpgrade) return upgrade();
-    options.admitUpgrade(request).then(
-      (refusal) => {
-        if (!refusal) return upgrade();
-        const body = JSON.stringify({ status: "error", message: refusal.message, code: "rate_limited", reason: "rate_limited", errors: [] });
-        socket.end(
-          `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${refusal.retryAfterSeconds}\r\nContent-Type: application/json\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      },
-      // The counters failed (the database is down): as on HTTP, the limits do not turn that into a refusal.
-      () => upgrade(),
-    );
+    admit(request.headers.authorization, address).then((refusal) => (refusal ? refuseUpgrade(socket, refusal) : upgrade()));
   };
 
   // ── Server-Sent Events (graphql-sse) ──────────────────────────────────────────────────────────
@@ -204,6 +249,7 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       const status = Math.max(...body.errors.map((e) => (typeof e.extensions?.status === "number" ? e.extensions.status : 400)));
       return [JSON.stringify(body), { status, statusText: "", headers: { "content-type": "application/json; charset=utf-8" } }];
     },
+    onOperation: (ctx, _req, _args, result) => reportRefusals(ctx, result),
     // The formatted errors are plain objects where graphql-sse's type says GraphQLError; it only serialises them.
     onNext: (ctx, _req, result) => formatResult(result as ExecutionResult, ctx.requestId) as ExecutionResult,
   });
@@ -215,6 +261,13 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       return;
     }
     req.headers.accept = "text/event-stream";
+    const lease = options.live.acquire(clientAddress(req), bearerToken(req.headers.authorization));
+    if ("cap" in lease) {
+      res.setHeader("Retry-After", String(lease.retryAfterSeconds));
+      res.status(HTTP_STATUS.rate_limited).json(graphqlErrorBody(liveRefusalError(lease)));
+      return;
+    }
+    res.once("close", lease.release);
     streams.add(res);
     res.once("close", () => streams.delete(res));
     try {
@@ -271,4 +324,32 @@ function browserRefusal(request: IncomingMessage, authorization: string | undefi
 function requestError(message: string, code: string, original?: unknown): GraphQLError {
   const source = original instanceof GraphQLError ? original : undefined;
   return new GraphQLError(message, { nodes: source?.nodes, source: source?.source, positions: source?.positions, extensions: { code } });
+}
+
+/** A subscription refused before it streamed (a failed authentication, say): its reasons go to the rate limits. */
+async function reportRefusals(context: unknown, result: unknown): Promise<undefined> {
+  // Both libraries hand over the awaited result: an iterator (a stream began) or an ExecutionResult.
+  if (typeof result !== "object" || result === null || Symbol.asyncIterator in result || !("errors" in result)) return undefined;
+  const { errors } = result as ExecutionResult;
+  if (!errors || !isContext(context)) return undefined;
+  const reasons = errors.map((error) => error.extensions?.reason).filter((reason): reason is string => typeof reason === "string");
+  if (reasons.length > 0) await context.seenErrorReasons(reasons);
+  return undefined;
+}
+
+function isContext(value: unknown): value is GraphQLContext {
+  return typeof value === "object" && value !== null && "seenErrorReasons" in value && typeof value.seenErrorReasons === "function";
+}
+
+function liveRefusalError(refusal: LiveRefusal): RetryLaterError {
+  return new RetryLaterError(refusal.message, "too_many_live_connections", refusal.retryAfterSeconds);
+}
+
+/** Answers an upgrade with 429 and the REST error body, before the socket becomes a WebSocket. */
+function refuseUpgrade(socket: Duplex, refusal: { message: string; reason: string; retryAfterSeconds: number }): void {
+  const body = JSON.stringify({ status: "error", message: refusal.message, code: "rate_limited", reason: refusal.reason, errors: [] });
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${refusal.retryAfterSeconds}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

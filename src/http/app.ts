@@ -17,7 +17,15 @@ import { browserAccess, type CorsSettings } from "./cors.ts";
 import { dashboardRouter } from "./dashboard/router.ts";
 import { apiReference } from "./docs.ts";
 import { errorHandler, notFound, routeOf } from "./errors.ts";
-import { rateLimits, upgradeAdmission } from "./rate-limits.ts";
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  DEFAULT_LIVE_LIMITS,
+  guardConnections,
+  LiveConnections,
+  type LiveLimits,
+} from "./connection-limits.ts";
+import { liveRateLimits, rateLimits, upgradeClientAddress } from "./rate-limits.ts";
 import { listRoutes } from "./v1/lists.ts";
 import { transactionRoutes } from "./v1/transactions.ts";
 
@@ -42,6 +50,10 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** Where the built checkout page is (web/dist/ unless a test says otherwise). */
   checkout?: CheckoutPageOptions;
+  /** TCP connections and slow requests at the socket (PAYGATE_MAX_CONNECTIONS_PER_ADDRESS, PAYGATE_HTTP_*_TIMEOUT_MS); defaults when absent. */
+  connections?: ConnectionLimits & { total?: number };
+  /** Open event streams and WebSockets, and subscriptions per WebSocket (PAYGATE_LIVE_*); defaults when absent. */
+  live?: LiveLimits;
 }
 
 /** No proxy, the number of proxies in front, or their addresses and subnets. Never `true`: any client could then choose its address. */
@@ -49,8 +61,14 @@ export type TrustProxy = false | number | string[];
 
 export interface PaygateApp {
   app: Express;
-  /** GraphQL subscriptions over WebSocket (graphql-ws) on the server that serves `app`: same port, path /graphql. */
-  serveWebSockets(server: Server): void;
+  /**
+   * Takes the server that serves `app`: the socket-level guards (timeouts, connections per address)
+   * and GraphQL subscriptions over WebSocket (graphql-ws) on the same port, path /graphql. Create it
+   * with connectionsCheckingInterval CONNECTIONS_CHECKING_INTERVAL_MS, so that the timeouts bite in time.
+   */
+  serve(server: Server): void;
+  /** Open event streams and WebSockets (the gauge paygate_live_connections). */
+  readonly liveConnections: number;
   /**
    * Ends every open subscription (WebSockets, event streams), which would otherwise hold the HTTP
    * server open: the first step of stopping.
@@ -100,11 +118,26 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(transactionRoutes(gateway));
   app.use(listRoutes(gateway));
   const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };
-  const graphql = await createGraphQL(gateway, graphqlOptions, logger);
+  // Each mutation field of a request counts against the same rate limits (src/graphql/mutation-limits.ts).
+  const graphql = await createGraphQL(
+    gateway,
+    graphqlOptions,
+    logger,
+    options.rateLimits && { limiter: options.rateLimits, logger, metrics: options.metrics },
+  );
+  const trust = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const live = new LiveConnections(
+    options.live ?? DEFAULT_LIVE_LIMITS,
+    (line) => logger.warn(line),
+    (cap) => options.metrics?.liveConnectionRefused(cap),
+  );
+  options.metrics?.observeLiveConnections(() => live.count);
   const subscriptions = createSubscriptions(
     gateway,
     {
-      admitUpgrade: options.rateLimits?.enabled ? upgradeAdmission(options.rateLimits, app.get("trust proxy fn")) : undefined,
+      limits: options.rateLimits?.enabled ? liveRateLimits(options.rateLimits) : undefined,
+      clientAddress: upgradeClientAddress(trust),
+      live,
       schema: graphql.schema,
       validationRules: graphql.validationRules,
       hideSuggestions: !graphqlOptions.introspection,
@@ -118,7 +151,17 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(errorHandler(logger));
   return {
     app,
-    serveWebSockets: subscriptions.serveWebSockets,
+    serve(server) {
+      guardConnections(server, options.connections ?? DEFAULT_CONNECTION_LIMITS, {
+        trustedProxy: (address) => trust(address, 0),
+        log: (line) => logger.warn(line),
+        total: options.connections?.total,
+      });
+      subscriptions.serveWebSockets(server);
+    },
+    get liveConnections() {
+      return live.count;
+    },
     closeSubscriptions: subscriptions.close,
     stop: async () => {
       await subscriptions.close();

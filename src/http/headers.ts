@@ -1,5 +1,7 @@
 // What REST and GraphQL read from request headers before they ask the core: the credential and the
-// Idempotency-Key. The core takes plain values; HTTP's forms of them stay here.
+// Idempotency-Key. The core takes plain values; HTTP's forms of them stay here. And the one header
+// every API answer with a credential in it carries.
+import type { RequestHandler } from "express";
 
 /** The key from `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
 export function bearerToken(authorization: string | undefined): string | undefined {
@@ -11,3 +13,13 @@ export function bearerToken(authorization: string | undefined): string | undefin
 export function idempotencyKeyHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
+
+/**
+ * `Cache-Control: no-store` on the API's answers, which carry client secrets and checkout URLs (a
+ * credential each) and customers' data: no browser, proxy or CDN may keep them, as GraphQL's answers
+ * (Apollo's default) and the checkout page already say. Before the route runs, so its errors carry it too.
+ */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader("Cache-Control", "no-store");
+  next();
+};

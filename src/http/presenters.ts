@@ -2,6 +2,7 @@
 import { toJsonNumber } from "../core/money/amounts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { CheckoutLink } from "../core/transactions/checkout.ts";
+import { receiptObject, type TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 import type { WebhookEvent } from "../db/types.ts";
 import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
@@ -49,6 +50,8 @@ export function initiatedTransaction(
    * src/core/transactions/retrieve.ts): then it is not opened either.
    */
   checkout: CheckoutLink | null,
+  /** What arrived at its address (gateway.receipts). */
+  receipts: readonly TransactionReceipt[],
 ): InitiatedTransaction {
   return {
     id: t.id,
@@ -74,6 +77,7 @@ export function initiatedTransaction(
     return_url: t.returnUrl,
     // The checkout URL holds the client secret: both or neither.
     ...(checkout ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
+    receipts: receipts.map(receiptObject),
   };
 }
 

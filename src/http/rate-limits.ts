@@ -15,8 +15,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import proxyaddr from "proxy-addr";
-import type { UpgradeRefusal } from "../graphql/subscriptions.ts";
-import { isDatabaseOutage } from "../core/errors.ts";
+import { isDatabaseOutage, type PaygateError } from "../core/errors.ts";
 import { bearerToken } from "./headers.ts";
 import {
   RateLimiter,
@@ -24,6 +23,7 @@ import {
   tooManyFailedAuthentications,
   tooManyRequests,
   type Admission,
+  type Bucket,
   type WindowUsage,
 } from "../core/rate-limits.ts";
 import type { Logger } from "../logging.ts";
@@ -39,10 +39,7 @@ export interface RateLimitOptions {
 /** The middleware; null when every limit is off (nothing to mount). */
 export function rateLimits({ limiter, logger, metrics }: RateLimitOptions): RequestHandler | null {
   if (!limiter.enabled) return null;
-  const storeFailed = (error: unknown, what: string) => {
-    // An outage is logged once for every query by the database layer (src/db/failures.ts).
-    if (!isDatabaseOutage(error)) logger.error({ err: error }, `${what}; the request went through without the rate limits`);
-  };
+  const storeFailed = storeFailureLog(logger);
 
   return async (req, res, next) => {
     const address = clientAddress(req);
@@ -61,15 +58,47 @@ export function rateLimits({ limiter, logger, metrics }: RateLimitOptions): Requ
       return sendError(req, res, tooManyFailedAuthentications(failures));
     }
     if (bucket && usage) {
-      setHeaders(res, usage);
-      if (RateLimiter.over(usage)) {
-        res.setHeader("Retry-After", String(retryAfterSeconds(usage)));
-        metrics?.rateLimited(bucket.kind);
-        return sendError(req, res, tooManyRequests(bucket, usage));
-      }
+      const refusal = bucketAnswer(res, bucket, usage, metrics);
+      if (refusal) return sendError(req, res, refusal);
     }
     if (failures) countFailedAuthentication(res, limiter, address, storeFailed);
     next();
+  };
+}
+
+function storeFailureLog(logger: Logger) {
+  return (error: unknown, what: string) => {
+    // An outage is logged once for every query by the database layer (src/db/failures.ts).
+    if (!isDatabaseOutage(error)) logger.error({ err: error }, `${what}; the request went through without the rate limits`);
+  };
+}
+
+/** The bucket's RateLimit headers; over its limit, Retry-After too and the refusal to answer with. */
+function bucketAnswer(res: Response, bucket: Bucket, usage: WindowUsage, metrics: RateLimitMetrics | undefined): PaygateError | null {
+  setHeaders(res, usage);
+  if (!RateLimiter.over(usage)) return null;
+  res.setHeader("Retry-After", String(retryAfterSeconds(usage)));
+  metrics?.rateLimited(bucket.kind);
+  return tooManyRequests(bucket, usage);
+}
+
+/**
+ * Counts more requests against the bucket of a request the middleware admitted (a GraphQL request's
+ * mutation fields after its first: src/graphql/mutation-limits.ts) and sets its RateLimit headers to
+ * the new usage; the refusal, Retry-After set, when that went over the limit. Null when every limit
+ * is off. A counter store that fails lets the request through, as the middleware does.
+ */
+export function moreRequests({ limiter, logger, metrics }: RateLimitOptions) {
+  if (!limiter.enabled) return null;
+  const storeFailed = storeFailureLog(logger);
+  return async (req: Request, res: Response, hits: number): Promise<PaygateError | null> => {
+    try {
+      const counted = await limiter.countMore(bearerToken(req.headers.authorization), clientAddress(req), hits);
+      return counted && bucketAnswer(res, counted.bucket, counted.usage, metrics);
+    } catch (error) {
+      storeFailed(error, "the rate-limit counters failed");
+      return null;
+    }
   };
 }
 
@@ -90,22 +119,51 @@ function countFailedAuthentication(res: Response, limiter: RateLimiter, address:
   }) as Response["end"];
 }
 
+/** A request the rate limits refuse, for transports that answer it themselves (WebSocket upgrades and subscriptions). */
+export interface LimitRefusal {
+  retryAfterSeconds: number;
+  message: string;
+  reason: "rate_limited" | "too_many_failed_authentications";
+}
+
 /**
- * The limits of a WebSocket upgrade, which never passes the middleware above: counted as one request
- * of its bucket (a key in its Authorization header, else its address, as Express would see it), and
- * refused like one. Subscriptions authorize inside the socket, so failed authentications are not
- * counted here.
+ * The rate limits for the live-update transports, which never pass the middleware above: a
+ * WebSocket's upgrade and each of its subscriptions count as one request of their credential (else
+ * their address), and a subscription refused as a failed authentication, on either transport,
+ * counts against the address as REST's refusals do.
  */
-export function upgradeAdmission(limiter: RateLimiter, trust: (address: string, hop: number) => boolean) {
-  return async (request: IncomingMessage): Promise<UpgradeRefusal | null> => {
-    const { bucket, usage, failures } = await limiter.admit(bearerToken(request.headers.authorization), proxyaddr(request, trust));
-    if (failures && RateLimiter.blocked(failures)) {
-      return { retryAfterSeconds: retryAfterSeconds(failures), message: tooManyFailedAuthentications(failures).message };
-    }
-    if (bucket && usage && RateLimiter.over(usage))
-      return { retryAfterSeconds: retryAfterSeconds(usage), message: tooManyRequests(bucket, usage).message };
-    return null;
+export interface LiveRateLimits {
+  /** Counts one request; the refusal to answer with, or null. Rejects when the counters fail (let through). */
+  admit(authorization: string | undefined, address: string): Promise<LimitRefusal | null>;
+  /** Counts a failed authentication against the address when the answer's reasons are one. */
+  answered(address: string, reasons: readonly string[]): Promise<void>;
+}
+
+export function liveRateLimits(limiter: RateLimiter): LiveRateLimits {
+  return {
+    async admit(authorization, address) {
+      const { bucket, usage, failures } = await limiter.admit(bearerToken(authorization), address);
+      if (failures && RateLimiter.blocked(failures)) {
+        return {
+          retryAfterSeconds: retryAfterSeconds(failures),
+          message: tooManyFailedAuthentications(failures).message,
+          reason: "too_many_failed_authentications",
+        };
+      }
+      if (bucket && usage && RateLimiter.over(usage)) {
+        return { retryAfterSeconds: retryAfterSeconds(usage), message: tooManyRequests(bucket, usage).message, reason: "rate_limited" };
+      }
+      return null;
+    },
+    async answered(address, reasons) {
+      if (limiter.countsAsAuthFailure(reasons)) await limiter.recordAuthFailure(address);
+    },
   };
+}
+
+/** The client address of a request Express never saw (a WebSocket upgrade), as `req.ip` would give it. */
+export function upgradeClientAddress(trust: (address: string, hop: number) => boolean) {
+  return (request: IncomingMessage): string => proxyaddr(request, trust);
 }
 
 /**

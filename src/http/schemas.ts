@@ -80,6 +80,32 @@ const PaymentProgress = z.object({
   ),
 });
 
+const Receipt = z
+  .object({
+    key: z.string().meta({
+      description:
+        "Stable within the transaction: `txid:vout` (BTC, LTC), `txHash:logIndex` (USDT), `txHash` (an ETH or BNB transfer), `balance:internal:confirmed`/`balance:internal:unconfirmed` (ETH or BNB received inside contract calls: seen through the balance only), `test_…:0` (the test helper).",
+      example: "9f2c…e1:0",
+    }),
+    tx_hash: nullable(z.string().meta({ description: "The chain transaction; null for a balance receipt." })),
+    output_index: nullable(z.number().int().meta({ description: "The output of the transaction paying the address (BTC, LTC); null elsewhere." })),
+    log_index: nullable(z.number().int().meta({ description: "The token Transfer log (USDT); null elsewhere." })),
+    amount: z.string().meta({ description: "In coin units, exact: a decimal string.", example: "0.00153847" }),
+    block_height: nullable(z.number().int().meta({ description: "The block that holds it; null while unconfirmed (and for test helper receipts)." })),
+    confirmations: z.number().int().meta({
+      description:
+        "0 while unconfirmed; of a CONFIRMED receipt, as last recorded (at least the number required: the watcher stops rewriting it then).",
+    }),
+    state: z.enum(["SEEN", "CONFIRMED", "DROPPED"]).meta({
+      description:
+        "SEEN: short of its confirmations (counted in `amount_unconfirmed`); CONFIRMED: counted in `amount_paid`; DROPPED: gone from the chain (reorganised away or replaced), no longer counted.",
+    }),
+    source: z.string().meta({ description: "`chain`: a watcher saw it; `test_helper`: recorded by the test helper." }),
+    first_seen_at: z.string().meta({ format: "date-time" }),
+    updated_at: z.string().meta({ format: "date-time", description: "When its confirmations or state last changed." }),
+  })
+  .meta({ id: "Receipt", description: "One payment that arrived at the transaction's address (not in the spec)." });
+
 /** Table 2.2: the transaction as initiate (and retrieve, and the test helpers) return it. */
 export const InitiatedTransaction = z
   .object({
@@ -94,6 +120,9 @@ export const InitiatedTransaction = z
     meta: z.object({ refund_address: z.string().nullable(), payment: PaymentProgress.nullable(), quote: Quote.nullable() }),
     client_secret: clientSecret.optional().meta({ description: "Only for a secret-key or client-secret caller; absent for a public key." }),
     checkout_url: checkoutUrl.optional().meta({ description: "Where the client secret is shown; absent for a public key." }),
+    receipts: z.array(Receipt).meta({
+      description: "What arrived at `payment_address`, first seen first, dropped ones too (not in the spec); `[]` until a payment is seen.",
+    }),
   })
   .meta({ id: "InitiatedTransaction", description: "Table 2.2 of the specification." });
 
@@ -125,9 +154,10 @@ export const Event = z
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: z.string().meta({ description: "The id of the transaction whose state changed." }),
     is_live: z.boolean(),
-    data: z
-      .record(z.string(), z.unknown())
-      .meta({ description: "The webhook's JSON body exactly as delivered (and signed) on every attempt (README, Webhooks)." }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        "The webhook's JSON body exactly as delivered (and signed) on every attempt (README, Webhooks): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed.",
+    }),
     delivery: z.object({
       state: z.enum(["pending", "delivered", "failed", "skipped"]).meta({
         description: "pending: waiting for an attempt; delivered; failed: every retry failed; skipped: no webhook URL for its mode.",

@@ -19,10 +19,18 @@ export interface WatchSettings {
   requiredConfirmations(currency: CryptoCurrency): number;
 }
 
-/** A chain watcher that may say which networks it has a node for, and which variable names each node. */
+/**
+ * A chain watcher that may say which networks it has a node for, which variable names each node, and
+ * want the pass's addresses first (to read each new block once for all of them, not once per address),
+ * with the receipts recorded for each: a receipt missing from a read is recorded as dropped, so one the
+ * chain still holds must be found even where the watcher's scan does not reach (after a restart).
+ */
 export type ConfiguredChains = ChainWatcher & {
   supports?(currency: CryptoCurrency, isLive: boolean): boolean;
   nodeVariable?(currency: CryptoCurrency, isLive: boolean): string;
+  beginPass?(
+    payments: readonly { currency: CryptoCurrency; isLive: boolean; address: string; since: Date; receipts: WatchedAddress["receipts"] }[],
+  ): void;
 };
 
 export interface WatchReport {
@@ -72,6 +80,7 @@ export class PaymentWatcher extends Ticker {
       if (this.chains.supports && !this.chains.supports(currency, row.isLive)) return [];
       return [{ ...row, currency, address: row.paymentAddress, since: row.initiatedAt }];
     });
+    this.chains.beginPass?.([...queue]);
     const work = async () => {
       for (let item = queue.shift(); item; item = queue.shift()) {
         report.watched++;

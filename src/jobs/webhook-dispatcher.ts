@@ -3,6 +3,7 @@
 // alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
+import { shownResponseBody } from "../core/merchants/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
@@ -34,7 +35,7 @@ const MIN_WAKE_INTERVAL_MS = 20;
 /** The most settlements written in one statement. */
 const SETTLE_BATCH = 500;
 
-export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "allowPrivate">;
+export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "privateTargets">;
 
 export interface DispatcherDeps {
   /** The outbox (src/db/stores/webhook-events.ts). */
@@ -244,14 +245,15 @@ export class WebhookDispatcher implements EventRedelivery {
       body: event.body,
       timeoutMs: this.settings.timeoutMs,
       mode,
-      allowPrivate: this.settings.allowPrivate,
+      privateTargets: this.settings.privateTargets,
     });
     const attempt: AttemptRecord = {
       attemptedAt,
       url,
       statusCode: result.statusCode,
       latencyMs: result.latencyMs,
-      responseBody: result.responseBody,
+      // Kept for merchants' users to read (the dashboard): never an internal service's answer.
+      responseBody: shownResponseBody(result),
       error: result.error,
       succeeded: result.ok,
       trigger,

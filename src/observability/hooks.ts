@@ -40,3 +40,10 @@ export type RateLimitedBucket = "live_key" | "test_key" | "address" | "auth_fail
 export interface RateLimitMetrics {
   rateLimited(bucket: RateLimitedBucket): void;
 }
+
+/** Live connections (src/http/connection-limits.ts): refusals by the cap that refused them, and the open count. */
+export type LiveRefusalCap = "address" | "credential" | "total";
+export interface LiveConnectionMetrics {
+  liveConnectionRefused(cap: LiveRefusalCap): void;
+  observeLiveConnections(count: () => number): void;
+}

@@ -14,6 +14,8 @@ import type {
   Mode,
   PriceFeedMetrics,
   RateLimitedBucket,
+  LiveConnectionMetrics,
+  LiveRefusalCap,
   RateLimitMetrics,
   TransactionMetrics,
   WatcherMetrics,
@@ -31,7 +33,9 @@ const ATTEMPT_OUTCOMES = ["delivered", "retrying", "failed"] as const;
 type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 const RATE_LIMITED_BUCKETS: readonly RateLimitedBucket[] = ["live_key", "test_key", "address", "auth_failures"];
 
-export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics, RateLimitMetrics {
+export class PaygateMetrics
+  implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics, RateLimitMetrics, LiveConnectionMetrics
+{
   readonly registry = new Registry();
 
   private readonly httpRequests: Counter<"route" | "method" | "status">;
@@ -49,6 +53,8 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
   private readonly failedAddresses: Gauge;
   private backlogWatched = false;
   private poolWatched = false;
+  private liveWatched = false;
+  private readonly liveRefusals: Counter<"cap">;
   private backlogRead: Promise<WebhookBacklog | null> | undefined;
 
   constructor(options: MetricsOptions = {}) {
@@ -122,6 +128,13 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60, 120, 300],
       registers,
     });
+    this.liveRefusals = new Counter({
+      name: `${PREFIX}live_connections_refused_total`,
+      help: "Event streams and WebSockets refused by a cap: address, credential, or total (PAYGATE_LIVE_MAX_*).",
+      labelNames: ["cap"],
+      registers,
+    });
+    for (const cap of ["address", "credential", "total"] as const) this.liveRefusals.inc({ cap }, 0);
     this.watchedAddresses = new Gauge({
       name: `${PREFIX}watcher_addresses_watched`,
       help: "Addresses read from their node in the last payment watcher pass of this instance (its share of the watch list).",
@@ -160,6 +173,22 @@ export class PaygateMetrics implements TransactionMetrics, WebhookMetrics, Watch
 
   rateLimited(bucket: RateLimitedBucket): void {
     this.rateLimitedRequests.inc({ bucket });
+  }
+
+  liveConnectionRefused(cap: LiveRefusalCap): void {
+    this.liveRefusals.inc({ cap });
+  }
+
+  /** The live connections open now, read at each scrape. */
+  observeLiveConnections(count: () => number): void {
+    if (this.liveWatched) throw new Error("live connections are already observed by this registry");
+    this.liveWatched = true;
+    const gauge: Gauge = new Gauge({
+      name: `${PREFIX}live_connections`,
+      help: "Event streams (/graphql/stream) and WebSockets (/graphql) open now on this instance.",
+      registers: [this.registry],
+      collect: () => gauge.set(count()),
+    });
   }
 
   transactionInitialized(currency: string, mode: Mode): void {

@@ -1,5 +1,6 @@
 // One webhook delivery attempt over the shared outbound client. Retries, scheduling and recording
 // belong to the caller; this never throws, so every attempt yields a DeliveryResult to record.
+import { privateExceptions, privateTargetsHint, type PrivateTargets } from "../core/merchants/private-targets.ts";
 import type { WebhookMode } from "../core/merchants/webhook-url.ts";
 import type { WebhookSender } from "../core/ports.ts";
 import { fetchPrefix } from "../rails/http/outbound.ts";
@@ -11,7 +12,8 @@ export interface DeliveryRequest {
   body: string;
   timeoutMs: number;
   mode: WebhookMode;
-  allowPrivate: boolean;
+  /** The private destinations the operator lets the mode reach: the URL's host is checked again at connect time. */
+  privateTargets: PrivateTargets;
 }
 
 export interface DeliveryResult {
@@ -19,6 +21,8 @@ export interface DeliveryResult {
   statusCode: number | null;
   latencyMs: number;
   responseBody: string | null;
+  /** The answer may have come from a private address (allowed by the operator): its body is not for merchants' users. */
+  privateAddress: boolean;
   error: string | null;
 }
 
@@ -38,24 +42,31 @@ export async function deliver(request: DeliveryRequest): Promise<DeliveryResult>
     body: request.body,
     timeoutMs: request.timeoutMs,
     maxBytes: MAX_RESPONSE_BYTES,
-    // Live deliveries leave from our network: a merchant's URL must not reach our own infrastructure (SSRF).
-    publicOnly: request.mode === "live" && !request.allowPrivate,
+    // Deliveries leave from our network: a merchant's URL must not reach our own infrastructure (SSRF),
+    // except where the operator allows it for the mode.
+    publicOnly: true,
+    privateExceptions: privateExceptions(request.privateTargets, request.mode),
   });
   const latencyMs = Math.round(performance.now() - started);
   if (outcome.ok) {
-    const { status, text } = outcome.value;
-    return { ok: status >= 200 && status < 300, statusCode: status, latencyMs, responseBody: text, error: null };
+    const { status, text, privateAddress } = outcome.value;
+    return { ok: status >= 200 && status < 300, statusCode: status, latencyMs, responseBody: text, privateAddress, error: null };
   }
   const { failure } = outcome;
-  const error = failure.kind === "timeout" ? `timed out after ${failure.timeoutMs}ms` : failure.reason;
-  return { ok: false, statusCode: null, latencyMs, responseBody: null, error };
+  const error =
+    failure.kind === "timeout"
+      ? `timed out after ${failure.timeoutMs}ms`
+      : failure.refusedAddress
+        ? `${failure.reason}; ${privateTargetsHint(request.mode)}`
+        : failure.reason;
+  return { ok: false, statusCode: null, latencyMs, responseBody: null, privateAddress: false, error };
 }
 
 /**
  * The gateway's sender of one-off signed POSTs (the dashboard's test events): signed and sent as the
  * dispatcher sends deliveries, with its timeout and address rules.
  */
-export function webhookSender(settings: { timeoutMs: number; allowPrivate: boolean }, send = deliver): WebhookSender {
+export function webhookSender(settings: { timeoutMs: number; privateTargets: PrivateTargets }, send = deliver): WebhookSender {
   return {
     send: ({ url, mode, messageId, timestamp, body, secrets }) =>
       send({
@@ -64,7 +75,7 @@ export function webhookSender(settings: { timeoutMs: number; allowPrivate: boole
         body,
         timeoutMs: settings.timeoutMs,
         mode,
-        allowPrivate: settings.allowPrivate,
+        privateTargets: settings.privateTargets,
       }),
   };
 }

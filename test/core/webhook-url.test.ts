@@ -1,5 +1,6 @@
 // Which webhook URLs an operator may set, per mode, and which resolved addresses count as public.
 import { describe, expect, it } from "vitest";
+import { PrivateAllowlist } from "../../src/core/merchants/private-targets.ts";
 import { checkWebhookUrl, isPublicAddress, type WebhookMode } from "../../src/core/merchants/webhook-url.ts";
 
 const strict = { allowPrivate: false };
@@ -20,20 +21,50 @@ describe("checkWebhookUrl", () => {
     }
   });
 
-  const acceptedInTestOnly = [
+  const privateInTest = [
     "http://127.0.0.1:4000/hook",
     "http://localhost:3000/webhooks",
     "http://[::1]:4000/hook",
     "http://192.168.1.20/hook",
     "https://10.0.0.5/hook",
+    "http://169.254.169.254/latest/meta-data/",
     "http://devbox/hook",
     "http://api.internal/hook",
-    "http://hooks.example.com/hook",
   ];
 
-  it.each(acceptedInTestOnly)("accepts %s in test mode but not in live mode", (url) => {
-    expect(checkWebhookUrl(url, "test", strict)).toEqual({ ok: true, url: new URL(url).toString() });
+  it.each(privateInTest)("accepts %s in test mode only where the operator allows private hosts, never in live mode", (url) => {
+    expect(checkWebhookUrl(url, "test", { allowPrivate: true })).toEqual({ ok: true, url: new URL(url).toString() });
+    const refused = checkWebhookUrl(url, "test", strict);
+    expect(refused).toMatchObject({ ok: false, privateHost: true });
+    if (!refused.ok) expect(refused.reason).toMatch(/^test-mode webhook URLs must point at a public host: /);
     expect(checkWebhookUrl(url, "live", strict).ok).toBe(false);
+  });
+
+  it("accepts plain http on a public host in test mode only", () => {
+    const url = "http://hooks.example.com/hook";
+    expect(checkWebhookUrl(url, "test", strict)).toEqual({ ok: true, url });
+    expect(checkWebhookUrl(url, "live", strict)).toEqual({ ok: false, reason: "live-mode webhook URLs must use https (got http:)" });
+  });
+
+  it("lets the operator's allowlist through in both modes, and nothing else private", () => {
+    const allowlist = PrivateAllowlist.parse("hooks.internal, 10.20.0.0/16, 127.0.0.1, fd00::/8");
+    if (!(allowlist instanceof PrivateAllowlist)) throw new Error(allowlist.problem);
+    const options = { allowPrivate: false, allowlist };
+    for (const mode of ["test", "live"] as WebhookMode[]) {
+      for (const url of [
+        "https://hooks.internal/h",
+        "https://HOOKS.internal./h",
+        "https://10.20.3.4/h",
+        "https://127.0.0.1:8443/h",
+        "https://[fd00::5]/h",
+        "https://[::ffff:127.0.0.1]/h",
+      ]) {
+        expect(checkWebhookUrl(url, mode, options), `${mode} ${url}`).toEqual({ ok: true, url: new URL(url).toString() });
+      }
+      for (const url of ["https://other.internal/h", "https://10.21.0.1/h", "https://127.0.0.2/h", "https://localhost/h", "https://[::1]/h"]) {
+        expect(checkWebhookUrl(url, mode, options), `${mode} ${url}`).toMatchObject({ ok: false, privateHost: true });
+      }
+    }
   });
 
   // [label, url, reason]: labels keep the 2 KB URLs out of the test names.
@@ -167,5 +198,33 @@ describe("isPublicAddress", () => {
 
   it.each(cases)("%s → %s", (ip, expected) => {
     expect(isPublicAddress(ip)).toBe(expected);
+  });
+});
+
+describe("PrivateAllowlist.parse", () => {
+  it("reads names, addresses and ranges, ignoring blanks and case", () => {
+    const list = PrivateAllowlist.parse(" Hooks.Internal. ,,10.0.0.0/8, [::1], 192.168.1.7 ");
+    expect(list).toBeInstanceOf(PrivateAllowlist);
+    if (!(list instanceof PrivateAllowlist)) return;
+    expect(list.hosts).toEqual(["hooks.internal"]);
+    expect(list.includesAddress("10.200.0.1")).toBe(true);
+    expect(list.includesAddress("::ffff:10.0.0.1")).toBe(true);
+    expect(list.includesAddress("::1")).toBe(true);
+    expect(list.includesAddress("192.168.1.7")).toBe(true);
+    expect(list.includesAddress("192.168.1.8")).toBe(false);
+    expect(list.includesAddress("11.0.0.1")).toBe(false);
+    expect(PrivateAllowlist.parse("")).toBe(PrivateAllowlist.NONE);
+    expect(PrivateAllowlist.NONE.empty).toBe(true);
+  });
+
+  it.each([
+    ["10.0.0.0/33", "10.0.0.0/33"],
+    ["hooks.internal, http://x", "http://x"],
+    ["127.1", "127.1"],
+    ["*.internal", "*.internal"],
+  ])("refuses %s, naming the entry", (text, entry) => {
+    expect(PrivateAllowlist.parse(text)).toEqual({
+      problem: `'${entry}' is not a host name, an IP address or a CIDR range (such as hooks.internal, 10.1.2.3 or 10.20.0.0/16)`,
+    });
   });
 });

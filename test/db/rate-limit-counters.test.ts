@@ -1,6 +1,7 @@
 // The rate-limit counters as a group commit: concurrent requests are written together, each still
-// gets its own exact total in arrival order, the failures' read sees its counter, and a failed
-// statement fails only the requests it carried.
+// gets its own exact total in arrival order, the failures' read sees its counter, a next counter
+// counts only the requests their own counter let in, and a failed statement fails only the
+// requests it carried.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CounterWindow } from "../../src/core/rate-limits.ts";
 import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
@@ -64,6 +65,38 @@ describe("rate-limit counters", () => {
     // Another window of the same key is another counter.
     expect(await counters.count(windowOf("key:a", new Date("2026-11-24T06:00:01.000Z")), null)).toEqual({ hits: 1, read: 0 });
     expect(await counters.count(null, failures)).toEqual({ hits: 0, read: 3 });
+  });
+
+  it("counts a next counter in the same statement only for the requests their own counter let in", async () => {
+    const { client, state } = counted(t.db);
+    const counters = rateLimitCounters(client);
+    const email = windowOf("signin:email:one");
+    // Four addresses, 10 requests each at once; each address lets in its first 6, so the e-mail counts 24.
+    const addresses = ["signin:addr:a", "signin:addr:b", "signin:addr:c", "signin:addr:d"];
+    const asked = Array.from({ length: 40 }, (_, i) => addresses[i % 4] as string);
+    const results = await Promise.all(asked.map((key) => counters.count(windowOf(key), null, { window: email, ifHitsAtMost: 6 })));
+    for (const key of addresses) {
+      expect(results.filter((_, i) => asked[i] === key).map((r) => r.hits)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    }
+    const admitted = results.filter((r) => r.hits <= 6);
+    expect(admitted.map((r) => r.next).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    expect(results.filter((r) => r.hits > 6).every((r) => r.next === 24)).toBe(true);
+    expect(state.statements).toBe(2);
+    const [row] = await t.db.$queryRaw<{ hits: number }[]>`SELECT hits FROM rate_limit_counters WHERE key = 'signin:email:one'`;
+    expect(Number(row?.hits)).toBe(24);
+
+    // Alone (the plainest statement): counted within the limit, read as it is beyond it.
+    expect(await counters.count(windowOf("signin:addr:e"), null, { window: email, ifHitsAtMost: 1 })).toEqual({ hits: 1, read: 0, next: 25 });
+    expect(await counters.count(windowOf("signin:addr:e"), null, { window: email, ifHitsAtMost: 1 })).toEqual({ hits: 2, read: 0, next: 25 });
+    // Given back, never below zero.
+    await counters.giveBack(email);
+    expect(await counters.count(windowOf("signin:addr:f"), null, { window: email, ifHitsAtMost: 1 })).toEqual({ hits: 1, read: 0, next: 25 });
+    const fresh = windowOf("signin:email:two");
+    await counters.giveBack(fresh);
+    expect(await counters.count(fresh, null)).toEqual({ hits: 1, read: 0 });
+    await counters.giveBack(fresh);
+    await counters.giveBack(fresh);
+    expect(await counters.count(fresh, null)).toEqual({ hits: 1, read: 0 });
   });
 
   it("fails the requests of a failed statement only, and counts on afterwards", async () => {

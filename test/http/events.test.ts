@@ -37,7 +37,7 @@ describe("GET /v1/events", () => {
     const keys = await t.merchant({ name: "Delivered", testWebhookUrl: receiver.url });
     const { id } = await init(keys.testPublicKey);
     await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
-    const dispatcher = t.dispatcher({ allowPrivate: true });
+    const dispatcher = t.dispatcher();
     await dispatcher.drain();
     await dispatcher.drain(); // the second event waits for the first (order per transaction)
     const eventIds = ids((await get("/v1/events", keys.testSecretKey)).body);
@@ -78,7 +78,7 @@ describe("GET /v1/events", () => {
     await init(skipped.testPublicKey);
     receiver.answer = () => ({ status: 500, body: "down" });
     try {
-      await t.dispatcher({ allowPrivate: true, retryScheduleMs: [] }).drain();
+      await t.dispatcher({ retryScheduleMs: [] }).drain();
     } finally {
       receiver.answer = () => ({ status: 200, body: "ok" });
     }

@@ -60,8 +60,11 @@ describe("POST /v1/transaction/:id/pay: success", () => {
         "checkout_url", // not in table 2.2: the hosted checkout page
         "return_url", // not in table 2.2: where that page sends the customer back
         "client_secret", // not in table 2.2: for the secret key only
+        "receipts", // not in table 2.2: what arrived at the address
       ].sort(),
     );
+    // Just initiated: nothing can have arrived yet.
+    expect(data.receipts).toEqual([]);
     // The checkout window: 30 minutes by default.
     expect(new Date(data.expires_at).getTime() - Date.now()).toBeGreaterThan(30 * 60_000 - 60_000);
     expect(new Date(data.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(30 * 60_000);

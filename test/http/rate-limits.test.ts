@@ -312,6 +312,7 @@ describe("failed authentications per address", () => {
 describe("a counter store that fails", () => {
   const failing = (error: () => Error) => () => ({
     count: () => Promise.reject(error()),
+    giveBack: () => Promise.reject(error()),
     prune: () => Promise.reject(error()),
   });
 

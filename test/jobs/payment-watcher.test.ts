@@ -22,7 +22,14 @@ beforeAll(async () => {
   t = await startTestGateway();
   esplora = await startFakeEsplora();
   evm = await startFakeEvmNode();
+  evm.chainId = 11_155_111; // Sepolia: test mode's chain
+  evm.genesisTime = Math.floor(Date.now() / 1000) - evm.head * evm.blockSeconds; // the head block was just mined
   keys = await t.merchant({ name: "Watched Ltd" });
+  watcher = startWatcher();
+});
+
+/** A watcher as the service starts one: chain clients of its own (their caches empty) on the local nodes. */
+function startWatcher(): PaymentWatcher {
   const chains = new ChainWatchers({
     timeoutMs: 500,
     esplora: { BTC: { test: esplora.url }, LTC: {} },
@@ -31,13 +38,13 @@ beforeAll(async () => {
     esploraTuning: { tipMaxAgeMs: 0 },
     evmTuning: { headMaxAgeMs: 0 },
   });
-  watcher = new PaymentWatcher(
+  return new PaymentWatcher(
     t.gateway,
     chains,
     { intervalMs: 20, concurrency: 2, lateGraceMs: 3_600_000, requiredConfirmations: (c: CryptoCurrency) => CONFIRMATIONS[c.slug]! },
     (line) => logs.push(line),
   );
-});
+}
 afterAll(async () => {
   await watcher.stop();
   await t.close();
@@ -191,13 +198,43 @@ describe("Ethereum through JSON-RPC", () => {
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
   });
 
-  it("completes a native ETH payment from the address's balance", async () => {
+  it("completes a native ETH payment from its transaction in a block, recorded with its hash", async () => {
     const { id, address, due } = await pending("6");
-    evm.setBalance(address, evm.head - 5, BigInt(due.times("1e18").toFixed(0)));
+    evm.head += 1;
+    evm.transfers.push({ to: address, value: BigInt(due.times("1e18").toFixed(0)), txHash: hash(9), blockNumber: evm.head });
+    await watcher.tick();
+    expect(t.gateway.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 3 });
+    evm.head += 2;
     await watcher.tick();
     const r = await row(id);
     expect(r.status).toBe("SUCCESSFUL");
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
+    const receipt = await t.db.paymentReceipt.findFirstOrThrow({ where: { transactionId: id } });
+    expect([receipt.key, receipt.txHash, receipt.blockHeight, receipt.status]).toEqual([hash(9), hash(9), evm.head - 2, "CONFIRMED"]);
+  });
+});
+
+describe("a restarted watcher (an empty scan cache)", () => {
+  it("keeps a native payment recorded before as it is, even when older than its scan reaches: not dropped, no balance part", async () => {
+    const { id, address, due } = await pending("6");
+    evm.head += 1;
+    const half = BigInt(due.times("1e18").div(2).floor().toFixed(0)); // underpaid: the transaction stays watched
+    evm.transfers.push({ to: address, value: half, txHash: hash(21), blockNumber: evm.head });
+    evm.head += 3;
+    await watcher.tick();
+    const receipts = () => t.db.paymentReceipt.findMany({ where: { transactionId: id }, select: { key: true, status: true } });
+    expect(await receipts()).toEqual([{ key: hash(21), status: "CONFIRMED" }]);
+
+    evm.head += 400; // the restarted scan reaches 300 blocks back (3600 s of 12-s blocks)
+    const restarted = startWatcher();
+    try {
+      expect(await restarted.tick()).toMatchObject({ failed: 0 });
+    } finally {
+      await restarted.stop();
+    }
+    expect(await receipts()).toEqual([{ key: hash(21), status: "CONFIRMED" }]);
+    const r = await row(id);
+    expect([r.status, r.amountPaid?.toString()]).toEqual(["PENDING", new Decimal(half.toString()).div("1e18").toFixed()]);
   });
 });
 

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import axe from "axe-core";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 /** Where Debian's package puts it; PAYGATE_CHROMIUM names another binary. */
 export const CHROMIUM_PATH = process.env.PAYGATE_CHROMIUM ?? "/usr/bin/chromium";
@@ -54,4 +55,9 @@ export async function accessibilityViolations(page: Page): Promise<Accessibility
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
   });
   return violations.filter((v): v is AccessibilityViolation => v.impact === "serious" || v.impact === "critical");
+}
+
+/** Expects no serious or critical axe-core violation in the page as it is now; `state` names it in a failure. */
+export async function expectAccessible(page: Page, state: string): Promise<void> {
+  expect(await accessibilityViolations(page), state).toEqual([]);
 }

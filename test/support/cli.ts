@@ -55,6 +55,8 @@ export interface UseCliOptions {
    * not about a first start.
    */
   migrated?: boolean;
+  /** More environment, over the defaults (e.g. PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: "false"). */
+  env?: Record<string, string>;
 }
 
 export function useCli(options: UseCliOptions = {}): Cli {
@@ -64,7 +66,14 @@ export function useCli(options: UseCliOptions = {}): Cli {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "paygate-cli-"));
-    env = { ...process.env, PAYGATE_DATA_DIR: dataDir, PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") };
+    env = {
+      ...process.env,
+      PAYGATE_DATA_DIR: dataDir,
+      PAYGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+      // The tests' webhook receivers are on 127.0.0.1, as a developer's are; on PostgreSQL the operator has to say so.
+      PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: "true",
+      ...options.env,
+    };
     if (process.env.DATABASE_URL) {
       const db = await createTestDatabase();
       env.DATABASE_URL = db.url ?? undefined;

@@ -2,8 +2,11 @@
 // `paygate user create --password-stdin` does), signed in over HTTP, and every request after that
 // with the session cookie, a same-origin Origin and the X-CSRF-Token header.
 import { randomBytes } from "node:crypto";
-import type { BrowserContext } from "playwright-core";
-import type { DashboardRole } from "../../src/core/dashboard/access.ts";
+import { generate } from "otplib";
+import type { BrowserContext, Page } from "playwright-core";
+import { expect } from "vitest";
+import type { DashboardActor, DashboardRole } from "../../src/core/dashboard/access.ts";
+import type { Clock } from "../../src/core/ports.ts";
 import type { TestGateway } from "./gateway.ts";
 
 export interface DashboardAnswer {
@@ -24,6 +27,26 @@ export interface DashboardClient {
   post(path: string, body?: unknown): Promise<DashboardAnswer>;
   patch(path: string, body?: unknown): Promise<DashboardAnswer>;
   delete(path: string): Promise<DashboardAnswer>;
+}
+
+/**
+ * An actor for the gateway's dashboard methods called directly: a user of that merchant and role
+ * that has just proved its password, whenever it is used (its `authenticatedAt` is the clock's now),
+ * so sudo mode never refuses it; tests of sudo mode make their actors through real sessions.
+ */
+export function freshActor(merchantId: number, role: DashboardRole, clock: Clock, userId = `usr_${role}`): DashboardActor {
+  return {
+    userId,
+    merchantId,
+    role,
+    merchantActive: true,
+    email: `${role}@example.com`,
+    get authenticatedAt() {
+      return clock.now();
+    },
+    clientAddress: "127.0.0.1",
+    mustEnrolSecondFactor: false,
+  };
 }
 
 /** A raw request to the gateway (no cookie unless given). */
@@ -51,6 +74,13 @@ export async function dashboardFetch(
   return { status: response.status, body: parsed, headers: response.headers };
 }
 
+/** Expects an error answer of that status and reason, its message equal to (a string) or matching (a RegExp) `message`. */
+export function expectDashboardError(answer: DashboardAnswer, status: number, reason: string, message: RegExp | string): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.body).toMatchObject({ status: "error", reason });
+  expect(answer.body.message).toMatch(message);
+}
+
 export const TEST_PASSWORD = "correct horse battery staple";
 
 /** A user of the merchant with a password (unique e-mail unless given). */
@@ -68,6 +98,41 @@ export async function dashboardUser(
 export async function signIn(t: TestGateway, email: string, password = TEST_PASSWORD): Promise<DashboardClient> {
   const answer = await dashboardFetch(t, "POST", "/dashboard/api/session", { email, password }, { origin: t.url });
   if (answer.status !== 201) throw new Error(`sign-in answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const setCookie = answer.headers.get("set-cookie") ?? "";
+  return clientOf(t, email, answer.body.data.user.id, setCookie.split(";")[0] ?? "", answer.body.data.csrf_token);
+}
+
+/** The code an authenticator app shows for the secret at that moment (RFC 6238, as the service checks it). */
+export function totpCode(secret: string, at: Date): Promise<string> {
+  return generate({ secret, epoch: Math.floor(at.getTime() / 1000) });
+}
+
+/** Sets up an authenticator app for the signed-in client (POST /second-factor, then confirm with its code at `at`). */
+export async function enrolSecondFactor(client: DashboardClient, at: Date): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const begun = await client.post("/dashboard/api/second-factor");
+  if (begun.status !== 201) throw new Error(`enrolment answered ${begun.status}: ${JSON.stringify(begun.body)}`);
+  const secret: string = begun.body.data.secret;
+  const confirmed = await client.post("/dashboard/api/second-factor/confirm", { code: await totpCode(secret, at) });
+  if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}: ${JSON.stringify(confirmed.body)}`);
+  return { secret, recoveryCodes: confirmed.body.data.recovery_codes };
+}
+
+/** Both steps of a sign-in with a second factor: the password (202, a challenge), then `proof` ({ code } or { recovery_code }); throws unless 201. */
+export async function signInWithSecondFactor(
+  t: TestGateway,
+  email: string,
+  proof: { code: string } | { recovery_code: string },
+): Promise<DashboardClient> {
+  const first = await dashboardFetch(t, "POST", "/dashboard/api/session", { email, password: TEST_PASSWORD }, { origin: t.url });
+  if (first.status !== 202) throw new Error(`sign-in answered ${first.status}: ${JSON.stringify(first.body)}`);
+  const answer = await dashboardFetch(
+    t,
+    "POST",
+    "/dashboard/api/session/second-factor",
+    { challenge_token: first.body.data.challenge_token, ...proof },
+    { origin: t.url },
+  );
+  if (answer.status !== 201) throw new Error(`second factor answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   const setCookie = answer.headers.get("set-cookie") ?? "";
   return clientOf(t, email, answer.body.data.user.id, setCookie.split(";")[0] ?? "", answer.body.data.csrf_token);
 }
@@ -107,4 +172,13 @@ export async function signInBrowser(context: BrowserContext, t: TestGateway, cli
       sameSite: "Lax",
     },
   ]);
+}
+
+/** Fills and sends the dashboard's sign-in form at `baseUrl` with the test password; what follows (a second step) is the test's. */
+export async function signInWithPassword(page: Page, baseUrl: string, email: string): Promise<void> {
+  await page.goto(`${baseUrl}/dashboard/sign-in`);
+  await page.getByRole("heading", { level: 1, name: "Sign in to your dashboard" }).waitFor({ timeout: 20_000 });
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(TEST_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
 }

@@ -7,6 +7,7 @@ import express from "express";
 import { afterAll, beforeAll } from "vitest";
 import { type GatewayDeps, PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
+import { PrivateAllowlist, type PrivateTargets } from "../../src/core/merchants/private-targets.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
 import { webhookSender } from "../../src/webhooks/http-sender.ts";
@@ -23,6 +24,7 @@ import type { GraphQLOptions } from "../../src/graphql/server.ts";
 import { createApp, type TrustProxy } from "../../src/http/app.ts";
 import type { CheckoutPageOptions } from "../../src/http/checkout-page.ts";
 import type { CorsSettings } from "../../src/http/cors.ts";
+import { CONNECTIONS_CHECKING_INTERVAL_MS, type ConnectionLimits, type LiveLimits } from "../../src/http/connection-limits.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
@@ -93,8 +95,16 @@ export interface TestGatewayOptions {
   cors?: CorsSettings;
   /** PAYGATE_PUBLIC_URL; default: the test server's own address, as the service's default is. */
   publicUrl?: string;
-  /** PAYGATE_WEBHOOK_ALLOW_PRIVATE. */
-  allowPrivateWebhookUrls?: boolean;
+  /**
+   * The host name of the server's address (`url`, and so the default public URL): "localhost" for a
+   * browser test of WebAuthn, whose RP ID must be a domain (an IP address is refused); 127.0.0.1 unless set.
+   */
+  hostName?: string;
+  /**
+   * The private destinations webhooks may reach (PAYGATE_WEBHOOK_ALLOW_PRIVATE, PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE, the
+   * allowlist), over LOCAL_PRIVATE_TARGETS; the test gateway's dispatchers and test events too.
+   */
+  privateWebhookTargets?: Partial<PrivateTargets>;
   rateLimits?: TestRateLimits;
   /**
    * A second instance on that gateway's database, with its encryption key: its own pool and
@@ -107,9 +117,19 @@ export interface TestGatewayOptions {
   clock?: Clock;
   /** PAYGATE_CREDENTIAL_CACHE_MS; none by default. */
   credentialCacheMs?: number;
+  /** TCP connections and slow requests at the socket; the service's defaults unless set. */
+  connections?: ConnectionLimits & { total?: number };
+  /** Live connection caps; the service's defaults unless set. */
+  live?: LiveLimits;
   /** The dashboard's session lifetimes and sign-in limits (generous sign-in limits unless set). */
   dashboard?: GatewayDeps["dashboard"];
 }
+
+/**
+ * As the embedded database's local setup (README, First steps): test-mode webhooks may reach the tests'
+ * receivers on 127.0.0.1, live-mode ones only public addresses; no allowlist.
+ */
+export const LOCAL_PRIVATE_TARGETS: PrivateTargets = { live: false, test: true, allowlist: PrivateAllowlist.NONE };
 
 /** Sign-in limits no test reaches unless it sets its own. */
 export const GENEROUS_SIGN_IN_LIMITS = { perAddress: { limit: 1_000_000, windowMs: 60_000 }, perEmail: { limit: 1_000_000, windowMs: 60_000 } };
@@ -126,15 +146,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const stores = prismaStores(database.db);
   const secrets = options.sameDatabaseAs?.secrets ?? new SecretBox(randomBytes(32));
   // Listening first: the gateway builds checkout URLs on the server's own address.
-  const server = createServer();
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://${options.hostName ?? "127.0.0.1"}:${(server.address() as AddressInfo).port}`;
   const clock = options.clock ?? systemClock;
+  const privateWebhookTargets = { ...LOCAL_PRIVATE_TARGETS, ...options.privateWebhookTargets };
   const gateway = new PaymentGateway({
     stores,
     credentials: new Credentials(stores.credentials, { secrets, clock, cacheMs: options.credentialCacheMs }),
     publicUrl: options.publicUrl ?? url,
-    allowPrivateWebhookUrls: options.allowPrivateWebhookUrls,
+    privateWebhookTargets,
     prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
     rails,
     qr: new PngQrRenderer(),
@@ -142,7 +163,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     secrets,
     changes: database.changes,
     // As the service's: the dispatcher's test settings (the receivers are local).
-    webhookSender: webhookSender({ timeoutMs: 2000, allowPrivate: options.allowPrivateWebhookUrls ?? false }),
+    webhookSender: webhookSender({ timeoutMs: 2000, privateTargets: privateWebhookTargets }),
     // A dashboard user's redelivery: through a dispatcher of this gateway (made on first use, as the service's is never started for it).
     redelivery: { redeliver: (eventId) => (redeliverer ??= makeDispatcher({}, {})).redeliver(eventId) },
     dashboard: { signInLimits: GENEROUS_SIGN_IN_LIMITS, ...options.dashboard },
@@ -152,7 +173,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   function makeDispatcher(settings: Partial<DispatcherSettings>, deps: Partial<DispatcherDeps>): WebhookDispatcher {
     const dispatcher = new WebhookDispatcher(
       { events: stores.webhookEvents, secrets, clock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
-      { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, allowPrivate: false, ...settings },
+      { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, privateTargets: privateWebhookTargets, ...settings },
     );
     dispatchers.push(dispatcher);
     return dispatcher;
@@ -165,7 +186,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     { ...GENEROUS_RATE_LIMITS, ...limits.policy },
     limits.clock ?? systemClock,
   );
-  const { app, stop, serveWebSockets, closeSubscriptions } = await createApp({
+  const { app, stop, serve, closeSubscriptions } = await createApp({
     gateway,
     readiness: database.readiness,
     logger,
@@ -176,12 +197,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     rateLimits: rateLimiter,
     trustProxy: limits.trustProxy,
     checkout: options.checkout,
+    connections: options.connections,
+    live: options.live,
   });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
   server.on("request", checked);
-  serveWebSockets(server);
+  serve(server);
 
   return {
     gateway,

@@ -1,6 +1,7 @@
 // A merchant's webhook endpoint on 127.0.0.1: records every request and answers as told.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -83,4 +84,25 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
   return receiver;
+}
+
+/** A payment event's body as a merchant reads it. */
+export interface PaymentPayload {
+  event: string;
+  data: { transaction: Record<string, unknown> };
+}
+
+/** The payment events received so far, each verified with the merchant's `whsec_…` secret (throws if one is forged), of one transaction (by its reference). */
+export function verifiedPayloads(receiver: WebhookReceiver, webhookSecret: string, reference: string): PaymentPayload[] {
+  const verifier = new Webhook(webhookSecret);
+  return receiver.received
+    .map(
+      (r) =>
+        verifier.verify(r.body, {
+          "webhook-id": String(r.headers["webhook-id"]),
+          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+          "webhook-signature": String(r.headers["webhook-signature"]),
+        }) as PaymentPayload,
+    )
+    .filter((p) => p.data.transaction.reference === reference);
 }

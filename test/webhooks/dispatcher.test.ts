@@ -2,7 +2,7 @@
 // retries on the schedule, recorded attempts, order within a transaction, skipped and failed events.
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { LOCAL_PRIVATE_TARGETS, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { manualClock } from "../support/clock.ts";
 
@@ -65,7 +65,8 @@ describe("delivery", () => {
       url: receiver.url,
       statusCode: 200,
       succeeded: true,
-      responseBody: "ok",
+      // The receiver is on 127.0.0.1: what a private address answers is never kept (merchants' users read attempts).
+      responseBody: null,
       error: null,
       trigger: "schedule",
     });
@@ -105,7 +106,7 @@ describe("delivery", () => {
       [500, false],
       [500, false],
     ]);
-    expect(final.attempts[0]!.responseBody).toHaveLength(1024);
+    expect(final.attempts[0]!.responseBody).toBeNull(); // a private address's answer (deliver's own tests check the 1 KiB cap)
     expect(receiver.ids()).toEqual([final.id, final.id, final.id]);
     clock.advance(10 * 86_400_000);
     expect(await dispatcher.drain()).toEqual([]); // failed for good
@@ -159,13 +160,13 @@ describe("what is not sent", () => {
     const id = await initialize(keys.livePublicKey);
     // Only this test's event: an earlier test's retry may fall due in the same drain.
     const { id: eventId } = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } });
-    const report = (await t.dispatcher({ allowPrivate: false }).drain()).find((r) => r.eventId === eventId);
+    const report = (await t.dispatcher().drain()).find((r) => r.eventId === eventId);
     expect(report!.attempt).toMatchObject({ statusCode: null, succeeded: false });
     expect(report!.attempt!.error).toMatch(/^refused: 127\.0\.0\.1 is a private address/);
     expect(receiver.received).toHaveLength(0);
 
     await t.db.webhookEvent.updateMany({ where: { transactionId: id }, data: { nextAttemptAt: new Date(0) } });
-    const allowed = (await t.dispatcher({ allowPrivate: true }).drain()).find((r) => r.eventId === eventId);
+    const allowed = (await t.dispatcher({ privateTargets: { ...LOCAL_PRIVATE_TARGETS, live: true } }).drain()).find((r) => r.eventId === eventId);
     expect(allowed!.outcome.state).toBe("DELIVERED");
     expect(receiver.received).toHaveLength(1);
   });

@@ -2,18 +2,21 @@
 import { describe, expect, it } from "vitest";
 import { useRecordingServers } from "../support/recording-server.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../../src/webhooks/http-sender.ts";
+import { PrivateAllowlist } from "../../src/core/merchants/private-targets.ts";
+import { LOCAL_PRIVATE_TARGETS } from "../support/gateway.ts";
 
 const servers = useRecordingServers();
 const serve = (handle: Parameters<typeof servers>[0]) => servers(handle, "/hooks/paygate");
 
 const attempt = (url: string, overrides: Partial<DeliveryRequest> = {}): Promise<DeliveryResult> =>
-  deliver({ url, headers: {}, body: '{"type":"ping"}', timeoutMs: 2000, mode: "test", allowPrivate: false, ...overrides });
+  deliver({ url, headers: {}, body: '{"type":"ping"}', timeoutMs: 2000, mode: "test", privateTargets: LOCAL_PRIVATE_TARGETS, ...overrides });
 
 describe("deliver", () => {
   it("counts a 200 as delivered and returns the response body", async () => {
     const server = await serve((res) => res.writeHead(200, { "content-type": "text/plain" }).end("thanks"));
     const result = await attempt(server.url);
-    expect(result).toEqual({ ok: true, statusCode: 200, latencyMs: expect.any(Number), responseBody: "thanks", error: null });
+    // The receiver is on 127.0.0.1: a private address, which these tests allow in test mode (the local setup's default).
+    expect(result).toEqual({ ok: true, statusCode: 200, latencyMs: expect.any(Number), responseBody: "thanks", privateAddress: true, error: null });
     expect(Number.isInteger(result.latencyMs)).toBe(true);
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
   });
@@ -95,7 +98,7 @@ describe("deliver", () => {
     const body = JSON.stringify({ type: "payment.confirmed", note: "café ✓ \u{1F600}", amount: "1.50" });
     const headers = { "webhook-id": "msg_123", "webhook-timestamp": "1700000000", "webhook-signature": "v1,abc+/=" };
     const result = await attempt(`${server.url}?merchant=7`, { headers, body });
-    expect(result).toEqual({ ok: true, statusCode: 204, latencyMs: expect.any(Number), responseBody: "", error: null });
+    expect(result).toEqual({ ok: true, statusCode: 204, latencyMs: expect.any(Number), responseBody: "", privateAddress: true, error: null });
     expect(server.requests).toHaveLength(1);
     const [received] = server.requests;
     expect(received?.method).toBe("POST");
@@ -122,38 +125,96 @@ describe("deliver", () => {
   describe("in live mode", () => {
     it("refuses a literal loopback IP without connecting", async () => {
       const server = await serve((res) => res.writeHead(200).end());
-      const result = await attempt(server.url, { mode: "live", allowPrivate: false });
-      expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null, error: "refused: 127.0.0.1 is a private address" });
+      const result = await attempt(server.url, { mode: "live" });
+      expect(result).toMatchObject({ ok: false, statusCode: null, responseBody: null, privateAddress: false });
+      expect(result.error).toBe(
+        "refused: 127.0.0.1 is a private address; private and local destinations are for the operator to allow " +
+          "(PAYGATE_WEBHOOK_ALLOW_PRIVATE=true, or the host in PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST)",
+      );
       expect(server.connections).toBe(0);
     });
 
     it("refuses an IPv4-mapped IPv6 loopback literal", async () => {
       const server = await serve((res) => res.writeHead(200).end());
-      const result = await attempt(`http://[::ffff:127.0.0.1]:${server.port}/hook`, { mode: "live", allowPrivate: false });
-      expect(result.error).toBe("refused: ::ffff:7f00:1 is a private address");
+      const result = await attempt(`http://[::ffff:127.0.0.1]:${server.port}/hook`, { mode: "live" });
+      expect(result.error).toMatch(/^refused: ::ffff:7f00:1 is a private address; /);
       expect(server.connections).toBe(0);
     });
 
     it("refuses a name that resolves to a private address, checking what DNS returns", async () => {
       const server = await serve((res) => res.writeHead(200).end());
-      const result = await attempt(`http://localhost:${server.port}/hook`, { mode: "live", allowPrivate: false });
+      const result = await attempt(`http://localhost:${server.port}/hook`, { mode: "live" });
       expect(result).toMatchObject({ ok: false, statusCode: null });
-      expect(result.error).toMatch(/^refused: localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
+      expect(result.error).toMatch(/^refused: localhost resolves to a private address \((127\.0\.0\.1|::1)\); .*PAYGATE_WEBHOOK_ALLOW_PRIVATE=true/);
       expect(server.connections).toBe(0);
     });
 
-    it("delivers to a private address when allowPrivate is set (https is the URL policy's job)", async () => {
+    it("delivers to a private address when the operator allows it (https is the URL policy's job), marking the answer private", async () => {
       const server = await serve((res) => res.writeHead(200).end("ok"));
       for (const url of [server.url, `http://localhost:${server.port}/hooks/paygate`]) {
-        const result = await attempt(url, { mode: "live", allowPrivate: true });
-        expect(result, url).toMatchObject({ ok: true, statusCode: 200, responseBody: "ok" });
+        const result = await attempt(url, { mode: "live", privateTargets: { ...LOCAL_PRIVATE_TARGETS, live: true } });
+        expect(result, url).toMatchObject({ ok: true, statusCode: 200, responseBody: "ok", privateAddress: true });
       }
       expect(server.requests).toHaveLength(2);
     });
   });
 
-  it("has no guard in test mode", async () => {
-    const server = await serve((res) => res.writeHead(200).end());
-    expect(await attempt(`http://localhost:${server.port}/hook`, { mode: "test" })).toMatchObject({ ok: true, statusCode: 200 });
+  describe("in test mode", () => {
+    const strict = { ...LOCAL_PRIVATE_TARGETS, test: false };
+    const allowing = (list: string) => {
+      const allowlist = PrivateAllowlist.parse(list);
+      if (!(allowlist instanceof PrivateAllowlist)) throw new Error(allowlist.problem);
+      return { ...strict, allowlist };
+    };
+
+    it("reaches private addresses when the operator allows them (the embedded database's default), marking the answer private", async () => {
+      const server = await serve((res) => res.writeHead(200).end("tok_INTERNAL_local"));
+      const result = await attempt(`http://localhost:${server.port}/hook`, { mode: "test" });
+      expect(result).toMatchObject({ ok: true, statusCode: 200, responseBody: "tok_INTERNAL_local", privateAddress: true });
+    });
+
+    it("refuses every private form without connecting when the operator does not allow them, naming the setting", async () => {
+      const server = await serve((res) => res.writeHead(200).end("tok_INTERNAL_local"));
+      const cases: Array<[string, RegExp]> = [
+        [server.url, /^refused: 127\.0\.0\.1 is a private address; /],
+        [`http://[::1]:${server.port}/hook`, /^refused: ::1 is a private address; /],
+        [`http://localhost:${server.port}/hook`, /^refused: localhost resolves to a private address \((127\.0\.0\.1|::1)\); /],
+        [`http://2130706433:${server.port}/hook`, /^refused: 127\.0\.0\.1 is a private address; /],
+        ["http://10.1.2.3/hook", /^refused: 10\.1\.2\.3 is a private address; /],
+        ["http://169.254.169.254/latest/meta-data/", /^refused: 169\.254\.169\.254 is a private address; /],
+      ];
+      for (const [url, error] of cases) {
+        const result = await attempt(url, { mode: "test", privateTargets: strict });
+        expect(result, url).toMatchObject({ ok: false, statusCode: null, responseBody: null, privateAddress: false });
+        expect(result.error, url).toMatch(error);
+        expect(result.error, url).toContain("PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE=true, or the host in PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST");
+      }
+      expect(server.connections).toBe(0);
+    });
+
+    it("reaches the allowlist's hosts and networks only", async () => {
+      const server = await serve((res) => res.writeHead(200).end("ok"));
+      const byNetwork = await attempt(server.url, { mode: "test", privateTargets: allowing("10.0.0.0/8, 127.0.0.0/8") });
+      expect(byNetwork).toMatchObject({ ok: true, statusCode: 200, privateAddress: true });
+      const byName = await attempt(`http://localhost:${server.port}/hook`, { mode: "test", privateTargets: allowing("localhost") });
+      expect(byName).toMatchObject({ ok: true, statusCode: 200, privateAddress: true });
+      // localhost's addresses (127.0.0.1, and ::1 where it has one) are in the listed networks.
+      const resolved = await attempt(`http://localhost:${server.port}/hook`, { mode: "test", privateTargets: allowing("127.0.0.0/8,::1") });
+      expect(resolved).toMatchObject({ ok: true, statusCode: 200, privateAddress: true });
+      expect(server.requests).toHaveLength(3);
+
+      const other = await attempt(server.url, { mode: "test", privateTargets: allowing("10.0.0.0/8,hooks.internal") });
+      expect(other).toMatchObject({ ok: false, statusCode: null });
+      expect(other.error).toMatch(/^refused: 127\.0\.0\.1 is a private address; /);
+      const unlistedName = await attempt(`http://localhost:${server.port}/hook`, { mode: "test", privateTargets: allowing("10.0.0.0/8") });
+      expect(unlistedName.error).toMatch(/^refused: localhost resolves to a private address/);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it("applies the allowlist in live mode too", async () => {
+      const server = await serve((res) => res.writeHead(200).end("ok"));
+      const result = await attempt(server.url, { mode: "live", privateTargets: allowing("127.0.0.1") });
+      expect(result).toMatchObject({ ok: true, statusCode: 200, privateAddress: true });
+    });
   });
 });

@@ -7,7 +7,7 @@ export { ApiError, NetworkError };
 
 export type Mode = "test" | "live";
 export type Role = "owner" | "developer" | "viewer";
-export type Permission = "read" | "manage_keys" | "manage_webhooks" | "manage_wallets" | "manage_payment_links" | "manage_users";
+export type Permission = "read" | "manage_keys" | "manage_webhooks" | "manage_wallets" | "manage_payment_links" | "manage_users" | "read_audit_log";
 
 /** GET /dashboard/api/session. */
 export interface Session {
@@ -17,6 +17,19 @@ export interface Session {
   permissions: Permission[];
   csrf_token: string;
   expires_at: string;
+  /** `enabled`: an authenticator app or a security key (or both). */
+  second_factor: { enabled: boolean; enrolment_required: boolean; authenticator_app: boolean; security_keys: number };
+  /** Sensitive changes after this ask for the password again (sudo mode). */
+  reauthenticate_after: string;
+}
+
+/** POST /dashboard/api/session's answer for a user with a second factor: no session yet. */
+export interface SecondFactorChallenge {
+  second_factor_required: true;
+  challenge_token: string;
+  expires_at: string;
+  /** What the challenge can be answered with. */
+  methods: ("totp" | "recovery_code" | "security_key")[];
 }
 
 const BASE = "/dashboard/api";
@@ -24,6 +37,10 @@ const BASE = "/dashboard/api";
 export class DashboardApi {
   /** Set once signed in: every change sends it. */
   csrfToken: string | null = null;
+  /** Asked when a change needs the password again (sudo mode): true once it was proved, and the change is sent again. */
+  onReauthenticationRequired: (() => Promise<boolean>) | null = null;
+  /** Told when the service requires a second factor before anything else. */
+  onEnrolmentRequired: (() => void) | null = null;
 
   get<T>(path: string): Promise<T> {
     return this.request<T>("GET", path);
@@ -38,8 +55,20 @@ export class DashboardApi {
     return this.request<T>("DELETE", path);
   }
 
-  /** `data` of the answer; throws ApiError or NetworkError. */
+  /** `data` of the answer; throws ApiError or NetworkError. A change refused for an old sign-in is retried once re-authenticated. */
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    try {
+      return await this.send<T>(method, path, body);
+    } catch (error) {
+      if (error instanceof ApiError && error.reason === "reauthentication_required" && (await this.onReauthenticationRequired?.())) {
+        return this.send<T>(method, path, body);
+      }
+      if (error instanceof ApiError && error.reason === "second_factor_enrolment_required") this.onEnrolmentRequired?.();
+      throw error;
+    }
+  }
+
+  private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (method !== "GET" && this.csrfToken) headers["x-csrf-token"] = this.csrfToken;

@@ -7,8 +7,10 @@ export interface PageContext {
   api: DashboardApi;
   mode: Mode;
   session: Session;
-  /** Whether the user's role allows it (the server checks again on every change). */
+  /** Whether the user's role allows it, and the merchant is active (the server checks again on every change). */
   can(permission: Permission): boolean;
+  /** A page's note on why its controls are missing: the role's, or none for a deactivated merchant (the banner above every page says why). */
+  roleNote(note: string): string;
   /** A dashboard address with the current mode kept: href("/users") → "/dashboard/users?mode=live". */
   href(path: string, query?: Record<string, string>): string;
   /** An API path with the current mode: withMode("/transactions") → "/transactions?mode=test". */

@@ -6,20 +6,30 @@
 import "../shared/base.css";
 import "./dashboard.css";
 import { h, replace } from "../shared/dom.ts";
-import { ApiError, DashboardApi, messageOf, type Mode, type Session } from "./api.ts";
+import { ApiError, DashboardApi, messageOf, type Mode, type SecondFactorChallenge, type Session } from "./api.ts";
 import type { DashboardPage, PageContext } from "./context.ts";
 import { PAGES } from "./pages/index.ts";
+import { askReauthentication, codeField, proofOf } from "./second-factor.ts";
+import { assertKey } from "./security-key.ts";
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const top = element<HTMLElement>("top");
 const nav = element<HTMLElement>("nav");
 const main = element<HTMLElement>("main");
 const banner = element<HTMLElement>("mode-banner");
+const readOnlyBanner = element<HTMLElement>("read-only-banner");
 const announcer = element<HTMLElement>("announcer");
 
 const api = new DashboardApi();
 let session: Session | null = null;
 let firstView = true;
+// Sudo mode: a change refused for an old sign-in asks for the password (and code) and is sent again.
+api.onReauthenticationRequired = () => (session ? askReauthentication(api, session) : Promise.resolve(false));
+// The service requires a second factor first: to the Security page, which sets it up.
+api.onEnrolmentRequired = () => {
+  if (session) session.second_factor.enrolment_required = true;
+  if (routeOfAddress() !== "security") navigate(href("/security"), true);
+};
 
 const KYB_LABELS: Record<Session["merchant"]["kyb_status"], string> = {
   NONE: "KYB not started",
@@ -82,7 +92,10 @@ async function show(): Promise<void> {
       return showFailure(error);
     }
   }
-  const pages = PAGES.filter((page) => can(page.permission));
+  // Until a required second factor is set up, the Security page is the only one.
+  const enrolling = session.second_factor.enrolment_required;
+  if (enrolling && route !== "security") return navigate(href("/security"), true);
+  const pages = enrolling ? PAGES.filter((page) => page.path === "security") : PAGES.filter((page) => can(page.permission));
   const page = pages.find((p) => p.path === route);
   if (!page) {
     const first = pages[0];
@@ -107,6 +120,7 @@ function context(): PageContext {
     mode,
     session: session as Session,
     can,
+    roleNote: (note) => (session?.merchant.active === false ? "" : note),
     href: (path, query) => href(path, query, mode),
     withMode: (path) => `${path}${path.includes("?") ? "&" : "?"}mode=${mode}`,
     navigate: (path) => navigate(path),
@@ -144,6 +158,15 @@ function renderShell(pages: DashboardPage[], current: DashboardPage | null): voi
   document.body.classList.toggle("test-mode", mode === "test");
   banner.hidden = mode !== "test";
   replace(banner, h("strong", {}, "Test mode"), " · test data and test-network payments only; no real money moves");
+  // A deactivated merchant's dashboard is read-only (the server refuses every change): say why the controls are gone.
+  readOnlyBanner.hidden = s.merchant.active;
+  replace(
+    readOnlyBanner,
+    h("strong", {}, "This merchant is deactivated"),
+    " · the dashboard is read-only: you can see everything, but nothing can be changed until the operator of this service reactivates the merchant (",
+    h("code", {}, `paygate merchant update ${s.merchant.id} --active true`),
+    ").",
+  );
 
   const modeSwitch = h(
     "div",
@@ -235,6 +258,7 @@ function bare(): void {
   top.hidden = true;
   nav.hidden = true;
   banner.hidden = true;
+  readOnlyBanner.hidden = true;
   document.body.classList.remove("test-mode");
 }
 
@@ -261,12 +285,9 @@ function showSignIn(): void {
       }
       submit.disabled = true;
       try {
-        session = await api.post<Session>("/session", { email: email.value, password: password.value });
-        api.csrfToken = session.csrf_token;
-        const target = params.get("next");
-        const id = params.get("id");
-        const back = target && /^[a-z0-9-]+$/.test(target) ? `/${target}` : "/";
-        navigate(href(back, id && /^[A-Za-z0-9_-]{1,100}$/.test(id) ? { id } : {}), true);
+        const answer = await api.post<Session | SecondFactorChallenge>("/session", { email: email.value, password: password.value });
+        if ("second_factor_required" in answer) return showSecondFactorStep(answer, params);
+        signedIn(answer, params);
       } catch (error) {
         replace(alert, h("p", { class: "alert" }, messageOf(error)));
         password.value = "";
@@ -287,6 +308,82 @@ function showSignIn(): void {
   main.setAttribute("aria-busy", "false");
   arrived("Sign in");
   email.focus();
+}
+
+/** Signed in: back to the page sign-in was asked for (and the object it showed). */
+function signedIn(answer: Session, params: URLSearchParams): void {
+  session = answer;
+  api.csrfToken = answer.csrf_token;
+  const target = params.get("next");
+  const id = params.get("id");
+  const back = target && /^[a-z0-9-]+$/.test(target) ? `/${target}` : "/";
+  navigate(href(back, id && /^[A-Za-z0-9_-]{1,100}$/.test(id) ? { id } : {}), true);
+}
+
+/** The sign-in's second step: the password was right, and the user has a second factor (an app's code, a security key, or either). */
+function showSecondFactorStep(challenge: SecondFactorChallenge, params: URLSearchParams): void {
+  const alert = h("div", { class: "alert-slot", role: "alert" });
+  const withCode = challenge.methods.includes("totp");
+  const withKey = challenge.methods.includes("security_key");
+  const code = codeField("sign-in-code");
+  const submit = h("button", { type: "submit", class: "button" }, "Verify");
+  const form = h("form", { class: "card auth", novalidate: true }, code.field, submit);
+  const keyButton = h("button", { type: "button", class: withCode ? "button secondary" : "button" }, "Use your security key");
+  const steps = h("div", {}, withKey ? h("div", { class: "card auth" }, keyButton) : null, withCode ? form : null);
+  /** Shows the failure; an ended challenge needs the password again. */
+  const failed = (error: unknown) => {
+    replace(alert, h("p", { class: "alert" }, messageOf(error)));
+    if (error instanceof ApiError && error.reason === "sign_in_challenge_invalid")
+      steps.replaceWith(h("p", {}, h("a", { href: "/dashboard/sign-in", "data-route": "" }, "Sign in again")));
+  };
+  keyButton.addEventListener("click", () => {
+    void (async () => {
+      replace(alert);
+      keyButton.disabled = true;
+      try {
+        const body = { challenge_token: challenge.challenge_token };
+        const securityKey = await assertKey(api, "/session/second-factor/security-key", body);
+        signedIn(await api.post<Session>("/session/second-factor", { ...body, security_key: securityKey }), params);
+      } catch (error) {
+        failed(error);
+        keyButton.focus();
+      } finally {
+        keyButton.disabled = false;
+      }
+    })();
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void (async () => {
+      if (!code.input.value.trim()) {
+        replace(alert, h("p", { class: "alert" }, "Enter the code of your authenticator app, or a recovery code"));
+        code.input.focus();
+        return;
+      }
+      submit.disabled = true;
+      try {
+        signedIn(
+          await api.post<Session>("/session/second-factor", { challenge_token: challenge.challenge_token, ...proofOf(code.input.value) }),
+          params,
+        );
+      } catch (error) {
+        failed(error);
+        code.input.value = "";
+        code.input.focus();
+      } finally {
+        submit.disabled = false;
+      }
+    })();
+  });
+  const about = [
+    withKey ? "Use the security key you registered for this account (insert or touch it when your browser asks)." : "",
+    withCode
+      ? `${withKey ? "Or enter" : "Enter"} the 6-digit code your authenticator app shows for this account, or one of your recovery codes.`
+      : "",
+  ];
+  replace(main, h("h1", {}, "Two-factor authentication"), h("p", {}, about.filter(Boolean).join(" ")), alert, steps);
+  arrived("Two-factor authentication");
+  (withCode ? code.input : keyButton).focus();
 }
 
 function showWelcome(): void {

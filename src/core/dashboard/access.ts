@@ -1,7 +1,8 @@
 // Who may do what in the merchant dashboard. Every dashboard operation of the gateway names the
 // permission it needs and calls `authorize` first, so the rule lives here once and no adapter
-// (the dashboard's HTTP routes, its pages) decides it.
-import { PaygateError } from "../errors.ts";
+// (the dashboard's HTTP routes, its pages) decides it. A deactivated merchant's dashboard is
+// read-only: its users still sign in and read, and every change is refused here.
+import { errors, PaygateError } from "../errors.ts";
 
 export const DASHBOARD_ROLES = ["owner", "developer", "viewer"] as const;
 export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
@@ -18,10 +19,12 @@ export type DashboardPermission =
   /** Create and deactivate payment links. */
   | "manage_payment_links"
   /** Invite and remove dashboard users. */
-  | "manage_users";
+  | "manage_users"
+  /** Read the merchant's audit log (audit-log.ts). */
+  | "read_audit_log";
 
 const GRANTS: Record<DashboardRole, ReadonlySet<DashboardPermission>> = {
-  owner: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_payment_links", "manage_users"]),
+  owner: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_payment_links", "manage_users", "read_audit_log"]),
   developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets"]),
   viewer: new Set(["read"]),
 };
@@ -31,24 +34,43 @@ export interface DashboardActor {
   userId: string;
   merchantId: number;
   role: DashboardRole;
+  /** False for a deactivated merchant (read with the session): its dashboard is read-only. */
+  merchantActive: boolean;
+  /** Who, in the audit log. */
+  email: string;
+  /** When the session last proved its password (and second factor): sensitive changes need it recent (reauthentication.ts). */
+  authenticatedAt: Date;
+  /** The request's client address, for the audit log; null when unknown. */
+  clientAddress: string | null;
+  /** The operator requires a second factor (PAYGATE_DASHBOARD_REQUIRE_2FA) and this user has none yet: it may only enrol one. */
+  mustEnrolSecondFactor: boolean;
 }
 
 export function isDashboardRole(value: string): value is DashboardRole {
   return (DASHBOARD_ROLES as readonly string[]).includes(value);
 }
 
-export function can(actor: DashboardActor, permission: DashboardPermission): boolean {
-  return GRANTS[actor.role].has(permission);
+/** Every permission is a read (`read…`) or a change (`manage_…`); a deactivated merchant's users keep the reads only. */
+const isChange = (permission: DashboardPermission) => !permission.startsWith("read");
+
+export function can(actor: Pick<DashboardActor, "role" | "merchantActive">, permission: DashboardPermission): boolean {
+  return GRANTS[actor.role].has(permission) && (actor.merchantActive || !isChange(permission));
 }
 
-/** Every permission the role holds: the dashboard's pages show the controls of these only (the API still authorizes each change). */
-export function permissionsOf(role: DashboardRole): DashboardPermission[] {
-  return [...GRANTS[role]];
+/** Every permission the actor holds: the dashboard's pages show the controls of these only (the API still authorizes each change). */
+export function permissionsOf(actor: Pick<DashboardActor, "role" | "merchantActive">): DashboardPermission[] {
+  return [...GRANTS[actor.role]].filter((permission) => can(actor, permission));
 }
 
-/** Refuses (403 `role_forbidden`) an actor whose role lacks the permission; nothing has run yet. */
+/**
+ * Refuses (403 `role_forbidden`) an actor whose role lacks the permission, (403 `merchant_inactive`)
+ * any change of a deactivated merchant, and (403
+ * `second_factor_enrolment_required`) any actor that must enrol a second factor first; nothing has run yet.
+ */
 export function authorize(actor: DashboardActor, permission: DashboardPermission): void {
+  if (actor.mustEnrolSecondFactor) throw errors.secondFactorEnrolmentRequired();
   if (can(actor, permission)) return;
+  if (GRANTS[actor.role].has(permission)) throw errors.dashboardReadOnly(); // the merchant is deactivated
   const roles = DASHBOARD_ROLES.filter((role) => GRANTS[role].has(permission)).join(" or ");
   throw new PaygateError(
     "forbidden",

@@ -1,12 +1,16 @@
 // Dashboard users: created by an operator (`paygate user create`) or invited by an owner, listed,
-// given another role, removed. A merchant always keeps one owner. An e-mail belongs to one user
-// across all merchants, so signing in needs only the e-mail (README "Dashboard").
+// given another role, removed. A merchant always keeps one owner. An e-mail has one account (a
+// user with a password) across all merchants, so signing in needs only the e-mail (README
+// "Dashboard"). An owner's invitation says nothing about other merchants: one for an e-mail that
+// has an account elsewhere is stored and answered like any other, and its link never signs in.
 import { DuplicateKeyError, errors } from "../errors.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { DashboardUserRow, UserChange } from "../stores.ts";
 import { authorize, type DashboardActor } from "./access.ts";
+import { auditEntry, authorOf, OPERATOR, type ChangeAuthor } from "./audit-log.ts";
 import { checkPassword, checkRole, normalEmail } from "./fields.ts";
 import { hashPassword } from "./passwords.ts";
+import { requireRecentAuthentication } from "./reauthentication.ts";
 import { signInUrl, userView, type DashboardDeps, type DashboardUserView } from "./sessions.ts";
 
 export interface CreatedUser {
@@ -20,12 +24,16 @@ export interface CreatedUser {
 export async function createUser(
   deps: DashboardDeps,
   input: { merchantId: number; email: unknown; role: unknown; password?: unknown },
+  by: ChangeAuthor = OPERATOR,
 ): Promise<CreatedUser> {
   const email = normalEmail(input.email);
   const role = checkRole(input.role);
   const passwordHash = input.password === undefined ? null : await hashPassword(checkPassword(input.password));
   const merchant = await deps.store.merchant(input.merchantId);
   if (!merchant) throw errors.merchantNotFound(input.merchantId);
+  // The operator sees every merchant: an e-mail any user has is taken. An owner learns only of its own users.
+  const operator = by.kind === "operator";
+  if (operator && (await deps.store.emailInUse(email))) throw errors.dashboardEmailTaken();
   const token = passwordHash === null ? randomToken(43) : null;
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.policy.signInLinkMs);
@@ -34,9 +42,10 @@ export async function createUser(
     row = await deps.store.createUser(
       { id: `usr_${randomToken(20)}`, merchantId: input.merchantId, email, role, passwordHash },
       token ? { tokenHash: hashKey(token), createdAt: now, expiresAt } : null,
+      auditEntry(by, input.merchantId, now, by.kind === "operator" ? "user.create" : "user.invite", `${email} (${role})`),
     );
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw errors.dashboardEmailTaken();
+    if (error instanceof DuplicateKeyError) throw operator ? errors.dashboardEmailTaken() : errors.dashboardEmailTakenHere();
     throw error;
   }
   return { user: userView(row), signInUrl: token && signInUrl(deps.publicUrl, token), signInUrlExpiresAt: token ? expiresAt : null };
@@ -45,7 +54,8 @@ export async function createUser(
 /** An owner invites a user: it gets a one-time sign-in link, shown once, to pass on. */
 export function inviteUser(deps: DashboardDeps, actor: DashboardActor, input: { email: unknown; role: unknown }): Promise<CreatedUser> {
   authorize(actor, "manage_users");
-  return createUser(deps, { merchantId: actor.merchantId, email: input.email, role: input.role });
+  requireRecentAuthentication(deps, actor);
+  return createUser(deps, { merchantId: actor.merchantId, email: input.email, role: input.role }, authorOf(actor));
 }
 
 export async function listUsers(deps: DashboardDeps, actor: DashboardActor): Promise<DashboardUserView[]> {
@@ -57,7 +67,7 @@ export async function listUsers(deps: DashboardDeps, actor: DashboardActor): Pro
  * Under the lock: the actor may still manage users (its role may have changed since its request
  * began: two owners demoting each other at once), and the merchant keeps an owner.
  */
-function checked(actor: DashboardActor, change: UserChange["change"]): UserChange {
+function checked(deps: DashboardDeps, actor: DashboardActor, change: UserChange["change"]): UserChange {
   return {
     actorId: actor.userId,
     change,
@@ -66,12 +76,17 @@ function checked(actor: DashboardActor, change: UserChange["change"]): UserChang
       authorize({ ...actor, role: current.role }, "manage_users");
       if (ownersAfter === 0) throw errors.lastOwner();
     },
+    audit: (user) =>
+      change === "remove"
+        ? auditEntry(authorOf(actor), actor.merchantId, deps.clock.now(), "user.remove", `${user.email} (${user.role})`)
+        : auditEntry(authorOf(actor), actor.merchantId, deps.clock.now(), "user.role_change", `${user.email}: ${user.role} → ${change.role}`),
   };
 }
 
 export async function changeRole(deps: DashboardDeps, actor: DashboardActor, userId: string, role: unknown): Promise<DashboardUserView> {
   authorize(actor, "manage_users");
-  const row = await deps.store.changeUser(actor.merchantId, userId, checked(actor, { role: checkRole(role) }));
+  requireRecentAuthentication(deps, actor);
+  const row = await deps.store.changeUser(actor.merchantId, userId, checked(deps, actor, { role: checkRole(role) }));
   if (!row) throw errors.dashboardUserNotFound(userId);
   return userView(row);
 }
@@ -79,7 +94,8 @@ export async function changeRole(deps: DashboardDeps, actor: DashboardActor, use
 /** Removes the user with its sessions (they end at once) and links. */
 export async function removeUser(deps: DashboardDeps, actor: DashboardActor, userId: string): Promise<DashboardUserView> {
   authorize(actor, "manage_users");
-  const row = await deps.store.changeUser(actor.merchantId, userId, checked(actor, "remove"));
+  requireRecentAuthentication(deps, actor);
+  const row = await deps.store.changeUser(actor.merchantId, userId, checked(deps, actor, "remove"));
   if (!row) throw errors.dashboardUserNotFound(userId);
   return userView(row);
 }

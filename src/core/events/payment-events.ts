@@ -3,6 +3,7 @@ import type { TransactionStatus } from "../../db/types.ts";
 import { toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
+import { receiptObject, receiptOf, type StoredReceipt } from "../transactions/receipts.ts";
 
 /** A transaction enters each state once, so each event is sent at most once per transaction. */
 export const EVENT_FOR_STATUS = {
@@ -32,6 +33,8 @@ export interface TransactionSnapshot {
   requestMeta: unknown;
   createdAt: Date;
   merchant: { name: string };
+  /** What arrived at its address then, first seen first (none before the first payment is seen). */
+  receipts: readonly StoredReceipt[];
 }
 
 export interface PaymentEvent {
@@ -46,7 +49,7 @@ export function paymentEventFor(transaction: TransactionSnapshot): PaymentEvent 
   return { id: newEventId(), type, body: JSON.stringify(paymentEventPayload(type, transaction)) };
 }
 
-/** `{ event, data: { transaction } }`, field for field as spec section 6 lists them. */
+/** `{ event, data: { transaction } }`, field for field as spec section 6 lists them, and the receipts. */
 export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapshot) {
   const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
   const meta = t.requestMeta;
@@ -69,6 +72,8 @@ export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapsh
         is_live: t.isLive,
         created_at: t.createdAt.toISOString(),
         meta: typeof meta === "object" && meta !== null && !Array.isArray(meta) ? meta : {},
+        // Not in spec 6 (an extension adds fields): each payment, for reconciling without the dashboard.
+        receipts: t.receipts.map((r) => receiptObject(receiptOf(r, t.paymentCurrencyId))),
       },
     },
   };

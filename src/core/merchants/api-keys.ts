@@ -1,6 +1,7 @@
 // A merchant's API keys: the list a dashboard shows (never a secret) and rolling a key. A roll makes a
 // new key of one kind and mode, shown once, and gives the keys it replaces an end: now, or after an
 // overlap of 1 or 24 hours in which both work, so a merchant can deploy the new key without downtime.
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { hashKey, newPublicKey, newSecretKey } from "../secrets.ts";
@@ -71,6 +72,7 @@ export async function rollApiKey(
   deps: Pick<CoreDeps, "stores" | "clock" | "credentials">,
   merchantId: number,
   request: ApiKeyRollRequest,
+  by: ChangeAuthor = OPERATOR,
 ): Promise<RolledApiKey> {
   const mode = checkedMode(request.mode);
   const kind = request.kind;
@@ -89,6 +91,8 @@ export async function rollApiKey(
     newKey: row,
     oldExpiresAt: new Date(now.getTime() + OLD_KEY_OVERLAPS[request.oldExpires]),
     now,
+    // The new key's prefix, as the key list shows it (a secret key's first characters only).
+    audit: auditEntry(by, merchantId, now, "api_key.roll", `${kind} ${mode} ${row.prefix} (old keys end ${request.oldExpires})`),
   });
   if (!ended) throw errors.merchantNotFound(merchantId);
   // This process forgets what it remembered of them at once; another instance within its cache time (PAYGATE_CREDENTIAL_CACHE_MS).

@@ -1,5 +1,6 @@
 // Merchant accounts, their keys, payment links and wallets: what the operator CLI manages today and
 // the dashboard will. The rules are here; the writes are the MerchantStore's (src/db).
+import { auditEntry, OPERATOR, shortenedKey, webhookUrlTarget, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoById, type CryptoCurrency } from "../money/currencies.ts";
@@ -9,9 +10,10 @@ import { apiKeyRow } from "./api-keys.ts";
 import type { KybStatus } from "./kyb.ts";
 
 export type { KybStatus };
+import { privateTargetsHint } from "./private-targets.ts";
 import { checkWebhookUrl } from "./webhook-url.ts";
 
-export type MerchantDeps = Pick<CoreDeps, "stores" | "rails" | "secrets" | "allowPrivateWebhookUrls">;
+export type MerchantDeps = Pick<CoreDeps, "stores" | "rails" | "secrets" | "privateWebhookTargets" | "clock">;
 
 /** Where each mode's events go; null removes the URL, undefined leaves it. */
 export interface WebhookUrls {
@@ -69,11 +71,15 @@ export async function createMerchant(deps: MerchantDeps, input: { name: string; 
   return { id: merchant.id, name: merchant.name, ...keys, webhookSecret };
 }
 
-/** Changes a merchant's state, KYB, webhook URLs and wallets; each wallet key is checked for its network and mode first. */
+/**
+ * Changes a merchant's state, KYB, webhook URLs and wallets; each wallet key is checked for its
+ * network and mode first. The audit log gets an entry per change, by `by`, with the change.
+ */
 export async function updateMerchant(
   deps: MerchantDeps,
   id: number,
   input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
+  by: ChangeAuthor = OPERATOR,
 ): Promise<MerchantWithWallets> {
   const urls = checkedWebhookUrls(deps, input);
   for (const wallet of input.wallets ?? []) checkWalletKey(deps, wallet);
@@ -82,6 +88,7 @@ export async function updateMerchant(
     ...(input.kybStatus === undefined ? {} : { kybStatus: input.kybStatus }),
     ...urls,
     wallets: (input.wallets ?? []).map((w) => ({ currencyId: w.currency.id, isLive: w.isLive, extendedPublicKey: w.extendedPublicKey })),
+    audit: auditOfUpdate(id, deps.clock.now(), by, input, urls),
   });
   if (result.ok) return result.merchant;
   if (result.problem === "no_merchant") throw errors.merchantNotFound(id);
@@ -92,6 +99,24 @@ export async function updateMerchant(
 export function checkWalletKey(deps: Pick<CoreDeps, "rails">, wallet: WalletSetting): void {
   const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey);
   if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug} wallet: ${check.reason}`);
+}
+
+/** One audit entry per thing an update changes. */
+function auditOfUpdate(
+  merchantId: number,
+  at: Date,
+  by: ChangeAuthor,
+  input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] },
+  urls: WebhookUrls,
+) {
+  const entry = (action: Parameters<typeof auditEntry>[3], target: string) => auditEntry(by, merchantId, at, action, target);
+  return [
+    ...(input.active === undefined ? [] : [entry(input.active ? "merchant.activate" : "merchant.deactivate", `merchant ${merchantId}`)]),
+    ...(input.kybStatus === undefined ? [] : [entry("merchant.kyb_set", input.kybStatus)]),
+    ...(urls.liveWebhookUrl === undefined ? [] : [entry("webhook_url.set", webhookUrlTarget("live", urls.liveWebhookUrl))]),
+    ...(urls.testWebhookUrl === undefined ? [] : [entry("webhook_url.set", webhookUrlTarget("test", urls.testWebhookUrl))]),
+    ...(input.wallets ?? []).map((w) => entry("wallet.set", `${w.currency.slug} ${w.isLive ? "live" : "test"} ${shortenedKey(w.extendedPublicKey)}`)),
+  ];
 }
 
 export const walletTaken = (slug: string) =>
@@ -118,9 +143,11 @@ function checkedWebhookUrls(deps: MerchantDeps, input: WebhookUrls): WebhookUrls
       out[field] = null;
       continue;
     }
-    const check = checkWebhookUrl(url, mode, { allowPrivate: deps.allowPrivateWebhookUrls });
+    const targets = deps.privateWebhookTargets;
+    const check = checkWebhookUrl(url, mode, { allowPrivate: targets[mode], allowlist: targets.allowlist });
     if (!check.ok) {
-      throw errors.invalidMerchantSettings(`${mode === "live" ? "Live" : "Test"} webhook URL '${url}' is refused: ${check.reason}`);
+      const hint = check.privateHost ? `; ${privateTargetsHint(mode)}` : "";
+      throw errors.invalidMerchantSettings(`${mode === "live" ? "Live" : "Test"} webhook URL '${url}' is refused: ${check.reason}${hint}`);
     }
     out[field] = check.url;
   }

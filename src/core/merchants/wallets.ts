@@ -1,6 +1,7 @@
 // The dashboard's Wallets page: a preview of the addresses a key would hand out (so a merchant can
 // compare them with its own wallet before accepting payments, as BTCPay shows them), setting a key
 // with the checks of merchant update, and the wallets per coin and mode with a gap-limit warning.
+import { OPERATOR, shortenedKey, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../money/currencies.ts";
@@ -73,10 +74,10 @@ export async function previewWallet(deps: MerchantDeps, merchantId: number, requ
   return { currency: wallet.currency.slug, mode: modeOf(wallet.isLive), extendedPublicKey: wallet.extendedPublicKey, addresses };
 }
 
-/** Makes the key the one that receives the currency in the mode (merchant update's checks and rules). */
-export async function setWallet(deps: MerchantDeps, merchantId: number, request: WalletRequest): Promise<WalletView> {
+/** Makes the key the one that receives the currency in the mode (merchant update's checks and rules, and its audit entry). */
+export async function setWallet(deps: MerchantDeps, merchantId: number, request: WalletRequest, by: ChangeAuthor = OPERATOR): Promise<WalletView> {
   const wallet = checkedRequest(request);
-  await updateMerchant(deps, merchantId, { wallets: [wallet] });
+  await updateMerchant(deps, merchantId, { wallets: [wallet] }, by);
   const views = await listWallets(deps, merchantId);
   const view = views.find((w) => w.currency === wallet.currency.slug && w.mode === modeOf(wallet.isLive));
   if (!view) throw new Error("The wallet just set is not listed");
@@ -99,7 +100,7 @@ export async function listWallets(deps: Pick<CoreDeps, "stores">, merchantId: nu
       views.push({
         currency: currency.slug,
         mode,
-        extendedPublicKey: shortened(row.extendedPublicKey),
+        extendedPublicKey: shortenedKey(row.extendedPublicKey),
         nextIndex: row.nextIndex,
         unpaidAtEnd,
         gapWarning: unpaidAtEnd >= GAP_LIMIT ? gapWarning(currency.slug, unpaidAtEnd) : null,
@@ -107,10 +108,6 @@ export async function listWallets(deps: Pick<CoreDeps, "stores">, merchantId: nu
     }
   }
   return views;
-}
-
-function shortened(key: string): string {
-  return key.length <= 20 ? key : `${key.slice(0, 10)}…${key.slice(-6)}`;
 }
 
 function gapWarning(slug: string, unpaid: number): string {

@@ -2,6 +2,7 @@
 // were shown, whatever the mode) and its rotation. A rotation keeps the previous secret for 24 hours,
 // and every delivery in that time carries a signature by each (Standard Webhooks allows several
 // `v1,` signatures in one header), so a receiver can switch secrets without missing a delivery.
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import { errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { newWebhookSecret, type SecretBox } from "../secrets.ts";
@@ -37,11 +38,19 @@ export interface RotatedWebhookSecret {
 export async function rotateWebhookSecret(
   deps: { stores: { merchants: MerchantStore }; secrets: SecretBox; clock: Clock },
   merchantId: number,
+  by: ChangeAuthor = OPERATOR,
 ): Promise<RotatedWebhookSecret> {
   const webhookSecret = newWebhookSecret();
   const rotatedAt = deps.clock.now();
   const previousSecretExpiresAt = new Date(rotatedAt.getTime() + WEBHOOK_SECRET_OVERLAP_MS);
-  const done = await deps.stores.merchants.rotateWebhookSecret(merchantId, deps.secrets.seal(webhookSecret), rotatedAt, previousSecretExpiresAt);
+  const audit = auditEntry(by, merchantId, rotatedAt, "webhook_secret.rotate", "signing secret (the previous one signs for 24 hours)");
+  const done = await deps.stores.merchants.rotateWebhookSecret(
+    merchantId,
+    deps.secrets.seal(webhookSecret),
+    rotatedAt,
+    previousSecretExpiresAt,
+    audit,
+  );
   if (!done) throw errors.merchantNotFound(merchantId);
   return { merchantId, webhookSecret, rotatedAt, previousSecretExpiresAt };
 }

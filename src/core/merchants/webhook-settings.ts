@@ -5,6 +5,7 @@ import { errors } from "../errors.ts";
 import type { WebhookAttemptResult } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
 import type { KybStatus } from "./kyb.ts";
+import type { ChangeAuthor } from "../dashboard/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, type Mode } from "./mode.ts";
 import { signingSecrets } from "./webhook-secrets.ts";
@@ -40,9 +41,10 @@ export async function setWebhookUrl(
   merchantId: number,
   mode: Mode,
   url: string | null,
+  by?: ChangeAuthor,
 ): Promise<MerchantSettings> {
   const checked = checkedMode(mode);
-  await updateMerchant(deps, merchantId, checked === "live" ? { liveWebhookUrl: url } : { testWebhookUrl: url });
+  await updateMerchant(deps, merchantId, checked === "live" ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
   return merchantSettings(deps, merchantId);
 }
 

@@ -1,12 +1,14 @@
-// Where webhooks may be sent. Live deliveries come from our network, so a merchant URL must not
-// turn them into requests against our own infrastructure (SSRF); test mode allows anything, for
-// local development.
+// Where webhooks may be sent. Deliveries of both modes come from our network, so a merchant URL must
+// not turn them into requests against our own infrastructure (SSRF): private and local hosts only
+// where the operator allows them (private-targets.ts), for an internal receiver or local development.
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import type { PrivateAllowlist } from "./private-targets.ts";
 
 export type WebhookMode = "test" | "live";
 
-export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+/** `privateHost`: refused only for naming a private or local host, which the operator may allow. */
+export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string; privateHost?: true };
 
 const MAX_URL_LENGTH = 2048;
 
@@ -31,8 +33,15 @@ export const RETURN_URL: UrlKind = {
   noCredentials: "the customer's browser would show them",
 };
 
-/** Validates a merchant's webhook URL when an operator sets it (or another URL of `kind`); returns it normalised. */
-export function checkWebhookUrl(url: string, mode: WebhookMode, options: { allowPrivate: boolean; kind?: UrlKind }): UrlCheck {
+/**
+ * Validates a merchant's webhook URL when it is set (or another URL of `kind`); returns it normalised.
+ * `allowPrivate`: private and local hosts are allowed in this mode; else only the `allowlist`'s.
+ */
+export function checkWebhookUrl(
+  url: string,
+  mode: WebhookMode,
+  options: { allowPrivate: boolean; allowlist?: PrivateAllowlist; kind?: UrlKind },
+): UrlCheck {
   const { noun, example, noCredentials } = options.kind ?? WEBHOOK_URL;
   if (url.length > MAX_URL_LENGTH) return refuse(`${noun}s must be at most ${MAX_URL_LENGTH} characters (got ${url.length})`);
   let parsed: URL;
@@ -53,12 +62,10 @@ export function checkWebhookUrl(url: string, mode: WebhookMode, options: { allow
   if (normalised.length > MAX_URL_LENGTH) {
     return refuse(`${noun}s must be at most ${MAX_URL_LENGTH} characters once normalised (got ${normalised.length})`);
   }
-  if (mode === "live") {
-    if (parsed.protocol !== "https:") return refuse(`live-mode ${noun}s must use https (got ${parsed.protocol})`);
-    if (!options.allowPrivate) {
-      const problem = privateHostProblem(parsed.hostname);
-      if (problem) return refuse(`live-mode ${noun}s must point at a public host: ${problem}`);
-    }
+  if (mode === "live" && parsed.protocol !== "https:") return refuse(`live-mode ${noun}s must use https (got ${parsed.protocol})`);
+  if (!options.allowPrivate && !options.allowlist?.includesHost(parsed.hostname)) {
+    const problem = privateHostProblem(parsed.hostname);
+    if (problem) return { ok: false, reason: `${mode}-mode ${noun}s must point at a public host: ${problem}`, privateHost: true };
   }
   return { ok: true, url: normalised };
 }

@@ -2,12 +2,17 @@
 // row per transaction of the filtered set, newest first, read from the database a page at a time
 // (transactionsMatching), so an export of any size holds one page in memory.
 //
-// Cells are quoted as RFC 4180 says (a cell holding a comma, a double quote, CR or LF is enclosed in
-// double quotes, its quotes doubled; rows end in CRLF). Spreadsheets run a cell that starts with
-// = + - @ (or a tab or CR) as a formula, and the customer's e-mail, name and description are
-// whatever a customer or integrator typed: such a cell is prefixed with a single quote (') so it is
-// shown as text (OWASP's "CSV injection" advice). No column the gateway writes itself (ids, amounts,
-// times) starts with those characters, so only typed text is ever changed.
+// Rows are written by csv-stringify (RFC 4180: a cell holding a comma, a double quote, CR or LF is
+// enclosed in double quotes, its quotes doubled; rows end in CRLF). Spreadsheets run a cell that
+// starts with = + - @ (or their full-width forms, a tab or CR) as a formula, and the customer's
+// e-mail, name and description and the reference are whatever a customer or integrator typed:
+// csv-stringify's escape_formulas prefixes such a cell with a single quote (') so it is shown as
+// text (OWASP's "CSV injection" advice). `defused` adds what it does not check: white space or a
+// control character (LF, space, NBSP...) before a formula character, and a formula character after
+// a separator some spreadsheet splits at (, ; | tab CR LF), which would start a cell of its own there;
+// cells holding ; or | are quoted too. No column the gateway writes itself (ids, amounts, times,
+// addresses) has those forms, so only typed text is ever changed.
+import { stringify } from "csv-stringify/sync";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { CoreDeps } from "../deps.ts";
 import { transactionsMatching, type TransactionFilters } from "./list.ts";
@@ -45,14 +50,41 @@ const COLUMNS: readonly [string, (t: TransactionRecord) => string][] = [
 
 export const CSV_HEADER = COLUMNS.map(([name]) => name);
 
-/** One cell: the formula guard, then RFC 4180 quoting. */
-export function csvCell(value: string): string {
-  const guarded = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+/** The characters a spreadsheet starts a formula with (csv-stringify's list: = + - @ and their full-width forms). */
+const FORMULA = "=+\\-@\uFF1D\uFF0B\uFF0D\uFF20";
+/** White space, control and format characters (LF, space, NBSP, zero-width space, BOM...): trimmed or skipped by some spreadsheets. */
+const BLANK = "\\s\\p{Cc}\\p{Cf}";
+/** A cell that starts with blanks before a formula character, or with LF (csv-stringify checks CR and tab only). */
+const BLANK_THEN_FORMULA = new RegExp(`^(?:[${BLANK}]+[${FORMULA}]|\\n)`, "u");
+/** A separator (, ; | tab CR LF) and blanks before a formula character: where a spreadsheet splitting there would start a cell. */
+const SEPARATOR_THEN_FORMULA = new RegExp(`([,;|\\t\\r\\n][${BLANK}]*)(?=[${FORMULA}])`, "gu");
+
+/**
+ * What csv-stringify's escape_formulas leaves: a quote before a formula character that follows a
+ * separator (and blanks), and before a cell that starts with blanks then a formula character, or LF.
+ */
+export function defused(value: string): string {
+  const inner = value.replace(SEPARATOR_THEN_FORMULA, "$1'");
+  return BLANK_THEN_FORMULA.test(inner) ? `'${inner}` : inner;
 }
 
+const CSV_OPTIONS = {
+  escape_formulas: true,
+  record_delimiter: "windows",
+  // A lone LF or CR is quoted as well (csv-stringify quotes only its record delimiter once one is set).
+  quote_record_delimiter: true,
+  // A spreadsheet that splits at ; or | keeps a quoted cell whole.
+  quoted_match: /[;|]/,
+} as const;
+
+/** One CRLF-terminated row: each cell defused, then formula-escaped and quoted by csv-stringify. */
 export function csvRow(cells: readonly string[]): string {
-  return `${cells.map(csvCell).join(",")}\r\n`;
+  return stringify([cells.map(defused)], CSV_OPTIONS);
+}
+
+/** One cell as a row holds it. */
+export function csvCell(value: string): string {
+  return csvRow([value]).slice(0, -2);
 }
 
 /** The export: the header row, then a row per matching transaction (each string one CRLF-terminated row). */

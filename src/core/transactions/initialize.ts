@@ -27,8 +27,8 @@ export async function initializeTransaction(
     clock,
     lifecycle,
     secrets,
-    allowPrivateWebhookUrls,
-  }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "secrets" | "allowPrivateWebhookUrls">,
+    privateWebhookTargets,
+  }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "secrets" | "privateWebhookTargets">,
   request: InitializeRequest,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
@@ -43,7 +43,7 @@ export async function initializeTransaction(
   const problem = fiatAmountProblem(amount, currency);
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
-  const returnUrl = returnUrlOf(body, caller.isLive, allowPrivateWebhookUrls);
+  const returnUrl = returnUrlOf(body, caller.isLive, privateWebhookTargets.live);
 
   const scope = scopeOf(request.idempotencyKey, caller, "initialize", parametersOf(body));
   return idempotently(stores, scope, async () => {
@@ -108,10 +108,14 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
   return { publicKey };
 }
 
-/** The body's return_url, checked for the transaction's mode and normalised; null when none was given. */
-function returnUrlOf(body: InitializeBody, isLive: boolean, allowPrivate: boolean): string | null {
+/**
+ * The body's return_url, checked for the transaction's mode and normalised; null when none was given.
+ * The service never fetches it (the customer's browser goes there), so test mode takes local hosts
+ * whatever the webhooks' switch; live mode keeps the live webhook URLs' rule.
+ */
+function returnUrlOf(body: InitializeBody, isLive: boolean, allowPrivateLive: boolean): string | null {
   if (body.return_url === undefined || body.return_url === null) return null;
-  const check = checkWebhookUrl(body.return_url, isLive ? "live" : "test", { allowPrivate, kind: RETURN_URL });
+  const check = checkWebhookUrl(body.return_url, isLive ? "live" : "test", { allowPrivate: !isLive || allowPrivateLive, kind: RETURN_URL });
   if (!check.ok) throw errors.initializeValidation([{ field: "return_url", message: `return_url: ${check.reason}` }]);
   return check.url;
 }

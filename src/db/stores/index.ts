@@ -1,11 +1,14 @@
 // Every store of the core (src/core/stores.ts) on one Prisma client.
 import type { Stores } from "../../core/stores.ts";
 import type { Database } from "../types.ts";
+import { auditLogStore } from "./audit-log.ts";
 import { credentialStore } from "./credentials.ts";
 import { dashboardStore } from "./dashboard.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
 import { rateLimitCounters } from "./rate-limit-counters.ts";
+import { secondFactorStore } from "./second-factors.ts";
+import { securityKeyStore } from "./security-keys.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEventStore } from "./webhook-events.ts";
@@ -19,6 +22,9 @@ export function prismaStores(db: Database): Stores {
     testRates: testRateStore(db),
     webhookEvents: webhookEventStore(db),
     dashboard: dashboardStore(db),
+    secondFactors: secondFactorStore(db),
+    securityKeys: securityKeyStore(db),
+    auditLog: auditLogStore(db),
     rateLimits: rateLimitCounters(db),
   };
 }

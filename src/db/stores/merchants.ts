@@ -2,6 +2,7 @@
 // with are written in one database transaction; so are a change and its wallets.
 import type { MerchantStore, WalletWrite } from "../../core/stores.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
+import { auditRow } from "./audit-log.ts";
 
 export function merchantStore(db: Database): MerchantStore {
   return {
@@ -13,7 +14,7 @@ export function merchantStore(db: Database): MerchantStore {
         return row;
       }),
 
-    async update(id, { wallets, ...changes }) {
+    async update(id, { wallets, audit = [], ...changes }) {
       try {
         return await db.$transaction(async (tx) => {
           const existing = await tx.merchant.findUnique({ where: { id }, select: { id: true } });
@@ -26,6 +27,7 @@ export function merchantStore(db: Database): MerchantStore {
             data: changes,
             include: { paymentProcessors: { include: { currency: true, wallet: true }, orderBy: [{ isLive: "asc" }, { currencyId: "asc" }] } },
           });
+          if (audit.length > 0) await tx.auditLogEntry.createMany({ data: audit.map(auditRow) });
           return { ok: true, merchant } as const;
         });
       } catch (error) {
@@ -58,18 +60,20 @@ export function merchantStore(db: Database): MerchantStore {
         },
       }),
 
-    async rotateWebhookSecret(merchantId, sealed, now, previousExpiresAt) {
-      // One statement: the right-hand sides read the row as it was, so two rotations at once cannot lose a secret half-way.
-      const changed = await db.$executeRaw`
-        UPDATE merchants
-        SET previous_webhook_secret_enc = webhook_secret_enc,
-            previous_webhook_secret_expires_at = ${previousExpiresAt},
-            webhook_secret_enc = ${sealed},
-            webhook_secret_rotated_at = ${now},
-            updated_at = ${now}
-        WHERE id = ${merchantId}`;
-      return changed === 1;
-    },
+    rotateWebhookSecret: (merchantId, sealed, now, previousExpiresAt, audit) =>
+      db.$transaction(async (tx) => {
+        // One statement: the right-hand sides read the row as it was, so two rotations at once cannot lose a secret half-way.
+        const changed = await tx.$executeRaw`
+          UPDATE merchants
+          SET previous_webhook_secret_enc = webhook_secret_enc,
+              previous_webhook_secret_expires_at = ${previousExpiresAt},
+              webhook_secret_enc = ${sealed},
+              webhook_secret_rotated_at = ${now},
+              updated_at = ${now}
+          WHERE id = ${merchantId}`;
+        if (changed === 1 && audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return changed === 1;
+      }),
 
     async apiKeys(merchantId) {
       if (!(await exists(db, merchantId))) return null;
@@ -80,7 +84,7 @@ export function merchantStore(db: Database): MerchantStore {
       });
     },
 
-    rollApiKey: (merchantId, { kind, isLive, newKey, oldExpiresAt, now }) =>
+    rollApiKey: (merchantId, { kind, isLive, newKey, oldExpiresAt, now, audit }) =>
       db.$transaction(async (tx) => {
         // The merchant's row lock serialises two rolls of one merchant, so neither misses the other's new key.
         const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM merchants WHERE id = ${merchantId} FOR UPDATE`;
@@ -97,6 +101,7 @@ export function merchantStore(db: Database): MerchantStore {
         }));
         for (const key of ended) await tx.apiKey.update({ where: { id: key.id }, data: { expiresAt: key.expiresAt } });
         await tx.apiKey.create({ data: { ...newKey, merchantId } });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return ended.map(({ keyHash, prefix, expiresAt }) => ({ keyHash, prefix, expiresAt }));
       }),
 

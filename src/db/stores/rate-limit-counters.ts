@@ -10,15 +10,27 @@
 // the next statement, one upsert per counter adding how many they are. Each request still gets its
 // own total, in arrival order. So a busy instance runs far fewer statements than requests (each was
 // a round trip and most of a request's cost), and an idle one waits for nothing.
+//
+// A request may carry a next counter (a sign-in attempt's e-mail), counted in the same statement
+// only when the request's own total is within the limit it names: the statement decides it from
+// the totals it writes, so no attempt in flight slips past a limit however many arrive at once.
 import { errors } from "../../core/errors.ts";
-import type { CounterWindow, RateLimitCounters } from "../../core/rate-limits.ts";
+import type { CounterWindow, NextCounter, RateLimitCounters } from "../../core/rate-limits.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
+
+interface Counted {
+  hits: number;
+  read: number;
+  next?: number;
+}
 
 interface Pending {
   hit: CounterWindow | null;
   read: CounterWindow | null;
-  resolve(counted: { hits: number; read: number }): void;
+  /** Only with `hit`. */
+  next: NextCounter | null;
+  resolve(counted: Counted): void;
   reject(error: unknown): void;
   /** Gives up waiting for the statement before it (see countWaitMs). */
   timer: NodeJS.Timeout;
@@ -36,7 +48,7 @@ export interface CounterOptions {
 const COUNT_WAIT_MS = 5_000;
 
 interface CounterRow {
-  kind: "hit" | "read";
+  kind: "hit" | "read" | "next";
   key: string;
   start: Date;
   hits: number;
@@ -68,10 +80,29 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
       ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
       RETURNING hits`;
     // The read sees the table as it was before the upsert: never the same row (their keys differ).
+    const readOf = (window: CounterWindow) =>
+      Prisma.sql`(SELECT hits FROM rate_limit_counters WHERE key = ${window.key} AND window_start = ${window.start})`;
+    const { next } = request;
+    if (next) {
+      // Counted only when the hit's total is within its limit; otherwise read, unchanged by this statement.
+      const rows = await db.$queryRaw<{ hits: number; read: number | null; next: number | null }[]>`
+        WITH hit AS (${upsert}),
+        counted AS (
+          INSERT INTO rate_limit_counters (key, window_start, hits, expires_at)
+          SELECT ${next.window.key}, ${next.window.start}::timestamptz, 1, ${next.window.end}::timestamptz FROM hit
+          WHERE hit.hits <= ${next.ifHitsAtMost}::int
+          ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+          RETURNING hits)
+        SELECT hit.hits, ${read ? readOf(read) : Prisma.sql`NULL::int`} AS read, COALESCE((SELECT hits FROM counted), ${readOf(next.window)}) AS next
+        FROM hit`;
+      const row = rows[0];
+      request.resolve({ hits: Number(row?.hits ?? 1), read: Number(row?.read ?? 0), next: Number(row?.next ?? 0) });
+      return;
+    }
     const rows = read
       ? await db.$queryRaw<{ hits: number; read: number | null }[]>`
           WITH hit AS (${upsert})
-          SELECT hit.hits, (SELECT hits FROM rate_limit_counters WHERE key = ${read.key} AND window_start = ${read.start}) AS read
+          SELECT hit.hits, ${readOf(read)} AS read
           FROM hit`
       : await db.$queryRaw<{ hits: number }[]>(upsert);
     const row = rows[0] as { hits: number; read?: number | null } | undefined;
@@ -82,20 +113,57 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
   async function write(batch: Pending[]): Promise<void> {
     if (batch.length === 1 && batch[0]) return writeOne(batch[0]);
     // One upsert per counter, adding its requests' hits: a statement may change a row only once.
+    // `place`: each request's place among its counter's requests, in arrival order (from 1).
     const added = new Map<string, { window: CounterWindow; n: number }>();
-    for (const { hit } of batch) {
-      if (!hit) continue;
+    const place = batch.map(({ hit }) => {
+      if (!hit) return 0;
       const id = counterId(hit);
       const entry = added.get(id) ?? { window: hit, n: 0 };
       entry.n += 1;
       added.set(id, entry);
-    }
+      return entry.n;
+    });
     const reads = new Map<string, CounterWindow>();
     for (const { read } of batch) if (read) reads.set(counterId(read), read);
     const hits = [...added.values()];
     const iso = (date: Date) => date.toISOString();
+    // The requests with a next counter: the statement counts each whose own hit total (its counter's
+    // new total, less the hits added after it) is within its limit, as the totals below are given.
+    const withNext = batch.flatMap((request, i) =>
+      request.hit && request.next ? [{ hit: request.hit, next: request.next, place: place[i] ?? 0 }] : [],
+    );
+    const nextSql =
+      withNext.length === 0
+        ? { cte: Prisma.empty, rows: Prisma.empty }
+        : {
+            cte: Prisma.sql`,
+      next_input AS (
+        SELECT hit_key, hit_start::timestamptz AS hit_start, place, lim, key, window_start::timestamptz AS window_start, expires_at::timestamptz AS expires_at
+        FROM unnest(${withNext.map((r) => r.hit.key)}::text[], ${withNext.map((r) => iso(r.hit.start))}::text[], ${withNext.map((r) => r.place)}::int[],
+          ${withNext.map((r) => r.next.ifHitsAtMost)}::int[], ${withNext.map((r) => r.next.window.key)}::text[],
+          ${withNext.map((r) => iso(r.next.window.start))}::text[], ${withNext.map((r) => iso(r.next.window.end))}::text[])
+          AS x(hit_key, hit_start, place, lim, key, window_start, expires_at)),
+      counted AS (
+        INSERT INTO rate_limit_counters (key, window_start, hits, expires_at)
+        SELECT x.key, x.window_start, count(*)::int, x.expires_at
+        FROM next_input x
+        JOIN input i ON i.key = x.hit_key AND i.window_start = x.hit_start
+        JOIN hit h ON h.key = x.hit_key AND h.window_start = x.hit_start
+        WHERE h.hits - i.n + x.place <= x.lim
+        GROUP BY x.key, x.window_start, x.expires_at
+        ORDER BY x.key, x.window_start
+        ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + excluded.hits
+        RETURNING key, window_start, hits)`,
+            rows: Prisma.sql`
+      UNION ALL
+      SELECT 'next', key, window_start, hits FROM counted
+      UNION ALL
+      SELECT 'read', c.key, c.window_start, c.hits
+      FROM rate_limit_counters c JOIN (SELECT DISTINCT key, window_start FROM next_input) n ON c.key = n.key AND c.window_start = n.window_start`,
+          };
     // The reads see the table as it was before the upserts; they never read a counter written here
-    // (a failure counter's key differs from every request bucket's).
+    // (a failure counter's key differs from every request bucket's) but a next counter's, which
+    // the 'next' rows then give as written.
     const rows = await db.$queryRaw<CounterRow[]>`
       WITH input AS (
         SELECT key, window_start::timestamptz AS window_start, expires_at::timestamptz AS expires_at, n
@@ -107,29 +175,42 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
         SELECT key, window_start, n, expires_at FROM input CROSS JOIN relaxed
         ORDER BY key, window_start
         ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + excluded.hits
-        RETURNING key, window_start, hits)
+        RETURNING key, window_start, hits)${nextSql.cte}
       SELECT 'hit' AS kind, key, window_start AS start, hits FROM hit
       UNION ALL
       SELECT 'read', c.key, c.window_start, c.hits
       FROM rate_limit_counters c
       JOIN unnest(${[...reads.values()].map((r) => r.key)}::text[], ${[...reads.values()].map((r) => iso(r.start))}::text[]) AS r(key, window_start)
-        ON c.key = r.key AND c.window_start = r.window_start::timestamptz`;
+        ON c.key = r.key AND c.window_start = r.window_start::timestamptz${nextSql.rows}`;
     const totals = new Map<string, number>();
     const readTotals = new Map<string, number>();
-    for (const row of rows) (row.kind === "hit" ? totals : readTotals).set(counterId(row), Number(row.hits));
-    // Each counter's requests, in arrival order, get the totals that end at the counter's new total.
-    const given = new Map<string, number>();
-    for (const request of batch) {
-      let hitsNow = 0;
-      if (request.hit) {
-        const id = counterId(request.hit);
-        const before = given.get(id) ?? 0;
-        given.set(id, before + 1);
-        const total = totals.get(id) ?? 0;
-        hitsNow = total - (added.get(id)?.n ?? 0) + before + 1;
+    const nextTotals = new Map<string, number>();
+    for (const row of rows) (row.kind === "hit" ? totals : row.kind === "next" ? nextTotals : readTotals).set(counterId(row), Number(row.hits));
+    // Each counter's requests, in arrival order, get the totals that end at the counter's new total;
+    // so do a next counter's requests that it counted (the others get its total).
+    const hitsOf = batch.map((request, i) => {
+      if (!request.hit) return 0;
+      const id = counterId(request.hit);
+      return (totals.get(id) ?? 0) - (added.get(id)?.n ?? 0) + (place[i] ?? 0);
+    });
+    const nextCounted = new Map<string, number>();
+    const nextPlace = batch.map((request, i) => {
+      if (!request.next || (hitsOf[i] ?? 0) > request.next.ifHitsAtMost) return 0;
+      const id = counterId(request.next.window);
+      const n = (nextCounted.get(id) ?? 0) + 1;
+      nextCounted.set(id, n);
+      return n;
+    });
+    batch.forEach((request, i) => {
+      const counted: Counted = { hits: hitsOf[i] ?? 0, read: request.read ? (readTotals.get(counterId(request.read)) ?? 0) : 0 };
+      if (request.next) {
+        const id = counterId(request.next.window);
+        const total = nextTotals.get(id) ?? readTotals.get(id) ?? 0;
+        const at = nextPlace[i] ?? 0;
+        counted.next = at === 0 ? total : total - (nextCounted.get(id) ?? 0) + at;
       }
-      request.resolve({ hits: hitsNow, read: request.read ? (readTotals.get(counterId(request.read)) ?? 0) : 0 });
-    }
+      request.resolve(counted);
+    });
   }
 
   async function drain(): Promise<void> {
@@ -148,12 +229,14 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
   }
 
   return {
-    count(hit, read) {
+    count(hit, read, next = null) {
       if (!hit && !read) return Promise.resolve({ hits: 0, read: 0 });
+      if (next && !hit) return Promise.reject(new TypeError("A next counter is counted only beside a hit"));
       return new Promise((resolve, reject) => {
         const request: Pending = {
           hit,
           read,
+          next,
           resolve,
           reject,
           timer: setTimeout(() => {
@@ -164,6 +247,9 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
         waiting.push(request);
         if (!writing) void drain();
       });
+    },
+    async giveBack(window) {
+      await db.$executeRaw`UPDATE rate_limit_counters SET hits = hits - 1 WHERE key = ${window.key} AND window_start = ${window.start} AND hits > 0`;
     },
     prune: (now) => db.$executeRaw`DELETE FROM rate_limit_counters WHERE expires_at <= ${now}`,
   };

@@ -1,5 +1,5 @@
 // What every store reads with a row: shared so that each shape is written once.
-import type { Prisma } from "../types.ts";
+import type { Database, Prisma } from "../types.ts";
 
 /** A transaction as the core's TransactionRecord wants it: with its merchant's id and name. */
 export const transactionInclude = {
@@ -16,4 +16,12 @@ export const merchantIdentity = { select: { id: true, name: true, active: true, 
  */
 export function emailKey(email: string): string {
   return email.toLowerCase();
+}
+
+/** The receipts of the transactions, each one's first seen first: one query (a page of a list, the outbox's events). */
+export function receiptsOf(db: Pick<Database, "paymentReceipt">, transactionIds: readonly string[]) {
+  return db.paymentReceipt.findMany({
+    where: { transactionId: { in: [...transactionIds] } },
+    orderBy: [{ transactionId: "asc" }, { firstSeenAt: "asc" }, { id: "asc" }],
+  });
 }

@@ -20,7 +20,7 @@ import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { outboxRow } from "../outbox.ts";
 import type { Database } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
-import { emailKey, transactionInclude } from "./rows.ts";
+import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
 
 export function transactionStore(db: Database): TransactionStore {
@@ -200,6 +200,8 @@ export function transactionStore(db: Database): TransactionStore {
 
     receipts: (transactionId) => db.paymentReceipt.findMany({ where: { transactionId }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] }),
 
+    receiptsOf: (transactionIds) => receiptsOf(db, transactionIds),
+
     async walletCurrencies(merchantId, isLive) {
       const rows = await db.paymentProcessor.findMany({
         where: { merchantId, isLive },
@@ -345,7 +347,8 @@ interface MoveCounts {
 function moveStatement(move: PendingMove): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
   const after = moved(move);
-  const event = outboxRow(after, now);
+  // A transaction just initiated has had no address to pay to: no receipts.
+  const event = outboxRow({ ...after, receipts: [] }, now);
   const keyed = move.idempotency
     ? Prisma.sql`keyed AS (${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved),`
     : Prisma.empty;
@@ -432,7 +435,7 @@ export async function insertInitiatedTransaction(
     initiatedAt: null,
     updatedAt: t.createdAt,
   };
-  const event = outboxRow({ ...row, merchant }, t.createdAt);
+  const event = outboxRow({ ...row, merchant, receipts: [] }, t.createdAt);
   const meta = JSON.stringify(t.requestMeta);
   // A key already taken fails the whole statement (primary key), so nothing is created twice.
   const remembered = idempotency

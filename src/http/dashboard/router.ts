@@ -6,10 +6,12 @@ import { type Request, type RequestHandler, Router } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import { jsonBody } from "../body.ts";
+import { clientAddress } from "../rate-limits.ts";
 import { csrfToken, sameOriginChanges } from "./csrf.ts";
 import { dashboardPages, type DashboardPagesOptions } from "./pages.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { managementRoutes } from "./routes/management.ts";
+import { securityRoutes } from "./routes/security.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userRoutes } from "./routes/users.ts";
 import { sessionTokenOf } from "./session.ts";
@@ -18,11 +20,11 @@ import { sessionTokenOf } from "./session.ts";
 export type DashboardRoutes = (router: Router, gateway: PaymentGateway) => void;
 
 /** The route modules, in order. */
-const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, transactionRoutes, managementRoutes];
+const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, transactionRoutes, managementRoutes, securityRoutes];
 
-/** The requests that need no session: signing in, and using a one-time sign-in link. */
+/** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */
 const isPublic = (req: Request): boolean =>
-  req.method === "POST" && (/^\/session\/?$/i.test(req.path) || /^\/sign-in-links\/[^/]+\/?$/i.test(req.path));
+  req.method === "POST" && (/^\/session(?:\/second-factor(?:\/security-key)?)?\/?$/i.test(req.path) || /^\/sign-in-links\/[^/]+\/?$/i.test(req.path));
 
 export function dashboardRouter(gateway: PaymentGateway, pages: DashboardPagesOptions = {}): Router {
   const api = Router();
@@ -41,7 +43,7 @@ export function dashboardRouter(gateway: PaymentGateway, pages: DashboardPagesOp
 function session(gateway: PaymentGateway): RequestHandler {
   return async (req, res, next) => {
     if (isPublic(req)) return next();
-    const current = await gateway.dashboardSession(sessionTokenOf(req));
+    const current = await gateway.dashboardSession(sessionTokenOf(req), clientAddress(req));
     res.locals.dashboardSession = current;
     res.locals.merchantId = current.merchant.id; // the request log's merchant
     next();

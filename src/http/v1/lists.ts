@@ -2,35 +2,37 @@
 // parse the request, call the core, shape the reply. The rules (filters, cursor) are the core's.
 import { Router } from "express";
 import type { PaymentGateway } from "../../core/gateway.ts";
-import { bearerToken } from "../headers.ts";
+import { bearerToken, noStore } from "../headers.ts";
 import { eventObject, initiatedTransaction } from "../presenters.ts";
 import type { EventListResponse, EventResponse, TransactionListResponse } from "../schemas.ts";
 
 export function listRoutes(gateway: PaymentGateway): Router {
   const router = Router();
 
-  router.get("/v1/transactions", async (req, res) => {
+  router.get("/v1/transactions", noStore, async (req, res) => {
     const page = await gateway.listTransactions(bearerToken(req.headers.authorization), { ...req.query });
     res.locals.merchantId = page.merchantId;
+    // The page's receipts in one query, not one per transaction.
+    const receipts = await gateway.receipts(page.transactions);
     const data = await Promise.all(
       page.transactions.map(async (t) => {
         const [paymentRequest, checkout] = await Promise.all([gateway.paymentRequest(t), gateway.checkout(t)]);
         // A secret key only reaches here: it is shown the client secret, as on GET /v1/transaction/:id.
-        return initiatedTransaction(t, gateway.describe(t), paymentRequest, checkout);
+        return initiatedTransaction(t, gateway.describe(t), paymentRequest, checkout, receipts.get(t.id) ?? []);
       }),
     );
     const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 
-  router.get("/v1/events", async (req, res) => {
+  router.get("/v1/events", noStore, async (req, res) => {
     const page = await gateway.listEvents(bearerToken(req.headers.authorization), { ...req.query });
     res.locals.merchantId = page.merchantId;
     const body: EventListResponse = { status: "success", data: page.events.map(eventObject), has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 
-  router.get("/v1/events/:event_id", async (req, res) => {
+  router.get("/v1/events/:event_id", noStore, async (req, res) => {
     const { merchantId, event } = await gateway.retrieveEvent(bearerToken(req.headers.authorization), String(req.params.event_id));
     res.locals.merchantId = merchantId;
     const body: EventResponse = { status: "success", data: eventObject(event), meta: {} };

@@ -4,14 +4,14 @@ import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { clientSecretVisibleTo } from "../../core/transactions/retrieve.ts";
-import { bearerToken, idempotencyKeyHeader } from "../headers.ts";
+import { bearerToken, idempotencyKeyHeader, noStore } from "../headers.ts";
 import { jsonBody } from "../body.ts";
 import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
 
 export function transactionRoutes(gateway: PaymentGateway): Router {
   const router = Router();
 
-  router.post("/v1/transaction", jsonBody(errors.initializeValidation), async (req, res) => {
+  router.post("/v1/transaction", noStore, jsonBody(errors.initializeValidation), async (req, res) => {
     const transaction = await gateway.initializeTransaction({
       bearerToken: bearerToken(req.headers.authorization),
       body: req.body,
@@ -22,7 +22,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     res.status(201).json(success(initializedTransaction(transaction, await gateway.checkout(transaction)), transaction.requestMeta));
   });
 
-  router.post("/v1/transaction/:transaction_id/pay", jsonBody(errors.initiateValidation), async (req, res) => {
+  router.post("/v1/transaction/:transaction_id/pay", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
     const transaction = await gateway.initiatePayment({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
@@ -34,7 +34,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   });
 
   // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
-  router.get("/v1/transaction/:transaction_id", async (req, res) => {
+  router.get("/v1/transaction/:transaction_id", noStore, async (req, res) => {
     const id = String(req.params.transaction_id);
     const { transaction, caller } = await gateway.retrieveTransaction(bearerToken(req.headers.authorization), id);
     res.locals.merchantId = caller.merchant.id;
@@ -43,7 +43,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   });
 
   // Test mode only (not in the spec): stand-ins for the chain and the clock.
-  router.post("/v1/test_helpers/transaction/:transaction_id/payment", jsonBody(errors.initiateValidation), async (req, res) => {
+  router.post("/v1/test_helpers/transaction/:transaction_id/payment", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
     const transaction = await gateway.recordTestPayment({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
@@ -52,7 +52,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     await sendPayable(res, gateway, transaction, SECRET_KEY_CALLER);
   });
 
-  router.post("/v1/test_helpers/transaction/:transaction_id/expire", jsonBody(errors.initiateValidation), async (req, res) => {
+  router.post("/v1/test_helpers/transaction/:transaction_id/expire", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
     const transaction = await gateway.expireTestTransaction({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
@@ -66,14 +66,15 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
 /** Initiate and the test helpers take a secret key only, whose holder is shown the client secret. */
 const SECRET_KEY_CALLER = true;
 
-/** 200 with the envelope of table 2.2, the QR code, the payment's state and the checkout link. */
+/** 200 with the envelope of table 2.2, the QR code, the payment's state, the checkout link and the receipts. */
 async function sendPayable(res: Response, gateway: PaymentGateway, transaction: TransactionRecord, showClientSecret: boolean): Promise<void> {
   res.locals.merchantId = transaction.merchantId;
   // The client secret is opened (decrypted) only for a caller that is shown it.
-  const [paymentRequest, checkout] = await Promise.all([
+  const [paymentRequest, checkout, receipts] = await Promise.all([
     gateway.paymentRequest(transaction),
     showClientSecret ? gateway.checkout(transaction) : null,
+    gateway.receipts([transaction]),
   ]);
-  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout);
+  const data = initiatedTransaction(transaction, gateway.describe(transaction), paymentRequest, checkout, receipts.get(transaction.id) ?? []);
   res.status(200).json(success(data, transaction.requestMeta));
 }

@@ -19,6 +19,10 @@
 //                                  Default https://bsc-rpc.publicnode.com
 //   PAYGATE_BSC_TEST_RPC_URL       JSON-RPC endpoint of BNB Smart Chain testnet (BNB test).
 //                                  Default https://bsc-testnet-rpc.publicnode.com
+//   PAYGATE_ETH_TEST_CHAIN_ID      The chain id the ETH test node must have instead of Sepolia's
+//                                  11155111: a local development chain (anvil's 31337). Every
+//                                  JSON-RPC node's eth_chainId is checked; mainnet ids are refused here.
+//   PAYGATE_BSC_TEST_CHAIN_ID      … the BNB test node, instead of BSC testnet's 97.
 //   PAYGATE_CHAIN_TIMEOUT_MS       Longest wait for one answer of a node, 100–60000. Default 5000.
 //   PAYGATE_EVM_LOGS_BLOCK_RANGE   Most blocks asked of eth_getLogs at once (providers cap it; some
 //                                  at 1000, some at 500), 1–1000000. Default 2000.
@@ -27,7 +31,7 @@
 //   PAYGATE_CONFIRMATIONS_ETH      … ETH, and USDT (an Ethereum token). Default 12.
 //   PAYGATE_CONFIRMATIONS_BNB      … BNB. Default 15.
 //   (0 accepts unconfirmed BTC, LTC and USDT payments; native ETH and BNB always need 1, as their
-//   balance is read from blocks.)
+//   transfers are read from blocks.)
 //
 // The defaults are free public endpoints: they see which addresses the gateway watches, and they
 // rate-limit. A node of your own, or a provider with a key, is better in production. A URL may
@@ -35,6 +39,7 @@
 import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatchersOptions } from "./index.ts";
+import { CHAIN_IDS } from "../wallets/networks.ts";
 
 const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
 const NODE_URL_MESSAGE = "must be an http:// or https:// URL, or none";
@@ -45,6 +50,15 @@ const nodeUrl = (fallback: string | undefined) =>
   fallback === undefined
     ? z.string().trim().optional().refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone)
     : z.string().trim().default(fallback).refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone);
+
+/** A test-mode chain id other than the test network's: a local chain, never a main network's. */
+const testChainId = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .refine((id) => id !== CHAIN_IDS.ethereum && id !== CHAIN_IDS.bsc, "is a main network's chain id: test mode never watches real money")
+  .optional();
 
 const confirmations = (fallback: number) => z.coerce.number().int().min(0).max(10_000).default(fallback);
 
@@ -68,6 +82,8 @@ export const ChainEnvSchema = z.object({
   PAYGATE_ETH_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_TEST_RPC_URL),
   PAYGATE_BSC_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_RPC_URL),
   PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL),
+  PAYGATE_ETH_TEST_CHAIN_ID: testChainId,
+  PAYGATE_BSC_TEST_CHAIN_ID: testChainId,
   PAYGATE_CHAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   PAYGATE_EVM_LOGS_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   PAYGATE_CONFIRMATIONS_BTC: confirmations(2),
@@ -85,6 +101,9 @@ export const NODE_VARIABLES = {
   ethereum: { live: "PAYGATE_ETH_RPC_URL", test: "PAYGATE_ETH_TEST_RPC_URL" },
   bsc: { live: "PAYGATE_BSC_RPC_URL", test: "PAYGATE_BSC_TEST_RPC_URL" },
 } as const;
+
+/** The variables that let test mode take a local chain id (ChainWatchersOptions.testChainIds). */
+export const CHAIN_ID_VARIABLES = { ethereum: "PAYGATE_ETH_TEST_CHAIN_ID", bsc: "PAYGATE_BSC_TEST_CHAIN_ID" } as const;
 
 export interface ChainConfig extends ChainWatchersOptions {
   /** Confirmations before a payment counts, per currency (USDT shares ETH's). */
@@ -112,6 +131,7 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       ethereum: { live: env.PAYGATE_ETH_RPC_URL, test: env.PAYGATE_ETH_TEST_RPC_URL },
       bsc: { live: env.PAYGATE_BSC_RPC_URL, test: env.PAYGATE_BSC_TEST_RPC_URL },
     },
+    testChainIds: { ethereum: env.PAYGATE_ETH_TEST_CHAIN_ID, bsc: env.PAYGATE_BSC_TEST_CHAIN_ID },
     confirmations,
     requiredConfirmations(currency) {
       return confirmations[typeof currency === "string" ? currency : currency.slug];

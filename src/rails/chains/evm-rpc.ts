@@ -1,14 +1,28 @@
 // An Ethereum JSON-RPC 2.0 client (any EVM node or provider: geth, Erigon, Infura, Alchemy,
 // PublicNode, a BSC node) for ETH and BNB (native coins) and USDT (an ERC-20 token).
 //
-// Native coin. A node lists no transfers by address, and every payment gets a fresh address, so the
-// balance is the receipt:
-//   eth_blockNumber → head;  c = max(1, requiredConfirmations)
-//   eth_getBalance(address, head - c + 1) → confirmed part   (in a block with at least c confirmations)
-//   eth_getBalance(address, "latest")     → everything
-// give `balance:confirmed` (confirmations c) and, when the latest balance is larger,
-// `balance:unconfirmed` (the difference, confirmations 0). A zero part is no receipt. Limitation:
-// money moved out of the address lowers its balance, so a swept address looks unpaid.
+// Chain check. With `chain` set, eth_chainId is asked before the first call and again after a
+// connection failure; a node on another chain (a BNB URL pointing at an Ethereum node, a mainnet
+// node configured for Sepolia) is refused with a ChainNodeError naming the chain it is on, the one
+// expected and the variable to fix, and nothing is read from it (asked again a minute later).
+//
+// Native coin. A node lists no transfers by address, so the blocks are read (evm-scan.ts: each new
+// block once, eth_getBlockByNumber with full transactions, for every watched address at once;
+// parent hashes are followed, so a block replaced by a reorganisation is read again). Each
+// transaction to the address with a value, mined from `since` less `scanMarginSeconds` on, is one
+// receipt: key and txHash its hash, its block, confirmations head - block + 1 (so 1 in the head
+// block, growing block by block). Its outcome is asked once (eth_getTransactionReceipt): a call
+// that reverted moved nothing. Then the balance at the scanned head (eth_getBalance at the head's
+// hash, EIP-1898, so both views are of one chain) beyond the transfers found is value that arrived
+// inside contract calls (or before the scan reaches back, `scanLookbackSeconds` after a restart):
+// `balance:internal:confirmed` for the part already in the balance at head - c + 1 (confirmations
+// c = max(1, requiredConfirmations); that balance is read only when there is such a part) and
+// `balance:internal:unconfirmed` (confirmations 0) for the rest. Nothing is counted twice; a swept
+// address keeps its transfers (only the internal part reads lower). Transfers recorded before, given
+// with the pass (the watch list's receipts keyed by a transaction hash), are looked up by hash
+// (eth_getTransactionByHash, and the header of their block) when the scan does not reach their
+// block, as after a restart: a payment recorded long ago keeps its receipt instead of turning into
+// `balance:internal:*` while its hash receipt looks reorganised away.
 //
 // Token. Transfer(address indexed from, address indexed to, uint256 value) logs of the contract to
 // the address, by eth_getLogs with topics [TRANSFER_TOPIC, null, address as 32 bytes]. The range
@@ -24,9 +38,11 @@
 import { Recent } from "./recent.ts";
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
+import { BlockScanner, type BlockSource, type MinedTransaction, type ScannedBlock, type ScannedTransfer } from "./evm-scan.ts";
 import { hostOf, quote } from "../http/outbound.ts";
 import { requestText } from "./http.ts";
 import { fromBaseUnits } from "./units.ts";
+import { CHAIN_IDS } from "../wallets/networks.ts";
 
 /** keccak256("Transfer(address,address,uint256)"). */
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -36,6 +52,19 @@ const NATIVE_DECIMALS = 18;
 const FROM_BLOCK_CACHE_SIZE = 10_000;
 /** How many times a too-short lookback is doubled before giving up. */
 const MAX_WIDENINGS = 12;
+/** Remembered outcomes of transactions (succeeded or reverted), oldest dropped first. */
+const STATUS_CACHE_SIZE = 10_000;
+/** The fewest blocks the scanner's window holds, whatever the block time: reorganisations deeper are not expected. */
+const MIN_WINDOW_BLOCKS = 64;
+/** How long a node found on the wrong chain is refused before its chain id is asked again. */
+const WRONG_CHAIN_RETRY_MS = 60_000;
+
+const CHAIN_NAMES = new Map<bigint, string>([
+  [BigInt(CHAIN_IDS.ethereum), "Ethereum"],
+  [BigInt(CHAIN_IDS.sepolia), "Sepolia"],
+  [BigInt(CHAIN_IDS.bsc), "BNB Smart Chain"],
+  [BigInt(CHAIN_IDS.bscTestnet), "BNB Smart Chain testnet"],
+]);
 
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
 const HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -59,6 +88,26 @@ export interface EvmRpcOptions {
    * head only understates confirmations. Default 1000 ms; 0 reads it for every address.
    */
   headMaxAgeMs?: number;
+  /** The chain the node must be on (eth_chainId); unset: not checked. */
+  chain?: ExpectedChain;
+  /** Native transfers: how long before `since` the block scan starts. Default 120 s. */
+  scanMarginSeconds?: number;
+  /** Native transfers: how much recent chain the scanner keeps whole (reorganisations within it are seen). Default 600 s, at least 64 blocks. */
+  scanWindowSeconds?: number;
+  /** Native transfers: how far back blocks are read for an address first seen late (after a restart). Default 3600 s. */
+  scanLookbackSeconds?: number;
+}
+
+export interface ExpectedChain {
+  id: number;
+  /** The network's name, e.g. "Sepolia". */
+  network: string;
+  /** The variable that names the node. */
+  variable: string;
+  /** The variable that accepts another chain id (local development chains), if any. */
+  overrideVariable?: string;
+  /** `id` comes from overrideVariable, not from the network. */
+  overridden?: boolean;
 }
 
 export interface TokenContract {
@@ -73,7 +122,7 @@ interface RpcLog {
   value: bigint;
 }
 
-export class EvmRpcClient {
+export class EvmRpcClient implements BlockSource {
   readonly name: string;
   private readonly url: URL;
   private readonly timeoutMs: number;
@@ -83,6 +132,14 @@ export class EvmRpcClient {
   private readonly now: () => number;
   private readonly fromBlocks = new Map<number, number>();
   private readonly head: Recent<number>;
+  private readonly chain: ExpectedChain | undefined;
+  /** The chain check under way or done; null: ask at the next call. */
+  private chainCheck: Promise<void> | null = null;
+  private wrongChainAt = 0;
+  private readonly scanner: BlockScanner;
+  private readonly scanMarginSeconds: number;
+  /** `txHash:blockHash` → whether the transaction succeeded there. */
+  private readonly statuses = new Map<string, boolean>();
   private nextId = 1;
 
   constructor(options: EvmRpcOptions) {
@@ -96,55 +153,119 @@ export class EvmRpcClient {
     this.sinceMarginSeconds = options.sinceMarginSeconds ?? 1800;
     this.now = options.now ?? Date.now;
     this.head = new Recent(options.headMaxAgeMs ?? 1000, () => this.blockNumber());
+    this.chain = options.chain;
+    this.scanMarginSeconds = options.scanMarginSeconds ?? 120;
+    const blocks = (seconds: number) => Math.ceil(seconds / this.blockTimeSeconds);
+    const windowBlocks = Math.max(MIN_WINDOW_BLOCKS, blocks(options.scanWindowSeconds ?? 600));
+    this.scanner = new BlockScanner(this, {
+      windowBlocks,
+      lookbackBlocks: Math.max(windowBlocks, blocks(options.scanLookbackSeconds ?? 3600)),
+      maxAgeMs: options.headMaxAgeMs ?? 1000,
+    });
   }
 
   async blockNumber(): Promise<number> {
     return this.blockNumberOf(await this.call("eth_blockNumber", []), "eth_blockNumber");
   }
 
-  /** Balance in wei at a block number or "latest". */
-  async balance(address: string, block: number | "latest"): Promise<bigint> {
-    const result = await this.call("eth_getBalance", [checkAddress(address), block === "latest" ? block : hex(block)]);
+  /** Balance in wei at a block number, or at the block of that hash (EIP-1898). */
+  async balance(address: string, block: number | string): Promise<bigint> {
+    const at = typeof block === "number" ? hex(block) : { blockHash: block };
+    const result = await this.call("eth_getBalance", [checkAddress(address), at]);
     return this.quantity(result, "eth_getBalance");
   }
 
   /** Unix seconds of block `number`. */
   async blockTimestamp(number: number): Promise<number> {
-    const block = await this.call("eth_getBlockByNumber", [hex(number), false]);
-    if (block === null) throw new ChainNodeError(`${this.name}: block ${number} not found`);
-    if (!isRecord(block)) throw this.malformed("eth_getBlockByNumber", "the block is not an object");
-    return this.blockNumberOf(block.timestamp, "eth_getBlockByNumber (timestamp)");
+    return (await this.header(number)).timestamp;
   }
 
-  /** The native coin at `address`, as its confirmed and unconfirmed balance. */
-  async nativeReceipts(address: string, options: { requiredConfirmations: number }): Promise<ObservedReceipt[]> {
+  /** Block `number` without its transactions. */
+  async header(number: number): Promise<Omit<ScannedBlock, "transfers">> {
+    const { transfers: _, ...header } = this.parseBlock(await this.call("eth_getBlockByNumber", [hex(number), false]), number, false);
+    return header;
+  }
+
+  /** Block `number` with its transfers of the native coin (transactions with a recipient and a value). */
+  async block(number: number): Promise<ScannedBlock> {
+    return this.parseBlock(await this.call("eth_getBlockByNumber", [hex(number), true]), number, true);
+  }
+
+  /** The transaction of this hash with its block (eth_getTransactionByHash); null when not known or not mined. */
+  async transaction(hash: string): Promise<MinedTransaction | null> {
+    const method = "eth_getTransactionByHash";
+    const tx = await this.call(method, [hash]);
+    if (tx === null) return null;
+    if (!isRecord(tx)) throw this.malformed(method, "the transaction is not an object");
+    if (tx.blockNumber === null || tx.blockNumber === undefined) return null; // in the mempool
+    if (this.hash(tx.hash, `${method} (hash)`) !== hash.toLowerCase()) throw this.malformed(method, `another transaction came for ${hash}`);
+    if (tx.to !== null && (typeof tx.to !== "string" || !EVM_ADDRESS.test(tx.to))) throw this.malformed(method, "the recipient is not an address");
+    return {
+      txHash: hash.toLowerCase(),
+      to: tx.to === null ? null : tx.to.toLowerCase(),
+      value: this.quantity(tx.value, `${method} (value)`),
+      blockNumber: this.blockNumberOf(tx.blockNumber, `${method} (blockNumber)`),
+      blockHash: this.hash(tx.blockHash, `${method} (blockHash)`),
+    };
+  }
+
+  /**
+   * A watcher pass begins: the native payments it will ask about, so one scan of the new blocks
+   * serves them all (and addresses no longer watched are forgotten), with the receipts recorded for
+   * them: those keyed by a transaction hash that the scan does not find are looked up by hash.
+   */
+  beginPass(payments: readonly { address: string; since: Date; receipts: readonly { key: string }[] }[]): void {
+    const addresses = new Map<string, number>();
+    const known = new Map<string, string>();
+    for (const { address, since, receipts } of payments) {
+      if (!EVM_ADDRESS.test(address) || Number.isNaN(since.getTime())) continue; // refused when asked about
+      const from = this.scanFrom(since);
+      const to = address.toLowerCase();
+      addresses.set(to, Math.min(from, addresses.get(to) ?? from));
+      for (const { key } of receipts) if (HASH.test(key)) known.set(key.toLowerCase(), to);
+    }
+    this.scanner.beginPass(addresses, known);
+  }
+
+  /**
+   * The native coin paid to `address` since about `since`: one receipt per transfer found in the
+   * blocks (key and txHash the transaction's hash), and what the balance holds beyond them as
+   * `balance:internal:confirmed` / `balance:internal:unconfirmed` (transfers made inside contract
+   * calls, or older than the scan reaches).
+   */
+  async nativeReceipts(address: string, options: { since: Date; requiredConfirmations: number }): Promise<ObservedReceipt[]> {
     checkAddress(address);
+    if (Number.isNaN(options.since.getTime())) throw new RangeError("since is not a valid date");
     const required = Math.max(1, Math.floor(options.requiredConfirmations));
-    const head = await this.head.get();
-    const confirmedAt = head - required + 1;
-    const [confirmed, latest] = await Promise.all([
-      confirmedAt < 0 ? Promise.resolve(0n) : this.balance(address, confirmedAt),
-      this.balance(address, "latest"),
-    ]);
-    const receipts: ObservedReceipt[] = [];
-    if (confirmed > 0n) {
-      receipts.push({
-        key: "balance:confirmed",
-        txHash: null,
-        amount: fromBaseUnits(confirmed, NATIVE_DECIMALS),
-        confirmations: required,
-        blockHeight: null,
-      });
-    }
-    if (latest > confirmed) {
-      receipts.push({
-        key: "balance:unconfirmed",
-        txHash: null,
-        amount: fromBaseUnits(latest - confirmed, NATIVE_DECIMALS),
-        confirmations: 0,
-        blockHeight: null,
-      });
-    }
+    const view = await this.scanner.transfersTo(address.toLowerCase(), this.scanFrom(options.since));
+    const confirmedAt = view.head - required + 1;
+    const confirmedBlock = view.hashAt(confirmedAt) ?? confirmedAt; // now: the window moves on
+    const transfers = (await Promise.all(view.transfers.map(async (t) => ((await this.succeeded(t)) ? t : null)))).filter(
+      (t): t is ScannedTransfer => t !== null,
+    );
+    const receipts: ObservedReceipt[] = transfers.map((t) => ({
+      key: t.txHash,
+      txHash: t.txHash,
+      amount: fromBaseUnits(t.value, NATIVE_DECIMALS),
+      confirmations: view.head - t.blockNumber + 1,
+      blockHeight: t.blockNumber,
+    }));
+    // The balance at the scanned head, beyond the transfers found: value moved inside contract calls.
+    const sum = (list: ScannedTransfer[]) => list.reduce((total, t) => total + t.value, 0n);
+    const beyond = (await this.balance(address, view.headHash)) - sum(transfers);
+    if (beyond <= 0n) return receipts;
+    const confirmedBalance = confirmedAt < 0 ? 0n : await this.balance(address, confirmedBlock);
+    const confirmedBeyond = confirmedBalance - sum(transfers.filter((t) => t.blockNumber <= confirmedAt));
+    const confirmed = confirmedBeyond < 0n ? 0n : confirmedBeyond < beyond ? confirmedBeyond : beyond;
+    const internal = (key: string, value: bigint, confirmations: number): ObservedReceipt => ({
+      key,
+      txHash: null,
+      amount: fromBaseUnits(value, NATIVE_DECIMALS),
+      confirmations,
+      blockHeight: null,
+    });
+    if (confirmed > 0n) receipts.push(internal("balance:internal:confirmed", confirmed, required));
+    if (beyond > confirmed) receipts.push(internal("balance:internal:unconfirmed", beyond - confirmed, 0));
     return receipts;
   }
 
@@ -180,7 +301,11 @@ export class EvmRpcClient {
   /** A block mined no later than `since` minus the margin (or block 0). */
   async firstBlockSince(since: Date, head: number): Promise<number> {
     if (Number.isNaN(since.getTime())) throw new RangeError("since is not a valid date");
-    const target = Math.floor(since.getTime() / 1000) - this.sinceMarginSeconds;
+    return this.firstBlockAt(Math.floor(since.getTime() / 1000) - this.sinceMarginSeconds, head);
+  }
+
+  /** A block mined no later than `target` (Unix seconds), or block 0. */
+  async firstBlockAt(target: number, head: number): Promise<number> {
     const cached = this.fromBlocks.get(target);
     if (cached !== undefined && cached <= head) return cached;
     let lookback = Math.max(1, Math.ceil((this.now() / 1000 - target) / this.blockTimeSeconds));
@@ -200,14 +325,55 @@ export class EvmRpcClient {
     }
   }
 
-  /** One JSON-RPC call; its `result`, or a ChainNodeError. */
+  /** One JSON-RPC call; its `result`, or a ChainNodeError. The node's chain is checked first. */
   async call(method: string, params: unknown[]): Promise<unknown> {
+    if (this.chain !== undefined) await this.checkChain(this.chain);
+    return this.request(method, params);
+  }
+
+  /**
+   * eth_chainId, at the first call and after a connection failure: a node on another chain than the
+   * mode's is refused (no receipts are read from it), and asked again a minute later.
+   */
+  private checkChain(expected: ExpectedChain): Promise<void> {
+    if (this.chainCheck !== null && this.wrongChainAt > 0 && Date.now() - this.wrongChainAt >= WRONG_CHAIN_RETRY_MS) this.chainCheck = null;
+    this.chainCheck ??= (async () => {
+      let id: bigint;
+      try {
+        id = this.quantity(await this.request("eth_chainId", []), "eth_chainId");
+      } catch (error) {
+        this.chainCheck = null;
+        throw error;
+      }
+      if (id === BigInt(expected.id)) return;
+      this.wrongChainAt = Date.now();
+      const known = CHAIN_NAMES.get(id);
+      const { overrideVariable: other } = expected;
+      const [wanted, remedy] =
+        expected.overridden && other !== undefined
+          ? [other, `set ${expected.variable} to a node of chain ${expected.id}, or ${other} to the node's`]
+          : [
+              expected.network,
+              `set ${expected.variable} to a node of ${expected.network}${other && !known ? ` (or ${other}=${id} for a local development chain)` : ""}`,
+            ];
+      throw new ChainNodeError(`${this.name}: the node is on chain id ${id}${known ? ` (${known})` : ""}, not ${expected.id} (${wanted}): ${remedy}`);
+    })();
+    return this.chainCheck;
+  }
+
+  private async request(method: string, params: unknown[]): Promise<unknown> {
     const id = this.nextId++;
-    const text = await requestText(this.url, {
-      node: `${this.name} ${method}`,
-      timeoutMs: this.timeoutMs,
-      json: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-    });
+    let text: string;
+    try {
+      text = await requestText(this.url, {
+        node: `${this.name} ${method}`,
+        timeoutMs: this.timeoutMs,
+        json: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+      });
+    } catch (error) {
+      this.chainCheck = null; // the node may come back as another one
+      throw error;
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -224,6 +390,65 @@ export class EvmRpcClient {
     if (body.id !== id) throw this.malformed(method, `the answer's id ${JSON.stringify(body.id)} is not the request's ${id}`);
     if (!("result" in body)) throw this.malformed(method, "the answer has neither result nor error");
     return body.result;
+  }
+
+  /** The scan starts a little before the address was handed out (clocks differ). */
+  private scanFrom(since: Date): number {
+    return Math.floor(since.getTime() / 1000) - this.scanMarginSeconds;
+  }
+
+  /**
+   * Whether a transaction found in a block succeeded there (eth_getTransactionReceipt, asked once):
+   * a reverted call to an address with code moved nothing. A receipt missing or in another block
+   * (a reorganisation under way) rejects; the address is read again at the next pass.
+   */
+  private async succeeded(t: ScannedTransfer): Promise<boolean> {
+    const key = `${t.txHash}:${t.blockHash}`;
+    const known = this.statuses.get(key);
+    if (known !== undefined) return known;
+    const receipt = await this.call("eth_getTransactionReceipt", [t.txHash]);
+    if (receipt !== null && !isRecord(receipt)) throw this.malformed("eth_getTransactionReceipt", "the receipt is not an object");
+    if (receipt === null || String(receipt.blockHash).toLowerCase() !== t.blockHash) {
+      throw new ChainNodeError(`${this.name}: the receipt of ${t.txHash} is not in block ${t.blockNumber} (${t.blockHash}) any more`);
+    }
+    const status = this.quantity(receipt.status, "eth_getTransactionReceipt (status)");
+    this.statuses.set(key, status === 1n);
+    if (this.statuses.size > STATUS_CACHE_SIZE) this.statuses.delete(this.statuses.keys().next().value as string);
+    return status === 1n;
+  }
+
+  private parseBlock(value: unknown, number: number, full: boolean): ScannedBlock {
+    const method = "eth_getBlockByNumber";
+    if (value === null) throw new ChainNodeError(`${this.name}: block ${number} not found`);
+    if (!isRecord(value)) throw this.malformed(method, "the block is not an object");
+    const got = this.blockNumberOf(value.number, `${method} (number)`);
+    if (got !== number) throw this.malformed(method, `block ${got} came for block ${number}`);
+    const hash = this.hash(value.hash, `${method} (hash)`);
+    const block: ScannedBlock = {
+      number,
+      hash,
+      parentHash: this.hash(value.parentHash, `${method} (parentHash)`),
+      timestamp: this.blockNumberOf(value.timestamp, `${method} (timestamp)`),
+      transfers: [],
+    };
+    if (!full) return block;
+    if (!Array.isArray(value.transactions)) throw this.malformed(method, "the block has no transaction list");
+    for (const tx of value.transactions) {
+      if (!isRecord(tx)) throw this.malformed(method, "a transaction is not an object (asked with full transactions)");
+      if (tx.to === null || tx.to === undefined) continue; // a contract creation
+      if (typeof tx.to !== "string" || !EVM_ADDRESS.test(tx.to)) throw this.malformed(method, "a transaction's recipient is not an address");
+      const amount = this.quantity(tx.value, `${method} (value)`);
+      if (amount === 0n) continue;
+      const txHash = this.hash(tx.hash, `${method} (transaction hash)`);
+      block.transfers.push({ txHash, to: tx.to.toLowerCase(), value: amount, blockNumber: number, blockHash: hash, timestamp: block.timestamp });
+    }
+    return block;
+  }
+
+  private hash(value: unknown, method: string): string {
+    if (typeof value !== "string" || !HASH.test(value))
+      throw this.malformed(method, `${quote(JSON.stringify(value) ?? "undefined")} is not a 32-byte hash`);
+    return value.toLowerCase();
   }
 
   private parseLog(entry: unknown, contract: string, recipient: string): RpcLog | null {

@@ -1,16 +1,18 @@
 // The ChainWatcher port over real nodes: each (currency, mode) goes to its chain's client.
 //
 //   BTC, LTC  → Esplora (esplora.ts): one receipt per output paying the address.
-//   ETH, BNB  → JSON-RPC (evm-rpc.ts) of Ethereum / BNB Smart Chain: the address's balance,
-//               split into confirmed and unconfirmed parts.
+//   ETH, BNB  → JSON-RPC (evm-rpc.ts) of Ethereum / BNB Smart Chain: each transfer to the address
+//               found in the blocks (one scan per pass for every address, evm-scan.ts), and the
+//               balance beyond them (transfers inside contract calls).
 //   USDT      → JSON-RPC of Ethereum: Transfer logs of the USDT contract (networks.ts) to the address.
 //
 // Test mode uses each chain's test network (networks.ts). A currency and mode without a node
-// rejects with ChainNotConfiguredError naming the variable to set.
+// rejects with ChainNotConfiguredError naming the variable to set. A JSON-RPC node must be on the
+// mode's chain (eth_chainId; test mode may name another chain id for a local development chain).
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
 import { buildNetworkTable, type CurrencyNetworks } from "../wallets/networks.ts";
-import { NODE_VARIABLES } from "./config.ts";
+import { CHAIN_ID_VARIABLES, NODE_VARIABLES } from "./config.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, type EsploraOptions } from "./esplora.ts";
 import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
@@ -40,8 +42,28 @@ export interface ChainWatchersOptions {
   usdtContracts?: { live?: string; test?: string };
   /** Tuning of the Esplora clients (tests). */
   esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs" | "tipMaxAgeMs">;
+  /** Chain ids the test-mode nodes must have instead of Sepolia's and BSC testnet's (local development chains). */
+  testChainIds?: { ethereum?: number | undefined; bsc?: number | undefined };
   /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
-  evmTuning?: Partial<Pick<EvmRpcOptions, "sinceMarginSeconds" | "now" | "blockTimeSeconds" | "headMaxAgeMs">>;
+  evmTuning?: Partial<
+    Pick<
+      EvmRpcOptions,
+      "sinceMarginSeconds" | "now" | "blockTimeSeconds" | "headMaxAgeMs" | "scanMarginSeconds" | "scanWindowSeconds" | "scanLookbackSeconds"
+    >
+  >;
+}
+
+/** A payment a watcher pass is about to read. */
+export interface PassPayment {
+  currency: CryptoCurrency;
+  isLive: boolean;
+  address: string;
+  since: Date;
+  /**
+   * The receipts recorded for it (the watch list's): ETH and BNB transfers among them (keyed by their
+   * transaction hash) that the block scan does not reach, as after a restart, are looked up by hash.
+   */
+  receipts: readonly { key: string }[];
 }
 
 type Mode = "live" | "test";
@@ -73,6 +95,8 @@ export class ChainWatchers implements ChainWatcher {
         const url = options.evm[chain][mode];
         if (url === undefined) continue;
         const network = chain === "ethereum" ? this.networks.ETH[mode] : this.networks.BNB[mode];
+        if (network.family !== "evm") throw new Error(`${network.name} is not an EVM network`);
+        const override = mode === "test" ? options.testChainIds?.[chain] : undefined;
         const client = new EvmRpcClient({
           blockTimeSeconds: BLOCK_TIME_SECONDS[chain],
           ...options.evmTuning,
@@ -80,6 +104,12 @@ export class ChainWatchers implements ChainWatcher {
           timeoutMs: options.timeoutMs,
           ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
           name: `${network.name} JSON-RPC (${hostOf(url)})`,
+          chain: {
+            id: override ?? network.chainId,
+            network: network.name,
+            variable: NODE_VARIABLES[chain][mode],
+            ...(mode === "test" ? { overrideVariable: CHAIN_ID_VARIABLES[chain], overridden: override !== undefined } : {}),
+          },
         });
         for (const slug of chain === "ethereum" ? (["ETH", "USDT"] as const) : (["BNB"] as const)) {
           this.clients.set(`${slug}:${mode}`, { kind: "evm", client });
@@ -88,15 +118,29 @@ export class ChainWatchers implements ChainWatcher {
     }
   }
 
-  /** Whether a node is configured for the currency's network in that mode. */
   /** The variable that names the node of this currency and mode. */
   nodeVariable(currency: CryptoCurrency, isLive: boolean): string {
     const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
     return NODE_VARIABLES[chain][isLive ? "live" : "test"];
   }
 
+  /** Whether a node is configured for the currency's network in that mode. */
   supports(currency: CryptoCurrency, isLive: boolean): boolean {
     return this.clients.has(`${currency.slug}:${isLive ? "live" : "test"}`);
+  }
+
+  /** A watcher pass begins: the ETH and BNB payments of each node are scanned for together, with their receipts recorded so far. */
+  beginPass(payments: readonly PassPayment[]): void {
+    const native = new Map<EvmRpcClient, PassPayment[]>();
+    for (const [key, entry] of this.clients) {
+      if (entry.kind === "evm" && !key.startsWith("USDT:")) native.set(entry.client, []);
+    }
+    for (const payment of payments) {
+      if (payment.currency.slug !== "ETH" && payment.currency.slug !== "BNB") continue;
+      const entry = this.clients.get(`${payment.currency.slug}:${payment.isLive ? "live" : "test"}`);
+      if (entry?.kind === "evm") native.get(entry.client)?.push(payment);
+    }
+    for (const [client, list] of native) client.beginPass(list);
   }
 
   async receiptsTo(
@@ -115,6 +159,6 @@ export class ChainWatchers implements ChainWatcher {
     if (network.family === "evm" && network.token !== undefined) {
       return entry.client.tokenReceipts(network.token, address, { since: options.since });
     }
-    return entry.client.nativeReceipts(address, { requiredConfirmations: options.requiredConfirmations });
+    return entry.client.nativeReceipts(address, options);
   }
 }

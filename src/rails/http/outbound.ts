@@ -3,7 +3,7 @@
 // body; a cap on the body enforced while reading it; no redirects (undici's `request` follows none);
 // and, for URLs a merchant chooses, a guard that only lets connections reach public addresses.
 // Failures are returned as descriptions, never thrown, so each caller words them as its own error.
-import { lookup as dnsLookup } from "node:dns";
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { Agent, request as undiciRequest, type Dispatcher } from "undici";
 import { isPublicAddress } from "../../core/merchants/webhook-url.ts";
@@ -19,18 +19,30 @@ export interface OutboundRequest {
   maxBytes: number;
   /** Connect only to public addresses (no loopback, private, link-local, …): for URLs that merchants choose. */
   publicOnly?: boolean;
+  /**
+   * With publicOnly: the private addresses that may be reached all the same (the operator's choice).
+   * The answer then says whether it may have come from one (`privateAddress`).
+   */
+  privateExceptions?: PrivateExceptions;
+}
+
+/** Private addresses a publicOnly request may connect to, by the URL's host name or the address. */
+export interface PrivateExceptions {
+  allows(hostname: string, address: string): boolean;
 }
 
 export interface OutboundResponse {
   status: number;
   text: string;
+  /** The connection may have reached a private address (one of `privateExceptions`); always false without publicOnly, which does not look. */
+  privateAddress: boolean;
 }
 
 /** Why no complete answer came back. */
 export type ExchangeFailure =
   | { kind: "timeout"; timeoutMs: number }
-  /** Bad URL or header, an address the guard refused, or a connection error; `reason` is short and stable. */
-  | { kind: "transport"; reason: string; cause?: unknown };
+  /** Bad URL or header, an address the guard refused (`refusedAddress`), or a connection error; `reason` is short and stable. */
+  | { kind: "transport"; reason: string; cause?: unknown; refusedAddress?: true };
 
 export type OutboundFailure =
   | ExchangeFailure
@@ -63,7 +75,9 @@ export async function fetchText(url: string | URL, request: OutboundRequest): Pr
 /** Any answer, with at most the first `maxBytes` of its body; the rest is never read. */
 export async function fetchPrefix(url: string | URL, request: OutboundRequest): Promise<Outcome<OutboundResponse, ExchangeFailure>> {
   const outcome = await exchange(url, request, () => request.maxBytes);
-  return outcome.ok ? { ok: true, value: { status: outcome.value.status, text: outcome.value.text } } : outcome;
+  if (!outcome.ok) return outcome;
+  const { status, text, privateAddress } = outcome.value;
+  return { ok: true, value: { status, text, privateAddress } };
 }
 
 /** The usual wording of a failure, e.g. "no complete answer within 300 ms" or "HTTP 500 Internal Server Error: boom". */
@@ -106,31 +120,90 @@ const POOL = { keepAliveTimeout: 2_000, keepAliveMaxTimeout: 2_000 };
 /** Raised by the guarded lookup; its message is the failure's reason as is. */
 class RefusedAddressError extends Error {}
 
+/** The first address `hostname` resolves to that is neither public nor an exception, if any. */
+function refusedAmong(hostname: string, addresses: LookupAddress[], exceptions: PrivateExceptions | undefined): LookupAddress | undefined {
+  return addresses.find((a) => !isPublicAddress(a.address) && !exceptions?.allows(hostname, a.address));
+}
+
+const resolvesToPrivate = (hostname: string, refused: LookupAddress) => `refused: ${hostname} resolves to a private address (${refused.address})`;
+
 /**
- * Resolves like the default lookup but fails when any address is not public. The socket connects to
- * exactly the addresses checked here, so DNS rebinding between check and connect is not possible.
+ * Resolves like the default lookup but fails when any address is neither public nor one of the
+ * exceptions. The socket connects to exactly the addresses checked here, so DNS rebinding between
+ * check and connect is not possible.
  */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (err, addresses) => {
-    if (err) return callback(err, "");
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    const first = addresses[0];
-    if (refused) {
-      return callback(new RefusedAddressError(`refused: ${hostname} resolves to a private address (${refused.address})`), "");
-    }
-    if (!first) return callback(Object.assign(new Error(`no addresses for ${hostname}`), { code: "ENOTFOUND" }), "");
-    // Node asks for all addresses when it races IPv4 and IPv6 (autoSelectFamily), otherwise for one.
-    if (options.all) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-};
+function guardedLookup(exceptions?: PrivateExceptions): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (err, addresses) => {
+      if (err) return callback(err, "");
+      const refused = refusedAmong(hostname, addresses, exceptions);
+      const first = addresses[0];
+      if (refused) return callback(new RefusedAddressError(resolvesToPrivate(hostname, refused)), "");
+      if (!first) return callback(Object.assign(new Error(`no addresses for ${hostname}`), { code: "ENOTFOUND" }), "");
+      // Node asks for all addresses when it races IPv4 and IPv6 (autoSelectFamily), otherwise for one.
+      if (options.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
 
 const openAgent = new Agent(POOL);
 // The lookup runs for every new connection, and a pooled one only ever reached a checked address.
-const publicOnlyAgent = new Agent({ ...POOL, connect: { lookup: publicOnlyLookup } });
+const publicOnlyAgent = new Agent({ ...POOL, connect: { lookup: guardedLookup() } });
+/** One pool for each set of exceptions (the operator's settings make a few, once). */
+const exceptionAgents = new WeakMap<PrivateExceptions, Agent>();
+
+function agentAllowing(exceptions: PrivateExceptions): Agent {
+  let agent = exceptionAgents.get(exceptions);
+  if (!agent) {
+    agent = new Agent({ ...POOL, connect: { lookup: guardedLookup(exceptions) } });
+    exceptionAgents.set(exceptions, agent);
+  }
+  return agent;
+}
+
+/** Where a request's connection goes, and whether its answer may come from a private address; or why it may not go. */
+type Route = { dispatcher: Dispatcher; privateAddress: boolean } | { refused: string };
+
+const OPEN_ROUTE: Route = { dispatcher: openAgent, privateAddress: false };
+
+/** The route of a publicOnly request to `host` (a name, or an IP address without brackets). */
+async function guardedRoute(host: string, exceptions: PrivateExceptions | undefined, signal: AbortSignal): Promise<Route> {
+  // Node connects to a literal IP without calling `lookup`, so those are checked here.
+  if (isIP(host) !== 0) {
+    if (isPublicAddress(host)) return { dispatcher: publicOnlyAgent, privateAddress: false };
+    if (exceptions?.allows(host, host)) return { dispatcher: openAgent, privateAddress: true };
+    return { refused: `refused: ${host} is a private address` };
+  }
+  // Without exceptions the connect-time lookup alone decides, and every answer is a public address's.
+  if (!exceptions) return { dispatcher: publicOnlyAgent, privateAddress: false };
+  // A name that may lead to an allowed private address is resolved first: its answer counts as public
+  // only when every address was, and then goes through the public-only pool, whose lookup still
+  // refuses a name that turned private in between.
+  const addresses = await resolveAll(host, signal);
+  if (addresses.every((a) => isPublicAddress(a.address))) return { dispatcher: publicOnlyAgent, privateAddress: false };
+  const refused = refusedAmong(host, addresses, exceptions);
+  if (refused) return { refused: resolvesToPrivate(host, refused) };
+  return { dispatcher: agentAllowing(exceptions), privateAddress: true };
+}
+
+/** Every address of `host`, or the lookup's error; an abort (the deadline) ends the wait. */
+function resolveAll(host: string, signal: AbortSignal): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    signal.addEventListener("abort", aborted, { once: true });
+    dnsLookup(host, { all: true }, (err, addresses) => {
+      signal.removeEventListener("abort", aborted);
+      if (err) reject(err);
+      else resolve(addresses);
+    });
+  });
+}
 
 interface Answer {
   status: number;
+  /** The connection may have reached a private address (one of the request's exceptions). */
+  privateAddress: boolean;
   statusText: string;
   headers: Dispatcher.ResponseData["headers"];
   text: string;
@@ -151,25 +224,27 @@ async function exchange(
     return transport("invalid URL", error);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return transport(`unsupported protocol ${url.protocol}`);
-  const literal = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  // Node connects to a literal IP without calling `lookup`, so those are checked here.
-  if (request.publicOnly && isIP(literal) !== 0 && !isPublicAddress(literal)) return transport(`refused: ${literal} is a private address`);
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
 
-  // undici's own timeouts bound idle gaps only; this one bounds the whole exchange.
+  // undici's own timeouts bound idle gaps only; this one bounds the whole exchange, the lookup included.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
   try {
+    const route = request.publicOnly ? await guardedRoute(host, request.privateExceptions, deadline.signal) : OPEN_ROUTE;
+    if ("refused" in route) return refusedAddress(route.refused);
     const response = await undiciRequest(url, {
       method: request.method ?? "GET",
       headers: { "user-agent": "paygate", ...request.headers },
       ...(request.body === undefined ? {} : { body: request.body }),
       signal: deadline.signal,
-      dispatcher: request.publicOnly ? publicOnlyAgent : openAgent,
+      dispatcher: route.dispatcher,
     });
     const { text, cut } = await readBody(response.body, limit(response.statusCode));
-    return { ok: true, value: { status: response.statusCode, statusText: response.statusText, headers: response.headers, text, cut } };
+    const { statusCode: status, statusText, headers } = response;
+    return { ok: true, value: { status, privateAddress: route.privateAddress, statusText, headers, text, cut } };
   } catch (error) {
     if (deadline.signal.aborted) return { ok: false, failure: { kind: "timeout", timeoutMs: request.timeoutMs } };
+    if (error instanceof RefusedAddressError) return refusedAddress(error.message);
     return transport(reasonOf(error), error);
   } finally {
     clearTimeout(timer);
@@ -202,6 +277,11 @@ function transport(reason: string, cause?: unknown): { ok: false; failure: Excha
   return { ok: false, failure: { kind: "transport", reason, ...(cause === undefined ? {} : { cause }) } };
 }
 
+/** The guard refused the address, before any connection was made. */
+function refusedAddress(reason: string): { ok: false; failure: ExchangeFailure } {
+  return { ok: false, failure: { kind: "transport", reason, refusedAddress: true } };
+}
+
 /** Retry-After (seconds, or an HTTP date) as milliseconds from now; null when absent or unreadable. */
 function parseRetryAfter(header: string | string[] | undefined): number | null {
   if (typeof header !== "string") return null;
@@ -225,7 +305,6 @@ const ERROR_NAMES: Record<string, string> = {
 
 /** A short, stable reason such as "connection refused (ECONNREFUSED)". */
 function reasonOf(err: unknown): string {
-  if (err instanceof RefusedAddressError) return err.message;
   if (!(err instanceof Error)) return "request failed";
   // With several addresses Node tries each and reports an AggregateError; the first cause is representative.
   const cause = err instanceof AggregateError && err.errors[0] instanceof Error ? err.errors[0] : err;

@@ -26,7 +26,9 @@ export class PngQrRenderer implements QrRenderer {
     this.cache = size > 0 ? new LRUCache({ max: size }) : null;
   }
 
-  dataUrl(text: string): Promise<string> {
+  dataUrl(text: string, options: { secret?: boolean } = {}): Promise<string> {
+    // A secret (a second factor's otpauth:// URI) is drawn each time and forgotten.
+    if (options.secret) return new Promise((resolve) => resolve(this.render(text)));
     const cached = this.cache?.get(text);
     if (cached) return cached;
     let rendering: Promise<string>;

@@ -100,7 +100,16 @@ describe("the dashboard in a browser", () => {
     expect(await page.locator("#mode-banner").textContent()).toContain("Test mode");
     expect(await page.locator("#mode-banner").isVisible()).toBe(true);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Transactions", "Webhooks", "API keys", "Wallets", "Payment links", "Users"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual([
+      "Transactions",
+      "Webhooks",
+      "API keys",
+      "Wallets",
+      "Payment links",
+      "Users",
+      "Security",
+      "Audit log",
+    ]);
     expect(await nav.getByRole("link", { name: "Users" }).getAttribute("aria-current")).toBe("page");
     expect(await nav.getByRole("button", { name: "Sign out" }).count()).toBe(1);
     await expectAccessible(page, "users page, owner, 375 px");
@@ -184,7 +193,7 @@ describe("the dashboard in a browser", () => {
 
     // The owner makes the viewer a developer, then removes them; the viewer's browser is signed out.
     await page.getByLabel("Role of viewer@acme.example").selectOption("developer");
-    await expect.poll(async () => (await t.db.dashboardUser.findUnique({ where: { email: "viewer@acme.example" } }))?.role, WAIT).toBe("developer");
+    await expect.poll(async () => (await t.db.dashboardUser.findFirst({ where: { email: "viewer@acme.example" } }))?.role, WAIT).toBe("developer");
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Remove viewer@acme.example" }).click();
     await expect.poll(async () => page.getByRole("table").textContent(), WAIT).not.toContain("viewer@acme.example");

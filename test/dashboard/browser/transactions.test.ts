@@ -101,7 +101,10 @@ describe("the transactions pages", () => {
     expect(await first.locator("h3").textContent()).toContain("payment.initiated");
     expect(await first.textContent()).toContain("Failed: no retries left");
     expect(await first.locator("td[data-label=Result]").textContent()).toBe("HTTP 500 (failed)");
-    expect(await first.locator("td[data-label=Response]").textContent()).toBe("receiver is down");
+    // The receiver is on 127.0.0.1: a private address's answer is never kept nor shown.
+    expect(await first.locator("td[data-label=Response]").textContent()).toBe(
+      "Not kept: the answer came from a private or local address, which the dashboard never shows.",
+    );
     expect(await page.locator("section", { hasText: "Receipts" }).locator("tbody tr").count()).toBe(1);
     expect(await page.locator("section", { hasText: "Locked quote" }).textContent()).toContain("1 BTC =");
     expect(await accessibilityViolations(page)).toEqual([]);

@@ -6,7 +6,7 @@ import type { ObservedReceipt } from "../../../src/core/ports.ts";
 import { ChainNodeError } from "../../../src/rails/chains/errors.ts";
 import { EvmRpcClient, TRANSFER_TOPIC, type EvmRpcOptions } from "../../../src/rails/chains/evm-rpc.ts";
 import { USDT_ETHEREUM_CONTRACT } from "../../../src/rails/wallets/networks.ts";
-import { hash, startFakeEvmNode, type FakeEvmNode } from "./fake-evm-node.ts";
+import { hash, startFakeEvmNode, type FakeEvmNode, type FakeTransfer } from "./fake-evm-node.ts";
 
 const ME = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
 const OTHER = "0x00000000000000000000000000000000000000aa";
@@ -27,6 +27,8 @@ beforeEach(() => {
   node.maxLogsRange = null;
   node.calls.length = 0;
   node.failure = null;
+  node.transfers = [];
+  node.reorg(0);
   node.dropBalancesFrom(ME, 0);
 });
 
@@ -59,64 +61,189 @@ const transfer = (n: number, blockNumber: number, value: bigint, extra: Partial<
   ...extra,
 });
 
-describe("JSON-RPC: native coin by balance", () => {
-  it("splits the balance into the part with enough confirmations and the rest", async () => {
-    node.setBalance(ME, 995, ETHER);
+describe("JSON-RPC: native coin, transfer by transfer", () => {
+  const native = (c: EvmRpcClient, requiredConfirmations = 12, address = ME) =>
+    c.nativeReceipts(address, { since: blockTime(990), requiredConfirmations });
+  const pay = (n: number, blockNumber: number, value: bigint, extra: Partial<FakeTransfer> = {}) =>
+    node.transfers.push({ to: ME, value, txHash: hash(n), blockNumber, ...extra });
+
+  it("gives each transfer found in the blocks, and what the balance holds beyond them (moved inside a contract call)", async () => {
+    pay(1, 995, ETHER);
+    pay(2, 996, 3n * ETHER, { to: OTHER });
+    node.setBalance(ME, 999, ETHER / 2n); // no transaction to ME shows it
     const c = client();
-    expect(view(await c.nativeReceipts(ME, { requiredConfirmations: 12 }))).toEqual([
-      { key: "balance:unconfirmed", txHash: null, amount: "1", confirmations: 0, blockHeight: null },
+    expect(view(await native(c))).toEqual([
+      { key: hash(1), txHash: hash(1), amount: "1", confirmations: 6, blockHeight: 995 },
+      { key: "balance:internal:unconfirmed", txHash: null, amount: "0.5", confirmations: 0, blockHeight: null },
     ]);
-    expect(node.calls.map((call) => [call.method, ...call.params])).toEqual([
-      ["eth_blockNumber"],
-      ["eth_getBalance", ME, "0x3dd"], // 1000 - 12 + 1 = 989
-      ["eth_getBalance", ME, "latest"],
+    const methods = node.calls.map((call) => call.method);
+    // The head; the blocks from `since` less the 120 s margin (block 980) to the head, with their
+    // transactions; the one transfer's outcome; the balance at the head block (by its hash) and,
+    // as it holds more than the transfers, at the first block with 12 confirmations.
+    expect(methods.filter((m) => m === "eth_getBlockByNumber")).toHaveLength(1 + 21); // 1: finding block 980 by its timestamp
+    expect(node.calls.filter((call) => call.params[1] === true).map((call) => Number(call.params[0]))).toEqual(
+      Array.from({ length: 21 }, (_, i) => 980 + i),
+    );
+    expect(node.calls.filter((call) => call.method === "eth_getBalance").map((call) => call.params)).toEqual([
+      [ME, { blockHash: node.blockHash(1000) }],
+      [ME, { blockHash: node.blockHash(989) }],
     ]);
+    expect(methods.filter((m) => m === "eth_getTransactionReceipt")).toHaveLength(1);
 
-    node.head = 1006; // block 995 now has 12 confirmations
-    expect(view(await c.nativeReceipts(ME, { requiredConfirmations: 12 }))).toEqual([
-      { key: "balance:confirmed", txHash: null, amount: "1", confirmations: 12, blockHeight: null },
+    node.head = 1010; // the internal part has 12 confirmations; the blocks already read are not read again
+    node.calls.length = 0;
+    expect(view(await native(c)).map((r) => [r.key, r.amount, r.confirmations])).toEqual([
+      [hash(1), "1", 16],
+      ["balance:internal:confirmed", "0.5", 12],
     ]);
+    expect(node.calls.filter((call) => call.params[1] === true).map((call) => Number(call.params[0]))).toEqual(
+      Array.from({ length: 10 }, (_, i) => 1001 + i),
+    );
+    expect(node.calls.some((call) => call.method === "eth_getTransactionReceipt")).toBe(false); // its outcome is known
+  });
 
-    node.setBalance(ME, 1005, (ETHER * 3n) / 2n); // a second payment of 0.5
-    expect(view(await c.nativeReceipts(ME, { requiredConfirmations: 12 }))).toEqual([
-      { key: "balance:confirmed", txHash: null, amount: "1", confirmations: 12, blockHeight: null },
-      { key: "balance:unconfirmed", txHash: null, amount: "0.5", confirmations: 0, blockHeight: null },
-    ]);
+  it("asks the balance once when the transfers found hold all of it", async () => {
+    pay(1, 999, 2n * ETHER);
+    expect(view(await native(client()))).toEqual([{ key: hash(1), txHash: hash(1), amount: "2", confirmations: 2, blockHeight: 999 }]);
+    expect(node.calls.filter((call) => call.method === "eth_getBalance")).toHaveLength(1);
   });
 
   it("keeps wei exact: 1 wei, and more digits than a double holds", async () => {
-    node.setBalance(ME, 100, 1n);
-    expect(view(await client().nativeReceipts(ME, { requiredConfirmations: 12 }))[0]?.amount).toBe("0.000000000000000001");
-    node.setBalance(ME, 100, 123_456_789_012_345_678_901_234_567_891n);
-    expect(view(await client().nativeReceipts(ME, { requiredConfirmations: 12 }))[0]?.amount).toBe("123456789012.345678901234567891");
+    pay(1, 995, 1n);
+    pay(2, 996, 123_456_789_012_345_678_901_234_567_891n);
+    expect(view(await native(client())).map((r) => r.amount)).toEqual(["0.000000000000000001", "123456789012.345678901234567891"]);
   });
 
-  it("with 0 or 1 required confirmations counts the head block's balance as confirmed (1 confirmation)", async () => {
-    node.setBalance(ME, 1000, 5n * ETHER);
-    for (const required of [0, 1]) {
-      node.calls.length = 0;
-      expect(view(await client().nativeReceipts(ME, { requiredConfirmations: required }))).toEqual([
-        { key: "balance:confirmed", txHash: null, amount: "5", confirmations: 1, blockHeight: null },
-      ]);
-      expect(node.calls[1]?.params).toEqual([ME, "0x3e8"]);
-    }
+  it("counts a transfer in the head block as 1 confirmation", async () => {
+    pay(1, 1000, 5n * ETHER);
+    for (const required of [0, 1]) expect(view(await native(client(), required))[0]?.confirmations).toBe(1);
   });
 
-  it("counts everything unconfirmed on a chain shorter than the confirmations asked", async () => {
-    node.head = 5;
-    node.setBalance(ME, 3, 2n * ETHER);
-    expect(view(await client().nativeReceipts(ME, { requiredConfirmations: 12 }))).toEqual([
-      { key: "balance:unconfirmed", txHash: null, amount: "2", confirmations: 0, blockHeight: null },
+  it("leaves out a transaction that reverted, and ignores transfers before `since` less the margin", async () => {
+    pay(1, 995, ETHER, { status: 0 });
+    pay(2, 900, ETHER); // long before since: a previous use of the address, left to the balance
+    expect(view(await native(client()))).toEqual([
+      { key: "balance:internal:confirmed", txHash: null, amount: "1", confirmations: 12, blockHeight: null },
     ]);
   });
 
-  it("reports nothing for an empty address, and drops a balance reorganised away", async () => {
+  it("drops a transfer whose block a reorganisation replaced, on a chain of the same height or a shorter one", async () => {
+    pay(1, 995, ETHER);
     const c = client();
-    expect(await c.nativeReceipts(ME, { requiredConfirmations: 12 })).toEqual([]);
-    node.setBalance(ME, 980, ETHER);
-    expect((await c.nativeReceipts(ME, { requiredConfirmations: 12 })).map((r) => r.key)).toEqual(["balance:confirmed"]);
-    node.dropBalancesFrom(ME, 980);
-    expect(await c.nativeReceipts(ME, { requiredConfirmations: 12 })).toEqual([]);
+    expect((await native(c)).map((r) => r.key)).toEqual([hash(1)]);
+    node.reorg(994); // same height, other blocks from 994 on
+    node.transfers = [];
+    expect(await native(c)).toEqual([]);
+    node.head = 1005;
+    pay(2, 1003, ETHER);
+    expect((await native(c)).map((r) => [r.key, r.confirmations])).toEqual([[hash(2), 3]]);
+    node.head = 1002; // the chain went back below the transfer's block
+    expect(await native(c)).toEqual([]);
+  });
+
+  it("rejects a block without its transactions as objects, a block of another number, and a missing block", async () => {
+    const fullBlocks = (result: (number: string) => unknown) => (call: { method: string; params: unknown[] }) =>
+      call.method === "eth_getBlockByNumber" && call.params[1] === true ? { rpcResult: result(String(call.params[0])) } : null;
+    const block = { hash: hash(1), parentHash: hash(2), timestamp: "0x1" };
+    node.failure = fullBlocks((number) => ({ ...block, number, transactions: [hash(3)] })); // hashes only
+    await expect(native(client())).rejects.toThrow(
+      "Ethereum JSON-RPC: eth_getBlockByNumber answered nonsense: a transaction is not an object (asked with full transactions)",
+    );
+    node.failure = fullBlocks(() => ({ ...block, number: "0x1", transactions: [] }));
+    await expect(native(client())).rejects.toThrow("Ethereum JSON-RPC: eth_getBlockByNumber answered nonsense: block 1 came for block 980");
+    node.failure = fullBlocks(() => null);
+    await expect(native(client())).rejects.toThrow("Ethereum JSON-RPC: block 980 not found");
+  });
+
+  it("rejects when a transfer's receipt is not in the block it was found in (a reorganisation under way)", async () => {
+    pay(1, 995, ETHER);
+    node.failure = (call) => (call.method === "eth_getTransactionReceipt" ? { rpcResult: null } : null);
+    await expect(native(client())).rejects.toThrow(
+      `Ethereum JSON-RPC: the receipt of ${hash(1)} is not in block 995 (${node.blockHash(995)}) any more`,
+    );
+  });
+});
+
+describe("JSON-RPC: native transfers recorded before, older than a restarted scan reaches", () => {
+  // Addresses handed out 500 blocks ago; the payments 400 and 390 blocks deep, past the scan's 300 blocks (3600 s).
+  const since = () => blockTime(500);
+  const restarted = (known: string[]) => {
+    const c = client();
+    c.beginPass([{ address: ME, since: since(), receipts: known.map((key) => ({ key })) }]);
+    return c.nativeReceipts(ME, { since: since(), requiredConfirmations: 12 });
+  };
+  const pay = (n: number, blockNumber: number, value: bigint) => node.transfers.push({ to: ME, value, txHash: hash(n), blockNumber });
+
+  it("looks them up by hash, with one header per block however many it holds, and keeps their keys and confirmations", async () => {
+    pay(1, 600, ETHER);
+    pay(2, 600, 2n * ETHER);
+    pay(3, 610, 3n);
+    expect(view(await restarted([hash(1), hash(2), hash(3), "balance:internal:confirmed"]))).toEqual([
+      { key: hash(1), txHash: hash(1), amount: "1", confirmations: 401, blockHeight: 600 },
+      { key: hash(2), txHash: hash(2), amount: "2", confirmations: 401, blockHeight: 600 },
+      { key: hash(3), txHash: hash(3), amount: "0.000000000000000003", confirmations: 391, blockHeight: 610 },
+    ]);
+    const asked = (method: string, filter: (params: unknown[]) => boolean = () => true) =>
+      node.calls.filter((c) => c.method === method && filter(c.params)).length;
+    expect(asked("eth_getTransactionByHash")).toBe(3);
+    const header = (n: number) => (params: unknown[]) => Number(params[0]) === n && params[1] === false;
+    expect([asked("eth_getBlockByNumber", header(600)), asked("eth_getBlockByNumber", header(610))]).toEqual([1, 1]);
+  });
+
+  it("gives up those the node has in no block any more: unknown, back in the mempool, or in a block replaced since", async () => {
+    const replaced = node.blockHash(600);
+    node.reorg(600); // the payments' blocks replaced: the chain holds none of them
+    const tx = (n: number, blockNumber: string | null, blockHash: string | null) => ({
+      hash: hash(n),
+      from: SENDER,
+      to: ME.toLowerCase(),
+      value: "0xde0b6b3a7640000",
+      input: "0x",
+      blockNumber,
+      blockHash,
+    });
+    // As a node whose transaction index lags behind its chain might answer.
+    const answers = new Map([
+      [hash(1), tx(1, "0x258", replaced)],
+      [hash(3), tx(3, null, null)],
+    ]);
+    node.failure = (call) => (call.method === "eth_getTransactionByHash" ? { rpcResult: answers.get(String(call.params[0])) ?? null } : null);
+    expect(await restarted([hash(1), hash(2), hash(3)])).toEqual([]);
+  });
+
+  it("rejects a lookup that answers another transaction", async () => {
+    pay(1, 600, ETHER);
+    node.failure = (call) =>
+      call.method === "eth_getTransactionByHash"
+        ? { rpcResult: { hash: hash(2), to: ME, value: "0x1", blockNumber: "0x258", blockHash: hash(7) } }
+        : null;
+    await expect(restarted([hash(1)])).rejects.toThrow(
+      `Ethereum JSON-RPC: eth_getTransactionByHash answered nonsense: another transaction came for ${hash(1)}`,
+    );
+  });
+});
+
+describe("JSON-RPC: the node's chain", () => {
+  it("asks eth_chainId first and refuses a node on another chain, without reading from it", async () => {
+    const chain = { id: 11_155_111, network: "Sepolia", variable: "PAYGATE_ETH_TEST_RPC_URL" };
+    const error = await client({ chain })
+      .nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainNodeError);
+    expect((error as Error).message).toBe(
+      "Ethereum JSON-RPC: the node is on chain id 1 (Ethereum), not 11155111 (Sepolia): set PAYGATE_ETH_TEST_RPC_URL to a node of Sepolia",
+    );
+    expect(node.calls.map((call) => call.method)).toEqual(["eth_chainId"]);
+  });
+
+  it("asks again after an answer that is not a chain id", async () => {
+    const c = client({ chain: { id: 1, network: "Ethereum", variable: "PAYGATE_ETH_RPC_URL" } });
+    node.failure = (call) => (call.method === "eth_chainId" ? { raw: `{"jsonrpc":"2.0","id":1,"result":"mainnet"}` } : null);
+    await expect(c.blockNumber()).rejects.toThrow('Ethereum JSON-RPC: eth_chainId answered nonsense: "mainnet" is not a hex quantity');
+    node.failure = null;
+    expect(await c.blockNumber()).toBe(1000);
+    expect(await c.blockNumber()).toBe(1000);
+    expect(node.calls.map((call) => call.method)).toEqual(["eth_chainId", "eth_chainId", "eth_blockNumber", "eth_blockNumber"]);
   });
 });
 
@@ -236,7 +363,7 @@ describe("JSON-RPC: failures", () => {
   it("rejects within about the timeout when the node stops answering", async () => {
     node.failure = "hang";
     const started = Date.now();
-    await expect(client({ timeoutMs: 300 }).nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+    await expect(client({ timeoutMs: 300 }).nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(
       "Ethereum JSON-RPC eth_blockNumber: no complete answer within 300 ms",
     );
     const elapsed = Date.now() - started;
@@ -247,39 +374,41 @@ describe("JSON-RPC: failures", () => {
   it("rejects on HTTP 500 and on HTTP 429", async () => {
     node.failure = { status: 500, body: "upstream connect error" };
     const error = await client()
-      .nativeReceipts(ME, { requiredConfirmations: 12 })
+      .nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChainNodeError);
     expect((error as Error).message).toBe("Ethereum JSON-RPC eth_blockNumber: HTTP 500 Internal Server Error: upstream connect error");
     node.failure = { status: 429, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit"}}' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(
       /rate limited \(HTTP 429 Too Many Requests\).*rate limit/,
     );
   });
 
   it("rejects with the node's message on a JSON-RPC error member", async () => {
     node.failure = (call) => (call.method === "eth_getBalance" ? { rpcError: { code: -32000, message: "missing trie node" } } : null);
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(
       "Ethereum JSON-RPC: eth_getBalance failed: JSON-RPC error -32000: missing trie node",
     );
   });
 
   it("rejects a malformed body", async () => {
     node.failure = { raw: '{"jsonrpc":"2.0","id":1,"result":"0x3e8"' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(
       /eth_blockNumber answered nonsense: the answer is not JSON/,
     );
     node.failure = { raw: "[1,2,3]" };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/not a JSON-RPC object/);
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(/not a JSON-RPC object/);
   });
 
   it("rejects an answer to another request, one without a result, and a result that is not a hex quantity", async () => {
     node.failure = { raw: '{"jsonrpc":"2.0","id":999999,"result":"0x1"}' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/id 999999 is not the request's 1/);
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(
+      /id 999999 is not the request's 1/,
+    );
     node.failure = { raw: '{"jsonrpc":"2.0","id":1}' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/neither result nor error/);
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(/neither result nor error/);
     node.failure = { raw: '{"jsonrpc":"2.0","id":1,"result":1000}' };
-    await expect(client().nativeReceipts(ME, { requiredConfirmations: 12 })).rejects.toThrow(/1000 is not a hex quantity/);
+    await expect(client().nativeReceipts(ME, { since: blockTime(990), requiredConfirmations: 12 })).rejects.toThrow(/1000 is not a hex quantity/);
   });
 
   it("rejects when eth_getLogs answers something other than a list", async () => {
@@ -290,7 +419,9 @@ describe("JSON-RPC: failures", () => {
   });
 
   it("refuses an address that is not an EVM address", async () => {
-    await expect(client().nativeReceipts("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", { requiredConfirmations: 12 })).rejects.toThrow(RangeError);
+    await expect(
+      client().nativeReceipts("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", { since: blockTime(990), requiredConfirmations: 12 }),
+    ).rejects.toThrow(RangeError);
     expect(node.calls).toHaveLength(0);
   });
 });
@@ -301,10 +432,10 @@ describe("the head block number", () => {
     const asked = () => node.calls.filter((call) => call.method === "eth_blockNumber").length;
     const before = asked();
     const address = "0x2222222222222222222222222222222222222222";
-    await Promise.all([1, 2, 3].map(() => c.nativeReceipts(address, { requiredConfirmations: 3 })));
+    await Promise.all([1, 2, 3].map(() => c.nativeReceipts(address, { since: blockTime(990), requiredConfirmations: 3 })));
     expect(asked() - before).toBe(1);
     await new Promise((r) => setTimeout(r, 250));
-    await c.nativeReceipts(address, { requiredConfirmations: 3 });
+    await c.nativeReceipts(address, { since: blockTime(990), requiredConfirmations: 3 });
     expect(asked() - before).toBe(2);
   });
 });

@@ -1,7 +1,11 @@
-// An Ethereum JSON-RPC node on 127.0.0.1 for the tests: eth_blockNumber, eth_getBalance (a balance
-// history per address, so balances at past blocks are answered), eth_getBlockByNumber (timestamps
-// genesisTime + n * blockSeconds), and eth_getLogs over Transfer logs the test sets, with an optional
-// range cap answered by the JSON-RPC error real providers give. Every call is recorded.
+// An Ethereum JSON-RPC node on 127.0.0.1 for the tests of what a real node (anvil,
+// evm-anvil.test.ts) cannot produce on demand: timeouts, malformed answers, range caps. It answers as
+// geth does: eth_chainId, eth_blockNumber, eth_getBlockByNumber (timestamps genesisTime + n *
+// blockSeconds, hashes that change when `reorg` replaces blocks, full transactions when asked),
+// eth_getBalance (a balance history per address plus the native transfers, at a number, a tag or
+// a block hash as EIP-1898 has it), eth_getTransactionByHash and eth_getTransactionReceipt (of the
+// mined transfers), and eth_getLogs over Transfer logs the test sets, with an optional range cap
+// answered by the JSON-RPC error real providers give. Every call is recorded.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { actOut, type Failure } from "./fake-http.ts";
@@ -22,19 +26,33 @@ export interface FakeLog {
   data?: string;
 }
 
+/** A native coin transfer: a transaction to `to` with a value, in block `blockNumber`. */
+export interface FakeTransfer {
+  to: string;
+  value: bigint;
+  txHash: string;
+  blockNumber: number;
+  /** 0: the transaction reverted (the value did not move). Default 1. */
+  status?: 0 | 1;
+}
+
 export interface RpcCall {
   method: string;
   params: unknown[];
 }
 
-export type NodeFailure = Failure | { rpcError: { code: number; message: string } };
+/** Instead of the answer: a JSON-RPC error, or another result (both with the request's id). */
+export type NodeFailure = Failure | { rpcError: { code: number; message: string } } | { rpcResult: unknown };
 
 export interface FakeEvmNode {
   url: string;
+  /** eth_chainId. Default 1 (Ethereum mainnet). */
+  chainId: number;
   head: number;
   genesisTime: number;
   blockSeconds: number;
   logs: FakeLog[];
+  transfers: FakeTransfer[];
   /** Sent in every eth_getLogs answer whatever the filter (a provider that ignores part of it). */
   unfilteredLogs: FakeLog[];
   /** eth_getLogs asked for more blocks than this answers the provider's range error. */
@@ -45,6 +63,10 @@ export interface FakeEvmNode {
   setBalance(address: string, fromBlock: number, wei: bigint): void;
   /** Forgets the balance entries of blocks from `fromBlock` on (a reorganisation). */
   dropBalancesFrom(address: string, fromBlock: number): void;
+  /** Replaces the blocks from `fromBlock` on by others (new hashes); the test moves or removes their transfers. */
+  reorg(fromBlock: number): void;
+  /** The hash block `n` has now. */
+  blockHash(n: number): string;
   /** [fromBlock, toBlock] of every eth_getLogs call. */
   getLogsRanges(): [number, number][];
   close(): Promise<void>;
@@ -55,11 +77,15 @@ const word = (hexDigits: string) => `0x${hexDigits.replace(/^0x/, "").toLowerCas
 
 export async function startFakeEvmNode(): Promise<FakeEvmNode> {
   const balances = new Map<string, [number, bigint][]>();
+  /** Block number → how many times it was replaced (part of its hash). */
+  const forks = new Map<number, number>();
   const node: Omit<FakeEvmNode, "url" | "close"> = {
+    chainId: 1,
     head: 1000,
     genesisTime: 1_700_000_000,
     blockSeconds: 12,
     logs: [],
+    transfers: [],
     unfilteredLogs: [],
     maxLogsRange: null,
     calls: [],
@@ -77,6 +103,10 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
         entries.filter(([b]) => b < fromBlock),
       );
     },
+    reorg(fromBlock) {
+      for (let n = fromBlock; n <= node.head; n++) forks.set(n, (forks.get(n) ?? 0) + 1);
+    },
+    blockHash: (n) => word(`${(forks.get(n) ?? 0).toString(16).padStart(8, "0")}${n.toString(16).padStart(16, "0")}`),
     getLogsRanges() {
       return node.calls
         .filter((c) => c.method === "eth_getLogs")
@@ -93,6 +123,22 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
     if (typeof tag === "string" && /^0x[0-9a-f]+$/i.test(tag)) return Number(tag);
     return null;
   };
+  /** A block hash of the canonical chain: its number; another (a replaced block, an unknown hash): null. */
+  const numberOfHash = (blockHash: unknown): number | null => {
+    if (typeof blockHash !== "string" || !/^0x[0-9a-f]{64}$/i.test(blockHash)) return null;
+    const n = Number.parseInt(blockHash.slice(-16), 16);
+    return n <= node.head && node.blockHash(n) === blockHash.toLowerCase() ? n : null;
+  };
+  const mined = (t: FakeTransfer) => t.blockNumber <= node.head;
+  const transaction = (t: FakeTransfer) => ({
+    hash: t.txHash,
+    from: "0x00000000000000000000000000000000000000bb",
+    to: t.to.toLowerCase(),
+    value: hex(t.value),
+    input: "0x",
+    blockNumber: hex(t.blockNumber),
+    blockHash: node.blockHash(t.blockNumber),
+  });
 
   type Answer = { result: unknown } | { error: { code: number; message: string } };
   const answer = (call: RpcCall): Answer => {
@@ -101,28 +147,44 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
       case "eth_blockNumber":
         return { result: hex(node.head) };
       case "eth_chainId":
-        return { result: "0x1" };
+        return { result: hex(node.chainId) };
       case "eth_getBalance": {
-        const block = blockOf(b);
+        const byHash = b !== null && typeof b === "object" && "blockHash" in b;
+        const block = byHash ? numberOfHash(b.blockHash) : blockOf(b);
+        if (byHash && block === null) return { error: { code: -32001, message: "Resource not found" } };
         if (typeof a !== "string" || block === null) return { error: { code: -32602, message: "invalid argument" } };
         if (block > node.head) return { error: { code: -32000, message: "header not found" } };
         let wei = 0n;
         for (const [from, value] of balances.get(a.toLowerCase()) ?? []) if (from <= block) wei = value;
+        for (const t of node.transfers) {
+          if (t.to.toLowerCase() === a.toLowerCase() && t.blockNumber <= block && (t.status ?? 1) === 1) wei += t.value;
+        }
         return { result: hex(wei) };
       }
       case "eth_getBlockByNumber": {
         const block = blockOf(a);
         if (block === null) return { error: { code: -32602, message: "invalid argument" } };
         if (block > node.head) return { result: null };
+        const txs = node.transfers.filter((t) => t.blockNumber === block);
         return {
           result: {
             number: hex(block),
-            hash: word(block.toString(16)),
-            parentHash: word(Math.max(0, block - 1).toString(16)),
+            hash: node.blockHash(block),
+            parentHash: node.blockHash(Math.max(0, block - 1)),
             timestamp: hex(node.genesisTime + block * node.blockSeconds),
-            transactions: [],
+            transactions: b === true ? txs.map(transaction) : txs.map((t) => t.txHash),
           },
         };
+      }
+      case "eth_getTransactionByHash": {
+        const t = node.transfers.find((x) => x.txHash === a && mined(x));
+        return { result: t === undefined ? null : transaction(t) };
+      }
+      case "eth_getTransactionReceipt": {
+        const t = node.transfers.find((x) => x.txHash === a && mined(x));
+        if (t === undefined) return { result: null };
+        const { hash, blockNumber, blockHash } = transaction(t);
+        return { result: { transactionHash: hash, blockNumber, blockHash, status: hex(t.status ?? 1), logs: [] } };
       }
       case "eth_getLogs": {
         const filter = a as { fromBlock?: string; toBlock?: string; address?: string | string[]; topics?: (string | string[] | null)[] };
@@ -156,7 +218,7 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
             topics,
             data: log.data ?? word(log.value.toString(16)),
             blockNumber: log.blockNumber === null ? null : hex(log.blockNumber),
-            blockHash: log.blockNumber === null ? null : word(log.blockNumber.toString(16)),
+            blockHash: log.blockNumber === null ? null : node.blockHash(log.blockNumber),
             transactionHash: log.txHash,
             transactionIndex: "0x0",
             logIndex: hex(log.logIndex),
@@ -185,9 +247,10 @@ export async function startFakeEvmNode(): Promise<FakeEvmNode> {
       const call: RpcCall = { method: String(request.method), params: Array.isArray(request.params) ? request.params : [] };
       node.calls.push(call);
       const failure = typeof node.failure === "function" ? node.failure(call) : node.failure;
-      if (failure !== null && typeof failure === "object" && "rpcError" in failure) {
+      if (failure !== null && typeof failure === "object" && ("rpcError" in failure || "rpcResult" in failure)) {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id, error: failure.rpcError }));
+        const answer = "rpcError" in failure ? { error: failure.rpcError } : { result: failure.rpcResult };
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id, ...answer }));
         return;
       }
       if (actOut(failure, res)) return;

@@ -21,6 +21,8 @@ let ethLive: FakeEvmNode, ethTest: FakeEvmNode, bscLive: FakeEvmNode;
 beforeAll(async () => {
   [btcLive, btcTest, ltcLive] = await Promise.all([startFakeEsplora(), startFakeEsplora(), startFakeEsplora()]);
   [ethLive, ethTest, bscLive] = await Promise.all([startFakeEvmNode(), startFakeEvmNode(), startFakeEvmNode()]);
+  ethTest.chainId = 11_155_111;
+  bscLive.chainId = 56;
 });
 afterAll(async () => {
   await Promise.all([btcLive, btcTest, ltcLive, ethLive, ethTest, bscLive].map((n) => n.close()));
@@ -32,6 +34,7 @@ beforeEach(() => {
   }
   for (const n of [ethLive, ethTest, bscLive]) {
     n.logs = [];
+    n.transfers = [];
     n.calls.length = 0;
     n.dropBalancesFrom(EVM_ADDRESS, 0);
   }
@@ -66,22 +69,39 @@ describe("ChainWatchers: routing", () => {
     expect(ltcLive.requests).toHaveLength(2);
   });
 
-  it("reads ETH and BNB as balances with the confirmations asked, each from its chain's node", async () => {
-    ethLive.setBalance(EVM_ADDRESS, 900, 10n ** 18n);
-    bscLive.setBalance(EVM_ADDRESS, 995, 3n * 10n ** 17n);
+  it("reads ETH and BNB transfer by transfer from the blocks of each chain's node, after checking its chain id", async () => {
+    ethLive.transfers.push({ to: EVM_ADDRESS, value: 10n ** 18n, txHash: hash(1), blockNumber: 995 });
+    bscLive.transfers.push({ to: EVM_ADDRESS, value: 3n * 10n ** 17n, txHash: hash(2), blockNumber: 998 });
     const w = watchers();
-    expect((await w.receiptsTo(coin("ETH"), true, EVM_ADDRESS, OPTIONS)).map((r) => [r.key, r.amount.toFixed(), r.confirmations])).toEqual([
-      ["balance:confirmed", "1", 12],
-    ]);
-    expect(
-      (await w.receiptsTo(coin("BNB"), true, EVM_ADDRESS, { since: SINCE, requiredConfirmations: 3 })).map((r) => [
-        r.key,
-        r.amount.toFixed(),
-        r.confirmations,
-      ]),
-    ).toEqual([["balance:confirmed", "0.3", 3]]);
-    expect(bscLive.calls[1]?.params).toEqual([EVM_ADDRESS, "0x3e6"]); // 1000 - 3 + 1
+    const since = new Date(headTime(ethLive) - 60_000);
+    const seen = async (slug: CryptoSlug, requiredConfirmations: number) =>
+      (await w.receiptsTo(coin(slug), true, EVM_ADDRESS, { since, requiredConfirmations })).map((r) => [r.key, r.amount.toFixed(), r.confirmations]);
+    expect(await seen("ETH", 12)).toEqual([[hash(1), "1", 6]]);
+    expect(await seen("BNB", 3)).toEqual([[hash(2), "0.3", 3]]);
+    for (const n of [ethLive, bscLive]) expect(n.calls[0]?.method).toBe("eth_chainId");
     expect(ethTest.calls).toHaveLength(0);
+  });
+
+  it("refuses a node on the wrong chain, naming the variable: a BNB URL that points at an Ethereum node", async () => {
+    const w = watchers({ evm: { ethereum: {}, bsc: { live: ethLive.url } } });
+    await expect(w.receiptsTo(coin("BNB"), true, EVM_ADDRESS, OPTIONS)).rejects.toThrow(
+      `BNB Smart Chain JSON-RPC (${new URL(ethLive.url).host}): the node is on chain id 1 (Ethereum), not 56 (BNB Smart Chain): set PAYGATE_BSC_RPC_URL to a node of BNB Smart Chain`,
+    );
+    expect(ethLive.calls.map((c) => c.method)).toEqual(["eth_chainId"]);
+  });
+
+  it("scans the blocks of a pass once for all its ETH addresses", async () => {
+    const addresses = Array.from({ length: 20 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`);
+    for (const [i, to] of addresses.slice(0, 3).entries()) ethLive.transfers.push({ to, value: 1n, txHash: hash(10 + i), blockNumber: 990 + i });
+    const w = watchers({ evmTuning: { now: () => headTime(ethLive), headMaxAgeMs: 3_600_000 } });
+    const since = new Date(headTime(ethLive) - 60_000);
+    const payments = addresses.map((address) => ({ currency: coin("ETH"), isLive: true, address, since, receipts: [] }));
+    w.beginPass(payments);
+    const found = await Promise.all(payments.map((p) => w.receiptsTo(p.currency, true, p.address, { since, requiredConfirmations: 12 })));
+    expect(found.map((r) => r.length)).toEqual(addresses.map((_, i) => (i < 3 ? 1 : 0)));
+    const fullBlocks = ethLive.calls.filter((c) => c.method === "eth_getBlockByNumber" && c.params[1] === true).map((c) => Number(c.params[0]));
+    expect(fullBlocks).toEqual(Array.from({ length: 16 }, (_, i) => 985 + i)); // since less 120 s is block 985: each block once
+    expect(ethLive.calls.filter((c) => c.method === "eth_blockNumber")).toHaveLength(1);
   });
 
   it("reads USDT as Transfer logs of the mode's contract on Ethereum or Sepolia", async () => {
@@ -165,6 +185,7 @@ describe("ChainWatchers: configuration", () => {
     });
     expect(config.timeoutMs).toBe(5000);
     expect(config.logsBlockRange).toBe(2000);
+    expect(config.testChainIds).toEqual({ ethereum: undefined, bsc: undefined }); // Sepolia's and BSC testnet's
     expect(config.confirmations).toEqual({ BTC: 2, LTC: 6, ETH: 12, USDT: 12, BNB: 15 });
     expect(config.requiredConfirmations(coin("USDT"))).toBe(12);
     expect(config.requiredConfirmations("BNB")).toBe(15);
@@ -181,6 +202,8 @@ describe("ChainWatchers: configuration", () => {
         PAYGATE_ETH_TEST_RPC_URL: "http://127.0.0.1:8545",
         PAYGATE_BSC_RPC_URL: "none",
         PAYGATE_BSC_TEST_RPC_URL: "https://bsc.example/rpc",
+        PAYGATE_ETH_TEST_CHAIN_ID: "31337",
+        PAYGATE_BSC_TEST_CHAIN_ID: "1337",
         PAYGATE_CHAIN_TIMEOUT_MS: "2500",
         PAYGATE_EVM_LOGS_BLOCK_RANGE: "500",
         PAYGATE_CONFIRMATIONS_BTC: "1",
@@ -198,6 +221,7 @@ describe("ChainWatchers: configuration", () => {
       bsc: { live: undefined, test: "https://bsc.example/rpc" },
     });
     expect([config.timeoutMs, config.logsBlockRange]).toEqual([2500, 500]);
+    expect(config.testChainIds).toEqual({ ethereum: 31337, bsc: 1337 });
     expect(config.confirmations).toEqual({ BTC: 1, LTC: 0, ETH: 20, USDT: 20, BNB: 30 });
   });
 
@@ -212,6 +236,22 @@ describe("ChainWatchers: configuration", () => {
     expect(problems({ PAYGATE_CONFIRMATIONS_BTC: "-1" })).toEqual(["PAYGATE_CONFIRMATIONS_BTC"]);
     expect(problems({ PAYGATE_CONFIRMATIONS_ETH: "1.5" })).toEqual(["PAYGATE_CONFIRMATIONS_ETH"]);
     expect(problems({ PAYGATE_EVM_LOGS_BLOCK_RANGE: "0" })).toEqual(["PAYGATE_EVM_LOGS_BLOCK_RANGE"]);
+    expect(problems({ PAYGATE_ETH_TEST_CHAIN_ID: "anvil" })).toEqual(["PAYGATE_ETH_TEST_CHAIN_ID"]);
+    expect(problems({ PAYGATE_BSC_TEST_CHAIN_ID: "0" })).toEqual(["PAYGATE_BSC_TEST_CHAIN_ID"]);
+  });
+
+  it("refuses a main network's chain id for test mode", () => {
+    for (const [variable, id] of [
+      ["PAYGATE_ETH_TEST_CHAIN_ID", "1"],
+      ["PAYGATE_BSC_TEST_CHAIN_ID", "56"],
+      ["PAYGATE_ETH_TEST_CHAIN_ID", "56"],
+    ] as const) {
+      const parsed = ChainEnvSchema.safeParse({ [variable]: id });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((i) => `${i.path.join(".")} ${i.message}`)).toEqual([
+        `${variable} is a main network's chain id: test mode never watches real money`,
+      ]);
+    }
   });
 
   it("builds working watchers from the variables", async () => {

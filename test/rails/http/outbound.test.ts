@@ -163,25 +163,28 @@ describe("fetchText", () => {
 describe("fetchPrefix", () => {
   it("returns any status with its body", async () => {
     const server = await serve((res) => res.writeHead(404).end("no such hook"));
-    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 404, text: "no such hook" } });
+    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 404, text: "no such hook", privateAddress: false } });
   });
 
   it("keeps the first maxBytes of a longer body, without cutting a character in half", async () => {
     const server = await serve((res) => res.writeHead(200).end(`${"a".repeat(999)}é${"b".repeat(5000)}`));
-    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 200, text: "a".repeat(999) } });
+    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 200, text: "a".repeat(999), privateAddress: false } });
   });
 
   it("stops reading an endless body at maxBytes", async () => {
     const server = await serve((res) => endless(res, "y".repeat(512)));
     const started = performance.now();
-    expect(await fetchPrefix(server.url, { timeoutMs: 5000, maxBytes: 1024 })).toEqual({ ok: true, value: { status: 200, text: "y".repeat(1024) } });
+    expect(await fetchPrefix(server.url, { timeoutMs: 5000, maxBytes: 1024 })).toEqual({
+      ok: true,
+      value: { status: 200, text: "y".repeat(1024), privateAddress: false },
+    });
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("does not follow a redirect", async () => {
     const target = await serve((res) => res.writeHead(200).end("should not be reached"));
     const server = await serve((res) => res.writeHead(307, { location: target.url }).end("moved"));
-    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 307, text: "moved" } });
+    expect(await fetchPrefix(server.url, options)).toEqual({ ok: true, value: { status: 307, text: "moved", privateAddress: false } });
     expect(target.connections).toBe(0);
   });
 
@@ -207,7 +210,7 @@ describe("publicOnly", () => {
     ];
     for (const [url, reason] of cases) {
       const failure = failureOf(await fetchText(url, guarded));
-      expect(failure, url).toEqual({ kind: "transport", reason });
+      expect(failure, url).toEqual({ kind: "transport", reason, refusedAddress: true });
       expect(describeFailure(failure)).toBe(`request failed: ${reason}`);
     }
     expect(server.connections).toBe(0);
@@ -227,5 +230,38 @@ describe("publicOnly", () => {
     }
     expect(server.connections).toBe(1);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("publicOnly with privateExceptions", () => {
+  const loopbackOnly = { allows: (_hostname: string, address: string) => address === "127.0.0.1" || address === "::1" };
+  const guarded = { ...options, publicOnly: true, privateExceptions: loopbackOnly };
+
+  it("reaches an excepted private address, by literal or by name, and says the answer may be private", async () => {
+    const server = await serve((res) => res.writeHead(200).end("internal"));
+    for (const url of [server.url, `http://localhost:${server.port}/api`]) {
+      expect(await fetchPrefix(url, guarded), url).toEqual({ ok: true, value: { status: 200, text: "internal", privateAddress: true } });
+    }
+  });
+
+  it("still refuses the private addresses it does not except, without connecting", async () => {
+    const server = await serve((res) => res.writeHead(200).end("internal"));
+    const none = { ...guarded, privateExceptions: { allows: () => false } };
+    for (const url of [server.url, `http://localhost:${server.port}/api`]) {
+      const failure = failureOf(await fetchPrefix(url, none));
+      expect(failure, url).toMatchObject({ kind: "transport", refusedAddress: true });
+    }
+    expect(failureOf(await fetchPrefix("http://10.1.2.3/", guarded))).toEqual({
+      kind: "transport",
+      reason: "refused: 10.1.2.3 is a private address",
+      refusedAddress: true,
+    });
+    expect(server.connections).toBe(0);
+  });
+
+  it("reports a name that does not resolve as a transport failure, not a refusal", async () => {
+    const failure = failureOf(await fetchPrefix("http://no-such-host.invalid/", guarded));
+    expect(failure).toMatchObject({ kind: "transport" });
+    expect(failure).not.toHaveProperty("refusedAddress");
   });
 });

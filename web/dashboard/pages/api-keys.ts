@@ -49,7 +49,7 @@ export async function renderApiKeys(ctx: PageContext, main: HTMLElement): Promis
       "p",
       { class: "lead" },
       `The keys of ${modeLabel(ctx.mode)}. A secret key is shown only when it is made; the list shows its first characters.`,
-      manage ? "" : " Your role can read the list; a developer or an owner can roll keys.",
+      manage ? "" : ctx.roleNote(" Your role can read the list; a developer or an owner can roll keys."),
     ),
     manage ? rollForm(ctx, reload) : null,
     h("h2", {}, "Keys"),

@@ -2,7 +2,9 @@
 // module in this folder); the navigation shows only pages that exist and the role may read.
 import type { DashboardPage } from "../context.ts";
 import { renderApiKeys } from "./api-keys.ts";
+import { renderAuditLog } from "./audit-log.ts";
 import { renderPaymentLinks } from "./payment-links.ts";
+import { renderSecurity } from "./security.ts";
 import { renderTransaction } from "./transaction.ts";
 import { renderTransactions } from "./transactions.ts";
 import { renderUsers } from "./users.ts";
@@ -17,4 +19,6 @@ export const PAGES: DashboardPage[] = [
   { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },
   { path: "payment-links", title: "Payment links", permission: "read", render: renderPaymentLinks },
   { path: "users", title: "Users", permission: "read", render: renderUsers },
+  { path: "security", title: "Security", permission: "read", render: renderSecurity },
+  { path: "audit-log", title: "Audit log", permission: "read_audit_log", render: renderAuditLog },
 ];

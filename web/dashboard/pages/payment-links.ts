@@ -50,7 +50,7 @@ export async function renderPaymentLinks(ctx: PageContext, main: HTMLElement): P
       "p",
       { class: "lead" },
       `Links that start a ${modeLabel(ctx.mode)} payment without an integration.`,
-      manage ? "" : " Your role can read them; an owner can create and deactivate them.",
+      manage ? "" : ctx.roleNote(" Your role can read them; an owner can create and deactivate them."),
     ),
     error,
     manage ? h("div", {}, create) : null,

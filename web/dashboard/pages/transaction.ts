@@ -13,6 +13,8 @@ interface Attempt {
   status_code: number | null;
   latency_ms: number;
   response_body: string | null;
+  /** The answer came from a private address: its body was not kept. */
+  response_body_withheld: boolean;
   error: string | null;
   succeeded: boolean;
   trigger: "schedule" | "manual";
@@ -239,6 +241,7 @@ function resultOf(a: Attempt): string {
 }
 
 function responseOf(a: Attempt): Node | string {
+  if (a.response_body_withheld) return "Not kept: the answer came from a private or local address, which the dashboard never shows.";
   const body = a.response_body ?? "";
   if (!body) return "—";
   if (body.length <= RESPONSE_SHOWN) return h("code", { class: "response" }, body);

@@ -44,7 +44,7 @@ export async function renderUsers(ctx: PageContext, main: HTMLElement): Promise<
       { class: "lead" },
       manage
         ? "Invite the people who work on this merchant, and choose what each may do."
-        : "The people who can sign in to this merchant's dashboard. Only an owner can invite or change users.",
+        : `The people who can sign in to this merchant's dashboard.${ctx.roleNote(" Only an owner can invite or change users.")}`,
     ),
     alert,
     manage ? inviteForm(ctx, { alert, invited, reload }) : null,
@@ -113,7 +113,7 @@ function showLink(slot: HTMLElement, user: Invited): void {
       h(
         "p",
         { class: "hint", id: "invite-link-note" },
-        `Shown once: copy it now and send it to ${user.email}. It works once, until ${new Date(user.sign_in_url_expires_at).toLocaleString()}.`,
+        `Shown once: copy it now and send it to ${user.email}. It works once, until ${new Date(user.sign_in_url_expires_at).toLocaleString()}, and not for an address that already signs in to another merchant's dashboard.`,
       ),
       h(
         "button",

@@ -49,7 +49,7 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
       "p",
       { class: "lead" },
       `The extended public keys that ${modeLabel(ctx.mode)} payments are paid to: each payment gets the key's next address.`,
-      manage ? "" : " Your role can read them; a developer or an owner can set them.",
+      manage ? "" : ctx.roleNote(" Your role can read them; a developer or an owner can set them."),
     ),
     warnings,
     list,

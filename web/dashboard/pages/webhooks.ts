@@ -20,6 +20,8 @@ interface Attempt {
   status_code: number | null;
   latency_ms: number;
   response_body: string | null;
+  /** The answer came from a private address: its body is never shown. */
+  response_body_withheld: boolean;
   error: string | null;
 }
 
@@ -48,7 +50,7 @@ export async function renderWebhooks(ctx: PageContext, main: HTMLElement): Promi
       "p",
       { class: "lead" },
       `Where the service sends the events of ${modeLabel(ctx.mode)} payments, signed with Standard Webhooks.`,
-      manage ? "" : " Your role can read these settings; a developer or an owner can change them.",
+      manage ? "" : ctx.roleNote(" Your role can read these settings; a developer or an owner can change them."),
     ),
     manage ? urlForm(ctx, settings.webhook_url) : urlReadOnly(settings.webhook_url),
     manage ? testEvent(ctx) : null,
@@ -99,7 +101,7 @@ function urlForm(ctx: PageContext, current: string | null): HTMLElement {
         { class: "hint", id: "webhook-url-hint" },
         ctx.mode === "live"
           ? "An https address on the internet. Leave it empty and save to stop sending events."
-          : "Any http or https address, http://127.0.0.1:… included for local development. Leave it empty and save to stop sending events.",
+          : "An http or https address. Local and private addresses (http://127.0.0.1:… for local development) only where the operator allows them. Leave it empty and save to stop sending events.",
       ),
       error,
     ),
@@ -146,7 +148,13 @@ function testEvent(ctx: PageContext): HTMLElement {
           h("dt", {}, "Latency"),
           h("dd", {}, `${attempt.latency_ms} ms`),
           h("dt", {}, "Response (first 1 KiB)"),
-          h("dd", {}, h("pre", {}, attempt.response_body ?? "—")),
+          h(
+            "dd",
+            { id: "test-response" },
+            attempt.response_body_withheld
+              ? "Not shown: the endpoint is on a private or local address, and the dashboard never shows what such an address answers (it could be an internal service's data). The status and latency are above."
+              : h("pre", {}, attempt.response_body ?? "—"),
+          ),
           h("dt", {}, "Event id"),
           h("dd", {}, attempt.id),
         ),

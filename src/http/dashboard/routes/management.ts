@@ -56,6 +56,8 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
       status_code: attempt.statusCode,
       latency_ms: attempt.latencyMs,
       response_body: attempt.responseBody,
+      // The body of an answer from a private address is never shown (it may be an internal service's).
+      response_body_withheld: attempt.privateAddress,
       error: attempt.error,
     });
   });

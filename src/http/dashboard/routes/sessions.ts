@@ -1,7 +1,10 @@
-// Signing in and out: POST /session (e-mail and password), POST /sign-in-links/:token (a one-time
-// link, with the password to set), GET /session (who is signed in, with the CSRF token),
-// DELETE /session (this browser), DELETE /sessions (every browser of this user).
-import type { Router } from "express";
+// Signing in and out: POST /session (e-mail and password; 202 with a challenge when the user has a
+// second factor), POST /session/second-factor (the challenge and a code or a security key's
+// assertion: the session), POST /session/second-factor/security-key (the challenge: WebAuthn options),
+// POST /sign-in-links/:token (a one-time link, with the password to set), GET /session (who is
+// signed in, with the CSRF token), POST /session/reauthenticate (sudo mode: the password and code
+// again; /session/reauthenticate/security-key gives a security key's options), DELETE /session (this browser), DELETE /sessions (every browser of this user).
+import type { Request, Response, Router } from "express";
 import { permissionsOf } from "../../../core/dashboard/access.ts";
 import type { DashboardSession, SignedIn } from "../../../core/dashboard/sessions.ts";
 import { errors } from "../../../core/errors.ts";
@@ -17,12 +20,54 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
       throw errors.invalidDashboardUser(missing.map((field) => ({ field, message: "is required" })));
     }
     const signedIn = await gateway.signIn({ email: body.email as string, password: body.password as string, clientAddress: clientAddress(req) });
-    await signedInAnswer(res, gateway, signedIn);
+    if (signedIn.kind === "signed_in") return signedInAnswer(req, res, gateway, signedIn);
+    // No cookie yet: the page answers the challenge with a code (POST /session/second-factor).
+    sendData(
+      res,
+      {
+        second_factor_required: true,
+        challenge_token: signedIn.challengeToken,
+        expires_at: signedIn.expiresAt.toISOString(),
+        methods: signedIn.methods,
+      },
+      202,
+    );
+  });
+
+  router.post("/session/second-factor", async (req, res) => {
+    const body = bodyOf(req);
+    const signedIn = await gateway.completeSignIn({
+      challengeToken: body.challenge_token,
+      code: body.code,
+      recoveryCode: body.recovery_code,
+      securityKey: body.security_key,
+      clientAddress: clientAddress(req),
+    });
+    await signedInAnswer(req, res, gateway, signedIn);
+  });
+
+  router.post("/session/second-factor/security-key", async (req, res) => {
+    sendData(res, { options: await gateway.signInSecurityKeyOptions(bodyOf(req).challenge_token) });
+  });
+
+  router.post("/session/reauthenticate/security-key", async (req, res) => {
+    sendData(res, { options: await gateway.reauthenticationSecurityKeyOptions(sessionTokenOf(req), clientAddress(req)) });
   });
 
   router.post("/sign-in-links/:token", async (req, res) => {
-    const signedIn = await gateway.useSignInLink(String(req.params.token), bodyOf(req).password);
-    await signedInAnswer(res, gateway, signedIn);
+    const signedIn = await gateway.useSignInLink(String(req.params.token), bodyOf(req).password, clientAddress(req));
+    await signedInAnswer(req, res, gateway, signedIn);
+  });
+
+  router.post("/session/reauthenticate", async (req, res) => {
+    const body = bodyOf(req);
+    const session = await gateway.reauthenticate(sessionTokenOf(req), clientAddress(req), {
+      password: body.password,
+      code: body.code,
+      recoveryCode: body.recovery_code,
+      securityKey: body.security_key,
+    });
+    sendData(res, sessionBody(session));
   });
 
   router.get("/session", (_req, res) => {
@@ -43,9 +88,9 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
 }
 
 /** Sets the cookie and answers as GET /session would (so the page has its CSRF token at once). */
-async function signedInAnswer(res: Parameters<typeof setSessionCookie>[0], gateway: PaymentGateway, signedIn: SignedIn): Promise<void> {
+async function signedInAnswer(req: Request, res: Response, gateway: PaymentGateway, signedIn: SignedIn): Promise<void> {
   setSessionCookie(res, gateway.publicUrl, signedIn);
-  sendData(res, sessionBody(await gateway.dashboardSession(signedIn.token)), 201);
+  sendData(res, sessionBody(await gateway.dashboardSession(signedIn.token, clientAddress(req))), 201);
 }
 
 export function sessionBody(session: DashboardSession) {
@@ -53,8 +98,17 @@ export function sessionBody(session: DashboardSession) {
     user: { id: session.user.id, email: session.user.email, role: session.user.role },
     merchant: { id: session.merchant.id, name: session.merchant.name, kyb_status: session.merchant.kybStatus, active: session.merchant.active },
     role: session.actor.role,
-    permissions: permissionsOf(session.actor.role),
+    // Until a required second factor is set up, nothing is allowed but that (the page shows the Security page only).
+    permissions: session.actor.mustEnrolSecondFactor ? [] : permissionsOf(session.actor),
     csrf_token: session.csrfToken,
     expires_at: session.expiresAt.toISOString(),
+    second_factor: {
+      enabled: session.user.hasSecondFactor,
+      enrolment_required: session.actor.mustEnrolSecondFactor,
+      authenticator_app: session.user.hasAuthenticatorApp,
+      security_keys: session.user.securityKeyCount,
+    },
+    /** Sensitive changes after this need POST /session/reauthenticate first (sudo mode). */
+    reauthenticate_after: session.reauthenticateAfter.toISOString(),
   };
 }
