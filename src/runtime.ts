@@ -77,7 +77,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     stores,
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets }),
     prices,
-    rails: new HdWalletRails(),
+    rails: new HdWalletRails({ testChainIds: config.chains.testChainIds }),
     qr: new PngQrRenderer(),
     clock: systemClock,
     secrets,

@@ -70,6 +70,15 @@ describe("EIP-681", () => {
     );
   });
 
+  it("names a local test chain where test mode is set to one, and leaves live mode alone", () => {
+    const local = new HdWalletRails({ testChainIds: { ethereum: 31337, bsc: 31338 } });
+    expect(local.paymentUri(ETH, false, EVM, d("1"))).toBe(`ethereum:${EVM}@31337?value=1000000000000000000`);
+    expect(local.paymentUri(USDT, false, EVM, d("1"))).toContain("@31337/transfer?");
+    expect(local.paymentUri(BNB, false, EVM, d("1"))).toBe(`ethereum:${EVM}@31338?value=1000000000000000000`);
+    expect(local.paymentUri(ETH, true, EVM, d("1"))).toBe(`ethereum:${EVM}@1?value=1000000000000000000`);
+    expect(local.paymentUri(BNB, true, EVM, d("1"))).toContain("@56?");
+  });
+
   it("takes the USDT contracts from the constructor", () => {
     const custom = new HdWalletRails({ usdtContracts: { test: "0x7169d38820dfd117c3fa1f22a697dba58d90ba06" } });
     expect(custom.paymentUri(USDT, false, EVM, d("1"))).toBe(

@@ -33,7 +33,7 @@ export class HdWalletRails implements PaymentRails {
     const normalised: NetworkOptions["usdtContracts"] = {};
     if (options.usdtContracts?.live) normalised.live = toChecksumAddress(options.usdtContracts.live);
     if (options.usdtContracts?.test) normalised.test = toChecksumAddress(options.usdtContracts.test);
-    this.networks = buildNetworkTable({ usdtContracts: normalised });
+    this.networks = buildNetworkTable({ usdtContracts: normalised, testChainIds: options.testChainIds });
     const size = Math.max(0, Math.floor(options.keyCacheSize ?? 1000));
     this.chains = size > 0 ? new LRUCache({ max: size }) : null;
   }

@@ -186,19 +186,31 @@ function evm(
 export interface NetworkOptions {
   /** USDT contracts (ERC-20, 6 decimals). Defaults: Tether on Ethereum; Aave's faucet USDT on Sepolia. */
   usdtContracts?: { live?: string; test?: string };
+  /**
+   * Test mode on a local chain (PAYGATE_ETH_TEST_CHAIN_ID, PAYGATE_BSC_TEST_CHAIN_ID): payment URIs
+   * name that chain, so a wallet on it pays there, instead of Sepolia or BSC testnet.
+   */
+  testChainIds?: { ethereum?: number; bsc?: number };
+}
+
+/** A test network, or the local chain that replaces it. */
+function testChain(name: string, chainId: number, local: number | undefined): { name: string; chainId: number } {
+  return local === undefined ? { name, chainId } : { name: `local chain ${local}`, chainId: local };
 }
 
 /** The network table, with the configurable token contracts filled in. */
 export function buildNetworkTable(options: NetworkOptions = {}): Readonly<Record<CryptoSlug, CurrencyNetworks>> {
+  const ethereumTest = testChain("Sepolia", CHAIN_IDS.sepolia, options.testChainIds?.ethereum);
+  const bscTest = testChain("BNB Smart Chain testnet", CHAIN_IDS.bscTestnet, options.testChainIds?.bsc);
   return {
     BTC,
     LTC,
-    ETH: evm("ETH", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, { name: "Sepolia", chainId: CHAIN_IDS.sepolia }),
-    BNB: evm("BNB", { name: "BNB Smart Chain", chainId: CHAIN_IDS.bsc }, { name: "BNB Smart Chain testnet", chainId: CHAIN_IDS.bscTestnet }),
+    ETH: evm("ETH", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, ethereumTest),
+    BNB: evm("BNB", { name: "BNB Smart Chain", chainId: CHAIN_IDS.bsc }, bscTest),
     USDT: evm(
       "USDT",
       { name: "Ethereum", chainId: CHAIN_IDS.ethereum },
-      { name: "Sepolia", chainId: CHAIN_IDS.sepolia },
+      ethereumTest,
       {
         live: options.usdtContracts?.live ?? USDT_ETHEREUM_CONTRACT,
         test: options.usdtContracts?.test ?? USDT_SEPOLIA_CONTRACT,
