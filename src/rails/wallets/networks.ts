@@ -207,15 +207,10 @@ export function buildNetworkTable(options: NetworkOptions = {}): Readonly<Record
     LTC,
     ETH: evm("ETH", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, ethereumTest),
     BNB: evm("BNB", { name: "BNB Smart Chain", chainId: CHAIN_IDS.bsc }, bscTest),
-    USDT: evm(
-      "USDT",
-      { name: "Ethereum", chainId: CHAIN_IDS.ethereum },
-      ethereumTest,
-      {
-        live: options.usdtContracts?.live ?? USDT_ETHEREUM_CONTRACT,
-        test: options.usdtContracts?.test ?? USDT_SEPOLIA_CONTRACT,
-        decimals: USDT_DECIMALS,
-      },
-    ),
+    USDT: evm("USDT", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, ethereumTest, {
+      live: options.usdtContracts?.live ?? USDT_ETHEREUM_CONTRACT,
+      test: options.usdtContracts?.test ?? USDT_SEPOLIA_CONTRACT,
+      decimals: USDT_DECIMALS,
+    }),
   };
 }
