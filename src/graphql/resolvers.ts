@@ -173,9 +173,12 @@ const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug
 function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unknown, GraphQLContext, SubscriptionTransactionUpdatedArgs> {
   return {
     subscribe: (_root, { id }, ctx) => fromCore(() => ctx.gateway.transactionUpdates(ctx.bearerToken, id)),
-    resolve: ({ transaction, caller }: TransactionUpdate, _args, ctx) => {
+    resolve: ({ transaction, receipts, caller }: TransactionUpdate, _args, ctx) => {
       ctx.seenMerchant(caller.merchant.id);
-      return parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
+      // The receipts came with the update's one read, shared by every subscriber of the transaction.
+      return parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) }, () =>
+        Promise.resolve(new Map([[transaction.id, receipts]])),
+      );
     },
   };
 }

@@ -9,6 +9,7 @@ import { print } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { Decimal } from "../../src/core/money/amounts.ts";
 import type { Stores } from "../../src/core/stores.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "../../src/core/transactions/updates.ts";
 import { DEFAULT_LIVE_LIMITS, type LiveLimits } from "../../src/http/connection-limits.ts";
@@ -394,6 +395,70 @@ describe("one read per change", () => {
     await Promise.all(subscribers.map((s) => s.return()));
     expect(followers.followed).toBe(0);
     expect(live.held).toBe(0);
+  });
+});
+
+describe("receipts in live updates", () => {
+  it("sends a receipt's new confirmation though the row shows nothing new, its receipts read once for every follower", async () => {
+    const g = await gateway();
+    const keys = await g.merchant();
+    const { id } = await transaction(g, keys.testPublicKey);
+    const initiated = await g.post(`/v1/transaction/${id}/pay`, { currency_id: "7" }, { authorization: `Bearer ${keys.testSecretKey}` });
+    expect(initiated.status).toBe(200);
+    const due = new Decimal(initiated.body.data.payment_amount);
+    let receiptReads = 0;
+    const stores: Stores = {
+      ...g.stores,
+      transactions: new Proxy(g.stores.transactions, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (property !== "receiptsOf" || typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            receiptReads++;
+            return value.apply(target, args);
+          };
+        },
+      }),
+    };
+    const credentials = new Credentials(g.stores.credentials, { secrets: g.secrets });
+    const followers = new TransactionFollowers(g.changes);
+    const subscribers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        transactionUpdates({ stores, credentials }, followers, new LiveCredentials(credentials), keys.testSecretKey, id),
+      ),
+    );
+    for (const s of subscribers) expect((await s.next()).value?.receipts).toEqual([]);
+    // Two outputs: the row shows the fewest confirmations of the two, so B's next one changes no column of it.
+    const txHash = "cd".repeat(32);
+    const half = due.div(2).toDecimalPlaces(8);
+    const a = { key: `${txHash}:0`, txHash, amount: half, blockHeight: 900 };
+    const b = { key: `${txHash}:1`, txHash, amount: due.minus(half), blockHeight: 898 };
+    const apply = (bConfirmations: number) =>
+      g.gateway.applyReceipts(id, {
+        receipts: [
+          { ...a, confirmations: 1 },
+          { ...b, confirmations: bConfirmations },
+        ],
+        requiredConfirmations: 6,
+        source: "chain",
+        complete: true,
+      });
+    let pending = subscribers.map((s) => s.next());
+    await apply(3);
+    for (const next of await Promise.all(pending)) expect(next.value?.receipts).toMatchObject([{ confirmations: 1 }, { confirmations: 3 }]);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // notifications of that write all read
+    const before = receiptReads;
+    pending = subscribers.map((s) => s.next());
+    await apply(4);
+    for (const next of await Promise.all(pending)) {
+      expect(next.value?.transaction.confirmations).toBe(1);
+      expect(next.value?.receipts).toMatchObject([
+        { key: a.key, confirmations: 1, state: "SEEN" },
+        { key: b.key, confirmations: 4, state: "SEEN", amount: due.minus(half).toFixed() },
+      ]);
+    }
+    expect(receiptReads - before).toBe(1);
+    await Promise.all(subscribers.map((s) => s.return()));
   });
 });
 

@@ -1,18 +1,27 @@
 // Live updates of one transaction (GraphQL `transactionUpdated`): its state now, then again after
 // each change any instance commits. The process listens once (TransactionChanges); per transaction,
-// one shared read follows each change and its result is handed to every subscriber, so a change
-// costs one read however many subscribers the transaction has.
+// one shared read (the row, and its receipts once it has any) follows each change and its result is
+// handed to every subscriber, so a change costs one read however many subscribers the transaction has.
 import type { CoreDeps } from "../deps.ts";
 import { errors, isDatabaseOutage, PaygateError } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import type { TransactionChange, TransactionChanges } from "../stores.ts";
+import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { retrieveTransaction } from "./retrieve.ts";
 
 /** One state of a followed transaction, with the caller it is shown to. */
 export interface TransactionUpdate {
   transaction: TransactionRecord;
+  /** Its receipts as read with it (first seen first), so a subscriber's reply reads nothing more. */
+  receipts: TransactionReceipt[];
   caller: Caller;
+}
+
+/** A transaction as one shared read found it. */
+interface ReadState {
+  transaction: TransactionRecord;
+  receipts: TransactionReceipt[];
 }
 
 /** Longest wait before re-reading after the database failed a read (it also announces `resync` when back). */
@@ -24,7 +33,7 @@ export const CREDENTIAL_RECHECK_MS = 10_000;
 /** What a shared read hands each subscriber of a transaction. */
 interface Follower {
   /** The transaction now and its visible state (visibleState), or null: it is gone for this reader. */
-  offer(transaction: TransactionRecord | null, state: string | null): void;
+  offer(read: ReadState | null, state: string | null): void;
   /** The read failed for another reason than an outage: the subscriber ends with it. */
   fail(error: unknown): void;
 }
@@ -36,7 +45,7 @@ class SharedTransaction {
   private dirty = false;
   private failures = 0;
 
-  constructor(private readonly read: () => Promise<TransactionRecord | null>) {}
+  constructor(private readonly read: () => Promise<ReadState | null>) {}
 
   /** A change: read once (a change during a read makes one more read after it). */
   refresh(): void {
@@ -52,9 +61,9 @@ class SharedTransaction {
     try {
       do {
         this.dirty = false;
-        let transaction: TransactionRecord | null;
+        let current: ReadState | null;
         try {
-          transaction = await this.read();
+          current = await this.read();
         } catch (error) {
           if (!isDatabaseOutage(error)) {
             for (const follower of [...this.followers]) follower.fail(error);
@@ -67,8 +76,8 @@ class SharedTransaction {
           continue;
         }
         this.failures = 0;
-        const state = transaction && visibleState(transaction);
-        for (const follower of [...this.followers]) follower.offer(transaction, state);
+        const state = current && visibleState(current.transaction, current.receipts);
+        for (const follower of [...this.followers]) follower.offer(current, state);
       } while (this.dirty && this.followers.size > 0);
     } finally {
       this.reading = false;
@@ -88,7 +97,7 @@ export class TransactionFollowers {
    * returned function is called. `read` reads it for every follower: all of a transaction's
    * followers reach it in the same merchant and mode, so the first one's read serves them all.
    */
-  follow(transactionId: string, read: () => Promise<TransactionRecord | null>, follower: Follower): () => void {
+  follow(transactionId: string, read: () => Promise<ReadState | null>, follower: Follower): () => void {
     this.unsubscribe ??= this.changes.subscribe(this.onChange);
     const id = transactionId.toLowerCase();
     let shared = this.byId.get(id);
@@ -196,10 +205,17 @@ export async function transactionUpdates(
   const { transaction, caller } = await retrieveTransaction(deps, bearerToken, id);
   if (!transaction) throw errors.transactionNotFound(id);
   const merchant = transaction.merchant;
-  const stream = new UpdateStream(caller, { transaction, caller });
+  const withReceipts = async (t: TransactionRecord): Promise<ReadState> => ({
+    transaction: t,
+    receipts: (await receiptsOf(deps.stores.transactions, [t])).get(t.id) ?? [],
+  });
+  const stream = new UpdateStream(caller, { ...(await withReceipts(transaction)), caller });
   const unfollow = followers.follow(
     transaction.id,
-    () => findTransactionFor(deps.stores.transactions, transaction.id, merchant.id, transaction.isLive),
+    async () => {
+      const current = await findTransactionFor(deps.stores.transactions, transaction.id, merchant.id, transaction.isLive);
+      return current && withReceipts(current);
+    },
     stream,
   );
   const release = bearerToken === undefined ? () => {} : liveCredentials.hold(bearerToken, caller, () => void stream.return());
@@ -212,11 +228,12 @@ export async function transactionUpdates(
 
 /**
  * What a subscriber can see of a transaction: a read that changes none of it is not sent again. The
- * whole row but its bookkeeping, so that a column added later (confirmations, say) counts by itself.
+ * whole row but its bookkeeping, so that a column added later (confirmations, say) counts by itself,
+ * and its receipts (one that gains a confirmation is news though the row is not).
  */
-export function visibleState(t: TransactionRecord): string {
+export function visibleState(t: TransactionRecord, receipts: readonly TransactionReceipt[]): string {
   const { updatedAt: _updatedAt, clientSecretEnc: _sealed, ...shown } = t;
-  return JSON.stringify(shown);
+  return JSON.stringify([shown, receipts.map(({ updatedAt: _at, ...receipt }) => receipt)]);
 }
 
 /**
@@ -228,7 +245,7 @@ class UpdateStream implements AsyncIterableIterator<TransactionUpdate>, Follower
   private closed = false;
   private failure: { error: unknown } | null = null;
   /** The newest state not yet sent; `null` once the transaction is gone, undefined when nothing waits. */
-  private pending: { transaction: TransactionRecord; state: string } | null | undefined;
+  private pending: (ReadState & { state: string }) | null | undefined;
   private lastSent: string | null = null;
   private waiting: (() => void) | null = null;
   private ended: (() => void) | null = null;
@@ -246,11 +263,11 @@ class UpdateStream implements AsyncIterableIterator<TransactionUpdate>, Follower
     return this;
   }
 
-  offer(transaction: TransactionRecord | null, state: string | null): void {
+  offer(read: ReadState | null, state: string | null): void {
     if (this.closed) return;
-    if (transaction !== null && state !== null) {
+    if (read !== null && state !== null) {
       if (state === this.lastSent) return;
-      this.pending = { transaction, state };
+      this.pending = { ...read, state };
     } else {
       this.pending = null;
     }
@@ -267,7 +284,7 @@ class UpdateStream implements AsyncIterableIterator<TransactionUpdate>, Follower
       // Followed before the first state is sent, so a change between the two waits in `pending`.
       const first = this.seeded;
       this.seeded = null;
-      this.lastSent = visibleState(first.transaction);
+      this.lastSent = visibleState(first.transaction, first.receipts);
       if (this.pending?.state === this.lastSent) this.pending = undefined;
       return { done: false, value: first };
     }
@@ -289,7 +306,7 @@ class UpdateStream implements AsyncIterableIterator<TransactionUpdate>, Follower
       if (pending === null) return this.return();
       if (pending.state === this.lastSent) continue;
       this.lastSent = pending.state;
-      return { done: false, value: { transaction: pending.transaction, caller: this.caller } };
+      return { done: false, value: { transaction: pending.transaction, receipts: pending.receipts, caller: this.caller } };
     }
   }
 
