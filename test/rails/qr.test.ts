@@ -2,8 +2,9 @@
 import { PNG } from "pngjs";
 import QRCode from "qrcode";
 import { describe, it, expect } from "vitest";
-import { PngQrRenderer } from "../../src/rails/qr/index.ts";
-import { decodeQr as decode } from "../support/qr.ts";
+import { randomBytes } from "node:crypto";
+import { PngQrRenderer, QR_MASK_PATTERN, qrCode, qrSegments } from "../../src/rails/qr/index.ts";
+import { decodeQr as decode, decodeQrWithZbar } from "../support/qr.ts";
 
 describe("PngQrRenderer", () => {
   const renderer = new PngQrRenderer();
@@ -32,7 +33,7 @@ describe("PngQrRenderer", () => {
 
   it("draws every pixel of the code's modules and quiet zone exactly (error correction would hide a few wrong ones)", async () => {
     const uri = "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x9858EfFD232B4033E47d90003D41EC34EcaEda94&uint256=1";
-    const { modules } = QRCode.create(uri, { errorCorrectionLevel: "M" });
+    const { modules } = qrCode(uri);
     const png = PNG.sync.read(Buffer.from((await renderer.dataUrl(uri)).slice("data:image/png;base64,".length), "base64"));
     const [scale, margin] = [5, 4];
     expect(png.width).toBe((modules.size + 2 * margin) * scale);
@@ -46,6 +47,49 @@ describe("PngQrRenderer", () => {
       }
     }
     expect(wrong).toBe(0);
+  });
+
+  it("reads back with two unrelated decoders (jsQR and ZBar) for payment URIs of every coin, amount and chain", async () => {
+    const hex = () => `0x${randomBytes(20).toString("hex")}`;
+    const uris: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const amount = (Number(randomBytes(4).readUInt32BE(0)) / 1e6).toFixed(8);
+      uris.push(
+        `bitcoin:bc1q${randomBytes(19).toString("hex")}?amount=${amount}`,
+        `litecoin:tltc1q${randomBytes(19).toString("hex")}?amount=${amount}`,
+        `ethereum:${hex()}@11155111?value=${randomBytes(8).readBigUInt64BE(0)}`,
+        `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${hex()}&uint256=${randomBytes(6).readUIntBE(0, 6)}`,
+      );
+    }
+    for (const uri of uris) {
+      const image = await renderer.dataUrl(uri);
+      expect(decode(image).text, uri).toBe(uri);
+      expect(decodeQrWithZbar(image), uri).toBe(uri);
+    }
+  });
+
+  it("draws the fixed mask, in the version qrcode's own search would choose for the URIs the API hands out", () => {
+    for (const uri of [
+      "bitcoin:tb1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu?amount=0.00153847",
+      "litecoin:tltc1qyh8nfgf7snx9fttm8wedxl7ml6dhq3lypal5v4?amount=12.3456789",
+      "ethereum:0x9858EfFD232B4033E47d90003D41EC34EcaEda94@11155111?value=1234567890000000000",
+      "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x9858EfFD232B4033E47d90003D41EC34EcaEda94&uint256=98765432109876",
+    ]) {
+      const code = qrCode(uri);
+      expect(code.maskPattern, uri).toBe(QR_MASK_PATTERN);
+      expect(code.version, uri).toBe(QRCode.create(uri, { errorCorrectionLevel: "M" }).version);
+    }
+  });
+
+  it("encodes long digit runs as numeric segments and the rest as bytes, in order", () => {
+    const segments = qrSegments("ethereum:0xab12@11155111?value=1234500000");
+    expect(segments.map((s) => [s.mode, Buffer.isBuffer(s.data) ? s.data.toString("utf8") : s.data])).toEqual([
+      ["byte", "ethereum:0xab12@"],
+      ["numeric", "11155111"],
+      ["byte", "?value="],
+      ["numeric", "1234500000"],
+    ]);
+    expect(qrSegments("bitcoin:bc1q?amount=0.5").map((s) => s.mode)).toEqual(["byte"]);
   });
 
   it("honours scale and margin", async () => {

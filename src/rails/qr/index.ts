@@ -48,11 +48,48 @@ export class PngQrRenderer implements QrRenderer {
    * time (README, Benchmark). A 1-bit grayscale PNG of the same pixels takes a fraction of that.
    */
   private render(text: string): string {
-    // M restores ~15% damage; higher levels make denser codes for long EIP-681 URIs.
-    const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
+    const { modules } = qrCode(text);
     const png = oneBitPng(modules.size, (row, column) => modules.get(row, column) === 1, this.scale, this.margin);
     return `data:image/png;base64,${png.toString("base64")}`;
   }
+}
+
+/**
+ * The mask every code gets. qrcode would otherwise draw all eight and score each (ISO 18004's
+ * penalty rules), most of a code's cost; any mask decodes, and over 1,600 payment URIs of every
+ * coin its search picked this one (j mod 3 = 0) 88 % of the time.
+ */
+export const QR_MASK_PATTERN = 2;
+
+/** Runs of digits long enough for a numeric segment (3⅓ bits a digit) to pay for its header against bytes (8). */
+const DIGIT_RUNS = /\d{6,}/g;
+
+/**
+ * The segments of a payment URI, made directly instead of by qrcode's search for the optimal split
+ * (a third of a code's cost for a long EIP-681 URI): its long digit runs (amounts in base units,
+ * chain ids) numeric, the rest one byte segment each. Over 1,200 sampled URIs of every coin this
+ * gave qrcode's version but for 9 (one version more); bytes alone gave a larger one for 45 %.
+ */
+export function qrSegments(text: string): QRCode.QRCodeSegment[] {
+  const segments: QRCode.QRCodeSegment[] = [];
+  let last = 0;
+  for (const run of text.matchAll(DIGIT_RUNS)) {
+    if (run.index > last) segments.push({ data: Buffer.from(text.slice(last, run.index), "utf8"), mode: "byte" });
+    segments.push({ data: run[0], mode: "numeric" });
+    last = run.index + run[0].length;
+  }
+  if (last < text.length) segments.push({ data: Buffer.from(text.slice(last), "utf8"), mode: "byte" });
+  return segments;
+}
+
+/**
+ * The code of a payment URI: the segments above, the fixed mask, and the smallest version that holds
+ * them (qrcode's choice). Level M restores ~15% damage; higher levels make denser codes for long
+ * EIP-681 URIs.
+ */
+export function qrCode(text: string): QRCode.QRCode {
+  if (text === "") throw new Error("No input text: a QR code needs something to encode");
+  return QRCode.create(qrSegments(text), { errorCorrectionLevel: "M", maskPattern: QR_MASK_PATTERN });
 }
 
 /** A square 1-bit grayscale PNG of `size`² modules (`dark(row, column)`), each `scale` px, inside a `margin`-module white border. */
