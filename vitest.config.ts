@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 // test/postgres/ holds what only a PostgreSQL server can show (a database that goes away and comes
 // back); it runs when DATABASE_URL names one. test/browser/ (a real Chromium) and the tests on a
-// real EVM node (anvil) do not depend on the database, so they run on the embedded PGlite only:
+// real EVM node (anvil) and a real Litecoin Core node do not depend on the database, so they run on the embedded PGlite only:
 // once per CI run, not once per database.
 const postgres = Boolean(process.env.DATABASE_URL);
 
@@ -16,7 +16,10 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: [...configDefaults.exclude, ...(postgres ? ["test/browser/**", "test/rails/chains/evm-anvil.test.ts"] : ["test/postgres/**"])],
+    exclude: [
+      ...configDefaults.exclude,
+      ...(postgres ? ["test/browser/**", "test/rails/chains/evm-anvil.test.ts", "test/rails/chains/core-node.test.ts"] : ["test/postgres/**"]),
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -166,7 +166,8 @@ async function waitUntilAnswering(url: string, exited: Promise<number | null>, s
   throw new Error(`anvil did not answer on ${url} within 10 s: ${stderr()}`);
 }
 
-function freePort(): Promise<number> {
+/** A free port on 127.0.0.1 (the test nodes' helpers share it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createNetServer();
     server.once("error", reject);

@@ -11,6 +11,16 @@
 //   PAYGATE_LTC_ESPLORA_URL        Esplora API of Litecoin mainnet (LTC live).
 //                                  Default https://litecoinspace.org/api
 //   PAYGATE_LTC_TEST_ESPLORA_URL   Esplora API of Litecoin testnet (LTC test). No default.
+//   PAYGATE_BTC_NODE_URL           Bitcoin Core JSON-RPC of your own node (BTC live), e.g.
+//                                  http://user:password@127.0.0.1:8332. When set, it is used instead of
+//                                  Esplora for that coin and mode (core-rpc.ts). No default.
+//   PAYGATE_BTC_TEST_NODE_URL      … BTC test; PAYGATE_LTC_NODE_URL, PAYGATE_LTC_TEST_NODE_URL: Litecoin Core.
+//   PAYGATE_BTC_NODE_COOKIE_FILE   The node's .cookie file, instead of credentials in the URL (and
+//                                  _TEST_, and LTC's).
+//   PAYGATE_BTC_TEST_NODE_CHAIN    The chain the BTC test node is on: test (default), signet or regtest;
+//                                  PAYGATE_LTC_TEST_NODE_CHAIN: test or regtest. Live nodes must be on main.
+//   PAYGATE_NODE_WALLET            The watch-only wallet on those nodes holding the handed-out
+//                                  addresses (created if missing). Default paygate.
 //   PAYGATE_ETH_RPC_URL            JSON-RPC endpoint of Ethereum mainnet (ETH and USDT live).
 //                                  Default https://ethereum-rpc.publicnode.com
 //   PAYGATE_ETH_TEST_RPC_URL       JSON-RPC endpoint of Sepolia (ETH and USDT test).
@@ -38,7 +48,8 @@
 // carry a key in its path (Infura, Alchemy); messages name nodes by host only.
 import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
-import type { ChainWatchersOptions } from "./index.ts";
+import type { ChainWatchersOptions, CoreNode } from "./index.ts";
+import type { CoreChain } from "./core-rpc.ts";
 import { CHAIN_IDS } from "../wallets/networks.ts";
 
 const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
@@ -59,6 +70,20 @@ const testChainId = z.coerce
   .max(Number.MAX_SAFE_INTEGER)
   .refine((id) => id !== CHAIN_IDS.ethereum && id !== CHAIN_IDS.bsc, "is a main network's chain id: test mode never watches real money")
   .optional();
+
+/** An own node's JSON-RPC URL (credentials allowed: never shown in messages). */
+const coreNodeUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v))
+  .refine((v) => v === undefined || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v)), "must be an http:// or https:// URL");
+const cookieFile = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+const testNodeChain = (chains: readonly [CoreChain, ...CoreChain[]]) => z.enum(chains).default("test");
 
 const confirmations = (fallback: number) => z.coerce.number().int().min(0).max(10_000).default(fallback);
 
@@ -84,6 +109,21 @@ export const ChainEnvSchema = z.object({
   PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL),
   PAYGATE_ETH_TEST_CHAIN_ID: testChainId,
   PAYGATE_BSC_TEST_CHAIN_ID: testChainId,
+  PAYGATE_BTC_NODE_URL: coreNodeUrl,
+  PAYGATE_BTC_TEST_NODE_URL: coreNodeUrl,
+  PAYGATE_LTC_NODE_URL: coreNodeUrl,
+  PAYGATE_LTC_TEST_NODE_URL: coreNodeUrl,
+  PAYGATE_BTC_NODE_COOKIE_FILE: cookieFile,
+  PAYGATE_BTC_TEST_NODE_COOKIE_FILE: cookieFile,
+  PAYGATE_LTC_NODE_COOKIE_FILE: cookieFile,
+  PAYGATE_LTC_TEST_NODE_COOKIE_FILE: cookieFile,
+  PAYGATE_BTC_TEST_NODE_CHAIN: testNodeChain(["test", "signet", "regtest"]),
+  PAYGATE_LTC_TEST_NODE_CHAIN: testNodeChain(["test", "regtest"]),
+  PAYGATE_NODE_WALLET: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1 to 64 letters, digits, dots, dashes or underscores")
+    .default("paygate"),
   PAYGATE_CHAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   PAYGATE_EVM_LOGS_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   PAYGATE_CONFIRMATIONS_BTC: confirmations(2),
@@ -100,6 +140,28 @@ export const NODE_VARIABLES = {
   LTC: { live: "PAYGATE_LTC_ESPLORA_URL", test: "PAYGATE_LTC_TEST_ESPLORA_URL" },
   ethereum: { live: "PAYGATE_ETH_RPC_URL", test: "PAYGATE_ETH_TEST_RPC_URL" },
   bsc: { live: "PAYGATE_BSC_RPC_URL", test: "PAYGATE_BSC_TEST_RPC_URL" },
+} as const;
+
+/** The variables of each own node (core-rpc.ts), per coin and mode. */
+export const CORE_NODE_VARIABLES = {
+  BTC: {
+    live: { url: "PAYGATE_BTC_NODE_URL", cookieFile: "PAYGATE_BTC_NODE_COOKIE_FILE", wallet: "PAYGATE_NODE_WALLET" },
+    test: {
+      url: "PAYGATE_BTC_TEST_NODE_URL",
+      cookieFile: "PAYGATE_BTC_TEST_NODE_COOKIE_FILE",
+      wallet: "PAYGATE_NODE_WALLET",
+      chain: "PAYGATE_BTC_TEST_NODE_CHAIN",
+    },
+  },
+  LTC: {
+    live: { url: "PAYGATE_LTC_NODE_URL", cookieFile: "PAYGATE_LTC_NODE_COOKIE_FILE", wallet: "PAYGATE_NODE_WALLET" },
+    test: {
+      url: "PAYGATE_LTC_TEST_NODE_URL",
+      cookieFile: "PAYGATE_LTC_TEST_NODE_COOKIE_FILE",
+      wallet: "PAYGATE_NODE_WALLET",
+      chain: "PAYGATE_LTC_TEST_NODE_CHAIN",
+    },
+  },
 } as const;
 
 /** The variables that let test mode take a local chain id (ChainWatchersOptions.testChainIds). */
@@ -127,6 +189,17 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       BTC: { live: env.PAYGATE_BTC_ESPLORA_URL, test: env.PAYGATE_BTC_TEST_ESPLORA_URL },
       LTC: { live: env.PAYGATE_LTC_ESPLORA_URL, test: env.PAYGATE_LTC_TEST_ESPLORA_URL },
     },
+    coreNodes: {
+      BTC: {
+        live: coreNode(env.PAYGATE_BTC_NODE_URL, env.PAYGATE_BTC_NODE_COOKIE_FILE, "main"),
+        test: coreNode(env.PAYGATE_BTC_TEST_NODE_URL, env.PAYGATE_BTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_BTC_TEST_NODE_CHAIN),
+      },
+      LTC: {
+        live: coreNode(env.PAYGATE_LTC_NODE_URL, env.PAYGATE_LTC_NODE_COOKIE_FILE, "main"),
+        test: coreNode(env.PAYGATE_LTC_TEST_NODE_URL, env.PAYGATE_LTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_LTC_TEST_NODE_CHAIN),
+      },
+    },
+    nodeWallet: env.PAYGATE_NODE_WALLET,
     evm: {
       ethereum: { live: env.PAYGATE_ETH_RPC_URL, test: env.PAYGATE_ETH_TEST_RPC_URL },
       bsc: { live: env.PAYGATE_BSC_RPC_URL, test: env.PAYGATE_BSC_TEST_RPC_URL },
@@ -137,4 +210,8 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       return confirmations[typeof currency === "string" ? currency : currency.slug];
     },
   };
+}
+
+function coreNode(url: string | undefined, cookieFile: string | undefined, chain: CoreChain): CoreNode | undefined {
+  return url === undefined ? undefined : { url, cookieFile, chain };
 }

@@ -1,6 +1,8 @@
 // The ChainWatcher port over real nodes: each (currency, mode) goes to its chain's client.
 //
-//   BTC, LTC  → Esplora (esplora.ts): one receipt per output paying the address.
+//   BTC, LTC  → Esplora (esplora.ts): one receipt per output paying the address; or, where an own
+//               node is configured, its Bitcoin Core / Litecoin Core JSON-RPC (core-rpc.ts): the
+//               addresses in a watch-only wallet, one listsinceblock per pass for all of them.
 //   ETH, BNB  → JSON-RPC (evm-rpc.ts) of Ethereum / BNB Smart Chain: each transfer to the address
 //               found in the blocks (one scan per pass for every address, evm-scan.ts), and the
 //               balance beyond them (transfers inside contract calls).
@@ -12,7 +14,8 @@
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
 import { buildNetworkTable, type CurrencyNetworks } from "../wallets/networks.ts";
-import { CHAIN_ID_VARIABLES, NODE_VARIABLES } from "./config.ts";
+import { CHAIN_ID_VARIABLES, CORE_NODE_VARIABLES, NODE_VARIABLES } from "./config.ts";
+import { type CoreChain, CoreRpcClient } from "./core-rpc.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, type EsploraOptions } from "./esplora.ts";
 import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
@@ -20,6 +23,7 @@ import { hostOf } from "../http/outbound.ts";
 
 export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
 export { EsploraClient } from "./esplora.ts";
+export { CoreRpcClient } from "./core-rpc.ts";
 export { EvmRpcClient, TRANSFER_TOPIC } from "./evm-rpc.ts";
 export { ChainEnvSchema, chainConfig, type ChainConfig, type ChainEnv } from "./config.ts";
 
@@ -31,10 +35,25 @@ export interface NodeUrls {
   test?: string | undefined;
 }
 
+/** An own Bitcoin Core / Litecoin Core node (core-rpc.ts). */
+export interface CoreNode {
+  url: string;
+  cookieFile?: string | undefined;
+  /** The chain it must be on: main for live, test (or signet, regtest) for test. */
+  chain: CoreChain;
+}
+
 export interface ChainWatchersOptions {
   /** Longest wait for one answer of a node. */
   timeoutMs: number;
   esplora: { BTC: NodeUrls; LTC: NodeUrls };
+  /** Own nodes: where one is set, it is used instead of Esplora for that coin and mode. */
+  coreNodes?: {
+    BTC?: { live?: CoreNode | undefined; test?: CoreNode | undefined };
+    LTC?: { live?: CoreNode | undefined; test?: CoreNode | undefined };
+  };
+  /** The watch-only wallet on the own nodes. Default "paygate". */
+  nodeWallet?: string;
   evm: { ethereum: NodeUrls; bsc: NodeUrls };
   /** Most blocks per eth_getLogs. Default 2000. */
   logsBlockRange?: number;
@@ -67,7 +86,7 @@ export interface PassPayment {
 }
 
 type Mode = "live" | "test";
-type Client = { kind: "esplora"; client: EsploraClient } | { kind: "evm"; client: EvmRpcClient };
+type Client = { kind: "esplora"; client: EsploraClient } | { kind: "core"; client: CoreRpcClient } | { kind: "evm"; client: EvmRpcClient };
 
 export class ChainWatchers implements ChainWatcher {
   private readonly clients = new Map<string, Client>();
@@ -81,6 +100,18 @@ export class ChainWatchers implements ChainWatcher {
     this.networks = buildNetworkTable({ usdtContracts: options.usdtContracts ?? {} });
     for (const mode of ["live", "test"] as const) {
       for (const slug of ["BTC", "LTC"] as const) {
+        const node = options.coreNodes?.[slug]?.[mode];
+        if (node !== undefined) {
+          const client = new CoreRpcClient({
+            ...node,
+            wallet: options.nodeWallet ?? "paygate",
+            timeoutMs: options.timeoutMs,
+            name: `${slug} ${mode} node (${hostOf(node.url)})`,
+            variables: CORE_NODE_VARIABLES[slug][mode],
+          });
+          this.clients.set(`${slug}:${mode}`, { kind: "core", client });
+          continue;
+        }
         const url = options.esplora[slug][mode];
         if (url === undefined) continue;
         const client = new EsploraClient({
@@ -120,8 +151,10 @@ export class ChainWatchers implements ChainWatcher {
 
   /** The variable that names the node of this currency and mode. */
   nodeVariable(currency: CryptoCurrency, isLive: boolean): string {
+    const mode = isLive ? "live" : "test";
     const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
-    return NODE_VARIABLES[chain][isLive ? "live" : "test"];
+    if ((chain === "BTC" || chain === "LTC") && this.clients.get(`${chain}:${mode}`)?.kind === "core") return CORE_NODE_VARIABLES[chain][mode].url;
+    return NODE_VARIABLES[chain][mode];
   }
 
   /** Whether a node is configured for the currency's network in that mode. */
@@ -129,8 +162,16 @@ export class ChainWatchers implements ChainWatcher {
     return this.clients.has(`${currency.slug}:${isLive ? "live" : "test"}`);
   }
 
-  /** A watcher pass begins: the ETH and BNB payments of each node are scanned for together, with their receipts recorded so far. */
+  /**
+   * A watcher pass begins: the ETH and BNB payments of each node are scanned for together, with their
+   * receipts recorded so far; an own BTC/LTC node learns the pass's addresses (read once for all).
+   */
   beginPass(payments: readonly PassPayment[]): void {
+    for (const [key, entry] of this.clients) {
+      if (entry.kind !== "core") continue;
+      const [slug, mode] = key.split(":");
+      entry.client.beginPass(payments.filter((p) => p.currency.slug === slug && (p.isLive ? "live" : "test") === mode).map((p) => p.address));
+    }
     const native = new Map<EvmRpcClient, PassPayment[]>();
     for (const [key, entry] of this.clients) {
       if (entry.kind === "evm" && !key.startsWith("USDT:")) native.set(entry.client, []);
@@ -154,7 +195,7 @@ export class ChainWatchers implements ChainWatcher {
     if (entry === undefined) {
       throw new ChainNotConfiguredError(`no node configured for ${currency.slug} ${mode} (set ${this.nodeVariable(currency, isLive)})`);
     }
-    if (entry.kind === "esplora") return entry.client.receiptsTo(address, { since: options.since });
+    if (entry.kind === "esplora" || entry.kind === "core") return entry.client.receiptsTo(address, { since: options.since });
     const network = this.networks[currency.slug][mode];
     if (network.family === "evm" && network.token !== undefined) {
       return entry.client.tokenReceipts(network.token, address, { since: options.since });

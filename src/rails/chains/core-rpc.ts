@@ -1,0 +1,451 @@
+// A Bitcoin Core / Litecoin Core JSON-RPC client for BTC and LTC on the merchant's own node
+// (Litecoin Core forked Bitcoin Core 0.21 and speaks the same RPC; the tests run on litecoind).
+//
+// Auth: the URL's user:password, or a cookie file (`__cookie__:…`, the `.cookie` in the node's
+// datadir, read again at every request since the node writes a new one when it restarts). Wallet
+// calls go to `/wallet/NAME`. Messages name the node by host, the method and the node's own message;
+// never the password.
+//
+// Watching. The handed-out addresses are imported into a watch-only descriptor wallet on the node
+// (created if missing: `createwallet NAME disable_private_keys blank descriptors`), as `addr(A)#checksum`
+// with `timestamp: "now"` (a fresh address has no history, so no rescan), once per address: all
+// addresses new to a pass in one `importdescriptors`. A node built without SQLite (Debian's
+// litecoind 0.21) has no descriptor wallets: there the wallet is a legacy watch-only one and the
+// addresses go in by one `importmulti` (watchonly, no rescan). Bitcoin Core 0.21 to 28 has both.
+// A payment sent before its address reaches the node (the first pass after it was handed out) is
+// seen once it is mined: the wallet sees the block, not the mempool it missed. A pass then costs two requests whatever the
+// number of addresses: `getblockchaininfo` (the chain check, and the tip) and one `listsinceblock`
+// from the block the last pass ended at, with its `removed` list (transactions of blocks reorganised
+// away since then). Every wallet transaction seen is kept in memory, keyed by txid: each output to a
+// watched address is a receipt `txid:vout`, as Esplora's are; confirmations come from the node
+// (tip − block height + 1 for a transaction not listed again). A transaction ends (its receipts
+// disappear) when the node reports it in conflict (negative confirmations: a conflicting transaction
+// was mined), replaced (`replaced_by_txid`), or unconfirmed but no longer in its mempool (replaced by
+// fee, double spent, or made invalid by a reorganisation): the wallet's unconfirmed transactions are
+// looked up with `getmempoolentry`, all in one JSON-RPC batch, in the passes that have any.
+//
+// Start-up checks, at the first pass and until they pass: `getblockchaininfo`'s chain is the one
+// configured (main, test, regtest, signet), and the wallet is loaded, loadable or creatable, and holds
+// no private keys. Each failure is one ChainNodeError naming the variable to fix.
+import { readFile } from "node:fs/promises";
+import type { ObservedReceipt } from "../../core/ports.ts";
+import { Decimal } from "../../core/money/amounts.ts";
+import { describeFailure, fetchPrefix, hostOf, quote } from "../http/outbound.ts";
+import { isExactObject, JsonNumber, parseExactJson, type ExactJson, type ExactObject } from "../prices/exact-json.ts";
+import { ChainNodeError } from "./errors.ts";
+
+/** A wallet's listing of a busy node may be large; far more is not the API we asked. */
+const MAX_BODY_BYTES = 64_000_000;
+/** Core's error codes that mean "no such wallet" (not found, not loaded). */
+const WALLET_NOT_FOUND = -18;
+/** getmempoolentry's code for a transaction the mempool does not hold. */
+const NOT_IN_MEMPOOL = -5;
+const HASH = /^[0-9a-f]{64}$/;
+const AMOUNT = /^\d{1,12}(\.\d{1,8})?$/;
+
+export type CoreChain = "main" | "test" | "regtest" | "signet";
+
+export interface CoreRpcOptions {
+  /** http://user:password@host:port (credentials optional with a cookie file). */
+  url: string;
+  /** The node's `.cookie` file: used instead of the URL's credentials. */
+  cookieFile?: string | undefined;
+  /** The watch-only wallet that holds the handed-out addresses. */
+  wallet: string;
+  /** The chain the node must be on (getblockchaininfo's `chain`). */
+  chain: CoreChain;
+  timeoutMs: number;
+  /** Names the node in messages. Default "Core RPC (host)". */
+  name?: string;
+  /** The variables named in messages. */
+  variables: { url: string; cookieFile: string; wallet: string; chain?: string };
+  /** How far before `since` a block's timestamp may lie and its transactions still count. Default 6 h. */
+  sinceMarginMs?: number;
+}
+
+interface WalletOutput {
+  address: string;
+  vout: number;
+  amount: Decimal;
+}
+
+interface WalletTx {
+  outputs: WalletOutput[];
+  /** From the node's answer; negative: in conflict with a mined transaction. */
+  confirmations: number;
+  blockHeight: number | null;
+  blockTime: number | null;
+  /** Replaced by another (replaced_by_txid): ended. */
+  replaced: boolean;
+  /** Unconfirmed: whether the node's mempool still holds it (checkMempool). */
+  inMempool: boolean;
+}
+
+/** One JSON-RPC call's failure as the node said it (an RPC error), to tell "no such wallet" apart. */
+export class CoreRpcError extends ChainNodeError {
+  constructor(
+    message: string,
+    readonly code: number | null,
+  ) {
+    super(message);
+    this.name = "CoreRpcError";
+  }
+}
+
+export class CoreRpcClient {
+  readonly name: string;
+  /** Node requests made so far (tests and benchmarks measure a pass with it). */
+  requests = 0;
+  private readonly base: string;
+  private readonly auth: { user: string; password: string } | null;
+  private readonly options: CoreRpcOptions;
+  private readonly sinceMarginMs: number;
+  private id = 0;
+  private walletReady = false;
+  /** A descriptor wallet (importdescriptors); else a legacy one (importmulti). */
+  private descriptors = true;
+  /** Addresses the pass wants watched; imported ones; refused ones with the node's reason. */
+  private readonly wanted = new Set<string>();
+  private readonly imported = new Set<string>();
+  private readonly refused = new Map<string, string>();
+  private readonly txs = new Map<string, WalletTx>();
+  private lastBlock: string | null = null;
+  private tip = 0;
+  /** This pass's reading of the node; null: read at the next receiptsTo. */
+  private pass: Promise<void> | null = null;
+
+  constructor(options: CoreRpcOptions) {
+    const url = new URL(options.url);
+    this.auth = url.username === "" ? null : { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+    url.username = "";
+    url.password = "";
+    this.base = url.toString().replace(/\/+$/, "");
+    this.options = options;
+    this.name = options.name ?? `Core RPC (${hostOf(options.url)})`;
+    this.sinceMarginMs = options.sinceMarginMs ?? 6 * 3_600_000;
+  }
+
+  /** One JSON-RPC call; `wallet`: to the watch-only wallet's endpoint. */
+  async call(method: string, params: unknown[] = [], wallet = false): Promise<ExactJson> {
+    const where = `${this.name}: ${method}`;
+    const { status, body } = await this.post(where, { jsonrpc: "1.0", id: ++this.id, method, params }, wallet);
+    if (!isExactObject(body)) throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer`);
+    rpcError(body, where);
+    if (status < 200 || status >= 300) throw new ChainNodeError(`${where}: HTTP ${status}`);
+    return result(body, where);
+  }
+
+  /** One method with many parameter lists in one request (a JSON-RPC batch): each answer, or the node's error for it. */
+  async batch(method: string, paramLists: unknown[][]): Promise<(ExactJson | CoreRpcError)[]> {
+    const where = `${this.name}: ${method}`;
+    const first = this.id + 1;
+    const payload = paramLists.map((params) => ({ jsonrpc: "1.0", id: ++this.id, method, params }));
+    const { status, body } = await this.post(where, payload, false);
+    if (!Array.isArray(body)) {
+      if (isExactObject(body)) rpcError(body, where);
+      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC batch answer`);
+    }
+    const answers = new Map<number, ExactObject>();
+    for (const answer of body) {
+      const id = isExactObject(answer) ? wholeNumber(answer.get("id")) : null;
+      if (id !== null && isExactObject(answer)) answers.set(id, answer);
+    }
+    return paramLists.map((_, i) => {
+      const answer = answers.get(first + i);
+      if (answer === undefined) throw new ChainNodeError(`${where}: the batch answer lacks request ${i + 1} of ${paramLists.length}`);
+      try {
+        rpcError(answer, where);
+      } catch (error) {
+        if (error instanceof CoreRpcError) return error;
+        throw error;
+      }
+      return result(answer, where);
+    });
+  }
+
+  private async post(where: string, payload: unknown, wallet: boolean): Promise<{ status: number; body: ExactJson }> {
+    const url = wallet ? `${this.base}/wallet/${encodeURIComponent(this.options.wallet)}` : this.base;
+    const authorization = await this.authorization();
+    this.requests++;
+    const outcome = await fetchPrefix(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify(payload),
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: MAX_BODY_BYTES,
+    });
+    if (!outcome.ok) throw new ChainNodeError(`${where}: ${describeFailure(outcome.failure)}`);
+    const { status, text } = outcome.value;
+    if (status === 401 || status === 403) {
+      const variable = this.options.cookieFile ? this.options.variables.cookieFile : this.options.variables.url;
+      throw new ChainNodeError(`${where}: the node refused the credentials (HTTP ${status}); check ${variable}`);
+    }
+    try {
+      return { status, body: parseExactJson(text) };
+    } catch {
+      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer: ${quote(text.slice(0, 400))}`);
+    }
+  }
+
+  /** A pass begins: these addresses are watched (imported at the pass's first read), and the node is read anew. */
+  beginPass(addresses: readonly string[]): void {
+    for (const address of addresses) this.wanted.add(address);
+    this.pass = null;
+  }
+
+  /** Every output paying `address` in the wallet's view: on the best chain, or unconfirmed in the mempool. */
+  async receiptsTo(address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
+    if (!this.wanted.has(address)) {
+      this.wanted.add(address);
+      this.pass = null;
+    }
+    this.pass ??= this.read();
+    await this.pass;
+    const reason = this.refused.get(address);
+    if (reason !== undefined) throw new ChainNodeError(`${this.name}: the node refused to watch ${address}: ${reason}`);
+    const cutoff = options.since.getTime() - this.sinceMarginMs;
+    const receipts: ObservedReceipt[] = [];
+    for (const [txid, tx] of this.txs) {
+      if (tx.replaced || tx.confirmations < 0 || (tx.confirmations === 0 && !tx.inMempool)) continue;
+      if (tx.blockTime !== null && tx.blockTime * 1000 < cutoff) continue;
+      const confirmations = tx.blockHeight === null ? 0 : Math.max(1, this.tip - tx.blockHeight + 1);
+      for (const output of tx.outputs) {
+        if (output.address !== address || output.amount.isZero()) continue;
+        receipts.push({ key: `${txid}:${output.vout}`, txHash: txid, amount: output.amount, confirmations, blockHeight: tx.blockHeight });
+      }
+    }
+    return receipts.sort(
+      (a, b) => (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) || (a.key < b.key ? -1 : 1),
+    );
+  }
+
+  /** One pass's reading: the chain check and tip, the wallet (once), new addresses, what changed since the last block read. */
+  private async read(): Promise<void> {
+    const info = object(await this.call("getblockchaininfo"), "getblockchaininfo");
+    const chain = info.get("chain");
+    if (chain !== this.options.chain) {
+      const variables = [this.options.variables.url, this.options.variables.chain].filter(Boolean).join(" or ");
+      throw new ChainNodeError(
+        `${this.name}: the node is on chain ${JSON.stringify(chain)}, not ${JSON.stringify(this.options.chain)}: nothing is read from it (fix ${variables})`,
+      );
+    }
+    const tip = wholeNumber(info.get("blocks"));
+    if (tip === null) throw new ChainNodeError(`${this.name}: getblockchaininfo: no block count`);
+    if (!this.walletReady) await this.openWallet();
+    await this.importNew();
+    const since = object(await this.call("listsinceblock", [this.lastBlock, 1, true, true], true), "listsinceblock");
+    const listed = this.parseList(since.get("transactions"), "transactions");
+    for (const txid of this.parseList(since.get("removed"), "removed").keys()) {
+      if (!listed.has(txid)) this.txs.delete(txid);
+    }
+    for (const [txid, tx] of listed) this.txs.set(txid, tx);
+    await this.checkMempool();
+    const last = since.get("lastblock");
+    if (typeof last !== "string" || !HASH.test(last)) throw new ChainNodeError(`${this.name}: listsinceblock: no lastblock hash`);
+    this.lastBlock = last;
+    this.tip = tip;
+  }
+
+  /**
+   * Which unconfirmed transactions are still in the node's mempool, all asked in one batch: one that
+   * left it (replaced by fee, double spent, made invalid by a reorganisation) is gone. The wallet keeps
+   * such a transaction at 0 confirmations, and a watch-only wallet learns of no replacement.
+   */
+  private async checkMempool(): Promise<void> {
+    const unconfirmed = [...this.txs].filter(([, tx]) => tx.confirmations === 0 && !tx.replaced);
+    if (unconfirmed.length === 0) return;
+    const answers = await this.batch(
+      "getmempoolentry",
+      unconfirmed.map(([txid]) => [txid]),
+    );
+    answers.forEach((answer, i) => {
+      const tx = (unconfirmed[i] as [string, WalletTx])[1];
+      if (answer instanceof CoreRpcError && answer.code !== NOT_IN_MEMPOOL) throw answer;
+      tx.inMempool = !(answer instanceof CoreRpcError);
+    });
+  }
+
+  /** The watch-only descriptor wallet: loaded, else loaded from disk, else created blank. */
+  private async openWallet(): Promise<void> {
+    const variable = this.options.variables.wallet;
+    const wallet = JSON.stringify(this.options.wallet);
+    let info: ExactObject;
+    try {
+      info = object(await this.call("getwalletinfo", [], true), "getwalletinfo");
+    } catch (error) {
+      if (!(error instanceof CoreRpcError && error.code === WALLET_NOT_FOUND)) throw error;
+      try {
+        await this.call("loadwallet", [this.options.wallet]);
+      } catch (loadError) {
+        if (!(loadError instanceof CoreRpcError && loadError.code === WALLET_NOT_FOUND)) {
+          throw new ChainNodeError(`${(loadError as Error).message} (the wallet ${wallet} of ${variable})`);
+        }
+        try {
+          await this.call("createwallet", [this.options.wallet, true, true, "", false, true, true]);
+        } catch (createError) {
+          // A node built without SQLite (Debian's litecoind) has no descriptor wallets: a legacy watch-only one serves.
+          try {
+            await this.call("createwallet", [this.options.wallet, true, true, "", false, false, true]);
+          } catch {
+            throw new ChainNodeError(`${(createError as Error).message}: the wallet ${wallet} (${variable}) could not be created`);
+          }
+        }
+      }
+      info = object(await this.call("getwalletinfo", [], true), "getwalletinfo");
+    }
+    if (info.get("private_keys_enabled") !== false) {
+      throw new ChainNodeError(
+        `${this.name}: the wallet ${wallet} holds private keys, not only watched addresses: set ${variable} to a new name (it is created) or to a watch-only wallet`,
+      );
+    }
+    this.descriptors = info.get("descriptors") === true;
+    this.walletReady = true;
+  }
+
+  /** Imports the addresses not yet in the wallet, all in one request; one the node refuses is remembered with its reason. */
+  private async importNew(): Promise<void> {
+    const fresh = [...this.wanted].filter((a) => !this.imported.has(a) && !this.refused.has(a));
+    if (fresh.length === 0) return;
+    const method = this.descriptors ? "importdescriptors" : "importmulti";
+    const results = await this.call(
+      method,
+      this.descriptors
+        ? [fresh.map((address) => ({ desc: withChecksum(`addr(${address})`), timestamp: "now" }))]
+        : [fresh.map((address) => ({ scriptPubKey: { address }, timestamp: "now", watchonly: true })), { rescan: false }],
+      true,
+    );
+    if (!Array.isArray(results) || results.length !== fresh.length) throw new ChainNodeError(`${this.name}: ${method}: not one result per address`);
+    results.forEach((result, i) => {
+      const address = fresh[i] as string;
+      if (isExactObject(result) && result.get("success") === true) {
+        this.imported.add(address);
+        return;
+      }
+      const error = isExactObject(result) ? result.get("error") : undefined;
+      const message = isExactObject(error) ? error.get("message") : undefined;
+      this.refused.set(address, typeof message === "string" ? quote(message) : "no reason given");
+    });
+  }
+
+  /** listsinceblock's entries grouped by txid: the outputs received, and the transaction's state. */
+  private parseList(value: ExactJson | undefined, field: string): Map<string, WalletTx> {
+    const bad = (what: string): never => {
+      throw new ChainNodeError(`${this.name}: listsinceblock: malformed ${field} entry: ${what}`);
+    };
+    if (value === undefined && field === "removed") return new Map();
+    if (!Array.isArray(value)) return bad("not a list");
+    const txs = new Map<string, WalletTx>();
+    for (const entry of value) {
+      if (!isExactObject(entry)) return bad("not an object");
+      const txid = entry.get("txid");
+      if (typeof txid !== "string" || !HASH.test(txid)) return bad("no txid");
+      const confirmations = entry.get("confirmations");
+      if (!(confirmations instanceof JsonNumber) || !/^-?\d{1,9}$/.test(confirmations.text)) return bad(`${txid} has no confirmations`);
+      const depth = Number(confirmations.text);
+      const height = depth > 0 ? wholeNumber(entry.get("blockheight")) : null;
+      if (depth > 0 && height === null) return bad(`${txid} is confirmed without a blockheight`);
+      const replaced = entry.get("replaced_by_txid");
+      const tx = txs.get(txid) ?? {
+        outputs: [],
+        confirmations: depth,
+        blockHeight: height,
+        blockTime: depth > 0 ? wholeNumber(entry.get("blocktime")) : null,
+        replaced: typeof replaced === "string",
+        inMempool: true,
+      };
+      txs.set(txid, tx);
+      if (entry.get("category") !== "receive") continue;
+      const address = entry.get("address");
+      const vout = wholeNumber(entry.get("vout"));
+      const amount = entry.get("amount");
+      if (typeof address !== "string" || vout === null) return bad(`${txid} has no address or vout`);
+      if (!(amount instanceof JsonNumber) || !AMOUNT.test(amount.text)) return bad(`${txid}:${vout} amount is not a whole number of satoshis`);
+      tx.outputs.push({ address, vout, amount: new Decimal(amount.text) });
+    }
+    return txs;
+  }
+
+  private async authorization(): Promise<string | null> {
+    let credentials: string;
+    if (this.options.cookieFile) {
+      try {
+        credentials = (await readFile(this.options.cookieFile, "utf8")).trim();
+      } catch (error) {
+        throw new ChainNodeError(
+          `${this.name}: the cookie file ${this.options.cookieFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check ${this.options.variables.cookieFile}`,
+        );
+      }
+    } else if (this.auth) {
+      credentials = `${this.auth.user}:${this.auth.password}`;
+    } else {
+      return null;
+    }
+    return `Basic ${Buffer.from(credentials).toString("base64")}`;
+  }
+}
+
+/** Throws the node's error of one answer, if it has one. */
+function rpcError(answer: ExactObject, where: string): void {
+  const error = answer.get("error");
+  if (!isExactObject(error)) return;
+  const message = error.get("message");
+  const code = error.get("code");
+  throw new CoreRpcError(
+    `${where}: ${typeof message === "string" ? quote(message) : "error"}`,
+    code instanceof JsonNumber && /^-?\d+$/.test(code.text) ? Number(code.text) : null,
+  );
+}
+
+function result(answer: ExactObject, where: string): ExactJson {
+  const value = answer.get("result");
+  if (value === undefined) throw new ChainNodeError(`${where}: the answer has no result`);
+  return value;
+}
+
+function object(value: ExactJson, method: string): ExactObject {
+  if (!isExactObject(value)) throw new ChainNodeError(`${method}: the result is not an object`);
+  return value;
+}
+
+function wholeNumber(value: ExactJson | undefined): number | null {
+  return value instanceof JsonNumber && /^\d{1,15}$/.test(value.text) ? Number(value.text) : null;
+}
+
+// Output descriptor checksums (Bitcoin Core's descriptor.cpp, DescriptorChecksum): computed here, so
+// importing an address costs no getdescriptorinfo request.
+const INPUT_CHARSET = "0123456789()[],'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ";
+const CHECKSUM_CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+const GENERATOR = [0xf5dee51989n, 0xa9fdca3312n, 0x1bab10e32dn, 0x3706b1677an, 0x644d626ffdn];
+
+function polymod(c: bigint, value: number): bigint {
+  const top = c >> 35n;
+  let next = ((c & 0x7ffffffffn) << 5n) ^ BigInt(value);
+  GENERATOR.forEach((g, i) => {
+    if ((top >> BigInt(i)) & 1n) next ^= g;
+  });
+  return next;
+}
+
+/** `descriptor#checksum`. */
+export function withChecksum(descriptor: string): string {
+  let c = 1n;
+  let cls = 0;
+  let count = 0;
+  for (const ch of descriptor) {
+    const position = INPUT_CHARSET.indexOf(ch);
+    if (position < 0) throw new RangeError(`a descriptor cannot hold ${JSON.stringify(ch)}`);
+    c = polymod(c, position & 31);
+    cls = cls * 3 + (position >> 5);
+    if (++count === 3) {
+      c = polymod(c, cls);
+      cls = 0;
+      count = 0;
+    }
+  }
+  if (count > 0) c = polymod(c, cls);
+  for (let i = 0; i < 8; i++) c = polymod(c, 0);
+  c ^= 1n;
+  let checksum = "";
+  for (let j = 0; j < 8; j++) checksum += CHECKSUM_CHARSET[Number((c >> BigInt(5 * (7 - j))) & 31n)];
+  return `${descriptor}#${checksum}`;
+}
