@@ -183,6 +183,22 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 50
   }
 }
 
+/** The stores, with one method of the transaction store counting its calls (the real queries still run). */
+function countingCalls(stores: Stores, method: keyof Stores["transactions"]): { stores: Stores; calls: () => number } {
+  let calls = 0;
+  const transactions = new Proxy(stores.transactions, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== method || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { stores: { ...stores, transactions }, calls: () => calls };
+}
+
 // ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 describe("failed authentications on the live transports count against the address", () => {
@@ -364,20 +380,7 @@ describe("one read per change", () => {
     const g = await gateway();
     const keys = await g.merchant();
     const { id } = await transaction(g, keys.testPublicKey);
-    let reads = 0;
-    const stores: Stores = {
-      ...g.stores,
-      transactions: new Proxy(g.stores.transactions, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (property !== "findFor" || typeof value !== "function") return value;
-          return (...args: unknown[]) => {
-            reads++;
-            return value.apply(target, args);
-          };
-        },
-      }),
-    };
+    const { stores, calls: reads } = countingCalls(g.stores, "findFor");
     const credentials = new Credentials(g.stores.credentials, { secrets: g.secrets });
     const followers = new TransactionFollowers(g.changes);
     const live = new LiveCredentials(credentials);
@@ -387,11 +390,11 @@ describe("one read per change", () => {
     for (const s of subscribers) expect((await s.next()).value?.transaction.status).toBe("INITIATED");
     const pending = subscribers.map((s) => s.next());
     await new Promise((resolve) => setTimeout(resolve, 300)); // the listener's first resync, if any, is read and over
-    const before = reads;
+    const before = reads();
     const res = await g.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
     expect(res.status).toBe(200);
     for (const next of await Promise.all(pending)) expect(next.value?.transaction.status).toBe("PENDING");
-    expect(reads - before).toBe(1);
+    expect(reads() - before).toBe(1);
     await Promise.all(subscribers.map((s) => s.return()));
     expect(followers.followed).toBe(0);
     expect(live.held).toBe(0);
@@ -406,20 +409,7 @@ describe("receipts in live updates", () => {
     const initiated = await g.post(`/v1/transaction/${id}/pay`, { currency_id: "7" }, { authorization: `Bearer ${keys.testSecretKey}` });
     expect(initiated.status).toBe(200);
     const due = new Decimal(initiated.body.data.payment_amount);
-    let receiptReads = 0;
-    const stores: Stores = {
-      ...g.stores,
-      transactions: new Proxy(g.stores.transactions, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (property !== "receiptsOf" || typeof value !== "function") return value;
-          return (...args: unknown[]) => {
-            receiptReads++;
-            return value.apply(target, args);
-          };
-        },
-      }),
-    };
+    const { stores, calls: receiptReads } = countingCalls(g.stores, "receiptsOf");
     const credentials = new Credentials(g.stores.credentials, { secrets: g.secrets });
     const followers = new TransactionFollowers(g.changes);
     const subscribers = await Promise.all(
@@ -447,7 +437,7 @@ describe("receipts in live updates", () => {
     await apply(3);
     for (const next of await Promise.all(pending)) expect(next.value?.receipts).toMatchObject([{ confirmations: 1 }, { confirmations: 3 }]);
     await new Promise((resolve) => setTimeout(resolve, 300)); // notifications of that write all read
-    const before = receiptReads;
+    const before = receiptReads();
     pending = subscribers.map((s) => s.next());
     await apply(4);
     for (const next of await Promise.all(pending)) {
@@ -457,7 +447,7 @@ describe("receipts in live updates", () => {
         { key: b.key, confirmations: 4, state: "SEEN", amount: due.minus(half).toFixed() },
       ]);
     }
-    expect(receiptReads - before).toBe(1);
+    expect(receiptReads() - before).toBe(1);
     await Promise.all(subscribers.map((s) => s.return()));
   });
 });
