@@ -80,7 +80,7 @@ import { retrieveTransaction } from "./transactions/retrieve.ts";
 import { receiptsOf, type TransactionReceipt } from "./transactions/receipts.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
-import type { WebhookEvent } from "../db/types.ts";
+import type { WebhookEvent } from "./records.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";

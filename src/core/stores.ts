@@ -2,7 +2,7 @@
 // Prisma (src/db/stores.ts); the core imports only their types, so every query lives in src/db and
 // every rule here. Row types are Prisma's generated model types (one definition, from the schema).
 import type { Decimal } from "decimal.js";
-import type { PaymentReceipt, Prisma, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "../db/types.ts";
+import type { PaymentReceipt, StoredKybStatus, Transaction, TransactionStatus, WebhookEvent, WebhookDeliveryAttempt } from "./records.ts";
 import type { DashboardRole } from "./dashboard/access.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import type { RateLimitCounters } from "./rate-limits.ts";
@@ -300,9 +300,21 @@ export interface MerchantChanges {
 }
 
 /** A merchant with its wallets per currency and mode, as an operator sees it after a change. */
-export type MerchantWithWallets = Prisma.MerchantGetPayload<{
-  include: { paymentProcessors: { include: { currency: true; wallet: true } } };
-}>;
+export interface MerchantWithWallets {
+  id: number;
+  name: string;
+  active: boolean;
+  kybStatus: StoredKybStatus;
+  liveWebhookUrl: string | null;
+  testWebhookUrl: string | null;
+  createdAt: Date;
+  paymentProcessors: {
+    currencyId: number;
+    isLive: boolean;
+    currency: { id: number; slug: string; name: string; decimals: number };
+    wallet: { id: number; extendedPublicKey: string; nextIndex: number };
+  }[];
+}
 
 export type MerchantUpdate =
   | { ok: true; merchant: MerchantWithWallets }

@@ -3,7 +3,7 @@
 // permission first (access.ts), then works on that user's merchant in the mode the dashboard shows;
 // another merchant's or mode's objects do not exist for it. The list's rules are list.ts's, shared
 // with the secret-key API.
-import type { PaymentReceipt } from "../../db/types.ts";
+import type { PaymentReceipt } from "../records.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { isEventId } from "../events/list.ts";

@@ -1,5 +1,5 @@
 // The webhook events of spec section 6: which state change sends which event, and the exact body.
-import type { TransactionStatus } from "../../db/types.ts";
+import type { TransactionStatus } from "../records.ts";
 import { toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";

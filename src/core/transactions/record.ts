@@ -1,8 +1,8 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
-import type { Prisma, Transaction } from "../../db/types.ts";
+import type { Transaction } from "../records.ts";
 import type { EarlyLease, IndexLease, TransactionStore } from "../stores.ts";
 
-export type TransactionRecord = Prisma.TransactionGetPayload<{ include: { merchant: { select: { id: true; name: true } } } }>;
+export type TransactionRecord = Transaction & { merchant: { id: number; name: string } };
 
 /** Transaction ids are UUIDs (initialize makes them); anything else names no transaction. */
 const TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,98 @@
+// The records the core works on, declared here so that the core owns them: the stores (src/db)
+// read rows of the same shape and hand them over, and nothing in the core imports the database's
+// generated types. Amounts are the core's exact Decimal (decimal.js).
+import type { Decimal } from "./money/amounts.ts";
+
+export type TransactionStatus = "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
+export type StoredKybStatus = "NONE" | "PENDING" | "VERIFIED" | "REJECTED";
+/** A webhook event's delivery: waiting, delivered, failed every attempt, or skipped (no URL for its mode). */
+export type DeliveryState = "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+/** A receipt short of its confirmations, counted, or gone from the chain. */
+export type ReceiptStatus = "SEEN" | "CONFIRMED" | "DROPPED";
+
+/** A transaction as stored (table `transactions`). */
+export interface Transaction {
+  id: string;
+  reference: string;
+  merchantId: number;
+  customerEmail: string;
+  /** customer_email in lower case: what the list's search by e-mail compares. */
+  customerEmailKey: string;
+  customerName: string | null;
+  paymentLinkId: number | null;
+  isLive: boolean;
+  status: TransactionStatus;
+  description: string | null;
+  initializedAmount: Decimal;
+  initializedCurrencyId: number;
+  /** The request's `meta`, echoed back at the top level of every response. */
+  requestMeta: unknown;
+  paymentCurrencyId: number | null;
+  paymentAmount: Decimal | null;
+  amountPaid: Decimal | null;
+  amountUnconfirmed: Decimal | null;
+  confirmations: number | null;
+  requiredConfirmations: number | null;
+  paymentAddress: string | null;
+  walletId: number | null;
+  derivationIndex: number | null;
+  refundAddress: string | null;
+  quoteRate: Decimal | null;
+  quoteSource: string | null;
+  quotedAt: Date | null;
+  initiatedAt: Date | null;
+  expiresAt: Date | null;
+  clientSecretEnc: string | null;
+  returnUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A webhook event of the outbox (table `webhook_events`). */
+export interface WebhookEvent {
+  /** `evt_…`: the Standard Webhooks `webhook-id`. */
+  id: string;
+  /** Commit order: events of one transaction are delivered in this order. */
+  seq: bigint;
+  merchantId: number;
+  transactionId: string;
+  type: string;
+  isLive: boolean;
+  /** The exact JSON body, signed and sent unchanged on every attempt. */
+  body: string;
+  state: DeliveryState;
+  attemptCount: number;
+  nextAttemptAt: Date;
+  claimToken: string | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+/** One delivery attempt of an event. */
+export interface WebhookDeliveryAttempt {
+  id: bigint;
+  eventId: string;
+  attemptedAt: Date;
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  error: string | null;
+  succeeded: boolean;
+  trigger: string;
+}
+
+/** Value received at a transaction's payment address. */
+export interface PaymentReceipt {
+  id: bigint;
+  transactionId: string;
+  key: string;
+  txHash: string | null;
+  amount: Decimal;
+  confirmations: number;
+  blockHeight: number | null;
+  status: ReceiptStatus;
+  source: string;
+  firstSeenAt: Date;
+  updatedAt: Date;
+}
