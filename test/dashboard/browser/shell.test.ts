@@ -132,7 +132,12 @@ describe("the dashboard in a browser", () => {
     expect(await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Users" }).getAttribute("href")).toBe(
       "/dashboard/users?mode=live",
     );
-    // Focus moved to the page's heading after the navigation.
+    // Focus moves to the page's heading once the new page has rendered (after the address changes, so wait for it).
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: { activeElement: { tagName: string } | null } }).document.activeElement?.tagName === "H1",
+      undefined,
+      WAIT,
+    );
     expect(
       await page.evaluate(
         () => (globalThis as unknown as { document: { activeElement: { tagName: string } | null } }).document.activeElement?.tagName,
