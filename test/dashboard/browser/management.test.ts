@@ -71,7 +71,7 @@ describe("the management pages in a browser", () => {
     expect(await page.locator("#test-response").textContent()).toMatch(/^Not shown: the endpoint is on a private or local address/);
     expect(await page.locator("#test-result").textContent()).not.toContain("tok_INTERNAL");
     expect(await page.content()).not.toContain("tok_INTERNAL");
-    expect(await focusedId(page)).toBe("test-result-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("test-result-title");
 
     // A URL the service refuses: its message next to the field, announced, nothing saved.
     await page.getByLabel("Webhook URL (test mode)").fill("not a url");
@@ -84,7 +84,7 @@ describe("the management pages in a browser", () => {
 
     await page.getByRole("button", { name: "Rotate the secret" }).click();
     await page.getByRole("heading", { name: "New signing secret" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("new-webhook-secret-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("new-webhook-secret-title");
     const secret = await page.locator("#new-webhook-secret").inputValue();
     expect(secret).toMatch(/^whsec_/);
     expect(await page.locator("#new-webhook-secret-note").textContent()).toMatch(/two signatures/);
@@ -142,12 +142,12 @@ describe("the management pages in a browser", () => {
     await page.getByLabel("Account extended public key").fill("zpub-not-a-key");
     await page.getByRole("button", { name: "Preview" }).click();
     await page.locator("#wallet-key-error .alert").waitFor(WAIT);
-    expect(await focusedId(page)).toBe("wallet-key");
+    await expect.poll(() => focusedId(page), WAIT).toBe("wallet-key");
 
     await page.getByLabel("Account extended public key").fill(BIP84_ZPUB);
     await page.getByRole("button", { name: "Preview" }).click();
     await page.locator("#preview-addresses").waitFor(WAIT);
-    expect(await focusedId(page)).toBe("preview-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("preview-title");
     const shown = await page.locator("#preview-addresses li code").allTextContents();
     expect(shown).toHaveLength(3);
     expect(shown.slice(0, 2)).toEqual(BIP84_ADDRESSES);
@@ -181,12 +181,12 @@ describe("the management pages in a browser", () => {
     await h1(page, "Payment links");
     await page.getByRole("button", { name: "Create a payment link" }).click();
     await page.locator("#link-notice").filter({ hasText: "created" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("link-notice");
+    await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
     const slug = (await t.gateway.listMerchantPaymentLinks(merchant.id))[0]!.slug;
     await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
     await page.getByRole("cell", { name: "Deactivated" }).waitFor(WAIT);
     expect(await page.locator("#link-notice").textContent()).toMatch(/is deactivated/);
-    expect(await focusedId(page)).toBe("link-notice");
+    await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
     expect((await t.gateway.listMerchantPaymentLinks(merchant.id))[0]).toMatchObject({ slug, active: false });
     expect(problems).toEqual([]);
   });

@@ -56,7 +56,7 @@ describe("two-factor authentication in a browser", () => {
     await expectAccessible(page, "security page, off, 375 px");
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     await page.getByRole("heading", { name: "Scan this code with your authenticator app" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("enrol-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("enrol-title");
     expect(await page.getByRole("img", { name: /QR code for your authenticator app/ }).getAttribute("src")).toMatch(/^data:image\/png;base64,/);
     const secret = (await page.locator("#totp-secret").textContent()) ?? "";
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -69,7 +69,7 @@ describe("two-factor authentication in a browser", () => {
     await page.getByLabel("Code from the app").fill(await totpCode(secret, clock.now()));
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByRole("heading", { name: "Two-factor authentication is on: save your recovery codes" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("recovery-title");
+    await expect.poll(() => focusedId(page), WAIT).toBe("recovery-title");
     const recoveryCodes = await page.locator("#recovery-codes li code").allTextContents();
     expect(recoveryCodes).toHaveLength(10);
     await expectAccessible(page, "security page, recovery codes, 375 px");
@@ -79,12 +79,12 @@ describe("two-factor authentication in a browser", () => {
     clock.advance(STEP);
     await signInWithPassword(page, t.url, owner.email);
     await h1(page, "Two-factor authentication");
-    expect(await focusedId(page)).toBe("sign-in-code");
+    await expect.poll(() => focusedId(page), WAIT).toBe("sign-in-code");
     await expectAccessible(page, "sign-in, second step, 375 px");
     await page.getByLabel("Authentication code").fill(await totpCode(secret, new Date(clock.now().getTime() + 10 * STEP)));
     await page.keyboard.press("Enter");
     await page.getByRole("alert").filter({ hasText: "The authentication code is incorrect" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("sign-in-code");
+    await expect.poll(() => focusedId(page), WAIT).toBe("sign-in-code");
     await page.getByLabel("Authentication code").fill(await totpCode(secret, clock.now()));
     await page.keyboard.press("Enter");
     await h1(page, "Transactions");
@@ -109,13 +109,13 @@ describe("two-factor authentication in a browser", () => {
     await page.getByRole("button", { name: "Preview" }).click();
     const dialog = page.getByRole("dialog", { name: "Confirm it is you" });
     await dialog.waitFor(WAIT);
-    expect(await focusedId(page)).toBe("reauth-password");
+    await expect.poll(() => focusedId(page), WAIT).toBe("reauth-password");
     await expectAccessible(page, "re-authentication dialog");
     await dialog.getByLabel("Password").fill("not the password");
     await dialog.getByLabel("Authentication code").fill(await totpCode(secret, clock.now()));
     await dialog.getByRole("button", { name: "Confirm" }).click();
     await dialog.getByRole("alert").filter({ hasText: "The password is incorrect" }).waitFor(WAIT);
-    expect(await focusedId(page)).toBe("reauth-password");
+    await expect.poll(() => focusedId(page), WAIT).toBe("reauth-password");
     expect((await t.gateway.listMerchantWallets(merchantId)).find((w) => w.currency === "BTC" && w.mode === "live")?.extendedPublicKey).toBeNull();
     clock.advance(STEP);
     await dialog.getByLabel("Password").fill(TEST_PASSWORD);
