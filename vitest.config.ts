@@ -18,7 +18,16 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: [
       ...configDefaults.exclude,
-      ...(postgres ? ["test/browser/**", "test/rails/chains/evm-anvil.test.ts", "test/rails/chains/core-node.test.ts"] : ["test/postgres/**"]),
+      ...(postgres
+        ? [
+            "test/browser/**",
+            "test/rails/chains/evm-anvil.test.ts",
+            "test/rails/chains/evm-finality-anvil.test.ts",
+            "test/rails/chains/tron-anvil.test.ts",
+            "test/rails/chains/core-node.test.ts",
+            "test/rails/chains/node-outages.test.ts",
+          ]
+        : ["test/postgres/**"]),
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

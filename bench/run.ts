@@ -587,7 +587,7 @@ function showLog(child: Child): void {
   console.log(`--- last lines of the ${child.name} log ---\n${lines.join("\n")}\n---`);
 }
 
-/** bench/results/api.json: the last run's rows, beside the scripts (the README's figures come from it). */
+/** bench/results/api.json: the last run's rows, beside the scripts (docs/benchmarks.md's figures come from it). */
 async function writeResults(rows: Row[], settings: Settings, startedAt: Date): Promise<string> {
   const dir = path.join(ROOT, "bench", "results");
   await mkdir(dir, { recursive: true });

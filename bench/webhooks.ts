@@ -118,7 +118,7 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   const commits = new Map<string, number>(); // transaction reference → when its initialize resolved
   const write = async (i: number) => {
     const body = { customer: { email: `bench${i}@example.com` }, currency: "USD", amount: "10" };
-    const transaction = await rt.gateway.initializeTransaction({ bearerToken: merchant.testPublicKey, body });
+    const { transaction } = await rt.gateway.initializeTransaction({ bearerToken: merchant.testPublicKey, body });
     commits.set(transaction.reference, performance.now());
   };
   const eventIds = async () => new Set((await rt.database.db.webhookEvent.findMany({ select: { id: true } })).map((e) => e.id));

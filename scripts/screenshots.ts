@@ -1,4 +1,4 @@
-// `npm run screenshots`: the README's pictures of the hosted checkout, made from the real page. It
+// `npm run screenshots`: the pictures of the hosted checkout in docs/, made from the real page. It
 // starts the service on a throw-away embedded database, makes a test merchant with the CLI and a
 // transaction through the REST API, opens its checkout_url in Chromium, picks Bitcoin as a
 // customer would, and writes docs/checkout-mobile.png (375×812) and docs/checkout-desktop.png
@@ -123,7 +123,8 @@ try {
       ["desktop", { width: 1280, height: 800 }],
     ] as const) {
       const page = await browser.newPage({ viewport });
-      await page.goto(`${baseUrl}/dashboard/sign-in`);
+      // Signing in lands on Home; these shots are of the Transactions page.
+      await page.goto(`${baseUrl}/dashboard/sign-in?next=transactions`);
       await page.getByLabel("E-mail").fill("ada@acme.example");
       await page.getByLabel("Password").fill(dashboardPassword);
       await page.getByRole("button", { name: "Sign in" }).click();

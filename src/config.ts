@@ -1,10 +1,12 @@
-// The environment, parsed and checked once at start. Every variable is documented in the README.
+// The environment, parsed and checked once at start. Every variable has a `.describe()` (what it does, its
+// default and unit), from which `npm run docs:config` writes docs/configuration.md.
 import path from "node:path";
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { Decimal, isNumericString } from "./core/money/amounts.ts";
 import { PrivateAllowlist, type PrivateTargets } from "./core/merchants/private-targets.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
+import type { PolicyBounds } from "./core/transactions/policies.ts";
 import { DEFAULT_PREPARED_STATEMENTS } from "./db/prepared-statements.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 import {
@@ -15,7 +17,7 @@ import {
   DEFAULT_LIVE_LIMITS,
   type LiveLimits,
   openFileLimit,
-} from "./http/connection-limits.ts";
+} from "./edge/connection-limits.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -24,11 +26,11 @@ const httpUrl = z
   .regex(/^https?:\/\/[^\s]+$/, "must be an http:// or https:// URL")
   .refine((v) => URL.canParse(v), "must be an http:// or https:// URL");
 
-export const PRICE_PROVIDERS = ["coingecko", "kraken"] as const;
+export const PRICE_PROVIDERS = ["coingecko", "kraken", "coinbase", "binance"] as const;
 export type PriceProvider = (typeof PRICE_PROVIDERS)[number];
 
-/** Live price feeds (src/rails/prices; README "Prices"). */
-const PriceEnvSchema = z.object({
+/** Live price feeds (src/rails/prices; docs/wallets-and-chains.md, Prices). */
+export const PriceEnvSchema = z.object({
   /** One provider, or several tried in order: `coingecko,kraken`. */
   PAYGATE_PRICE_FEED: z
     .string()
@@ -39,14 +41,87 @@ const PriceEnvSchema = z.object({
         .array(z.enum(PRICE_PROVIDERS, { error: (issue) => `'${String(issue.input)}' is not a provider; use ${PRICE_PROVIDERS.join(", ")}` }))
         .min(1)
         .refine((names) => new Set(names).size === names.length, "names a provider twice"),
+    )
+    .describe(
+      "Live price providers: `coingecko`, `kraken`, `coinbase`, `binance`, or a list (`coingecko,coinbase,kraken`): tried in order with PAYGATE_PRICE_STRATEGY=first, all asked with `median`. Test mode always uses the test rates. Default: `coingecko`.",
     ),
-  PAYGATE_COINGECKO_URL: httpUrl.optional(),
-  PAYGATE_COINGECKO_API_KEY: z.string().optional(),
-  PAYGATE_COINGECKO_PLAN: z.enum(["demo", "pro"]).default("demo"),
-  PAYGATE_KRAKEN_URL: httpUrl.default("https://api.kraken.com"),
-  PAYGATE_PRICE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
-  PAYGATE_PRICE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
-  PAYGATE_PRICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  PAYGATE_COINGECKO_URL: httpUrl
+    .optional()
+    .describe(
+      "CoinGecko base URL; the feed calls `{url}/api/v3/simple/price`. Default: `https://api.coingecko.com` (`https://pro-api.coingecko.com` on the Pro plan).",
+    ),
+  PAYGATE_COINGECKO_API_KEY: z
+    .string()
+    .optional()
+    .describe("CoinGecko key, sent as `x-cg-demo-api-key` or `x-cg-pro-api-key`. Unset: the keyless public API. Default: unset."),
+  PAYGATE_COINGECKO_PLAN: z
+    .enum(["demo", "pro"])
+    .default("demo")
+    .describe("`demo` or `pro`: which header carries the key, and the default URL. `pro` requires the key. Default: `demo`."),
+  PAYGATE_KRAKEN_URL: httpUrl
+    .default("https://api.kraken.com")
+    .describe("Kraken base URL; the feed calls `{url}/0/public/Ticker`. Default: `https://api.kraken.com`."),
+  PAYGATE_COINBASE_URL: httpUrl
+    .default("https://api.coinbase.com")
+    .describe(
+      "Coinbase base URL; the feed calls `{url}/v2/exchange-rates?currency=…` once per coin (public, no key). Default: `https://api.coinbase.com`.",
+    ),
+  PAYGATE_BINANCE_URL: httpUrl
+    .default("https://api.binance.com")
+    .describe(
+      "Binance base URL; the feed calls `{url}/api/v3/ticker/price?symbols=[…]` (public, no key; USDT markets, USDT taken at par with USD). Default: `https://api.binance.com`.",
+    ),
+  PAYGATE_BINANCE_NGN_SYMBOL: z
+    .string()
+    .regex(/^[A-Z0-9]{2,20}$/, "must be a Binance symbol such as USDTNGN (capital letters and digits)")
+    .optional()
+    .describe(
+      "Binance's USDT/NGN market (e.g. `USDTNGN`), through which Binance prices NGN (coin/USDT × USDT/NGN). Only if Binance lists it: an unknown symbol fails Binance's whole answer. Default: unset (Binance prices no NGN).",
+    ),
+  PAYGATE_PRICE_STRATEGY: z
+    .enum(["first", "median"])
+    .default("first")
+    .describe(
+      "`first`: the first provider of PAYGATE_PRICE_FEED that has a fresh price sets the rate. `median`: every provider is asked and the rate is the median of the fresh prices, refused (503 quote_unavailable) unless PAYGATE_PRICE_QUORUM of them agree within PAYGATE_PRICE_MAX_SPREAD_PERCENT; the quote records what each gave. Default: `first`.",
+    ),
+  PAYGATE_PRICE_QUORUM: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .default(2)
+    .describe(
+      "With PAYGATE_PRICE_STRATEGY=median: how many providers must give a fresh price within the spread of the median (1–10, at most the providers listed). Default: `2`.",
+    ),
+  PAYGATE_PRICE_MAX_SPREAD_PERCENT: z
+    .string()
+    .regex(/^\d{1,2}(\.\d{1,4})?$/, "must be a percentage such as 2 or 0.5")
+    .default("2")
+    .refine((v) => Number(v) > 0 && Number(v) <= 50, "must be more than 0 and at most 50")
+    .describe(
+      "With PAYGATE_PRICE_STRATEGY=median: how far from the median, in percent of it, a provider's price may be and still count (more than 0, at most 50). Default: `2` percent.",
+    ),
+  PAYGATE_PRICE_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(30)
+    .describe("How long one provider answer is reused by every request of the process (0–3600; 0 asks on every quote). Default: `30` seconds."),
+  PAYGATE_PRICE_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(60)
+    .describe("The oldest price ever used; must be at least the cache seconds. Default: `60` seconds."),
+  PAYGATE_PRICE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(3000)
+    .describe("Timeout of one upstream call, headers and body (100–60000). Default: `3000` ms."),
 });
 
 export interface PriceConfig {
@@ -54,6 +129,13 @@ export interface PriceConfig {
   feeds: PriceProvider[];
   coingecko: { url: string; apiKey: string | undefined; plan: "demo" | "pro" };
   kraken: { url: string };
+  coinbase: { url: string };
+  binance: { url: string; ngnSymbol: string | undefined };
+  /** first: the first provider that quotes; median: the median of all, with a quorum within a spread. */
+  strategy: "first" | "median";
+  quorum: number;
+  /** A decimal string, percent. */
+  maxSpreadPercent: string;
   cacheSeconds: number;
   maxAgeSeconds: number;
   timeoutMs: number;
@@ -69,8 +151,13 @@ function priceConfig(e: PriceEnv): PriceConfig {
   if (e.PAYGATE_COINGECKO_PLAN === "pro" && !e.PAYGATE_COINGECKO_API_KEY) {
     problems.push("  PAYGATE_COINGECKO_API_KEY: is required with PAYGATE_COINGECKO_PLAN=pro");
   }
+  if (e.PAYGATE_PRICE_STRATEGY === "median" && e.PAYGATE_PRICE_QUORUM > e.PAYGATE_PRICE_FEED.length) {
+    problems.push(
+      `  PAYGATE_PRICE_QUORUM: ${e.PAYGATE_PRICE_QUORUM} is more than the ${e.PAYGATE_PRICE_FEED.length} provider(s) of PAYGATE_PRICE_FEED; list more providers or lower the quorum`,
+    );
+  }
   if (problems.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see README, "Configuration").`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see docs/configuration.md).`);
   }
   return {
     feeds: e.PAYGATE_PRICE_FEED,
@@ -80,6 +167,11 @@ function priceConfig(e: PriceEnv): PriceConfig {
       plan: e.PAYGATE_COINGECKO_PLAN,
     },
     kraken: { url: e.PAYGATE_KRAKEN_URL },
+    coinbase: { url: e.PAYGATE_COINBASE_URL },
+    binance: { url: e.PAYGATE_BINANCE_URL, ngnSymbol: e.PAYGATE_BINANCE_NGN_SYMBOL },
+    strategy: e.PAYGATE_PRICE_STRATEGY,
+    quorum: e.PAYGATE_PRICE_QUORUM,
+    maxSpreadPercent: e.PAYGATE_PRICE_MAX_SPREAD_PERCENT,
     cacheSeconds: e.PAYGATE_PRICE_CACHE_SECONDS,
     maxAgeSeconds: e.PAYGATE_PRICE_MAX_AGE_SECONDS,
     timeoutMs: e.PAYGATE_PRICE_TIMEOUT_MS,
@@ -153,10 +245,18 @@ export function parseRetrySchedule(text: string): number[] | string {
   return out;
 }
 
-/** Webhook delivery (src/webhooks; README "Webhooks"). */
-const WebhookEnvSchema = z.object({
-  PAYGATE_WEBHOOK_DISPATCHER: boolean.default(true),
-  PAYGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+/** Webhook delivery (src/webhooks; docs/webhooks.md). */
+export const WebhookEnvSchema = z.object({
+  PAYGATE_WEBHOOK_DISPATCHER: boolean
+    .default(true)
+    .describe("Run the webhook dispatcher in the service. `false` leaves delivery to `paygate worker` processes. Default: `true`."),
+  PAYGATE_WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe("Timeout of one delivery attempt (connect, headers and body). Default: `10000` ms."),
   /** Waits between attempts after the first; about three days in all (Stripe retries for three days). */
   PAYGATE_WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -168,12 +268,37 @@ const WebhookEnvSchema = z.object({
         return z.NEVER;
       }
       return parsed;
-    }),
-  PAYGATE_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
-  PAYGATE_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  PAYGATE_WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
+    })
+    .describe(
+      "Waits before each retry (units `ms s m h d`); its length is the number of retries. The default spans about 3 days. Default: `5s,5m,30m,2h,5h,10h,10h,24h,24h`.",
+    ),
+  PAYGATE_WEBHOOK_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .default(250)
+    .describe(
+      "How often an idle dispatcher looks for due events. A new event wakes it at once ([Live updates](graphql.md#live-updates)), so this paces retries and is the fallback. Default: `250` ms.",
+    ),
+  PAYGATE_WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(16)
+    .describe("Deliveries under way at once, per dispatcher. Default: `16`."),
+  PAYGATE_WEBHOOK_ALLOW_PRIVATE: boolean
+    .default(false)
+    .describe(
+      "Let live webhook URLs name private, loopback and link-local addresses (an operator's choice for an internal receiver). Default: `false`.",
+    ),
   /** Unset: on for the embedded database's local setup only (no DATABASE_URL), see loadConfig. */
-  PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: boolean.optional(),
+  PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: boolean
+    .optional()
+    .describe(
+      "Let test webhook URLs name private, loopback and link-local addresses (`http://127.0.0.1:4000/…`): for local development on the embedded database. With PostgreSQL (a shared deployment) they are refused unless set; dashboard users never see what such an address answers ([Webhook destinations](security.md#webhook-destinations)). Default: `true` without `DATABASE_URL`, `false` with it.",
+    ),
   PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST: z
     .string()
     .default("")
@@ -182,7 +307,10 @@ const WebhookEnvSchema = z.object({
       if (parsed instanceof PrivateAllowlist) return parsed;
       ctx.addIssue({ code: "custom", message: parsed.problem });
       return z.NEVER;
-    }),
+    })
+    .describe(
+      "Private hosts webhooks of both modes may reach all the same: comma-separated host names (exact), IP addresses and CIDR ranges, e.g. `hooks.internal,10.20.0.0/16`. Default: none.",
+    ),
 });
 
 export interface WebhookConfig {
@@ -200,17 +328,82 @@ export interface WebhookConfig {
   privateTargets: PrivateTargets;
 }
 
-/** A transaction's life (src/core/transactions/lifecycle.ts; README "Lifecycle"). */
-const LifecycleEnvSchema = z.object({
-  PAYGATE_INITIATED_WINDOW_MINUTES: z.coerce.number().int().min(1).max(43_200).default(1440),
-  PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
+/** A transaction's life (src/core/transactions/lifecycle.ts; docs/lifecycle.md). */
+export const LifecycleEnvSchema = z.object({
+  PAYGATE_INITIATED_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(43_200)
+    .default(1440)
+    .describe("How long an `INITIATED` transaction waits for initiate before it is abandoned. Default: `1440` minutes."),
+  PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_080)
+    .default(30)
+    .describe("The checkout window: how long a `PENDING` transaction waits for its payment (`expires_at`). Default: `30` minutes."),
   PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: z
     .string()
     .refine(isNumericString, "must be a percentage such as 0.5")
     .refine((v) => Number(v) <= 10, "must be at most 10")
-    .default("0"),
-  PAYGATE_EXPIRY_SCHEDULER: boolean.default(true),
-  PAYGATE_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    .default("0")
+    .describe("A payment short by at most this percentage (0–10) still completes. Default: `0`."),
+  PAYGATE_POLICY_EXPIRES_IN_MIN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(604_800)
+    .default(60)
+    .describe("The shortest checkout window a merchant may ask for per payment (initialize's `expires_in`). Default: `60` seconds."),
+  PAYGATE_POLICY_EXPIRES_IN_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2_592_000)
+    .default(604_800)
+    .describe(
+      "The longest checkout window a merchant may ask for per payment (initialize's `expires_in`), at most 30 days. Default: `604800` seconds (7 days).",
+    ),
+  PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MIN_PERCENT: z
+    .string()
+    .refine(isNumericString, "must be a percentage such as 0.5")
+    .refine((v) => new Decimal(v).lte(100), "must be at most 100")
+    .default("0")
+    .describe("The least underpayment tolerance a merchant may ask for per payment (initialize's `underpayment_tolerance`). Default: `0` percent."),
+  PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MAX_PERCENT: z
+    .string()
+    .refine(isNumericString, "must be a percentage such as 0.5")
+    .refine((v) => new Decimal(v).lte(50), "must be at most 50")
+    .default("10")
+    .describe(
+      "The most underpayment tolerance a merchant may ask for per payment (initialize's `underpayment_tolerance`), at most 50. Default: `10` percent.",
+    ),
+  PAYGATE_POLICY_CONFIRMATIONS_MIN: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(1)
+    .describe(
+      "The operator's floor on the confirmations a merchant may ask for per payment and coin (initialize's `confirmations`). Default: `1` block.",
+    ),
+  PAYGATE_POLICY_CONFIRMATIONS_MAX: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(1000)
+    .describe("The most confirmations a merchant may ask for per payment and coin (initialize's `confirmations`). Default: `1000` blocks."),
+  PAYGATE_EXPIRY_SCHEDULER: boolean.default(true).describe("Run the expiry job in the service (`paygate worker` runs it too). Default: `true`."),
+  PAYGATE_EXPIRY_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5000)
+    .describe("How often the expiry job looks for closed windows. Default: `5000` ms."),
 });
 
 export interface LifecycleConfig {
@@ -218,16 +411,45 @@ export interface LifecycleConfig {
   checkoutWindowMs: number;
   /** A fraction, as a decimal string (0.005 for 0.5 %). */
   underpaymentTolerance: string;
+  /** What a merchant may ask for per payment at initialize (PAYGATE_POLICY_…). */
+  policyBounds: PolicyBounds;
   expiryScheduler: boolean;
   expiryIntervalMs: number;
 }
 
 /** The chain watcher's schedule (src/jobs/payment-watcher.ts); nodes are in src/rails/chains/config.ts. */
-const WatchEnvSchema = z.object({
-  PAYGATE_PAYMENT_WATCHER: boolean.default(true),
-  PAYGATE_WATCH_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
-  PAYGATE_WATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  PAYGATE_LATE_PAYMENT_WATCH_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+export const WatchEnvSchema = z.object({
+  PAYGATE_PAYMENT_WATCHER: boolean.default(true).describe("Run the payment watcher in the service (`paygate worker` runs it too). Default: `true`."),
+  PAYGATE_WATCH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(15_000)
+    .describe("How often each watched address is read from its node. Default: `15000` ms."),
+  PAYGATE_WATCH_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe("Node requests under way at once, per process. Default: `4`."),
+  PAYGATE_LATE_PAYMENT_WATCH_HOURS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(720)
+    .default(24)
+    .describe("How long an abandoned transaction's address is still watched for late payments. Default: `24` hours."),
+  PAYGATE_FINALITY_WATCH_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(720)
+    .default(168)
+    .describe(
+      "The longest a SUCCESSFUL transaction is watched for its finality depth (PAYGATE_FINALITY_*) after its checkout window closed, for a node that never reports it (1–720 hours). Default: `168` hours.",
+    ),
 });
 
 export interface WatchConfig {
@@ -235,6 +457,8 @@ export interface WatchConfig {
   intervalMs: number;
   concurrency: number;
   lateGraceMs: number;
+  /** PAYGATE_FINALITY_WATCH_HOURS in milliseconds. */
+  finalityWatchMs: number;
 }
 
 const RATE_LIMIT = /^(\d+)\s*\/\s*(\d*)\s*(s|m|h)$/;
@@ -306,11 +530,17 @@ function isCidr(text: string): boolean {
   }
 }
 
-/** Rate limits (src/core/rate-limits.ts; README "Rate limits") and who the client is. */
-const RateLimitEnvSchema = z.object({
-  PAYGATE_RATE_LIMIT_LIVE: rateLimit(DEFAULT_RATE_LIMITS.live, "s"),
-  PAYGATE_RATE_LIMIT_TEST: rateLimit(DEFAULT_RATE_LIMITS.test, "s"),
-  PAYGATE_RATE_LIMIT_AUTH_FAILURES: rateLimit(DEFAULT_RATE_LIMITS.authFailures, "m"),
+/** Rate limits (src/core/rate-limits.ts; docs/rest-api.md, Rate limits) and who the client is. */
+export const RateLimitEnvSchema = z.object({
+  PAYGATE_RATE_LIMIT_LIVE: rateLimit(DEFAULT_RATE_LIMITS.live, "s").describe(
+    "Requests per live API key (`pub_live_…`, `sec_live_…`), and per client address for requests without a key: a count per window, `100/s`, `6000/m`, `50/10s`, `1000/h` (a bare number is per second). `0` or `off`: no limit. See [Rate limits](rest-api.md#rate-limits). Default: `100/s`.",
+  ),
+  PAYGATE_RATE_LIMIT_TEST: rateLimit(DEFAULT_RATE_LIMITS.test, "s").describe(
+    "Requests per test API key (`pub_test_…`, `sec_test_…`, and any other bearer token); a count per window, written as for `PAYGATE_RATE_LIMIT_LIVE`. Default: `25/s`.",
+  ),
+  PAYGATE_RATE_LIMIT_AUTH_FAILURES: rateLimit(DEFAULT_RATE_LIMITS.authFailures, "m").describe(
+    "Failed authentications per client address (a bare number is per minute); once reached, every request from that address is refused with 429 until the window ends. `0` or `off`: no limit. Default: `20/m`.",
+  ),
   PAYGATE_TRUST_PROXY: z
     .string()
     .default("false")
@@ -321,22 +551,73 @@ const RateLimitEnvSchema = z.object({
         return z.NEVER;
       }
       return parsed;
-    }),
+    })
+    .describe(
+      "Who the client is for the per-address limits. `false`: the connection's peer. Behind a load balancer or reverse proxy, the number of proxies in front of paygate (`1`), or their addresses and subnets (`10.0.0.0/8`, `loopback`, `uniquelocal`): the client is then read from `X-Forwarded-For` as those proxies wrote it. `true` is refused (see [Rate limits](rest-api.md#rate-limits)). Default: `false`.",
+    ),
 });
 
-/** What a client may hold open (src/http/connection-limits.ts; docs/security.md, "Connections and live updates"). */
-const ConnectionEnvSchema = z.object({
-  PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_CONNECTION_LIMITS.perAddress),
-  PAYGATE_HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
-  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
-  PAYGATE_LIVE_MAX_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIVE_LIMITS.perAddress),
-  PAYGATE_LIVE_MAX_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIVE_LIMITS.perCredential),
+/** What a client may hold open (src/edge/connection-limits.ts; docs/security.md, "Connections and live updates"). */
+export const ConnectionEnvSchema = z.object({
+  PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(DEFAULT_CONNECTION_LIMITS.perAddress)
+    .describe(
+      "Open TCP connections per client address (a trusted proxy is not capped); past it a new connection is closed at once. `0`: no cap. See [security.md](security.md). Default: `256`.",
+    ),
+  PAYGATE_HTTP_HEADERS_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(300_000)
+    .default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs)
+    .describe("How long a client may take to send a request's headers (then 408 and the connection is closed). Default: `15000` ms."),
+  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(600_000)
+    .default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)
+    .describe("How long a client may take to send a whole request; at least the headers timeout. Default: `60000` ms."),
+  PAYGATE_LIVE_MAX_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_LIVE_LIMITS.perAddress)
+    .describe(
+      "Open live-update connections (event streams and WebSockets) per client address; past it 429 `too_many_live_connections`. Default: `32`.",
+    ),
+  PAYGATE_LIVE_MAX_PER_CREDENTIAL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_LIVE_LIMITS.perCredential)
+    .describe("Open live-update connections per API key or client secret (a WebSocket past it is closed with code 4429). Default: `100`."),
   /** Default: from the process's open-file limit (defaultLiveTotal). */
-  PAYGATE_LIVE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(1000).default(DEFAULT_LIVE_LIMITS.subscriptionsPerSocket),
+  PAYGATE_LIVE_MAX_CONNECTIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      "Open live-update connections of the instance in all; refused at start above the file limit less 128. Default: from the open-file limit (448 at `ulimit -n` 1024, at most 10000).",
+    ),
+  PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(DEFAULT_LIVE_LIMITS.subscriptionsPerSocket)
+    .describe("Subscriptions one WebSocket holds at once; each `subscribe` also counts as a request of the rate limits. Default: `5`."),
 });
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   ...ConnectionEnvSchema.shape,
   ...PriceEnvSchema.shape,
   ...ChainEnvSchema.shape,
@@ -344,8 +625,8 @@ const EnvSchema = z.object({
   ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
   ...RateLimitEnvSchema.shape,
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("HTTP port. Default: `3000`."),
+  HOST: z.string().min(1).default("0.0.0.0").describe("Interface to listen on. Default: `0.0.0.0`."),
   /** Default: the listening address (defaultPublicUrl). */
   PAYGATE_PUBLIC_URL: z
     .string()
@@ -358,31 +639,89 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
       return parsed.url;
-    }),
+    })
+    .describe(
+      "The base URL customers reach paygate at, behind any proxy: `checkout_url` is `{PAYGATE_PUBLIC_URL}/checkout/<client secret>`. An `http`/`https` URL with scheme, host and port only (no path, query or fragment); a trailing slash is dropped. Set it in production (`https://pay.example.com`). Dashboard security keys are bound to its host (the WebAuthn RP ID): changing it makes registered keys unusable. Default: `http://{HOST}:{PORT}` (`0.0.0.0` → `127.0.0.1`).",
+    ),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
-  PAYGATE_DATA_DIR: z.string().min(1).default("./.data"),
-  PAYGATE_DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
-  PAYGATE_DB_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(1000).default(DEFAULT_PREPARED_STATEMENTS),
+    .optional()
+    .describe("`postgres://…` of a PostgreSQL server. Unset: embedded PGlite under `PAYGATE_DATA_DIR`. Default: unset."),
+  PAYGATE_DATA_DIR: z
+    .string()
+    .min(1)
+    .default("./.data")
+    .describe("Folder of the embedded database (`pglite/`) and, without `PAYGATE_ENCRYPTION_KEY`, of `encryption.key`. Default: `./.data`."),
+  PAYGATE_DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10).describe("Connections in the PostgreSQL pool. Default: `10`."),
+  PAYGATE_DB_PREPARED_STATEMENTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(DEFAULT_PREPARED_STATEMENTS)
+    .describe(
+      "How many statement texts each PostgreSQL connection keeps prepared (parsed and planned once, then run by name): a text gets a name the third time it runs, up to this many; the rest run unnamed. Cut PostgreSQL's CPU per initiate by about a third ([Benchmarks](benchmarks.md)). `0`: none, for a connection pooler in transaction mode that does not carry prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`). Default: `100`.",
+    ),
   /** 32 bytes, base64 or hex: the key that encrypts webhook secrets at rest. */
-  PAYGATE_ENCRYPTION_KEY: z.string().optional(),
-  PAYGATE_LOG_REQUESTS: boolean.default(true),
-  PAYGATE_METRICS: boolean.default(true),
-  PAYGATE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  PAYGATE_CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  PAYGATE_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .describe(
+      "32 bytes (base64 or 64 hex digits) that encrypt webhook secrets at rest (AES-256-GCM). Required with `DATABASE_URL`, since every instance must share it: `openssl rand -base64 32`. On the embedded database a key file is made in `PAYGATE_DATA_DIR` on first start. Default: generated file.",
+    ),
+  PAYGATE_LOG_REQUESTS: boolean
+    .default(true)
+    .describe("Log one JSON line per request (see [Logs](operations.md#logs)). `false` keeps only errors and events. Default: `true`."),
+  PAYGATE_METRICS: boolean
+    .default(true)
+    .describe(
+      "Serve `GET /metrics` (Prometheus text format, prom-client). It is unauthenticated: keep it off the internet (bind or firewall it). Metrics, labels and alerts: [metrics.md](metrics.md). Default: `true`.",
+    ),
+  PAYGATE_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("Lowest level logged: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Default: `info`."),
+  PAYGATE_CREDENTIAL_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(5000)
+    .describe(
+      "How long a found API key or payment link is remembered in memory (0: never). A revoked key or a deactivated merchant is refused at most this long after the change; unknown keys are never remembered. Default: `5000` ms.",
+    ),
   /** Owners and developers must set up a second factor before anything else (docs/security.md). */
-  PAYGATE_DASHBOARD_REQUIRE_2FA: boolean.default(false),
+  PAYGATE_DASHBOARD_REQUIRE_2FA: boolean
+    .default(false)
+    .describe(
+      "Require a second factor (an authenticator app or a security key) of dashboard owners and developers: until they set one up they can sign in but do nothing else (403 `second_factor_enrolment_required`; the dashboard leads them to its Security page). Viewers are not asked. See [The dashboard](dashboard.md). Default: `false`.",
+    ),
   /** Sudo mode: sensitive dashboard changes need the password proved within this many minutes. */
-  PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
-  NODE_ENV: z.string().optional(),
+  PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1440)
+    .default(10)
+    .describe(
+      "Sudo mode: changing a wallet, a webhook URL or secret, an API key, users or a second factor asks for the password (and code) again when the session last proved them longer ago than this (1–1440). Default: `10` minutes.",
+    ),
+  NODE_ENV: z.string().optional().describe("`production` turns the GraphQL introspection and landing page off by default. Default: unset."),
   /** Default: on, except when NODE_ENV=production. */
-  PAYGATE_GRAPHQL_INTROSPECTION: boolean.optional(),
-  PAYGATE_GRAPHQL_LANDING_PAGE: boolean.optional(),
-  PAYGATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(8),
-  PAYGATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(10).max(100_000).default(1000),
-  /** Which web pages may call the browser routes (src/http/cors.ts; README "Browsers and CORS"). */
+  PAYGATE_GRAPHQL_INTROSPECTION: boolean.optional().describe("Allow schema introspection on `/graphql`. Default: on, off in production."),
+  PAYGATE_GRAPHQL_LANDING_PAGE: boolean
+    .optional()
+    .describe("The page on `GET /graphql` from a browser (served by paygate itself, works offline). Default: on, off in production."),
+  PAYGATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(8).describe("Deepest query accepted. Default: `8`."),
+  PAYGATE_GRAPHQL_MAX_COST: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(100_000)
+    .default(1000)
+    .describe("Costliest query accepted (graphql-armor's cost model). Default: `1000`."),
+  /** Which web pages may call the browser routes (src/edge/cors.ts; docs/rest-api.md, Browsers and CORS). */
   PAYGATE_CORS_ORIGINS: z
     .string()
     .default("*")
@@ -393,7 +732,10 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
       return parsed.origins;
-    }),
+    })
+    .describe(
+      "Which web pages may call the browser routes (CORS, see [Browsers and CORS](rest-api.md#browsers-and-cors)): `*` for any origin, or a comma-separated list of exact origins as browsers send them (`https://shop.example.com,http://localhost:5173`: scheme, host and port only, lowercase, no path or trailing slash, no wildcards). Default: `*`.",
+    ),
 });
 
 export interface Config {
@@ -436,7 +778,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(emptyToUndefined(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nFix these environment variables (see README, "Configuration").`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}\nFix these environment variables (see docs/configuration.md).`);
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.PAYGATE_DATA_DIR);
@@ -460,11 +802,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       intervalMs: e.PAYGATE_WATCH_INTERVAL_MS,
       concurrency: e.PAYGATE_WATCH_CONCURRENCY,
       lateGraceMs: e.PAYGATE_LATE_PAYMENT_WATCH_HOURS * 3_600_000,
+      finalityWatchMs: e.PAYGATE_FINALITY_WATCH_HOURS * 3_600_000,
     },
     lifecycle: {
       initiatedWindowMs: e.PAYGATE_INITIATED_WINDOW_MINUTES * 60_000,
       checkoutWindowMs: e.PAYGATE_CHECKOUT_WINDOW_MINUTES * 60_000,
       underpaymentTolerance: new Decimal(e.PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT).div(100).toFixed(),
+      policyBounds: {
+        expiresIn: { min: e.PAYGATE_POLICY_EXPIRES_IN_MIN_SECONDS, max: e.PAYGATE_POLICY_EXPIRES_IN_MAX_SECONDS },
+        underpaymentTolerance: {
+          min: new Decimal(e.PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MIN_PERCENT),
+          max: new Decimal(e.PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MAX_PERCENT),
+        },
+        confirmations: { min: e.PAYGATE_POLICY_CONFIRMATIONS_MIN, max: e.PAYGATE_POLICY_CONFIRMATIONS_MAX },
+      },
       expiryScheduler: e.PAYGATE_EXPIRY_SCHEDULER,
       expiryIntervalMs: e.PAYGATE_EXPIRY_INTERVAL_MS,
     },
@@ -516,7 +867,7 @@ function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config,
     );
   }
   if (problems.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see README, "Configuration").`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see docs/configuration.md).`);
   }
   return {
     connections: {

@@ -4,8 +4,9 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { per, type RateLimit } from "./core/rate-limits.ts";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
-import { createApp } from "./http/app.ts";
-import { CONNECTIONS_CHECKING_INTERVAL_MS } from "./http/connection-limits.ts";
+import { createConfiguredApp } from "./app.ts";
+import { serveCliInService } from "./cli/in-service.ts";
+import { CONNECTIONS_CHECKING_INTERVAL_MS } from "./edge/connection-limits.ts";
 import { cannotListenLine, listeningLine } from "./http/listening.ts";
 import { createLogger, lineLogger } from "./logging.ts";
 import { PaygateMetrics } from "./observability/metrics.ts";
@@ -46,24 +47,7 @@ async function main(): Promise<void> {
 
   const metrics = config.metrics ? new PaygateMetrics() : undefined;
   const runtime = await startRuntime(config, { log, metrics });
-  const {
-    app,
-    stop: stopApp,
-    serve,
-    closeSubscriptions,
-  } = await createApp({
-    gateway: runtime.gateway,
-    readiness: runtime.database.readiness,
-    logger,
-    logRequests: config.logRequests,
-    graphql: config.graphql,
-    metrics,
-    cors: config.cors,
-    rateLimits: runtime.rateLimiter,
-    trustProxy: config.trustProxy,
-    connections: config.connections,
-    live: config.live,
-  });
+  const { app, stop: stopApp, serve, closeSubscriptions } = await createConfiguredApp(config, runtime, { logger, metrics });
 
   // Requests under way. Once stopping, each response says `Connection: close` (a keep-alive client
   // then sends nothing more on that connection, and Node closes it after the response); after the
@@ -110,6 +94,8 @@ async function main(): Promise<void> {
     });
   });
   runtime.startBackgroundJobs({ webhooks: config.webhooks.dispatcher, expiry: config.lifecycle.expiryScheduler, watcher: config.watch.enabled });
+  // On the embedded database the CLI cannot open PGlite beside the service: it hands its commands to it.
+  const cliServer = serveCliInService(runtime, config, log);
 
   function stopService(signal: Signal): void {
     if (stopping) {
@@ -145,9 +131,10 @@ async function main(): Promise<void> {
     // The background jobs take nothing new from now on and finish what they hold while the requests
     // finish; the GraphQL server and the database close after both.
     const jobsStopped = Promise.all([runtime.webhooks.stop(), runtime.expiry.stop(), runtime.watcher.stop()]);
+    const cliClosed = cliServer.then((cli) => new Promise<void>((resolve) => (cli ? cli.close(() => resolve()) : resolve())));
     requestsDone
       .then(() => log(`HTTP server closed: every request answered (${Date.now() - started} ms)`))
-      .then(() => Promise.all([jobsStopped, subscriptionsClosed]))
+      .then(() => Promise.all([jobsStopped, subscriptionsClosed, cliClosed]))
       .then(() => stopApp())
       .then(() => runtime.close())
       .then(
@@ -163,7 +150,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** What is limited, and whose address the per-address limits count (README "Rate limits"). */
+/** What is limited, and whose address the per-address limits count (docs/rest-api.md, Rate limits). */
 function rateLimitLine({ rateLimits: { live, test, authFailures }, trustProxy }: Config): string {
   const rule = (r: RateLimit | null) => (r ? `${r.limit} ${per(r.windowMs)}` : "off");
   const client =

@@ -4,30 +4,36 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./config.ts";
-import { PaymentGateway, systemClock } from "./core/gateway.ts";
+import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { prismaStores } from "./db/stores/index.ts";
 import { rateLimitCounters } from "./db/stores/rate-limit-counters.ts";
-import { RateLimiter } from "./core/rate-limits.ts";
+import { RateLimiter, type RateLimitCounters } from "./core/rate-limits.ts";
 import { ModeRoutedFeed } from "./rails/prices/index.ts";
 import { createLiveFeed } from "./rails/prices/live.ts";
 import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
 import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
-import type { PriceFeed } from "./core/ports.ts";
+import type { Clock, PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.ts";
+import { WebhookDeliveries } from "./core/events/deliveries.ts";
 import { webhookSender } from "./webhooks/http-sender.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
-import { PaymentWatcher, type ConfiguredChains } from "./jobs/payment-watcher.ts";
-import { PostgresWatchShares, wholeWatchList } from "./jobs/watch-shares.ts";
+import { PaymentWatcher, type ConfiguredChains, type WatchSettings } from "./jobs/payment-watcher.ts";
+import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
+import { PostgresWatchSlots } from "./db/watch-slots.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
+import { operatorTestRates } from "./core/money/test-rates.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
+import type { Stores } from "./core/stores/index.ts";
 
 export interface Runtime {
   gateway: PaymentGateway;
+  /** The core's stores on the database (the gateway's). */
+  stores: Stores;
   /** The price feed the gateway quotes from (both modes). */
   prices: PriceFeed;
   database: OpenDatabase;
@@ -44,29 +50,53 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** What a caller gives besides the configuration: the service gives log and metrics; the tests (test/support/gateway.ts) more. */
+/** The payment watcher's settings: confirmations and finality per coin × network (TRON: 19, not Ethereum's 64). */
+export function watchSettings(config: Config): WatchSettings {
+  return {
+    ...config.watch,
+    requiredConfirmations: (currency, network) => config.chains.requiredConfirmations(currency, network),
+    finalityConfirmations: (currency, network) => config.chains.finalityConfirmations(currency, network),
+  };
+}
+
 export interface RuntimeOverrides {
   prices?: PriceFeed;
   chains?: ConfiguredChains;
   log?: (line: string) => void;
   /** Prometheus metrics (GET /metrics, given to createApp too): the jobs, the price feeds and the database report to it. */
   metrics?: PaygateMetrics;
+  /** An open database instead of opening config.database (a test's fresh database, or a second instance on one); closed with the runtime. */
+  database?: OpenDatabase;
+  /** The key that seals webhook secrets, instead of loadSecretBox(config) (a second instance shares the first's). */
+  secrets?: SecretBox;
+  /** The clock of the gateway, its credentials and the webhook dispatcher (a test moves it past an end); the system's by default. */
+  clock?: Clock;
+  /** The rate limiter's counters (the database's by default) and clock (the system's). */
+  rateLimits?: { counters?: RateLimitCounters; clock?: Clock };
+  /** Over config.dashboard: sign-in limits, session lifetimes, the second factor's rules. */
+  dashboard?: GatewayDeps["dashboard"];
 }
 
 export async function startRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  const secrets = loadSecretBox(config);
-  const database = await openDatabase(config.database, { log: overrides.log });
+  const secrets = overrides.secrets ?? loadSecretBox(config);
+  const clock = overrides.clock ?? systemClock;
+  const database = overrides.database ?? (await openDatabase(config.database, { log: overrides.log }));
   const stores = prismaStores(database.db);
   // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
   // configured providers, one cache per process shared by every request.
   const prices =
     overrides.prices ??
-    new ModeRoutedFeed({ test: new StoredTestRatesFeed(stores.testRates), live: createLiveFeed(config.prices, overrides.log, overrides.metrics) });
+    new ModeRoutedFeed({
+      test: new StoredTestRatesFeed(operatorTestRates(stores.testRates)),
+      live: createLiveFeed(config.prices, overrides.log, overrides.metrics),
+    });
   // Before the gateway: a dashboard user's redelivery goes through it.
   const webhooks = new WebhookDispatcher(
     {
-      events: stores.webhookEvents,
+      deliveries: new WebhookDeliveries(stores.webhookEvents, clock, { scheduleMs: config.webhooks.retryScheduleMs }),
       secrets,
-      clock: systemClock,
+      clock,
       log: overrides.log ?? ((line) => console.error(line)),
       metrics: overrides.metrics,
       changes: database.changes,
@@ -75,11 +105,11 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   );
   const gateway = new PaymentGateway({
     stores,
-    credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets }),
+    credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets, clock }),
     prices,
-    rails: new HdWalletRails({ testChainIds: config.chains.testChainIds }),
+    rails: new HdWalletRails({ testChainIds: config.chains.testChainIds, utxoTestChains: config.chains.utxoTestChains }),
     qr: new PngQrRenderer(),
-    clock: systemClock,
+    clock,
     secrets,
     changes: database.changes,
     redelivery: webhooks,
@@ -87,13 +117,15 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     publicUrl: config.publicUrl,
     dashboard: {
       requireSecondFactor: config.dashboard.requireSecondFactor,
-      sessions: { reauthenticationMs: config.dashboard.reauthenticationMs },
+      ...overrides.dashboard,
+      sessions: { reauthenticationMs: config.dashboard.reauthenticationMs, ...overrides.dashboard?.sessions },
     },
     webhookSender: webhookSender(config.webhooks),
     lifecycle: {
       initiatedWindowMs: config.lifecycle.initiatedWindowMs,
       checkoutWindowMs: config.lifecycle.checkoutWindowMs,
       underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
+      policyBounds: config.lifecycle.policyBounds,
     },
   });
   overrides.metrics?.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog(), poolStats: database.poolStats });
@@ -102,16 +134,21 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const watcher = new PaymentWatcher(
     gateway,
     chains,
-    { ...config.watch, requiredConfirmations: (currency) => config.chains.requiredConfirmations(currency) },
+    watchSettings(config),
     overrides.log,
-    config.database.kind === "postgres" ? new PostgresWatchShares(config.database.url, overrides.log) : wholeWatchList,
+    config.database.kind === "postgres" ? new SlotWatchShares(new PostgresWatchSlots(config.database.url), overrides.log) : wholeWatchList,
     overrides.metrics,
   );
   return {
     gateway,
+    stores,
     prices,
     database,
-    rateLimiter: new RateLimiter(rateLimitCounters(database.db), config.rateLimits, systemClock),
+    rateLimiter: new RateLimiter(
+      overrides.rateLimits?.counters ?? rateLimitCounters(database.db),
+      config.rateLimits,
+      overrides.rateLimits?.clock ?? systemClock,
+    ),
     webhooks,
     expiry,
     watcher,

@@ -3,6 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { PrivateAllowlist } from "../src/core/merchants/private-targets.ts";
+import { Decimal } from "../src/core/money/amounts.ts";
+import { DEFAULT_POLICY_BOUNDS } from "../src/core/transactions/policies.ts";
 
 describe("webhook, lifecycle and watcher configuration", () => {
   it("has the documented defaults", () => {
@@ -22,12 +24,15 @@ describe("webhook, lifecycle and watcher configuration", () => {
       initiatedWindowMs: 86_400_000,
       checkoutWindowMs: 1_800_000,
       underpaymentTolerance: "0",
+      policyBounds: DEFAULT_POLICY_BOUNDS,
       expiryScheduler: true,
       expiryIntervalMs: 5000,
     });
-    expect(config.watch).toEqual({ enabled: true, intervalMs: 15_000, concurrency: 4, lateGraceMs: 86_400_000 });
+    expect(config.watch).toEqual({ enabled: true, intervalMs: 15_000, concurrency: 4, lateGraceMs: 86_400_000, finalityWatchMs: 604_800_000 });
     expect(config.chains.requiredConfirmations("BTC")).toBe(2);
     expect(config.chains.requiredConfirmations("USDT")).toBe(12);
+    // Finality depths: BTC 6, LTC 12, ETH (and USDT on Ethereum) 64, BNB 15.
+    expect((["BTC", "LTC", "ETH", "USDT", "BNB"] as const).map((c) => config.chains.finalityConfirmations(c))).toEqual([6, 12, 64, 64, 15]);
   });
 
   it("reads every variable", () => {
@@ -41,13 +46,25 @@ describe("webhook, lifecycle and watcher configuration", () => {
       PAYGATE_INITIATED_WINDOW_MINUTES: "60",
       PAYGATE_CHECKOUT_WINDOW_MINUTES: "15",
       PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "0.5",
+      PAYGATE_POLICY_EXPIRES_IN_MIN_SECONDS: "120",
+      PAYGATE_POLICY_EXPIRES_IN_MAX_SECONDS: "3600",
+      PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MIN_PERCENT: "0.5",
+      PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MAX_PERCENT: "2.25",
+      PAYGATE_POLICY_CONFIRMATIONS_MIN: "3",
+      PAYGATE_POLICY_CONFIRMATIONS_MAX: "50",
       PAYGATE_EXPIRY_SCHEDULER: "false",
       PAYGATE_EXPIRY_INTERVAL_MS: "1000",
       PAYGATE_PAYMENT_WATCHER: "0",
       PAYGATE_WATCH_INTERVAL_MS: "30000",
       PAYGATE_WATCH_CONCURRENCY: "8",
       PAYGATE_LATE_PAYMENT_WATCH_HOURS: "2",
+      PAYGATE_FINALITY_WATCH_HOURS: "3",
+      PAYGATE_FINALITY_BTC: "3",
+      PAYGATE_CONFIRMATIONS_LTC: "20",
+      PAYGATE_FINALITY_LTC: "10",
     });
+    // A finality depth below the required confirmations is the required confirmations.
+    expect([config.chains.finalityConfirmations("BTC"), config.chains.finalityConfirmations("LTC")]).toEqual([3, 20]);
     expect(config.webhooks).toEqual({
       dispatcher: false,
       timeoutMs: 2500,
@@ -60,10 +77,15 @@ describe("webhook, lifecycle and watcher configuration", () => {
       initiatedWindowMs: 3_600_000,
       checkoutWindowMs: 900_000,
       underpaymentTolerance: "0.005",
+      policyBounds: {
+        expiresIn: { min: 120, max: 3600 },
+        underpaymentTolerance: { min: new Decimal("0.5"), max: new Decimal("2.25") },
+        confirmations: { min: 3, max: 50 },
+      },
       expiryScheduler: false,
       expiryIntervalMs: 1000,
     });
-    expect(config.watch).toEqual({ enabled: false, intervalMs: 30_000, concurrency: 8, lateGraceMs: 7_200_000 });
+    expect(config.watch).toEqual({ enabled: false, intervalMs: 30_000, concurrency: 8, lateGraceMs: 7_200_000, finalityWatchMs: 10_800_000 });
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
@@ -77,6 +99,9 @@ describe("webhook, lifecycle and watcher configuration", () => {
     ["a negative tolerance", { PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "-1" }, /PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: must be a percentage/],
     ["a zero checkout window", { PAYGATE_CHECKOUT_WINDOW_MINUTES: "0" }, /PAYGATE_CHECKOUT_WINDOW_MINUTES/],
     ["a bad boolean", { PAYGATE_WEBHOOK_DISPATCHER: "yes" }, /PAYGATE_WEBHOOK_DISPATCHER/],
+    ["a finality depth of 0", { PAYGATE_FINALITY_ETH: "0" }, /PAYGATE_FINALITY_ETH: must be at least 1 block/],
+    ["a finality depth that is no whole number", { PAYGATE_FINALITY_BTC: "2.5" }, /PAYGATE_FINALITY_BTC: must be a whole number of blocks/],
+    ["a finality watch of 0 hours", { PAYGATE_FINALITY_WATCH_HOURS: "0" }, /PAYGATE_FINALITY_WATCH_HOURS/],
   ];
   for (const [name, env, message] of bad) {
     it(`refuses ${name}, naming the variable`, () => {

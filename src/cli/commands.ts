@@ -6,14 +6,14 @@ import { DASHBOARD_ROLES, isDashboardRole } from "../core/dashboard/access.ts";
 import { errors, PaygateError } from "../core/errors.ts";
 import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
-import type { WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
+import type { DefaultNetworkSetting, WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
 import type { Mode } from "../core/merchants/mode.ts";
 import type { PrivateTargets } from "../core/merchants/private-targets.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { createLogger, lineLogger } from "../logging.ts";
 import { parseTestRate } from "../core/money/test-rates.ts";
-import type { EventFilter } from "../core/stores.ts";
+import type { EventFilter } from "../core/stores/webhook-events.ts";
 import { startRuntime, type Runtime } from "../runtime.ts";
 
 /** Where a command's output goes: process.stdout, or a test's buffer. */
@@ -31,6 +31,8 @@ export interface CliContext {
   stdin?: AsyncIterable<string | Buffer>;
   /** Stops `paygate worker`. Without it, SIGINT or SIGTERM does. */
   signal?: AbortSignal;
+  /** The running service's runtime and configuration, when it runs the command for a CLI (service-socket.ts). */
+  service?: { runtime: Runtime; config: Config };
 }
 
 /** Bad arguments: printed with the usage, exit code 2. */
@@ -62,6 +64,7 @@ function merchantId(text: string | undefined): number {
 
 /** Opens the configured database for one command and closes it after, whatever happens. */
 async function withRuntime<T>(ctx: CliContext, work: (runtime: Runtime, config: Config) => Promise<T>): Promise<T> {
+  if (ctx.service) return work(ctx.service.runtime, ctx.service.config); // the service's own, left open
   const config = loadConfig(ctx.env);
   const runtime = await startRuntime(config, { log: (line) => ctx.stderr.write(`${line}\n`) });
   try {
@@ -113,18 +116,43 @@ async function withWebhookUrlHint<T>(liveUrl: string | undefined, targets: Priva
 export interface MerchantCreateOptions extends JsonOption, WebhookUrlOptions {
   name?: string;
   kyb?: string;
+  /** The merchant's first dashboard user, an owner with a one-time sign-in link (issue 28). */
+  ownerEmail?: string;
 }
 
 export async function merchantCreate(ctx: CliContext, options: MerchantCreateOptions): Promise<void> {
   const name = options.name;
   if (name === undefined || !name.trim()) throw new UsageError("--name is required.");
   const kybStatus = kybOption(options.kyb);
-  const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () =>
+  const { merchant, owner, ownerError } = await withRuntime(ctx, async (rt) => {
+    const merchant = await withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () =>
       rt.gateway.createMerchant({ name, ...webhookUrls(options), kybStatus }),
-    ),
-  );
-  if (options.json) return print(ctx, merchant);
+    );
+    if (options.ownerEmail === undefined) return { merchant, owner: null, ownerError: null };
+    try {
+      const owner = await rt.gateway.createDashboardUser({ merchantId: merchant.id, email: options.ownerEmail, role: "owner" });
+      return { merchant, owner, ownerError: null };
+    } catch (error) {
+      // The merchant's secrets are shown only now: print them whatever became of its owner.
+      if (error instanceof PaygateError) return { merchant, owner: null, ownerError: error };
+      throw error;
+    }
+  });
+  const ownerView = owner && { ...owner.user, signInUrl: owner.signInUrl, signInUrlExpiresAt: owner.signInUrlExpiresAt };
+  if (options.json) print(ctx, options.ownerEmail === undefined ? merchant : { ...merchant, owner: ownerView });
+  else sayMerchantCreated(ctx, merchant, kybStatus, owner);
+  if (ownerError) {
+    ctx.stderr.write(
+      `paygate: merchant ${merchant.id} was created, but not its owner; add one with: paygate user create --merchant ${merchant.id} --email EMAIL --role owner\n`,
+    );
+    throw ownerError;
+  }
+}
+
+type CreatedMerchant = Awaited<ReturnType<Runtime["gateway"]["createMerchant"]>>;
+type CreatedOwner = Awaited<ReturnType<Runtime["gateway"]["createDashboardUser"]>>;
+
+function sayMerchantCreated(ctx: CliContext, merchant: CreatedMerchant, kybStatus: KybStatus | undefined, owner: CreatedOwner | null): void {
   say(
     ctx,
     `Created merchant ${merchant.id} "${merchant.name}" (KYB: ${(kybStatus ?? "NONE").toLowerCase()}).
@@ -139,12 +167,20 @@ Test-network wallets are set up for ${CRYPTO_CURRENCIES.map((c) => c.slug).join(
 Secret keys and the webhook secret are shown only now; store them safely.
 Live mode needs KYB "verified" and a wallet per currency: paygate merchant update ${merchant.id} --kyb verified --wallet BTC=xpub…`,
   );
+  if (owner?.signInUrl) {
+    say(
+      ctx,
+      `\nOwner ${owner.user.email}: a one-time sign-in link, shown once; it sets the password until ${owner.signInUrlExpiresAt?.toISOString()}:`,
+    );
+    say(ctx, `  ${owner.signInUrl}`);
+  }
 }
 
 export interface MerchantUpdateOptions extends JsonOption, WebhookUrlOptions {
   active?: string;
   kyb?: string;
   wallet?: string[];
+  defaultNetwork?: string[];
   mode?: string;
 }
 
@@ -169,14 +205,31 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     }
     return { currency, isLive: mode === "live", extendedPublicKey: key };
   });
+  const defaultNetworks: DefaultNetworkSetting[] = (options.defaultNetwork ?? []).map((spec) => {
+    const [name = "", network = ""] = spec.split("=", 2).map((part) => part.trim());
+    const currency = cryptoBySlug(name.toUpperCase()) ?? (/^\d+$/.test(name) ? cryptoById(Number(name)) : undefined);
+    if (!currency || !network) {
+      throw new UsageError(
+        `--default-network takes CURRENCY=NETWORK with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`,
+      );
+    }
+    return { currency, network: network.toLowerCase(), isLive: mode === "live" };
+  });
   const urls = webhookUrls(options);
-  const input = { active, kybStatus: kybOption(options.kyb), ...urls, wallets };
-  if (input.active === undefined && input.kybStatus === undefined && Object.keys(urls).length === 0 && wallets.length === 0) {
-    throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb or --wallet.");
+  const input = { active, kybStatus: kybOption(options.kyb), ...urls, wallets, defaultNetworks };
+  if (
+    input.active === undefined &&
+    input.kybStatus === undefined &&
+    Object.keys(urls).length === 0 &&
+    wallets.length === 0 &&
+    defaultNetworks.length === 0
+  ) {
+    throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb, --wallet or --default-network.");
   }
-  const merchant = await withRuntime(ctx, (rt) =>
-    withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () => rt.gateway.updateMerchant(id, input)),
-  );
+  const { merchant, defaults } = await withRuntime(ctx, async (rt) => {
+    const updated = await withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () => rt.gateway.updateMerchant(id, input));
+    return { merchant: updated, defaults: await rt.gateway.defaultNetworks(id) };
+  });
   const walletRows = merchant.paymentProcessors.map((p) => ({
     currency: p.currency.slug,
     mode: p.isLive ? "live" : "test",
@@ -191,12 +244,17 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     liveWebhookUrl: merchant.liveWebhookUrl,
     testWebhookUrl: merchant.testWebhookUrl,
     wallets: walletRows,
+    /** The network each coin is paid on when an initiate names none (only those set). */
+    defaultNetworks: defaults.map((d) => ({ currency: d.currency, mode: d.isLive ? "live" : "test", network: d.network })),
   };
   if (options.json) return print(ctx, summary);
   say(ctx, `Updated merchant ${summary.id} "${summary.name}": active=${summary.active}, KYB ${summary.kyb}.`);
   say(ctx, `Webhooks: live ${summary.liveWebhookUrl ?? "(none)"}, test ${summary.testWebhookUrl ?? "(none)"}.`);
   say(ctx, "Wallets:");
   for (const w of walletRows) say(ctx, `  ${w.mode.padEnd(4)} ${w.currency.padEnd(4)} ${w.extendedPublicKey} (next index ${w.nextIndex})`);
+  if (summary.defaultNetworks.length > 0) {
+    say(ctx, `Default networks: ${summary.defaultNetworks.map((d) => `${d.mode} ${d.currency} on ${d.network}`).join(", ")}.`);
+  }
 }
 
 export interface PaymentLinkCreateOptions extends JsonOption {
@@ -379,6 +437,7 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
       error: a.error,
       responseBody: a.responseBody,
       trigger: a.trigger,
+      retryAfter: a.retryAfter,
     })),
   }));
   if (options.json) return print(ctx, { events: rows });
@@ -393,7 +452,8 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
 
 export async function webhooksRedeliver(ctx: CliContext, id: string, options: JsonOption): Promise<void> {
   if (!/^evt_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`An event id looks like evt_…; got '${id}'.`);
-  const report = await withRuntime(ctx, (rt) => rt.webhooks.redeliver(id));
+  // The gateway's redelivery, as the dashboard's (through the runtime's dispatcher).
+  const report = await withRuntime(ctx, (rt) => rt.gateway.redeliverWebhookEvent(id));
   if (!report) throw errors.webhookEventNotFound(id);
   const result = {
     id: report.eventId,

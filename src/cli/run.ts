@@ -83,6 +83,7 @@ function buildProgram(ctx: CliContext): Command {
       "where test-mode events go; any http(s) URL, e.g. http://127.0.0.1:4000/webhooks where private hosts are allowed (PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE)",
     )
     .option("--kyb <status>", "KYB status: none (the default), pending, verified or rejected")
+    .option("--owner-email <email>", "make the merchant's first dashboard user, an owner, and print its one-time sign-in link")
     .option("--json", "print one JSON object");
   act(create, () => commands.merchantCreate(ctx, create.opts<commands.MerchantCreateOptions>()));
 
@@ -97,7 +98,12 @@ function buildProgram(ctx: CliContext): Command {
       "CURRENCY=EXTENDED_PUBLIC_KEY: the account-level key of the wallet that receives CURRENCY; repeatable",
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option("--mode <mode>", "live (the default) or test: the mode of the --wallet keys")
+    .option(
+      "--default-network <currency=network>",
+      "CURRENCY=NETWORK: the network CURRENCY is paid on when an initiate names none (e.g. USDT=tron); needs a wallet there; repeatable",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--mode <mode>", "live (the default) or test: the mode of the --wallet keys and --default-network")
     .option("--json", "print one JSON object");
   act(update, () => commands.merchantUpdate(ctx, update.args[0], update.opts<commands.MerchantUpdateOptions>()));
 

@@ -16,19 +16,23 @@ export interface CommandSpec {
 export const COMMANDS = {
   merchantCreate: {
     path: "merchant create",
-    synopsis: ["--name NAME [--webhook-url URL] [--test-webhook-url URL]", "[--kyb none|pending|verified|rejected] [--json]"],
+    synopsis: ["--name NAME [--webhook-url URL] [--test-webhook-url URL]", "[--kyb none|pending|verified|rejected] [--owner-email EMAIL] [--json]"],
     about: `Create a merchant with test and live keys and test-network wallets for every currency.
 Secrets are printed once; store them now. --webhook-url receives live-mode events (https on a
-public address); --test-webhook-url receives test-mode events (http://127.0.0.1:… is fine).`,
+public address); --test-webhook-url receives test-mode events (http://127.0.0.1:… is fine).
+--owner-email makes its first dashboard user, an owner, and prints a one-time sign-in link.`,
   },
   merchantUpdate: {
     path: "merchant update",
     synopsis: [
       `ID [--active true|false] [--webhook-url URL|""] [--test-webhook-url URL|""]`,
-      "   [--kyb STATUS] [--wallet CURRENCY=EXTENDED_PUBLIC_KEY ...] [--mode live|test] [--json]",
+      "   [--kyb STATUS] [--wallet CURRENCY=EXTENDED_PUBLIC_KEY ...] [--default-network CURRENCY=NETWORK ...]",
+      "   [--mode live|test] [--json]",
     ],
     about: `Change a merchant ("" removes a URL). --wallet sets the wallet that receives CURRENCY (${CRYPTOS})
-in --mode (default live); give the account-level extended public key, never a private key.`,
+in --mode (default live); give the account-level extended public key, never a private key.
+--default-network sets the network CURRENCY is paid on in --mode when an initiate names none
+(e.g. USDT=tron); the merchant needs a wallet on it.`,
   },
   paymentLinkCreate: {
     path: "payment-link create",
@@ -126,7 +130,7 @@ export const GROUPS: Record<string, string> = {
   keys: "A merchant's API keys: list them, roll one with an overlap.",
 };
 
-const ENVIRONMENT = "Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see README).";
+const ENVIRONMENT = "Environment: DATABASE_URL, PAYGATE_DATA_DIR, PAYGATE_ENCRYPTION_KEY (see docs/configuration.md).";
 
 /** "Usage: paygate merchant create --name …", continuation lines aligned under the first. */
 export function synopsisLines(spec: CommandSpec, prefix: string): string {

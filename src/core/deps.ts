@@ -4,7 +4,7 @@ import type { Credentials } from "./merchants/credentials.ts";
 import type { PrivateTargets } from "./merchants/private-targets.ts";
 import type { Clock, EventRedelivery, PaymentRails, PriceFeed, QrRenderer, WebhookSender } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
-import type { Stores } from "./stores.ts";
+import type { Stores } from "./stores/index.ts";
 import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
 
 export interface CoreDeps {

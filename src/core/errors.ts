@@ -1,5 +1,5 @@
 // Every failure the core reports, with the message the spec gives it (section 7). The error's
-// `code` decides its HTTP status, in one table of the HTTP layer (src/http/status.ts); REST and
+// `code` decides its HTTP status, in one table of the HTTP layer (src/edge/status.ts); REST and
 // GraphQL both map these, and neither invents its own.
 
 export type ErrorCode =
@@ -44,6 +44,8 @@ export const MESSAGES = {
   initiateValidation: "Missing or invalid payload fields",
   notInitiated: "The transaction is not initiated",
   internal: "Internal Server Error",
+  /** A server-only credential from a browser (src/edge/cors.ts): said the same on REST, GraphQL and subscriptions. */
+  secretKeyInBrowser: "Secret keys belong on your server; from a browser use the public key (pub_…)",
 } as const;
 
 export const errors = {
@@ -64,10 +66,13 @@ export const errors = {
   transactionNotFound: (id: string) => new PaygateError("not_found", `No transaction with id '${printable(id)}'`, "transaction_not_found"),
   unsupportedCurrency: (currencyId: number, supported: string) =>
     new PaygateError("not_found", `Currency ${currencyId} is not supported; use one of ${supported}`, "currency_not_supported"),
-  processorNotConfigured: (slug: string, isLive: boolean) =>
+  /** `network`: named when it is not the coin's default (a wallet for the default network is set as before). */
+  processorNotConfigured: (slug: string, isLive: boolean, network?: string) =>
     new PaygateError(
       "not_found",
-      `No ${slug} wallet is configured for ${isLive ? "live" : "test"} mode; the merchant must add one (paygate merchant update --wallet ${slug}=EXTENDED_PUBLIC_KEY)`,
+      network === undefined
+        ? `No ${slug} wallet is configured for ${isLive ? "live" : "test"} mode; the merchant must add one (paygate merchant update --wallet ${slug}=EXTENDED_PUBLIC_KEY)`
+        : `No ${slug} wallet on ${network} is configured for ${isLive ? "live" : "test"} mode; the merchant must add one (the dashboard's Wallets page)`,
       "processor_not_configured",
     ),
   notInitiated: (reason: "transaction_not_initiated" | "merchant_inactive") => new PaygateError("invalid_state", MESSAGES.notInitiated, reason),
@@ -105,12 +110,48 @@ export const errors = {
       "unstorable_value",
     ),
   badRequest: (message: string, reason: string) => new PaygateError("bad_request", message, reason),
-  /** A credential that is valid, or may be, refused where it was used (a secret key from a browser: src/http/cors.ts). */
+  /** A credential that is valid, or may be, refused where it was used (a secret key from a browser: src/edge/cors.ts). */
   forbidden: (message: string, reason: string) => new PaygateError("forbidden", message, reason),
   unsupportedMediaType: (message: string) => new PaygateError("unsupported_media_type", message, "unsupported_media_type"),
   payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
   routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),
   internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
+  // ── Requests and credentials (src/edge, src/http/body.ts, merchants/credentials.ts); src/http/openapi.ts shows these as examples ──
+  /** Two Authorization headers are ambiguous: refused rather than guessing which the client meant. */
+  ambiguousCredential: (count: number) =>
+    new PaygateError("bad_request", `Send one Authorization header; this request has ${count}`, "ambiguous_credential"),
+  /** `kind`: the credential's kind (secret_key): reason `secret_key_in_browser`. */
+  credentialInBrowser: (kind: string) => new PaygateError("forbidden", MESSAGES.secretKeyInBrowser, `${kind}_in_browser`),
+  malformedPath: () =>
+    new PaygateError(
+      "bad_request",
+      "The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)",
+      "malformed_path",
+    ),
+  unreadableBody: () =>
+    new PaygateError(
+      "bad_request",
+      "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length",
+      "unreadable_body",
+    ),
+  notJson: () => new PaygateError("unsupported_media_type", "Content-Type must be application/json", "unsupported_media_type"),
+  invalidSecretKey: () => new PaygateError("unauthenticated", "Invalid Secret Key", "invalid_secret_key"),
+  /** A public key or a client secret where only a secret key will do. */
+  secretKeyRequired: () => new PaygateError("unauthenticated", "Invalid Secret Key: this operation needs a secret key (sec_…)", "invalid_secret_key"),
+  invalidApiKey: () => new PaygateError("unauthenticated", "Invalid API Key", "invalid_secret_key"),
+  idempotencyConflict: () =>
+    new PaygateError(
+      "idempotency_conflict",
+      "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+      "idempotency_key_reused",
+    ),
+  /** `why`: which providers were asked and why none could set the price (QuoteRefusedError), when known. */
+  quoteUnavailable: (crypto: string, fiat: string, why?: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `No price quote for ${crypto}/${fiat} is available right now${why ? ` (${why})` : ""}; retry shortly`,
+      "quote_unavailable",
+    ),
   /** A merchant's settings that the rules refuse (a name, a webhook URL, a wallet key): nothing changed. */
   invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
   merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
@@ -150,7 +191,7 @@ export const errors = {
   signInFailed: () => new PaygateError("unauthenticated", "E-mail or password is incorrect", "sign_in_failed"),
   sessionRequired: () =>
     new PaygateError("unauthenticated", "Sign in to the dashboard: this request has no session, or its session has ended", "session_required"),
-  /** An API key on the dashboard's API: the two never mix (README "Dashboard"). */
+  /** An API key on the dashboard's API: the two never mix (docs/dashboard.md). */
   apiKeyOnDashboard: () =>
     new PaygateError(
       "unauthenticated",

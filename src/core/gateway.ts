@@ -41,7 +41,8 @@ import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./das
 import { changeRole, createUser, inviteUser, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "./deps.ts";
-import { pruneIdempotencyKeys, type Outcome } from "./idempotency.ts";
+import { pruneIdempotencyKeys } from "./idempotency.ts";
+import type { Caller } from "./merchants/credentials.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
@@ -50,7 +51,17 @@ import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from ".
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
 import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
-import { createMerchant, createPaymentLink, updateMerchant, type NewMerchant, type WalletSetting, type WebhookUrls } from "./merchants/merchants.ts";
+import {
+  createMerchant,
+  createPaymentLink,
+  defaultNetworks,
+  updateMerchant,
+  type DefaultNetworkRow,
+  type DefaultNetworkSetting,
+  type NewMerchant,
+  type WalletSetting,
+  type WebhookUrls,
+} from "./merchants/merchants.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock, DeliveryReport } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
@@ -61,25 +72,23 @@ import {
   redeliverDashboardEvent,
   type TransactionDetail,
 } from "./dashboard/transactions.ts";
-import type {
-  EventFilter,
-  EventWithAttempts,
-  MerchantWithWallets,
-  TransactionChanges,
-  WatchedAddress,
-  WatchShare,
-  WebhookBacklog,
-} from "./stores.ts";
+import { dashboardHome, type DashboardHome } from "./dashboard/home.ts";
+import type { MerchantWithWallets } from "./stores/merchants.ts";
+import type { TransactionChanges } from "./stores/transaction-changes.ts";
+import type { WatchedAddress, WatchShare } from "./stores/transactions.ts";
+import type { EventFilter, EventWithAttempts, WebhookBacklog } from "./stores/webhook-events.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
 import { paymentOptions, type PaymentOptionsResult } from "./transactions/payment-options.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
-import { retrieveTransaction } from "./transactions/retrieve.ts";
+import { clientSecretVisibleTo, retrieveTransaction } from "./transactions/retrieve.ts";
+import { detailOf, detailsOf, type DetailedOutcome, type TransactionDetails } from "./transactions/details.ts";
 import { receiptsOf, type TransactionReceipt } from "./transactions/receipts.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
+import { redeliverEvent } from "./events/deliveries.ts";
 import type { WebhookEvent } from "./records.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
@@ -158,16 +167,34 @@ export class PaymentGateway {
 
   // ── Payments (spec 4) ─────────────────────────────────────────────────────────────────────────
 
-  initializeTransaction(request: InitializeRequest): Promise<Outcome> {
+  /** The new transaction with all its reply shows (details.ts): its client secret and checkout URL. */
+  initializeTransaction(request: InitializeRequest): Promise<DetailedOutcome> {
     return initializeTransaction(this.deps, request);
   }
 
-  initiatePayment(request: InitiateRequest): Promise<Outcome> {
+  /** The initiated transaction with all its reply shows (details.ts): the QR image, checkout link and receipts. */
+  initiatePayment(request: InitiateRequest): Promise<DetailedOutcome> {
     return initiatePayment(this.deps, request);
   }
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {
     return retrieveTransaction(this.deps, bearerToken, id);
+  }
+
+  /** One transaction with all a reply shows, the client secret only to those retrieve.ts shows it; null where a read finds nothing. */
+  async transactionDetails(bearerToken: string | undefined, id: string): Promise<{ details: TransactionDetails | null; caller: Caller }> {
+    const { transaction, caller } = await retrieveTransaction(this.deps, bearerToken, id);
+    const details = transaction && (await detailOf(this.deps, transaction, { clientSecret: clientSecretVisibleTo(caller) }));
+    return { details, caller };
+  }
+
+  /** listTransactions with all a reply shows of each (a secret key's list: shown the client secrets), the receipts in one query. */
+  async listTransactionDetails(
+    bearerToken: string | undefined,
+    params: Record<string, unknown>,
+  ): Promise<TransactionPage & { details: TransactionDetails[] }> {
+    const page = await listTransactions(this.deps, bearerToken, params);
+    return { ...page, details: await detailsOf(this.deps, page.transactions, { clientSecret: true }) };
   }
 
   /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
@@ -220,14 +247,14 @@ export class PaymentGateway {
     return receiptsOf(this.deps.stores.transactions, transactions);
   }
 
-  /** Test mode: a payment as the chain watcher would record it. */
-  recordTestPayment(request: TestHelperRequest): Promise<TransactionRecord> {
-    return recordTestPayment(this.deps, request);
+  /** Test mode: a payment as the chain watcher would record it; the transaction as its secret-key caller is shown it. */
+  async recordTestPayment(request: TestHelperRequest): Promise<TransactionDetails> {
+    return detailOf(this.deps, await recordTestPayment(this.deps, request), { clientSecret: true });
   }
 
-  /** Test mode: the checkout window ends now. */
-  expireTestTransaction(request: TestHelperRequest): Promise<TransactionRecord> {
-    return expireTestTransaction(this.deps, request);
+  /** Test mode: the checkout window ends now; the transaction as its secret-key caller is shown it. */
+  async expireTestTransaction(request: TestHelperRequest): Promise<TransactionDetails> {
+    return detailOf(this.deps, await expireTestTransaction(this.deps, request), { clientSecret: true });
   }
 
   // ── The jobs' operations ──────────────────────────────────────────────────────────────────────
@@ -248,14 +275,16 @@ export class PaymentGateway {
   }
 
   /**
-   * The addresses the payment watcher reads: open checkouts, and those abandoned within `lateGraceMs`
-   * (late payments); of them, this instance's share when several watch.
+   * The addresses the payment watcher reads: open checkouts, those abandoned within `lateGraceMs`
+   * (late payments) and the SUCCESSFUL ones not yet final whose window closed within `finalityWatchMs`;
+   * of them, this instance's share when several watch.
    */
-  watchList(lateGraceMs: number, limit: number, share: WatchShare = { index: 0, of: 1 }): Promise<WatchedAddress[]> {
+  watchList(lateGraceMs: number, limit: number, share: WatchShare = { index: 0, of: 1 }, finalityWatchMs = lateGraceMs): Promise<WatchedAddress[]> {
     if (!Number.isInteger(share.of) || share.of < 1 || !Number.isInteger(share.index) || share.index < 0 || share.index >= share.of) {
       throw new RangeError(`A watch share is an index below its count, got ${share.index} of ${share.of}`);
     }
-    return this.deps.stores.transactions.watchList(new Date(this.deps.clock.now().getTime() - lateGraceMs), limit, share);
+    const now = this.deps.clock.now().getTime();
+    return this.deps.stores.transactions.watchList(new Date(now - lateGraceMs), limit, share, new Date(now - finalityWatchMs));
   }
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */
@@ -272,10 +301,15 @@ export class PaymentGateway {
   /** `by`: who, in the audit log (the operator unless a dashboard method says otherwise), as for each change below. */
   updateMerchant(
     id: number,
-    input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
+    input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[]; defaultNetworks?: DefaultNetworkSetting[] } & WebhookUrls,
     by: ChangeAuthor = OPERATOR,
   ): Promise<MerchantWithWallets> {
     return updateMerchant(this.deps, id, input, by);
+  }
+
+  /** The networks the merchant set as its coins' defaults, per mode (a coin not listed: its own default). */
+  defaultNetworks(merchantId: number): Promise<DefaultNetworkRow[]> {
+    return defaultNetworks(this.deps, merchantId);
   }
 
   createPaymentLink(merchantId: number, isLive: boolean): Promise<{ slug: string }> {
@@ -439,11 +473,24 @@ export class PaymentGateway {
     return retrieveEvent(this.deps, bearerToken, id);
   }
 
+  /**
+   * The operator's redelivery (`paygate webhooks redeliver`): any merchant's event, one attempt now;
+   * null for an unknown id. The dashboard's (redeliverEvent) checks the actor's merchant and mode, then does the same.
+   */
+  redeliverWebhookEvent(eventId: string): Promise<DeliveryReport | null> {
+    return redeliverEvent(this.deps.redelivery, eventId);
+  }
+
   webhookBacklog(): Promise<WebhookBacklog> {
     return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
   }
 
   // ── The dashboard: transactions (each checks the actor's role first; `isLive`: the mode shown) ──
+
+  /** The home's figures for the mode: 30 days of volume per fiat currency, statuses, coins, checkouts paid, failing webhook endpoints. */
+  dashboardHome(actor: DashboardActor, isLive: boolean): Promise<DashboardHome> {
+    return dashboardHome(this.deps, actor, isLive);
+  }
 
   /** A page of the actor's merchant's transactions, newest first; `params` are GET /v1/transactions' query. */
   dashboardTransactions(actor: DashboardActor, isLive: boolean, params: Record<string, unknown>): Promise<TransactionPage> {

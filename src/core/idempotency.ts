@@ -3,8 +3,9 @@
 // second one. Keys belong to one merchant and mode and live 24 hours. Only a request that changed
 // something is remembered; one that failed (a 503, a validation error) can be retried with its key.
 import { createHash } from "node:crypto";
-import { DuplicateKeyError, PaygateError, type FieldError } from "./errors.ts";
-import type { IdempotencyRecord, IdempotencyStore, TransactionStore } from "./stores.ts";
+import { DuplicateKeyError, errors, type FieldError } from "./errors.ts";
+import type { IdempotencyRecord, IdempotencyStore } from "./stores/idempotency.ts";
+import type { TransactionStore } from "./stores/transactions.ts";
 import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
 
 /** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
@@ -76,13 +77,6 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-const idempotencyConflict = () =>
-  new PaygateError(
-    "idempotency_conflict",
-    "This Idempotency-Key was already used with other parameters; send a new key for a new request",
-    "idempotency_key_reused",
-  );
-
 /**
  * The transaction a request with this key already made, or null when the key is new. Throws the
  * 409 when the key was used for another operation or other parameters.
@@ -90,7 +84,7 @@ const idempotencyConflict = () =>
 async function replayOf(store: IdempotencyStore, scope: IdempotencyScope): Promise<string | null> {
   const row = await store.find(scope.merchantId, scope.isLive, scope.key);
   if (!row) return null;
-  if (row.operation !== scope.operation || row.fingerprint !== scope.fingerprint) throw idempotencyConflict();
+  if (row.operation !== scope.operation || row.fingerprint !== scope.fingerprint) throw errors.idempotencyConflict();
   return row.transactionId;
 }
 

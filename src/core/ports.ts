@@ -2,13 +2,47 @@
 // imports none of them. What it needs from its database is in stores.ts.
 import type { Decimal } from "decimal.js";
 import type { CryptoCurrency, FiatCurrency } from "./money/currencies.ts";
-import type { AttemptRecord, EventOutcome } from "./stores.ts";
+import type { NetworkSlug } from "./networks.ts";
+import type { AttemptRecord, EventOutcome } from "./stores/webhook-events.ts";
 
 /** A price: how many units of `fiat` one unit of `crypto` costs, where it came from and when. */
 export interface PriceQuote {
   rate: Decimal;
   source: string;
   quotedAt: Date;
+  /** How the rate was reached when it is not the provider's own price of the pair (a conversion through USDT). */
+  detail?: string;
+  /** When several providers were asked (the median): what each gave, used or not; locked with the quote. */
+  sources?: readonly RateSource[];
+}
+
+/** One provider's part in a quote that asked several. */
+export interface RateSource {
+  provider: string;
+  /** Its rate, a decimal string; null when it gave none. */
+  rate: string | null;
+  /** When its answer was fetched; null when it gave none. */
+  quotedAt: Date | null;
+  /** Whether its rate is one the locked rate is the median of. */
+  used: boolean;
+  /** Why it was left out (timeout, forbidden, rate_limited, garbage, stale, out_of_spread, …); null when used. */
+  reason: string | null;
+  /** The provider's failure, its distance from the median, or how its rate was reached. */
+  detail: string | null;
+}
+
+/**
+ * A feed that asked several providers and could not agree on a rate. `summary` names each provider and
+ * why it was left out; it is safe to show an API client (no URL, no key).
+ */
+export class QuoteRefusedError extends Error {
+  constructor(
+    readonly summary: string,
+    readonly sources: readonly RateSource[],
+  ) {
+    super(summary);
+    this.name = "QuoteRefusedError";
+  }
 }
 
 export interface PriceFeed {
@@ -18,18 +52,23 @@ export interface PriceFeed {
 
 export type ExtendedKeyCheck = { ok: true } | { ok: false; reason: string };
 
-/** Addresses and payment requests of each chain, from the merchant's extended public keys. */
+/**
+ * Addresses and payment requests of each chain, from the merchant's extended public keys. `network`
+ * (core/networks.ts) is the network the coin is paid on; absent, the coin's default network.
+ */
 export interface PaymentRails {
   /** The receive address at `index` below the account-level extended public key. Throws on a bad key. */
-  deriveAddress(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number): string;
+  deriveAddress(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number, network?: NetworkSlug): string;
   /** Whether `address` is a well-formed address of the currency's network in that mode. */
-  isValidAddress(currency: CryptoCurrency, isLive: boolean, address: string): boolean;
+  isValidAddress(currency: CryptoCurrency, isLive: boolean, address: string, network?: NetworkSlug): boolean;
+  /** What is wrong with an address isValidAddress refuses ("has a checksum that does not match…"), for the message; null when there is no more to say. */
+  addressProblem?(currency: CryptoCurrency, isLive: boolean, address: string, network?: NetworkSlug): string | null;
   /** Whether the key parses and belongs to the currency's network in that mode; says why not. */
-  checkExtendedPublicKey(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string): ExtendedKeyCheck;
+  checkExtendedPublicKey(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, network?: NetworkSlug): ExtendedKeyCheck;
   /** A fresh test-network account for test mode; only its extended public key is kept. */
-  createTestWallet(currency: CryptoCurrency): string;
-  /** The URI a wallet app understands (BIP21, EIP-681) asking for `amount` to `address`. */
-  paymentUri(currency: CryptoCurrency, isLive: boolean, address: string, amount: Decimal): string;
+  createTestWallet(currency: CryptoCurrency, network?: NetworkSlug): string;
+  /** The URI a wallet app understands (BIP21, EIP-681 with the network's chain id) asking for `amount` to `address`. */
+  paymentUri(currency: CryptoCurrency, isLive: boolean, address: string, amount: Decimal, network?: NetworkSlug): string;
 }
 
 export interface QrRenderer {
@@ -60,6 +99,16 @@ export interface ObservedReceipt {
   /** 0 while unconfirmed. */
   confirmations: number;
   blockHeight: number | null;
+  /**
+   * Unconfirmed and signalling replaceability (BIP 125: an input's nSequence below 0xfffffffe, or an
+   * unconfirmed parent that signals): its sender can replace it, so 0 confirmations never count it.
+   */
+  replaceable?: boolean;
+  /**
+   * Whether the node's finality checkpoint covers its block (an EVM node's `finalized` block tag, where
+   * the operator asked for it); absent: the backend does not tell, and depth decides (lifecycle.ts).
+   */
+  finalized?: boolean;
 }
 
 export interface ChainWatcher {
@@ -74,7 +123,12 @@ export interface ChainWatcher {
     currency: CryptoCurrency,
     isLive: boolean,
     address: string,
-    options: { since: Date; requiredConfirmations: number },
+    /**
+     * `network`: the network the coin is paid on (core/networks.ts); absent, the coin's default.
+     * `settled`: the payment succeeded and is watched only until final: a backend that pays per address
+     * (Esplora) may answer from its last read while no block came.
+     */
+    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean },
   ): Promise<ObservedReceipt[]>;
 }
 

@@ -1,4 +1,4 @@
-// Rate limits (README "Rate limits"): which bucket a request counts against, how many hits a
+// Rate limits (docs/rest-api.md, Rate limits): which bucket a request counts against, how many hits a
 // window allows, and which failures count as failed authentication. Windows are fixed (they start
 // at multiples of their length); the counters live in a store every instance shares, behind the
 // port below (src/db/stores/rate-limit-counters.ts implements it). The HTTP layer asks and answers; the
@@ -72,7 +72,7 @@ export interface Bucket {
   rule: RateLimit;
 }
 
-/** What a request is let in with, or refused for (src/http/rate-limits.ts answers). */
+/** What a request is let in with, or refused for (src/edge/rate-limits.ts answers). */
 export interface Admission {
   /** The request's bucket, counted; null when that kind is not limited. */
   bucket: Bucket | null;

@@ -7,8 +7,8 @@ export type TransactionStatus = "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDO
 export type StoredKybStatus = "NONE" | "PENDING" | "VERIFIED" | "REJECTED";
 /** A webhook event's delivery: waiting, delivered, failed every attempt, or skipped (no URL for its mode). */
 export type DeliveryState = "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
-/** A receipt short of its confirmations, counted, or gone from the chain. */
-export type ReceiptStatus = "SEEN" | "CONFIRMED" | "DROPPED";
+/** A receipt short of its confirmations, counted, gone from the chain, or gone after a SUCCESSFUL payment counted it. */
+export type ReceiptStatus = "SEEN" | "CONFIRMED" | "DROPPED" | "REVERSED";
 
 /** A transaction as stored (table `transactions`). */
 export interface Transaction {
@@ -28,6 +28,8 @@ export interface Transaction {
   /** The request's `meta`, echoed back at the top level of every response. */
   requestMeta: unknown;
   paymentCurrencyId: number | null;
+  /** The network the payment currency is paid on (core/networks.ts); null until initiated. */
+  paymentNetwork: string | null;
   paymentAmount: Decimal | null;
   amountPaid: Decimal | null;
   amountUnconfirmed: Decimal | null;
@@ -40,10 +42,26 @@ export interface Transaction {
   quoteRate: Decimal | null;
   quoteSource: string | null;
   quotedAt: Date | null;
+  /** JSON: the providers behind the locked rate when several were asked (core/transactions/rate-sources.ts). */
+  quoteSources: unknown;
   initiatedAt: Date | null;
   expiresAt: Date | null;
   clientSecretEnc: string | null;
   returnUrl: string | null;
+  /** The checkout's "back to the shop" link before paying (initialize's cancel_url). */
+  cancelUrl: string | null;
+  /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
+  locale: string | null;
+  /** Per-payment policies given at initialize (core/transactions/policies.ts); null: the operator's setting. */
+  policyExpiresIn: number | null;
+  /** Percent. */
+  policyUnderpaymentTolerance: Decimal | null;
+  /** JSON: confirmations by coin slug, e.g. {"BTC": 2}. */
+  policyConfirmations: unknown;
+  /** When a SUCCESSFUL transaction's counted receipts left the chain (payment.reversed); kept once set. */
+  reversedAt: Date | null;
+  /** When a SUCCESSFUL transaction's chain receipts reached their finality depth (the watcher stops); null while watched. */
+  finalAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -80,6 +98,8 @@ export interface WebhookDeliveryAttempt {
   error: string | null;
   succeeded: boolean;
   trigger: string;
+  /** The receiver's Retry-After header as sent (its first 64 characters), when it gave one. */
+  retryAfter: string | null;
 }
 
 /** Value received at a transaction's payment address. */
@@ -92,6 +112,8 @@ export interface PaymentReceipt {
   confirmations: number;
   blockHeight: number | null;
   status: ReceiptStatus;
+  /** Unconfirmed and signalling replaceability (BIP 125) when last seen. */
+  replaceable: boolean;
   source: string;
   firstSeenAt: Date;
   updatedAt: Date;

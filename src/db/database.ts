@@ -8,7 +8,7 @@ import { OutageLog, withServiceErrors } from "./failures.ts";
 import { applyMigrations, listMigrations } from "./migrations.ts";
 import { withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
-import type { TransactionChanges } from "../core/stores.ts";
+import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
 import { ChangeFeed, noChanges } from "./notifications.ts";
 
 /** What /readyz reports: whether the database answers, and whether it has this version's migrations. */

@@ -2,8 +2,8 @@
 //
 // Unnamed, every statement is parsed, analysed and planned by the server each time it runs: for the
 // hot paths' one-statement writes (initialize, initiate's read-and-lease and move), whose WITH steps
-// take longer to plan than to run, that was about a third of PostgreSQL's CPU per initiate (README,
-// Benchmark). Named, the driver parses it once per connection and the server keeps its plan.
+// take longer to plan than to run, that was about a third of PostgreSQL's CPU per initiate
+// (docs/benchmarks.md). Named, the driver parses it once per connection and the server keeps its plan.
 // Named statements live as long as their connection, so only texts seen a few times are named
 // (a text built once, e.g. with a list of ids, never is), and only so many: the rest run unnamed.
 import { LRUCache } from "lru-cache";

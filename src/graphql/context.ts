@@ -1,6 +1,7 @@
 // What every resolver receives, and what a Transaction resolves from.
 import type { PaygateError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
+import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
@@ -15,7 +16,7 @@ export interface GraphQLContext {
   requestId: string;
   /** Tells the request log which merchant the request acted for. */
   seenMerchant(id: number): void;
-  /** Tells the HTTP layer the reasons of the errors answered (failed authentications count against the address: src/http/rate-limits.ts). */
+  /** Tells the HTTP layer the reasons of the errors answered (failed authentications count against the address: src/edge/rate-limits.ts). */
   seenErrorReasons(reasons: string[]): void | Promise<void>;
   /**
    * Counts `hits` more requests against the caller's rate-limit bucket (a request's mutation fields
@@ -34,4 +35,6 @@ export interface TransactionParent {
   clientSecretVisible: boolean;
   /** Its receipts, read only when a query asks for them: once for a whole page of a list (resolvers.ts, parentOf). */
   receipts(): Promise<TransactionReceipt[]>;
+  /** What a mutation's use case already answered (its details): then no field asks the gateway again. */
+  shown?: Pick<TransactionDetails, "paymentRequest" | "checkout">;
 }

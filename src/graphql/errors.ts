@@ -2,7 +2,7 @@
 // and a GraphQL code (BAD_USER_INPUT, UNAUTHENTICATED, NOT_FOUND, INVALID_STATE, …).
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { errors, type ErrorCode, type FieldError, PaygateError } from "../core/errors.ts";
-import { HTTP_STATUS } from "../http/status.ts";
+import { HTTP_STATUS } from "../edge/status.ts";
 
 const CODES: Record<ErrorCode, string> = {
   bad_request: "BAD_REQUEST",

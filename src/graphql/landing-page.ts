@@ -41,7 +41,7 @@ const html = `<!doctype html>
 (a public key to read and initialize transactions; a secret key, which sees the customer and initiates, is refused
 from any browser, this page included: send it from your server, as with curl below). The operations are
 <code>transaction(id)</code>, <code>initializeTransaction(input)</code> and <code>initiatePayment(transactionId, input)</code>;
-the README's "The GraphQL API" describes them and <code>schema.graphql</code> holds the schema.</p>
+docs/graphql.md in the repository describes them and <code>schema.graphql</code> holds the schema.</p>
 <pre tabindex="0" role="region" aria-label="Example request">curl -s http://HOST/graphql -H "Content-Type: application/json" -H "Authorization: Bearer pub_test_…" \\
   -d '{"query":"{ transaction(id: \\"…\\") { id status paymentAddress } }"}'</pre>
 <p>Cross-site request forgery protection: a GET request, or a POST whose Content-Type a plain HTML form could send, must

@@ -1,7 +1,10 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
 import type { CryptoCurrency } from "../core/money/currencies.ts";
+import { CHAINS, type NetworkSlug } from "../core/networks.ts";
+import { policiesView } from "../core/transactions/policies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
+import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
@@ -66,6 +69,15 @@ export const resolvers: Resolvers = {
           expiresAt: t.expiresAt?.toISOString() ?? null,
           options: options.map((o) => ({
             currency: cryptoOf(o.currency),
+            network: {
+              slug: o.network.slug,
+              name: o.network.name,
+              standard: o.network.standard,
+              chainId: o.network.chainId,
+              explorerTransactionUrl: transactionExplorer(o.network.slug, t.isLive),
+            },
+            feeLevel: o.network.feeLevel,
+            feeCoin: o.network.feeCoin,
             available: o.available,
             amount: o.amount,
             rate: o.rate,
@@ -78,7 +90,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     initializeTransaction: (_root, { input }, ctx) =>
       fromCore(async () => {
-        const record = await ctx.gateway.initializeTransaction({
+        const initialized = await ctx.gateway.initializeTransaction({
           bearerToken: ctx.bearerToken,
           idempotencyKey: ctx.idempotencyKey,
           // The spec's body, so REST and GraphQL share one parser and one set of messages.
@@ -91,25 +103,30 @@ export const resolvers: Resolvers = {
             public_key: orUndefined(input.publicKey),
             payment_link: orUndefined(input.paymentLink),
             return_url: input.returnUrl,
+            cancel_url: input.cancelUrl,
+            locale: input.locale,
+            expires_in: input.expiresIn,
+            underpayment_tolerance: input.underpaymentTolerance,
+            confirmations: input.confirmations,
           },
         });
-        ctx.seenMerchant(record.merchantId);
+        ctx.seenMerchant(initialized.transaction.merchantId);
         // Its caller made the transaction: shown its client secret, as Stripe shows a new PaymentIntent's.
-        return parentOf(ctx, record, { customer: false, clientSecret: true });
+        return detailedParent(initialized, { customer: false, clientSecret: true });
       }),
     initiatePayment: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
-        const record = await ctx.gateway.initiatePayment({
+        const initiated = await ctx.gateway.initiatePayment({
           bearerToken: ctx.bearerToken,
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
-          body: { currency_id: input.currencyId, refund_address: input.refundAddress },
+          body: { currency_id: input.currencyId, refund_address: input.refundAddress, network: input.network },
           // The customer's browser picks the coin with the client secret (REST's initiate takes the secret key only).
           acceptClientSecret: true,
         });
-        ctx.seenMerchant(record.merchantId);
+        ctx.seenMerchant(initiated.transaction.merchantId);
         // Only the secret key or this transaction's client secret get here: either may see the secret.
-        return parentOf(ctx, record, { customer: initiatedWithSecretKey(ctx.bearerToken), clientSecret: true });
+        return detailedParent(initiated, { customer: initiatedWithSecretKey(ctx.bearerToken), clientSecret: true });
       }),
   },
 
@@ -131,11 +148,15 @@ export const resolvers: Resolvers = {
     requiredConfirmations: ({ view }) => view.payment?.requiredConfirmations ?? null,
     paymentState: ({ view }) => (view.payment ? (view.payment.state.toUpperCase() as Uppercase<typeof view.payment.state>) : null),
     paymentCurrency: ({ view: { paymentCurrency: crypto } }) => crypto && cryptoOf(crypto),
+    paymentNetwork: ({ view, record }) =>
+      view.paymentNetwork && { ...view.paymentNetwork, explorerTransactionUrl: transactionExplorer(view.paymentNetwork.slug, record.isLive) },
+    amountOwed: ({ view }) => view.amountOwed,
     paymentAddress: ({ record }) => record.paymentAddress,
     paymentUri: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.uri ?? null,
     qrCode: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.qrCode ?? null,
     refundAddress: ({ record }) => record.refundAddress,
-    quote: ({ view: { quote } }) => quote && { rate: quote.rate, source: quote.source, quotedAt: quote.quotedAt.toISOString() },
+    quote: ({ view: { quote } }) =>
+      quote && { rate: quote.rate, source: quote.source, quotedAt: quote.quotedAt.toISOString(), sources: quote.sources },
     isLive: ({ record }) => record.isLive,
     merchant: ({ record }) => record.merchant,
     meta: ({ record }) => record.requestMeta as Record<string, unknown>,
@@ -145,7 +166,11 @@ export const resolvers: Resolvers = {
     clientSecret: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).clientSecret : null),
     checkoutUrl: async (parent, _args, ctx) => (parent.clientSecretVisible ? (await checkout(parent, ctx)).checkoutUrl : null),
     returnUrl: ({ record }) => record.returnUrl,
+    cancelUrl: ({ record }) => record.cancelUrl,
+    locale: ({ record }) => record.locale,
+    policies: ({ record }) => policiesView(record),
     receipts: (parent) => parent.receipts(),
+    reversedAt: ({ record }) => record.reversedAt?.toISOString() ?? null,
   },
 
   Receipt: {
@@ -166,6 +191,9 @@ const GRAPH_NAMES = {
   "created[lt]": "filter.createdLt",
   q: "filter.search",
 } as const;
+
+/** The explorer's transaction page template of a network in a mode ({tx}: the hash), for the checkout's receipt. */
+const transactionExplorer = (network: NetworkSlug, isLive: boolean) => CHAINS[network][isLive ? "live" : "test"].explorer.transaction;
 
 const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals });
 
@@ -199,6 +227,19 @@ function parentOf(
   };
 }
 
+/** A mutation's answer: its use case's details hold all the graph shows, and the fields only shape them. */
+function detailedParent(details: TransactionDetails, visible: { customer: boolean; clientSecret: boolean }): TransactionParent {
+  const { transaction: record, view, paymentRequest, checkout, receipts } = details;
+  return {
+    record,
+    view,
+    customerVisible: visible.customer,
+    clientSecretVisible: visible.clientSecret,
+    receipts: () => Promise.resolve(receipts),
+    shown: { paymentRequest, checkout },
+  };
+}
+
 /** `compute` run at the first call only, its promise shared by every call. */
 function once<T>(compute: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | undefined;
@@ -222,5 +263,6 @@ function oncePerParent<T>(compute: (parent: TransactionParent, ctx: GraphQLConte
 }
 
 // clientSecret and checkoutUrl share one opening of the sealed secret; paymentUri and qrCode one rendering.
-const checkout = oncePerParent((parent, ctx) => ctx.gateway.checkout(parent.record));
-const paymentRequest = oncePerParent((parent, ctx) => ctx.gateway.paymentRequest(parent.record));
+// A mutation's parent has them already (detailedParent); a query's asks only for the fields selected.
+const checkout = oncePerParent(async (parent, ctx) => parent.shown?.checkout ?? ctx.gateway.checkout(parent.record));
+const paymentRequest = oncePerParent(async (parent, ctx) => (parent.shown ? parent.shown.paymentRequest : ctx.gateway.paymentRequest(parent.record)));

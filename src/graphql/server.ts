@@ -1,5 +1,5 @@
 // POST /graphql: Apollo Server on the Express app, schema-first from schema.graphql. CORS preflights
-// (OPTIONS) never reach it, and neither does a secret key from a browser: src/http/cors.ts answers
+// (OPTIONS) never reach it, and neither does a secret key from a browser: src/edge/cors.ts answers
 // both first. Apollo's CSRF prevention (on by default) still applies to every request it runs.
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
@@ -11,9 +11,9 @@ import { makeExecutableSchema } from "@graphql-tools/schema";
 import express, { type RequestHandler } from "express";
 import type { GraphQLSchema, ValidationRule } from "graphql";
 import type { PaymentGateway } from "../core/gateway.ts";
-import { bearerToken, idempotencyKeyHeader } from "../http/headers.ts";
-import { moreRequests, type RateLimitOptions } from "../http/rate-limits.ts";
-import { RETRY_AFTER_SECONDS } from "../http/status.ts";
+import { bearerToken, idempotencyKeyHeader } from "../edge/headers.ts";
+import { moreRequests, type RateLimitOptions } from "../edge/rate-limits.ts";
+import { RETRY_AFTER_SECONDS } from "../edge/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
 import { formatError, statusOf } from "./errors.ts";
@@ -31,7 +31,7 @@ export interface GraphQLOptions {
   introspection: boolean;
   /** The page on GET /graphql in a browser (served locally: landing-page.ts); off by default. */
   landingPage: boolean;
-  /** Limits against abusive queries (defaults in README). */
+  /** Limits against abusive queries (defaults in docs/configuration.md, GraphQL). */
   maxDepth?: number;
   maxCost?: number;
 }

@@ -1,4 +1,4 @@
-// GraphQL subscriptions (README, Live updates): graphql-ws on the HTTP server's WebSocket upgrades
+// GraphQL subscriptions (docs/graphql.md, Live updates): graphql-ws on the HTTP server's WebSocket upgrades
 // at /graphql, and graphql-sse (Server-Sent Events, for clients without WebSockets) at
 // /graphql/stream. Both run the schema of POST /graphql with its limits (depth, cost, aliases,
 // directives, tokens) and its error shapes, and take subscriptions only: queries and mutations go
@@ -26,11 +26,11 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { errors, RetryLaterError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
-import type { LiveConnections, LiveRefusal } from "../http/connection-limits.ts";
-import { type CorsSettings, credentialKind, SECRET_KEY_IN_BROWSER } from "../http/cors.ts";
-import { bearerToken } from "../http/headers.ts";
-import { clientAddress, type LimitRefusal, type LiveRateLimits } from "../http/rate-limits.ts";
-import { HTTP_STATUS } from "../http/status.ts";
+import type { LiveConnections, LiveRefusal } from "../edge/connection-limits.ts";
+import { type CorsSettings, credentialKind, SECRET_KEY_IN_BROWSER } from "../edge/cors.ts";
+import { bearerToken } from "../edge/headers.ts";
+import { clientAddress, type LimitRefusal, type LiveRateLimits } from "../edge/rate-limits.ts";
+import { HTTP_STATUS } from "../edge/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
 import { formatError, graphqlErrorBody, toGraphQLError } from "./errors.ts";
@@ -55,7 +55,7 @@ export interface SubscriptionOptions {
   limits?: LiveRateLimits;
   /** A WebSocket upgrade's client address, as Express would see it (PAYGATE_TRUST_PROXY). */
   clientAddress: (request: IncomingMessage) => string;
-  /** The caps on open event streams and WebSockets (src/http/connection-limits.ts). */
+  /** The caps on open event streams and WebSockets (src/edge/connection-limits.ts). */
   live: LiveConnections;
   schema: GraphQLSchema;
   /** The limits' validation rules (graphql-armor), as POST /graphql applies them. */
@@ -310,7 +310,7 @@ function authorizationOf(connectionParams: { authorization?: unknown } | undefin
 }
 
 /**
- * The browser rules of src/http/cors.ts for WebSockets, which CORS does not cover: a browser always
+ * The browser rules of src/edge/cors.ts for WebSockets, which CORS does not cover: a browser always
  * sends Origin; it must be an allowed one, and may not carry a server-only credential.
  */
 function browserRefusal(request: IncomingMessage, authorization: string | undefined, cors: CorsSettings): string | null {

@@ -14,7 +14,7 @@ export function jsonBody(invalid: (errors: FieldError[]) => PaygateError): Reque
       return next();
     }
     if (!req.is("application/json")) {
-      return next(errors.unsupportedMediaType("Content-Type must be application/json"));
+      return next(errors.notJson());
     }
     parse(req, res, (error?: unknown) => {
       if (error && (error as { type?: string }).type === "entity.parse.failed") {

@@ -37,6 +37,17 @@ export function checkoutPage(options: CheckoutPageOptions = {}): Router {
     res.status(200).type("html").send(page);
   };
   router.get("/checkout/:token", servePage);
+  // Pages without a <link rel="icon"> (the API reference, GraphQL's) make browsers ask for /favicon.ico:
+  // sent to the built icon (web/shared/favicon.svg) rather than a 404.
+  router.get("/favicon.ico", (_req, res) => {
+    const icon = /<link rel="icon" href="([^"]+)"/.exec(currentPage() ?? "")?.[1];
+    if (!icon) {
+      res.status(404).end();
+      return;
+    }
+    res.setHeader("Cache-Control", "public, max-age=86400");
+    res.redirect(302, icon);
+  });
   return router;
 }
 

@@ -1,6 +1,7 @@
-// What the service says when it starts listening: the address it is really bound to, and whether
-// other machines can reach it.
+// What the service says when it starts listening: the address it is really bound to, whether other
+// machines can reach it, and where its dashboard opens (GET / leads there too).
 import type { AddressInfo } from "node:net";
+import { DASHBOARD_PATH } from "./front-door.ts";
 
 const WILDCARDS = new Set(["0.0.0.0", "::", "::0"]);
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -9,10 +10,10 @@ export function listeningLine(address: AddressInfo): string {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const bound = `${host}:${address.port}`;
   if (WILDCARDS.has(address.address)) {
-    return `paygate listening on ${bound} (every interface: reachable from other machines; HOST=127.0.0.1 keeps it on this one). Open http://127.0.0.1:${address.port}`;
+    return `paygate listening on ${bound} (every interface: reachable from other machines; HOST=127.0.0.1 keeps it on this one). Dashboard: http://127.0.0.1:${address.port}${DASHBOARD_PATH}`;
   }
-  if (LOOPBACK.test(address.address)) return `paygate listening on ${bound} (this machine only). Open http://${bound}`;
-  return `paygate listening on ${bound} (reachable at that address from other machines). Open http://${bound}`;
+  if (LOOPBACK.test(address.address)) return `paygate listening on ${bound} (this machine only). Dashboard: http://${bound}${DASHBOARD_PATH}`;
+  return `paygate listening on ${bound} (reachable at that address from other machines). Dashboard: http://${bound}${DASHBOARD_PATH}`;
 }
 
 /** Why the service could not listen, and what to change (a taken port, an address not on this machine, a privileged port). */

@@ -3,10 +3,16 @@
 // the test suite also checks every response it receives against it.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import type { ErrorCode } from "../core/errors.ts";
+import { errors, PaygateError } from "../core/errors.ts";
+import { EventListParams } from "../core/events/list.ts";
+import { parseListQuery } from "../core/lists.ts";
+import { KYB_REFUSALS } from "../core/merchants/kyb.ts";
+import { tooManyFailedAuthentications, tooManyRequests } from "../core/rate-limits.ts";
+import { TransactionListParams } from "../core/transactions/list.ts";
+import { SUPPORTED_CURRENCIES } from "../core/transactions/initiate.ts";
+import { JSON_BODY_LIMIT } from "../edge/errors.ts";
 import { InitializeBody, InitiateBody } from "../core/transactions/requests.ts";
 import { TestPaymentBody } from "../core/transactions/test-helpers.ts";
-import { SECRET_KEY_IN_BROWSER } from "./cors.ts";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../core/lists.ts";
 import {
   ErrorResponse,
@@ -19,18 +25,28 @@ import {
   TransactionStatus,
 } from "./schemas.ts";
 import { PAYMENT_EVENT_TYPES } from "../core/events/payment-events.ts";
-import { HTTP_STATUS } from "./status.ts";
+import { HTTP_STATUS } from "../edge/status.ts";
 
+/** A failure a route answers with: the error the code throws (its example), and when. */
 interface ErrorCase {
-  code: ErrorCode;
-  reason: string;
-  message: string;
+  error: PaygateError;
   when: string;
+}
+
+/** The error a check throws, made by running it: an example that cannot drift from the check. */
+function refusalOf(check: () => unknown): PaygateError {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof PaygateError) return error;
+    throw error;
+  }
+  throw new Error("the check accepted the example it should refuse");
 }
 
 const integerHeader = (description: string) => ({ description, schema: { type: "integer" as const, minimum: 0 } });
 
-/** The IETF RateLimit headers (draft 6) of the request's bucket (README "Rate limits"). */
+/** The IETF RateLimit headers (draft 6) of the request's bucket (docs/rest-api.md, Rate limits). */
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Limit": integerHeader("Requests the bucket (this API key, or this address without one) may make per window."),
   "RateLimit-Remaining": integerHeader("Requests left in the window under way."),
@@ -51,20 +67,23 @@ function errorHeaders(status: number) {
 function errorResponses(cases: ErrorCase[]) {
   const byStatus = new Map<number, ErrorCase[]>();
   for (const c of cases) {
-    const status = HTTP_STATUS[c.code];
+    const status = HTTP_STATUS[c.error.code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), c]);
   }
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       status,
       {
-        description: list.map((c) => `\`${c.reason}\`: ${c.when}`).join("; "),
+        description: list.map((c) => `\`${c.error.reason}\`: ${c.when}`).join("; "),
         ...errorHeaders(status),
         content: {
           "application/json": {
             schema: ErrorResponse,
             examples: Object.fromEntries(
-              list.map((c) => [c.reason, { value: { status: "error", message: c.message, code: c.code, reason: c.reason, errors: [] } }]),
+              list.map(({ error }) => [
+                error.reason,
+                { value: { status: "error", message: error.message, code: error.code, reason: error.reason, errors: [] } },
+              ]),
             ),
           },
         },
@@ -76,83 +95,59 @@ function errorResponses(cases: ErrorCase[]) {
 // Failures every route can answer with.
 const ANY: ErrorCase[] = [
   {
-    code: "bad_request",
-    reason: "ambiguous_credential",
-    message: "Send one Authorization header; this request has 2",
+    error: errors.ambiguousCredential(2),
     when: "two Authorization headers",
   },
   {
-    code: "forbidden",
-    reason: "secret_key_in_browser",
-    message: SECRET_KEY_IN_BROWSER,
-    when: "a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (README, Browsers and CORS)",
+    error: errors.credentialInBrowser("secret_key"),
+    when: "a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS)",
   },
   {
-    code: "rate_limited",
-    reason: "rate_limited",
-    message: "Too many requests: requests with this test API key are limited to 25 per second; retry after 1 s",
+    error: tooManyRequests({ kind: "test_key" }, { hits: 26, limit: 25, windowMs: 1000, resetMs: 1000 }),
     when: "the API key (or, without one, the client address) made more requests than its limit in the window under way",
   },
   {
-    code: "rate_limited",
-    reason: "too_many_failed_authentications",
-    message: "Too many failed authentications from this address (20 per minute); retry after 37 s",
+    error: tooManyFailedAuthentications({ hits: 20, limit: 20, windowMs: 60_000, resetMs: 37_000 }),
     when: "the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends",
   },
   {
-    code: "database_unavailable",
-    reason: "database_unreachable",
-    message: "The database is unavailable right now; nothing was changed, retry in a few seconds",
+    error: errors.databaseUnavailable("database_unreachable"),
     when: "the database does not answer",
   },
   {
-    code: "internal_error",
-    reason: "internal_error",
-    message: "Internal Server Error",
+    error: errors.internal(),
     when: "a bug; the stack is in the log under the X-Request-Id",
   },
 ];
 const WITH_PATH: ErrorCase[] = [
   {
-    code: "bad_request",
-    reason: "malformed_path",
-    message: "The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)",
+    error: errors.malformedPath(),
     when: "a malformed path",
   },
 ];
 const WITH_BODY: ErrorCase[] = [
   {
-    code: "bad_request",
-    reason: "unreadable_body",
-    message: "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length",
+    error: errors.unreadableBody(),
     when: "a corrupt compressed body",
   },
   {
-    code: "unsupported_media_type",
-    reason: "unsupported_media_type",
-    message: "Content-Type must be application/json",
+    error: errors.notJson(),
     when: "another media type, charset or Content-Encoding",
   },
-  { code: "payload_too_large", reason: "payload_too_large", message: "Request body is too large (limit 64 KB)", when: "a body over 64 KB" },
+  { error: errors.payloadTooLarge(JSON_BODY_LIMIT), when: "a body over 64 KB" },
 ];
 const SECRET: ErrorCase[] = [
   {
-    code: "unauthenticated",
-    reason: "invalid_secret_key",
-    message: "Invalid Secret Key",
+    error: errors.invalidSecretKey(),
     when: "no key, a public key, or an unknown or revoked secret key",
   },
   {
-    code: "not_found",
-    reason: "transaction_not_found",
-    message: "No transaction with id '…'",
+    error: errors.transactionNotFound("…"),
     when: "an unknown id, another merchant's or the other mode's transaction",
   },
 ];
 const INITIATE_VALIDATION: ErrorCase = {
-  code: "validation_error",
-  reason: "invalid_request",
-  message: "Missing or invalid payload fields",
+  error: errors.initiateValidation([]),
   when: "missing or invalid fields, or invalid JSON",
 };
 
@@ -167,7 +162,7 @@ const idempotencyKey = z.object({
     .optional()
     .meta({
       param: { name: "Idempotency-Key", in: "header" },
-      description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (README, Requests).",
+      description: "1–255 visible ASCII characters; a retry with the same key answers as the first request did (docs/rest-api.md, Requests).",
     }),
 });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
@@ -197,27 +192,19 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       201: limited(InitializeResponse, "The transaction (table 2.1)."),
       ...errorResponses([
         {
-          code: "validation_error",
-          reason: "invalid_request",
-          message: "Validation Error",
+          error: errors.initializeValidation([]),
           when: "missing or invalid fields, invalid JSON, no credential, a key and a link",
         },
         {
-          code: "not_found",
-          reason: "invalid_public_key",
-          message: "Invalid Public Key",
+          error: errors.invalidPublicKey("invalid_public_key"),
           when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN",
         },
         {
-          code: "kyb_required",
-          reason: "kyb_none",
-          message: "Live mode needs a verified business (KYB)…",
+          error: errors.kybRequired(KYB_REFUSALS.NONE, "kyb_none"),
           when: "a live key of a merchant whose KYB is not verified",
         },
         {
-          code: "idempotency_conflict",
-          reason: "idempotency_key_reused",
-          message: "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+          error: errors.idempotencyConflict(),
           when: "a reused Idempotency-Key",
         },
         ...WITH_BODY,
@@ -245,33 +232,23 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
         INITIATE_VALIDATION,
         ...SECRET,
         {
-          code: "not_found",
-          reason: "currency_not_supported",
-          message: "Currency 9 is not supported; use one of 3 (USDT), 4 (BTC), 5 (BNB), 6 (ETH), 7 (LTC)",
+          error: errors.unsupportedCurrency(9, SUPPORTED_CURRENCIES),
           when: "a currency_id outside 3–7",
         },
         {
-          code: "not_found",
-          reason: "processor_not_configured",
-          message: "No BTC wallet is configured for live mode…",
+          error: errors.processorNotConfigured("BTC", true),
           when: "no wallet for that currency and mode",
         },
         {
-          code: "invalid_state",
-          reason: "transaction_not_initiated",
-          message: "The transaction is not initiated",
+          error: errors.notInitiated("transaction_not_initiated"),
           when: "not INITIATED, or the merchant is inactive (reason merchant_inactive)",
         },
         {
-          code: "idempotency_conflict",
-          reason: "idempotency_key_reused",
-          message: "This Idempotency-Key was already used with other parameters; send a new key for a new request",
+          error: errors.idempotencyConflict(),
           when: "a reused Idempotency-Key",
         },
         {
-          code: "upstream_unavailable",
-          reason: "quote_unavailable",
-          message: "No price quote for BTC/USD is available right now; retry shortly",
+          error: errors.quoteUnavailable("BTC", "USD"),
           when: "no price quote, or no address could be derived (address_unavailable)",
         },
         ...WITH_PATH,
@@ -292,7 +269,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     responses: {
       200: limited(TransactionResponse, "The transaction (table 2.2)."),
       ...errorResponses([
-        { code: "unauthenticated", reason: "invalid_secret_key", message: "Invalid API Key", when: "no key, or an unknown or revoked key" },
+        { error: errors.invalidApiKey(), when: "no key, or an unknown or revoked key" },
         SECRET[1] as ErrorCase,
         ...WITH_PATH,
         ...ANY,
@@ -310,7 +287,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     operationId: "listTransactions",
     summary: "List transactions",
     description:
-      "Not in the spec (issue 13, the merchant dashboard's list): the secret key's merchant's transactions of the key's mode, newest first, in pages (Stripe's `limit`, `starting_after`, `has_more`). Filters combine with AND (README, Lists and events).",
+      "Not in the spec (issue 13, the merchant dashboard's list): the secret key's merchant's transactions of the key's mode, newest first, in pages (Stripe's `limit`, `starting_after`, `has_more`). Filters combine with AND (docs/rest-api.md, Lists and events).",
     security: secretKey,
     request: {
       query: z.object({
@@ -331,22 +308,15 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       200: limited(TransactionListResponse, "A page of transactions (table 2.2 each)."),
       ...errorResponses([
         {
-          code: "validation_error",
-          reason: "invalid_list_parameter",
-          message: "Invalid query parameter: limit must be an integer from 1 to 100",
+          error: refusalOf(() => parseListQuery(TransactionListParams, { limit: "0" })),
           when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
         },
         {
-          code: "validation_error",
-          reason: "unknown_cursor",
-          message:
-            "Invalid query parameter: starting_after names no object of this merchant and mode ('…'); pass the id of the last object of the previous page",
+          error: errors.unknownCursor("starting_after", "…"),
           when: "a `starting_after` that is no transaction of this merchant and mode",
         },
         {
-          code: "unauthenticated",
-          reason: "invalid_secret_key",
-          message: "Invalid Secret Key: this operation needs a secret key (sec_…)",
+          error: errors.secretKeyRequired(),
           when: "no key, a public key, a client secret, or an unknown or revoked secret key",
         },
         ...ANY,
@@ -355,9 +325,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   });
 
   const SECRET_ONLY: ErrorCase = {
-    code: "unauthenticated",
-    reason: "invalid_secret_key",
-    message: "Invalid Secret Key: this operation needs a secret key (sec_…)",
+    error: errors.secretKeyRequired(),
     when: "no key, a public key, a client secret, or an unknown or revoked secret key",
   };
   registry.registerPath({
@@ -383,16 +351,11 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       200: limited(EventListResponse, "A page of events."),
       ...errorResponses([
         {
-          code: "validation_error",
-          reason: "invalid_list_parameter",
-          message: "Invalid query parameter: type must be one of payment.initiated, payment.pending, payment.received, payment.abandoned",
+          error: refusalOf(() => parseListQuery(EventListParams, { type: "payment.unknown" })),
           when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
         },
         {
-          code: "validation_error",
-          reason: "unknown_cursor",
-          message:
-            "Invalid query parameter: starting_after names no object of this merchant and mode ('…'); pass the id of the last object of the previous page",
+          error: errors.unknownCursor("starting_after", "…"),
           when: "a `starting_after` that is no event of this merchant and mode (or was pruned)",
         },
         SECRET_ONLY,
@@ -415,9 +378,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       ...errorResponses([
         SECRET_ONLY,
         {
-          code: "not_found",
-          reason: "event_not_found",
-          message: "No event with id '…'",
+          error: errors.eventNotFound("…"),
           when: "an unknown or pruned id, another merchant's or the other mode's event",
         },
         ...WITH_PATH,
@@ -443,15 +404,11 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
         ...errorResponses([
           ...SECRET,
           {
-            code: "not_found",
-            reason: "test_mode_only",
-            message: "Test helpers exist in test mode only: use a test secret key (sec_test_…); live payments arrive on chain",
+            error: errors.testModeOnly(),
             when: "a live secret key",
           },
           {
-            code: "invalid_state",
-            reason: "merchant_inactive",
-            message: "The merchant account is not active; its transactions cannot move",
+            error: errors.merchantInactive(),
             when: "an inactive merchant",
           },
           ...extra,
@@ -461,21 +418,17 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
         ]),
       },
     });
-  testHelper("payment", "Test mode: record a payment", "Records a confirmed receipt as the chain watcher would (README, Lifecycle).", [
+  testHelper("payment", "Test mode: record a payment", "Records a confirmed receipt as the chain watcher would (docs/lifecycle.md).", [
     { ...INITIATE_VALIDATION, when: "an amount that is not a positive decimal within the coin's precision" },
     {
-      code: "invalid_state",
-      reason: "transaction_not_initiated",
-      message: "The transaction is not initiated",
+      error: errors.notInitiated("transaction_not_initiated"),
       when: "no coin chosen yet; nothing owed gives reason nothing_owed",
     },
   ]);
   testHelper("expire", "Test mode: expire now", "Ends the checkout window now: an open transaction becomes ABANDONED.", [
     { ...INITIATE_VALIDATION, when: "invalid JSON" },
     {
-      code: "invalid_state",
-      reason: "transaction_closed",
-      message: "The transaction is no longer open: it has already ended",
+      error: errors.transactionClosed(),
       when: "SUCCESSFUL or ABANDONED",
     },
   ]);
@@ -511,7 +464,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       title: "paygate",
       version: "1.0.0",
       description:
-        "Crypto payments priced in fiat. The specification is docs/specification.md; errors, idempotency, modes and the lifecycle are described in the README. GraphQL is served at /graphql (schema.graphql). Pages on other origins may call initialize, retrieve and /graphql (CORS) with a public key; a secret key from a browser is refused with 403 (README, Browsers and CORS).",
+        "Crypto payments priced in fiat. The specification is docs/specification.md; errors, idempotency, modes and the lifecycle are described in docs/rest-api.md and docs/lifecycle.md. GraphQL is served at /graphql (schema.graphql). Pages on other origins may call initialize, retrieve and /graphql (CORS) with a public key; a secret key from a browser is refused with 403 (docs/rest-api.md, Browsers and CORS).",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This service" }],

@@ -1,8 +1,9 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
 import { toJsonNumber } from "../core/money/amounts.ts";
+import type { TransactionDetails } from "../core/transactions/details.ts";
+import { policiesView } from "../core/transactions/policies.ts";
+import { receiptObject } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
-import type { CheckoutLink } from "../core/transactions/checkout.ts";
-import { receiptObject, type TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 import type { WebhookEvent } from "../db/types.ts";
 import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
@@ -16,7 +17,8 @@ export function success<T>(data: T, meta: unknown): { status: "success"; data: T
 }
 
 /** Table 2.1: the transaction as initialize returns it, with its client secret (its caller made it). */
-export function initializedTransaction(t: TransactionRecord, checkout: CheckoutLink): InitializedTransaction {
+export function initializedTransaction({ transaction: t, checkout }: TransactionDetails): InitializedTransaction {
+  if (!checkout) throw new Error(`Initialize's reply shows the client secret, but transaction ${t.id}'s details have none`);
   return {
     id: t.id,
     reference: t.reference,
@@ -33,6 +35,9 @@ export function initializedTransaction(t: TransactionRecord, checkout: CheckoutL
     expires_at: t.expiresAt?.toISOString() ?? null,
     checkout_url: checkout.checkoutUrl,
     return_url: t.returnUrl,
+    cancel_url: t.cancelUrl,
+    locale: t.locale,
+    policies: policiesObject(t),
     client_secret: checkout.clientSecret,
   };
 }
@@ -41,18 +46,7 @@ export function initializedTransaction(t: TransactionRecord, checkout: CheckoutL
  * Table 2.2: the transaction as initiate returns it; `initialized_currency` is the slug here. Beside
  * the QR code, the payment URI it encodes, for a merchant that renders its own QR or a wallet link.
  */
-export function initiatedTransaction(
-  t: TransactionRecord,
-  view: TransactionView,
-  paymentRequest: { uri: string; qrCode: string } | null,
-  /**
-   * Null when the caller may not see the client secret and checkout URL (clientSecretVisibleTo,
-   * src/core/transactions/retrieve.ts): then it is not opened either.
-   */
-  checkout: CheckoutLink | null,
-  /** What arrived at its address (gateway.receipts). */
-  receipts: readonly TransactionReceipt[],
-): InitiatedTransaction {
+export function initiatedTransaction({ transaction: t, view, paymentRequest, checkout, receipts }: TransactionDetails): InitiatedTransaction {
   return {
     id: t.id,
     reference: t.reference,
@@ -66,6 +60,9 @@ export function initiatedTransaction(
     status: t.status,
     qrCode: paymentRequest?.qrCode ?? null,
     payment_uri: paymentRequest?.uri ?? null,
+    payment_network: view.paymentNetwork?.slug ?? null,
+    payment_network_name: view.paymentNetwork?.name ?? null,
+    amount_owed: amount(view.amountOwed),
     is_live: t.isLive,
     merchant: { id: t.merchant.id, name: t.merchant.name },
     expires_at: t.expiresAt?.toISOString() ?? null,
@@ -75,10 +72,20 @@ export function initiatedTransaction(
       quote: quoteObject(view),
     },
     return_url: t.returnUrl,
+    cancel_url: t.cancelUrl,
+    locale: t.locale,
+    policies: policiesObject(t),
     // The checkout URL holds the client secret: both or neither.
     ...(checkout ? { client_secret: checkout.clientSecret, checkout_url: checkout.checkoutUrl } : {}),
     receipts: receipts.map(receiptObject),
+    reversed_at: t.reversedAt?.toISOString() ?? null,
   };
+}
+
+/** The per-payment policies given at initialize, as REST shows them. */
+function policiesObject(t: TransactionRecord) {
+  const { expiresIn, underpaymentTolerance, confirmations } = policiesView(t);
+  return { expires_in: expiresIn, underpayment_tolerance: underpaymentTolerance, confirmations };
 }
 
 /** The payment state as every API shows it: what is confirmed, what waits, and for how many confirmations. */
@@ -96,7 +103,24 @@ export function paymentObject(view: TransactionView) {
 
 /** The locked quote as every API shows it. */
 export function quoteObject(view: TransactionView) {
-  return view.quote && { rate: view.quote.rate, source: view.quote.source, quoted_at: view.quote.quotedAt.toISOString() };
+  if (!view.quote) return null;
+  const { rate, source, quotedAt, sources } = view.quote;
+  return {
+    rate,
+    source,
+    quoted_at: quotedAt.toISOString(),
+    // Only when several providers were asked (PAYGATE_PRICE_STRATEGY=median): what each gave.
+    ...(sources && {
+      sources: sources.map((s) => ({
+        provider: s.provider,
+        rate: s.rate,
+        quoted_at: s.quotedAt,
+        used: s.used,
+        reason: s.reason,
+        detail: s.detail,
+      })),
+    }),
+  };
 }
 
 export function eventObject(e: WebhookEvent): Event {

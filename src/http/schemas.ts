@@ -4,7 +4,7 @@
 // schemas (src/core/transactions/requests.ts).
 import { z } from "zod";
 import type { ErrorCode } from "../core/errors.ts";
-import { HTTP_STATUS } from "./status.ts";
+import { HTTP_STATUS } from "../edge/status.ts";
 
 const decimalNumber = (description: string) => z.number().meta({ description: `${description} A JSON number printed from an exact decimal.` });
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -12,8 +12,8 @@ const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 export const TransactionStatus = z.enum(["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"]).meta({ id: "TransactionStatus" });
 
 export const PaymentState = z
-  .enum(["awaiting_payment", "confirming", "underpaid", "paid", "overpaid", "expired", "paid_late"])
-  .meta({ id: "PaymentState", description: "How far the payment has come (README, Lifecycle)." });
+  .enum(["awaiting_payment", "confirming", "underpaid", "paid", "overpaid", "expired", "paid_late", "reversed"])
+  .meta({ id: "PaymentState", description: "How far the payment has come (docs/lifecycle.md)." });
 
 const Merchant = z.object({ id: z.number().int(), name: z.string() }).meta({ id: "Merchant" });
 
@@ -37,6 +37,31 @@ const common = {
   return_url: nullable(
     z.string().meta({ format: "uri", description: "Where the hosted checkout sends the customer back, as given at initialize (not in the spec)." }),
   ),
+  cancel_url: nullable(
+    z.string().meta({
+      format: "uri",
+      description: 'The hosted checkout\'s "back to the shop" link before paying, as given at initialize (not in the spec).',
+    }),
+  ),
+  locale: nullable(
+    z.string().meta({
+      description:
+        "The hosted checkout's language as given at initialize (en, fr, es, pt, de, ar); null: the customer's browser decides (not in the spec).",
+    }),
+  ),
+  policies: z
+    .object({
+      expires_in: nullable(z.number().int().meta({ description: "Seconds the checkout stays payable once initiated; null: the operator's window." })),
+      underpayment_tolerance: nullable(
+        z.string().meta({ description: "Percent a payment may fall short and still complete, an exact decimal; null: the operator's." }),
+      ),
+      confirmations: nullable(
+        z
+          .record(z.string(), z.number().int())
+          .meta({ description: 'Confirmations by coin, e.g. {"BTC": 2}; null, or a coin not named: the operator\'s.' }),
+      ),
+    })
+    .meta({ id: "PaymentPolicies", description: "The per-payment policies given at initialize (not in the spec; docs/lifecycle.md)." }),
 };
 
 const clientSecret = z.string().meta({
@@ -66,6 +91,25 @@ const Quote = z.object({
   rate: z.string().meta({ description: "The locked price: units of the transaction's fiat per coin, a decimal string.", example: "65000" }),
   source: z.string().nullable(),
   quoted_at: z.string().meta({ format: "date-time" }).nullable(),
+  sources: z
+    .array(
+      z.object({
+        provider: z.string().meta({ description: "The price provider: coingecko, kraken, coinbase, binance.", example: "coinbase" }),
+        rate: z.string().nullable().meta({ description: "Its rate, a decimal string; null when it gave none." }),
+        quoted_at: z.string().meta({ format: "date-time" }).nullable(),
+        used: z.boolean().meta({ description: "Whether the locked rate is the median of this provider's rate and the others used." }),
+        reason: z.string().nullable().meta({
+          description:
+            "Why it was left out: timeout, unreachable, rate_limited, forbidden, http_error, garbage, no_price, stale, unsupported, out_of_spread; null when used.",
+        }),
+        detail: z
+          .string()
+          .nullable()
+          .meta({ description: "Its distance from the median, its failure, or how its rate was reached (a conversion through USDT)." }),
+      }),
+    )
+    .optional()
+    .meta({ description: "Extension: present when the rate is the median of several providers (PAYGATE_PRICE_STRATEGY=median)." }),
 });
 
 const PaymentProgress = z.object({
@@ -96,9 +140,13 @@ const Receipt = z
       description:
         "0 while unconfirmed; of a CONFIRMED receipt, as last recorded (at least the number required: the watcher stops rewriting it then).",
     }),
-    state: z.enum(["SEEN", "CONFIRMED", "DROPPED"]).meta({
+    state: z.enum(["SEEN", "CONFIRMED", "DROPPED", "REVERSED"]).meta({
       description:
-        "SEEN: short of its confirmations (counted in `amount_unconfirmed`); CONFIRMED: counted in `amount_paid`; DROPPED: gone from the chain (reorganised away or replaced), no longer counted.",
+        "SEEN: short of its confirmations (counted in `amount_unconfirmed`); CONFIRMED: counted in `amount_paid`; DROPPED: gone from the chain (reorganised away or replaced), no longer counted; REVERSED: counted in a SUCCESSFUL payment, then gone from the chain (a reorganisation, a double spend, a replacement).",
+    }),
+    replaceable: z.boolean().meta({
+      description:
+        "Unconfirmed and signalling replaceability (BIP 125) when last seen: where 0 confirmations are accepted (BTC, LTC), such a payment is not counted before its first confirmation.",
     }),
     source: z.string().meta({ description: "`chain`: a watcher saw it; `test_helper`: recorded by the test helper." }),
     first_seen_at: z.string().meta({ format: "date-time" }),
@@ -117,12 +165,35 @@ export const InitiatedTransaction = z
         .string()
         .meta({ description: "The payment URI the QR code holds (BIP21, EIP-681); not in the spec.", example: "bitcoin:tb1q…?amount=0.00153847" }),
     ),
+    payment_network: nullable(
+      z.string().meta({
+        description:
+          "The network the payment currency is paid on (not in the spec): ethereum, bsc, tron, bitcoin or litecoin; null until initiated. A transfer on another network does not reach the address.",
+        example: "bsc",
+      }),
+    ),
+    payment_network_name: nullable(
+      z.string().meta({ description: "The network's display name in the transaction's mode (not in the spec).", example: "BNB Smart Chain testnet" }),
+    ),
+    amount_owed: nullable(
+      z.number().meta({
+        description:
+          "What the customer still has to send: payment_amount less what arrived, confirmed or not, never below 0; null until initiated (not in the spec).",
+      }),
+    ),
     meta: z.object({ refund_address: z.string().nullable(), payment: PaymentProgress.nullable(), quote: Quote.nullable() }),
     client_secret: clientSecret.optional().meta({ description: "Only for a secret-key or client-secret caller; absent for a public key." }),
     checkout_url: checkoutUrl.optional().meta({ description: "Where the client secret is shown; absent for a public key." }),
     receipts: z.array(Receipt).meta({
       description: "What arrived at `payment_address`, first seen first, dropped ones too (not in the spec); `[]` until a payment is seen.",
     }),
+    reversed_at: nullable(
+      z.string().meta({
+        format: "date-time",
+        description:
+          "When the payment of a SUCCESSFUL transaction left the chain after it was counted (a reorganisation, a double spend): the `payment.reversed` event (not in the spec). The status stays SUCCESSFUL; null when never reversed.",
+      }),
+    ),
   })
   .meta({ id: "InitiatedTransaction", description: "Table 2.2 of the specification." });
 
@@ -150,13 +221,13 @@ export const TransactionListResponse = z
 export const Event = z
   .object({
     id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
-    type: z.enum(["payment.initiated", "payment.pending", "payment.received", "payment.abandoned"]),
+    type: z.enum(["payment.initiated", "payment.pending", "payment.received", "payment.abandoned", "payment.reversed"]),
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: z.string().meta({ description: "The id of the transaction whose state changed." }),
     is_live: z.boolean(),
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        "The webhook's JSON body exactly as delivered (and signed) on every attempt (README, Webhooks): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed.",
+        "The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed.",
     }),
     delivery: z.object({
       state: z.enum(["pending", "delivered", "failed", "skipped"]).meta({
@@ -185,7 +256,7 @@ export const ErrorResponse = z
     status: z.literal("error"),
     message: z.string().meta({ description: "The specification's message where it fixes one; otherwise what went wrong and what to do." }),
     code: z.enum(ERROR_CODES).meta({ description: "The broad class; it decides the HTTP status." }),
-    reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (README, Errors)." }),
+    reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (docs/rest-api.md, Errors)." }),
     errors: z.array(z.object({ field: z.string(), message: z.string() })).meta({ description: "Field problems; empty otherwise." }),
   })
   .meta({ id: "Error" });

@@ -1,24 +1,18 @@
 // The webhook delivery job: takes due events from the outbox, signs and POSTs them to the merchant's URL
-// for the event's mode, records every attempt, and schedules retries. Runs inside the service or
-// alone (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
+// for the event's mode, and hands each result to the core, which records the attempt and decides the
+// retry (src/core/events/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
+// number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/merchants/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
+import { MAX_RETRY_AFTER_CHARS, type WebhookDeliveries } from "../core/events/deliveries.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type {
-  AttemptRecord,
-  ClaimedEvent,
-  EventOutcome,
-  Settlement,
-  TransactionChange,
-  TransactionChanges,
-  WebhookEventStore,
-} from "../core/stores.ts";
+import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";
+import type { AttemptRecord, ClaimedEvent, EventOutcome, Settlement } from "../core/stores/webhook-events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
-import { nextAttemptAt } from "../webhooks/retry-schedule.ts";
 import { signatureHeaders } from "../webhooks/signing.ts";
 
 /** Events without a URL skipped per statement. */
@@ -28,24 +22,25 @@ const WAKE_DEBOUNCE_MS = 2;
 /**
  * While the dispatcher keeps up, it claims at most this often: each claim (a database transaction)
  * then takes the events of the interval together instead of one each (under load a claim found about
- * one event, at 1–1.5 ms of the service's CPU: README, Benchmark). An event after a quiet spell is still claimed
+ * one event, at 1–1.5 ms of the service's CPU: docs/benchmarks.md). An event after a quiet spell is still claimed
  * after WAKE_DEBOUNCE_MS, and a dispatcher behind (its last claim was full) claims without pause.
  */
 const MIN_WAKE_INTERVAL_MS = 20;
 /** The most settlements written in one statement. */
 const SETTLE_BATCH = 500;
 
-export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "retryScheduleMs" | "pollMs" | "concurrency" | "privateTargets">;
+/** The retry schedule is the core's (WebhookDeliveries' policy). */
+export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "pollMs" | "concurrency" | "privateTargets">;
 
 export interface DispatcherDeps {
-  /** The outbox (src/db/stores/webhook-events.ts). */
-  events: WebhookEventStore;
+  /** The outbox's rules (claims, outcomes and retries, redelivery), over its store. */
+  deliveries: WebhookDeliveries;
   secrets: SecretBox;
+  /** The time an attempt is signed with. */
   clock: Clock;
   log?: (line: string) => void;
   /** The HTTP attempt; real by default. */
   send?: (request: DeliveryRequest) => Promise<DeliveryResult>;
-  random?: () => number;
   /** Attempts by outcome and delivery delays (GET /metrics). */
   metrics?: WebhookMetrics;
   /**
@@ -143,13 +138,8 @@ export class WebhookDispatcher implements EventRedelivery {
   }
 
   /** An operator's redelivery: back in the queue with a fresh schedule, and one attempt now. Null for an unknown id. */
-  async redeliver(eventId: string): Promise<DeliveryReport | null> {
-    const requeued = await this.deps.events.requeue(eventId, this.deps.clock.now());
-    if (!requeued) return null;
-    const [event] = await this.claim(1, eventId);
-    // Another dispatcher took it in between: it is being sent.
-    if (!event) return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: requeued.nextAttemptAt }, attempt: null };
-    return this.attempt(event, "manual");
+  redeliver(eventId: string): Promise<DeliveryReport | null> {
+    return this.deps.deliveries.redeliver(eventId, this.leaseMs, (event) => this.attempt(event, "manual"));
   }
 
   private async loop(): Promise<void> {
@@ -219,12 +209,11 @@ export class WebhookDispatcher implements EventRedelivery {
   }
 
   private skipUnroutable(): Promise<number> {
-    return this.deps.events.skipUnroutable(this.deps.clock.now(), SKIP_BATCH);
+    return this.deps.deliveries.skipUnroutable(SKIP_BATCH);
   }
 
   private claim(limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
-    const now = this.deps.clock.now();
-    return this.deps.events.claimDue(now, new Date(now.getTime() + this.leaseMs), limit, onlyId);
+    return this.deps.deliveries.claim(limit, this.leaseMs, onlyId);
   }
 
   private async attempt(event: ClaimedEvent, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
@@ -257,12 +246,15 @@ export class WebhookDispatcher implements EventRedelivery {
       error: result.error,
       succeeded: result.ok,
       trigger,
+      retryAfter: result.retryAfter?.slice(0, MAX_RETRY_AFTER_CHARS) ?? null,
     };
-    const outcome = this.outcomeOf(event, result);
+    // The receiver may have asked for time (429 or 503 with Retry-After): the core decides how much it gets.
+    const outcome = this.deps.deliveries.outcomeOf(event, result.ok, result);
     this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
     await this.settle({ event, outcome, attempt });
     if (!result.ok) {
-      const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}`;
+      const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
+      const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
       const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
       this.log(`webhooks: ${event.type} ${event.id} to merchant ${event.merchantId} failed (${what}); ${next}`);
     }
@@ -286,7 +278,7 @@ export class WebhookDispatcher implements EventRedelivery {
       while (this.settling.length > 0) {
         const batch = this.settling.splice(0, SETTLE_BATCH);
         try {
-          await this.deps.events.settle(batch.map((entry) => entry.settlement));
+          await this.deps.deliveries.settle(batch.map((entry) => entry.settlement));
           for (const entry of batch) entry.resolve();
         } catch (error) {
           for (const entry of batch) entry.reject(error);
@@ -295,12 +287,5 @@ export class WebhookDispatcher implements EventRedelivery {
     } finally {
       this.flushing = false;
     }
-  }
-
-  private outcomeOf(event: ClaimedEvent, result: DeliveryResult): EventOutcome {
-    const now = this.deps.clock.now();
-    if (result.ok) return { state: "DELIVERED", at: now };
-    const next = nextAttemptAt(now, event.attemptCount + 1, this.settings.retryScheduleMs, this.deps.random);
-    return next ? { state: "PENDING", nextAttemptAt: next } : { state: "FAILED" };
   }
 }

@@ -14,15 +14,17 @@ export function meteredGateway(gateway: PaymentGateway, metrics: TransactionMetr
   metered.initializeTransaction = async (request) => {
     const outcome = await gateway.initializeTransaction(request);
     if (!outcome.replayed) {
-      metrics.transactionInitialized(fiatById(outcome.initializedCurrencyId)?.slug ?? "unknown", outcome.isLive ? "live" : "test");
+      const t = outcome.transaction;
+      metrics.transactionInitialized(fiatById(t.initializedCurrencyId)?.slug ?? "unknown", t.isLive ? "live" : "test");
     }
     return outcome;
   };
   metered.initiatePayment = async (request) => {
     const outcome = await gateway.initiatePayment(request);
     if (!outcome.replayed) {
-      const crypto = outcome.paymentCurrencyId === null ? undefined : cryptoById(outcome.paymentCurrencyId);
-      metrics.paymentInitiated(crypto?.slug ?? "unknown", outcome.isLive ? "live" : "test");
+      const t = outcome.transaction;
+      const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
+      metrics.paymentInitiated(crypto?.slug ?? "unknown", t.isLive ? "live" : "test");
     }
     return outcome;
   };

@@ -1,7 +1,7 @@
 // What the jobs, feeds and adapters report to, as narrow interfaces: src/observability/metrics.ts
 // implements them with prom-client, and the code that reports imports only these types (no
 // Prometheus in the webhooks, lifecycle or rails layers; none at all in the core).
-import type { EventOutcome } from "../core/stores.ts";
+import type { EventOutcome } from "../core/stores/webhook-events.ts";
 
 export type Mode = "live" | "test";
 
@@ -17,9 +17,25 @@ export interface WebhookMetrics {
   webhookAttempt(outcome: EventOutcome, createdAt: Date, trigger: "schedule" | "manual"): void;
 }
 
-/** The payment watcher: one call per pass this instance led. */
+/** A chain node as the metrics name it: the coin it is read for, on which network, the mode, and the kind of node. */
+export interface ChainNodeLabels {
+  coin: string;
+  /** core/networks.ts's slug: bitcoin, litecoin, ethereum, bsc, … */
+  network: string;
+  mode: Mode;
+  /** esplora, core (an own Bitcoin Core / Litecoin Core node) or evm (JSON-RPC). */
+  backend: string;
+}
+
+/** The payment watcher: one call per pass this instance led, and what its chain nodes did in it. */
 export interface WatcherMetrics {
   watchPass(report: { watched: number; failed: number }, seconds: number): void;
+  /** A read of a node failed (one per failed request, however many addresses waited on it); `reason` as ChainFailureReason. */
+  chainNodeFailed(node: ChainNodeLabels, reason: string): void;
+  /** A pass read every address of this node without a failure, at `at`. */
+  chainNodeAnswered(node: ChainNodeLabels, at: Date): void;
+  /** A SUCCESSFUL payment in `coin` was reversed (payment.reversed): its counted receipts left the chain. */
+  paymentReversed?(coin: string): void;
 }
 
 /** The expiry job: the transactions one batch abandoned. */
@@ -33,15 +49,24 @@ export interface PriceFeedMetrics {
   quoteFailed(provider: string): void;
   /** An upstream call that failed, even when the last price still covered it. */
   priceRefreshFailed(provider: string): void;
+  /**
+   * Why a provider gave no usable price (src/rails/prices/errors.ts, PriceFailureReason): a failed
+   * upstream call by its reason, or a quote refused as stale, missing or out of the median's spread.
+   */
+  priceProviderFailed(provider: string, reason: string): void;
+  /** A price served: how old the provider's answer was, in seconds. */
+  priceProviderQuoted(provider: string, ageSeconds: number): void;
+  /** How far a provider's rate was from the median of a quote: |rate − median| / median (0.02 is 2 %). */
+  priceProviderDivergence(provider: string, ratio: number): void;
 }
 
-/** Requests refused with 429 (src/http/rate-limits.ts), by the bucket that refused them. */
+/** Requests refused with 429 (src/edge/rate-limits.ts), by the bucket that refused them. */
 export type RateLimitedBucket = "live_key" | "test_key" | "address" | "auth_failures";
 export interface RateLimitMetrics {
   rateLimited(bucket: RateLimitedBucket): void;
 }
 
-/** Live connections (src/http/connection-limits.ts): refusals by the cap that refused them, and the open count. */
+/** Live connections (src/edge/connection-limits.ts): refusals by the cap that refused them, and the open count. */
 export type LiveRefusalCap = "address" | "credential" | "total";
 export interface LiveConnectionMetrics {
   liveConnectionRefused(cap: LiveRefusalCap): void;

@@ -8,8 +8,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts";
 import type { PoolStats } from "../db/adapters.ts";
 import type { Clock } from "../core/ports.ts";
-import type { EventOutcome, WebhookBacklog } from "../core/stores.ts";
+import type { EventOutcome, WebhookBacklog } from "../core/stores/webhook-events.ts";
 import type {
+  ChainNodeLabels,
   ExpiryMetrics,
   Mode,
   PriceFeedMetrics,
@@ -44,13 +45,19 @@ export class PaygateMetrics
   private readonly initialized: Counter<"currency" | "mode">;
   private readonly initiated: Counter<"currency" | "mode">;
   private readonly expired: Counter<"mode">;
+  private readonly reversed: Counter<"coin">;
   private readonly quoteFailures: Counter<"provider">;
   private readonly refreshFailures: Counter<"provider">;
+  private readonly providerFailures: Counter<"provider" | "reason">;
+  private readonly providerAge: Gauge<"provider">;
+  private readonly providerDivergence: Gauge<"provider">;
   private readonly webhookAttempts: Counter<"outcome">;
   private readonly webhookDelay: Histogram;
   private readonly watchDuration: Histogram;
   private readonly watchedAddresses: Gauge;
   private readonly failedAddresses: Gauge;
+  private readonly chainNodeErrors: Counter<"coin" | "network" | "mode" | "backend" | "reason">;
+  private readonly chainNodeLastSuccess: Gauge<"coin" | "network" | "mode" | "backend">;
   private backlogWatched = false;
   private poolWatched = false;
   private liveWatched = false;
@@ -92,6 +99,12 @@ export class PaygateMetrics
       labelNames: ["currency", "mode"],
       registers,
     });
+    this.reversed = new Counter({
+      name: `${PREFIX}payments_reversed_total`,
+      help: "SUCCESSFUL payments whose counted receipts left the chain afterwards (a reorganisation, a double spend, a replacement): payment.reversed events, by coin.",
+      labelNames: ["coin"],
+      registers,
+    });
     this.expired = new Counter({
       name: `${PREFIX}transactions_expired_total`,
       help: "Transactions the expiry job abandoned because their window closed unpaid, by mode.",
@@ -107,6 +120,24 @@ export class PaygateMetrics
     this.refreshFailures = new Counter({
       name: `${PREFIX}price_refresh_failures_total`,
       help: "Failed upstream calls of a live price provider (timeouts, HTTP errors, bad bodies), by provider, including those the cached price still covered.",
+      labelNames: ["provider"],
+      registers,
+    });
+    this.providerFailures = new Counter({
+      name: `${PREFIX}price_provider_failures_total`,
+      help: "Times a live price provider gave no usable price, by provider and reason (timeout, unreachable, rate_limited, forbidden, http_error, garbage, no_price, stale, out_of_spread).",
+      labelNames: ["provider", "reason"],
+      registers,
+    });
+    this.providerAge = new Gauge({
+      name: `${PREFIX}price_provider_age_seconds`,
+      help: "Age in seconds of the provider answer behind the last price it served, by provider.",
+      labelNames: ["provider"],
+      registers,
+    });
+    this.providerDivergence = new Gauge({
+      name: `${PREFIX}price_provider_divergence_ratio`,
+      help: "How far the provider's rate was from the median at the last quote that asked several providers: |rate - median| / median, by provider.",
       labelNames: ["provider"],
       registers,
     });
@@ -145,6 +176,18 @@ export class PaygateMetrics
       help: "Addresses whose node did not answer in the last payment watcher pass.",
       registers,
     });
+    this.chainNodeErrors = new Counter({
+      name: `${PREFIX}chain_node_errors_total`,
+      help: "Failed reads of a chain node by coin, network, mode, backend (esplora, core, evm) and reason (timeout, unreachable, http_status, rate_limited, malformed, rpc_error, wrong_network, refused, other); one per failed request, not per address.",
+      labelNames: ["coin", "network", "mode", "backend", "reason"],
+      registers,
+    });
+    this.chainNodeLastSuccess = new Gauge({
+      name: `${PREFIX}chain_node_last_success_timestamp_seconds`,
+      help: "Unix time of the last payment watcher pass that read every address of a coin, network and mode from its node without a failure (passes with no such address leave it as it is).",
+      labelNames: ["coin", "network", "mode", "backend"],
+      registers,
+    });
 
     for (const mode of MODES) {
       for (const fiat of FIAT_CURRENCIES) this.initialized.inc({ currency: fiat.slug, mode }, 0);
@@ -152,6 +195,7 @@ export class PaygateMetrics
       this.expired.inc({ mode }, 0);
     }
     for (const outcome of ATTEMPT_OUTCOMES) this.webhookAttempts.inc({ outcome }, 0);
+    for (const crypto of CRYPTO_CURRENCIES) this.reversed.inc({ coin: crypto.slug }, 0);
     for (const bucket of RATE_LIMITED_BUCKETS) this.rateLimitedRequests.inc({ bucket }, 0);
   }
 
@@ -211,6 +255,18 @@ export class PaygateMetrics
     this.refreshFailures.inc({ provider });
   }
 
+  priceProviderFailed(provider: string, reason: string): void {
+    this.providerFailures.inc({ provider, reason });
+  }
+
+  priceProviderQuoted(provider: string, ageSeconds: number): void {
+    this.providerAge.set({ provider }, ageSeconds);
+  }
+
+  priceProviderDivergence(provider: string, ratio: number): void {
+    this.providerDivergence.set({ provider }, ratio);
+  }
+
   webhookAttempt(outcome: EventOutcome, createdAt: Date, trigger: "schedule" | "manual"): void {
     const label: AttemptOutcome | null =
       outcome.state === "DELIVERED" ? "delivered" : outcome.state === "PENDING" ? "retrying" : outcome.state === "FAILED" ? "failed" : null;
@@ -225,6 +281,18 @@ export class PaygateMetrics
     this.watchDuration.observe(seconds);
     this.watchedAddresses.set(report.watched);
     this.failedAddresses.set(report.failed);
+  }
+
+  chainNodeFailed(node: ChainNodeLabels, reason: string): void {
+    this.chainNodeErrors.inc({ ...node, reason });
+  }
+
+  chainNodeAnswered(node: ChainNodeLabels, at: Date): void {
+    this.chainNodeLastSuccess.set({ ...node }, at.getTime() / 1000);
+  }
+
+  paymentReversed(coin: string): void {
+    this.reversed.inc({ coin });
   }
 
   /** The webhook backlog, and the pool's connections on PostgreSQL: read at each scrape. */

@@ -24,6 +24,8 @@ export interface DeliveryResult {
   /** The answer may have come from a private address (allowed by the operator): its body is not for merchants' users. */
   privateAddress: boolean;
   error: string | null;
+  /** The receiver's Retry-After header as sent, when it gave one (the core decides what it means: src/core/events/deliveries.ts). */
+  retryAfter?: string;
 }
 
 /** Enough of the receiver's answer to show a merchant why it failed, and no more. */
@@ -49,8 +51,9 @@ export async function deliver(request: DeliveryRequest): Promise<DeliveryResult>
   });
   const latencyMs = Math.round(performance.now() - started);
   if (outcome.ok) {
-    const { status, text, privateAddress } = outcome.value;
-    return { ok: status >= 200 && status < 300, statusCode: status, latencyMs, responseBody: text, privateAddress, error: null };
+    const { status, text, privateAddress, retryAfter } = outcome.value;
+    const asked = retryAfter === undefined ? {} : { retryAfter };
+    return { ok: status >= 200 && status < 300, statusCode: status, latencyMs, responseBody: text, privateAddress, error: null, ...asked };
   }
   const { failure } = outcome;
   const error =

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessibilityViolations, launchBrowser } from "../support/browser.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { decodeQr } from "../support/qr.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let browser: Browser;
 let t: TestGateway;
@@ -34,7 +35,7 @@ interface Initialized {
 async function initialize(extra: Record<string, unknown> = {}): Promise<Initialized> {
   const res = await t.post(
     "/v1/transaction",
-    { customer: { email: "ada@example.com", name: "Ada Obi" }, currency: "USD", amount: "100", description: "Order #42", ...extra },
+    initializeBody({ customer: { email: "ada@example.com", name: "Ada Obi" }, description: "Order #42", ...extra }),
     { authorization: `Bearer ${keys.testPublicKey}` },
   );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -277,6 +278,28 @@ describe("the checkout page from checkout_url", () => {
     await heading(page, "Thank you: payment received");
     expect(await stillMarked(page)).toBe(true);
     expect(await page.getByRole("link", { name: /Return to/ }).count()).toBe(0); // no return_url given
+    await page.close();
+  });
+
+  it("says a payment that signals replaceability (BIP 125) counts from its first confirmation where 0 are accepted", async () => {
+    const { id, checkoutUrl } = await initialize();
+    const page = await open(checkoutUrl, DESKTOP);
+    await page.getByRole("button", { name: /^Litecoin/ }).click();
+    await heading(page, "Pay with Litecoin");
+    const due = new Decimal((await retrieve(id)).payment_amount);
+    const rbf = { key: "beef:0", txHash: "beef", amount: due, confirmations: 0, blockHeight: null, replaceable: true };
+    await t.gateway.applyReceipts(id, { receipts: [rbf], requiredConfirmations: 0, source: "chain", complete: true });
+    await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
+    expect(await text(page, "#pay-status .status-detail")).toBe(
+      `${due.toFixed()} LTC arrived and awaits the network's confirmations (your wallet marked it replaceable, so it counts from its first confirmation). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
+    );
+    await t.gateway.applyReceipts(id, {
+      receipts: [{ ...rbf, confirmations: 1, blockHeight: 100 }],
+      requiredConfirmations: 0,
+      source: "chain",
+      complete: true,
+    });
+    await heading(page, "Thank you: payment received");
     await page.close();
   });
 

@@ -5,9 +5,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECRET_KEY_IN_BROWSER } from "../../src/http/cors.ts";
+import { SECRET_KEY_IN_BROWSER } from "../../src/edge/cors.ts";
 import { launchBrowser } from "../support/browser.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 /** The shop's checkout page: its script is what a front end would do with fetch. */
 const CHECKOUT_PAGE = `<!doctype html>
@@ -50,7 +51,7 @@ const TRANSACTION_FIELDS = "id reference status initializedAmount initializedCur
 const INITIALIZE = `mutation ($input: InitializeTransactionInput!) { initializeTransaction(input: $input) { ${TRANSACTION_FIELDS} } }`;
 const GET_TRANSACTION = `query ($id: ID!) { transaction(id: $id) { ${TRANSACTION_FIELDS} } }`;
 const INITIATE = `mutation ($id: ID!) { initiatePayment(transactionId: $id, input: { currencyId: 4 }) { id status } }`;
-const ORDER = { customer: { email: "ada@example.com", name: "Ada Obi" }, currency: "USD", amount: "25.50", description: "Order #7" };
+const ORDER = initializeBody({ customer: { email: "ada@example.com", name: "Ada Obi" }, amount: "25.50", description: "Order #7" });
 
 interface PageCall {
   ok: boolean;

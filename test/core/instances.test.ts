@@ -12,6 +12,7 @@ import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { fixedFeeds } from "../support/gateway.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let testDb: TestDatabase;
 const extraAdapters: DatabaseAdapter[] = [];
@@ -60,14 +61,17 @@ it("hands out each index once across instances initiating at the same time", asy
   const m = await a.createMerchant({ name: "Busy" });
   const ids: string[] = [];
   for (let i = 0; i < 16; i++) {
-    const t = await a.initializeTransaction({
+    const { transaction: t } = await a.initializeTransaction({
       bearerToken: m.testPublicKey,
-      body: { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" },
+      body: initializeBody({ customer: { email: `c${i}@example.com` }, amount: "10" }),
     });
     ids.push(t.id);
   }
   const results = await Promise.all(
-    ids.map((id, i) => (i % 2 ? a : b).initiatePayment({ bearerToken: m.testSecretKey, transactionId: id, body: { currency_id: "4" } })),
+    ids.map(async (id, i) => {
+      const initiated = await (i % 2 ? a : b).initiatePayment({ bearerToken: m.testSecretKey, transactionId: id, body: { currency_id: "4" } });
+      return initiated.transaction;
+    }),
   );
   const indexes = results.map((t) => t.derivationIndex).sort((x, y) => (x ?? 0) - (y ?? 0));
   expect(indexes).toEqual(Array.from({ length: 16 }, (_, i) => i));

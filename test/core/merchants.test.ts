@@ -43,7 +43,7 @@ describe("wallets", () => {
   it("keeps a replaced key's counter, so switching back never reuses an address", async () => {
     const m = await t.merchant({ name: "Switcher" });
     const testBtc = await t.db.paymentProcessor.findUniqueOrThrow({
-      where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: btc.id, isLive: false } },
+      where: { merchantId_currencyId_network_isLive: { merchantId: m.id, currencyId: btc.id, network: "bitcoin", isLive: false } },
       include: { wallet: true },
     });
     await t.db.wallet.update({ where: { id: testBtc.walletId }, data: { nextIndex: 5 } });
@@ -51,7 +51,7 @@ describe("wallets", () => {
     await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: otherKey }] });
     await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: testBtc.wallet.extendedPublicKey }] });
     const back = await t.db.paymentProcessor.findUniqueOrThrow({
-      where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: btc.id, isLive: false } },
+      where: { merchantId_currencyId_network_isLive: { merchantId: m.id, currencyId: btc.id, network: "bitcoin", isLive: false } },
       include: { wallet: true },
     });
     expect(back.walletId).toBe(testBtc.walletId);

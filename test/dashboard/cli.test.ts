@@ -1,5 +1,6 @@
 // `paygate user create`: a dashboard user made by the operator, with a one-time sign-in link built
-// on PAYGATE_PUBLIC_URL, or with a password read from standard input.
+// on PAYGATE_PUBLIC_URL, or with a password read from standard input; and `paygate merchant create
+// --owner-email`, the merchant with its first user, an owner (issue 28).
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run.ts";
@@ -81,4 +82,51 @@ describe("paygate user create", () => {
       /--role must be one of owner, developer, viewer; got 'admin'/,
     ],
   ]);
+});
+
+const LINK = /https:\/\/pay\.example\.com\/dashboard\/welcome#[0-9A-Za-z]{43}/;
+
+describe("paygate merchant create --owner-email", () => {
+  it("prints the merchant's keys and its owner's one-time sign-in link", async () => {
+    const res = await withStdin("", "merchant", "create", "--name", "Acme Stores", "--owner-email", "Owner@Acme.example");
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res.stdout).toMatch(/^Created merchant \d+ "Acme Stores"/);
+    expect(res.stdout).toContain("test secret key   sec_test_");
+    expect(res.stdout).toMatch(
+      /\nOwner owner@acme\.example: a one-time sign-in link, shown once; it sets the password until \d{4}-\d\d-\d\dT[\d:.]+Z:\n {2}/,
+    );
+    expect(res.stdout.trimEnd().split("\n").at(-1)).toMatch(new RegExp(`^ {2}${LINK.source}$`));
+  });
+
+  it("adds the owner to the JSON, and the owner is a user of that merchant", async () => {
+    const res = await withStdin("", "merchant", "create", "--name", "Beta Shop", "--owner-email", "ops@beta.example", "--json");
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    const created = JSON.parse(res.stdout);
+    expect(created).toMatchObject({
+      testSecretKey: expect.stringMatching(/^sec_test_/),
+      owner: { email: "ops@beta.example", role: "owner", hasPassword: false },
+    });
+    expect(created.owner.signInUrl).toMatch(new RegExp(`^${LINK.source}$`));
+    // A second owner for the same merchant through the usual command finds the first one there: the e-mail is taken.
+    const again = await withStdin("", "user", "create", "--merchant", String(created.id), "--email", "ops@beta.example", "--role", "viewer");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^paygate: email is taken/);
+  });
+
+  it("without --owner-email prints no owner (the JSON is the merchant's alone)", async () => {
+    const res = await withStdin("", "merchant", "create", "--name", "Gamma", "--json");
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).not.toHaveProperty("owner");
+  });
+
+  it("still prints the merchant's secrets when its owner is refused, then says how to add one (exit 1)", async () => {
+    const res = await withStdin("", "merchant", "create", "--name", "Delta", "--owner-email", "not-an-email", "--json");
+    expect(res.code).toBe(1);
+    const created = JSON.parse(res.stdout);
+    expect(created).toMatchObject({ name: "Delta", liveSecretKey: expect.stringMatching(/^sec_live_/), owner: null });
+    expect(res.stderr).toBe(
+      `paygate: merchant ${created.id} was created, but not its owner; add one with: paygate user create --merchant ${created.id} --email EMAIL --role owner\n` +
+        "paygate: email is not an e-mail address (name@example.com)\n",
+    );
+  });
 });

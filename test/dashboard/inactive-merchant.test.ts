@@ -15,6 +15,7 @@ import {
 } from "../support/dashboard.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const API = "/dashboard/api";
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -37,11 +38,7 @@ gatewayAndReceiverForFile(async (started) => {
   developer = await signedInAs(t, merchant.id, "developer");
   viewerId = (await dashboardUser(t, merchant.id, "viewer")).userId;
   linkSlug = (await owner.post(`${API}/payment-links?mode=test`)).body.data.slug;
-  const initialized = await t.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" },
-    { authorization: `Bearer ${merchant.testPublicKey}` },
-  );
+  const initialized = await t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${merchant.testPublicKey}` });
   eventId = (await owner.get(`${API}/transactions/${initialized.body.data.id}`)).body.data.events[0].id;
   await t.gateway.updateMerchant(merchant.id, { active: false });
 });

@@ -11,6 +11,7 @@ import { freshActor } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { manualClock } from "../support/clock.ts";
+import { initializeBody } from "../support/builders.ts";
 
 /** BIP84's test vector: account 0 of "abandon … about", and its first receive addresses (bips/bip-0084.mediawiki). */
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -40,7 +41,7 @@ async function get(path: string, key: string): Promise<{ status: number; body: a
 }
 
 async function initialize(publicKey: string): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" }, bearer(publicKey));
+  const res = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
 }
@@ -263,7 +264,7 @@ describe("API key rolling", () => {
     const second = await t.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "public", oldExpires: "now" });
     expect(second.replaced.map((r) => r.prefix).sort()).toEqual([first.key, keys.testPublicKey].sort());
     for (const old of [keys.testPublicKey, first.key]) {
-      const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" }, bearer(old));
+      const res = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(old));
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: "not_found", message: "Invalid Public Key" });
     }
@@ -303,8 +304,7 @@ describe("API key rolling", () => {
       expect(await list(rolled.key)).toBe(200);
 
       const link = await cached.gateway.createPaymentLink(keys.id, false);
-      const start = () =>
-        cached.post("/v1/transaction", { payment_link: link.slug, customer: { email: "ada@example.com" }, currency: "USD", amount: "25" });
+      const start = () => cached.post("/v1/transaction", initializeBody({ payment_link: link.slug, amount: "25" }));
       expect((await start()).status).toBe(201); // remembered
       await cached.gateway.deactivateMerchantPaymentLink(keys.id, link.slug);
       expect((await start()).status).toBe(404);
@@ -360,7 +360,16 @@ describe("wallets", () => {
     expect(preview.addresses.slice(0, 2).map((a) => a.address)).toEqual(BIP84_ADDRESSES);
     expect(preview.addresses[2]!.address).toBe(new HdWalletRails().deriveAddress(BTC, true, BIP84_ZPUB, 2));
     const live = (await t.gateway.listWallets(actor(keys.id, "viewer"))).find((w) => w.currency === "BTC" && w.mode === "live");
-    expect(live).toEqual({ currency: "BTC", mode: "live", extendedPublicKey: null, nextIndex: null, unpaidAtEnd: 0, gapWarning: null });
+    expect(live).toEqual({
+      currency: "BTC",
+      network: "bitcoin",
+      networkName: "Bitcoin",
+      mode: "live",
+      extendedPublicKey: null,
+      nextIndex: null,
+      unpaidAtEnd: 0,
+      gapWarning: null,
+    });
   });
 
   it("refuses in a preview what setting would refuse: a wrong network, an unknown coin, another merchant's key", async () => {
@@ -416,6 +425,8 @@ describe("wallets", () => {
     const set = await t.gateway.setWallet(actor(keys.id, "developer"), { currency: "BTC", mode: "test", extendedPublicKey: fresh });
     expect(set).toEqual({
       currency: "BTC",
+      network: "bitcoin",
+      networkName: "Bitcoin testnet",
       mode: "test",
       extendedPublicKey: `${fresh.slice(0, 10)}…${fresh.slice(-6)}`,
       nextIndex: 0,
@@ -472,8 +483,7 @@ describe("payment links", () => {
     const owner = actor(keys.id);
     const test = await t.gateway.newPaymentLink(owner, "test");
     const live = await t.gateway.newPaymentLink(owner, "live");
-    const start = (slug: string) =>
-      t.post("/v1/transaction", { payment_link: slug, customer: { email: "ada@example.com" }, currency: "USD", amount: "25" });
+    const start = (slug: string) => t.post("/v1/transaction", initializeBody({ payment_link: slug, amount: "25" }));
     expect((await start(test.slug)).status).toBe(201);
 
     const links = await t.gateway.listPaymentLinks(actor(keys.id, "viewer"));

@@ -4,10 +4,11 @@
 import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
-import { CSV_HEADER } from "../../src/core/transactions/export.ts";
+import { EXPORT_CSV_HEADER } from "../support/csv-export.ts";
 import { dashboardFetch, signedInAs, type DashboardClient } from "../support/dashboard.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -21,7 +22,7 @@ afterEach(() => {
 const API = "/dashboard/api";
 
 const init = async (publicKey: string, email = "ada@example.com") => {
-  const res = await t.post("/v1/transaction", { customer: { email }, currency: "USD", amount: "10" }, { authorization: `Bearer ${publicKey}` });
+  const res = await t.post("/v1/transaction", initializeBody({ customer: { email }, amount: "10" }), { authorization: `Bearer ${publicKey}` });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; reference: string };
 };
@@ -193,13 +194,13 @@ describe("the CSV download", () => {
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="transactions-test-\d{4}-\d{2}-\d{2}\.csv"$/);
     const records = parse(text) as string[][];
-    expect(records[0]).toEqual(CSV_HEADER);
+    expect(records[0]).toEqual(EXPORT_CSV_HEADER);
     const expected = [...rows].sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (y.id < x.id ? -1 : 1)).map((r) => r.id);
     expect(records.slice(1).map((r) => r[0])).toEqual(expected);
 
     const odd = parse((await csv(owner, "?q=odd%40example.com")).text) as string[][];
     expect(odd).toHaveLength(1 + 601);
-    expect(new Set(odd.slice(1).map((r) => r[CSV_HEADER.indexOf("customer_email")]))).toEqual(new Set(["odd@example.com"]));
+    expect(new Set(odd.slice(1).map((r) => r[EXPORT_CSV_HEADER.indexOf("customer_email")]))).toEqual(new Set(["odd@example.com"]));
   });
 
   it("answers a bad filter with a 400 JSON error, not a file", async () => {

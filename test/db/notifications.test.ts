@@ -2,9 +2,10 @@
 // inside its database transaction, with whether it wrote a webhook event; what is rolled back is
 // never announced. On PGlite and on PostgreSQL (a LISTEN connection of its own).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TransactionChange } from "../../src/core/stores.ts";
+import type { TransactionChange } from "../../src/core/stores/transaction-changes.ts";
 import { changePayload, parsePayload } from "../../src/db/notifications.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -34,7 +35,7 @@ async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
 const changesOf = (id: string) => heard.filter((c) => c.kind === "changed" && c.transactionId === id);
 
 async function initialize(): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" }, bearer(keys.testPublicKey));
+  const res = await t.post("/v1/transaction", initializeBody(), bearer(keys.testPublicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
 }

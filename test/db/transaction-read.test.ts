@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaStores } from "../../src/db/stores/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -15,13 +16,13 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 describe("TransactionStore.findRowFor", () => {
   it("reads every field as the model query does, in its type", async () => {
     const keys = await t.merchant();
-    const body = {
+    const body = initializeBody({
       customer: { email: "Ada.Obi@Example.com", name: "Ada Obi" },
       currency: "NGN",
       amount: "150000.50",
       description: "Order #42",
       meta: { order: { id: 42, lines: ["a", "b"] }, note: null },
-    };
+    });
     const created = await t.post("/v1/transaction", body, bearer(keys.testPublicKey));
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;

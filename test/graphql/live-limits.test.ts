@@ -10,12 +10,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
-import type { Stores } from "../../src/core/stores.ts";
+import type { Stores } from "../../src/core/stores/index.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "../../src/core/transactions/updates.ts";
-import { DEFAULT_LIVE_LIMITS, type LiveLimits } from "../../src/http/connection-limits.ts";
+import { DEFAULT_LIVE_LIMITS, type LiveLimits } from "../../src/edge/connection-limits.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway.ts";
 import { TransactionUpdatedDocument } from "./generated/operations.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const QUERY = print(TransactionUpdatedDocument);
 
@@ -37,11 +38,7 @@ async function gateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
 const LIMITS: LiveLimits = { perAddress: 3, perCredential: 2, total: 5, subscriptionsPerSocket: 2 };
 
 async function transaction(g: TestGateway, publicKey: string): Promise<{ id: string; clientSecret: string }> {
-  const res = await g.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" },
-    { authorization: `Bearer ${publicKey}` },
-  );
+  const res = await g.post("/v1/transaction", initializeBody(), { authorization: `Bearer ${publicKey}` });
   expect(res.status).toBe(201);
   return { id: res.body.data.id, clientSecret: res.body.data.client_secret };
 }

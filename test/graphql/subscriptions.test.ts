@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { subscribeSse, subscribeWs, type Delivery, type Updates } from "../support/subscriptions.ts";
 import { TransactionUpdatedDocument, type TransactionUpdatedSubscription } from "./generated/operations.ts";
+import { initializeBody } from "../support/builders.ts";
 
 type Update = TransactionUpdatedSubscription;
 
@@ -26,7 +27,7 @@ afterAll(async () => {
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function initialize(publicKey = keys.testPublicKey): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" }, bearer(publicKey));
+  const res = await t.post("/v1/transaction", initializeBody(), bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { ListTransactionsDocument, type ListTransactionsQueryVariables } from "./generated/operations.ts";
 import { graphqlFailure } from "../support/graphql-errors.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -17,7 +18,9 @@ type Keys = Awaited<ReturnType<TestGateway["merchant"]>>;
 const client = (key?: string) => new GraphQLClient(`${t.url}/graphql`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
 const init = async (publicKey: string, email = "ada@example.com", currency = "USD") => {
-  const res = await t.post("/v1/transaction", { customer: { email }, currency, amount: "10" }, { authorization: `Bearer ${publicKey}` });
+  const res = await t.post("/v1/transaction", initializeBody({ customer: { email }, currency, amount: "10" }), {
+    authorization: `Bearer ${publicKey}`,
+  });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; reference: string; client_secret: string };
 };

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: NewMerchant;
@@ -28,8 +29,7 @@ async function call(method: "GET" | "POST", path: string, key: string, body?: un
   return { status: response.status, cacheControl: response.headers.get("cache-control"), body: await response.json() };
 }
 
-const initialize = () =>
-  call("POST", "/v1/transaction", keys.testPublicKey, { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" });
+const initialize = () => call("POST", "/v1/transaction", keys.testPublicKey, initializeBody({ amount: "10" }));
 
 describe("Cache-Control on the REST API", () => {
   it("is no-store on every answer with a client secret: initialize, initiate, GET, the test helpers and the list", async () => {

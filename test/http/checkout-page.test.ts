@@ -57,7 +57,9 @@ describe("GET /checkout/:token", () => {
     for (const asset of assets) {
       const res = await fetch(t.url + asset);
       expect(res.status, asset).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(asset.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
+      // Scripts, styles and the icon (web/shared/favicon.svg).
+      const type = asset.endsWith(".js") ? /^text\/javascript/ : asset.endsWith(".svg") ? /^image\/svg\+xml/ : /^text\/css/;
+      expect(res.headers.get("content-type"), asset).toMatch(type);
       expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
       expect((await res.text()).length).toBeGreaterThan(100);
     }

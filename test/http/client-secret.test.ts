@@ -3,6 +3,7 @@
 // Also return_url and checkout_url on PAYGATE_PUBLIC_URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const PUBLIC_URL = "https://pay.example.com";
 const CLIENT_SECRET = /^([0-9a-f-]{36})_secret_[0-9A-Za-z]{32}$/;
@@ -15,12 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const order = (extra: Record<string, unknown> = {}) => ({
-  customer: { email: "ada@example.com", name: "Ada Obi" },
-  currency: "USD",
-  amount: "100",
-  ...extra,
-});
+const order = (extra: Record<string, unknown> = {}) => initializeBody({ customer: { email: "ada@example.com", name: "Ada Obi" }, ...extra });
 
 async function initialize(extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const res = await t.post("/v1/transaction", order(extra), { authorization: `Bearer ${keys.testPublicKey}`, ...headers });

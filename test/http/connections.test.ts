@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { defaultConnectionTotal, defaultLiveTotal, openFileLimit } from "../../src/http/connection-limits.ts";
+import { defaultConnectionTotal, defaultLiveTotal, openFileLimit } from "../../src/edge/connection-limits.ts";
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway.ts";
 
 const own: TestGateway[] = [];

@@ -4,11 +4,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, SECRET_KEY_IN_BROWSER } from "../../src/http/cors.ts";
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, SECRET_KEY_IN_BROWSER } from "../../src/edge/cors.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const SHOP = "https://shop.example.com";
-const ORDER = { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" };
+const ORDER = initializeBody({ amount: "10" });
 const NO_SUCH_ID = "00000000-0000-0000-0000-000000000000";
 
 let t: TestGateway;

@@ -3,22 +3,26 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { testRateStore } from "../../src/db/stores/test-rates.ts";
+import { operatorTestRates } from "../../src/core/money/test-rates.ts";
 import { StoredTestRatesFeed, TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";
 import { rawRequest } from "../support/raw-http.ts";
 import { snapshotStore } from "../support/snapshot.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 afterEach(() => t?.close());
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const order = { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" };
+const order = initializeBody({ amount: "10" });
 const logLines = () => t.logs.map((line) => JSON.parse(line) as { level: string; msg: string; err?: unknown });
 
 async function setUp() {
   // Test mode priced as the service prices it: from the test_rates table.
-  t = await startTestGateway({ prices: (db) => new ModeRoutedFeed({ test: new StoredTestRatesFeed(testRateStore(db)), live: new TestRatesFeed() }) });
+  t = await startTestGateway({
+    prices: (db) => new ModeRoutedFeed({ test: new StoredTestRatesFeed(operatorTestRates(testRateStore(db))), live: new TestRatesFeed() }),
+  });
   const keys = await t.merchant();
   const initiated = (await t.post("/v1/transaction", order, bearer(keys.testPublicKey))).body.data.id as string;
   const pending = (await t.post("/v1/transaction", order, bearer(keys.testPublicKey))).body.data.id as string;

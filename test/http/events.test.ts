@@ -8,6 +8,7 @@ import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { fixedFeeds, gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -21,11 +22,7 @@ const get = async (path: string, key?: string) => {
 };
 
 const init = async (publicKey: string) => {
-  const res = await t.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" },
-    { authorization: `Bearer ${publicKey}` },
-  );
+  const res = await t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${publicKey}` });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; client_secret: string };
 };
@@ -180,7 +177,7 @@ describe("GET /v1/events: refusals", () => {
   it.each([
     ["limit=0", "limit", "must be an integer from 1 to 100"],
     ["limit=1&limit=1", "limit", "must be given once, as a single value"],
-    ["type=payment.refunded", "type", "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned"],
+    ["type=payment.refunded", "type", "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed"],
     ["transaction=bq_123", "transaction", "must be a transaction id (a UUID)"],
     ["starting_after=123", "starting_after", "must be the id (evt_…) of an event of the previous page"],
     ["status=PENDING", "status", "is not a parameter of this list"],

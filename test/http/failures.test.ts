@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { SwitchableFeed } from "../support/prices.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const feed = new SwitchableFeed();
 let t: TestGateway;
@@ -17,7 +18,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 describe("upstream failure", () => {
   it("answers 503 when no quote can be had, changes nothing, and works on retry", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "a@example.com" }, amount: "5" }), bearer(keys.testPublicKey));
     const id = init.body.data.id as string;
     const walletBefore = await t.db.wallet.findFirstOrThrow({ where: { merchantId: keys.id, currencyId: 4, isLive: false } });
 
@@ -42,7 +43,7 @@ describe("upstream failure", () => {
 
   it("answers 404 for a coin the merchant has no wallet for, even while no quote can be had", async () => {
     const live = await t.merchant({ name: "No Live ETH", kyb: "VERIFIED" });
-    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(live.livePublicKey));
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "a@example.com" }, amount: "5" }), bearer(live.livePublicKey));
     expect(init.status).toBe(201);
     feed.down = true;
     try {
@@ -72,7 +73,7 @@ describe("health and unknown routes", () => {
 
 describe("unexpected errors", () => {
   it("answers 500 Internal Server Error on both endpoints without leaking details", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "a@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "a@example.com" }, amount: "5" }), bearer(keys.testPublicKey));
     const id = init.body.data.id as string;
     // A failure nobody planned for: every write of a transaction now raises inside the database.
     await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_transactions() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -82,7 +83,7 @@ describe("unexpected errors", () => {
     try {
       const initialize = await t.post(
         "/v1/transaction",
-        { customer: { email: "a@example.com" }, currency: "USD", amount: "5" },
+        initializeBody({ customer: { email: "a@example.com" }, amount: "5" }),
         bearer(keys.testPublicKey),
       );
       const initiate = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));

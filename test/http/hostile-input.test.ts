@@ -1,10 +1,11 @@
-// Hostile and broken requests: each is a clear 4xx in the README's error shape, and changes
+// Hostile and broken requests: each is a clear 4xx in the error shape of docs/rest-api.md, and changes
 // nothing (row counts and the transaction rows are the same before and after).
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { rawRequest, type RawRequest, type RawResponse } from "../support/raw-http.ts";
 import { snapshotStore, type StoreSnapshot } from "../support/snapshot.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -12,7 +13,7 @@ let pendingId: string;
 let initiatedId: string;
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const order = (extra: Record<string, unknown> = {}) => ({ customer: { email: "ada@example.com" }, currency: "USD", amount: "10", ...extra });
+const order = (extra: Record<string, unknown> = {}) => initializeBody({ amount: "10", ...extra });
 
 beforeAll(async () => {
   t = await startTestGateway();
@@ -311,7 +312,7 @@ describe("GraphQL requests", () => {
     const init = await graphql(
       {
         query: "mutation($input: InitializeTransactionInput!) { initializeTransaction(input: $input) { id } }",
-        variables: { input: { customer: { email: "ada@example.com", name: "Ada\u0000" }, currency: "USD", amount: "5" } },
+        variables: { input: initializeBody({ customer: { email: "ada@example.com", name: "Ada\u0000" }, amount: "5" }) },
       },
       bearer(keys.testPublicKey),
     );

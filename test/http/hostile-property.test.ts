@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { rawRequest, type RawRequest } from "../support/raw-http.ts";
 import { snapshotStore } from "../support/snapshot.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const SEED = Number(process.env.PAYGATE_PROPERTY_SEED ?? 20261123);
 const RUNS = Number(process.env.PAYGATE_PROPERTY_RUNS ?? 300);
@@ -20,7 +21,7 @@ beforeAll(async () => {
   t = await startTestGateway();
   keys = await t.merchant();
   other = await t.merchant({ name: "Someone Else" });
-  const order = { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" };
+  const order = initializeBody({ amount: "10" });
   const make = async (key: string) => (await t.post("/v1/transaction", order, { authorization: `Bearer ${key}` })).body.data.id as string;
   ids = { initiated: await make(keys.testPublicKey), pending: await make(keys.testPublicKey), others: await make(other.testPublicKey) };
   await t.post(`/v1/transaction/${ids.pending}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
@@ -143,13 +144,13 @@ const commonMutations: fc.Arbitrary<Mutation>[] = [
 ];
 const fieldMutations = (fields: string[]) => fields.map((field) => hostileValue.map((value) => setField(field, value)));
 
-const order = () => ({
-  customer: { email: "ada@example.com", name: "Ada Obi" },
-  currency: "USD",
-  amount: "10",
-  description: "Order #42",
-  meta: { order: 42, tags: ["a"] },
-});
+const order = () =>
+  initializeBody({
+    customer: { email: "ada@example.com", name: "Ada Obi" },
+    amount: "10",
+    description: "Order #42",
+    meta: { order: 42, tags: ["a"] },
+  });
 
 interface RouteSpec {
   method: string;

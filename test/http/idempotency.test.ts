@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { InitializeTransactionDocument } from "../graphql/generated/operations.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const body = { customer: { email: "ada@example.com" }, currency: "USD", amount: "42.50", meta: { cart: 1 } };
+const body = initializeBody({ amount: "42.50", meta: { cart: 1 } });
 const auth = (key: string, idempotencyKey?: string) => ({
   authorization: `Bearer ${key}`,
   ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),

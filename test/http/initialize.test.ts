@@ -1,6 +1,7 @@
 // Spec 4.1, 5 and 7 (Initialize) over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -42,6 +43,9 @@ describe("POST /v1/transaction: success", () => {
         "client_secret", // not in table 2.1: the customer's browser reads and pays this transaction with it
         "checkout_url", // not in table 2.1: the hosted checkout page
         "return_url", // not in table 2.1: where that page sends the customer back
+        "cancel_url", // not in table 2.1: that page's "back to the shop" link before paying
+        "locale", // not in table 2.1: that page's language
+        "policies", // not in table 2.1: the per-payment policies (expires_in, underpayment_tolerance, confirmations)
       ].sort(),
     );
     // The window for initiate: 24 hours by default.
@@ -74,7 +78,7 @@ describe("POST /v1/transaction: success", () => {
   });
 
   it("answers meta {} and description null when they are omitted", async () => {
-    const res = await t.post("/v1/transaction", { customer: { email: "b@example.com" }, currency: "USD", amount: "1" }, bearer(keys.testPublicKey));
+    const res = await t.post("/v1/transaction", initializeBody({ customer: { email: "b@example.com" }, amount: "1" }), bearer(keys.testPublicKey));
     expect(res.status).toBe(201);
     expect(res.body.meta).toEqual({});
     expect(res.body.data.description).toBeNull();
@@ -103,7 +107,7 @@ describe("POST /v1/transaction: 400 Validation Error", () => {
   const cases: [string, unknown, string][] = [
     ["customer.email missing", { customer: { name: "x" }, currency: "USD", amount: "1" }, "customer.email"],
     ["customer missing", { currency: "USD", amount: "1" }, "customer"],
-    ["invalid e-mail", { customer: { email: "not-an-email" }, currency: "USD", amount: "1" }, "customer.email"],
+    ["invalid e-mail", initializeBody({ customer: { email: "not-an-email" }, amount: "1" }), "customer.email"],
     ["amount missing", { customer, currency: "USD" }, "amount"],
     ["amount not numeric", { customer, currency: "USD", amount: "ten" }, "amount"],
     ["amount in exponent form", { customer, currency: "USD", amount: "1e3" }, "amount"],

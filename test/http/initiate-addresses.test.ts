@@ -1,4 +1,4 @@
-// Wallet indexes under load (README, Wallets and addresses): each handed out once, across racing
+// Wallet indexes under load (docs/wallets-and-chains.md): each handed out once, across racing
 // initiates and two instances on one database; an index that a failed initiate took goes to the
 // next one; a wallet never has more than 19 unused indexes below its next, so no gap reaches the
 // gap limit of 20; and a lease that ran out cannot be used by its late holder.
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuplicateKeyError } from "../../src/core/errors.ts";
 import { prismaStores } from "../../src/db/stores/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let a: TestGateway;
 let b: TestGateway;
@@ -26,7 +27,7 @@ async function initialize(keys: Keys, count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) {
     const res = await a.post(
       "/v1/transaction",
-      { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "10" },
+      initializeBody({ customer: { email: `c${i}@example.com` }, amount: "10" }),
       bearer(keys.testPublicKey),
     );
     expect(res.status).toBe(201);

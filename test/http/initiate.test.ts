@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { decodeQr } from "../support/qr.ts";
+import { initializeBody } from "../support/builders.ts";
 
 // BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -19,11 +20,7 @@ afterAll(() => t.close());
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function initialize(publicKey: string, amount = "100", currency = "USD", meta?: object): Promise<string> {
-  const res = await t.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency, amount, description: "Order", meta },
-    bearer(publicKey),
-  );
+  const res = await t.post("/v1/transaction", initializeBody({ currency, amount, description: "Order", meta }), bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
 }
@@ -61,6 +58,13 @@ describe("POST /v1/transaction/:id/pay: success", () => {
         "return_url", // not in table 2.2: where that page sends the customer back
         "client_secret", // not in table 2.2: for the secret key only
         "receipts", // not in table 2.2: what arrived at the address
+        "payment_network", // not in table 2.2: the network it is paid on
+        "payment_network_name", // not in table 2.2: that network's display name
+        "amount_owed", // not in table 2.2: what is still to send
+        "cancel_url", // not in table 2.2: the hosted checkout's "back to the shop" link
+        "locale", // not in table 2.2: the hosted checkout's language
+        "reversed_at", // not in table 2.2: when the counted payment left the chain
+        "policies", // not in table 2.2: the per-payment policies given at initialize
       ].sort(),
     );
     // Just initiated: nothing can have arrived yet.
@@ -316,7 +320,7 @@ describe("POST /v1/transaction/:id/pay: 503 address_unavailable", () => {
   it("answers 503 when the wallet key cannot derive an address, and frees the wallet index for the next initiate", async () => {
     const m = await t.merchant({ name: "Broken wallet" });
     const processor = await t.db.paymentProcessor.findUniqueOrThrow({
-      where: { merchantId_currencyId_isLive: { merchantId: m.id, currencyId: cryptoBySlug("BTC")!.id, isLive: false } },
+      where: { merchantId_currencyId_network_isLive: { merchantId: m.id, currencyId: cryptoBySlug("BTC")!.id, network: "bitcoin", isLive: false } },
       include: { wallet: true },
     });
     const goodKey = processor.wallet.extendedPublicKey;

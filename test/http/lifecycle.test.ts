@@ -5,6 +5,7 @@ import { Decimal } from "../../src/core/money/amounts.ts";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import { verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -21,7 +22,7 @@ const secret = () => bearer(keys.testSecretKey);
 async function pendingTransaction(currencyId = "4", amount = "100"): Promise<{ id: string; reference: string; due: number }> {
   const init = await t.post(
     "/v1/transaction",
-    { customer: { email: "ada@example.com", name: "Ada" }, currency: "USD", amount, meta: { order: 9 } },
+    initializeBody({ customer: { email: "ada@example.com", name: "Ada" }, amount, meta: { order: 9 } }),
     bearer(keys.testPublicKey),
   );
   expect(init.status).toBe(201);
@@ -51,10 +52,15 @@ const SPEC_6_FIELDS = [
   "payment_currency",
   "payment_currency_name",
   "payment_currency_slug",
+  // Not in spec 6: the network it is paid on, and that network's name.
+  "payment_network",
+  "payment_network_name",
   "reference",
   "status",
   // Not in spec 6, added (an extension adds fields): the receipts, for reconciling.
   "receipts",
+  // Not in spec 6 either: when a SUCCESSFUL payment was reversed (payment.reversed), else null.
+  "reversed_at",
 ].sort();
 
 describe("paid", () => {
@@ -151,7 +157,7 @@ describe("abandoned", () => {
   it("INITIATED → ABANDONED when never initiated", async () => {
     const init = await t.post(
       "/v1/transaction",
-      { customer: { email: "bo@example.com" }, currency: "NGN", amount: "5000" },
+      initializeBody({ customer: { email: "bo@example.com" }, currency: "NGN", amount: "5000" }),
       bearer(keys.testPublicKey),
     );
     const res = await expireTest(init.body.data.id);
@@ -292,7 +298,7 @@ describe("test helper errors", () => {
   });
 
   it("answers a payment on an INITIATED transaction with 422", async () => {
-    const init = await t.post("/v1/transaction", { customer: { email: "cy@example.com" }, currency: "USD", amount: "5" }, bearer(keys.testPublicKey));
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "cy@example.com" }, amount: "5" }), bearer(keys.testPublicKey));
     const res = await payTest(init.body.data.id);
     expect(res.status).toBe(422);
     expect(res.body.message).toBe("The transaction is not initiated");

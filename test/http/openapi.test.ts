@@ -2,7 +2,7 @@
 // that drifts from it (every test gateway checks every response against it: test/support/openapi-conformance.ts).
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECRET_KEY_IN_BROWSER } from "../../src/http/cors.ts";
+import { SECRET_KEY_IN_BROWSER } from "../../src/edge/cors.ts";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { OpenApiConformance } from "../support/openapi-conformance.ts";

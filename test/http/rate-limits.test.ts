@@ -1,4 +1,4 @@
-// Rate limits over HTTP (README "Rate limits"): per API key (live and test apart, REST and GraphQL
+// Rate limits over HTTP (docs/rest-api.md, Rate limits): per API key (live and test apart, REST and GraphQL
 // together), per client address without a key, and per address for failed authentications; the
 // RateLimit headers, 429 with Retry-After in the one error shape, counters shared by two instances
 // on one database, and a failing counter store that lets requests through.
@@ -15,6 +15,7 @@ import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
 import { startTestGateway, type TestGateway, type TestRateLimits } from "../support/gateway.ts";
 import { snapshotStore } from "../support/snapshot.ts";
 import { manualClock } from "../support/clock.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const POLICY: RateLimitPolicy = {
   live: { limit: 2, windowMs: 1000 },
@@ -61,7 +62,7 @@ async function call(g: TestGateway, path: string, { method = "POST", body, key, 
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-const order = { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" };
+const order = initializeBody({ amount: "10" });
 const initialize = (g: TestGateway, key: string, from?: string) => call(g, "/v1/transaction", { body: order, key, from });
 const graphqlInitialize = (g: TestGateway, key: string) =>
   call(g, "/graphql", {

@@ -7,6 +7,7 @@ import { Decimal } from "../../src/core/money/amounts.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import { verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { GetTransactionReceiptsDocument, InitiatePaymentReceiptsDocument, ListTransactionReceiptsDocument } from "../graphql/generated/operations.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -22,11 +23,7 @@ const secret = () => ({ authorization: `Bearer ${keys.testSecretKey}` });
 const graph = () => new GraphQLClient(`${t.url}/graphql`, { headers: secret() });
 
 async function initialized(amount = "100"): Promise<string> {
-  const init = await t.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency: "USD", amount },
-    { authorization: `Bearer ${keys.testPublicKey}` },
-  );
+  const init = await t.post("/v1/transaction", initializeBody({ amount }), { authorization: `Bearer ${keys.testPublicKey}` });
   expect(init.status).toBe(201);
   return init.body.data.id;
 }
@@ -84,6 +81,7 @@ describe("REST", () => {
         "block_height",
         "confirmations",
         "state",
+        "replaceable",
         "source",
         "first_seen_at",
         "updated_at",

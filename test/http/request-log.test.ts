@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { rawRequest } from "../support/raw-http.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -21,12 +22,9 @@ describe("request log", () => {
     const res = await fetch(`${t.url}/v1/transaction`, {
       method: "POST",
       headers: { "content-type": "application/json", ...bearer(keys.testPublicKey) },
-      body: JSON.stringify({
-        customer: { email: "ada.secret@example.com", name: "Ada Obi" },
-        currency: "USD",
-        amount: "10",
-        description: "Order #42",
-      }),
+      body: JSON.stringify(
+        initializeBody({ customer: { email: "ada.secret@example.com", name: "Ada Obi" }, amount: "10", description: "Order #42" }),
+      ),
     });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as { data: { id: string } }).data.id;

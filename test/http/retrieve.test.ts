@@ -1,6 +1,7 @@
 // GET /v1/transaction/:id (not in the spec): the transaction in the shape of table 2.2.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -17,11 +18,9 @@ const get = async (id: string, key?: string) => {
 
 describe("GET /v1/transaction/:id", () => {
   it("shows the transaction before and after initiation, to the public and the secret key", async () => {
-    const init = await t.post(
-      "/v1/transaction",
-      { customer: { email: "a@example.com" }, currency: "USD", amount: "100", meta: { m: 1 } },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "a@example.com" }, meta: { m: 1 } }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
     const id = init.body.data.id as string;
     const before = await get(id, keys.testPublicKey);
     expect(before.status).toBe(200);
@@ -38,11 +37,9 @@ describe("GET /v1/transaction/:id", () => {
   });
 
   it("answers 404 for another merchant's or mode's transaction and 401 without a key", async () => {
-    const init = await t.post(
-      "/v1/transaction",
-      { customer: { email: "a@example.com" }, currency: "USD", amount: "1" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "a@example.com" }, amount: "1" }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
     const id = init.body.data.id as string;
     const other = await t.merchant({ name: "Other" });
     for (const res of [await get(id, other.testSecretKey), await get(id, keys.livePublicKey)]) {

@@ -3,13 +3,15 @@
 // an instance's part as soon as it stops. The embedded database's one process reads everything.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { WatchShare } from "../../src/core/stores.ts";
+import type { WatchShare } from "../../src/core/stores/transactions.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
-import { PostgresWatchShares, WATCHER_SLOTS_LOCK_CLASS, wholeWatchList, type WatchShares } from "../../src/jobs/watch-shares.ts";
+import { SlotWatchShares, wholeWatchList, type WatchShares } from "../../src/core/transactions/watch-shares.ts";
+import { PostgresWatchSlots, WATCHER_SLOTS_LOCK_CLASS } from "../../src/db/watch-slots.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
 import { startFakeEsplora, type FakeEsplora } from "../rails/chains/fake-esplora.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const PENDING = 24;
 let t: TestGateway;
@@ -23,11 +25,9 @@ beforeAll(async () => {
   if (process.env.DATABASE_URL) lockDb = await createTestDatabase();
   const keys = await t.merchant();
   for (let i = 0; i < PENDING; i++) {
-    const init = await t.post(
-      "/v1/transaction",
-      { customer: { email: `c${i}@example.com` }, currency: "USD", amount: "5" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const init = await t.post("/v1/transaction", initializeBody({ customer: { email: `c${i}@example.com` }, amount: "5" }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
     const pay = await t.post(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: "4" }, { authorization: `Bearer ${keys.testSecretKey}` });
     expect(pay.status).toBe(200);
     addresses.push(pay.body.data.payment_address);
@@ -89,8 +89,8 @@ it("shares the addresses among live instances, and covers a dead or stopped inst
     expect(only.asked).toEqual([...addresses].sort());
     return;
   }
-  const a = watcher(new PostgresWatchShares(url));
-  const b = watcher(new PostgresWatchShares(url));
+  const a = watcher(new SlotWatchShares(new PostgresWatchSlots(url)));
+  const b = watcher(new SlotWatchShares(new PostgresWatchSlots(url)));
   const all = [...addresses].sort();
   try {
     const alone = await pass(a); // b has no slot yet: a is the only instance
@@ -138,7 +138,7 @@ it("shares the addresses among live instances, and covers a dead or stopped inst
 
 it("watches nothing, and says so once per failure, while its database connection is down", async () => {
   const lines: string[] = [];
-  const shares = new PostgresWatchShares("postgres://postgres@127.0.0.1:1/nowhere", (line) => lines.push(line));
+  const shares = new SlotWatchShares(new PostgresWatchSlots("postgres://postgres@127.0.0.1:1/nowhere"), (line) => lines.push(line));
   const report = await watcher(shares).tick();
   expect(report).toEqual({ share: null, watched: 0, changed: 0, failed: 0 });
   expect(lines).toHaveLength(1);

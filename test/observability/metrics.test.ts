@@ -71,6 +71,7 @@ describe("GET /metrics", () => {
       paygate_watcher_pass_duration_seconds: "histogram",
       paygate_watcher_addresses_watched: "gauge",
       paygate_watcher_addresses_failed: "gauge",
+      paygate_payments_reversed_total: "counter",
       // Node's default metrics, under the same prefix.
       paygate_process_cpu_user_seconds_total: "counter",
       paygate_process_start_time_seconds: "gauge",
@@ -91,6 +92,7 @@ describe("GET /metrics", () => {
     expect(exposition.value("paygate_transactions_initialized_total", { currency: "NGN", mode: "live" })).toBe(0);
     expect(exposition.value("paygate_webhook_attempts_total", { outcome: "failed" })).toBe(0);
     expect(exposition.value("paygate_rate_limited_requests_total", { bucket: "auth_failures" })).toBe(0);
+    expect(exposition.value("paygate_payments_reversed_total", { coin: "LTC" })).toBe(0);
   });
 
   it("counts an initialize once under its currency and mode, and the request under its route and status", async () => {
@@ -239,6 +241,36 @@ describe("GET /metrics", () => {
     expect(failed.failed).toBe(failed.watched);
   });
 
+  it("counts a payment reversed after it succeeded once, under its coin", async () => {
+    const id = await initialize(keys.testPublicKey);
+    const pay = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
+    const address = pay.body.data.payment_address as string;
+    const paid = {
+      key: `${"cd".repeat(32)}:0`,
+      txHash: "cd".repeat(32),
+      amount: new Decimal(String(pay.body.data.payment_amount)),
+      confirmations: 1,
+      blockHeight: 7,
+    };
+    let onChain = [paid];
+    const chain: ChainWatcher = { receiptsTo: async (_currency, _live, to) => (to === address ? onChain : []) };
+    const settings = { intervalMs: 60_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 1, finalityConfirmations: () => 6 };
+    const watcher = new PaymentWatcher(t.gateway, chain, settings, undefined, undefined, t.metrics);
+    const before = await scrape();
+    await watcher.tick();
+    expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).status).toBe("SUCCESSFUL");
+    onChain = [];
+    // One read without it is not yet a reversal (a node can miss a transaction for a moment); the next one agrees.
+    await watcher.tick();
+    expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).reversedAt).toBeNull();
+    await watcher.tick();
+    expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).reversedAt).toBeInstanceOf(Date);
+    await watcher.tick();
+    const after = await scrape();
+    expect(moved(before, after)("paygate_payments_reversed_total", { coin: "BTC" })).toBe(1);
+    expect(moved(before, after)("paygate_payments_reversed_total", { coin: "LTC" })).toBe(0);
+  });
+
   it("keeps each gateway's counts in its own registry", async () => {
     const other = await startTestGateway({ metrics: { defaultMetrics: true } });
     try {
@@ -308,6 +340,11 @@ describe("price feed metrics", () => {
       feeds: ["coingecko" as const],
       coingecko: { url: "http://127.0.0.1:1", apiKey: undefined, plan: "demo" as const },
       kraken: { url: "http://127.0.0.1:1" },
+      coinbase: { url: "http://127.0.0.1:1" },
+      binance: { url: "http://127.0.0.1:1", ngnSymbol: undefined },
+      strategy: "first" as const,
+      quorum: 1,
+      maxSpreadPercent: "2",
       cacheSeconds: 0,
       maxAgeSeconds: 0,
       timeoutMs: 500,

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { cryptoBySlug, fiatBySlug } from "../../src/core/money/currencies.ts";
-import { createApp, type PaygateApp } from "../../src/http/app.ts";
+import { createApp, type PaygateApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logging.ts";
 import { PaygateMetrics } from "../../src/observability/index.ts";
 import { startRuntime, type Runtime } from "../../src/runtime.ts";

@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { argsOf, execForm, readDockerfile } from "./dockerfile.ts";
 import { createOpsDatabase, killChildren, logLines, runNode, startService, waitReady, type OpsDatabase } from "./support.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const exec = promisify(execFile);
 const repo = path.resolve(".");
@@ -52,7 +53,7 @@ afterAll(async () => {
 describe("the build", () => {
   it("mirrors src/ in dist/ as JavaScript, the generated Prisma client included", () => {
     const dist = path.join(app, "dist");
-    for (const file of ["main.js", "runtime.js", "cli/main.js", "db/migrations.js", "db/generated/client.js", "graphql/server.js", "http/app.js"]) {
+    for (const file of ["main.js", "runtime.js", "cli/main.js", "db/migrations.js", "db/generated/client.js", "graphql/server.js", "app.js"]) {
       expect(existsSync(path.join(dist, file)), file).toBe(true);
     }
     // The checkout page, built by Vite into web/dist/ by the same command.
@@ -86,7 +87,7 @@ describe("node dist/main.js on a clean copy", () => {
     const rest = await fetch(`${service.baseUrl}/v1/transaction`, {
       method: "POST",
       headers: { authorization: `Bearer ${merchant.testPublicKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ customer: { email: "dist@example.com" }, currency: "USD", amount: "25.00" }),
+      body: JSON.stringify(initializeBody({ customer: { email: "dist@example.com" }, amount: "25.00" })),
     });
     expect(rest.status, context()).toBe(201);
     const graphql = await fetch(`${service.baseUrl}/graphql`, {

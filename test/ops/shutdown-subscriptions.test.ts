@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { subscribeSse, subscribeWs } from "../support/subscriptions.ts";
 import { TransactionUpdatedDocument } from "../graphql/generated/operations.ts";
 import { createMerchantKey, createOpsDatabase, killChildren, startService, waitReady, type OpsDatabase, type Service } from "./support.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let db: OpsDatabase;
 let publicKey = "";
@@ -26,7 +27,7 @@ it("closes open WebSockets (1001) and event streams on SIGTERM and exits 0", asy
   const created = await fetch(`${service.baseUrl}/v1/transaction`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${publicKey}` },
-    body: JSON.stringify({ customer: { email: "ada@example.com" }, currency: "USD", amount: "100" }),
+    body: JSON.stringify(initializeBody()),
   });
   expect(created.status).toBe(201);
   const { id } = ((await created.json()) as { data: { id: string } }).data;

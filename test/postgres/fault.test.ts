@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -33,7 +34,7 @@ describe("the database goes away under load", () => {
     };
     const client = async () => {
       while (!stop) {
-        const init = await call("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "12.50" }, keys.testPublicKey);
+        const init = await call("/v1/transaction", initializeBody({ amount: "12.50" }), keys.testPublicKey);
         if (init.status === 201) await call(`/v1/transaction/${init.body.data.id}/pay`, { currency_id: "4" }, keys.testSecretKey);
       }
     };

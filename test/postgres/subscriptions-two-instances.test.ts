@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { subscribeWs } from "../support/subscriptions.ts";
 import { TransactionUpdatedDocument } from "../graphql/generated/operations.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let a: TestGateway;
 let b: TestGateway;
@@ -27,11 +28,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const OWED = "0.00153847"; // 100 USD at the test rate of 65,000 USD/BTC
 
 async function initializeAndInitiate(): Promise<string> {
-  const created = await a.post(
-    "/v1/transaction",
-    { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" },
-    bearer(keys.testPublicKey),
-  );
+  const created = await a.post("/v1/transaction", initializeBody(), bearer(keys.testPublicKey));
   expect(created.status).toBe(201);
   return created.body.data.id;
 }

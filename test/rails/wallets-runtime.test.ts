@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { startRuntime, type Runtime } from "../../src/runtime.ts";
 import { createTestDatabase } from "../support/test-database.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let runtime: Runtime;
 let dataDir: string;
@@ -38,10 +39,10 @@ it("hands out test-mode ETH and BNB payment URIs on the configured local chains"
   const merchant = await gateway.createMerchant({ name: "Local Chain Ltd" });
   const uris: string[] = [];
   for (const currencyId of ["6", "5"]) {
-    const initialized = await gateway.initializeTransaction({
+    const { transaction: initialized } = await gateway.initializeTransaction({
       bearerToken: merchant.testPublicKey,
       idempotencyKey: undefined,
-      body: { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" },
+      body: initializeBody({ amount: "10" }),
     });
     const initiated = await gateway.initiatePayment({
       bearerToken: merchant.testSecretKey,
@@ -49,7 +50,7 @@ it("hands out test-mode ETH and BNB payment URIs on the configured local chains"
       transactionId: initialized.id,
       body: { currency_id: currencyId },
     });
-    uris.push((await gateway.paymentRequest(initiated))?.uri ?? "");
+    uris.push(initiated.paymentRequest?.uri ?? "");
   }
   expect(uris[0]).toMatch(/^ethereum:0x[0-9a-fA-F]{40}@31337\?value=\d+$/);
   expect(uris[1]).toMatch(/^ethereum:0x[0-9a-fA-F]{40}@31338\?value=\d+$/);

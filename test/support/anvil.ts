@@ -38,6 +38,9 @@ export interface Anvil {
   sendTransaction(tx: { from?: string; to: string; value?: bigint; data?: string; gas?: bigint }): Promise<string>;
   /** The block number a mined transaction is in. */
   blockOf(txHash: string): Promise<number>;
+  /** Stops the process where it is (SIGSTOP): it holds its connections and answers nothing, until resume (SIGCONT). */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -136,7 +139,14 @@ async function anvilAt(url: string, chainId: number, child: ChildProcess, exited
       if (receipt === null) throw new Error(`anvil: ${txHash} is not mined`);
       return Number(receipt.blockNumber);
     },
+    pause: () => {
+      child.kill("SIGSTOP");
+    },
+    resume: () => {
+      child.kill("SIGCONT");
+    },
     stop: async () => {
+      child.kill("SIGCONT"); // a paused process would keep the SIGTERM pending
       child.kill("SIGTERM");
       await exited;
     },

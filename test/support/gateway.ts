@@ -5,32 +5,35 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import express from "express";
 import { afterAll, beforeAll } from "vitest";
-import { type GatewayDeps, PaymentGateway, systemClock } from "../../src/core/gateway.ts";
+import { type GatewayDeps, type PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/merchants/kyb.ts";
 import { PrivateAllowlist, type PrivateTargets } from "../../src/core/merchants/private-targets.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
-import { webhookSender } from "../../src/webhooks/http-sender.ts";
+import { WebhookDeliveries } from "../../src/core/events/deliveries.ts";
+import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
+
+/** A test dispatcher's settings, with the core's retry schedule (WebhookDeliveries) among them. */
+export type TestDispatcherSettings = Partial<DispatcherSettings & { retryScheduleMs: readonly number[] }>;
+/** A test dispatcher's parts, with the outbox store and the retries' randomness its core rules are made on. */
+export type TestDispatcherDeps = Partial<Omit<DispatcherDeps, "deliveries"> & { events: WebhookEventStore; random: () => number }>;
 import type { Clock, PriceFeed } from "../../src/core/ports.ts";
-import { RateLimiter, type RateLimitCounters, type RateLimitPolicy } from "../../src/core/rate-limits.ts";
+import type { RateLimiter, RateLimitCounters, RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { openDatabaseOn, type OpenDatabase } from "../../src/db/database.ts";
-import { prismaStores } from "../../src/db/stores/index.ts";
-import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
-import type { Stores } from "../../src/core/stores.ts";
+import type { Stores } from "../../src/core/stores/index.ts";
 import type { Database } from "../../src/db/types.ts";
 import type { GraphQLOptions } from "../../src/graphql/server.ts";
-import { createApp, type TrustProxy } from "../../src/http/app.ts";
+import { createConfiguredApp, type TrustProxy } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { startRuntime } from "../../src/runtime.ts";
 import type { CheckoutPageOptions } from "../../src/http/checkout-page.ts";
-import type { CorsSettings } from "../../src/http/cors.ts";
-import { CONNECTIONS_CHECKING_INTERVAL_MS, type ConnectionLimits, type LiveLimits } from "../../src/http/connection-limits.ts";
+import type { CorsSettings } from "../../src/edge/cors.ts";
+import { CONNECTIONS_CHECKING_INTERVAL_MS, type ConnectionLimits, type LiveLimits } from "../../src/edge/connection-limits.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
-import { PngQrRenderer } from "../../src/rails/qr/index.ts";
-import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { OpenApiConformance } from "./openapi-conformance.ts";
 import { connectTestDatabase, createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
@@ -56,7 +59,7 @@ export interface TestGateway {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   merchant(options?: { name?: string; kyb?: KybStatus; active?: boolean; wallets?: WalletSetting[] } & WebhookUrls): Promise<NewMerchant>;
   /** A webhook dispatcher on this gateway's database (not started); closed with the gateway. */
-  dispatcher(settings?: Partial<DispatcherSettings>, deps?: Partial<DispatcherDeps>): WebhookDispatcher;
+  dispatcher(settings?: TestDispatcherSettings, deps?: TestDispatcherDeps): WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -126,7 +129,7 @@ export interface TestGatewayOptions {
 }
 
 /**
- * As the embedded database's local setup (README, First steps): test-mode webhooks may reach the tests'
+ * As the embedded database's local setup (README.md, First steps): test-mode webhooks may reach the tests'
  * receivers on 127.0.0.1, live-mode ones only public addresses; no allowlist.
  */
 export const LOCAL_PRIVATE_TARGETS: PrivateTargets = { live: false, test: true, allowlist: PrivateAllowlist.NONE };
@@ -142,8 +145,6 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications },
     { migrate: false, log: lineLogger(logger, "warn") },
   );
-  const rails = new HdWalletRails();
-  const stores = prismaStores(database.db);
   const secrets = options.sameDatabaseAs?.secrets ?? new SecretBox(randomBytes(32));
   // Listening first: the gateway builds checkout URLs on the server's own address.
   const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS });
@@ -151,55 +152,56 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const url = `http://${options.hostName ?? "127.0.0.1"}:${(server.address() as AddressInfo).port}`;
   const clock = options.clock ?? systemClock;
   const privateWebhookTargets = { ...LOCAL_PRIVATE_TARGETS, ...options.privateWebhookTargets };
-  const gateway = new PaymentGateway({
-    stores,
-    credentials: new Credentials(stores.credentials, { secrets, clock, cacheMs: options.credentialCacheMs }),
+  const limits = options.rateLimits ?? {};
+  // The service's configuration (its defaults), with what a test sets over it.
+  const service = loadConfig({});
+  const config: Config = {
+    ...service,
     publicUrl: options.publicUrl ?? url,
-    privateWebhookTargets,
-    prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
-    rails,
-    qr: new PngQrRenderer(),
-    clock,
+    credentialCacheMs: options.credentialCacheMs ?? 0,
+    logRequests: true,
+    // The receivers are local: short timeouts, quick polls, one retry a minute later.
+    webhooks: { ...service.webhooks, timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, privateTargets: privateWebhookTargets },
+    graphql: { ...service.graphql, introspection: false, landingPage: false, ...options.graphql },
+    cors: options.cors ?? service.cors,
+    rateLimits: { ...GENEROUS_RATE_LIMITS, ...limits.policy },
+    trustProxy: limits.trustProxy ?? false,
+    connections: { ...service.connections, ...options.connections },
+    live: options.live ?? service.live,
+  };
+  const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
+  const runtime = await startRuntime(config, {
+    database,
     secrets,
-    changes: database.changes,
-    // As the service's: the dispatcher's test settings (the receivers are local).
-    webhookSender: webhookSender({ timeoutMs: 2000, privateTargets: privateWebhookTargets }),
-    // A dashboard user's redelivery: through a dispatcher of this gateway (made on first use, as the service's is never started for it).
-    redelivery: { redeliver: (eventId) => (redeliverer ??= makeDispatcher({}, {})).redeliver(eventId) },
+    clock,
+    prices: typeof options.prices === "function" ? options.prices(database.db) : (options.prices ?? fixedFeeds()),
+    log: (line) => logs.push(line),
+    metrics,
+    rateLimits: { counters: limits.counters?.(database.db), clock: limits.clock },
     dashboard: { signInLimits: GENEROUS_SIGN_IN_LIMITS, ...options.dashboard },
   });
-  let redeliverer: WebhookDispatcher | undefined;
+  const { gateway, rateLimiter } = runtime;
+  const { stores } = runtime;
   const dispatchers: WebhookDispatcher[] = [];
-  function makeDispatcher(settings: Partial<DispatcherSettings>, deps: Partial<DispatcherDeps>): WebhookDispatcher {
+  function makeDispatcher(settings: TestDispatcherSettings, deps: TestDispatcherDeps): WebhookDispatcher {
+    const { retryScheduleMs = [60_000], ...rest } = settings;
+    const { events = stores.webhookEvents, random, ...given } = deps;
+    const used = { clock, ...given };
     const dispatcher = new WebhookDispatcher(
-      { events: stores.webhookEvents, secrets, clock, log: (line) => logs.push(line), metrics, changes: database.changes, ...deps },
-      { timeoutMs: 2000, retryScheduleMs: [60_000], pollMs: 20, concurrency: 8, privateTargets: privateWebhookTargets, ...settings },
+      {
+        deliveries: new WebhookDeliveries(events, used.clock, { scheduleMs: retryScheduleMs, random }),
+        secrets,
+        log: (line) => logs.push(line),
+        metrics,
+        changes: database.changes,
+        ...used,
+      },
+      { ...config.webhooks, ...rest },
     );
     dispatchers.push(dispatcher);
     return dispatcher;
   }
-  const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
-  metrics.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog() });
-  const limits = options.rateLimits ?? {};
-  const rateLimiter = new RateLimiter(
-    (limits.counters ?? rateLimitCounters)(database.db),
-    { ...GENEROUS_RATE_LIMITS, ...limits.policy },
-    limits.clock ?? systemClock,
-  );
-  const { app, stop, serve, closeSubscriptions } = await createApp({
-    gateway,
-    readiness: database.readiness,
-    logger,
-    logRequests: true,
-    graphql: options.graphql,
-    metrics,
-    cors: options.cors,
-    rateLimits: rateLimiter,
-    trustProxy: limits.trustProxy,
-    checkout: options.checkout,
-    connections: options.connections,
-    live: options.live,
-  });
+  const { app, stop, serve, closeSubscriptions } = await createConfiguredApp(config, runtime, { logger, metrics, checkout: options.checkout });
   // Every response of a documented route is checked against the OpenAPI document.
   const conformance = new OpenApiConformance();
   const checked = express().use(conformance.middleware()).use(app);
@@ -239,7 +241,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await closeSubscriptions(); // open WebSockets and event streams would hold the server open
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
-      await database.close();
+      await runtime.close(); // its jobs (never started here) and the database
       if (conformance.violations.length > 0) {
         throw new Error(`Responses that do not match the OpenAPI document:\n${[...new Set(conformance.violations)].join("\n")}`);
       }

@@ -21,6 +21,10 @@ export interface Litecoind {
   mine(n?: number): Promise<string[]>;
   /** A fresh regtest address (rltc1…) of a wallet of the node's own. */
   newAddress(wallet?: string): Promise<string>;
+  /** Stops the node, keeping its datadir: it goes away (connections are refused) until startAgain. */
+  halt(): Promise<void>;
+  /** Starts the halted node again on its datadir and ports, with the funder wallet loaded. */
+  startAgain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,30 +44,31 @@ export async function startLitecoind(): Promise<Litecoind> {
   const rpcUser = "paygate";
   const rpcPassword = `pw-${randomBytes(12).toString("hex")}`;
   const [rpcPort, port] = [await freePort(), await freePort()];
-  const child = spawn(
-    binary,
-    [
-      "-regtest",
-      `-datadir=${datadir}`,
-      `-rpcport=${rpcPort}`,
-      `-port=${port}`,
-      "-rpcbind=127.0.0.1",
-      "-rpcallowip=127.0.0.1",
-      "-listen=0",
-      "-txindex=1",
-      "-fallbackfee=0.0001",
-      "-mempoolreplacement=1",
-      "-daemon=0",
-      // rpcauth (not rpcpassword), so the node also writes its .cookie file.
-      `-rpcauth=${rpcAuth(rpcUser, rpcPassword)}`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const args = [
+    "-regtest",
+    `-datadir=${datadir}`,
+    `-rpcport=${rpcPort}`,
+    `-port=${port}`,
+    "-rpcbind=127.0.0.1",
+    "-rpcallowip=127.0.0.1",
+    "-listen=0",
+    "-txindex=1",
+    "-fallbackfee=0.0001",
+    "-mempoolreplacement=1",
+    "-daemon=0",
+    // rpcauth (not rpcpassword), so the node also writes its .cookie file.
+    `-rpcauth=${rpcAuth(rpcUser, rpcPassword)}`,
+  ];
+  const launch = () => {
+    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    return { child, exited, stderr: () => stderr };
+  };
+  let running = launch();
   const base = `http://127.0.0.1:${rpcPort}`;
   let id = 0;
   const send = async (method: string, params: unknown[] = [], wallet?: string): Promise<unknown> => {
@@ -76,7 +81,7 @@ export async function startLitecoind(): Promise<Litecoind> {
     if (body.error) throw new Error(`litecoind ${method}: ${body.error.message}`);
     return body.result;
   };
-  await waitUntilAnswering(send, exited, () => stderr, child);
+  await waitUntilAnswering(send, running.exited, running.stderr, running.child);
   await send("createwallet", [FUNDER]);
   const node: Litecoind = {
     url: `http://${rpcUser}:${rpcPassword}@127.0.0.1:${rpcPort}`,
@@ -86,9 +91,18 @@ export async function startLitecoind(): Promise<Litecoind> {
     send,
     newAddress: async (wallet = FUNDER) => String(await send("getnewaddress", ["", "bech32"], wallet)),
     mine: async (n = 1) => (await send("generatetoaddress", [n, await node.newAddress()])) as string[],
+    halt: async () => {
+      running.child.kill("SIGTERM");
+      await running.exited;
+    },
+    startAgain: async () => {
+      running = launch();
+      await waitUntilAnswering(send, running.exited, running.stderr, running.child);
+      await send("loadwallet", [FUNDER]);
+    },
     stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
+      running.child.kill("SIGTERM");
+      await running.exited;
       await rm(datadir, { recursive: true, force: true });
     },
   };

@@ -8,6 +8,7 @@ import { loadConfig } from "../../src/config.ts";
 import { startRuntime } from "../../src/runtime.ts";
 import { useCli } from "../support/cli.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const BURST = 40;
 const cli = useCli(); // a data folder or PostgreSQL database of this file's own
@@ -54,7 +55,7 @@ it("delivers every event of a burst after the worker is killed mid-way and resta
     for (let i = 0; i < BURST; i++) {
       await rt.gateway.initializeTransaction({
         bearerToken: merchant.testPublicKey,
-        body: { customer: { email: `c${i}@example.com` }, currency: "USD", amount: String(10 + i) },
+        body: initializeBody({ customer: { email: `c${i}@example.com` }, amount: String(10 + i) }),
       });
     }
     return (await rt.database.db.webhookEvent.findMany({ select: { id: true } })).map((e) => e.id);

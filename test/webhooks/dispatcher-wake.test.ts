@@ -2,9 +2,11 @@
 // poll: with a 10 s poll, a new event is delivered well within a second. Under a stream of
 // notifications it claims at most every 20 ms, so that each claim takes a batch.
 import { expect, it } from "vitest";
-import type { TransactionChange, TransactionChanges, WebhookEventStore } from "../../src/core/stores.ts";
+import type { TransactionChange, TransactionChanges } from "../../src/core/stores/transaction-changes.ts";
+import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -23,13 +25,9 @@ it("delivers a new event in well under the poll interval", async () => {
 
   for (const round of [1, 2]) {
     const started = Date.now();
-    const res = await t.post(
-      "/v1/transaction",
-      { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
-      {
-        authorization: `Bearer ${keys.testPublicKey}`,
-      },
-    );
+    const res = await t.post("/v1/transaction", initializeBody({ amount: "25" }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
     expect(res.status).toBe(201);
     await receiver.waitFor(round, 9_000);
     expect(Date.now() - started).toBeLessThan(1_000);

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LOCAL_PRIVATE_TARGETS, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { manualClock } from "../support/clock.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -25,7 +26,7 @@ async function merchantWithReceiver(url = receiver.url) {
 }
 
 async function initialize(publicKey: string): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" }, bearer(publicKey));
+  const res = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id;
 }

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: ChildProcess;
@@ -43,11 +44,7 @@ describe("the example webhook receiver", () => {
     receiver.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     await until(() => output.includes("receiving webhooks on"), "the receiver to listen");
 
-    const init = await t.post(
-      "/v1/transaction",
-      { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const init = await t.post("/v1/transaction", initializeBody(), { authorization: `Bearer ${keys.testPublicKey}` });
     const [report] = await t.dispatcher().drain();
     expect(report).toMatchObject({ type: "payment.initiated", outcome: { state: "DELIVERED" } });
     await until(() => output.includes("verified payment.initiated"), "the verified event");
@@ -58,7 +55,7 @@ describe("the example webhook receiver", () => {
       headers: { "webhook-id": "msg_forged", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
       body: JSON.stringify({ event: "payment.received", data: { transaction: { reference: "bq_fake", status: "SUCCESSFUL" } } }),
     });
-    expect(forged.status).toBe(400);
+    expect(forged.status).toBe(401);
     await until(() => output.includes("rejected a delivery"), "the rejection");
   });
 });

@@ -13,6 +13,7 @@ import { useCli } from "../support/cli.ts";
 import { signedInAs, type DashboardAnswer, type DashboardClient } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 const API = "/dashboard/api";
 const SETTING_HINT =
@@ -132,11 +133,7 @@ describe("with private test destinations off (the default with DATABASE_URL)", (
     ] as const) {
       // As if it had been set while the operator allowed private destinations.
       await s.t.db.merchant.update({ where: { id: keys.id }, data: { testWebhookUrl: url } });
-      const initialized = await s.t.post(
-        "/v1/transaction",
-        { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" },
-        { authorization: `Bearer ${keys.testPublicKey}` },
-      );
+      const initialized = await s.t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${keys.testPublicKey}` });
       expect(initialized.status).toBe(201);
       const { id: eventId } = await s.t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: initialized.body.data.id } });
       const report = (await s.t.dispatcher({ retryScheduleMs: [] }).drain()).find((r) => r.eventId === eventId);
@@ -196,11 +193,7 @@ describe("with private test destinations on (the embedded database's local setup
   it("keeps no body of a private address's answer to a real delivery, so the transaction page cannot show it", async () => {
     const keys = await s.t.merchant({ name: "Delivered Locally", testWebhookUrl: s.receiver.url });
     const owner = await signedInAs(s.t, keys.id, "owner");
-    const initialized = await s.t.post(
-      "/v1/transaction",
-      { customer: { email: "ada@example.com" }, currency: "USD", amount: "10" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const initialized = await s.t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${keys.testPublicKey}` });
     const id = initialized.body.data.id;
     await s.t.dispatcher().drain();
     const stored = await s.t.db.webhookDeliveryAttempt.findMany({ where: { event: { transactionId: id } } });

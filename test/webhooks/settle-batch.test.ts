@@ -2,9 +2,10 @@
 // state, attempt count and times, each attempt its row, and a holder whose lease ran out logs its
 // attempt without touching the state. A failed write fails every caller of that batch.
 import { expect, it } from "vitest";
-import type { AttemptRecord, ClaimedEvent, Settlement } from "../../src/core/stores.ts";
+import type { AttemptRecord, ClaimedEvent, Settlement } from "../../src/core/stores/webhook-events.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
+import { initializeBody } from "../support/builders.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -16,11 +17,9 @@ gatewayAndReceiverForFile((started) => {
 async function claimFive(): Promise<ClaimedEvent[]> {
   const keys = await t.merchant({ name: "Batch Ltd", testWebhookUrl: receiver.url });
   for (let i = 0; i < 5; i++) {
-    const res = await t.post(
-      "/v1/transaction",
-      { customer: { email: `b${i}@example.com` }, currency: "USD", amount: "3" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    const res = await t.post("/v1/transaction", initializeBody({ customer: { email: `b${i}@example.com` }, amount: "3" }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
     expect(res.status).toBe(201);
   }
   const now = new Date();
@@ -85,11 +84,9 @@ it("does nothing for an empty batch", async () => {
 it("fails every caller of a batch whose write fails, and the dispatcher logs each event for a retry", async () => {
   const keys = await t.merchant({ name: "Unlucky Ltd", testWebhookUrl: receiver.url });
   for (let i = 0; i < 3; i++) {
-    await t.post(
-      "/v1/transaction",
-      { customer: { email: `u${i}@example.com` }, currency: "USD", amount: "3" },
-      { authorization: `Bearer ${keys.testPublicKey}` },
-    );
+    await t.post("/v1/transaction", initializeBody({ customer: { email: `u${i}@example.com` }, amount: "3" }), {
+      authorization: `Bearer ${keys.testPublicKey}`,
+    });
   }
   const lines: string[] = [];
   let calls = 0;

@@ -1,9 +1,21 @@
 // The checkout's operations on paygate's GraphQL API, all with the client secret as the Bearer
 // credential (schema.graphql: paymentOptions, transaction, initiatePayment, transactionUpdated).
+import type { FeeLevel, PaymentState, TransactionStatus } from "../shared/generated/schema.ts";
 import { GraphQLClient, randomKey } from "../shared/graphql.ts";
 
-export type TransactionStatus = "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
-export type PaymentState = "AWAITING_PAYMENT" | "CONFIRMING" | "UNDERPAID" | "PAID" | "OVERPAID" | "EXPIRED" | "PAID_LATE";
+// The states are the schema's (npm run codegen), not a list of the page's own.
+export type { FeeLevel, PaymentState, TransactionStatus };
+
+/** A network a coin is paid on, as the API names it (src/core/networks.ts). */
+export interface PaymentNetwork {
+  slug: string;
+  /** The display name in the transaction's mode. */
+  name: string;
+  /** ERC-20, BEP-20, TRC-20; null for the chain's own coin. */
+  standard: string | null;
+  /** The explorer's page of a chain transaction: `{tx}` is the hash. */
+  explorerTransactionUrl?: string | null;
+}
 
 export interface CryptoCurrency {
   id: number;
@@ -14,6 +26,8 @@ export interface CryptoCurrency {
 
 export interface PaymentOption {
   currency: CryptoCurrency;
+  network: PaymentNetwork;
+  feeLevel: FeeLevel;
   available: boolean;
   /** Indicative: at the current price, not locked until the customer picks it. */
   amount: string | null;
@@ -45,6 +59,9 @@ export interface Transaction {
   requiredConfirmations: number | null;
   paymentState: PaymentState | null;
   paymentCurrency: CryptoCurrency | null;
+  paymentNetwork: PaymentNetwork | null;
+  /** What is still to send, from the API. */
+  amountOwed: string | null;
   paymentAddress: string | null;
   paymentUri: string | null;
   qrCode: string | null;
@@ -52,18 +69,32 @@ export interface Transaction {
   merchant: { name: string };
   expiresAt: string | null;
   returnUrl: string | null;
+  /** The merchant's "back to the shop" link before paying, and the language it fixed (or null). */
+  cancelUrl: string | null;
+  locale: string | null;
+  /** The merchant's reference (bq_…), shown on the receipt. */
+  reference: string;
+  /** A replaceable one (BIP 125) waiting at 0 confirmations is not counted before its first: the page says so. */
+  receipts: {
+    state: "SEEN" | "CONFIRMED" | "DROPPED" | "REVERSED";
+    replaceable: boolean;
+    transactionHash: string | null;
+    amount: string;
+    firstSeenAt: string;
+  }[];
 }
 
 export const TRANSACTION_FIELDS = `
   id status description initializedAmount initializedCurrency { slug }
   paymentAmount amountPaid amountUnconfirmed confirmations requiredConfirmations paymentState
-  paymentCurrency { id slug name decimals }
-  paymentAddress paymentUri qrCode isLive merchant { name } expiresAt returnUrl`;
+  paymentCurrency { id slug name decimals } paymentNetwork { slug name standard explorerTransactionUrl } amountOwed
+  paymentAddress paymentUri qrCode isLive merchant { name } expiresAt returnUrl cancelUrl locale reference
+  receipts { state replaceable transactionHash amount firstSeenAt }`;
 
 const CHECKOUT = `query Checkout($id: ID!) {
   paymentOptions(transactionId: $id) {
     transactionId isLive amount currency { slug } description status expiresAt merchant { name }
-    options { currency { id slug name decimals } available amount }
+    options { currency { id slug name decimals } network { slug name standard } feeLevel available amount }
   }
   transaction(id: $id) { ${TRANSACTION_FIELDS} }
 }`;
@@ -104,10 +135,15 @@ export class CheckoutApi {
     return (await this.client.request<{ transaction: Transaction | null }>(TRANSACTION, { id: this.transactionId })).transaction;
   }
 
-  async initiate(currencyId: number, refundAddress: string | null, idempotencyKey = randomKey()): Promise<Transaction> {
-    const input: Record<string, unknown> = { currencyId: String(currencyId) };
+  async initiate(currencyId: number, network: string, refundAddress: string | null, idempotencyKey = randomKey()): Promise<Transaction> {
+    const input: Record<string, unknown> = { currencyId: String(currencyId), network };
     if (refundAddress) input.refundAddress = refundAddress;
     const data = await this.client.request<{ initiatePayment: Transaction }>(INITIATE, { id: this.transactionId, input }, { idempotencyKey });
     return data.initiatePayment;
   }
+}
+
+/** How a network is named to the customer: "Ethereum Sepolia testnet (ERC-20)". */
+export function networkLabel(network: PaymentNetwork): string {
+  return network.standard ? `${network.name} (${network.standard})` : network.name;
 }

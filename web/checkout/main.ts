@@ -4,13 +4,26 @@
 // shows what the API says, so it shows the same thing.
 import "./checkout.css";
 import { copyText } from "../shared/clipboard.ts";
-import { subtract, sum } from "../shared/decimal.ts";
+import { sum } from "../shared/decimal.ts";
 import { h, replace } from "../shared/dom.ts";
 import { ApiError, NetworkError } from "../shared/graphql.ts";
-import { CheckoutApi, type PaymentOption, type PaymentOptions, type Transaction, transactionIdOf } from "./api.ts";
-import { clock, crypto, fiat, spokenTimeLeft } from "../shared/format.ts";
+import { CheckoutApi, networkLabel, type PaymentOption, type PaymentOptions, type Transaction, transactionIdOf } from "./api.ts";
+import { clock } from "../shared/format.ts";
+import {
+  chooseLocale,
+  directionOf,
+  formatCrypto,
+  formatDateTime,
+  formatFiat,
+  isLocale,
+  LOCALE_NAMES,
+  LOCALES,
+  type Locale,
+  MESSAGES,
+  type Messages,
+  spokenTimeLeft,
+} from "./i18n.ts";
 import { followTransaction, type LiveUpdates } from "./live.ts";
-import { networkOf } from "./networks.ts";
 
 type Phase = "loading" | "choose" | "pay" | "final" | "error";
 
@@ -20,6 +33,8 @@ interface Summary {
   currency: string;
   description: string | null;
   isLive: boolean;
+  /** The merchant's "back to the shop" link, shown before paying. */
+  cancelUrl: string | null;
 }
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -34,6 +49,16 @@ let summary: Summary | null = null;
 let live: LiveUpdates | null = null;
 let countdown: number | undefined;
 let firstRender = true;
+let lastOptions: PaymentOptions | null = null;
+let lastError: { kind: ErrorKind; error: unknown } | null = null;
+
+// The language: the customer's pick (remembered in this browser), the merchant's, the browser's.
+const PICKED_KEY = "paygate.checkout.locale";
+let locale: Locale = chooseLocale(readPicked(), null, navigator.languages);
+let m: Messages = MESSAGES[locale];
+const fiat = (amount: string, currency: string) => formatFiat(amount, currency, locale);
+const crypto = (amount: string, slug: string) => formatCrypto(amount, slug, locale);
+applyLocale();
 
 const clientSecret = decodeURIComponent(location.pathname.replace(/^.*\/checkout\//, "").replace(/\/+$/, ""));
 const transactionId = transactionIdOf(clientSecret);
@@ -47,6 +72,7 @@ async function start(): Promise<void> {
   try {
     const { options, transaction } = await api.load();
     if (!transaction) return showError("invalid");
+    setLocale(chooseLocale(readPicked(), transaction.locale, navigator.languages));
     summary = summaryOf(transaction);
     renderSummary(summary);
     show(transaction, options);
@@ -65,7 +91,69 @@ function summaryOf(t: Transaction): Summary {
     currency: t.initializedCurrency.slug,
     description: t.description,
     isLive: t.isLive,
+    cancelUrl: safeReturnUrl(t.cancelUrl),
   };
+}
+
+// ---- the language --------------------------------------------------------------------------------
+
+function readPicked(): string | null {
+  try {
+    return localStorage.getItem(PICKED_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function setLocale(next: Locale): void {
+  if (next === locale) return;
+  locale = next;
+  m = MESSAGES[next];
+  applyLocale();
+}
+
+/** lang and dir on <html>, the page's fixed texts and the picker, in the current language. */
+function applyLocale(): void {
+  document.documentElement.lang = locale;
+  document.documentElement.dir = directionOf(locale);
+  summaryBox.setAttribute("aria-label", m.orderSummary);
+  const title = document.getElementById("panel-title");
+  if (title && phase === "loading") title.textContent = m.payment;
+  const loading = panel.querySelector(".loading");
+  if (loading) loading.textContent = m.loading;
+  const footer = document.getElementById("footer");
+  if (footer) {
+    const picker = h(
+      "select",
+      {
+        id: "locale-picker",
+        name: "locale",
+        onchange: (event: Event) => {
+          const value = (event.target as HTMLSelectElement).value;
+          if (!isLocale(value)) return;
+          try {
+            localStorage.setItem(PICKED_KEY, value);
+          } catch {
+            // A browser that keeps nothing: the pick lasts until the page is left.
+          }
+          setLocale(value);
+          rerender();
+          document.getElementById("locale-picker")?.focus();
+        },
+      },
+      ...LOCALES.map((l) => h("option", { value: l, lang: l, selected: l === locale }, LOCALE_NAMES[l])),
+    );
+    replace(footer, h("p", { class: "language" }, h("label", { for: "locale-picker" }, `${m.language} `), picker), h("p", {}, m.footer));
+  }
+}
+
+/** The page again in a new language, in the state it is in. */
+function rerender(): void {
+  if (summary) renderSummary(summary);
+  if (phase === "choose") renderChoose(lastOptions);
+  else if (phase === "pay" && shown) renderPay(shown);
+  else if (phase === "final" && shown) renderFinal(shown);
+  else if (phase === "error" && lastError) showError(lastError.kind, lastError.error);
 }
 
 function setBusy(busy: boolean): void {
@@ -92,6 +180,7 @@ function show(t: Transaction, options: PaymentOptions | null = null): void {
   if (next === phase && next === "final" && previous?.paymentState === t.paymentState && previous.status === t.status) return;
   phase = next;
   stopCountdown();
+  if (summary) renderSummary(summary);
   if (next === "choose") renderChoose(options);
   else if (next === "pay") renderPay(t);
   else {
@@ -126,30 +215,38 @@ function startLive(): void {
 // ---- the order summary and the test-mode banner ------------------------------------------------
 
 function renderSummary(s: Summary): void {
-  document.title = `Pay ${s.merchant} · ${fiat(s.amount, s.currency)}`;
+  if (phase !== "final") document.title = m.pageTitle(s.merchant, fiat(s.amount, s.currency));
   if (!s.isLive) {
     banner.hidden = false;
-    replace(banner, h("strong", {}, "Test mode"), " · This is a test payment: no real money moves. Pay with a test-network wallet.");
+    replace(banner, h("strong", {}, m.testMode), m.testModeText);
   }
+  // Before paying the amount is due; after, it is the order's total (the receipt says what was paid).
+  const beforePaying = phase === "loading" || phase === "choose" || phase === "pay";
   replace(
     summaryBox,
-    h("p", { class: "merchant-label" }, "Paying"),
+    h("p", { class: "merchant-label" }, m.paying),
     h("h1", { class: "merchant" }, s.merchant),
     s.description ? h("p", { class: "description" }, s.description) : null,
-    h("p", { class: "amount-label" }, "Amount due"),
-    h("p", { class: "fiat-amount" }, fiat(s.amount, s.currency)),
+    h("p", { class: "amount-label" }, beforePaying ? m.amountDue : m.orderTotal),
+    fiatAmount(fiat(s.amount, s.currency)),
+    s.cancelUrl && beforePaying && shown?.paymentState !== "CONFIRMING" && shown?.paymentState !== "UNDERPAID"
+      ? h("a", { class: "back-link", href: s.cancelUrl, id: "cancel-link" }, m.backToShop(s.merchant))
+      : null,
   );
+}
+
+/** The order's amount, on one line: a long one ("NGN 999,999,999,999.99") is set smaller rather than broken. */
+function fiatAmount(text: string): HTMLElement {
+  const size = text.length > 18 ? "longest" : text.length > 12 ? "long" : "";
+  return h("p", { class: `fiat-amount ${size}`.trim() }, h("span", { class: "number" }, text));
 }
 
 // ---- step 1: choose a coin -----------------------------------------------------------------------
 
 function renderChoose(options: PaymentOptions | null): void {
+  lastOptions = options;
   const list = options?.options ?? [];
-  const hint = h(
-    "p",
-    { class: "hint", id: "coin-hint" },
-    "Amounts are at today's price. The exact amount is fixed when you choose a coin, and you then have a limited time to send it.",
-  );
+  const hint = h("p", { class: "hint", id: "coin-hint" }, m.chooseHint);
   const refundInput = h("input", {
     id: "refund-address",
     name: "refund-address",
@@ -161,9 +258,9 @@ function renderChoose(options: PaymentOptions | null): void {
   const refund = h(
     "details",
     { class: "refund" },
-    h("summary", {}, "Add a refund address (optional)"),
-    h("label", { for: "refund-address" }, "Your address for refunds"),
-    h("p", { class: "hint", id: "refund-help" }, "On the network of the coin you choose, in case the merchant needs to send money back."),
+    h("summary", {}, m.refundSummary),
+    h("label", { for: "refund-address" }, m.refundLabel),
+    h("p", { class: "hint", id: "refund-help" }, m.refundHelp),
     refundInput,
     refundError,
   );
@@ -176,10 +273,10 @@ function renderChoose(options: PaymentOptions | null): void {
     for (const b of buttons) b.disabled = true;
     refundError.textContent = "";
     pickError.replaceChildren();
-    pickStatus.textContent = `Getting your ${option.currency.name} payment address…`;
+    pickStatus.textContent = m.gettingAddress(option.currency.name);
     setBusy(true);
     try {
-      const transaction = await api.initiate(option.currency.id, refundInput.value.trim() || null);
+      const transaction = await api.initiate(option.currency.id, option.network.slug, refundInput.value.trim() || null);
       pickStatus.textContent = "";
       show(transaction);
     } catch (error) {
@@ -203,6 +300,8 @@ function renderChoose(options: PaymentOptions | null): void {
     }
   };
 
+  // A coin offered on several networks names the network on each of its buttons (the API's names).
+  const several = (slug: string) => list.filter((o) => o.currency.slug === slug).length > 1;
   const items = list.map((option) => {
     const button = h(
       "button",
@@ -214,11 +313,8 @@ function renderChoose(options: PaymentOptions | null): void {
         onclick: () => void pick(option),
       },
       h("span", { class: "coin-name" }, `${option.currency.name} (${option.currency.slug})`),
-      h(
-        "span",
-        { class: "coin-amount" },
-        option.available && option.amount ? `about ${crypto(option.amount, option.currency.slug)}` : "No price right now: try again soon",
-      ),
+      several(option.currency.slug) ? h("span", { class: "coin-network" }, m.onNetwork(networkLabel(option.network))) : "",
+      h("span", { class: "coin-amount" }, option.available && option.amount ? m.about(crypto(option.amount, option.currency.slug)) : m.noPrice),
     );
     buttons.push(button);
     return h("li", {}, button);
@@ -226,11 +322,9 @@ function renderChoose(options: PaymentOptions | null): void {
 
   replace(
     panel,
-    h("h2", { id: "panel-title", tabindex: "-1" }, "Choose how to pay"),
+    h("h2", { id: "panel-title", tabindex: "-1" }, m.chooseTitle),
     hint,
-    items.length > 0
-      ? h("ul", { class: "coins", "aria-labelledby": "panel-title" }, ...items)
-      : h("p", { class: "alert" }, "This merchant accepts no coin right now. Go back to the merchant's site to pay another way."),
+    items.length > 0 ? h("ul", { class: "coins", "aria-labelledby": "panel-title" }, ...items) : h("p", { class: "alert" }, m.noCoins),
     refund,
     pickStatus,
     pickError,
@@ -238,12 +332,10 @@ function renderChoose(options: PaymentOptions | null): void {
 }
 
 function pickFailure(error: unknown, option: PaymentOption): string {
-  if (error instanceof NetworkError) return "The payment service could not be reached. Check your internet connection, then choose again.";
-  if (error instanceof ApiError && error.code === "UPSTREAM_UNAVAILABLE") {
-    return `${option.currency.name} cannot be priced right now. Try again in a moment, or choose another coin.`;
-  }
-  if (error instanceof ApiError) return `${error.message}. Try again, or choose another coin.`;
-  return "Something went wrong. Try again, or choose another coin.";
+  if (error instanceof NetworkError) return m.pickUnreachable;
+  if (error instanceof ApiError && error.code === "UPSTREAM_UNAVAILABLE") return m.pickUnpriced(option.currency.name);
+  if (error instanceof ApiError) return m.pickRefused(error.message);
+  return m.pickFailed;
 }
 
 // ---- step 2: send the payment ---------------------------------------------------------------------
@@ -254,33 +346,32 @@ function renderPay(t: Transaction): void {
     showError("other");
     return;
   }
-  const network = networkOf(coin.slug, t.isLive);
+  const network = t.paymentNetwork ? networkLabel(t.paymentNetwork) : coin.name;
 
   const copyStatus = h("p", { class: "copy-status", role: "status" });
   let clearCopyStatus: number | undefined;
-  const copyButton = (label: string, value: () => string) =>
+  const copyButton = (what: "amount" | "address", value: () => string) =>
     h(
       "button",
       {
         type: "button",
         class: "copy",
-        "aria-label": `Copy ${label}`,
+        "aria-label": what === "amount" ? m.copyAmount : m.copyAddress,
         onclick: async () => {
           const copied = await copyText(value());
-          copyStatus.textContent = copied
-            ? `${label[0]?.toUpperCase()}${label.slice(1)} copied.`
-            : `Could not copy: select the ${label} and copy it.`;
+          const [done, failed] = what === "amount" ? [m.amountCopied, m.amountNotCopied] : [m.addressCopied, m.addressNotCopied];
+          copyStatus.textContent = copied ? done : failed;
           window.clearTimeout(clearCopyStatus);
           clearCopyStatus = window.setTimeout(() => {
             copyStatus.textContent = "";
           }, 5_000);
         },
       },
-      "Copy",
+      m.copy,
     );
 
   const amountValue = h("code", { class: "value", id: "pay-amount" }, crypto(t.paymentAmount, coin.slug));
-  const amountLabel = h("dt", { id: "pay-amount-label" }, "Amount");
+  const amountLabel = h("dt", { id: "pay-amount-label" }, m.amount);
   const fields = h(
     "dl",
     { class: "fields" },
@@ -298,7 +389,7 @@ function renderPay(t: Transaction): void {
     h(
       "div",
       { class: "field" },
-      h("dt", {}, "Address"),
+      h("dt", {}, m.address),
       h(
         "dd",
         {},
@@ -306,7 +397,7 @@ function renderPay(t: Transaction): void {
         copyButton("address", () => t.paymentAddress ?? ""),
       ),
     ),
-    h("div", { class: "field" }, h("dt", {}, "Network"), h("dd", {}, h("span", { class: "value", id: "pay-network" }, network))),
+    h("div", { class: "field" }, h("dt", {}, m.network), h("dd", {}, h("span", { class: "value", id: "pay-network" }, network))),
   );
   amountValue.dataset.amount = t.paymentAmount;
 
@@ -314,29 +405,26 @@ function renderPay(t: Transaction): void {
     ? h(
         "figure",
         { class: "qr" },
-        h("img", { src: t.qrCode, alt: `QR code of the payment request ${t.paymentUri ?? ""}`, width: "200", height: "200" }),
-        h("figcaption", { id: "qr-caption" }, "Scan with your wallet app"),
+        h("img", { src: t.qrCode, alt: m.qrAlt(t.paymentUri ?? ""), width: "200", height: "200" }),
+        h("figcaption", { id: "qr-caption" }, m.qrCaption),
       )
     : null;
 
   replace(
     panel,
-    h("h2", { id: "panel-title", tabindex: "-1" }, `Pay with ${coin.name}`),
+    h("h2", { id: "panel-title", tabindex: "-1" }, m.payWith(coin.name)),
     h("div", { class: "status", id: "pay-status", role: "status" }),
     h(
       "p",
       { class: "countdown" },
-      h("span", {}, "Time left to pay: "),
+      h("span", {}, m.timeLeft),
       h("time", { id: "countdown", "aria-hidden": "true" }),
       h("span", { class: "sr-only", id: "countdown-spoken", "aria-live": "polite" }),
     ),
     h("div", { class: "pay-grid" }, h("div", { class: "pay-details" }, fields, copyStatus), qr),
-    t.paymentUri ? h("a", { class: "button secondary", href: t.paymentUri }, "Open in wallet app") : null,
-    h(
-      "p",
-      { class: "note" },
-      `Send exactly this amount of ${coin.slug} on the ${network} network. A payment of another coin or on another network cannot be matched to this order.`,
-    ),
+    // A wallet link only for a URI with a scheme (BIP21, EIP-681): TRON's is the plain address, no link.
+    t.paymentUri && /^[a-z][a-z0-9+.-]*:/i.test(t.paymentUri) ? h("a", { class: "button secondary", href: t.paymentUri }, m.openInWallet) : null,
+    h("p", { class: "note" }, m.sendExactly(coin.slug, network)),
     h("p", { class: "connection", id: "connection", role: "status" }),
   );
   updatePay(t);
@@ -350,39 +438,45 @@ function updatePay(t: Transaction): void {
   const seen = addSeen(t, coin.decimals);
   const amountValue = document.getElementById("pay-amount");
   const amountLabel = document.getElementById("pay-amount-label");
-  let title = "Waiting for your payment";
-  let detail = "Send the amount below to the address below. This page updates by itself when the payment reaches the network.";
+  let title = m.waitingTitle;
+  let detail = m.waitingDetail;
   let due = t.paymentAmount;
   switch (t.paymentState) {
     case "CONFIRMING":
-      title = "Payment seen: waiting for confirmations";
-      detail = `${crypto(t.amountUnconfirmed ?? seen, coin.slug)} arrived and awaits the network's confirmations${confirmationsText(t)}. Confirmed so far: ${crypto(
-        t.amountPaid ?? "0",
-        coin.slug,
-      )} of ${crypto(t.paymentAmount, coin.slug)}. It completes by itself: you may close this page.`;
+      title = m.confirmingTitle;
+      detail = m.confirmingDetail(
+        crypto(t.amountUnconfirmed ?? seen, coin.slug),
+        confirmationsText(t),
+        crypto(t.amountPaid ?? "0", coin.slug),
+        crypto(t.paymentAmount, coin.slug),
+      );
       break;
     case "UNDERPAID":
-      due = subtract(coin.decimals, t.paymentAmount, t.amountPaid, t.amountUnconfirmed);
-      title = "Part of the payment has arrived";
-      detail = `Received ${crypto(seen, coin.slug)} of ${crypto(t.paymentAmount, coin.slug)}. Send the remaining ${crypto(
-        due,
-        coin.slug,
-      )} to the same address before the time runs out (the QR code asks for the full amount: change it in your wallet).`;
+      due = t.amountOwed ?? t.paymentAmount;
+      title = m.underpaidTitle;
+      detail = m.underpaidDetail(crypto(seen, coin.slug), crypto(t.paymentAmount, coin.slug), crypto(due, coin.slug));
       break;
   }
   replace(status, h("p", { class: "status-title" }, title), h("p", { class: "status-detail" }, detail));
   status.dataset.state = t.paymentState ?? "";
+  // Once a payment is on its way, "back to the shop" would only lose it.
+  if (t.paymentState === "CONFIRMING" || t.paymentState === "UNDERPAID") document.getElementById("cancel-link")?.remove();
   if (amountValue && amountLabel) {
     amountValue.textContent = crypto(due, coin.slug);
     amountValue.dataset.amount = due;
-    amountLabel.textContent = t.paymentState === "UNDERPAID" ? "Amount still to send" : "Amount";
+    amountLabel.textContent = t.paymentState === "UNDERPAID" ? m.amountStillToSend : m.amount;
   }
 }
 
 /** " (1 of 2)" when the API says how far the waiting payment has come. */
 function confirmationsText(t: Transaction): string {
+  // A wallet that marked the payment replaceable (RBF, BIP 125) could still swap it: it counts from its first confirmation.
+  if (t.receipts.some((r) => r.state === "SEEN" && r.replaceable)) {
+    return m.replaceable;
+  }
   if (t.confirmations === null || t.requiredConfirmations === null) return "";
-  return ` (${t.confirmations} of ${t.requiredConfirmations})`;
+  const count = new Intl.NumberFormat(locale);
+  return m.confirmationsOf(count.format(t.confirmations), count.format(t.requiredConfirmations));
 }
 
 /** Confirmed plus unconfirmed, exactly. */
@@ -402,7 +496,7 @@ function startCountdown(expiresAt: string | null): void {
   const tick = () => {
     const left = deadline - Date.now();
     visible.textContent = clock(left);
-    const words = spokenTimeLeft(left);
+    const words = spokenTimeLeft(left, m);
     if (words !== said) {
       said = words;
       spoken.textContent = words;
@@ -434,31 +528,32 @@ function renderFinal(t: Transaction): void {
   switch (t.paymentState) {
     case "PAID":
       tone = "success";
-      title = "Thank you: payment received";
-      body = `${s.merchant} has received your payment of ${amount(t.amountPaid)} (${fiat(s.amount, s.currency)}).`;
+      title = m.paidTitle;
+      body = m.paidBody(s.merchant, amount(t.amountPaid), fiat(s.amount, s.currency));
       break;
     case "OVERPAID":
       tone = "success";
-      title = "Thank you: payment received";
-      body = `${s.merchant} has received ${amount(t.amountPaid)}, more than the ${amount(t.paymentAmount)} due: contact ${s.merchant} about the difference.`;
+      title = m.paidTitle;
+      body = m.overpaidBody(s.merchant, amount(t.amountPaid), amount(t.paymentAmount));
       break;
     case "PAID_LATE":
       tone = "ended";
-      title = "Your payment arrived after the time ran out";
-      body = `${s.merchant} has been told of your payment of ${amount(t.amountPaid)} and will either complete your order or refund you.`;
+      title = m.lateTitle;
+      body = m.lateBody(s.merchant, amount(t.amountPaid));
       break;
     case "UNDERPAID":
       tone = "ended";
-      title = "This payment has expired";
-      body = `Only ${amount(coin ? addSeen(t, coin.decimals) : null)} of ${amount(t.paymentAmount)} arrived before the time ran out, so the order is not paid. Contact ${s.merchant} to get back what you sent.`;
+      title = m.expiredTitle;
+      body = m.underpaidExpiredBody(amount(coin ? addSeen(t, coin.decimals) : null), amount(t.paymentAmount), s.merchant);
       break;
     default:
       tone = "ended";
-      title = "This payment has expired";
-      body = `The time to pay ran out before a payment arrived, and nothing was charged. To pay, go back to ${s.merchant} and start again.`;
+      title = m.expiredTitle;
+      body = m.expiredBody(s.merchant);
   }
   document.title = `${title} · ${s.merchant}`;
   const back = safeReturnUrl(t.returnUrl);
+  const paid = t.paymentState === "PAID" || t.paymentState === "OVERPAID" || t.paymentState === "PAID_LATE";
   replace(
     panel,
     h(
@@ -467,7 +562,47 @@ function renderFinal(t: Transaction): void {
       h("h2", { id: "panel-title", tabindex: "-1" }, title),
       h("p", {}, body),
     ),
-    back ? h("a", { class: "button", href: back, id: "return-link" }, `Return to ${s.merchant}`) : null,
+    paid ? receiptOf(t, s) : null,
+    back ? h("a", { class: "button", href: back, id: "return-link" }, m.returnTo(s.merchant)) : null,
+  );
+}
+
+/** The paid page's receipt: what was paid, when, in which coin on which network, and the chain transactions. */
+function receiptOf(t: Transaction, s: Summary): HTMLElement {
+  const coin = t.paymentCurrency;
+  const counted = t.receipts.filter((r) => r.state === "CONFIRMED" || r.state === "SEEN");
+  const last = counted
+    .map((r) => r.firstSeenAt)
+    .sort()
+    .at(-1);
+  const row = (label: string, ...value: (Node | string | null)[]) => h("div", { class: "field" }, h("dt", {}, label), h("dd", {}, ...value));
+  const template = t.paymentNetwork?.explorerTransactionUrl ?? null;
+  const hashes = [...new Set(counted.map((r) => r.transactionHash).filter((x): x is string => x !== null))];
+  const explorer = (hash: string) => {
+    const href = template ? safeReturnUrl(template.replace("{tx}", encodeURIComponent(hash))) : null;
+    return h(
+      "li",
+      {},
+      h("code", { class: "value hash" }, hash),
+      href ? h("a", { href, rel: "noopener noreferrer", target: "_blank", class: "explorer-link" }, m.viewOnExplorer) : null,
+    );
+  };
+  return h(
+    "section",
+    { class: "receipt", id: "receipt", "aria-labelledby": "receipt-title" },
+    h("h3", { id: "receipt-title" }, m.receipt),
+    h(
+      "dl",
+      { class: "fields" },
+      row(m.reference, h("span", { class: "value", id: "receipt-reference" }, t.reference)),
+      last ? row(m.date, h("time", { datetime: last, id: "receipt-date" }, formatDateTime(last, locale))) : null,
+      coin && t.amountPaid ? row(m.amountPaid, h("span", { class: "value number", id: "receipt-amount" }, crypto(t.amountPaid, coin.slug))) : null,
+      row(m.orderTotal, h("span", { class: "value number" }, fiat(s.amount, s.currency))),
+      coin ? row(m.coin, h("span", { class: "value" }, `${coin.name} (${coin.slug})`)) : null,
+      t.paymentNetwork ? row(m.network, h("span", { class: "value" }, networkLabel(t.paymentNetwork))) : null,
+      hashes.length > 0 ? row(m.transaction, h("ul", { class: "hashes", id: "receipt-transactions" }, ...hashes.map(explorer))) : null,
+    ),
+    h("button", { type: "button", class: "button secondary print", onclick: () => window.print() }, m.print),
   );
 }
 
@@ -494,30 +629,19 @@ function kindOf(error: unknown): ErrorKind {
 
 function showError(kind: ErrorKind, error?: unknown): void {
   phase = "error";
+  lastError = { kind, error };
   stopCountdown();
   live?.stop();
   live = null;
-  const retry = h("button", { type: "button", class: "button", onclick: () => location.reload() }, "Try again");
+  const retry = h("button", { type: "button", class: "button", onclick: () => location.reload() }, m.tryAgain);
   const [title, text, action] =
     kind === "invalid"
-      ? [
-          "This payment link is not valid",
-          "Check that you opened the whole link you were given. If it still fails, go back to the merchant's site and start the payment again: each payment has its own link.",
-          null,
-        ]
+      ? [m.invalidTitle, m.invalidText, null]
       : kind === "network"
-        ? [
-            "The payment service could not be reached",
-            "Check your internet connection, then try again. A payment you already sent is not affected.",
-            retry,
-          ]
-        : [
-            "Something went wrong",
-            `${error instanceof ApiError ? `${error.message}. ` : ""}Try again in a moment. A payment you already sent is not affected.`,
-            retry,
-          ];
-  document.title = `${title} · paygate checkout`;
-  if (!summary) replace(summaryBox, h("p", { class: "merchant-label" }, "paygate checkout"));
+        ? [m.unreachableTitle, m.unreachableText, retry]
+        : [m.errorTitle, `${error instanceof ApiError ? `${error.message}. ` : ""}${m.errorText}`, retry];
+  document.title = `${title} · ${m.checkoutName}`;
+  if (!summary) replace(summaryBox, h("p", { class: "merchant-label" }, m.checkoutName));
   replace(
     panel,
     h("div", { class: "alert error", role: "alert", id: "error" }, h("h2", { id: "panel-title", tabindex: "-1" }, title), h("p", {}, text)),
@@ -538,5 +662,5 @@ function connectionNotice(error: unknown): void {
     showError("invalid");
     return;
   }
-  notice.textContent = "Connection to the payment service lost: retrying. A payment you send meanwhile is still counted.";
+  notice.textContent = m.connectionLost;
 }

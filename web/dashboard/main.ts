@@ -197,7 +197,13 @@ function renderShell(pages: DashboardPage[], current: DashboardPage | null): voi
       "div",
       { class: "account" },
       h("p", {}, h("span", { class: "sr-only" }, "Signed in as "), s.user.email, ` (${s.role})`),
-      h("button", { type: "button", class: "link-button", onclick: () => void signOut("/sessions") }, "Sign out everywhere"),
+      // Both ways out side by side, with the account they end.
+      h(
+        "p",
+        { class: "sign-out" },
+        h("button", { type: "button", class: "link-button", onclick: () => void signOut("/session") }, "Sign out"),
+        h("button", { type: "button", class: "link-button", onclick: () => void signOut("/sessions") }, "Sign out everywhere"),
+      ),
     ),
   );
   top.hidden = false;
@@ -212,7 +218,6 @@ function renderShell(pages: DashboardPage[], current: DashboardPage | null): voi
         .map((page) =>
           h("li", {}, h("a", { href: href(`/${page.path}`), "data-route": "", "aria-current": page === current ? "page" : null }, page.title)),
         ),
-      h("li", {}, h("button", { type: "button", class: "link-button", onclick: () => void signOut("/session") }, "Sign out")),
     ),
   );
   nav.hidden = false;

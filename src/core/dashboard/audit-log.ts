@@ -8,11 +8,12 @@
 import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { LIST_LIMIT_MAX, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
-import type { AuditActorWrite, AuditLogRow, AuditWrite } from "../stores.ts";
+import type { AuditActorWrite, AuditLogRow, AuditWrite } from "../stores/audit-log.ts";
 import { authorize, type DashboardActor } from "./access.ts";
 
 export const AUDIT_ACTIONS = [
   "wallet.set",
+  "default_network.set",
   "webhook_url.set",
   "webhook_secret.rotate",
   "api_key.roll",

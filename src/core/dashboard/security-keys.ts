@@ -24,7 +24,7 @@ import { z } from "zod";
 import { DuplicateKeyError, errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
-import type { SecurityKeyRow, SecurityKeyStore, WebAuthnChallengeWrite } from "../stores.ts";
+import type { SecurityKeyRow, SecurityKeyStore, WebAuthnChallengeWrite } from "../stores/security-keys.ts";
 import type { DashboardActor } from "./access.ts";
 import { auditEntry, authorOf } from "./audit-log.ts";
 

@@ -6,9 +6,10 @@
 import type { PaymentReceipt } from "../records.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
+import { redeliverEvent } from "../events/deliveries.ts";
 import { isEventId } from "../events/list.ts";
 import type { DeliveryReport } from "../ports.ts";
-import type { EventWithAttempts } from "../stores.ts";
+import type { EventWithAttempts } from "../stores/webhook-events.ts";
 import { transactionsCsv } from "../transactions/export.ts";
 import { listTransactionsOf, parseTransactionFilters, type TransactionPage } from "../transactions/list.ts";
 import { findTransactionFor, type TransactionRecord } from "../transactions/record.ts";
@@ -84,8 +85,7 @@ export async function redeliverDashboardEvent(
   authorize(actor, "manage_webhooks");
   const event = isEventId(eventId) ? await deps.stores.webhookEvents.findFor(eventId, actor.merchantId, isLive) : null;
   if (!event) throw errors.eventNotFound(eventId);
-  if (!deps.redelivery) throw new Error("The gateway was made without a webhook dispatcher (GatewayDeps.redelivery)");
-  const report = await deps.redelivery.redeliver(event.id);
+  const report = await redeliverEvent(deps.redelivery, event.id);
   // Pruned (30 days) between the two reads.
   if (!report) throw errors.eventNotFound(eventId);
   return report;

@@ -1,11 +1,11 @@
 // Dashboard users: created by an operator (`paygate user create`) or invited by an owner, listed,
 // given another role, removed. A merchant always keeps one owner. An e-mail has one account (a
-// user with a password) across all merchants, so signing in needs only the e-mail (README
-// "Dashboard"). An owner's invitation says nothing about other merchants: one for an e-mail that
+// user with a password) across all merchants, so signing in needs only the e-mail
+// (docs/dashboard.md). An owner's invitation says nothing about other merchants: one for an e-mail that
 // has an account elsewhere is stored and answered like any other, and its link never signs in.
 import { DuplicateKeyError, errors } from "../errors.ts";
 import { hashKey, randomToken } from "../secrets.ts";
-import type { DashboardUserRow, UserChange } from "../stores.ts";
+import type { DashboardUserRow, UserChange } from "../stores/dashboard.ts";
 import { authorize, type DashboardActor } from "./access.ts";
 import { auditEntry, authorOf, OPERATOR, type ChangeAuthor } from "./audit-log.ts";
 import { checkPassword, checkRole, normalEmail } from "./fields.ts";

@@ -6,7 +6,7 @@ import type { WebhookEvent } from "../records.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
-import type { WebhookEventStore } from "../stores.ts";
+import type { WebhookEventStore } from "../stores/webhook-events.ts";
 import { isTransactionId } from "../transactions/record.ts";
 import { PAYMENT_EVENT_TYPES } from "./payment-events.ts";
 

@@ -1,4 +1,5 @@
 // The webhook events of spec section 6: which state change sends which event, and the exact body.
+import { paymentNetworkOf } from "../transactions/view.ts";
 import type { TransactionStatus } from "../records.ts";
 import { toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
@@ -13,8 +14,20 @@ export const EVENT_FOR_STATUS = {
   ABANDONED: "payment.abandoned",
 } as const satisfies Record<TransactionStatus, string>;
 
-export type PaymentEventType = (typeof EVENT_FOR_STATUS)[TransactionStatus];
-export const PAYMENT_EVENT_TYPES = Object.values(EVENT_FOR_STATUS);
+/**
+ * Not a state of spec 3 (the status stays SUCCESSFUL): a SUCCESSFUL transaction whose counted payment
+ * left the chain (lifecycle.ts) sends it once, when `reversedAt` is set. An extension of spec 6.
+ */
+export const REVERSED_EVENT = "payment.reversed";
+
+export type PaymentEventType = (typeof EVENT_FOR_STATUS)[TransactionStatus] | typeof REVERSED_EVENT;
+export const PAYMENT_EVENT_TYPES = [
+  EVENT_FOR_STATUS.INITIATED,
+  EVENT_FOR_STATUS.PENDING,
+  EVENT_FOR_STATUS.SUCCESSFUL,
+  EVENT_FOR_STATUS.ABANDONED,
+  REVERSED_EVENT,
+] as const satisfies readonly PaymentEventType[];
 
 /** `evt_…`: sent as the Standard Webhooks `webhook-id`, unchanged on every attempt. */
 export const newEventId = () => `evt_${randomToken(24)}`;
@@ -28,10 +41,14 @@ export interface TransactionSnapshot {
   customerEmail: string;
   customerName: string | null;
   paymentCurrencyId: number | null;
+  /** core/networks.ts; null on rows from before networks (the coin's default). */
+  paymentNetwork: string | null;
   paymentAmount: { toString(): string } | null;
   amountPaid: { toString(): string } | null;
   requestMeta: unknown;
   createdAt: Date;
+  /** Set once a SUCCESSFUL transaction's payment left the chain after it was counted. */
+  reversedAt: Date | null;
   merchant: { name: string };
   /** What arrived at its address then, first seen first (none before the first payment is seen). */
   receipts: readonly StoredReceipt[];
@@ -45,13 +62,14 @@ export interface PaymentEvent {
 }
 
 export function paymentEventFor(transaction: TransactionSnapshot): PaymentEvent {
-  const type = EVENT_FOR_STATUS[transaction.status];
+  const type = transaction.status === "SUCCESSFUL" && transaction.reversedAt !== null ? REVERSED_EVENT : EVENT_FOR_STATUS[transaction.status];
   return { id: newEventId(), type, body: JSON.stringify(paymentEventPayload(type, transaction)) };
 }
 
 /** `{ event, data: { transaction } }`, field for field as spec section 6 lists them, and the receipts. */
 export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapshot) {
   const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
+  const network = paymentNetworkOf(t);
   const meta = t.requestMeta;
   return {
     event: type,
@@ -62,6 +80,9 @@ export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapsh
         payment_currency: t.paymentCurrencyId,
         payment_currency_name: crypto?.name ?? null,
         payment_currency_slug: crypto?.slug ?? null,
+        // Not in spec 6: the network it is paid on, and its display name in the transaction's mode.
+        payment_network: network?.slug ?? null,
+        payment_network_name: network?.name ?? null,
         status: t.status,
         customer_email: t.customerEmail,
         // The spec types it as a string, not "or null": a customer without a name is "".
@@ -74,6 +95,8 @@ export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapsh
         meta: typeof meta === "object" && meta !== null && !Array.isArray(meta) ? meta : {},
         // Not in spec 6 (an extension adds fields): each payment, for reconciling without the dashboard.
         receipts: t.receipts.map((r) => receiptObject(receiptOf(r, t.paymentCurrencyId))),
+        // Not in spec 6 either: when a SUCCESSFUL payment was reversed (payment.reversed), else null.
+        reversed_at: t.reversedAt?.toISOString() ?? null,
       },
     },
   };

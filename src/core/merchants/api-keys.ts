@@ -5,7 +5,7 @@ import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { hashKey, newPublicKey, newSecretKey } from "../secrets.ts";
-import type { ApiKeyWrite } from "../stores.ts";
+import type { ApiKeyWrite } from "../stores/merchants.ts";
 import { checkedMode, modeOf, type Mode } from "./mode.ts";
 
 export const API_KEY_KINDS = ["public", "secret"] as const;

@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
 import { clientSecretTransactionId, hashKey, sameHash, sameSecret, type SecretBox } from "../secrets.ts";
 import type { Clock } from "../ports.ts";
-import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores.ts";
+import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores/credentials.ts";
 
 export type { MerchantIdentity };
 
@@ -124,9 +124,9 @@ export class Credentials {
   /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
   async authenticateSecret(token: string | undefined): Promise<Caller> {
     if (!token) throw errors.unauthenticated("Missing secret key: send Authorization: Bearer sec_…");
-    if (!token.startsWith("sec_")) throw errors.unauthenticated("Invalid Secret Key: this operation needs a secret key (sec_…)");
+    if (!token.startsWith("sec_")) throw errors.secretKeyRequired();
     const key = await this.findActiveKey(token, "SECRET");
-    if (!key) throw errors.unauthenticated("Invalid Secret Key");
+    if (!key) throw errors.invalidSecretKey();
     return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET", transactionId: null };
   }
 
@@ -142,7 +142,7 @@ export class Credentials {
     if (token.startsWith("sec_")) return this.authenticateSecret(token);
     if (clientSecretTransactionId(token) !== null) return this.authenticateClientSecret(token);
     const key = await this.findActiveKey(token, "PUBLIC");
-    if (!key) throw errors.unauthenticated("Invalid API Key");
+    if (!key) throw errors.invalidApiKey();
     return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null };
   }
 

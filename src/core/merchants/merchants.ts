@@ -1,11 +1,12 @@
 // Merchant accounts, their keys, payment links and wallets: what the operator CLI manages today and
 // the dashboard will. The rules are here; the writes are the MerchantStore's (src/db).
+import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
 import { auditEntry, OPERATOR, shortenedKey, webhookUrlTarget, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoById, type CryptoCurrency } from "../money/currencies.ts";
 import { newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from "../secrets.ts";
-import type { MerchantWithWallets } from "../stores.ts";
+import type { MerchantWithWallets } from "../stores/merchants.ts";
 import { apiKeyRow } from "./api-keys.ts";
 import type { KybStatus } from "./kyb.ts";
 
@@ -34,6 +35,8 @@ export interface NewMerchant {
 
 export interface WalletSetting {
   currency: CryptoCurrency;
+  /** The network it receives on (core/networks.ts); absent: the coin's default. */
+  network?: NetworkSlug;
   isLive: boolean;
   extendedPublicKey: string;
 }
@@ -78,27 +81,84 @@ export async function createMerchant(deps: MerchantDeps, input: { name: string; 
 export async function updateMerchant(
   deps: MerchantDeps,
   id: number,
-  input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[] } & WebhookUrls,
+  input: { active?: boolean; kybStatus?: KybStatus; wallets?: WalletSetting[]; defaultNetworks?: DefaultNetworkSetting[] } & WebhookUrls,
   by: ChangeAuthor = OPERATOR,
 ): Promise<MerchantWithWallets> {
   const urls = checkedWebhookUrls(deps, input);
   for (const wallet of input.wallets ?? []) checkWalletKey(deps, wallet);
+  const defaultNetworks = (input.defaultNetworks ?? []).map(checkedDefaultNetwork);
   const result = await deps.stores.merchants.update(id, {
     ...(input.active === undefined ? {} : { active: input.active }),
     ...(input.kybStatus === undefined ? {} : { kybStatus: input.kybStatus }),
     ...urls,
-    wallets: (input.wallets ?? []).map((w) => ({ currencyId: w.currency.id, isLive: w.isLive, extendedPublicKey: w.extendedPublicKey })),
-    audit: auditOfUpdate(id, deps.clock.now(), by, input, urls),
+    wallets: (input.wallets ?? []).map((w) => ({
+      currencyId: w.currency.id,
+      ...(w.network === undefined ? {} : { network: w.network }),
+      isLive: w.isLive,
+      extendedPublicKey: w.extendedPublicKey,
+    })),
+    defaultNetworks: defaultNetworks.map((d) => ({ currencyId: d.currency.id, network: d.network, isLive: d.isLive })),
+    audit: [
+      ...auditOfUpdate(id, deps.clock.now(), by, input, urls),
+      ...defaultNetworks.map((d) =>
+        auditEntry(by, id, deps.clock.now(), "default_network.set", `${d.currency.slug} ${d.isLive ? "live" : "test"} ${d.network}`),
+      ),
+    ],
   });
   if (result.ok) return result.merchant;
   if (result.problem === "no_merchant") throw errors.merchantNotFound(id);
+  if (result.problem === "no_wallet") {
+    const { currencyId, network, isLive } = result.setting;
+    const slug = cryptoById(currencyId)?.slug ?? String(currencyId);
+    throw errors.invalidMerchantSettings(
+      `default network: no ${slug} wallet on ${network} is set for ${isLive ? "live" : "test"} mode; add one before making ${network} the default for ${slug}`,
+    );
+  }
   throw walletTaken(cryptoById(result.currencyId)?.slug ?? String(result.currencyId));
+}
+
+/** The network a coin is paid on when an initiate names none, in one mode (`network` as given). */
+export interface DefaultNetworkSetting {
+  currency: CryptoCurrency;
+  network: string;
+  isLive: boolean;
+}
+
+/** A default network as the CLI and the dashboard show it. */
+export interface DefaultNetworkRow {
+  currency: string;
+  isLive: boolean;
+  network: NetworkSlug;
+}
+
+export async function defaultNetworks(deps: Pick<CoreDeps, "stores">, merchantId: number): Promise<DefaultNetworkRow[]> {
+  return (await deps.stores.merchants.defaultNetworks(merchantId)).map((d) => ({
+    currency: cryptoById(d.currencyId)?.slug ?? String(d.currencyId),
+    isLive: d.isLive,
+    network: d.network,
+  }));
+}
+
+/** Refuses a network that does not carry the coin, naming the ones that do. */
+function checkedDefaultNetwork(setting: DefaultNetworkSetting): DefaultNetworkSetting & { network: NetworkSlug } {
+  const { currency, network } = setting;
+  if (!isNetworkSlug(network) || !coinNetwork(currency.slug, network)) {
+    throw errors.invalidMerchantSettings(
+      `default network must be one of ${allowedNetworksText(currency.slug)} for ${currency.slug} (got '${network}')`,
+    );
+  }
+  return { ...setting, network };
 }
 
 /** Refuses a key that does not parse or is not of the currency's network in its mode. */
 export function checkWalletKey(deps: Pick<CoreDeps, "rails">, wallet: WalletSetting): void {
-  const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey);
-  if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug} wallet: ${check.reason}`);
+  const network = wallet.network ?? defaultNetworkOf(wallet.currency.slug);
+  if (!coinNetwork(wallet.currency.slug, network)) {
+    throw errors.invalidMerchantSettings(`${wallet.currency.slug} is paid on ${allowedNetworksText(wallet.currency.slug)}, not ${network}`);
+  }
+  const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey, network);
+  const on = network === defaultNetworkOf(wallet.currency.slug) ? "" : ` on ${network}`;
+  if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug}${on} wallet: ${check.reason}`);
 }
 
 /** One audit entry per thing an update changes. */

@@ -2,7 +2,7 @@
 // no longer starts transactions (initialize answers it as an unknown link); those it started go on.
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import type { PaymentLinkListRow } from "../stores.ts";
+import type { PaymentLinkListRow } from "../stores/merchants.ts";
 import { modeOf, type Mode } from "./mode.ts";
 
 export interface PaymentLinkView {

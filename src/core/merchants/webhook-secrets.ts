@@ -6,7 +6,7 @@ import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.
 import { errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { newWebhookSecret, type SecretBox } from "../secrets.ts";
-import type { MerchantStore } from "../stores.ts";
+import type { MerchantStore } from "../stores/merchants.ts";
 
 /** How long the previous secret keeps signing after a rotation. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;

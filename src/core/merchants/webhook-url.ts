@@ -33,6 +33,13 @@ export const RETURN_URL: UrlKind = {
   noCredentials: "the customer's browser would show them",
 };
 
+/** A transaction's cancel_url (the checkout's "back to the shop" link before paying): the return URL's rules. */
+export const CANCEL_URL: UrlKind = {
+  noun: "cancel URL",
+  example: "https://shop.example.com/cart",
+  noCredentials: "the customer's browser would show them",
+};
+
 /**
  * Validates a merchant's webhook URL when it is set (or another URL of `kind`); returns it normalised.
  * `allowPrivate`: private and local hosts are allowed in this mode; else only the `allowlist`'s.

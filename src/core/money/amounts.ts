@@ -6,7 +6,7 @@ import type { Currency } from "./currencies.ts";
 export const Decimal = DecimalBase.clone({ precision: 64, rounding: DecimalBase.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
 export type Decimal = DecimalBase;
 
-/** The largest fiat amount accepted (not shown by the spec; documented in the README). */
+/** The largest fiat amount accepted (not shown by the spec; documented in docs/rest-api.md, Requests). */
 export const MAX_FIAT_AMOUNT = new Decimal("999999999999.99");
 
 /**

@@ -4,7 +4,7 @@
 // (src/rails/prices/test-rates.ts) reads the store per quote, so a change applies at once, everywhere.
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import type { TestRateStore } from "../stores.ts";
+import type { TestRateStore } from "../stores/test-rates.ts";
 import { Decimal, isNumericString, MAX_RATE, RATE_DECIMALS } from "./amounts.ts";
 import {
   CRYPTO_CURRENCIES,
@@ -30,6 +30,16 @@ export const DEFAULT_TEST_RATES: RateTable = {
 /** The test rate of a pair now: the stored one, else the default; undefined when neither exists. */
 export async function testRateOf(store: TestRateStore, crypto: CryptoCurrency, fiat: FiatCurrency): Promise<string | undefined> {
   return (await store.get(crypto.slug, fiat.slug)) ?? DEFAULT_TEST_RATES[crypto.slug]?.[fiat.slug];
+}
+
+/** What test mode's price feed (src/rails/prices/test-rates.ts) is given: each pair's rate now, by the rule above. */
+export interface TestRateBook {
+  rateOf(crypto: CryptoCurrency, fiat: FiatCurrency): Promise<string | undefined>;
+}
+
+/** The operator's test rates (read at each quote, so a change applies at once), else the defaults. */
+export function operatorTestRates(store: TestRateStore): TestRateBook {
+  return { rateOf: (crypto, fiat) => testRateOf(store, crypto, fiat) };
 }
 
 export interface TestRateRow {

@@ -16,7 +16,10 @@ export interface CheckoutLink {
  */
 export async function checkoutOf(deps: Pick<CoreDeps, "stores" | "secrets" | "publicUrl">, t: TransactionRecord): Promise<CheckoutLink> {
   const sealed = t.clientSecretEnc ?? (await deps.stores.transactions.keepClientSecret(t.id, deps.secrets.seal(newClientSecret(t.id))));
-  const clientSecret = deps.secrets.open(sealed);
+  return checkoutLink(deps.publicUrl, deps.secrets.open(sealed));
+}
+
+export function checkoutLink(publicUrl: string, clientSecret: string): CheckoutLink {
   // The secret's characters (hex, '-', '_', base62) need no escaping in a path.
-  return { clientSecret, checkoutUrl: `${deps.publicUrl}/checkout/${clientSecret}` };
+  return { clientSecret, checkoutUrl: `${publicUrl}/checkout/${clientSecret}` };
 }

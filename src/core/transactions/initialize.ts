@@ -6,10 +6,14 @@ import type { Caller } from "../merchants/credentials.ts";
 import { KYB_REFUSALS } from "../merchants/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
-import { checkWebhookUrl, RETURN_URL } from "../merchants/webhook-url.ts";
+import { CANCEL_URL, checkWebhookUrl, RETURN_URL, type UrlKind } from "../merchants/webhook-url.ts";
 import { newClientSecret, newReference } from "../secrets.ts";
 import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
 import { InitializeBody, parseBody } from "./requests.ts";
+import { checkoutLink } from "./checkout.ts";
+import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
+import { policiesOf } from "./policies.ts";
+import { viewOf } from "./view.ts";
 
 export interface InitializeRequest {
   /** The key from `Authorization: Bearer …`, when sent. */
@@ -20,16 +24,34 @@ export interface InitializeRequest {
   idempotencyKey?: string;
 }
 
-export async function initializeTransaction(
-  {
-    stores,
-    credentials,
-    clock,
-    lifecycle,
-    secrets,
-    privateWebhookTargets,
-  }: Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "secrets" | "privateWebhookTargets">,
+export type InitializeDeps = Pick<CoreDeps, "credentials" | "clock" | "privateWebhookTargets"> & DetailsDeps;
+
+/**
+ * The transaction as initialize's reply shows it, with its client secret and checkout URL (its caller
+ * made it, as Stripe shows a new PaymentIntent's); nothing is paid or payable yet.
+ */
+export async function initializeTransaction(deps: InitializeDeps, request: InitializeRequest): Promise<DetailedOutcome> {
+  const made: { fresh: { id: string; clientSecret: string } | null } = { fresh: null };
+  const outcome = await initializeOnce(deps, request, (id, clientSecret) => {
+    made.fresh = { id, clientSecret };
+  });
+  const { replayed, ...transaction } = outcome;
+  const fresh = made.fresh;
+  // A new transaction's secret is at hand: no need to open the sealed copy just written.
+  if (replayed || fresh === null || fresh.id !== transaction.id) return detailedOutcome(deps, outcome, { clientSecret: true });
+  return {
+    transaction,
+    view: viewOf(transaction, deps.lifecycle),
+    paymentRequest: null,
+    checkout: checkoutLink(deps.publicUrl, fresh.clientSecret),
+    receipts: [],
+  };
+}
+
+async function initializeOnce(
+  { stores, credentials, clock, lifecycle, secrets, privateWebhookTargets }: InitializeDeps,
   request: InitializeRequest,
+  sealed: (id: string, clientSecret: string) => void,
 ): Promise<Outcome> {
   const parsed = parseBody(InitializeBody, request.body);
   const problems = requestProblems(parsed, request.idempotencyKey);
@@ -43,13 +65,16 @@ export async function initializeTransaction(
   const problem = fiatAmountProblem(amount, currency);
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);
   requireKybForLive(caller);
-  const returnUrl = returnUrlOf(body, caller.isLive, privateWebhookTargets.live);
+  const returnUrl = customerUrlOf(body.return_url, "return_url", RETURN_URL, caller.isLive, privateWebhookTargets.live);
+  const cancelUrl = customerUrlOf(body.cancel_url, "cancel_url", CANCEL_URL, caller.isLive, privateWebhookTargets.live);
+  const policies = policiesOf(body, lifecycle.policyBounds);
 
   const scope = scopeOf(request.idempotencyKey, caller, "initialize", parametersOf(body));
   return idempotently(stores, scope, async () => {
     const now = clock.now();
-    // One INSERT and no interactive transaction: initialize is the hot path (README, Benchmark).
+    // One INSERT and no interactive transaction: initialize is the hot path (docs/benchmarks.md).
     const id = randomUUID();
+    const clientSecret = newClientSecret(id);
     const transaction = await stores.transactions.insertInitiated(
       {
         id,
@@ -65,12 +90,18 @@ export async function initializeTransaction(
         requestMeta: body.meta ?? {},
         createdAt: now,
         expiresAt: new Date(now.getTime() + lifecycle.initiatedWindowMs),
-        clientSecretEnc: secrets.seal(newClientSecret(id)),
+        clientSecretEnc: secrets.seal(clientSecret),
         returnUrl,
+        cancelUrl,
+        locale: body.locale ?? null,
+        policyExpiresIn: policies.expiresIn,
+        policyUnderpaymentTolerance: policies.underpaymentTolerance,
+        policyConfirmations: policies.confirmations,
       },
       caller.merchant,
       scope,
     );
+    sealed(id, clientSecret);
     return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
   });
 }
@@ -109,14 +140,14 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
 }
 
 /**
- * The body's return_url, checked for the transaction's mode and normalised; null when none was given.
+ * The body's return_url or cancel_url, checked for the transaction's mode and normalised; null when none was given.
  * The service never fetches it (the customer's browser goes there), so test mode takes local hosts
  * whatever the webhooks' switch; live mode keeps the live webhook URLs' rule.
  */
-function returnUrlOf(body: InitializeBody, isLive: boolean, allowPrivateLive: boolean): string | null {
-  if (body.return_url === undefined || body.return_url === null) return null;
-  const check = checkWebhookUrl(body.return_url, isLive ? "live" : "test", { allowPrivate: !isLive || allowPrivateLive, kind: RETURN_URL });
-  if (!check.ok) throw errors.initializeValidation([{ field: "return_url", message: `return_url: ${check.reason}` }]);
+function customerUrlOf(url: string | null | undefined, field: string, kind: UrlKind, isLive: boolean, allowPrivateLive: boolean): string | null {
+  if (url === undefined || url === null) return null;
+  const check = checkWebhookUrl(url, isLive ? "live" : "test", { allowPrivate: !isLive || allowPrivateLive, kind });
+  if (!check.ok) throw errors.initializeValidation([{ field, message: `${field}: ${check.reason}` }]);
   return check.url;
 }
 

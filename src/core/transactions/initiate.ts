@@ -4,13 +4,16 @@ import { errors, PaygateError } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
-import type { PaymentRails, PriceFeed, PriceQuote } from "../ports.ts";
-import type { IndexLease } from "../stores.ts";
+import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote } from "../ports.ts";
+import type { IndexLease } from "../stores/transactions.ts";
+import { storedRateSources } from "./rate-sources.ts";
 import { transactionAndLeaseFor, transactionFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
+import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 
-export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle">;
+export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle"> & DetailsDeps;
 
 export interface InitiateRequest {
   bearerToken: string | undefined;
@@ -22,9 +25,18 @@ export interface InitiateRequest {
   acceptClientSecret?: boolean;
 }
 
-const SUPPORTED = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
+/** The coins initiate takes, as its refusal of another lists them: `3 (USDT), 4 (BTC), …`. */
+export const SUPPORTED_CURRENCIES = CRYPTO_CURRENCIES.map((c) => `${c.id} (${c.slug})`).join(", ");
 
-export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<Outcome> {
+/**
+ * The transaction as initiate's reply shows it: with its payment URI and QR image, its checkout link
+ * (only the secret key or the transaction's client secret initiate, and either may see it) and receipts.
+ */
+export async function initiatePayment(deps: InitiateDeps, request: InitiateRequest): Promise<DetailedOutcome> {
+  return detailedOutcome(deps, await initiateTransaction(deps, request), { clientSecret: true });
+}
+
+async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest): Promise<Outcome> {
   const { stores } = deps;
   const parsed = parseBody(InitiateBody, request.body);
   const problems = requestProblems(parsed, request.idempotencyKey);
@@ -32,13 +44,14 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateInitiator(request.bearerToken, { clientSecret: request.acceptClientSecret ?? false });
-  const checked = checkRequest(deps.rails, caller, body);
+  const checked = checkRequest(deps.rails, caller, body, await merchantDefaultNetwork(deps, caller, body));
   // A request that only the transaction's state could still stop leases its index with the read of
   // the transaction, in one statement, if the transaction is INITIATED (one round trip fewer).
   const now = deps.clock.now();
   const { transaction, lease: early } = checked.ok
     ? await transactionAndLeaseFor(stores.transactions, caller, request.transactionId, {
         currencyId: checked.crypto.id,
+        network: checked.network,
         now,
         until: new Date(now.getTime() + INDEX_LEASE_MS),
       })
@@ -59,18 +72,31 @@ export async function initiatePayment(deps: InitiateDeps, request: InitiateReque
 }
 
 /** What the request asks for, checked against what needs no transaction: the currency, the refund address, the merchant. */
-type CheckedRequest = { ok: true; crypto: CryptoCurrency; refundAddress: string | null } | { ok: false; error: PaygateError };
+type CheckedRequest = { ok: true; crypto: CryptoCurrency; network: NetworkSlug; refundAddress: string | null } | { ok: false; error: PaygateError };
 
-function checkRequest(rails: PaymentRails, caller: Caller, body: InitiateBody): CheckedRequest {
+/** Without `network`: the one the merchant set for the coin in the caller's mode, if any (one indexed read). */
+async function merchantDefaultNetwork(deps: InitiateDeps, caller: Caller, body: InitiateBody): Promise<string | null> {
+  const crypto = (body.network ?? null) === null ? cryptoById(body.currency_id) : undefined;
+  return crypto ? deps.stores.merchants.defaultNetwork(caller.merchant.id, crypto.id, caller.isLive) : null;
+}
+
+function checkRequest(rails: PaymentRails, caller: Caller, body: InitiateBody, merchantDefault: string | null): CheckedRequest {
   const crypto = cryptoById(body.currency_id);
-  if (!crypto) return { ok: false, error: errors.unsupportedCurrency(body.currency_id, SUPPORTED) };
+  if (!crypto) return { ok: false, error: errors.unsupportedCurrency(body.currency_id, SUPPORTED_CURRENCIES) };
+  const network = body.network ?? merchantDefault ?? defaultNetworkOf(crypto.slug);
+  if (!isNetworkSlug(network) || !coinNetwork(crypto.slug, network)) {
+    const message = `network must be one of ${allowedNetworksText(crypto.slug)} for ${crypto.slug} (got '${network}')`;
+    return { ok: false, error: errors.initiateValidation([{ field: "network", message }]) };
+  }
   const refundAddress = body.refund_address ?? null;
-  if (refundAddress !== null && !rails.isValidAddress(crypto, caller.isLive, refundAddress)) {
-    const message = `refund_address is not a valid ${crypto.slug} address for ${caller.isLive ? "live" : "test"} mode`;
+  if (refundAddress !== null && !rails.isValidAddress(crypto, caller.isLive, refundAddress, network)) {
+    const where = body.network ? ` on ${network}` : "";
+    const problem = rails.addressProblem?.(crypto, caller.isLive, refundAddress, network) ?? null;
+    const message = `refund_address is not a valid ${crypto.slug} address${where} for ${caller.isLive ? "live" : "test"} mode${problem ? `: it ${problem}` : ""}`;
     return { ok: false, error: errors.initiateValidation([{ field: "refund_address", message }]) };
   }
   if (!caller.merchant.active) return { ok: false, error: errors.notInitiated("merchant_inactive") };
-  return { ok: true, crypto, refundAddress };
+  return { ok: true, crypto, network, refundAddress };
 }
 
 /**
@@ -96,13 +122,13 @@ async function initiateOnce(
     if (early) await releaseIndex(deps, early);
     throw error;
   }
-  const { crypto, refundAddress } = checked;
+  const { crypto, network, refundAddress } = checked;
 
   // An index is leased in one short statement (the read's, else its own, which finds the wallet too)
   // and used by the move's one statement: no lock is held across round trips, so initiates of one
-  // wallet run side by side (README, Wallets and addresses). Leased before the quote, so a merchant
+  // wallet run side by side (docs/wallets-and-chains.md). Leased before the quote, so a merchant
   // without a wallet hears so (404) even while prices are unavailable; a failed quote frees the index.
-  let lease = early ?? (await leaseIndex(deps, crypto, caller));
+  let lease = early ?? (await leaseIndex(deps, crypto, network, caller));
   let quote: PriceQuote;
   let paymentAmount: Decimal;
   try {
@@ -116,17 +142,22 @@ async function initiateOnce(
   const now = deps.clock.now();
   const fields = {
     paymentCurrencyId: crypto.id,
+    paymentNetwork: network,
     paymentAmount: paymentAmount.toFixed(),
     quoteRate: quote.rate.toFixed(),
     quoteSource: quote.source,
     quotedAt: quote.quotedAt,
+    quoteSources: storedRateSources(quote.sources),
     refundAddress,
-    expiresAt: new Date(now.getTime() + deps.lifecycle.checkoutWindowMs),
+    // The merchant's expires_in when given at initialize (policies.ts), else the operator's window.
+    expiresAt: new Date(
+      now.getTime() + (transaction.policyExpiresIn === null ? deps.lifecycle.checkoutWindowMs : transaction.policyExpiresIn * 1000),
+    ),
   };
   for (let attempt = 1; ; attempt++) {
     let outcome: Awaited<ReturnType<typeof deps.stores.transactions.moveToPending>>;
     try {
-      const address = deriveOrUnavailable(deps.rails, crypto, caller.isLive, lease.extendedPublicKey, lease.index);
+      const address = deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
       outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, idempotency: scope, now, fields });
     } catch (error) {
       await releaseIndex(deps, lease);
@@ -140,7 +171,7 @@ async function initiateOnce(
     }
     // lease_lost: this request stalled past its lease and the index went to another; take a new one.
     if (attempt >= LEASE_ATTEMPTS) throw walletBusy(crypto);
-    lease = await leaseIndex(deps, crypto, caller);
+    lease = await leaseIndex(deps, crypto, network, caller);
   }
 }
 
@@ -155,12 +186,13 @@ const LEASE_ATTEMPTS = 3;
 /** Waits between tries while a wallet is full (all its unused indexes in flight): about 2 s in all. */
 const FULL_WAITS_MS = [5, 10, 20, 40, 80, 160, 320, 640, 800];
 
-async function leaseIndex(deps: InitiateDeps, crypto: CryptoCurrency, caller: Caller): Promise<IndexLease> {
-  const wallet = { merchantId: caller.merchant.id, currencyId: crypto.id, isLive: caller.isLive };
+async function leaseIndex(deps: InitiateDeps, crypto: CryptoCurrency, network: NetworkSlug, caller: Caller): Promise<IndexLease> {
+  const wallet = { merchantId: caller.merchant.id, currencyId: crypto.id, network, isLive: caller.isLive };
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock.now();
     const lease = await deps.stores.transactions.leaseIndex(wallet, now, new Date(now.getTime() + INDEX_LEASE_MS), INDEX_SLOTS);
-    if (lease === null) throw errors.processorNotConfigured(crypto.slug, caller.isLive);
+    if (lease === null)
+      throw errors.processorNotConfigured(crypto.slug, caller.isLive, network === defaultNetworkOf(crypto.slug) ? undefined : network);
     if (lease !== "full") return lease;
     const wait = FULL_WAITS_MS[attempt];
     if (wait === undefined) throw walletBusy(crypto);
@@ -192,13 +224,13 @@ export async function quoteOrUnavailable(
     return quote;
   } catch (error) {
     if (error instanceof PaygateError) throw error;
-    throw errors.upstreamUnavailable(`No price quote for ${crypto.slug}/${fiat.slug} is available right now; retry shortly`, "quote_unavailable");
+    throw errors.quoteUnavailable(crypto.slug, fiat.slug, error instanceof QuoteRefusedError ? error.summary : undefined);
   }
 }
 
-function deriveOrUnavailable(rails: PaymentRails, crypto: CryptoCurrency, isLive: boolean, key: string, index: number): string {
+function deriveOrUnavailable(rails: PaymentRails, crypto: CryptoCurrency, network: NetworkSlug, isLive: boolean, key: string, index: number): string {
   try {
-    return rails.deriveAddress(crypto, isLive, key, index);
+    return rails.deriveAddress(crypto, isLive, key, index, network);
   } catch {
     throw errors.upstreamUnavailable(
       `A ${crypto.slug} payment address could not be generated; retry shortly, or check the merchant's wallet key`,

@@ -2,9 +2,19 @@
 // confirmed receipts cover the locked amount; INITIATED or PENDING → ABANDONED when its window
 // closes unpaid. Receipts after the end are still recorded. Every move goes through the outbox
 // hook, so each sends its event (payment.received, payment.abandoned) exactly once.
+//
+// After SUCCESSFUL the transaction is watched until its chain receipts are `finalityConfirmations`
+// deep (then `final_at` is set and the watcher lets it go). A counted receipt that leaves the chain
+// meanwhile (a reorganisation, a double spend, a replacement) is REVERSED; when what is left on the
+// chain, confirmed or not, no longer covers the payment, the transaction is reversed: `reversed_at`
+// is set, once, and the outbox sends payment.reversed (an extension of spec 6). The status stays
+// SUCCESSFUL (spec 3's four states are the contract); `meta.payment` reads `reversed`. A receipt that
+// only fell back into the mempool (a shallow reorganisation) is SEEN again, not a reversal.
 import { Decimal } from "../money/amounts.ts";
 import type { ObservedReceipt } from "../ports.ts";
-import type { ExpiryCandidate, TransactionStore } from "../stores.ts";
+import type { ReceiptStatus, TransactionStatus } from "../records.ts";
+import type { ExpiryCandidate, ReceiptRules, ReceiptTotals, TransactionStore } from "../stores/transactions.ts";
+import { DEFAULT_POLICY_BOUNDS, type PolicyBounds, toleranceOf } from "./policies.ts";
 import type { TransactionRecord } from "./record.ts";
 
 export interface LifecyclePolicy {
@@ -14,31 +24,43 @@ export interface LifecyclePolicy {
   checkoutWindowMs: number;
   /** A payment short by at most this fraction still completes (BTCPay's "payment tolerance"); 0 by default. */
   underpaymentTolerance: Decimal;
+  /** What a merchant may ask for per payment at initialize (PAYGATE_POLICY_…). */
+  policyBounds?: PolicyBounds;
 }
 
 export const DEFAULT_LIFECYCLE: LifecyclePolicy = {
   initiatedWindowMs: 24 * 60 * 60_000,
   checkoutWindowMs: 30 * 60_000,
   underpaymentTolerance: new Decimal(0),
+  policyBounds: DEFAULT_POLICY_BOUNDS,
 };
 
 /**
  * What the receipts say about a payment, shown as `data.meta.payment`:
  * awaiting_payment, confirming (enough seen, not yet confirmed), underpaid (too little so far, or at
- * expiry), paid, overpaid, expired (nothing came), paid_late (covered after the window closed).
+ * expiry), paid, overpaid, expired (nothing came), paid_late (covered after the window closed),
+ * reversed (SUCCESSFUL, then its counted payment left the chain and what is left does not cover it).
  */
-export type PaymentState = "awaiting_payment" | "confirming" | "underpaid" | "paid" | "overpaid" | "expired" | "paid_late";
+export type PaymentState = "awaiting_payment" | "confirming" | "underpaid" | "paid" | "overpaid" | "expired" | "paid_late" | "reversed";
 
-export type PaymentAmounts = Pick<TransactionRecord, "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed">;
+export type PaymentAmounts = Pick<TransactionRecord, "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed"> & {
+  /** Absent on records that cannot be reversed (an expiry candidate). */
+  reversedAt?: Date | null;
+  /** The transaction's own tolerance in percent (initialize's policy); null or absent: the operator's. */
+  policyUnderpaymentTolerance?: { toString(): string } | null;
+};
 
 export function paymentStateOf(t: PaymentAmounts, policy: LifecyclePolicy = DEFAULT_LIFECYCLE): PaymentState | null {
   if (t.paymentAmount === null) return null;
   const due = new Decimal(t.paymentAmount.toString());
   const confirmed = new Decimal(t.amountPaid?.toString() ?? 0);
   const seen = confirmed.plus(t.amountUnconfirmed?.toString() ?? 0);
-  const covers = (amount: Decimal) => covered(amount, due, policy);
+  const tolerance = toleranceOf(t.policyUnderpaymentTolerance, policy.underpaymentTolerance);
+  const covers = (amount: Decimal) => covered(amount, due, tolerance);
   switch (t.status) {
     case "SUCCESSFUL":
+      // Reversed and still not covered; a chain that brought the money back shows it paid again.
+      if (t.reversedAt && !covers(seen)) return "reversed";
       return confirmed.gt(due) ? "overpaid" : "paid";
     case "ABANDONED":
       if (covers(confirmed)) return "paid_late";
@@ -49,13 +71,18 @@ export function paymentStateOf(t: PaymentAmounts, policy: LifecyclePolicy = DEFA
   }
 }
 
-function covered(amount: Decimal, due: Decimal, policy: LifecyclePolicy): boolean {
-  return amount.gte(due.times(new Decimal(1).minus(policy.underpaymentTolerance)));
+function covered(amount: Decimal, due: Decimal, tolerance: Decimal): boolean {
+  return amount.gte(due.times(new Decimal(1).minus(tolerance)));
 }
 
 export interface ReceiptUpdate {
   receipts: ObservedReceipt[];
   requiredConfirmations: number;
+  /**
+   * How deep a SUCCESSFUL transaction's chain receipts must be before it is final and leaves the
+   * watch list; at least requiredConfirmations (the default: final as soon as counted).
+   */
+  finalityConfirmations?: number;
   source: "chain" | "test_helper";
   /**
    * The receipts are the node's whole current view of the address: earlier ones now absent were
@@ -76,13 +103,76 @@ export function applyReceipts(
   now: Date,
   policy: LifecyclePolicy = DEFAULT_LIFECYCLE,
 ): Promise<TransactionRecord> {
-  const rows = update.receipts.map((r) => ({ ...r, confirmed: r.confirmations >= update.requiredConfirmations }));
+  const rows = update.receipts.map((r) => ({
+    ...r,
+    replaceable: r.confirmations === 0 && r.replaceable === true,
+    confirmed: counts(r, update.requiredConfirmations),
+  }));
+  const finality = Math.max(update.requiredConfirmations, update.finalityConfirmations ?? 0);
   return transactions.recordReceipts(
     transactionId,
     { source: update.source, rows, dropOthers: update.complete, requiredConfirmations: update.requiredConfirmations },
     now,
-    (totals) => totals.status === "PENDING" && totals.paymentAmount !== null && covered(totals.confirmed, totals.paymentAmount, policy),
+    receiptRules(finality, policy, update.complete ? finalByNode(update.receipts, finality) : undefined),
   );
+}
+
+/**
+ * Whether a receipt of a SUCCESSFUL transaction is final: its node's finality checkpoint covers it
+ * where the node tells (an EVM `finalized` tag), else it is `finality` confirmations deep.
+ */
+export function isFinal(r: Pick<ObservedReceipt, "confirmations" | "finalized">, finality: number): boolean {
+  return r.finalized ?? r.confirmations >= finality;
+}
+
+/** Where the node tells of its finality checkpoint: whether every receipt of a complete view is final; else undefined (depth decides). */
+function finalByNode(receipts: readonly ObservedReceipt[], finality: number): boolean | undefined {
+  if (!receipts.some((r) => r.finalized !== undefined)) return undefined;
+  return receipts.every((r) => isFinal(r, finality));
+}
+
+/**
+ * Whether a receipt counts towards amount_paid: its confirmations reached the required number, and
+ * one at 0 confirmations (BTC, LTC or USDT set to accept them) does not signal replaceability (BIP
+ * 125): its sender could replace it at will, so it waits for its first confirmation.
+ */
+export function counts(r: Pick<ObservedReceipt, "confirmations" | "replaceable">, requiredConfirmations: number): boolean {
+  if (r.confirmations < requiredConfirmations) return false;
+  return r.confirmations > 0 || r.replaceable !== true;
+}
+
+/**
+ * Receipts seen only through an EVM balance (`balance:…`): a part the next read may split otherwise
+ * (a transfer found by its hash takes it over) and that a sweep of the address lowers. Their end is
+ * not a reversal.
+ */
+const BALANCE_KEY = /^balance:/;
+
+/**
+ * The rules the store applies under the transaction's row lock; `finality`: the depth at which a
+ * SUCCESSFUL transaction is final, unless `finalizedByNode` says whether the node's checkpoint covers
+ * all its chain receipts (then that decides).
+ */
+export function receiptRules(finality: number, policy: LifecyclePolicy = DEFAULT_LIFECYCLE, finalizedByNode?: boolean): ReceiptRules {
+  return {
+    vanished: (transaction: TransactionStatus, receipt: { key: string; status: ReceiptStatus }) =>
+      transaction === "SUCCESSFUL" && receipt.status === "CONFIRMED" && !BALANCE_KEY.test(receipt.key) ? "REVERSED" : "DROPPED",
+    moves(totals: ReceiptTotals) {
+      const due = totals.paymentAmount;
+      const tolerance = toleranceOf(totals.policyUnderpaymentTolerance, policy.underpaymentTolerance);
+      const completes = totals.status === "PENDING" && due !== null && covered(totals.confirmed, due, tolerance);
+      const reverses =
+        totals.status === "SUCCESSFUL" &&
+        totals.reversedAt === null &&
+        totals.reversed > 0 &&
+        due !== null &&
+        !covered(totals.confirmed.plus(totals.unconfirmed), due, tolerance);
+      const successful = completes || totals.status === "SUCCESSFUL";
+      const deep = totals.leastChainConfirmations === null || totals.leastChainConfirmations >= finality;
+      const final = successful && (totals.leastChainConfirmations === null || (finalizedByNode ?? deep));
+      return { completes, reverses, final };
+    },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import { cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
-import type { TransactionListQuery } from "../stores.ts";
+import type { TransactionListQuery } from "../stores/transactions.ts";
 import { isTransactionId, type TransactionRecord } from "./record.ts";
 
 const STATUSES = ["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"] as const;

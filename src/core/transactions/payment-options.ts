@@ -7,11 +7,28 @@ import { isDatabaseOutage } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
+import { CHAINS, COIN_NETWORKS, coinNetwork, isNetworkSlug, type CoinNetwork, type FeeLevel, type NetworkSlug } from "../networks.ts";
+import type { PriceQuote } from "../ports.ts";
 import { quoteOrUnavailable } from "./initiate.ts";
 import { transactionFor, type TransactionRecord } from "./record.ts";
 
+/** A network a coin is offered on, as a checkout shows it. */
+export interface OptionNetwork {
+  slug: NetworkSlug;
+  /** The display name in the transaction's mode. */
+  name: string;
+  /** ERC-20, BEP-20, TRC-20; null for the chain's own coin. */
+  standard: string | null;
+  chainId: number | null;
+  /** A rough level of what a transfer costs there. */
+  feeLevel: FeeLevel;
+  /** The coin the network's fees are paid in. */
+  feeCoin: string;
+}
+
 export interface PaymentOption {
   currency: CryptoCurrency;
+  network: OptionNetwork;
   available: boolean;
   /** The crypto amount at `rate`, rounded up as initiate does; null when unavailable. */
   amount: string | null;
@@ -42,17 +59,39 @@ export async function paymentOptions(
   if (!transaction) return { paymentOptions: null, caller };
   const fiat = fiatById(transaction.initializedCurrencyId);
   if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
-  const coins = (await deps.stores.transactions.walletCurrencies(transaction.merchantId, transaction.isLive))
-    .map((id) => cryptoById(id))
-    .filter((c): c is CryptoCurrency => c !== undefined);
+  // Coin × network the merchant has a wallet for, in the networks table's order (each coin's default first).
+  const held = await deps.stores.transactions.walletCurrencies(transaction.merchantId, transaction.isLive);
+  const rows = held
+    .map(({ currencyId, network }) => ({ currency: cryptoById(currencyId), network }))
+    .flatMap(({ currency, network }) => (currency && isNetworkSlug(network) ? [{ currency, row: coinNetwork(currency.slug, network) }] : []))
+    .filter((o): o is { currency: CryptoCurrency; row: CoinNetwork } => o.row !== undefined)
+    .sort((a, b) => a.currency.id - b.currency.id || COIN_NETWORKS.indexOf(a.row) - COIN_NETWORKS.indexOf(b.row));
   const fiatAmount = new Decimal(transaction.initializedAmount.toString());
-  // In parallel: one slow provider holds the list for its timeout only once.
+  // One quote per coin, whatever its networks; in parallel: one slow provider holds the list for its timeout only once.
+  const quotes = new Map<number, Promise<PriceQuote>>();
+  for (const { currency } of rows) {
+    if (!quotes.has(currency.id)) {
+      const quoting = quoteOrUnavailable(deps.prices, currency, fiat, transaction.isLive);
+      quoting.catch(() => {}); // Read below, per option.
+      quotes.set(currency.id, quoting);
+    }
+  }
   const options = await Promise.all(
-    coins.map(async (currency): Promise<PaymentOption> => {
+    rows.map(async ({ currency, row }): Promise<PaymentOption> => {
+      const side = CHAINS[row.network][transaction.isLive ? "live" : "test"];
+      const network: OptionNetwork = {
+        slug: row.network,
+        name: side.name,
+        standard: row.standard,
+        chainId: side.chainId,
+        feeLevel: CHAINS[row.network].feeLevel,
+        feeCoin: CHAINS[row.network].feeCoin,
+      };
       try {
-        const quote = await quoteOrUnavailable(deps.prices, currency, fiat, transaction.isLive);
+        const quote = await (quotes.get(currency.id) as Promise<PriceQuote>);
         return {
           currency,
+          network,
           available: true,
           amount: cryptoAmountFor(fiatAmount, quote.rate, currency).toFixed(),
           rate: quote.rate.toFixed(),
@@ -61,7 +100,7 @@ export async function paymentOptions(
       } catch (error) {
         // The database going away is not a missing price: the whole request answers 503.
         if (isDatabaseOutage(error)) throw error;
-        return { currency, available: false, amount: null, rate: null, quotedAt: null };
+        return { currency, network, available: false, amount: null, rate: null, quotedAt: null };
       }
     }),
   );

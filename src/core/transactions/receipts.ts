@@ -2,9 +2,9 @@
 // part) as every API shows them: REST and the webhook payloads in snake_case (receiptObject),
 // GraphQL in its own names, so an integrator can reconcile each payment with the chain.
 import { cryptoById, type CryptoSlug } from "../money/currencies.ts";
-import type { TransactionStore } from "../stores.ts";
+import type { TransactionStore } from "../stores/transactions.ts";
 
-export type ReceiptState = "SEEN" | "CONFIRMED" | "DROPPED";
+export type ReceiptState = "SEEN" | "CONFIRMED" | "DROPPED" | "REVERSED";
 
 /** A receipt as stored (PaymentReceipt): what the views below are made from. */
 export interface StoredReceipt {
@@ -15,6 +15,7 @@ export interface StoredReceipt {
   confirmations: number;
   blockHeight: number | null;
   status: ReceiptState;
+  replaceable: boolean;
   source: string;
   firstSeenAt: Date;
   updatedAt: Date;
@@ -32,8 +33,16 @@ export interface TransactionReceipt {
   amount: string;
   blockHeight: number | null;
   confirmations: number;
-  /** SEEN: short of its confirmations; CONFIRMED: counted in amount_paid; DROPPED: gone from the chain (no longer counted). */
+  /**
+   * SEEN: short of its confirmations; CONFIRMED: counted in amount_paid; DROPPED: gone from the chain (no longer
+   * counted); REVERSED: gone from the chain after a SUCCESSFUL transaction counted it (lifecycle.ts).
+   */
   state: ReceiptState;
+  /**
+   * Unconfirmed and signalling replaceability (BIP 125) when last seen: with 0 confirmations accepted it
+   * is not counted until its first confirmation.
+   */
+  replaceable: boolean;
   /** `chain` (a watcher saw it) or `test_helper`. */
   source: string;
   firstSeenAt: Date;
@@ -57,6 +66,7 @@ export function receiptOf(r: StoredReceipt, paymentCurrencyId: number | null): T
     blockHeight: r.blockHeight,
     confirmations: r.confirmations,
     state: r.status,
+    replaceable: r.replaceable,
     source: r.source,
     firstSeenAt: r.firstSeenAt,
     updatedAt: r.updatedAt,
@@ -98,6 +108,7 @@ export function receiptObject(r: TransactionReceipt) {
     block_height: r.blockHeight,
     confirmations: r.confirmations,
     state: r.state,
+    replaceable: r.replaceable,
     source: r.source,
     first_seen_at: r.firstSeenAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),

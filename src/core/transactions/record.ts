@@ -1,6 +1,6 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
 import type { Transaction } from "../records.ts";
-import type { EarlyLease, IndexLease, TransactionStore } from "../stores.ts";
+import type { EarlyLease, IndexLease, TransactionStore } from "../stores/transactions.ts";
 
 export type TransactionRecord = Transaction & { merchant: { id: number; name: string } };
 

@@ -3,8 +3,10 @@
 import { z } from "zod";
 import type { FieldError } from "../errors.ts";
 import { isNumericString } from "../money/amounts.ts";
+import { CHECKOUT_LOCALES } from "./locales.ts";
+import { PolicyFields } from "./policies.ts";
 
-/** The limit on a request's `meta` once serialised (not shown by the spec; documented in the README). */
+/** The limit on a request's `meta` once serialised (not shown by the spec; documented in docs/rest-api.md, Requests). */
 export const MAX_META_BYTES = 16 * 1024;
 /** How deep `meta` may nest (the object itself is level 1). Stripe's metadata is flat; a few levels hold an order's shape. */
 export const MAX_META_DEPTH = 8;
@@ -86,6 +88,18 @@ export const InitializeBody = z.object({
       "Where the hosted checkout sends the customer back: an http(s) URL, https on a public host in live mode (the rules of a webhook URL of the transaction's mode).",
     example: "https://shop.example.com/orders/42",
   }),
+  cancel_url: text().trim().min(1).nullish().meta({
+    description: 'The hosted checkout\'s "back to the shop" link, shown before paying: an http(s) URL, with the rules of return_url.',
+    example: "https://shop.example.com/cart",
+  }),
+  locale: z
+    .enum(CHECKOUT_LOCALES, { error: `locale must be one of ${CHECKOUT_LOCALES.join(", ")}` })
+    .nullish()
+    .meta({
+      description: `The hosted checkout's language: one of ${CHECKOUT_LOCALES.join(", ")}. Absent: the customer's browser decides.`,
+      example: "fr",
+    }),
+  ...PolicyFields,
 });
 // Which credential may come with which is initialize's rule (credentialOf, src/core/transactions/initialize.ts).
 export type InitializeBody = z.infer<typeof InitializeBody>;
@@ -114,6 +128,11 @@ export const InitiateBody = z.object({
     .max(128)
     .nullish()
     .meta({ description: "Where to refund, a valid address of the chosen currency's network in the transaction's mode." }),
+  network: text().trim().min(1).max(32).nullish().meta({
+    description:
+      "The network to pay on (an extension): for USDT ethereum (ERC-20), bsc (BEP-20) or tron (TRC-20); BTC bitcoin, LTC litecoin, ETH ethereum, BNB bsc. Absent: the merchant's default network for the coin in this mode (set in the dashboard or CLI), else the coin's own default (ethereum for USDT).",
+    example: "bsc",
+  }),
 });
 export type InitiateBody = z.infer<typeof InitiateBody>;
 

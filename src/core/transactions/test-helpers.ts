@@ -7,6 +7,7 @@ import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
 import { applyReceipts, expireNow } from "./lifecycle.ts";
+import { requiredConfirmationsOf } from "./policies.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { parseBody } from "./requests.ts";
 
@@ -20,6 +21,13 @@ export interface TestHelperRequest {
 
 export const TestPaymentBody = z.object({
   amount: z.string().trim().refine(isNumericString, 'amount must be a numeric string such as "0.0015"').optional(),
+  /** How deep the payment is; 1 by default. It counts when it reaches the transaction's confirmations (1 unless set at initialize). */
+  confirmations: z
+    .number({ error: "confirmations must be an integer from 0 to 1000" })
+    .int({ error: "confirmations must be an integer from 0 to 1000" })
+    .min(0, { error: "confirmations must be an integer from 0 to 1000" })
+    .max(1000, { error: "confirmations must be an integer from 0 to 1000" })
+    .optional(),
 });
 
 /**
@@ -61,8 +69,8 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
     deps.stores.transactions,
     transaction.id,
     {
-      receipts: [{ key: `${txHash}:0`, txHash, amount, confirmations: 1, blockHeight: null }],
-      requiredConfirmations: 1,
+      receipts: [{ key: `${txHash}:0`, txHash, amount, confirmations: parsed.value.confirmations ?? 1, blockHeight: null }],
+      requiredConfirmations: requiredConfirmationsOf(transaction, crypto.slug, 1),
       source: "test_helper",
       complete: false,
     },

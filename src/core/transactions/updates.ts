@@ -5,7 +5,7 @@
 import type { CoreDeps } from "../deps.ts";
 import { errors, isDatabaseOutage, PaygateError } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
-import type { TransactionChange, TransactionChanges } from "../stores.ts";
+import type { TransactionChange, TransactionChanges } from "../stores/transaction-changes.ts";
 import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { retrieveTransaction } from "./retrieve.ts";

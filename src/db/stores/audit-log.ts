@@ -1,7 +1,7 @@
 // Each merchant's audit log (src/core/dashboard/audit-log.ts decides what goes in it). A change's
 // entry is written by the change's own store method in the same database transaction (auditRow
 // below), so a change never commits without its entry nor an entry without its change.
-import type { AuditLogStore, AuditWrite } from "../../core/stores.ts";
+import type { AuditLogStore, AuditWrite } from "../../core/stores/audit-log.ts";
 import type { Database, Prisma } from "../types.ts";
 
 /** The row of one entry. */

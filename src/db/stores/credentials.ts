@@ -1,5 +1,5 @@
 // API keys and payment links, looked up by what a request carries (a key's hash, a link's slug).
-import type { CredentialStore } from "../../core/stores.ts";
+import type { CredentialStore } from "../../core/stores/credentials.ts";
 import type { Database } from "../types.ts";
 import { merchantIdentity } from "./rows.ts";
 

@@ -1,7 +1,7 @@
 // Dashboard users, their one-time sign-in links and their sessions. Tokens are stored as their
 // SHA-256 only (the core hashes them); a removed user takes its sessions and links with it (cascade).
 // A change's audit entry (audit-log.ts) is written in the change's database transaction.
-import type { DashboardStore, DashboardUserRow } from "../../core/stores.ts";
+import type { DashboardStore, DashboardUserRow } from "../../core/stores/dashboard.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 import { merchantIdentity } from "./rows.ts";

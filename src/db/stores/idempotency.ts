@@ -1,6 +1,6 @@
 // Idempotency-Keys on Prisma. The insert is one SQL fragment, so initialize's and initiate's
 // one-statement writes remember a key the same way.
-import type { IdempotencyRecord, IdempotencyStore } from "../../core/stores.ts";
+import type { IdempotencyRecord, IdempotencyStore } from "../../core/stores/idempotency.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 

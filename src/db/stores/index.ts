@@ -1,9 +1,10 @@
-// Every store of the core (src/core/stores.ts) on one Prisma client.
-import type { Stores } from "../../core/stores.ts";
+// Every store of the core (src/core/stores/) on one Prisma client.
+import type { Stores } from "../../core/stores/index.ts";
 import type { Database } from "../types.ts";
 import { auditLogStore } from "./audit-log.ts";
 import { credentialStore } from "./credentials.ts";
 import { dashboardStore } from "./dashboard.ts";
+import { homeFiguresStore } from "./home-figures.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
 import { rateLimitCounters } from "./rate-limit-counters.ts";
@@ -25,6 +26,7 @@ export function prismaStores(db: Database): Stores {
     secondFactors: secondFactorStore(db),
     securityKeys: securityKeyStore(db),
     auditLog: auditLogStore(db),
+    homeFigures: homeFiguresStore(db),
     rateLimits: rateLimitCounters(db),
   };
 }

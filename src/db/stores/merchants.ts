@@ -1,6 +1,8 @@
 // Merchants, their keys, wallets and payment links on Prisma. A merchant and everything it starts
 // with are written in one database transaction; so are a change and its wallets.
-import type { MerchantStore, WalletWrite } from "../../core/stores.ts";
+import { cryptoById } from "../../core/money/currencies.ts";
+import { isNetworkSlug, networkOrDefault, type NetworkSlug } from "../../core/networks.ts";
+import type { DefaultNetworkWrite, MerchantStore, WalletWrite } from "../../core/stores/merchants.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 
@@ -14,13 +16,27 @@ export function merchantStore(db: Database): MerchantStore {
         return row;
       }),
 
-    async update(id, { wallets, audit = [], ...changes }) {
+    async update(id, { wallets, defaultNetworks = [], audit = [], ...changes }) {
       try {
         return await db.$transaction(async (tx) => {
           const existing = await tx.merchant.findUnique({ where: { id }, select: { id: true } });
           if (!existing) return { ok: false, problem: "no_merchant" } as const;
           for (const wallet of wallets) {
             if (!(await connectWallet(tx, id, wallet))) throw new WalletTaken(wallet.currencyId);
+          }
+          for (const setting of defaultNetworks) {
+            // After the wallets of the same change: a wallet and the default on it may be set together.
+            const processor = await tx.paymentProcessor.findUnique({
+              where: { merchantId_currencyId_network_isLive: { merchantId: id, ...setting } },
+              select: { id: true },
+            });
+            if (!processor) throw new NoWallet(setting);
+            const key = { merchantId: id, currencyId: setting.currencyId, isLive: setting.isLive };
+            await tx.merchantDefaultNetwork.upsert({
+              where: { merchantId_currencyId_isLive: key },
+              create: { ...key, network: setting.network },
+              update: { network: setting.network },
+            });
           }
           const merchant = await tx.merchant.update({
             where: { id },
@@ -33,9 +49,27 @@ export function merchantStore(db: Database): MerchantStore {
       } catch (error) {
         // Thrown inside, so that the wallets connected before it roll back.
         if (error instanceof WalletTaken) return { ok: false, problem: "wallet_taken", currencyId: error.currencyId };
+        if (error instanceof NoWallet) return { ok: false, problem: "no_wallet", setting: error.setting };
         throw error;
       }
     },
+
+    defaultNetworks: async (merchantId) =>
+      (
+        await db.merchantDefaultNetwork.findMany({
+          where: { merchantId },
+          select: { currencyId: true, network: true, isLive: true },
+          orderBy: [{ isLive: "asc" }, { currencyId: "asc" }],
+        })
+      ).flatMap((row) => (isNetworkSlug(row.network) ? [{ ...row, network: row.network }] : [])),
+
+    defaultNetwork: async (merchantId, currencyId, isLive) =>
+      (
+        await db.merchantDefaultNetwork.findUnique({
+          where: { merchantId_currencyId_isLive: { merchantId, currencyId, isLive } },
+          select: { network: true },
+        })
+      )?.network ?? null,
 
     async createPaymentLink(merchantId, isLive, slug) {
       const merchant = await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true } });
@@ -105,9 +139,11 @@ export function merchantStore(db: Database): MerchantStore {
         return ended.map(({ keyHash, prefix, expiresAt }) => ({ keyHash, prefix, expiresAt }));
       }),
 
-    walletByKey: (currencyId, isLive, extendedPublicKey) =>
+    walletByKey: (currencyId, isLive, extendedPublicKey, network) =>
       db.wallet.findUnique({
-        where: { currencyId_isLive_extendedPublicKey: { currencyId, isLive, extendedPublicKey } },
+        where: {
+          currencyId_network_isLive_extendedPublicKey: { currencyId, network: networkOfWallet(currencyId, network), isLive, extendedPublicKey },
+        },
         select: { merchantId: true, nextIndex: true },
       }),
 
@@ -115,11 +151,11 @@ export function merchantStore(db: Database): MerchantStore {
       if (!(await exists(db, merchantId))) return null;
       const processors = await db.paymentProcessor.findMany({
         where: { merchantId },
-        select: { currencyId: true, isLive: true, wallet: { select: { id: true, extendedPublicKey: true, nextIndex: true } } },
-        orderBy: [{ isLive: "asc" }, { currencyId: "asc" }],
+        select: { currencyId: true, network: true, isLive: true, wallet: { select: { id: true, extendedPublicKey: true, nextIndex: true } } },
+        orderBy: [{ isLive: "asc" }, { currencyId: "asc" }, { network: "asc" }],
       });
       return Promise.all(
-        processors.map(async ({ currencyId, isLive, wallet }) => {
+        processors.map(async ({ currencyId, network, isLive, wallet }) => {
           // Served by the (wallet_id, derivation_index) unique index; a dropped receipt never arrived.
           const paid = await db.transaction.aggregate({
             where: { walletId: wallet.id, receipts: { some: { status: { not: "DROPPED" } } } },
@@ -127,6 +163,7 @@ export function merchantStore(db: Database): MerchantStore {
           });
           return {
             currencyId,
+            network,
             isLive,
             extendedPublicKey: wallet.extendedPublicKey,
             nextIndex: wallet.nextIndex,
@@ -165,6 +202,12 @@ async function exists(db: Database, merchantId: number): Promise<boolean> {
   return (await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true } })) !== null;
 }
 
+class NoWallet extends Error {
+  constructor(readonly setting: DefaultNetworkWrite) {
+    super("no wallet on the default network");
+  }
+}
+
 class WalletTaken extends Error {
   constructor(readonly currencyId: number) {
     super("wallet key belongs to another merchant");
@@ -176,14 +219,33 @@ class WalletTaken extends Error {
  * counter, so switching back never reuses an address. False when the key is another merchant's.
  */
 async function connectWallet(tx: DatabaseTransaction, merchantId: number, wallet: WalletWrite): Promise<boolean> {
-  const scope = { merchantId, currencyId: wallet.currencyId, isLive: wallet.isLive };
-  const existing = await tx.wallet.findUnique({ where: { currencyId_isLive_extendedPublicKey: wallet } });
+  const network = networkOfWallet(wallet.currencyId, wallet.network);
+  const scope = { merchantId, currencyId: wallet.currencyId, network, isLive: wallet.isLive };
+  const existing = await tx.wallet.findUnique({
+    where: {
+      currencyId_network_isLive_extendedPublicKey: {
+        currencyId: wallet.currencyId,
+        network,
+        isLive: wallet.isLive,
+        extendedPublicKey: wallet.extendedPublicKey,
+      },
+    },
+  });
   if (existing && existing.merchantId !== merchantId) return false;
   const row = existing ?? (await tx.wallet.create({ data: { ...scope, extendedPublicKey: wallet.extendedPublicKey } }));
   await tx.paymentProcessor.upsert({
-    where: { merchantId_currencyId_isLive: scope },
+    where: { merchantId_currencyId_network_isLive: scope },
     create: { ...scope, walletId: row.id },
     update: { walletId: row.id },
   });
   return true;
+}
+
+/**
+ * The network a wallet of `currencyId` is on: the one named, else the coin's default (core/networks.ts).
+ * An unknown currency has no wallet: "" matches none.
+ */
+export function networkOfWallet(currencyId: number, network: string | undefined): NetworkSlug | "" {
+  const coin = cryptoById(currencyId);
+  return coin ? networkOrDefault(coin.slug, network) : "";
 }

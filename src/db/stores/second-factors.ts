@@ -1,7 +1,7 @@
 // Dashboard users' second factors: the sealed TOTP secret and the last time step used (on the
 // user's row), recovery codes and sign-in challenges (hashes only: the core hashes them). The
 // one-time rules are single statements, so two requests with one code cannot both succeed.
-import type { SecondFactorStore } from "../../core/stores.ts";
+import type { SecondFactorStore } from "../../core/stores/second-factors.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 import { dashboardUserFields, userRow } from "./dashboard.ts";

@@ -1,7 +1,7 @@
 // Dashboard users' WebAuthn security keys (public keys and signature counters: no secret) and the
 // WebAuthn challenges handed to browsers (their SHA-256 only: the core hashes them). Using a
 // challenge or moving a counter is one statement, so one assertion cannot pass twice.
-import type { SecurityKeyRow, SecurityKeyStore } from "../../core/stores.ts";
+import type { SecurityKeyRow, SecurityKeyStore } from "../../core/stores/security-keys.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 

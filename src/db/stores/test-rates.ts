@@ -1,5 +1,5 @@
 // Test mode's rates as an operator set them (table test_rates).
-import type { StoredTestRate, TestRateStore } from "../../core/stores.ts";
+import type { StoredTestRate, TestRateStore } from "../../core/stores/test-rates.ts";
 import type { Database } from "../types.ts";
 
 export function testRateStore(db: Database): TestRateStore {

@@ -1,19 +1,20 @@
 // The TransactionStore on Prisma: initialize's one-statement insert, initiate's move, receipts and
 // expiry. Every write of the transaction model passes the outbox hook (src/db/outbox.ts), so each
 // state change writes its webhook event in the same database transaction.
+import { networkOfWallet } from "./merchants.ts";
 import { DuplicateKeyError } from "../../core/errors.ts";
 import { Decimal } from "../../core/money/amounts.ts";
 import { randomUUID } from "node:crypto";
+import type { IdempotencyRecord } from "../../core/stores/idempotency.ts";
 import type {
   EarlyLease,
-  IdempotencyRecord,
   IndexLease,
   NewTransaction,
   PendingMove,
   ReceiptTotals,
   TransactionStore,
   WalletOf,
-} from "../../core/stores.ts";
+} from "../../core/stores/transactions.ts";
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
@@ -53,11 +54,19 @@ export function transactionStore(db: Database): TransactionStore {
           INSERT INTO wallet_index_slots (wallet_id, slot, derivation_index, token, leased_until)
           SELECT p.wallet_id, slot, NULL, NULL, ${FREE} FROM payment_processors p CROSS JOIN generate_series(0, ${slots}::int - 1) AS slot
           WHERE p.merchant_id = ${wallet.merchantId} AND p.currency_id = ${wallet.currencyId} AND p.is_live = ${wallet.isLive}
+            AND p.network = ${networkOfWallet(wallet.currencyId, wallet.network)}
             AND p.wallet_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM wallet_index_slots WHERE wallet_id = p.wallet_id)
           ON CONFLICT DO NOTHING`;
         if (made > 0) continue;
         const processor = await db.paymentProcessor.findUnique({
-          where: { merchantId_currencyId_isLive: wallet },
+          where: {
+            merchantId_currencyId_network_isLive: {
+              merchantId: wallet.merchantId,
+              currencyId: wallet.currencyId,
+              network: networkOfWallet(wallet.currencyId, wallet.network),
+              isLive: wallet.isLive,
+            },
+          },
           select: { walletId: true },
         });
         return processor?.walletId ? "full" : null;
@@ -80,10 +89,14 @@ export function transactionStore(db: Database): TransactionStore {
       return outcome;
     },
 
-    recordReceipts: (transactionId, receipts, now, completes) =>
+    recordReceipts: (transactionId, receipts, now, rules) =>
       db.$transaction(async (tx) => {
         // Serialises everything that changes one transaction's payment (watchers, helpers, expiry).
         await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${transactionId} FOR UPDATE`;
+        const current = await tx.transaction.findUniqueOrThrow({
+          where: { id: transactionId },
+          select: { status: true, paymentAmount: true, reversedAt: true, finalAt: true, policyUnderpaymentTolerance: true },
+        });
         for (const r of receipts.rows) {
           const fields = {
             txHash: r.txHash,
@@ -91,6 +104,7 @@ export function transactionStore(db: Database): TransactionStore {
             confirmations: r.confirmations,
             blockHeight: r.blockHeight,
             status: r.confirmed ? ("CONFIRMED" as const) : ("SEEN" as const),
+            replaceable: r.replaceable,
             updatedAt: now,
           };
           await tx.paymentReceipt.upsert({
@@ -99,26 +113,35 @@ export function transactionStore(db: Database): TransactionStore {
             update: fields,
           });
         }
+        let reversed = 0;
         if (receipts.dropOthers) {
-          await tx.paymentReceipt.updateMany({
-            where: { transactionId, source: receipts.source, status: { not: "DROPPED" }, key: { notIn: receipts.rows.map((r) => r.key) } },
-            data: { status: "DROPPED", updatedAt: now },
+          const gone = await tx.paymentReceipt.findMany({
+            where: { transactionId, source: receipts.source, status: { in: ["SEEN", "CONFIRMED"] }, key: { notIn: receipts.rows.map((r) => r.key) } },
+            select: { id: true, key: true, status: true },
           });
+          for (const state of ["DROPPED", "REVERSED"] as const) {
+            const ids = gone.filter((r) => rules.vanished(current.status, r) === state).map((r) => r.id);
+            if (ids.length === 0) continue;
+            await tx.paymentReceipt.updateMany({ where: { id: { in: ids } }, data: { status: state, updatedAt: now } });
+            if (state === "REVERSED") reversed = ids.length;
+          }
         }
-        const sums = await tx.paymentReceipt.groupBy({
-          by: ["status"],
-          where: { transactionId, status: { not: "DROPPED" } },
-          _sum: { amount: true },
-          _min: { confirmations: true },
-        });
+        const onChain = { transactionId, status: { in: ["SEEN" as const, "CONFIRMED" as const] } };
+        const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: onChain, _sum: { amount: true }, _min: { confirmations: true } });
+        const least = await tx.paymentReceipt.aggregate({ where: { ...onChain, source: "chain" }, _min: { confirmations: true } });
         const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
-        const current = await tx.transaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, paymentAmount: true } });
         const totals: ReceiptTotals = {
           status: current.status,
           paymentAmount: current.paymentAmount === null ? null : new Decimal(current.paymentAmount.toString()),
           confirmed: sum("CONFIRMED"),
           unconfirmed: sum("SEEN"),
+          reversed,
+          leastChainConfirmations: least._min.confirmations,
+          reversedAt: current.reversedAt,
+          policyUnderpaymentTolerance:
+            current.policyUnderpaymentTolerance === null ? null : new Decimal(current.policyUnderpaymentTolerance.toString()),
         };
+        const moves = rules.moves(totals);
         const [row] = await tx.transaction.updateManyAndReturn({
           where: { id: transactionId },
           data: {
@@ -126,7 +149,10 @@ export function transactionStore(db: Database): TransactionStore {
             amountUnconfirmed: totals.unconfirmed.isZero() ? null : totals.unconfirmed.toFixed(),
             confirmations: sums.find((s) => s.status === "SEEN")?._min.confirmations ?? null,
             requiredConfirmations: receipts.requiredConfirmations,
-            ...(completes(totals) ? { status: "SUCCESSFUL" as const } : {}),
+            ...(moves.completes ? { status: "SUCCESSFUL" as const } : {}),
+            // The reversal's event is written by the outbox hook with this row (payment-events.ts).
+            ...(moves.reverses ? { reversedAt: now } : {}),
+            ...(moves.final && current.finalAt === null ? { finalAt: now } : {}),
           },
           include: transactionInclude,
         });
@@ -143,7 +169,15 @@ export function transactionStore(db: Database): TransactionStore {
         },
         orderBy: [{ expiresAt: "asc" }, { id: "asc" }],
         take: limit,
-        select: { id: true, status: true, paymentAmount: true, amountPaid: true, amountUnconfirmed: true, expiresAt: true },
+        select: {
+          id: true,
+          status: true,
+          paymentAmount: true,
+          amountPaid: true,
+          amountUnconfirmed: true,
+          expiresAt: true,
+          policyUnderpaymentTolerance: true,
+        },
       }),
 
     abandon: (ids, closedAt) =>
@@ -153,10 +187,15 @@ export function transactionStore(db: Database): TransactionStore {
         include: transactionInclude,
       }),
 
-    async watchList(lateSince, limit, share) {
+    async watchList(lateSince, limit, share, finalitySince = lateSince) {
       const open = {
         paymentAddress: { not: null },
-        OR: [{ status: "PENDING" as const }, { status: "ABANDONED" as const, expiresAt: { gt: lateSince } }],
+        OR: [
+          { status: "PENDING" as const },
+          { status: "ABANDONED" as const, expiresAt: { gt: lateSince } },
+          // Paid, watched until final (lifecycle.ts), within a bound for a node that never tells.
+          { status: "SUCCESSFUL" as const, finalAt: null, expiresAt: { gt: finalitySince } },
+        ],
       };
       // One share of several: the ids by a hash of the address (Prisma has no word for it), then the rows.
       const ids =
@@ -166,7 +205,8 @@ export function transactionStore(db: Database): TransactionStore {
               await db.$queryRaw<{ id: string }[]>`
                 SELECT id FROM transactions
                  WHERE payment_address IS NOT NULL
-                   AND (status = 'PENDING' OR (status = 'ABANDONED' AND expires_at > ${lateSince}))
+                   AND (status = 'PENDING' OR (status = 'ABANDONED' AND expires_at > ${lateSince})
+                        OR (status = 'SUCCESSFUL' AND final_at IS NULL AND expires_at > ${finalitySince}))
                    AND mod(abs(hashtext(payment_address)::bigint), ${share.of}) = ${share.index}
                  ORDER BY expires_at LIMIT ${limit}`
             ).map((row) => row.id);
@@ -176,11 +216,15 @@ export function transactionStore(db: Database): TransactionStore {
           id: true,
           isLive: true,
           paymentCurrencyId: true,
+          paymentNetwork: true,
           paymentAddress: true,
           initiatedAt: true,
+          status: true,
+          reversedAt: true,
+          policyConfirmations: true,
           receipts: {
-            where: { source: "chain", status: { not: "DROPPED" } },
-            select: { key: true, amount: true, status: true, confirmations: true },
+            where: { source: "chain", status: { in: ["SEEN", "CONFIRMED"] } },
+            select: { key: true, amount: true, status: true, confirmations: true, replaceable: true },
           },
         },
         orderBy: { expiresAt: "asc" },
@@ -205,17 +249,17 @@ export function transactionStore(db: Database): TransactionStore {
     async walletCurrencies(merchantId, isLive) {
       const rows = await db.paymentProcessor.findMany({
         where: { merchantId, isLive },
-        select: { currencyId: true },
-        orderBy: { currencyId: "asc" },
+        select: { currencyId: true, network: true },
+        orderBy: [{ currencyId: "asc" }, { network: "asc" }],
       });
-      return rows.map((r) => r.currencyId);
+      return rows;
     },
   };
 }
 
 /**
  * Every column of the transaction model under its field's name, for reads in raw SQL: what every poll
- * and initiate reads costs about half the CPU of Prisma's findFirst (README, Benchmark). Typed by the
+ * and initiate reads costs about half the CPU of Prisma's findFirst (docs/benchmarks.md). Typed by the
  * model, so a field added to the schema fails to compile here until it is read too.
  */
 const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
@@ -233,6 +277,7 @@ const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
   initializedCurrencyId: "initialized_currency_id",
   requestMeta: "request_meta",
   paymentCurrencyId: "payment_currency_id",
+  paymentNetwork: "payment_network",
   paymentAmount: "payment_amount",
   amountPaid: "amount_paid",
   amountUnconfirmed: "amount_unconfirmed",
@@ -245,10 +290,18 @@ const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
   quoteRate: "quote_rate",
   quoteSource: "quote_source",
   quotedAt: "quoted_at",
+  quoteSources: "quote_sources",
   initiatedAt: "initiated_at",
   expiresAt: "expires_at",
   clientSecretEnc: "client_secret_enc",
   returnUrl: "return_url",
+  cancelUrl: "cancel_url",
+  locale: "locale",
+  policyExpiresIn: "policy_expires_in",
+  policyUnderpaymentTolerance: "policy_underpayment_tolerance",
+  policyConfirmations: "policy_confirmations",
+  reversedAt: "reversed_at",
+  finalAt: "final_at",
   createdAt: "created_at",
   updatedAt: "updated_at",
 };
@@ -282,7 +335,8 @@ function leaseSteps(wallet: WalletOf, when: Prisma.Sql, now: Date, until: Date, 
   return Prisma.sql`
     wallet AS (
       SELECT wallet_id AS id FROM payment_processors
-      WHERE merchant_id = ${wallet.merchantId} AND currency_id = ${wallet.currencyId} AND is_live = ${wallet.isLive} AND ${when}),
+      WHERE merchant_id = ${wallet.merchantId} AND currency_id = ${wallet.currencyId} AND is_live = ${wallet.isLive}
+        AND network = ${networkOfWallet(wallet.currencyId, wallet.network)} AND ${when}),
     chosen AS (
       SELECT wallet_id, slot, derivation_index FROM wallet_index_slots
       WHERE wallet_id = (SELECT id FROM wallet) AND leased_until <= ${now}
@@ -319,7 +373,7 @@ function leaseOf(row: LeaseRow, token: string): IndexLease | null {
  * transaction is INITIATED and a slot is free: the lease's row as one JSON column, null without one.
  */
 function rowAndLeaseStatement(id: string, merchantId: number, isLive: boolean, leasing: EarlyLease, token: string): Prisma.Sql {
-  const wallet = { merchantId, currencyId: leasing.currencyId, isLive };
+  const wallet = { merchantId, currencyId: leasing.currencyId, network: leasing.network, isLive };
   const initiated = Prisma.sql`EXISTS (SELECT 1 FROM t WHERE t.status = 'INITIATED')`;
   return Prisma.sql`
     WITH t AS (SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}),
@@ -358,9 +412,9 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}
       FOR UPDATE),
     moved AS (
-      UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId},
+      UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${after.paymentNetwork},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
-        quoted_at = ${fields.quotedAt}, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
+        quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
         payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${lease.index},
         initiated_at = ${now}, updated_at = ${now}
       WHERE id = ${t.id} AND status = 'INITIATED' AND EXISTS (SELECT 1 FROM held)
@@ -383,9 +437,11 @@ function moved(move: PendingMove): TransactionRecord {
   return {
     ...move.transaction,
     ...fields,
+    paymentNetwork: networkOfWallet(fields.paymentCurrencyId, fields.paymentNetwork),
     status: "PENDING",
     paymentAmount: new Prisma.Decimal(fields.paymentAmount),
     quoteRate: new Prisma.Decimal(fields.quoteRate),
+    quoteSources: fields.quoteSources ?? null,
     paymentAddress: move.address,
     walletId: move.lease.walletId,
     derivationIndex: move.lease.index,
@@ -402,7 +458,7 @@ function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: Transactio
 
 /**
  * Initialize is the hot path of the API. Prisma's `create` spends about 0.9 ms of CPU per row
- * building and reading back the query; this one statement spends about 0.35 ms (README, Benchmark).
+ * building and reading back the query; this one statement spends about 0.35 ms (docs/benchmarks.md).
  * It writes the transaction and its payment.initiated event together, and announces the change
  * (NOTIFY), as the outbox hook would: one statement is one database transaction. The returned row is typed as Prisma's model, so a column
  * added to the schema fails to compile here.
@@ -419,7 +475,10 @@ export async function insertInitiatedTransaction(
     status: "INITIATED",
     initializedAmount: new Prisma.Decimal(t.initializedAmount),
     requestMeta: t.requestMeta as Prisma.JsonObject,
+    policyUnderpaymentTolerance: t.policyUnderpaymentTolerance === null ? null : new Prisma.Decimal(t.policyUnderpaymentTolerance),
+    policyConfirmations: t.policyConfirmations,
     paymentCurrencyId: null,
+    paymentNetwork: null,
     paymentAmount: null,
     amountPaid: null,
     amountUnconfirmed: null,
@@ -432,7 +491,10 @@ export async function insertInitiatedTransaction(
     quoteRate: null,
     quoteSource: null,
     quotedAt: null,
+    quoteSources: null,
     initiatedAt: null,
+    reversedAt: null,
+    finalAt: null,
     updatedAt: t.createdAt,
   };
   const event = outboxRow({ ...row, merchant, receipts: [] }, t.createdAt);
@@ -445,10 +507,11 @@ export async function insertInitiatedTransaction(
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_email_key, customer_name, payment_link_id, is_live,
         status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
-        client_secret_enc, return_url)
+        client_secret_enc, return_url, cancel_url, locale, policy_expires_in, policy_underpayment_tolerance, policy_confirmations)
       VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${row.customerEmailKey}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
-        ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl})
+        ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl}, ${t.cancelUrl}, ${t.locale},
+        ${t.policyExpiresIn}, ${t.policyUnderpaymentTolerance}::numeric, ${t.policyConfirmations === null ? null : JSON.stringify(t.policyConfirmations)}::jsonb)
       RETURNING id)${remembered},
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)

@@ -1,7 +1,7 @@
 // The outbox (webhook_events) and the attempt log on Prisma: what the dispatcher claims and settles,
 // what an operator lists and redelivers, and what /metrics reads.
 import { randomUUID } from "node:crypto";
-import type { ClaimedEvent, EventFilter, Settlement, WebhookBacklog, WebhookEventStore } from "../../core/stores.ts";
+import type { ClaimedEvent, EventFilter, Settlement, WebhookBacklog, WebhookEventStore } from "../../core/stores/webhook-events.ts";
 import type { Database } from "../types.ts";
 
 export function webhookEventStore(db: Database): WebhookEventStore {
@@ -118,7 +118,9 @@ async function settleEvents(db: Database, settlements: readonly Settlement[]): P
     deliveredAt: iso(outcome.state === "DELIVERED" ? outcome.at : null),
     attempted: attempt ? 1 : 0,
   }));
-  const attempts = settlements.flatMap(({ event, attempt }) => (attempt ? [{ eventId: event.id, ...attempt }] : []));
+  const attempts = settlements.flatMap(({ event, attempt }) =>
+    attempt ? [{ eventId: event.id, ...attempt, retryAfter: attempt.retryAfter ?? null }] : [],
+  );
   const column = <T, K extends keyof T>(rows: T[], key: K) => rows.map((row) => row[key]);
   await db.$executeRaw`
     WITH input AS (
@@ -133,13 +135,13 @@ async function settleEvents(db: Database, settlements: readonly Settlement[]): P
         delivered_at = CASE WHEN i.state = 'DELIVERED' THEN i.delivered_at::timestamptz ELSE w.delivered_at END,
         next_attempt_at = CASE WHEN i.state = 'PENDING' THEN i.next_at::timestamptz ELSE w.next_attempt_at END
       FROM input i WHERE w.id = i.id AND w.claim_token = i.token)
-    INSERT INTO webhook_delivery_attempts (event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger)
-    SELECT event_id, attempted_at::timestamptz, url, status_code, latency_ms, response_body, error, succeeded, trigger
+    INSERT INTO webhook_delivery_attempts (event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)
+    SELECT event_id, attempted_at::timestamptz, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after
     FROM unnest(${column(attempts, "eventId")}::text[], ${attempts.map((a) => a.attemptedAt.toISOString())}::text[],
       ${column(attempts, "url")}::text[], ${column(attempts, "statusCode")}::int[], ${column(attempts, "latencyMs")}::int[],
       ${column(attempts, "responseBody")}::text[], ${column(attempts, "error")}::text[], ${column(attempts, "succeeded")}::boolean[],
-      ${column(attempts, "trigger")}::text[])
-      AS a(event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger)`;
+      ${column(attempts, "trigger")}::text[], ${column(attempts, "retryAfter")}::text[])
+      AS a(event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)`;
 }
 
 /** Puts an event back in the queue, due now, with a fresh retry schedule. Null when there is no such event. */

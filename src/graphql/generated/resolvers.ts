@@ -42,6 +42,12 @@ export type CustomerInput = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** How much a transfer on a network roughly costs. */
+export type FeeLevel =
+  | 'HIGH'
+  | 'LOW'
+  | 'MEDIUM';
+
 export type FiatCurrency = {
   __typename?: 'FiatCurrency';
   /** 1 for USD, 2 for NGN. */
@@ -56,9 +62,17 @@ export type FiatCurrencySlug =
 
 export type InitializeTransactionInput = {
   amount: Scalars['Decimal']['input'];
+  /** The hosted checkout's "back to the shop" link, shown before paying: the rules of returnUrl. */
+  cancelUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. */
+  confirmations?: InputMaybe<Scalars['JSON']['input']>;
   currency: FiatCurrencySlug;
   customer: CustomerInput;
   description?: InputMaybe<Scalars['String']['input']>;
+  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
+  expiresIn?: InputMaybe<Scalars['Int']['input']>;
+  /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
+  locale?: InputMaybe<Scalars['String']['input']>;
   meta?: InputMaybe<Scalars['JSON']['input']>;
   /** A payment link slug (pl_…); not together with a public key. */
   paymentLink?: InputMaybe<Scalars['String']['input']>;
@@ -66,11 +80,15 @@ export type InitializeTransactionInput = {
   publicKey?: InputMaybe<Scalars['String']['input']>;
   /** Where the hosted checkout sends the customer back: http(s), https on a public host in live mode (as a webhook URL). */
   returnUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. */
+  underpaymentTolerance?: InputMaybe<Scalars['Decimal']['input']>;
 };
 
 export type InitiatePaymentInput = {
   /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
   currencyId: Scalars['ID']['input'];
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  network?: InputMaybe<Scalars['String']['input']>;
   refundAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -106,6 +124,21 @@ export type PageInfo = {
   hasNextPage: Scalars['Boolean']['output'];
 };
 
+/** A network a coin is paid on (src/core/networks.ts). A transfer on another network does not reach the address. */
+export type PaymentNetwork = {
+  __typename?: 'PaymentNetwork';
+  /** The EIP-155 chain id of an EVM network; null elsewhere. */
+  chainId: Maybe<Scalars['Int']['output']>;
+  /** A block explorer's page of a transaction on this network (in the transaction's mode): replace {tx} with a receipt's transactionHash. */
+  explorerTransactionUrl: Maybe<Scalars['String']['output']>;
+  /** The display name in the transaction's mode, e.g. BNB Smart Chain testnet. */
+  name: Scalars['String']['output'];
+  /** ethereum, bsc, tron, bitcoin or litecoin. */
+  slug: Scalars['String']['output'];
+  /** ERC-20, BEP-20 or TRC-20 for a token; null for the chain's own coin. */
+  standard: Maybe<Scalars['String']['output']>;
+};
+
 /** One coin a checkout may offer, priced now. Indicative: initiatePayment locks the rate. */
 export type PaymentOption = {
   __typename?: 'PaymentOption';
@@ -114,6 +147,12 @@ export type PaymentOption = {
   /** False when no price can be had for it right now; amount, rate and quotedAt are null then. */
   available: Scalars['Boolean']['output'];
   currency: CryptoCurrency;
+  /** The coin the network's fees are paid in (ETH, BNB, TRX, BTC, LTC). */
+  feeCoin: Scalars['String']['output'];
+  /** A rough level of what the customer's transfer costs on this network. */
+  feeLevel: FeeLevel;
+  /** The network the coin is paid on: a coin with wallets on several networks is listed once per network. */
+  network: PaymentNetwork;
   quotedAt: Maybe<Scalars['DateTime']['output']>;
   /** Fiat per one coin. */
   rate: Maybe<Scalars['Decimal']['output']>;
@@ -128,13 +167,24 @@ export type PaymentOptions = {
   expiresAt: Maybe<Scalars['DateTime']['output']>;
   isLive: Scalars['Boolean']['output'];
   merchant: Merchant;
-  /** The coins the merchant has a wallet for in the transaction's mode, in currency id order. */
+  /** The coins × networks the merchant has a wallet for in the transaction's mode, in currency id order, each coin's default network first. */
   options: Array<PaymentOption>;
   status: TransactionStatus;
   transactionId: Scalars['ID']['output'];
 };
 
-/** How far the received payments go: see the README, Lifecycle. */
+/** The per-payment policies given at initialization (docs/lifecycle.md). */
+export type PaymentPolicies = {
+  __typename?: 'PaymentPolicies';
+  /** Confirmations by coin, e.g. {"BTC": 2}; null, or a coin not named: the operator's. */
+  confirmations: Maybe<Scalars['JSON']['output']>;
+  /** Seconds the checkout stays payable once initiated; null: the operator's window. */
+  expiresIn: Maybe<Scalars['Int']['output']>;
+  /** Percent a payment may fall short and still complete, an exact decimal; null: the operator's. */
+  underpaymentTolerance: Maybe<Scalars['Decimal']['output']>;
+};
+
+/** How far the received payments go: see docs/lifecycle.md. */
 export type PaymentState =
   | 'AWAITING_PAYMENT'
   | 'CONFIRMING'
@@ -142,6 +192,8 @@ export type PaymentState =
   | 'OVERPAID'
   | 'PAID'
   | 'PAID_LATE'
+  /** SUCCESSFUL, then its counted payment left the chain (a reorganisation, a double spend): see reversedAt. */
+  | 'REVERSED'
   | 'UNDERPAID';
 
 export type Query = {
@@ -179,7 +231,26 @@ export type Quote = {
   __typename?: 'Quote';
   quotedAt: Scalars['DateTime']['output'];
   rate: Scalars['Decimal']['output'];
+  /** The provider that answered, or `median` when several were asked (PAYGATE_PRICE_STRATEGY=median). */
   source: Scalars['String']['output'];
+  /** With the median strategy: what each provider gave, used or not. Null otherwise (extension). */
+  sources: Maybe<Array<RateSource>>;
+};
+
+/** One provider's part in a quote that asked several. */
+export type RateSource = {
+  __typename?: 'RateSource';
+  /** Its distance from the median, its failure, or how its rate was reached (a conversion through USDT). */
+  detail: Maybe<Scalars['String']['output']>;
+  /** coingecko, kraken, coinbase or binance. */
+  provider: Scalars['String']['output'];
+  quotedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Its rate; null when it gave none. */
+  rate: Maybe<Scalars['Decimal']['output']>;
+  /** Why it was left out: timeout, unreachable, rate_limited, forbidden, http_error, garbage, no_price, stale, unsupported, out_of_spread; null when used. */
+  reason: Maybe<Scalars['String']['output']>;
+  /** Whether the locked rate is the median of this provider's rate and the others used. */
+  used: Scalars['Boolean']['output'];
 };
 
 /** One payment that arrived at a transaction's address. */
@@ -202,6 +273,11 @@ export type Receipt = {
   logIndex: Maybe<Scalars['Int']['output']>;
   /** The output of the transaction paying the address (BTC, LTC); null elsewhere. */
   outputIndex: Maybe<Scalars['Int']['output']>;
+  /**
+   * Unconfirmed and signalling replaceability (BIP 125) when last seen: where 0 confirmations are accepted (BTC, LTC),
+   * such a payment is not counted before its first confirmation.
+   */
+  replaceable: Scalars['Boolean']['output'];
   /** chain (a watcher saw it) or test_helper. */
   source: Scalars['String']['output'];
   state: ReceiptState;
@@ -216,6 +292,8 @@ export type ReceiptState =
   | 'CONFIRMED'
   /** Gone from the chain (reorganised away or replaced): no longer counted. */
   | 'DROPPED'
+  /** Counted in a SUCCESSFUL payment, then gone from the chain (a reorganisation, a double spend, a replacement). */
+  | 'REVERSED'
   /** On the chain (or in the mempool) with fewer confirmations than required: counted in amountUnconfirmed. */
   | 'SEEN';
 
@@ -236,10 +314,14 @@ export type SubscriptionTransactionUpdatedArgs = {
 
 export type Transaction = {
   __typename?: 'Transaction';
+  /** What the customer still has to send: paymentAmount less what arrived, confirmed or not, never below 0; null until initiated. */
+  amountOwed: Maybe<Scalars['Decimal']['output']>;
   /** Sum of confirmed payments; null until a payment is confirmed. */
   amountPaid: Maybe<Scalars['Decimal']['output']>;
   /** Sum of payments still short of their confirmations; null when there are none. */
   amountUnconfirmed: Maybe<Scalars['Decimal']['output']>;
+  /** The hosted checkout's "back to the shop" link before paying, as given at initialization. */
+  cancelUrl: Maybe<Scalars['String']['output']>;
   /** The hosted checkout page of this transaction: {PAYGATE_PUBLIC_URL}/checkout/<client secret>. Shown where clientSecret is. */
   checkoutUrl: Maybe<Scalars['String']['output']>;
   /**
@@ -260,6 +342,8 @@ export type Transaction = {
   initializedAmount: Scalars['Decimal']['output'];
   initializedCurrency: FiatCurrency;
   isLive: Scalars['Boolean']['output'];
+  /** The hosted checkout's language as given at initialization (en, fr, es, pt, de, ar); null: the customer's browser decides. */
+  locale: Maybe<Scalars['String']['output']>;
   merchant: Merchant;
   /** The meta object given at initialization; {} when none. */
   meta: Scalars['JSON']['output'];
@@ -267,10 +351,14 @@ export type Transaction = {
   /** Null until the payment is initiated. */
   paymentAmount: Maybe<Scalars['Decimal']['output']>;
   paymentCurrency: Maybe<CryptoCurrency>;
+  /** The network paymentCurrency is paid on; null until the payment is initiated. */
+  paymentNetwork: Maybe<PaymentNetwork>;
   /** Null until the payment is initiated. */
   paymentState: Maybe<PaymentState>;
-  /** The payment URI a wallet understands (BIP21, EIP-681). */
+  /** The payment URI a wallet understands (BIP21, EIP-681 with the network's chain id). */
   paymentUri: Maybe<Scalars['String']['output']>;
+  /** The per-payment policies given at initialization; each null: the operator's setting. */
+  policies: PaymentPolicies;
   /** A data:image/png;base64 URL of a QR code of paymentUri. */
   qrCode: Maybe<Scalars['String']['output']>;
   quote: Maybe<Quote>;
@@ -282,6 +370,11 @@ export type Transaction = {
   requiredConfirmations: Maybe<Scalars['Int']['output']>;
   /** Where the hosted checkout sends the customer back, as given at initialization. */
   returnUrl: Maybe<Scalars['String']['output']>;
+  /**
+   * When the payment of a SUCCESSFUL transaction left the chain after it was counted (the payment.reversed event); the
+   * status stays SUCCESSFUL. Null when never reversed.
+   */
+  reversedAt: Maybe<Scalars['DateTime']['output']>;
   status: TransactionStatus;
 };
 
@@ -301,7 +394,7 @@ export type TransactionEdge = {
 
 /**
  * The filters of Query.transactions; they combine with AND and are checked as GET /v1/transactions checks its
- * query (README, Lists and events).
+ * query (docs/rest-api.md, Lists and events).
  */
 export type TransactionFilter = {
   /** Made at or after this ISO 8601 date-time with a time zone (2026-11-01T00:00:00Z). */
@@ -402,6 +495,7 @@ export type ResolversTypes = {
   CustomerInput: CustomerInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  FeeLevel: FeeLevel;
   FiatCurrency: ResolverTypeWrapper<FiatCurrency>;
   FiatCurrencySlug: FiatCurrencySlug;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -412,11 +506,14 @@ export type ResolversTypes = {
   Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  PaymentNetwork: ResolverTypeWrapper<PaymentNetwork>;
   PaymentOption: ResolverTypeWrapper<PaymentOption>;
   PaymentOptions: ResolverTypeWrapper<PaymentOptions>;
+  PaymentPolicies: ResolverTypeWrapper<PaymentPolicies>;
   PaymentState: PaymentState;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Quote: ResolverTypeWrapper<Quote>;
+  RateSource: ResolverTypeWrapper<RateSource>;
   Receipt: ResolverTypeWrapper<TransactionReceipt>;
   ReceiptState: ReceiptState;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -445,10 +542,13 @@ export type ResolversParentTypes = {
   Merchant: Merchant;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
+  PaymentNetwork: PaymentNetwork;
   PaymentOption: PaymentOption;
   PaymentOptions: PaymentOptions;
+  PaymentPolicies: PaymentPolicies;
   Query: Record<PropertyKey, never>;
   Quote: Quote;
+  RateSource: RateSource;
   Receipt: TransactionReceipt;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -503,10 +603,21 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type PaymentNetworkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentNetwork'] = ResolversParentTypes['PaymentNetwork']> = {
+  chainId?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  explorerTransactionUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  standard?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type PaymentOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOption'] = ResolversParentTypes['PaymentOption']> = {
   amount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['CryptoCurrency'], ParentType, ContextType>;
+  feeCoin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  feeLevel?: Resolver<ResolversTypes['FeeLevel'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['PaymentNetwork'], ParentType, ContextType>;
   quotedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   rate?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
@@ -523,6 +634,12 @@ export type PaymentOptionsResolvers<ContextType = GraphQLContext, ParentType ext
   transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
+export type PaymentPoliciesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentPolicies'] = ResolversParentTypes['PaymentPolicies']> = {
+  confirmations?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  expiresIn?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  underpaymentTolerance?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
@@ -533,6 +650,16 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
   quotedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   rate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sources?: Resolver<Maybe<Array<ResolversTypes['RateSource']>>, ParentType, ContextType>;
+};
+
+export type RateSourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RateSource'] = ResolversParentTypes['RateSource']> = {
+  detail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quotedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  rate?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ReceiptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Receipt'] = ResolversParentTypes['Receipt']> = {
@@ -543,6 +670,7 @@ export type ReceiptResolvers<ContextType = GraphQLContext, ParentType extends Re
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   logIndex?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   outputIndex?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  replaceable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   state?: Resolver<ResolversTypes['ReceiptState'], ParentType, ContextType>;
   transactionHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -554,8 +682,10 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
+  amountOwed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  cancelUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   checkoutUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   clientSecret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   confirmations?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -567,13 +697,16 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   initializedAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   initializedCurrency?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
   isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType>;
   meta?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   paymentAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   paymentAmount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   paymentCurrency?: Resolver<Maybe<ResolversTypes['CryptoCurrency']>, ParentType, ContextType>;
+  paymentNetwork?: Resolver<Maybe<ResolversTypes['PaymentNetwork']>, ParentType, ContextType>;
   paymentState?: Resolver<Maybe<ResolversTypes['PaymentState']>, ParentType, ContextType>;
   paymentUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  policies?: Resolver<ResolversTypes['PaymentPolicies'], ParentType, ContextType>;
   qrCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   quote?: Resolver<Maybe<ResolversTypes['Quote']>, ParentType, ContextType>;
   receipts?: Resolver<Array<ResolversTypes['Receipt']>, ParentType, ContextType>;
@@ -581,6 +714,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   refundAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requiredConfirmations?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   returnUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reversedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
 };
 
@@ -604,10 +738,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PaymentNetwork?: PaymentNetworkResolvers<ContextType>;
   PaymentOption?: PaymentOptionResolvers<ContextType>;
   PaymentOptions?: PaymentOptionsResolvers<ContextType>;
+  PaymentPolicies?: PaymentPoliciesResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Quote?: QuoteResolvers<ContextType>;
+  RateSource?: RateSourceResolvers<ContextType>;
   Receipt?: ReceiptResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;

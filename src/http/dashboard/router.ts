@@ -6,9 +6,10 @@ import { type Request, type RequestHandler, Router } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import { jsonBody } from "../body.ts";
-import { clientAddress } from "../rate-limits.ts";
+import { clientAddress } from "../../edge/rate-limits.ts";
 import { csrfToken, sameOriginChanges } from "./csrf.ts";
 import { dashboardPages, type DashboardPagesOptions } from "./pages.ts";
+import { homeRoutes } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { managementRoutes } from "./routes/management.ts";
 import { securityRoutes } from "./routes/security.ts";
@@ -20,7 +21,7 @@ import { sessionTokenOf } from "./session.ts";
 export type DashboardRoutes = (router: Router, gateway: PaymentGateway) => void;
 
 /** The route modules, in order. */
-const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, transactionRoutes, managementRoutes, securityRoutes];
+const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, homeRoutes, transactionRoutes, managementRoutes, securityRoutes];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */
 const isPublic = (req: Request): boolean =>

@@ -2,7 +2,7 @@
 // parse the request, call the core, shape the reply. The rules (filters, cursor) are the core's.
 import { Router } from "express";
 import type { PaymentGateway } from "../../core/gateway.ts";
-import { bearerToken, noStore } from "../headers.ts";
+import { bearerToken, noStore } from "../../edge/headers.ts";
 import { eventObject, initiatedTransaction } from "../presenters.ts";
 import type { EventListResponse, EventResponse, TransactionListResponse } from "../schemas.ts";
 
@@ -10,18 +10,10 @@ export function listRoutes(gateway: PaymentGateway): Router {
   const router = Router();
 
   router.get("/v1/transactions", noStore, async (req, res) => {
-    const page = await gateway.listTransactions(bearerToken(req.headers.authorization), { ...req.query });
+    // A secret key only reaches here: it is shown the client secrets, as on GET /v1/transaction/:id.
+    const page = await gateway.listTransactionDetails(bearerToken(req.headers.authorization), { ...req.query });
     res.locals.merchantId = page.merchantId;
-    // The page's receipts in one query, not one per transaction.
-    const receipts = await gateway.receipts(page.transactions);
-    const data = await Promise.all(
-      page.transactions.map(async (t) => {
-        const [paymentRequest, checkout] = await Promise.all([gateway.paymentRequest(t), gateway.checkout(t)]);
-        // A secret key only reaches here: it is shown the client secret, as on GET /v1/transaction/:id.
-        return initiatedTransaction(t, gateway.describe(t), paymentRequest, checkout, receipts.get(t.id) ?? []);
-      }),
-    );
-    const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
+    const body: TransactionListResponse = { status: "success", data: page.details.map(initiatedTransaction), has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 

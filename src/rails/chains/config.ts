@@ -17,8 +17,10 @@
 //   PAYGATE_BTC_TEST_NODE_URL      … BTC test; PAYGATE_LTC_NODE_URL, PAYGATE_LTC_TEST_NODE_URL: Litecoin Core.
 //   PAYGATE_BTC_NODE_COOKIE_FILE   The node's .cookie file, instead of credentials in the URL (and
 //                                  _TEST_, and LTC's).
-//   PAYGATE_BTC_TEST_NODE_CHAIN    The chain the BTC test node is on: test (default), signet or regtest;
-//                                  PAYGATE_LTC_TEST_NODE_CHAIN: test or regtest. Live nodes must be on main.
+//   PAYGATE_BTC_TEST_CHAIN         The chain of BTC's test mode: test (default), signet or regtest;
+//                                  PAYGATE_LTC_TEST_CHAIN: test or regtest. Addresses (regtest: bcrt1…,
+//                                  rltc1…), payment URIs, refund addresses and the test node's chain
+//                                  check follow it. Live nodes must be on main.
 //   PAYGATE_NODE_WALLET            The watch-only wallet on those nodes holding the handed-out
 //                                  addresses (created if missing). Default paygate.
 //   PAYGATE_ETH_RPC_URL            JSON-RPC endpoint of Ethereum mainnet (ETH and USDT live).
@@ -29,6 +31,10 @@
 //                                  Default https://bsc-rpc.publicnode.com
 //   PAYGATE_BSC_TEST_RPC_URL       JSON-RPC endpoint of BNB Smart Chain testnet (BNB test).
 //                                  Default https://bsc-testnet-rpc.publicnode.com
+//   PAYGATE_TRON_RPC_URL           TRON FullNode's Ethereum-compatible JSON-RPC (USDT on tron, live).
+//                                  Default https://api.trongrid.io/jsonrpc
+//   PAYGATE_TRON_TEST_RPC_URL      … of TRON's Nile test network (test). Default https://nile.trongrid.io/jsonrpc
+//   PAYGATE_TRON_API_KEY           A TronGrid API key, sent as TRON-PRO-API-KEY. No default.
 //   PAYGATE_ETH_TEST_CHAIN_ID      The chain id the ETH test node must have instead of Sepolia's
 //                                  11155111: a local development chain (anvil's 31337). Every
 //                                  JSON-RPC node's eth_chainId is checked; mainnet ids are refused here.
@@ -40,6 +46,7 @@
 //   PAYGATE_CONFIRMATIONS_LTC      … LTC. Default 6.
 //   PAYGATE_CONFIRMATIONS_ETH      … ETH, and USDT (an Ethereum token). Default 12.
 //   PAYGATE_CONFIRMATIONS_BNB      … BNB. Default 15.
+//   PAYGATE_CONFIRMATIONS_TRON     … a payment on TRON (USDT TRC-20). Default 19 (solidified).
 //   (0 accepts unconfirmed BTC, LTC and USDT payments; native ETH and BNB always need 1, as their
 //   transfers are read from blocks.)
 //
@@ -50,7 +57,8 @@ import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatchersOptions, CoreNode } from "./index.ts";
 import type { CoreChain } from "./core-rpc.ts";
-import { CHAIN_IDS } from "../wallets/networks.ts";
+import { CHAINS, coinNetwork, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
+import { CHAIN_IDS, type UtxoTestChain } from "../wallets/networks.ts";
 
 const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
 const NODE_URL_MESSAGE = "must be an http:// or https:// URL, or none";
@@ -83,9 +91,29 @@ const cookieFile = z
   .trim()
   .optional()
   .transform((v) => (v === "" ? undefined : v));
-const testNodeChain = (chains: readonly [CoreChain, ...CoreChain[]]) => z.enum(chains).default("test");
+const testChain = <const C extends readonly [UtxoTestChain, ...UtxoTestChain[]]>(coin: string, chains: C) =>
+  z
+    .enum(chains)
+    .default("test")
+    .describe(
+      `The chain of ${coin}'s test mode, by the node's name for it: ${chains.join(", ")}. Default test (testnet). regtest: a local node; addresses, payment URIs and refund addresses take its prefix, and an own node (PAYGATE_${coin}_TEST_NODE_URL) must be on it.`,
+    );
+
+/** A row's default confirmations (core/networks.ts). */
+function defaultConfirmations(coin: CryptoSlug, network: NetworkSlug): number {
+  const row = coinNetwork(coin, network);
+  if (!row) throw new Error(`${coin} is not paid on ${network}`);
+  return row.confirmations;
+}
 
 const confirmations = (fallback: number) => z.coerce.number().int().min(0).max(10_000).default(fallback);
+const finality = (fallback: number) =>
+  z.coerce
+    .number()
+    .int("must be a whole number of blocks")
+    .min(1, "must be at least 1 block")
+    .max(10_000, "must be at most 10000 blocks")
+    .default(fallback);
 
 export const DEFAULT_NODE_URLS = {
   PAYGATE_BTC_ESPLORA_URL: "https://blockstream.info/api",
@@ -95,41 +123,142 @@ export const DEFAULT_NODE_URLS = {
   PAYGATE_ETH_TEST_RPC_URL: "https://ethereum-sepolia-rpc.publicnode.com",
   PAYGATE_BSC_RPC_URL: "https://bsc-rpc.publicnode.com",
   PAYGATE_BSC_TEST_RPC_URL: "https://bsc-testnet-rpc.publicnode.com",
+  PAYGATE_TRON_RPC_URL: "https://api.trongrid.io/jsonrpc",
+  PAYGATE_TRON_TEST_RPC_URL: "https://nile.trongrid.io/jsonrpc",
 } as const;
 
 /** The chain variables; merge its `.shape` into the service's environment schema. */
 export const ChainEnvSchema = z.object({
-  PAYGATE_BTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_ESPLORA_URL),
-  PAYGATE_BTC_TEST_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_TEST_ESPLORA_URL),
-  PAYGATE_LTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_LTC_ESPLORA_URL),
-  PAYGATE_LTC_TEST_ESPLORA_URL: nodeUrl(undefined),
-  PAYGATE_ETH_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_RPC_URL),
-  PAYGATE_ETH_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_TEST_RPC_URL),
-  PAYGATE_BSC_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_RPC_URL),
-  PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL),
-  PAYGATE_ETH_TEST_CHAIN_ID: testChainId,
-  PAYGATE_BSC_TEST_CHAIN_ID: testChainId,
-  PAYGATE_BTC_NODE_URL: coreNodeUrl,
-  PAYGATE_BTC_TEST_NODE_URL: coreNodeUrl,
-  PAYGATE_LTC_NODE_URL: coreNodeUrl,
-  PAYGATE_LTC_TEST_NODE_URL: coreNodeUrl,
-  PAYGATE_BTC_NODE_COOKIE_FILE: cookieFile,
-  PAYGATE_BTC_TEST_NODE_COOKIE_FILE: cookieFile,
-  PAYGATE_LTC_NODE_COOKIE_FILE: cookieFile,
-  PAYGATE_LTC_TEST_NODE_COOKIE_FILE: cookieFile,
-  PAYGATE_BTC_TEST_NODE_CHAIN: testNodeChain(["test", "signet", "regtest"]),
-  PAYGATE_LTC_TEST_NODE_CHAIN: testNodeChain(["test", "regtest"]),
+  PAYGATE_BTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_ESPLORA_URL).describe(
+    "Esplora API of Bitcoin (BTC live). `none`: no node, payments are not watched. Default: `https://blockstream.info/api`.",
+  ),
+  PAYGATE_BTC_TEST_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BTC_TEST_ESPLORA_URL).describe(
+    "Esplora API of the Bitcoin test network (BTC test). Default: `https://mempool.space/testnet4/api`.",
+  ),
+  PAYGATE_LTC_ESPLORA_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_LTC_ESPLORA_URL).describe(
+    "Esplora API of Litecoin (LTC live). Default: `https://litecoinspace.org/api`.",
+  ),
+  PAYGATE_LTC_TEST_ESPLORA_URL: nodeUrl(undefined).describe("Esplora API of Litecoin testnet (LTC test). Default: none."),
+  PAYGATE_ETH_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_RPC_URL).describe(
+    "Ethereum JSON-RPC (ETH and USDT live). Default: `https://ethereum-rpc.publicnode.com`.",
+  ),
+  PAYGATE_ETH_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_TEST_RPC_URL).describe(
+    "Sepolia JSON-RPC (ETH and USDT test). Default: `https://ethereum-sepolia-rpc.publicnode.com`.",
+  ),
+  PAYGATE_BSC_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_RPC_URL).describe(
+    "BNB Smart Chain JSON-RPC (BNB live). Default: `https://bsc-rpc.publicnode.com`.",
+  ),
+  PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL).describe(
+    "BNB Smart Chain testnet JSON-RPC (BNB test). Default: `https://bsc-testnet-rpc.publicnode.com`.",
+  ),
+  PAYGATE_TRON_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_TRON_RPC_URL).describe(
+    "TRON FullNode's Ethereum-compatible JSON-RPC, its `/jsonrpc` path (USDT on tron, live). The node must be on TRON mainnet (`eth_chainId` 0x2b6653dc). Default: `https://api.trongrid.io/jsonrpc` (TronGrid: set PAYGATE_TRON_API_KEY).",
+  ),
+  PAYGATE_TRON_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_TRON_TEST_RPC_URL).describe(
+    "The same for TRON's Nile test network (USDT on tron, test; `eth_chainId` 0xcd8690dc). Default: `https://nile.trongrid.io/jsonrpc`.",
+  ),
+  PAYGATE_TRON_API_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine((v) => v === undefined || /^[\x21-\x7e]{1,200}$/.test(v), "must be 1 to 200 printable characters without spaces")
+    .describe(
+      "A TronGrid API key, sent as the `TRON-PRO-API-KEY` header with every request to the TRON nodes (TronGrid limits keyless requests hard). A secret: never logged. Default: none.",
+    ),
+  PAYGATE_ETH_TEST_CHAIN_ID: testChainId.describe(
+    "The chain id the ETH/USDT test node must have, for a local development chain (anvil's `31337`). Every JSON-RPC node's `eth_chainId` is checked against its mode's network; main network ids (1, 56) are refused here. Test-mode payment URIs then name this chain (`ethereum:0x…@31337?value=…`). Default: Sepolia's `11155111`.",
+  ),
+  PAYGATE_BSC_TEST_CHAIN_ID: testChainId.describe(
+    "The chain id the BNB test node must have, for a local development chain; main network ids (1, 56) are refused here. Test-mode BNB payment URIs then name this chain. Default: BSC testnet's `97`.",
+  ),
+  PAYGATE_BTC_NODE_URL: coreNodeUrl.describe(
+    "Your own Bitcoin Core node's JSON-RPC for BTC live, e.g. `http://user:password@127.0.0.1:8332`. When set it is used instead of Esplora for that coin and mode (see [Watching the chains](wallets-and-chains.md#watching-the-chains)). Messages name it by host, never with the password. Default: none.",
+  ),
+  PAYGATE_BTC_TEST_NODE_URL: coreNodeUrl.describe(
+    "The same for BTC test: your own Bitcoin Core node on the test chain (`PAYGATE_BTC_TEST_CHAIN`). Default: none.",
+  ),
+  PAYGATE_LTC_NODE_URL: coreNodeUrl.describe(
+    "Your own Litecoin Core node's JSON-RPC for LTC live, used instead of Esplora (`http://user:password@127.0.0.1:9332`). Default: none.",
+  ),
+  PAYGATE_LTC_TEST_NODE_URL: coreNodeUrl.describe(
+    "The same for LTC test: your own Litecoin Core node on the test chain (`PAYGATE_LTC_TEST_CHAIN`). Default: none.",
+  ),
+  PAYGATE_BTC_NODE_COOKIE_FILE: cookieFile.describe(
+    "The BTC live node's `.cookie` file (in its datadir), read at each request, instead of credentials in the node URL. Default: none.",
+  ),
+  PAYGATE_BTC_TEST_NODE_COOKIE_FILE: cookieFile.describe(
+    "The BTC test node's `.cookie` file (in its datadir), read at each request, instead of credentials in the node URL. Default: none.",
+  ),
+  PAYGATE_LTC_NODE_COOKIE_FILE: cookieFile.describe(
+    "The LTC live node's `.cookie` file (in its datadir), read at each request, instead of credentials in the node URL. Default: none.",
+  ),
+  PAYGATE_LTC_TEST_NODE_COOKIE_FILE: cookieFile.describe(
+    "The LTC test node's `.cookie` file (in its datadir), read at each request, instead of credentials in the node URL. Default: none.",
+  ),
+  PAYGATE_BTC_TEST_CHAIN: testChain("BTC", ["test", "signet", "regtest"]),
+  PAYGATE_LTC_TEST_CHAIN: testChain("LTC", ["test", "regtest"]),
   PAYGATE_NODE_WALLET: z
     .string()
     .trim()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1 to 64 letters, digits, dots, dashes or underscores")
-    .default("paygate"),
-  PAYGATE_CHAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-  PAYGATE_EVM_LOGS_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
-  PAYGATE_CONFIRMATIONS_BTC: confirmations(2),
-  PAYGATE_CONFIRMATIONS_LTC: confirmations(6),
-  PAYGATE_CONFIRMATIONS_ETH: confirmations(12),
-  PAYGATE_CONFIRMATIONS_BNB: confirmations(15),
+    .default("paygate")
+    .describe(
+      "The watch-only wallet on your own Bitcoin Core and Litecoin Core nodes that holds the handed-out addresses; created (blank, without private keys) when missing. A wallet holding private keys is refused. Default: `paygate`.",
+    ),
+  PAYGATE_CHAIN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(5000)
+    .describe("Longest wait for one answer of a node. Default: `5000` ms."),
+  PAYGATE_EVM_LOGS_BLOCK_RANGE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(2000)
+    .describe("Most blocks asked of `eth_getLogs` at once (providers cap it). Default: `2000`."),
+  PAYGATE_CONFIRMATIONS_BTC: confirmations(defaultConfirmations("BTC", "bitcoin")).describe(
+    "Confirmations before a BTC payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). Default: `2`.",
+  ),
+  PAYGATE_CONFIRMATIONS_LTC: confirmations(defaultConfirmations("LTC", "litecoin")).describe(
+    "Confirmations before a LTC payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). Default: `6`.",
+  ),
+  PAYGATE_CONFIRMATIONS_ETH: confirmations(defaultConfirmations("ETH", "ethereum")).describe(
+    "Confirmations before a ETH payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). USDT, an Ethereum token, uses ETH's. Default: `12`.",
+  ),
+  PAYGATE_CONFIRMATIONS_BNB: confirmations(defaultConfirmations("BNB", "bsc")).describe(
+    "Confirmations before a BNB payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). USDT on BNB Smart Chain (BEP-20) uses BNB's. Default: `15`.",
+  ),
+  PAYGATE_CONFIRMATIONS_TRON: confirmations(defaultConfirmations("USDT", "tron")).describe(
+    "Confirmations before a payment on TRON (USDT TRC-20) counts (0–10000). A TRON block is irreversible once 19 of the 27 super representatives built on it (solidified, about 57 s). Default: `19`.",
+  ),
+  PAYGATE_ETH_FINALIZED_TAG: z
+    .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
+    .default(false)
+    .describe(
+      "Count an ETH (and Ethereum USDT) payment final only once the node's `finalized` block covers it (eth_getBlockByNumber with the finalized tag), instead of by PAYGATE_FINALITY_ETH alone. true or false. Default: `false`.",
+    ),
+  PAYGATE_BSC_FINALIZED_TAG: z
+    .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
+    .default(false)
+    .describe(
+      "… of a BNB (and BEP-20 USDT) payment, by the BNB Smart Chain node's `finalized` block (fast finality). true or false. Default: `false`.",
+    ),
+  PAYGATE_FINALITY_BTC: finality(6).describe(
+    "Confirmations after which a SUCCESSFUL BTC payment is final: until then the watcher keeps reading it, and a payment that leaves the chain sends payment.reversed (1–10000 blocks; at least PAYGATE_CONFIRMATIONS_BTC is used). Default: `6`.",
+  ),
+  PAYGATE_FINALITY_LTC: finality(12).describe(
+    "… of a LTC payment (blocks of 2.5 min: 12 are 30 min, about BTC's 6 in hash work at risk). Default: `12`.",
+  ),
+  PAYGATE_FINALITY_ETH: finality(64).describe(
+    "… of an ETH payment, and of USDT on Ethereum: 64 blocks are two epochs, about when Ethereum's finality checkpoint covers a block. Default: `64`.",
+  ),
+  PAYGATE_FINALITY_BNB: finality(15).describe(
+    "… of a BNB payment, and of USDT on BNB Smart Chain: BSC's fast finality finalises within a few blocks; 15 leaves room. Default: `15`.",
+  ),
 });
 
 export type ChainEnv = z.output<typeof ChainEnvSchema>;
@@ -140,6 +269,7 @@ export const NODE_VARIABLES = {
   LTC: { live: "PAYGATE_LTC_ESPLORA_URL", test: "PAYGATE_LTC_TEST_ESPLORA_URL" },
   ethereum: { live: "PAYGATE_ETH_RPC_URL", test: "PAYGATE_ETH_TEST_RPC_URL" },
   bsc: { live: "PAYGATE_BSC_RPC_URL", test: "PAYGATE_BSC_TEST_RPC_URL" },
+  tron: { live: "PAYGATE_TRON_RPC_URL", test: "PAYGATE_TRON_TEST_RPC_URL" },
 } as const;
 
 /** The variables of each own node (core-rpc.ts), per coin and mode. */
@@ -150,7 +280,7 @@ export const CORE_NODE_VARIABLES = {
       url: "PAYGATE_BTC_TEST_NODE_URL",
       cookieFile: "PAYGATE_BTC_TEST_NODE_COOKIE_FILE",
       wallet: "PAYGATE_NODE_WALLET",
-      chain: "PAYGATE_BTC_TEST_NODE_CHAIN",
+      chain: "PAYGATE_BTC_TEST_CHAIN",
     },
   },
   LTC: {
@@ -159,7 +289,7 @@ export const CORE_NODE_VARIABLES = {
       url: "PAYGATE_LTC_TEST_NODE_URL",
       cookieFile: "PAYGATE_LTC_TEST_NODE_COOKIE_FILE",
       wallet: "PAYGATE_NODE_WALLET",
-      chain: "PAYGATE_LTC_TEST_NODE_CHAIN",
+      chain: "PAYGATE_LTC_TEST_CHAIN",
     },
   },
 } as const;
@@ -168,9 +298,14 @@ export const CORE_NODE_VARIABLES = {
 export const CHAIN_ID_VARIABLES = { ethereum: "PAYGATE_ETH_TEST_CHAIN_ID", bsc: "PAYGATE_BSC_TEST_CHAIN_ID" } as const;
 
 export interface ChainConfig extends ChainWatchersOptions {
+  /** The chains of BTC's and LTC's test mode, for HdWalletRails (their own nodes' chain checks take them too). */
+  utxoTestChains: { BTC: UtxoTestChain; LTC: "test" | "regtest" };
   /** Confirmations before a payment counts, per currency (USDT shares ETH's). */
   confirmations: Record<CryptoSlug, number>;
-  requiredConfirmations(currency: CryptoCurrency | CryptoSlug): number;
+  /** On `network` (default: the coin's): a token counts as its chain's own coin (USDT on bsc as BNB). */
+  requiredConfirmations(currency: CryptoCurrency | CryptoSlug, network?: NetworkSlug): number;
+  /** Confirmations after which a SUCCESSFUL payment is final (the watcher lets it go); a token takes its chain's coin's. */
+  finalityConfirmations(currency: CryptoCurrency | CryptoSlug, network?: NetworkSlug): number;
 }
 
 /** The parsed variables as ChainWatchers' options (`new ChainWatchers(chainConfig(env))`). */
@@ -182,6 +317,14 @@ export function chainConfig(env: ChainEnv): ChainConfig {
     USDT: env.PAYGATE_CONFIRMATIONS_ETH,
     BNB: env.PAYGATE_CONFIRMATIONS_BNB,
   };
+  // USDT's finality is its chain's (ETH's on Ethereum, BNB's on BNB Smart Chain).
+  const finalities: Record<CryptoSlug, number> = {
+    BTC: env.PAYGATE_FINALITY_BTC,
+    LTC: env.PAYGATE_FINALITY_LTC,
+    ETH: env.PAYGATE_FINALITY_ETH,
+    USDT: env.PAYGATE_FINALITY_ETH,
+    BNB: env.PAYGATE_FINALITY_BNB,
+  };
   return {
     timeoutMs: env.PAYGATE_CHAIN_TIMEOUT_MS,
     logsBlockRange: env.PAYGATE_EVM_LOGS_BLOCK_RANGE,
@@ -192,11 +335,11 @@ export function chainConfig(env: ChainEnv): ChainConfig {
     coreNodes: {
       BTC: {
         live: coreNode(env.PAYGATE_BTC_NODE_URL, env.PAYGATE_BTC_NODE_COOKIE_FILE, "main"),
-        test: coreNode(env.PAYGATE_BTC_TEST_NODE_URL, env.PAYGATE_BTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_BTC_TEST_NODE_CHAIN),
+        test: coreNode(env.PAYGATE_BTC_TEST_NODE_URL, env.PAYGATE_BTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_BTC_TEST_CHAIN),
       },
       LTC: {
         live: coreNode(env.PAYGATE_LTC_NODE_URL, env.PAYGATE_LTC_NODE_COOKIE_FILE, "main"),
-        test: coreNode(env.PAYGATE_LTC_TEST_NODE_URL, env.PAYGATE_LTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_LTC_TEST_NODE_CHAIN),
+        test: coreNode(env.PAYGATE_LTC_TEST_NODE_URL, env.PAYGATE_LTC_TEST_NODE_COOKIE_FILE, env.PAYGATE_LTC_TEST_CHAIN),
       },
     },
     nodeWallet: env.PAYGATE_NODE_WALLET,
@@ -204,13 +347,35 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       ethereum: { live: env.PAYGATE_ETH_RPC_URL, test: env.PAYGATE_ETH_TEST_RPC_URL },
       bsc: { live: env.PAYGATE_BSC_RPC_URL, test: env.PAYGATE_BSC_TEST_RPC_URL },
     },
+    tron: { live: env.PAYGATE_TRON_RPC_URL, test: env.PAYGATE_TRON_TEST_RPC_URL },
+    tronApiKey: env.PAYGATE_TRON_API_KEY,
     testChainIds: { ethereum: env.PAYGATE_ETH_TEST_CHAIN_ID, bsc: env.PAYGATE_BSC_TEST_CHAIN_ID },
+    evmFinality: {
+      ethereum: { depth: finalities.ETH, finalizedTag: env.PAYGATE_ETH_FINALIZED_TAG },
+      bsc: { depth: finalities.BNB, finalizedTag: env.PAYGATE_BSC_FINALIZED_TAG },
+    },
+    utxoTestChains: { BTC: env.PAYGATE_BTC_TEST_CHAIN, LTC: env.PAYGATE_LTC_TEST_CHAIN },
     confirmations,
-    requiredConfirmations(currency) {
-      return confirmations[typeof currency === "string" ? currency : currency.slug];
+    requiredConfirmations(currency, network) {
+      const coin = typeof currency === "string" ? currency : currency.slug;
+      if (network === undefined || network === defaultNetworkOf(coin)) return confirmations[coin];
+      if (network === "tron") return env.PAYGATE_CONFIRMATIONS_TRON;
+      const own = CHAINS[network].feeCoin;
+      return own in confirmations ? confirmations[own as CryptoSlug] : defaultConfirmations(coin, network);
+    },
+    finalityConfirmations(currency, network) {
+      const coin = typeof currency === "string" ? currency : currency.slug;
+      // TRON: a solidified block (19 of 27 super representatives on it) is irreversible.
+      if (network === "tron") return Math.max(TRON_SOLIDIFIED_BLOCKS, this.requiredConfirmations(currency, network));
+      const chainCoin = network === undefined || network === defaultNetworkOf(coin) ? coin : CHAINS[network].feeCoin;
+      const depth = chainCoin in finalities ? finalities[chainCoin as CryptoSlug] : finalities.ETH;
+      return Math.max(depth, this.requiredConfirmations(currency, network));
     },
   };
 }
+
+/** Blocks after which a TRON block is solidified: 2/3 of the 27 super representatives, plus one. */
+const TRON_SOLIDIFIED_BLOCKS = 19;
 
 function coreNode(url: string | undefined, cookieFile: string | undefined, chain: CoreChain): CoreNode | undefined {
   return url === undefined ? undefined : { url, cookieFile, chain };

@@ -9,9 +9,9 @@
 // Watching. The handed-out addresses are imported into a watch-only descriptor wallet on the node
 // (created if missing: `createwallet NAME disable_private_keys blank descriptors`), as `addr(A)#checksum`
 // with `timestamp: "now"` (a fresh address has no history, so no rescan), once per address: all
-// addresses new to a pass in one `importdescriptors`. A node built without SQLite (Debian's
+// addresses new to a pass in `importdescriptors` requests of 100. A node built without SQLite (Debian's
 // litecoind 0.21) has no descriptor wallets: there the wallet is a legacy watch-only one and the
-// addresses go in by one `importmulti` (watchonly, no rescan). Bitcoin Core 0.21 to 28 has both.
+// addresses go in by `importmulti` (watchonly, no rescan), 100 a request as well. Bitcoin Core 0.21 to 28 has both.
 // A payment sent before its address reaches the node (the first pass after it was handed out) is
 // seen once it is mined: the wallet sees the block, not the mempool it missed. A pass then costs two requests whatever the
 // number of addresses: `getblockchaininfo` (the chain check, and the tip) and one `listsinceblock`
@@ -24,13 +24,14 @@
 // fee, double spent, or made invalid by a reorganisation): the wallet's unconfirmed transactions are
 // looked up with `getmempoolentry`, all in one JSON-RPC batch, in the passes that have any.
 //
-// Start-up checks, at the first pass and until they pass: `getblockchaininfo`'s chain is the one
+// Start-up checks, when the watcher starts (checkNode, before any payment) and at each pass until they pass: `getblockchaininfo`'s chain is the one
 // configured (main, test, regtest, signet), and the wallet is loaded, loadable or creatable, and holds
 // no private keys. Each failure is one ChainNodeError naming the variable to fix.
 import { readFile } from "node:fs/promises";
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { Decimal } from "../../core/money/amounts.ts";
 import { describeFailure, fetchPrefix, hostOf, quote } from "../http/outbound.ts";
+import { failureReason } from "./http.ts";
 import { isExactObject, JsonNumber, parseExactJson, type ExactJson, type ExactObject } from "../prices/exact-json.ts";
 import { ChainNodeError } from "./errors.ts";
 
@@ -38,6 +39,13 @@ import { ChainNodeError } from "./errors.ts";
 const MAX_BODY_BYTES = 64_000_000;
 /** Core's error codes that mean "no such wallet" (not found, not loaded). */
 const WALLET_NOT_FOUND = -18;
+/**
+ * Addresses per import request. The node's time per address grows with the batch (litecoind 0.21:
+ * 10,000 in one importmulti took 33 s, 500 at a time 0.25 s each; a busy machine took 14 ms an
+ * address), and each batch must finish within the request timeout (PAYGATE_CHAIN_TIMEOUT_MS, 5 s by
+ * default); a batch done is remembered, so an interrupted import goes on from there.
+ */
+const IMPORT_BATCH = 100;
 /** getmempoolentry's code for a transaction the mempool does not hold. */
 const NOT_IN_MEMPOOL = -5;
 const HASH = /^[0-9a-f]{64}$/;
@@ -77,6 +85,8 @@ interface WalletTx {
   blockTime: number | null;
   /** Replaced by another (replaced_by_txid): ended. */
   replaced: boolean;
+  /** The node's `bip125-replaceable` is "yes" (an input, or an unconfirmed parent, signals BIP 125). */
+  replaceable: boolean;
   /** Unconfirmed: whether the node's mempool still holds it (checkMempool). */
   inMempool: boolean;
 }
@@ -87,7 +97,7 @@ export class CoreRpcError extends ChainNodeError {
     message: string,
     readonly code: number | null,
   ) {
-    super(message);
+    super(message, { reason: "rpc_error" });
     this.name = "CoreRpcError";
   }
 }
@@ -102,6 +112,8 @@ export class CoreRpcClient {
   private readonly sinceMarginMs: number;
   private id = 0;
   private walletReady = false;
+  /** The wallet being opened (ensureWallet). */
+  private walletOpening: Promise<void> | null = null;
   /** A descriptor wallet (importdescriptors); else a legacy one (importmulti). */
   private descriptors = true;
   /** Addresses the pass wants watched; imported ones; refused ones with the node's reason. */
@@ -109,6 +121,8 @@ export class CoreRpcClient {
   private readonly imported = new Set<string>();
   private readonly refused = new Map<string, string>();
   private readonly txs = new Map<string, WalletTx>();
+  /** Txids by the address they pay: an address's look-up costs its own transactions, not the whole wallet's history. */
+  private readonly txidsByAddress = new Map<string, Set<string>>();
   private lastBlock: string | null = null;
   private tip = 0;
   /** This pass's reading of the node; null: read at the next receiptsTo. */
@@ -129,9 +143,9 @@ export class CoreRpcClient {
   async call(method: string, params: unknown[] = [], wallet = false): Promise<ExactJson> {
     const where = `${this.name}: ${method}`;
     const { status, body } = await this.post(where, { jsonrpc: "1.0", id: ++this.id, method, params }, wallet);
-    if (!isExactObject(body)) throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer`);
+    if (!isExactObject(body)) throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer`, { reason: answerReason(status) });
     rpcError(body, where);
-    if (status < 200 || status >= 300) throw new ChainNodeError(`${where}: HTTP ${status}`);
+    if (status < 200 || status >= 300) throw new ChainNodeError(`${where}: HTTP ${status}`, { reason: "http_status" });
     return result(body, where);
   }
 
@@ -143,7 +157,7 @@ export class CoreRpcClient {
     const { status, body } = await this.post(where, payload, false);
     if (!Array.isArray(body)) {
       if (isExactObject(body)) rpcError(body, where);
-      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC batch answer`);
+      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC batch answer`, { reason: answerReason(status) });
     }
     const answers = new Map<number, ExactObject>();
     for (const answer of body) {
@@ -152,7 +166,8 @@ export class CoreRpcClient {
     }
     return paramLists.map((_, i) => {
       const answer = answers.get(first + i);
-      if (answer === undefined) throw new ChainNodeError(`${where}: the batch answer lacks request ${i + 1} of ${paramLists.length}`);
+      if (answer === undefined)
+        throw new ChainNodeError(`${where}: the batch answer lacks request ${i + 1} of ${paramLists.length}`, { reason: "malformed" });
       try {
         rpcError(answer, where);
       } catch (error) {
@@ -174,16 +189,20 @@ export class CoreRpcClient {
       timeoutMs: this.options.timeoutMs,
       maxBytes: MAX_BODY_BYTES,
     });
-    if (!outcome.ok) throw new ChainNodeError(`${where}: ${describeFailure(outcome.failure)}`);
+    if (!outcome.ok) {
+      // The node may have restarted without the wallet loaded: it is looked at again at the next read.
+      if (outcome.failure.kind === "transport") this.walletReady = false;
+      throw new ChainNodeError(`${where}: ${describeFailure(outcome.failure)}`, { reason: failureReason(outcome.failure) });
+    }
     const { status, text } = outcome.value;
     if (status === 401 || status === 403) {
       const variable = this.options.cookieFile ? this.options.variables.cookieFile : this.options.variables.url;
-      throw new ChainNodeError(`${where}: the node refused the credentials (HTTP ${status}); check ${variable}`);
+      throw new ChainNodeError(`${where}: the node refused the credentials (HTTP ${status}); check ${variable}`, { reason: "refused" });
     }
     try {
       return { status, body: parseExactJson(text) };
     } catch {
-      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer: ${quote(text.slice(0, 400))}`);
+      throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer: ${quote(text.slice(0, 400))}`, { reason: answerReason(status) });
     }
   }
 
@@ -205,13 +224,21 @@ export class CoreRpcClient {
     if (reason !== undefined) throw new ChainNodeError(`${this.name}: the node refused to watch ${address}: ${reason}`);
     const cutoff = options.since.getTime() - this.sinceMarginMs;
     const receipts: ObservedReceipt[] = [];
-    for (const [txid, tx] of this.txs) {
-      if (tx.replaced || tx.confirmations < 0 || (tx.confirmations === 0 && !tx.inMempool)) continue;
+    for (const txid of this.txidsByAddress.get(address) ?? []) {
+      const tx = this.txs.get(txid);
+      if (tx === undefined || tx.replaced || tx.confirmations < 0 || (tx.confirmations === 0 && !tx.inMempool)) continue;
       if (tx.blockTime !== null && tx.blockTime * 1000 < cutoff) continue;
       const confirmations = tx.blockHeight === null ? 0 : Math.max(1, this.tip - tx.blockHeight + 1);
       for (const output of tx.outputs) {
         if (output.address !== address || output.amount.isZero()) continue;
-        receipts.push({ key: `${txid}:${output.vout}`, txHash: txid, amount: output.amount, confirmations, blockHeight: tx.blockHeight });
+        receipts.push({
+          key: `${txid}:${output.vout}`,
+          txHash: txid,
+          amount: output.amount,
+          confirmations,
+          blockHeight: tx.blockHeight,
+          ...(confirmations === 0 && tx.replaceable ? { replaceable: true } : {}),
+        });
       }
     }
     return receipts.sort(
@@ -219,31 +246,77 @@ export class CoreRpcClient {
     );
   }
 
-  /** One pass's reading: the chain check and tip, the wallet (once), new addresses, what changed since the last block read. */
-  private async read(): Promise<void> {
+  /**
+   * The start-up check (the watcher asks it when it starts, before any payment): the node's chain and
+   * the watch-only wallet, as a pass checks them. What it found, for the log; else a ChainNodeError naming the variable.
+   */
+  async checkNode(): Promise<string> {
+    await this.chainInfo();
+    await this.ensureWallet();
+    return `chain ${this.options.chain}, ${this.descriptors ? "descriptor" : "legacy"} watch-only wallet ${JSON.stringify(this.options.wallet)}`;
+  }
+
+  /** getblockchaininfo, refused unless on the configured chain. */
+  private async chainInfo(): Promise<ExactObject> {
     const info = object(await this.call("getblockchaininfo"), "getblockchaininfo");
     const chain = info.get("chain");
     if (chain !== this.options.chain) {
       const variables = [this.options.variables.url, this.options.variables.chain].filter(Boolean).join(" or ");
       throw new ChainNodeError(
         `${this.name}: the node is on chain ${JSON.stringify(chain)}, not ${JSON.stringify(this.options.chain)}: nothing is read from it (fix ${variables})`,
+        { reason: "wrong_network" },
       );
     }
+    return info;
+  }
+
+  /** The wallet opened once, however many ask at the same time (the start-up check and a first pass): one createwallet, not two racing. */
+  private ensureWallet(): Promise<void> {
+    if (this.walletReady) return Promise.resolve();
+    this.walletOpening ??= this.openWallet().finally(() => {
+      this.walletOpening = null;
+    });
+    return this.walletOpening;
+  }
+
+  /** One pass's reading: the chain check and tip, the wallet (once), new addresses, what changed since the last block read. */
+  private async read(): Promise<void> {
+    const info = await this.chainInfo();
     const tip = wholeNumber(info.get("blocks"));
-    if (tip === null) throw new ChainNodeError(`${this.name}: getblockchaininfo: no block count`);
-    if (!this.walletReady) await this.openWallet();
+    if (tip === null) throw new ChainNodeError(`${this.name}: getblockchaininfo: no block count`, { reason: "malformed" });
+    await this.ensureWallet();
     await this.importNew();
     const since = object(await this.call("listsinceblock", [this.lastBlock, 1, true, true], true), "listsinceblock");
     const listed = this.parseList(since.get("transactions"), "transactions");
     for (const txid of this.parseList(since.get("removed"), "removed").keys()) {
-      if (!listed.has(txid)) this.txs.delete(txid);
+      if (!listed.has(txid)) this.putTx(txid, null);
     }
-    for (const [txid, tx] of listed) this.txs.set(txid, tx);
+    for (const [txid, tx] of listed) this.putTx(txid, tx);
     await this.checkMempool();
     const last = since.get("lastblock");
-    if (typeof last !== "string" || !HASH.test(last)) throw new ChainNodeError(`${this.name}: listsinceblock: no lastblock hash`);
+    if (typeof last !== "string" || !HASH.test(last))
+      throw new ChainNodeError(`${this.name}: listsinceblock: no lastblock hash`, { reason: "malformed" });
     this.lastBlock = last;
     this.tip = tip;
+  }
+
+  /** Keeps `tx` under `txid` (null: forgets it), with the index by address. */
+  private putTx(txid: string, tx: WalletTx | null): void {
+    for (const { address } of this.txs.get(txid)?.outputs ?? []) {
+      const txids = this.txidsByAddress.get(address);
+      txids?.delete(txid);
+      if (txids?.size === 0) this.txidsByAddress.delete(address);
+    }
+    if (tx === null) {
+      this.txs.delete(txid);
+      return;
+    }
+    this.txs.set(txid, tx);
+    for (const { address } of tx.outputs) {
+      const txids = this.txidsByAddress.get(address) ?? new Set<string>();
+      txids.add(txid);
+      this.txidsByAddress.set(address, txids);
+    }
   }
 
   /**
@@ -302,10 +375,13 @@ export class CoreRpcClient {
     this.walletReady = true;
   }
 
-  /** Imports the addresses not yet in the wallet, all in one request; one the node refuses is remembered with its reason. */
+  /** Imports the addresses not yet in the wallet, IMPORT_BATCH a request; one the node refuses is remembered with its reason. */
   private async importNew(): Promise<void> {
     const fresh = [...this.wanted].filter((a) => !this.imported.has(a) && !this.refused.has(a));
-    if (fresh.length === 0) return;
+    for (let at = 0; at < fresh.length; at += IMPORT_BATCH) await this.importBatch(fresh.slice(at, at + IMPORT_BATCH));
+  }
+
+  private async importBatch(fresh: string[]): Promise<void> {
     const method = this.descriptors ? "importdescriptors" : "importmulti";
     const results = await this.call(
       method,
@@ -314,7 +390,8 @@ export class CoreRpcClient {
         : [fresh.map((address) => ({ scriptPubKey: { address }, timestamp: "now", watchonly: true })), { rescan: false }],
       true,
     );
-    if (!Array.isArray(results) || results.length !== fresh.length) throw new ChainNodeError(`${this.name}: ${method}: not one result per address`);
+    if (!Array.isArray(results) || results.length !== fresh.length)
+      throw new ChainNodeError(`${this.name}: ${method}: not one result per address`, { reason: "malformed" });
     results.forEach((result, i) => {
       const address = fresh[i] as string;
       if (isExactObject(result) && result.get("success") === true) {
@@ -330,7 +407,7 @@ export class CoreRpcClient {
   /** listsinceblock's entries grouped by txid: the outputs received, and the transaction's state. */
   private parseList(value: ExactJson | undefined, field: string): Map<string, WalletTx> {
     const bad = (what: string): never => {
-      throw new ChainNodeError(`${this.name}: listsinceblock: malformed ${field} entry: ${what}`);
+      throw new ChainNodeError(`${this.name}: listsinceblock: malformed ${field} entry: ${what}`, { reason: "malformed" });
     };
     if (value === undefined && field === "removed") return new Map();
     if (!Array.isArray(value)) return bad("not a list");
@@ -351,6 +428,7 @@ export class CoreRpcClient {
         blockHeight: height,
         blockTime: depth > 0 ? wholeNumber(entry.get("blocktime")) : null,
         replaced: typeof replaced === "string",
+        replaceable: entry.get("bip125-replaceable") === "yes",
         inMempool: true,
       };
       txs.set(txid, tx);
@@ -373,6 +451,8 @@ export class CoreRpcClient {
       } catch (error) {
         throw new ChainNodeError(
           `${this.name}: the cookie file ${this.options.cookieFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check ${this.options.variables.cookieFile}`,
+          // The node deletes its cookie when it stops: most often, it is down.
+          { reason: "unreachable" },
         );
       }
     } else if (this.auth) {
@@ -382,6 +462,11 @@ export class CoreRpcClient {
     }
     return `Basic ${Buffer.from(credentials).toString("base64")}`;
   }
+}
+
+/** An answer that is no JSON-RPC: an error page (a proxy's) when the status says so, else garbage. */
+function answerReason(status: number): "http_status" | "malformed" {
+  return status >= 200 && status < 300 ? "malformed" : "http_status";
 }
 
 /** Throws the node's error of one answer, if it has one. */
@@ -398,12 +483,12 @@ function rpcError(answer: ExactObject, where: string): void {
 
 function result(answer: ExactObject, where: string): ExactJson {
   const value = answer.get("result");
-  if (value === undefined) throw new ChainNodeError(`${where}: the answer has no result`);
+  if (value === undefined) throw new ChainNodeError(`${where}: the answer has no result`, { reason: "malformed" });
   return value;
 }
 
 function object(value: ExactJson, method: string): ExactObject {
-  if (!isExactObject(value)) throw new ChainNodeError(`${method}: the result is not an object`);
+  if (!isExactObject(value)) throw new ChainNodeError(`${method}: the result is not an object`, { reason: "malformed" });
   return value;
 }
 

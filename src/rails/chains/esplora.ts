@@ -19,16 +19,75 @@
 //
 // The tip is read before the history: a tx the history shows confirmed above that tip (a block found
 // in between) counts 1 confirmation, so a race never overstates confirmations.
+//
+// Network check. With `network` set, `GET {base}/block-height/0` (the genesis block's hash) is asked
+// before the first read and again after a connection failure: a server of another network (a
+// mainnet API configured for test mode, a Litecoin API for Bitcoin) is refused with a ChainNodeError
+// naming the network it serves, the one expected and the variable to fix, and nothing is read from
+// it (asked again a minute later), as the EVM (eth_chainId) and Core (getblockchaininfo) checks do.
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
-import { hostOf } from "../http/outbound.ts";
+import { hostOf, quote } from "../http/outbound.ts";
 import { requestText } from "./http.ts";
 import { isExactObject, JsonNumber, parseExactJson, type ExactJson } from "../prices/exact-json.ts";
 import { Recent } from "./recent.ts";
 import { fromBaseUnits } from "./units.ts";
 
+/** Settled addresses whose last read is kept (oldest dropped first); a dropped one is read again. */
+const SETTLED_READS_KEPT = 100_000;
 /** Satoshis (litoshis) per coin: 10^8. */
 const UTXO_DECIMALS = 8;
+/** How long a server found on the wrong network is refused before its genesis block is asked again. */
+const WRONG_NETWORK_RETRY_MS = 60_000;
+
+/** Block 0's hash of each network an Esplora server may serve (`/block-height/0`). */
+export const GENESIS = {
+  bitcoinMain: "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
+  bitcoinTestnet3: "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943",
+  bitcoinTestnet4: "00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043",
+  bitcoinSignet: "00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6",
+  bitcoinRegtest: "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206",
+  litecoinMain: "12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2",
+  litecoinTestnet4: "4966625a4b2851d9fdee139e56211a0d88575f59ed816ff5e6a63deb4e3e29a0",
+  litecoinRegtest: "530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9",
+} as const;
+
+const NETWORK_NAMES = new Map<string, string>([
+  [GENESIS.bitcoinMain, "Bitcoin mainnet"],
+  [GENESIS.bitcoinTestnet3, "Bitcoin testnet3"],
+  [GENESIS.bitcoinTestnet4, "Bitcoin testnet4"],
+  [GENESIS.bitcoinSignet, "Bitcoin signet"],
+  [GENESIS.bitcoinRegtest, "Bitcoin regtest"],
+  [GENESIS.litecoinMain, "Litecoin mainnet"],
+  [GENESIS.litecoinTestnet4, "Litecoin testnet4"],
+  [GENESIS.litecoinRegtest, "Litecoin regtest"],
+]);
+
+/** The network(s) an Esplora server must serve. */
+export interface EsploraNetwork {
+  /** As said in messages, e.g. "Bitcoin mainnet". */
+  name: string;
+  /** The genesis block hashes accepted. */
+  genesis: readonly string[];
+  /** The variable that names the server. */
+  variable: string;
+}
+
+/** What a coin's server must serve in a mode: the main network live; any of its test networks (regtest included) in test mode. */
+export function esploraNetwork(coin: "BTC" | "LTC", mode: "live" | "test", variable: string): EsploraNetwork {
+  if (coin === "BTC") {
+    return mode === "live"
+      ? { name: "Bitcoin mainnet", genesis: [GENESIS.bitcoinMain], variable }
+      : {
+          name: "a Bitcoin test network (testnet3, testnet4, signet or regtest)",
+          genesis: [GENESIS.bitcoinTestnet3, GENESIS.bitcoinTestnet4, GENESIS.bitcoinSignet, GENESIS.bitcoinRegtest],
+          variable,
+        };
+  }
+  return mode === "live"
+    ? { name: "Litecoin mainnet", genesis: [GENESIS.litecoinMain], variable }
+    : { name: "a Litecoin test network (testnet4 or regtest)", genesis: [GENESIS.litecoinTestnet4, GENESIS.litecoinRegtest], variable };
+}
 
 export interface EsploraOptions {
   /** E.g. https://blockstream.info/api (no trailing slash needed). */
@@ -47,6 +106,8 @@ export interface EsploraOptions {
    * understates confirmations. Default 1000 ms; 0 reads it for every address.
    */
   tipMaxAgeMs?: number;
+  /** The network the server must serve (its genesis block); unset: not checked. */
+  network?: EsploraNetwork;
 }
 
 export interface EsploraOutput {
@@ -62,6 +123,8 @@ export interface EsploraTx {
   blockHeight: number | null;
   /** Unix seconds of the block, when the server tells it. */
   blockTime: number | null;
+  /** Unconfirmed, with an input whose nSequence is below 0xfffffffe: it signals replaceability (BIP 125). */
+  replaceable: boolean;
 }
 
 export class EsploraClient {
@@ -72,6 +135,12 @@ export class EsploraClient {
   private readonly maxPages: number;
   private readonly sinceMarginMs: number;
   private readonly tip: Recent<number>;
+  /** Settled addresses' last reads, with the tip they were read at (receiptsTo). */
+  private readonly settledReads = new Map<string, { tip: number; receipts: ObservedReceipt[] }>();
+  private readonly network: EsploraNetwork | undefined;
+  /** The network check under way or done; null: ask at the next request. */
+  private networkCheck: Promise<string> | null = null;
+  private wrongNetworkAt = 0;
 
   constructor(options: EsploraOptions) {
     this.base = options.baseUrl.replace(/\/+$/, "");
@@ -81,12 +150,14 @@ export class EsploraClient {
     this.maxPages = options.maxPages ?? 40;
     this.sinceMarginMs = options.sinceMarginMs ?? 6 * 3_600_000;
     this.tip = new Recent(options.tipMaxAgeMs ?? 1000, () => this.tipHeight());
+    this.network = options.network;
   }
 
   /** The height of the node's best block. */
   async tipHeight(): Promise<number> {
     const text = (await this.get("/blocks/tip/height")).trim();
-    if (!/^\d{1,15}$/.test(text)) throw new ChainNodeError(`${this.name}: the tip height is not a number: ${JSON.stringify(text.slice(0, 40))}`);
+    if (!/^\d{1,15}$/.test(text))
+      throw new ChainNodeError(`${this.name}: the tip height is not a number: ${JSON.stringify(text.slice(0, 40))}`, { reason: "malformed" });
     return Number(text);
   }
 
@@ -112,9 +183,27 @@ export class EsploraClient {
     return [...seen.values()];
   }
 
-  /** Every output paying `address` on the node's best chain or in its mempool. */
-  async receiptsTo(address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
+  /**
+   * Every output paying `address` on the node's best chain or in its mempool. `settled`: the payment
+   * succeeded and is only watched until final (lifecycle.ts): its history is read again only once a
+   * block came since its last read, so watching it costs one request per block, not one per pass
+   * (a double spend of a settled payment shows at the next block, where it is decided).
+   */
+  async receiptsTo(address: string, options: { since: Date; settled?: boolean }): Promise<ObservedReceipt[]> {
     const tip = await this.tip.get();
+    const last = this.settledReads.get(address);
+    if (options.settled && last?.tip === tip) return last.receipts;
+    const receipts = await this.read(address, options.since, tip);
+    this.settledReads.delete(address);
+    if (options.settled) {
+      this.settledReads.set(address, { tip, receipts });
+      if (this.settledReads.size > SETTLED_READS_KEPT) this.settledReads.delete(this.settledReads.keys().next().value as string);
+    }
+    return receipts;
+  }
+
+  private async read(address: string, since: Date, tip: number): Promise<ObservedReceipt[]> {
+    const options = { since };
     const txs = await this.history(address, options.since);
     const cutoff = options.since.getTime() - this.sinceMarginMs;
     const wanted = normaliseAddress(address);
@@ -129,6 +218,7 @@ export class EsploraClient {
           amount: fromBaseUnits(output.sats, UTXO_DECIMALS),
           confirmations: tx.confirmed && tx.blockHeight !== null ? Math.max(1, tip - tx.blockHeight + 1) : 0,
           blockHeight: tx.confirmed ? tx.blockHeight : null,
+          ...(tx.replaceable ? { replaceable: true } : {}),
         });
       }
     }
@@ -141,15 +231,15 @@ export class EsploraClient {
     try {
       body = parseExactJson(text);
     } catch (error) {
-      throw new ChainNodeError(`${this.name}: ${path} did not answer JSON (${(error as Error).message})`);
+      throw new ChainNodeError(`${this.name}: ${path} did not answer JSON (${(error as Error).message})`, { reason: "malformed" });
     }
-    if (!Array.isArray(body)) throw new ChainNodeError(`${this.name}: ${path} did not answer a list of transactions`);
+    if (!Array.isArray(body)) throw new ChainNodeError(`${this.name}: ${path} did not answer a list of transactions`, { reason: "malformed" });
     return body.map((tx, i) => this.parseTx(tx, `${path}[${i}]`));
   }
 
   private parseTx(value: ExactJson, where: string): EsploraTx {
     const bad = (what: string): never => {
-      throw new ChainNodeError(`${this.name}: malformed transaction at ${where}: ${what}`);
+      throw new ChainNodeError(`${this.name}: malformed transaction at ${where}: ${what}`, { reason: "malformed" });
     };
     if (!isExactObject(value)) return bad("not an object");
     const txid = value.get("txid");
@@ -169,18 +259,89 @@ export class EsploraClient {
     if (!isExactObject(status)) return bad(`${txid} has no status`);
     const confirmed = status.get("confirmed");
     if (typeof confirmed !== "boolean") return bad(`${txid} status.confirmed is not a boolean`);
-    if (!confirmed) return { txid, outputs, confirmed, blockHeight: null, blockTime: null };
+    if (!confirmed)
+      return { txid, outputs, confirmed, blockHeight: null, blockTime: null, replaceable: signalsReplaceability(value.get("vin"), bad, txid) };
     const height = integer(status.get("block_height"));
     if (height === null) return bad(`${txid} is confirmed without a block_height`);
     const time = status.get("block_time");
     const blockTime = time === undefined || time === null ? null : integer(time);
     if (blockTime === null && time !== undefined && time !== null) return bad(`${txid} block_time is not a whole number`);
-    return { txid, outputs, confirmed, blockHeight: height, blockTime };
+    return { txid, outputs, confirmed, blockHeight: height, blockTime, replaceable: false };
   }
 
-  private get(path: string): Promise<string> {
-    return requestText(new URL(`${this.base}${path}`), { node: this.name, timeoutMs: this.timeoutMs });
+  /**
+   * The start-up check (the watcher asks it when it starts, before any payment): the network check the
+   * first read makes, shared with it. The network served, for the log; else a ChainNodeError naming the variable.
+   */
+  async checkNode(): Promise<string> {
+    if (this.network === undefined) return `tip at block ${await this.tipHeight()}`;
+    return this.checkNetwork(this.network);
   }
+
+  /** One read; the server's network is checked first. */
+  private async get(path: string): Promise<string> {
+    if (this.network !== undefined) await this.checkNetwork(this.network);
+    return this.request(path);
+  }
+
+  /**
+   * The genesis block's hash, at the first read and after a connection failure: a server of another
+   * network is refused (nothing is read from it), and asked again a minute later.
+   */
+  private checkNetwork(expected: EsploraNetwork): Promise<string> {
+    if (this.networkCheck !== null && this.wrongNetworkAt > 0 && Date.now() - this.wrongNetworkAt >= WRONG_NETWORK_RETRY_MS) {
+      this.networkCheck = null;
+      this.wrongNetworkAt = 0;
+    }
+    this.networkCheck ??= (async () => {
+      let hash: string;
+      try {
+        hash = (await this.request("/block-height/0")).trim();
+        if (!/^[0-9a-f]{64}$/.test(hash)) {
+          throw new ChainNodeError(`${this.name}: /block-height/0 did not answer a block hash: ${JSON.stringify(quote(hash))}`, {
+            reason: "malformed",
+          });
+        }
+      } catch (error) {
+        this.networkCheck = null;
+        throw error;
+      }
+      if (expected.genesis.includes(hash)) return NETWORK_NAMES.get(hash) ?? `block 0 ${hash}`;
+      this.wrongNetworkAt = Date.now();
+      const served = NETWORK_NAMES.get(hash) ?? `a network this gateway does not know (block 0 is ${hash})`;
+      throw new ChainNodeError(
+        `${this.name}: the server is on ${served}, not ${expected.name}: nothing is read from it (set ${expected.variable} to an Esplora API of ${expected.name})`,
+        { reason: "wrong_network" },
+      );
+    })();
+    return this.networkCheck;
+  }
+
+  private async request(path: string): Promise<string> {
+    try {
+      return await requestText(new URL(`${this.base}${path}`), { node: this.name, timeoutMs: this.timeoutMs });
+    } catch (error) {
+      // The server may come back as another one: its network is checked again.
+      if (error instanceof ChainNodeError && (error.reason === "unreachable" || error.reason === "timeout")) this.networkCheck = null;
+      throw error;
+    }
+  }
+}
+
+/** Below this an input's nSequence signals replaceability (BIP 125). */
+const FINAL_SEQUENCE_FLOOR = 0xfffffffe;
+
+/**
+ * Whether an unconfirmed transaction signals BIP 125 by its own inputs (`vin[].sequence`). Inherited
+ * signalling (an unconfirmed parent that signals) is not seen here; an own node (core-rpc.ts) tells it.
+ */
+function signalsReplaceability(vin: ExactJson | undefined, bad: (what: string) => never, txid: string): boolean {
+  if (!Array.isArray(vin)) return bad(`${txid} has no vin list`);
+  return vin.some((input, index) => {
+    const sequence = isExactObject(input) ? integer(input.get("sequence")) : null;
+    if (sequence === null) return bad(`${txid} vin ${index} has no whole-number sequence`);
+    return sequence < FINAL_SEQUENCE_FLOOR;
+  });
 }
 
 function integer(value: ExactJson | undefined): number | null {

@@ -43,6 +43,7 @@ import { hostOf, quote } from "../http/outbound.ts";
 import { requestText } from "./http.ts";
 import { fromBaseUnits } from "./units.ts";
 import { CHAIN_IDS } from "../wallets/networks.ts";
+import { CHAINS } from "../../core/networks.ts";
 
 /** keccak256("Transfer(address,address,uint256)"). */
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -60,10 +61,15 @@ const MIN_WINDOW_BLOCKS = 64;
 const WRONG_CHAIN_RETRY_MS = 60_000;
 
 const CHAIN_NAMES = new Map<bigint, string>([
-  [BigInt(CHAIN_IDS.ethereum), "Ethereum"],
-  [BigInt(CHAIN_IDS.sepolia), "Sepolia"],
-  [BigInt(CHAIN_IDS.bsc), "BNB Smart Chain"],
-  [BigInt(CHAIN_IDS.bscTestnet), "BNB Smart Chain testnet"],
+  // The display names of core/networks.ts.
+  [BigInt(CHAIN_IDS.ethereum), CHAINS.ethereum.live.name],
+  [BigInt(CHAIN_IDS.sepolia), CHAINS.ethereum.test.name],
+  [BigInt(CHAIN_IDS.bsc), CHAINS.bsc.live.name],
+  [BigInt(CHAIN_IDS.bscTestnet), CHAINS.bsc.test.name],
+  // TRON's JSON-RPC (tron-rpc.ts): the last 4 bytes of each genesis block id.
+  [0x2b6653dcn, "TRON"],
+  [0xcd8690dcn, "TRON Nile testnet"],
+  [0x94a9059en, "TRON Shasta testnet"],
 ]);
 
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
@@ -96,6 +102,15 @@ export interface EvmRpcOptions {
   scanWindowSeconds?: number;
   /** Native transfers: how far back blocks are read for an address first seen late (after a restart). Default 3600 s. */
   scanLookbackSeconds?: number;
+  /** Headers sent with every request, such as a provider's API key; never shown in messages. */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Mark each receipt whose block the node's `finalized` block covers (eth_getBlockByNumber("finalized"),
+   * read like the head): a SUCCESSFUL payment is then final once finalized, whatever its depth. Default off.
+   */
+  finalizedTag?: boolean;
+  /** Native transfers: the fewest blocks the scanner keeps whole, so that a reorganisation within the finality depth is seen. */
+  minWindowBlocks?: number;
 }
 
 export interface ExpectedChain {
@@ -126,15 +141,18 @@ export class EvmRpcClient implements BlockSource {
   readonly name: string;
   private readonly url: URL;
   private readonly timeoutMs: number;
+  private readonly headers: Readonly<Record<string, string>>;
   private readonly blockTimeSeconds: number;
   private readonly maxBlockRange: number;
   private readonly sinceMarginSeconds: number;
   private readonly now: () => number;
   private readonly fromBlocks = new Map<number, number>();
   private readonly head: Recent<number>;
+  /** The node's finalized block number, when finalizedTag is on. */
+  private readonly finalized: Recent<number> | null;
   private readonly chain: ExpectedChain | undefined;
   /** The chain check under way or done; null: ask at the next call. */
-  private chainCheck: Promise<void> | null = null;
+  private chainCheck: Promise<bigint> | null = null;
   private wrongChainAt = 0;
   private readonly scanner: BlockScanner;
   private readonly scanMarginSeconds: number;
@@ -145,6 +163,7 @@ export class EvmRpcClient implements BlockSource {
   constructor(options: EvmRpcOptions) {
     this.url = new URL(options.url);
     this.timeoutMs = options.timeoutMs;
+    this.headers = options.headers ?? {};
     this.name = options.name ?? `JSON-RPC (${hostOf(options.url)})`;
     if (!(options.blockTimeSeconds > 0)) throw new RangeError("blockTimeSeconds must be positive");
     this.blockTimeSeconds = options.blockTimeSeconds;
@@ -153,10 +172,11 @@ export class EvmRpcClient implements BlockSource {
     this.sinceMarginSeconds = options.sinceMarginSeconds ?? 1800;
     this.now = options.now ?? Date.now;
     this.head = new Recent(options.headMaxAgeMs ?? 1000, () => this.blockNumber());
+    this.finalized = options.finalizedTag ? new Recent(options.headMaxAgeMs ?? 1000, () => this.finalizedBlock()) : null;
     this.chain = options.chain;
     this.scanMarginSeconds = options.scanMarginSeconds ?? 120;
     const blocks = (seconds: number) => Math.ceil(seconds / this.blockTimeSeconds);
-    const windowBlocks = Math.max(MIN_WINDOW_BLOCKS, blocks(options.scanWindowSeconds ?? 600));
+    const windowBlocks = Math.max(MIN_WINDOW_BLOCKS, blocks(options.scanWindowSeconds ?? 600), options.minWindowBlocks ?? 0);
     this.scanner = new BlockScanner(this, {
       windowBlocks,
       lookbackBlocks: Math.max(windowBlocks, blocks(options.scanLookbackSeconds ?? 3600)),
@@ -166,6 +186,21 @@ export class EvmRpcClient implements BlockSource {
 
   async blockNumber(): Promise<number> {
     return this.blockNumberOf(await this.call("eth_blockNumber", []), "eth_blockNumber");
+  }
+
+  /** The number of the node's latest finalized block (the `finalized` block tag). */
+  async finalizedBlock(): Promise<number> {
+    const block = await this.call("eth_getBlockByNumber", ["finalized", false]);
+    if (!isRecord(block))
+      throw this.malformed("eth_getBlockByNumber (finalized)", "no finalized block (a node before the merge, or without finality)");
+    return this.blockNumberOf(block.number, "eth_getBlockByNumber (finalized)");
+  }
+
+  /** With finalizedTag on, each receipt in a block says whether the node's finalized block covers it. */
+  private async withFinality(receipts: ObservedReceipt[]): Promise<ObservedReceipt[]> {
+    if (this.finalized === null || !receipts.some((r) => r.blockHeight !== null)) return receipts;
+    const finalized = await this.finalized.get();
+    return receipts.map((r) => (r.blockHeight === null ? r : { ...r, finalized: r.blockHeight <= finalized }));
   }
 
   /** Balance in wei at a block number, or at the block of that hash (EIP-1898). */
@@ -243,13 +278,15 @@ export class EvmRpcClient implements BlockSource {
     const transfers = (await Promise.all(view.transfers.map(async (t) => ((await this.succeeded(t)) ? t : null)))).filter(
       (t): t is ScannedTransfer => t !== null,
     );
-    const receipts: ObservedReceipt[] = transfers.map((t) => ({
-      key: t.txHash,
-      txHash: t.txHash,
-      amount: fromBaseUnits(t.value, NATIVE_DECIMALS),
-      confirmations: view.head - t.blockNumber + 1,
-      blockHeight: t.blockNumber,
-    }));
+    const receipts: ObservedReceipt[] = await this.withFinality(
+      transfers.map((t) => ({
+        key: t.txHash,
+        txHash: t.txHash,
+        amount: fromBaseUnits(t.value, NATIVE_DECIMALS),
+        confirmations: view.head - t.blockNumber + 1,
+        blockHeight: t.blockNumber,
+      })),
+    );
     // The balance at the scanned head, beyond the transfers found: value moved inside contract calls.
     const sum = (list: ScannedTransfer[]) => list.reduce((total, t) => total + t.value, 0n);
     const beyond = (await this.balance(address, view.headHash)) - sum(transfers);
@@ -287,15 +324,17 @@ export class EvmRpcClient implements BlockSource {
         if (log !== null && !found.has(log.key)) found.set(log.key, log);
       }
     }
-    return [...found.values()]
-      .map((log) => ({
-        key: log.key,
-        txHash: log.txHash,
-        amount: fromBaseUnits(log.value, token.decimals),
-        confirmations: log.blockNumber === null ? 0 : Math.max(1, head - log.blockNumber + 1),
-        blockHeight: log.blockNumber,
-      }))
-      .sort((a, b) => (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) || (a.key < b.key ? -1 : 1));
+    return this.withFinality(
+      [...found.values()]
+        .map((log) => ({
+          key: log.key,
+          txHash: log.txHash,
+          amount: fromBaseUnits(log.value, token.decimals),
+          confirmations: log.blockNumber === null ? 0 : Math.max(1, head - log.blockNumber + 1),
+          blockHeight: log.blockNumber,
+        }))
+        .sort((a, b) => (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) || (a.key < b.key ? -1 : 1)),
+    );
   }
 
   /** A block mined no later than `since` minus the margin (or block 0). */
@@ -325,6 +364,16 @@ export class EvmRpcClient implements BlockSource {
     }
   }
 
+  /**
+   * The start-up check (the watcher asks it when it starts, before any payment): the chain check the
+   * first call makes, shared with it. What the node is on, for the log; else a ChainNodeError naming the variable.
+   */
+  async checkNode(): Promise<string> {
+    const id = this.chain === undefined ? this.quantity(await this.request("eth_chainId", []), "eth_chainId") : await this.checkChain(this.chain);
+    const known = CHAIN_NAMES.get(id);
+    return `chain id ${id}${known ? ` (${known})` : ""}`;
+  }
+
   /** One JSON-RPC call; its `result`, or a ChainNodeError. The node's chain is checked first. */
   async call(method: string, params: unknown[]): Promise<unknown> {
     if (this.chain !== undefined) await this.checkChain(this.chain);
@@ -335,7 +384,7 @@ export class EvmRpcClient implements BlockSource {
    * eth_chainId, at the first call and after a connection failure: a node on another chain than the
    * mode's is refused (no receipts are read from it), and asked again a minute later.
    */
-  private checkChain(expected: ExpectedChain): Promise<void> {
+  private checkChain(expected: ExpectedChain): Promise<bigint> {
     if (this.chainCheck !== null && this.wrongChainAt > 0 && Date.now() - this.wrongChainAt >= WRONG_CHAIN_RETRY_MS) this.chainCheck = null;
     this.chainCheck ??= (async () => {
       let id: bigint;
@@ -345,7 +394,7 @@ export class EvmRpcClient implements BlockSource {
         this.chainCheck = null;
         throw error;
       }
-      if (id === BigInt(expected.id)) return;
+      if (id === BigInt(expected.id)) return id;
       this.wrongChainAt = Date.now();
       const known = CHAIN_NAMES.get(id);
       const { overrideVariable: other } = expected;
@@ -356,7 +405,12 @@ export class EvmRpcClient implements BlockSource {
               expected.network,
               `set ${expected.variable} to a node of ${expected.network}${other && !known ? ` (or ${other}=${id} for a local development chain)` : ""}`,
             ];
-      throw new ChainNodeError(`${this.name}: the node is on chain id ${id}${known ? ` (${known})` : ""}, not ${expected.id} (${wanted}): ${remedy}`);
+      throw new ChainNodeError(
+        `${this.name}: the node is on chain id ${id}${known ? ` (${known})` : ""}, not ${expected.id} (${wanted}): ${remedy}`,
+        {
+          reason: "wrong_network",
+        },
+      );
     })();
     return this.chainCheck;
   }
@@ -368,6 +422,7 @@ export class EvmRpcClient implements BlockSource {
       text = await requestText(this.url, {
         node: `${this.name} ${method}`,
         timeoutMs: this.timeoutMs,
+        headers: this.headers,
         json: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
       });
     } catch (error) {
@@ -385,7 +440,7 @@ export class EvmRpcClient implements BlockSource {
       const error = body.error;
       const code = isRecord(error) && typeof error.code === "number" ? ` ${error.code}` : "";
       const message = isRecord(error) && typeof error.message === "string" ? error.message : quote(JSON.stringify(error));
-      throw new ChainNodeError(`${this.name}: ${method} failed: JSON-RPC error${code}: ${message}`);
+      throw new ChainNodeError(`${this.name}: ${method} failed: JSON-RPC error${code}: ${message}`, { reason: "rpc_error" });
     }
     if (body.id !== id) throw this.malformed(method, `the answer's id ${JSON.stringify(body.id)} is not the request's ${id}`);
     if (!("result" in body)) throw this.malformed(method, "the answer has neither result nor error");
@@ -481,7 +536,7 @@ export class EvmRpcClient implements BlockSource {
   }
 
   private malformed(method: string, what: string): ChainNodeError {
-    return new ChainNodeError(`${this.name}: ${method} answered nonsense: ${what}`);
+    return new ChainNodeError(`${this.name}: ${method} answered nonsense: ${what}`, { reason: "malformed" });
   }
 }
 

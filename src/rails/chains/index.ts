@@ -7,18 +7,23 @@
 //               found in the blocks (one scan per pass for every address, evm-scan.ts), and the
 //               balance beyond them (transfers inside contract calls).
 //   USDT      → JSON-RPC of Ethereum: Transfer logs of the USDT contract (networks.ts) to the address.
+//   on tron   → TRON's Ethereum-compatible JSON-RPC (tron-rpc.ts): Transfer logs of the TRC-20
+//               contract to the T-address, through the EVM client with addresses converted.
 //
 // Test mode uses each chain's test network (networks.ts). A currency and mode without a node
 // rejects with ChainNotConfiguredError naming the variable to set. A JSON-RPC node must be on the
 // mode's chain (eth_chainId; test mode may name another chain id for a local development chain).
-import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
+import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
-import { buildNetworkTable, type CurrencyNetworks } from "../wallets/networks.ts";
+import { CHAINS, COIN_NETWORKS, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
+import { buildCoinNetworkTable, rowKey, type CurrencyNetworks } from "../wallets/networks.ts";
 import { CHAIN_ID_VARIABLES, CORE_NODE_VARIABLES, NODE_VARIABLES } from "./config.ts";
 import { type CoreChain, CoreRpcClient } from "./core-rpc.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
-import { EsploraClient, type EsploraOptions } from "./esplora.ts";
+import { EsploraClient, type EsploraOptions, esploraNetwork } from "./esplora.ts";
 import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
+import { TronRpcClient, tronChain } from "./tron-rpc.ts";
+import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
 import { hostOf } from "../http/outbound.ts";
 
 export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
@@ -55,14 +60,25 @@ export interface ChainWatchersOptions {
   /** The watch-only wallet on the own nodes. Default "paygate". */
   nodeWallet?: string;
   evm: { ethereum: NodeUrls; bsc: NodeUrls };
+  /** TRON FullNodes' JSON-RPC (`…/jsonrpc`), live (mainnet) and test (Nile). */
+  tron?: NodeUrls;
+  /** A TronGrid API key, sent with every request to the TRON nodes. */
+  tronApiKey?: string | undefined;
   /** Most blocks per eth_getLogs. Default 2000. */
   logsBlockRange?: number;
-  /** The USDT contracts; pass the same as to HdWalletRails. Default: networks.ts's. */
+  /** The USDT contracts on Ethereum; pass the same as to HdWalletRails. Default: core/networks.ts's. */
   usdtContracts?: { live?: string; test?: string };
+  /** Token contracts of other rows by `COIN:network` (e.g. `USDT:bsc`); pass the same as to HdWalletRails. */
+  tokenContracts?: Partial<Record<string, { live?: string | undefined; test?: string | undefined }>>;
   /** Tuning of the Esplora clients (tests). */
   esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs" | "tipMaxAgeMs">;
   /** Chain ids the test-mode nodes must have instead of Sepolia's and BSC testnet's (local development chains). */
   testChainIds?: { ethereum?: number | undefined; bsc?: number | undefined };
+  /**
+   * Per EVM chain: the finality depth (the block scan keeps at least that many blocks whole, so a
+   * reorganisation within it is seen) and whether the node's `finalized` tag decides finality.
+   */
+  evmFinality?: { ethereum?: { depth?: number; finalizedTag?: boolean }; bsc?: { depth?: number; finalizedTag?: boolean } };
   /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
   evmTuning?: Partial<
     Pick<
@@ -75,6 +91,8 @@ export interface ChainWatchersOptions {
 /** A payment a watcher pass is about to read. */
 export interface PassPayment {
   currency: CryptoCurrency;
+  /** The network it is paid on; absent, the coin's default. */
+  network?: NetworkSlug | undefined;
   isLive: boolean;
   address: string;
   since: Date;
@@ -85,19 +103,37 @@ export interface PassPayment {
   receipts: readonly { key: string }[];
 }
 
+/** One configured node (ETH and USDT share one) with its start-up check (PaymentWatcher asks it when it starts). */
+export interface ConfiguredNode {
+  /** As the node's messages name it, e.g. "LTC test node (127.0.0.1:19443)". */
+  name: string;
+  /** The coins it reads in its mode, the network's own coin (the one its fees are paid in) first. */
+  serves: { currency: CryptoCurrency; network: NetworkSlug; isLive: boolean }[];
+  /** The chain check the first read makes (and, for an own node, its wallet): what it is on; else a ChainNodeError naming the variable. */
+  check(): Promise<string>;
+}
+
 type Mode = "live" | "test";
-type Client = { kind: "esplora"; client: EsploraClient } | { kind: "core"; client: CoreRpcClient } | { kind: "evm"; client: EvmRpcClient };
+type Client =
+  | { kind: "esplora"; client: EsploraClient }
+  | { kind: "core"; client: CoreRpcClient }
+  | { kind: "evm"; client: EvmRpcClient }
+  | { kind: "tron"; client: TronRpcClient };
 
 export class ChainWatchers implements ChainWatcher {
+  /** By `COIN:network:mode`. */
   private readonly clients = new Map<string, Client>();
-  private readonly networks: Readonly<Record<CryptoSlug, CurrencyNetworks>>;
+  private readonly networks: ReadonlyMap<string, CurrencyNetworks>;
+  /** TRON's TRC-20 tokens by coin. */
+  private readonly tronTokens: ReadonlyMap<CryptoSlug, TronTokenRow>;
 
   constructor(options: ChainWatchersOptions) {
     for (const [mode, contract] of Object.entries(options.usdtContracts ?? {})) {
       if (contract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(contract))
         throw new RangeError(`usdtContracts.${mode} is not an EVM address: ${contract}`);
     }
-    this.networks = buildNetworkTable({ usdtContracts: options.usdtContracts ?? {} });
+    this.networks = buildCoinNetworkTable({ usdtContracts: options.usdtContracts ?? {}, tokenContracts: options.tokenContracts ?? {} });
+    this.tronTokens = tronTokenContracts(options.tokenContracts ?? {});
     for (const mode of ["live", "test"] as const) {
       for (const slug of ["BTC", "LTC"] as const) {
         const node = options.coreNodes?.[slug]?.[mode];
@@ -109,7 +145,7 @@ export class ChainWatchers implements ChainWatcher {
             name: `${slug} ${mode} node (${hostOf(node.url)})`,
             variables: CORE_NODE_VARIABLES[slug][mode],
           });
-          this.clients.set(`${slug}:${mode}`, { kind: "core", client });
+          this.clients.set(clientKey(slug, undefined, mode), { kind: "core", client });
           continue;
         }
         const url = options.esplora[slug][mode];
@@ -119,14 +155,16 @@ export class ChainWatchers implements ChainWatcher {
           baseUrl: url,
           timeoutMs: options.timeoutMs,
           name: `${slug} ${mode} Esplora (${hostOf(url)})`,
+          network: esploraNetwork(slug, mode, NODE_VARIABLES[slug][mode]),
         });
-        this.clients.set(`${slug}:${mode}`, { kind: "esplora", client });
+        this.clients.set(clientKey(slug, undefined, mode), { kind: "esplora", client });
       }
       for (const chain of ["ethereum", "bsc"] as const) {
         const url = options.evm[chain][mode];
         if (url === undefined) continue;
-        const network = chain === "ethereum" ? this.networks.ETH[mode] : this.networks.BNB[mode];
-        if (network.family !== "evm") throw new Error(`${network.name} is not an EVM network`);
+        const native = this.networks.get(rowKey(CHAINS[chain].feeCoin as CryptoSlug, chain));
+        const network = native?.[mode];
+        if (network?.family !== "evm") throw new Error(`${chain} has no EVM network`);
         const override = mode === "test" ? options.testChainIds?.[chain] : undefined;
         const client = new EvmRpcClient({
           blockTimeSeconds: BLOCK_TIME_SECONDS[chain],
@@ -134,6 +172,8 @@ export class ChainWatchers implements ChainWatcher {
           url,
           timeoutMs: options.timeoutMs,
           ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
+          ...(options.evmFinality?.[chain]?.finalizedTag ? { finalizedTag: true } : {}),
+          ...(options.evmFinality?.[chain]?.depth === undefined ? {} : { minWindowBlocks: options.evmFinality[chain]?.depth }),
           name: `${network.name} JSON-RPC (${hostOf(url)})`,
           chain: {
             id: override ?? network.chainId,
@@ -142,24 +182,60 @@ export class ChainWatchers implements ChainWatcher {
             ...(mode === "test" ? { overrideVariable: CHAIN_ID_VARIABLES[chain], overridden: override !== undefined } : {}),
           },
         });
-        for (const slug of chain === "ethereum" ? (["ETH", "USDT"] as const) : (["BNB"] as const)) {
-          this.clients.set(`${slug}:${mode}`, { kind: "evm", client });
+        // Every coin the table pays on this chain (its own coin and its tokens) is read through its node.
+        for (const row of COIN_NETWORKS) {
+          if (row.network === chain) this.clients.set(clientKey(row.coin, chain, mode), { kind: "evm", client });
         }
+      }
+      const tronUrl = options.tron?.[mode];
+      if (tronUrl !== undefined) {
+        const client = new TronRpcClient({
+          ...options.evmTuning,
+          url: tronUrl,
+          timeoutMs: options.timeoutMs,
+          ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
+          apiKey: options.tronApiKey,
+          name: `${CHAINS.tron[mode].name} JSON-RPC (${hostOf(tronUrl)})`,
+          chain: tronChain(mode === "live", NODE_VARIABLES.tron[mode]),
+        });
+        for (const coin of this.tronTokens.keys()) this.clients.set(clientKey(coin, "tron", mode), { kind: "tron", client });
       }
     }
   }
 
   /** The variable that names the node of this currency and mode. */
-  nodeVariable(currency: CryptoCurrency, isLive: boolean): string {
+  nodeVariable(currency: CryptoCurrency, isLive: boolean, network: NetworkSlug = defaultNetworkOf(currency.slug)): string {
     const mode = isLive ? "live" : "test";
-    const chain = currency.slug === "ETH" || currency.slug === "USDT" ? "ethereum" : currency.slug === "BNB" ? "bsc" : currency.slug;
-    if ((chain === "BTC" || chain === "LTC") && this.clients.get(`${chain}:${mode}`)?.kind === "core") return CORE_NODE_VARIABLES[chain][mode].url;
-    return NODE_VARIABLES[chain][mode];
+    if (network === "ethereum" || network === "bsc" || network === "tron") return NODE_VARIABLES[network][mode];
+    const coin = currency.slug;
+    if (coin !== "BTC" && coin !== "LTC") return `a ${network} node`;
+    if (this.clients.get(clientKey(coin, network, mode))?.kind === "core") return CORE_NODE_VARIABLES[coin][mode].url;
+    return NODE_VARIABLES[coin][mode];
+  }
+
+  /** The kind of node that reads this currency in that mode (the `backend` of the node metrics); undefined without one. */
+  backendOf(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): Client["kind"] | undefined {
+    return this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"))?.kind;
   }
 
   /** Whether a node is configured for the currency's network in that mode. */
-  supports(currency: CryptoCurrency, isLive: boolean): boolean {
-    return this.clients.has(`${currency.slug}:${isLive ? "live" : "test"}`);
+  supports(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): boolean {
+    return this.clients.has(clientKey(currency.slug, network, isLive ? "live" : "test"));
+  }
+
+  /** Each configured node once, with what it reads; a coin and mode set to `none` has none. */
+  nodes(): ConfiguredNode[] {
+    const nodes = new Map<Client["client"], ConfiguredNode>();
+    for (const [key, { client }] of this.clients) {
+      const [coin, network, mode] = key.split(":") as [CryptoSlug, NetworkSlug, Mode];
+      const currency = cryptoBySlug(coin);
+      if (currency === undefined) continue;
+      const node = nodes.get(client) ?? { name: client.name, serves: [], check: () => client.checkNode() };
+      node.serves.push({ currency, network, isLive: mode === "live" });
+      nodes.set(client, node);
+    }
+    const native = (s: ConfiguredNode["serves"][number]) => (CHAINS[s.network].feeCoin === s.currency.slug ? 0 : 1);
+    return [...nodes.values()].map((node) => ({ ...node, serves: node.serves.sort((a, b) => native(a) - native(b)) }));
   }
 
   /**
@@ -169,17 +245,16 @@ export class ChainWatchers implements ChainWatcher {
   beginPass(payments: readonly PassPayment[]): void {
     for (const [key, entry] of this.clients) {
       if (entry.kind !== "core") continue;
-      const [slug, mode] = key.split(":");
-      entry.client.beginPass(payments.filter((p) => p.currency.slug === slug && (p.isLive ? "live" : "test") === mode).map((p) => p.address));
+      entry.client.beginPass(payments.filter((p) => clientKey(p.currency.slug, p.network, p.isLive ? "live" : "test") === key).map((p) => p.address));
     }
     const native = new Map<EvmRpcClient, PassPayment[]>();
     for (const [key, entry] of this.clients) {
-      if (entry.kind === "evm" && !key.startsWith("USDT:")) native.set(entry.client, []);
+      if (entry.kind === "evm" && !this.isToken(key)) native.set(entry.client, []);
     }
     for (const payment of payments) {
-      if (payment.currency.slug !== "ETH" && payment.currency.slug !== "BNB") continue;
-      const entry = this.clients.get(`${payment.currency.slug}:${payment.isLive ? "live" : "test"}`);
-      if (entry?.kind === "evm") native.get(entry.client)?.push(payment);
+      const key = clientKey(payment.currency.slug, payment.network, payment.isLive ? "live" : "test");
+      const entry = this.clients.get(key);
+      if (entry?.kind === "evm" && !this.isToken(key)) native.get(entry.client)?.push(payment);
     }
     for (const [client, list] of native) client.beginPass(list);
   }
@@ -188,18 +263,37 @@ export class ChainWatchers implements ChainWatcher {
     currency: CryptoCurrency,
     isLive: boolean,
     address: string,
-    options: { since: Date; requiredConfirmations: number },
+    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean },
   ): Promise<ObservedReceipt[]> {
     const mode: Mode = isLive ? "live" : "test";
-    const entry = this.clients.get(`${currency.slug}:${mode}`);
+    const on = options.network ?? defaultNetworkOf(currency.slug);
+    const entry = this.clients.get(clientKey(currency.slug, on, mode));
     if (entry === undefined) {
-      throw new ChainNotConfiguredError(`no node configured for ${currency.slug} ${mode} (set ${this.nodeVariable(currency, isLive)})`);
+      const where = on === defaultNetworkOf(currency.slug) ? "" : ` on ${on}`;
+      throw new ChainNotConfiguredError(`no node configured for ${currency.slug}${where} ${mode} (set ${this.nodeVariable(currency, isLive, on)})`);
     }
-    if (entry.kind === "esplora" || entry.kind === "core") return entry.client.receiptsTo(address, { since: options.since });
-    const network = this.networks[currency.slug][mode];
-    if (network.family === "evm" && network.token !== undefined) {
+    if (entry.kind === "esplora") return entry.client.receiptsTo(address, { since: options.since, settled: options.settled === true });
+    if (entry.kind === "core") return entry.client.receiptsTo(address, { since: options.since });
+    if (entry.kind === "tron") {
+      const token = this.tronTokens.get(currency.slug);
+      if (token === undefined) throw new Error(`${currency.slug} has no TRC-20 contract`);
+      return entry.client.tokenReceipts({ contract: token[mode], decimals: token.decimals }, address, { since: options.since });
+    }
+    const network = this.networks.get(rowKey(currency.slug, on))?.[mode];
+    if (network?.family === "evm" && network.token !== undefined) {
       return entry.client.tokenReceipts(network.token, address, { since: options.since });
     }
     return entry.client.nativeReceipts(address, options);
   }
+
+  /** Whether the client key `COIN:network:mode` is a token's (read from Transfer logs, not the block scan). */
+  private isToken(key: string): boolean {
+    const entry = this.networks.get(key.slice(0, key.lastIndexOf(":")));
+    return entry?.live.family === "evm" && entry.live.token !== undefined;
+  }
+}
+
+/** `COIN:network:mode`; the network defaults to the coin's. */
+function clientKey(coin: CryptoSlug, network: NetworkSlug | undefined, mode: Mode): string {
+  return `${coin}:${network ?? defaultNetworkOf(coin)}:${mode}`;
 }

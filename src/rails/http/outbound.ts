@@ -36,6 +36,8 @@ export interface OutboundResponse {
   text: string;
   /** The connection may have reached a private address (one of `privateExceptions`); always false without publicOnly, which does not look. */
   privateAddress: boolean;
+  /** The Retry-After header as sent (the first, if repeated), when there is one: the caller decides what it means. */
+  retryAfter?: string;
 }
 
 /** Why no complete answer came back. */
@@ -76,8 +78,9 @@ export async function fetchText(url: string | URL, request: OutboundRequest): Pr
 export async function fetchPrefix(url: string | URL, request: OutboundRequest): Promise<Outcome<OutboundResponse, ExchangeFailure>> {
   const outcome = await exchange(url, request, () => request.maxBytes);
   if (!outcome.ok) return outcome;
-  const { status, text, privateAddress } = outcome.value;
-  return { ok: true, value: { status, text, privateAddress } };
+  const { status, text, privateAddress, headers } = outcome.value;
+  const retryAfter = firstHeader(headers["retry-after"]);
+  return { ok: true, value: { status, text, privateAddress, ...(retryAfter === undefined ? {} : { retryAfter }) } };
 }
 
 /** The usual wording of a failure, e.g. "no complete answer within 300 ms" or "HTTP 500 Internal Server Error: boom". */
@@ -280,6 +283,10 @@ function transport(reason: string, cause?: unknown): { ok: false; failure: Excha
 /** The guard refused the address, before any connection was made. */
 function refusedAddress(reason: string): { ok: false; failure: ExchangeFailure } {
   return { ok: false, failure: { kind: "transport", reason, refusedAddress: true } };
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Retry-After (seconds, or an HTTP date) as milliseconds from now; null when absent or unreadable. */

@@ -6,17 +6,21 @@
 // - Refresh failed: the last answer is still served while it is younger than the max age, so a
 //   blip upstream does not fail payments; past the max age it is stale and the quote fails
 //   (initiate answers 503). After an HTTP 429 the provider is left alone for its Retry-After.
+// - Watched: one log line when the provider goes bad and one when it comes back (never per quote);
+//   failures by reason, and the age of each price served, go to the metrics.
 import type { Decimal } from "../../core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../core/money/currencies.ts";
 import type { PriceFeed, PriceQuote } from "../../core/ports.ts";
 import type { PriceFeedMetrics } from "../../observability/hooks.ts";
-import { PriceFeedError } from "./errors.ts";
+import { PriceFeedError, reasonOf } from "./errors.ts";
 import { pairKey, type PairKey } from "./rates.ts";
 
 /** One answer of a provider: a rate per pair it priced, and why each other pair it should have priced is missing. */
 export interface RateSet {
   rates: Map<PairKey, Decimal>;
   problems: Map<PairKey, string>;
+  /** How a rate was reached when it is not the provider's own price of the pair (a conversion), for the quote's `detail`. */
+  notes?: Map<PairKey, string>;
 }
 
 export interface CachedFeedOptions {
@@ -28,7 +32,7 @@ export interface CachedFeedOptions {
   timeoutMs: number;
   /** Milliseconds since the epoch; tests move it. */
   now?: () => number;
-  /** One line per failed upstream call (never per quote). */
+  /** One line when the provider goes bad, one when it comes back (never per quote). */
   log?: (line: string) => void;
   /** Failed quotes and upstream calls (GET /metrics). */
   metrics?: PriceFeedMetrics;
@@ -52,6 +56,8 @@ export abstract class CachedPriceFeed implements PriceFeed {
   private inflight: Promise<Snapshot> | undefined;
   private lastError: PriceFeedError | undefined;
   private quietUntil = 0;
+  /** When the first of the failures in a row happened; undefined while the provider answers. */
+  private failingSince: number | undefined;
 
   constructor(options: CachedFeedOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -72,16 +78,23 @@ export abstract class CachedPriceFeed implements PriceFeed {
 
   async quote(crypto: CryptoCurrency, fiat: FiatCurrency): Promise<PriceQuote> {
     const reason = this.unsupported(crypto, fiat);
-    if (reason !== null) throw new PriceFeedError(`${this.name}: ${reason}`);
+    if (reason !== null) throw new PriceFeedError(`${this.name}: ${reason}`, { reason: "unsupported" });
     const snapshot = await this.current().catch((error: unknown) => this.quoteFailed(error));
     const key = pairKey(crypto.slug, fiat.slug);
     const rate = snapshot.rates.get(key);
-    if (rate === undefined) this.quoteFailed(new PriceFeedError(`${this.name}: ${snapshot.problems.get(key) ?? `the answer has no ${key} price`}`));
-    return { rate, source: this.name, quotedAt: new Date(snapshot.fetchedAt) };
+    if (rate === undefined) {
+      this.quoteFailed(new PriceFeedError(`${this.name}: ${snapshot.problems.get(key) ?? `the answer has no ${key} price`}`, { reason: "no_price" }));
+    }
+    this.metrics?.priceProviderQuoted(this.name, Math.max(0, this.now() - snapshot.fetchedAt) / 1000);
+    const detail = snapshot.notes?.get(key);
+    return { rate, source: this.name, quotedAt: new Date(snapshot.fetchedAt), ...(detail === undefined ? {} : { detail }) };
   }
 
   private quoteFailed(error: unknown): never {
     this.metrics?.quoteFailed(this.name);
+    // Failed upstream calls are counted where they fail; here only what no call explains.
+    const reason = reasonOf(error);
+    if (reason === "stale" || reason === "no_price") this.metrics?.priceProviderFailed(this.name, reason);
     throw error;
   }
 
@@ -111,6 +124,10 @@ export abstract class CachedPriceFeed implements PriceFeed {
       this.snapshot = snapshot;
       this.lastError = undefined;
       this.quietUntil = 0;
+      if (this.failingSince !== undefined) {
+        this.log?.(`price feed ${this.name} is back after ${Math.round((snapshot.fetchedAt - this.failingSince) / 1000)} s of failures`);
+        this.failingSince = undefined;
+      }
       if (set.problems.size > 0) {
         this.log?.(`price feed ${this.name}: ${[...set.problems].map(([key, problem]) => `${key}: ${problem}`).join("; ")}`);
       }
@@ -120,8 +137,12 @@ export abstract class CachedPriceFeed implements PriceFeed {
         error instanceof PriceFeedError ? error : new PriceFeedError(`${this.name}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       this.lastError = failure;
       this.metrics?.priceRefreshFailed(this.name);
+      this.metrics?.priceProviderFailed(this.name, failure.reason);
       if (failure.retryAfterMs !== undefined) this.quietUntil = this.now() + failure.retryAfterMs;
-      this.log?.(`price feed ${this.name} failed: ${failure.message}`);
+      if (this.failingSince === undefined) {
+        this.failingSince = this.now();
+        this.log?.(`price feed ${this.name} failed: ${failure.message}`);
+      }
       throw failure;
     }
   }
@@ -132,8 +153,12 @@ export abstract class CachedPriceFeed implements PriceFeed {
     if (!snapshot) throw failure;
     const ageMs = this.now() - snapshot.fetchedAt;
     if (ageMs < this.maxAgeMs) return snapshot;
+    // "stale" where an old price could have been served (a max age above 0) and has run out; with
+    // a max age of 0 nothing old is ever served, and the failure itself is the reason.
     throw new PriceFeedError(`${failure.message}; the last price is ${Math.round(ageMs / 1000)} s old, past the ${this.maxAgeMs / 1000} s limit`, {
       cause: failure,
+      reason: this.maxAgeMs > 0 ? "stale" : failure.reason,
+      ...(failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs }),
     });
   }
 }

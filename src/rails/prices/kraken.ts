@@ -15,7 +15,7 @@ import type { CryptoCurrency, CryptoSlug, FiatCurrency } from "../../core/money/
 import { CachedPriceFeed, type CachedFeedOptions, type RateSet } from "./cached-feed.ts";
 import { PriceFeedError } from "./errors.ts";
 import { getText } from "./http.ts";
-import { checkRate, pairKey } from "./rates.ts";
+import { checkRate, isRecord, pairKey, parseJsonBody } from "./rates.ts";
 
 export const KRAKEN_URL = "https://api.kraken.com";
 
@@ -60,12 +60,7 @@ export class KrakenFeed extends CachedPriceFeed {
 
 /** The USD rates in a Ticker body; a pair missing or unusable is a problem of that pair. */
 export function parseKrakenTicker(text: string): RateSet {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw new PriceFeedError(`kraken: the answer is not JSON (${(error as Error).message})`);
-  }
+  const body = parseJsonBody("kraken", text);
   if (!isRecord(body)) throw new PriceFeedError("kraken: the answer is not a JSON object");
   const errors = Array.isArray(body.error) ? body.error.filter((e): e is string => typeof e === "string") : [];
   if (errors.length > 0) {
@@ -95,8 +90,4 @@ export function parseKrakenTicker(text: string): RateSet {
     else set.problems.set(key, `${name}: ${check.problem}`);
   }
   return set;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

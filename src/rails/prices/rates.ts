@@ -2,6 +2,7 @@
 // finite, that fits the database column (NUMERIC(38,18)) so the stored rate is the one used.
 import { Decimal, MAX_RATE, RATE_DECIMALS } from "../../core/money/amounts.ts";
 import type { CryptoSlug, FiatSlug } from "../../core/money/currencies.ts";
+import { PriceFeedError } from "./errors.ts";
 
 /** `BTC/USD`: one coin priced in one fiat currency. */
 export type PairKey = `${CryptoSlug}/${FiatSlug}`;
@@ -26,4 +27,18 @@ export function checkRate(text: string): RateCheck {
 
 function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** A JSON object (not an array, not null), as JSON.parse gives it. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A provider's body through JSON.parse (for providers that send prices as strings); not JSON is its garbage. */
+export function parseJsonBody(provider: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new PriceFeedError(`${provider}: the answer is not JSON (${(error as Error).message})`);
+  }
 }

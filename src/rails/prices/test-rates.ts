@@ -2,9 +2,8 @@
 // The rates themselves and their rules are the core's (src/core/money/test-rates.ts).
 import { Decimal } from "../../core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../core/money/currencies.ts";
-import { DEFAULT_TEST_RATES, testRateOf, type RateTable } from "../../core/money/test-rates.ts";
+import { DEFAULT_TEST_RATES, type RateTable, type TestRateBook } from "../../core/money/test-rates.ts";
 import type { PriceFeed, PriceQuote } from "../../core/ports.ts";
-import type { TestRateStore } from "../../core/stores.ts";
 import { PriceFeedError } from "./errors.ts";
 
 export { DEFAULT_TEST_RATES };
@@ -25,15 +24,15 @@ export class TestRatesFeed implements PriceFeed {
   }
 }
 
-/** Test prices as the operator set them (one read per quote, so a change applies at once), else the defaults. */
+/** Test prices from the core's book (the operator's rates, else the defaults: operatorTestRates). */
 export class StoredTestRatesFeed implements PriceFeed {
   constructor(
-    private readonly store: TestRateStore,
+    private readonly rates: TestRateBook,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   async quote(crypto: CryptoCurrency, fiat: FiatCurrency): Promise<PriceQuote> {
-    const rate = await testRateOf(this.store, crypto, fiat);
+    const rate = await this.rates.rateOf(crypto, fiat);
     if (rate === undefined) throw new PriceFeedError(`No test rate for ${crypto.slug}/${fiat.slug}`);
     return { rate: new Decimal(rate), source: TEST_RATES_SOURCE, quotedAt: this.now() };
   }

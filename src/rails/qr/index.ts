@@ -45,7 +45,7 @@ export class PngQrRenderer implements QrRenderer {
   /**
    * The qrcode package makes the module matrix; the PNG is written here, one bit per pixel, because
    * the package's own PNG output (RGBA through pngjs) cost ~8 ms of CPU per code, most of initiate's
-   * time (README, Benchmark). A 1-bit grayscale PNG of the same pixels takes a fraction of that.
+   * time (docs/benchmarks.md). A 1-bit grayscale PNG of the same pixels takes a fraction of that.
    */
   private render(text: string): string {
     const { modules } = qrCode(text);

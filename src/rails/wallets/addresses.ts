@@ -24,15 +24,20 @@ export function receiveChainOf(account: HDKey): HDKey {
 
 /** The address at `index` below the external chain node `chain`. */
 export function deriveReceiveAddress(network: Network, chain: HDKey, index: number): string {
-  if (!Number.isSafeInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
-    throw new RangeError(`address index must be an integer from 0 to ${MAX_ADDRESS_INDEX}, got ${index}`);
-  }
-  const child = childPoint(chain, index);
+  const child = receivePoint(chain, index);
   if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, hash160(child.toBytes(true)));
   return evmAddressOf(child.toBytes(false));
 }
 
-type CurvePoint = InstanceType<typeof secp256k1.Point>;
+export type CurvePoint = InstanceType<typeof secp256k1.Point>;
+
+/** The public key at `index` below the external chain node `chain` (TRON's addresses hash it as EVM's do). */
+export function receivePoint(chain: HDKey, index: number): CurvePoint {
+  if (!Number.isSafeInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
+    throw new RangeError(`address index must be an integer from 0 to ${MAX_ADDRESS_INDEX}, got ${index}`);
+  }
+  return childPoint(chain, index);
+}
 
 /** Each chain node's public key as a curve point, decoded once (decoding takes a square root). */
 const chainPoints = new WeakMap<HDKey, CurvePoint>();
@@ -58,7 +63,7 @@ function hash160(bytes: Uint8Array): Uint8Array {
  * BIP32's public child derivation (CKDpub), as HDKey.deriveChild computes it, for the public key
  * only: with the parent's point decoded once and the multiplication by the base point in variable
  * time (all its inputs are public: the account key is what the merchant gave), it costs a third of
- * deriveChild's CPU, which is most of an initiate's address (README, Benchmark). The vanishingly rare
+ * deriveChild's CPU, which is most of an initiate's address (docs/benchmarks.md). The vanishingly rare
  * index that BIP32 skips is left to HDKey, which knows how.
  */
 function childPoint(chain: HDKey, index: number): CurvePoint {

@@ -4,6 +4,7 @@
 // type (xpub/zpub/Ltub…). @scure/bip32 only parses the version it is told about, so the version is
 // looked up here first and handed to it through the `versions` option. Which formats a currency
 // accepts in each mode is in networks.ts. Private keys are never parsed.
+import { randomBytes } from "node:crypto";
 import { HDKey, HARDENED_OFFSET, type Versions } from "@scure/bip32";
 import { base58, createBase58check } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -61,6 +62,20 @@ const base58check = createBase58check(sha256);
 const MAX_KEY_LENGTH = 120;
 const ACCOUNT_DEPTH = 3;
 
+/** The payload of a base58check string (double SHA-256 checksum), or what is wrong: characters outside base58, or the checksum. */
+export function decodeBase58check(text: string): Uint8Array | "alphabet" | "checksum" {
+  try {
+    base58.decode(text);
+  } catch {
+    return "alphabet";
+  }
+  try {
+    return base58check.decode(text);
+  } catch {
+    return "checksum";
+  }
+}
+
 /** What an extended key string holds, before any network or mode policy. */
 export type ReadExtendedKey =
   | { kind: "invalid"; problem: string }
@@ -77,17 +92,9 @@ export function readExtendedKey(text: string): ReadExtendedKey {
   if (typeof text !== "string" || text.length === 0) return invalid("the key is empty");
   if (text.trim() !== text) return invalid("the key has leading or trailing whitespace; paste it without spaces or line breaks");
   if (text.length > MAX_KEY_LENGTH) return invalid("not an extended key (too long)");
-  try {
-    base58.decode(text);
-  } catch {
-    return invalid("not an extended key (it has characters that are not base58)");
-  }
-  let payload: Uint8Array;
-  try {
-    payload = base58check.decode(text);
-  } catch {
-    return invalid("the key's checksum does not match, so it was mistyped or cut short");
-  }
+  const payload = decodeBase58check(text);
+  if (payload === "alphabet") return invalid("not an extended key (it has characters that are not base58)");
+  if (payload === "checksum") return invalid("the key's checksum does not match, so it was mistyped or cut short");
   if (payload.length !== 78) return invalid(`not an extended key (${payload.length} bytes of data instead of 78)`);
 
   const version = new DataView(payload.buffer, payload.byteOffset, payload.byteLength).getUint32(0, false);
@@ -105,11 +112,22 @@ export function readExtendedKey(text: string): ReadExtendedKey {
 
 export type AccountKeyCheck = { ok: true; node: HDKey; format: KeyFormat } | { ok: false; reason: string };
 
+/** What checkAccountKey needs of a currency's networks (CurrencyNetworks, or TRON's rules in tron.ts). */
+export interface AccountKeyRules {
+  /** Names the wallet in messages ("for BTC in live mode"). */
+  slug: string;
+  family: CurrencyNetworks["family"] | "tron";
+  live: { kind: "mainnet" | "testnet"; acceptedKeys: readonly KeyPrefix[] };
+  test: { kind: "mainnet" | "testnet"; acceptedKeys: readonly KeyPrefix[] };
+  testAccountPath: string;
+  liveAccountPath: string;
+}
+
 /**
  * Parses `text` as the account-level extended public key of `currency` in the given mode.
  * Never throws: a refusal carries a reason meant for the operator.
  */
-export function checkAccountKey(currency: CurrencyNetworks, isLive: boolean, text: string): AccountKeyCheck {
+export function checkAccountKey(currency: AccountKeyRules, isLive: boolean, text: string): AccountKeyCheck {
   const network = isLive ? currency.live : currency.test;
   const mode = isLive ? "live" : "test";
   const expected = expectedDescription(network.acceptedKeys);
@@ -177,10 +195,11 @@ function describe(format: KeyFormat): string {
   return `a ${format.litecoin ? "Litecoin " : ""}${format.network}${SCRIPT_NAMES[format.script]} key (${format.prefix})`;
 }
 
-function hint(currency: CurrencyNetworks, format: KeyFormat, expectedKind: "mainnet" | "testnet"): string {
+function hint(currency: AccountKeyRules, format: KeyFormat, expectedKind: "mainnet" | "testnet"): string {
   if (format.script.startsWith("multisig")) return "; multisig wallets are not supported";
-  if (currency.family === "evm") {
-    return `; EVM wallets export the account m/44'/60'/0' as an ${expectedKind === "mainnet" ? "xpub" : "xpub or tpub"}`;
+  if (currency.family !== "utxo") {
+    const wallets = currency.family === "tron" ? "TRON" : "EVM";
+    return `; ${wallets} wallets export the account ${currency.liveAccountPath} as an ${expectedKind === "mainnet" ? "xpub" : "xpub or tpub"}`;
   }
   if (format.network !== expectedKind) {
     return expectedKind === "mainnet" ? "; test-network keys belong to test mode" : "; test mode needs a test-network key";
@@ -197,6 +216,21 @@ function depthNote(depth: number): string {
   if (depth === 4) return " (a chain key below the account, like …/0)";
   if (depth === 5) return " (a single address key)";
   return "";
+}
+
+/**
+ * A fresh account for test mode: the extended public key at `path` of a random seed, serialised in
+ * `prefix` format. The seed and private keys are wiped and dropped.
+ */
+export function createAccountKey(prefix: KeyPrefix, path: string): string {
+  const seed = randomBytes(32);
+  const master = HDKey.fromMasterSeed(seed, versionsOf(prefix));
+  const account = master.derive(path);
+  const key = account.publicExtendedKey;
+  account.wipePrivateData();
+  master.wipePrivateData();
+  seed.fill(0);
+  return key;
 }
 
 /** The versions option @scure/bip32 needs to serialise keys in `prefix` format. */

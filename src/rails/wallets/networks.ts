@@ -2,7 +2,8 @@
 //
 // Decisions (see also the module notes in extended-keys.ts and addresses.ts):
 // - BTC (id 4) and LTC (id 7) pay to native SegWit P2WPKH (BIP84): receive address i is
-//   <account key>/0/i. Live: bc1… / ltc1…; test (testnet): tb1… / tltc1….
+//   <account key>/0/i. Live: bc1… / ltc1…; test (testnet): tb1… / tltc1…; test on a regtest node
+//   (utxoTestChains): bcrt1… / rltc1….
 //   Accepted account keys (depth 3, hardened index):
 //     BTC live: xpub, zpub           BTC test: tpub, vpub
 //     LTC live: Ltub, zpub, xpub     LTC test: ttub, vpub, tpub
@@ -32,13 +33,14 @@
 //   amount in base units (wei, or the token's 6-decimal units for USDT). Amounts finer than the
 //   base unit are rounded up (the merchant is never short); non-positive amounts throw.
 import type { CryptoSlug } from "../../core/money/currencies.ts";
+import { CHAINS, COIN_NETWORKS, type CoinNetwork, type NetworkSlug } from "../../core/networks.ts";
 
 /** Names of extended key formats (BIP32 / SLIP-132 prefixes). */
 export type KeyPrefix = "xpub" | "ypub" | "zpub" | "Ypub" | "Zpub" | "tpub" | "upub" | "vpub" | "Upub" | "Vpub" | "Ltub" | "Mtub" | "ttub";
 
 export interface UtxoNetwork {
   family: "utxo";
-  /** Human-readable name, for messages. */
+  /** The key's network as messages about account keys name it ("Litecoin mainnet key"); core/networks.ts has the display name. */
   name: string;
   /** "mainnet" or "testnet", for messages. */
   kind: "mainnet" | "testnet";
@@ -67,6 +69,8 @@ export type Network = UtxoNetwork | EvmNetwork;
 
 export interface CurrencyNetworks {
   slug: CryptoSlug;
+  /** The network of core/networks.ts this entry is for. */
+  network: NetworkSlug;
   family: "utxo" | "evm";
   live: Network;
   test: Network;
@@ -78,25 +82,31 @@ export interface CurrencyNetworks {
   liveAccountPath: string;
 }
 
-/** Mainnet contract of Tether USD on Ethereum. */
-export const USDT_ETHEREUM_CONTRACT = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
-/** Aave v3 faucet "USDT" on Sepolia (6 decimals); the default test-mode token. */
-export const USDT_SEPOLIA_CONTRACT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0";
+export { USDT_ETHEREUM_CONTRACT, USDT_SEPOLIA_CONTRACT } from "../../core/networks.ts";
+/** USDT's decimals on Ethereum (on BNB Smart Chain: 18; core/networks.ts has each network's). */
 export const USDT_DECIMALS = 6;
 /** Native EVM coins (ETH, BNB) have 18 decimals: amounts in URIs are in wei. */
 export const EVM_NATIVE_DECIMALS = 18;
 /** Satoshis (and litoshis): 8 decimals. */
 export const UTXO_DECIMALS = 8;
 
+/** Chain ids from the networks table (core/networks.ts). */
 export const CHAIN_IDS = {
-  ethereum: 1,
-  sepolia: 11155111,
-  bsc: 56,
-  bscTestnet: 97,
+  ethereum: chainIdOf("ethereum", "live"),
+  sepolia: chainIdOf("ethereum", "test"),
+  bsc: chainIdOf("bsc", "live"),
+  bscTestnet: chainIdOf("bsc", "test"),
 } as const;
+
+function chainIdOf(network: NetworkSlug, mode: "live" | "test"): number {
+  const id = CHAINS[network][mode].chainId;
+  if (id === null) throw new Error(`${network} has no chain id`);
+  return id;
+}
 
 const BTC: CurrencyNetworks = {
   slug: "BTC",
+  network: "bitcoin",
   family: "utxo",
   live: {
     family: "utxo",
@@ -125,6 +135,7 @@ const BTC: CurrencyNetworks = {
 
 const LTC: CurrencyNetworks = {
   slug: "LTC",
+  network: "litecoin",
   family: "utxo",
   live: {
     family: "utxo",
@@ -153,13 +164,14 @@ const LTC: CurrencyNetworks = {
 };
 
 function evm(
-  slug: CryptoSlug,
+  row: CoinNetwork,
   live: { name: string; chainId: number },
   test: { name: string; chainId: number },
-  token?: { live: string; test: string; decimals: number },
+  token?: { live: string; test: string },
 ): CurrencyNetworks {
   return {
-    slug,
+    slug: row.coin,
+    network: row.network,
     family: "evm",
     live: {
       family: "evm",
@@ -167,7 +179,7 @@ function evm(
       kind: "mainnet",
       chainId: live.chainId,
       acceptedKeys: ["xpub"],
-      ...(token ? { token: { contract: token.live, decimals: token.decimals } } : {}),
+      ...(token ? { token: { contract: token.live, decimals: row.decimals } } : {}),
     },
     test: {
       family: "evm",
@@ -175,7 +187,7 @@ function evm(
       kind: "testnet",
       chainId: test.chainId,
       acceptedKeys: ["tpub", "xpub"],
-      ...(token ? { token: { contract: token.test, decimals: token.decimals } } : {}),
+      ...(token ? { token: { contract: token.test, decimals: row.decimals } } : {}),
     },
     testAccountPath: "m/44'/60'/0'",
     testKeyFormat: "tpub",
@@ -183,14 +195,31 @@ function evm(
   };
 }
 
+/** The chain of BTC's or LTC's test mode, by the node's name for it (PAYGATE_BTC_TEST_CHAIN, PAYGATE_LTC_TEST_CHAIN). */
+export type UtxoTestChain = "test" | "signet" | "regtest";
+
+/** A regtest node's addresses: its own bech32 prefix; base58 versions as testnet's. */
+const REGTEST_HRP: Record<string, string> = { bitcoin: "bcrt", litecoin: "rltc" };
+
+/** BTC's or LTC's entry with its test side on the chain named (signet shares testnet's addresses). */
+function onTestChain(entry: CurrencyNetworks, chain: UtxoTestChain | undefined): CurrencyNetworks {
+  const hrp = REGTEST_HRP[entry.network];
+  if (chain !== "regtest" || entry.test.family !== "utxo" || hrp === undefined) return entry;
+  return { ...entry, test: { ...entry.test, name: `${entry.test.name.replace(/ testnet$/, "")} regtest`, bech32Hrp: hrp } };
+}
+
 export interface NetworkOptions {
-  /** USDT contracts (ERC-20, 6 decimals). Defaults: Tether on Ethereum; Aave's faucet USDT on Sepolia. */
-  usdtContracts?: { live?: string; test?: string };
+  /** The chains of BTC's and LTC's test mode. Default test (testnet). */
+  utxoTestChains?: { BTC?: UtxoTestChain | undefined; LTC?: "test" | "regtest" | undefined };
+  /** USDT contracts on Ethereum (ERC-20, 6 decimals). Defaults: core/networks.ts's. */
+  usdtContracts?: { live?: string | undefined; test?: string | undefined };
+  /** Token contracts of other rows, by `COIN:network` (e.g. `USDT:bsc`). Defaults: core/networks.ts's. */
+  tokenContracts?: Partial<Record<string, { live?: string | undefined; test?: string | undefined }>>;
   /**
    * Test mode on a local chain (PAYGATE_ETH_TEST_CHAIN_ID, PAYGATE_BSC_TEST_CHAIN_ID): payment URIs
    * name that chain, so a wallet on it pays there, instead of Sepolia or BSC testnet.
    */
-  testChainIds?: { ethereum?: number; bsc?: number };
+  testChainIds?: { ethereum?: number | undefined; bsc?: number | undefined };
 }
 
 /** A test network, or the local chain that replaces it. */
@@ -198,19 +227,52 @@ function testChain(name: string, chainId: number, local: number | undefined): { 
   return local === undefined ? { name, chainId } : { name: `local chain ${local}`, chainId: local };
 }
 
-/** The network table, with the configurable token contracts filled in. */
+/** `COIN:network`, the key of a row in the tables below. */
+export const rowKey = (coin: CryptoSlug, network: NetworkSlug): string => `${coin}:${network}`;
+
+/**
+ * Every row of core/networks.ts that these rails can serve (EVM and UTXO; TRON's rows are served by
+ * their own rails), with the configurable token contracts filled in, by `COIN:network`.
+ */
+export function buildCoinNetworkTable(options: NetworkOptions = {}): ReadonlyMap<string, CurrencyNetworks> {
+  const table = new Map<string, CurrencyNetworks>();
+  for (const row of COIN_NETWORKS) {
+    const chain = CHAINS[row.network];
+    if (chain.family === "utxo") {
+      const entry = row.network === "bitcoin" ? BTC : row.network === "litecoin" ? LTC : undefined;
+      if (entry)
+        table.set(
+          rowKey(row.coin, row.network),
+          onTestChain(entry, row.coin === "BTC" || row.coin === "LTC" ? options.utxoTestChains?.[row.coin] : undefined),
+        );
+      continue;
+    }
+    if (chain.family !== "evm" || chain.live.chainId === null || chain.test.chainId === null) continue;
+    const local = row.network === "ethereum" || row.network === "bsc" ? options.testChainIds?.[row.network] : undefined;
+    const configured =
+      row.coin === "USDT" && row.network === "ethereum" ? options.usdtContracts : options.tokenContracts?.[rowKey(row.coin, row.network)];
+    const token = row.contract ? { live: configured?.live ?? row.contract.live, test: configured?.test ?? row.contract.test } : undefined;
+    table.set(
+      rowKey(row.coin, row.network),
+      evm(row, { name: chain.live.name, chainId: chain.live.chainId }, testChain(chain.test.name, chain.test.chainId, local), token),
+    );
+  }
+  return table;
+}
+
+/** The default network's entry of each coin, with the configurable token contracts filled in. */
 export function buildNetworkTable(options: NetworkOptions = {}): Readonly<Record<CryptoSlug, CurrencyNetworks>> {
-  const ethereumTest = testChain("Sepolia", CHAIN_IDS.sepolia, options.testChainIds?.ethereum);
-  const bscTest = testChain("BNB Smart Chain testnet", CHAIN_IDS.bscTestnet, options.testChainIds?.bsc);
+  const table = buildCoinNetworkTable(options);
+  const entry = (coin: CryptoSlug, network: NetworkSlug): CurrencyNetworks => {
+    const found = table.get(rowKey(coin, network));
+    if (!found) throw new Error(`no rails for ${coin} on ${network}`);
+    return found;
+  };
   return {
-    BTC,
-    LTC,
-    ETH: evm("ETH", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, ethereumTest),
-    BNB: evm("BNB", { name: "BNB Smart Chain", chainId: CHAIN_IDS.bsc }, bscTest),
-    USDT: evm("USDT", { name: "Ethereum", chainId: CHAIN_IDS.ethereum }, ethereumTest, {
-      live: options.usdtContracts?.live ?? USDT_ETHEREUM_CONTRACT,
-      test: options.usdtContracts?.test ?? USDT_SEPOLIA_CONTRACT,
-      decimals: USDT_DECIMALS,
-    }),
+    BTC: entry("BTC", "bitcoin"),
+    LTC: entry("LTC", "litecoin"),
+    ETH: entry("ETH", "ethereum"),
+    BNB: entry("BNB", "bsc"),
+    USDT: entry("USDT", "ethereum"),
   };
 }

@@ -4,7 +4,7 @@ import { Decimal } from "decimal.js";
 
 type DecimalLike = Decimal;
 
-function assertPositive(amount: DecimalLike): void {
+export function assertPositive(amount: DecimalLike): void {
   if (!amount.isFinite() || !amount.gt(0)) {
     throw new RangeError(`a payment amount must be a positive number, got ${amount.toString()}`);
   }

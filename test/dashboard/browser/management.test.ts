@@ -12,6 +12,7 @@ import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { manualClock } from "../../support/clock.ts";
+import { initializeBody } from "../../support/builders.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
@@ -91,11 +92,7 @@ describe("the management pages in a browser", () => {
 
     // A delivery now verifies with the old secret and with the new one.
     const received = receiver.received.length;
-    const initialized = await t.post(
-      "/v1/transaction",
-      { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
-      { authorization: `Bearer ${merchant.testPublicKey}` },
-    );
+    const initialized = await t.post("/v1/transaction", initializeBody({ amount: "25" }), { authorization: `Bearer ${merchant.testPublicKey}` });
     expect(initialized.status).toBe(201);
     await t.dispatcher().drain();
     const delivery = receiver.received[received]!;
@@ -161,11 +158,7 @@ describe("the management pages in a browser", () => {
     const gap = await t.merchant({ name: "Gap Shop" });
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
     for (let i = 0; i < 20; i++) {
-      const started = await t.post(
-        "/v1/transaction",
-        { customer: { email: "ada@example.com" }, currency: "USD", amount: "25" },
-        bearer(gap.testPublicKey),
-      );
+      const started = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(gap.testPublicKey));
       expect((await t.post(`/v1/transaction/${started.body.data.id}/pay`, { currency_id: "4" }, bearer(gap.testSecretKey))).status).toBe(200);
     }
     const { page, problems } = await openAs("viewer", "/dashboard/wallets", MOBILE, gap.id);

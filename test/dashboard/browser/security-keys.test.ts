@@ -47,7 +47,7 @@ describe("security keys in a browser", () => {
     });
 
     await signInWithPassword(page, t.url, user.email);
-    await h1(page, "Transactions");
+    await h1(page, "Home");
     await nav(page).getByRole("link", { name: "Security" }).click();
     await h1(page, "Security");
     expect(await page.locator("#security-keys-status").textContent()).toMatch(/^None\./);
@@ -70,13 +70,13 @@ describe("security keys in a browser", () => {
     expect(stored?.transports).toEqual(["usb"]);
 
     // Signed out, the password leads to the key.
-    await nav(page).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true }).click();
     await signInWithPassword(page, t.url, user.email);
     await h1(page, "Two-factor authentication");
     expect(await page.getByLabel("Authentication code").count()).toBe(0);
     await expectAccessible(page, "sign-in, security key step");
     await page.getByRole("button", { name: "Use your security key" }).click();
-    await h1(page, "Transactions");
+    await h1(page, "Home");
     const used = await t.db.dashboardSecurityKey.findUniqueOrThrow({ where: { id: stored?.id ?? "" } });
     expect(used.counter).toBe(BigInt((await credentialsOf(cdp, authenticatorId))[0]?.signCount ?? -1));
     expect(used.counter > 0n).toBe(true);

@@ -47,7 +47,7 @@ describe("two-factor authentication in a browser", () => {
     const owner = await dashboardUser(t, merchantId, "owner");
     const { context, page, problems } = await open(MOBILE);
     await signInWithPassword(page, t.url, owner.email);
-    await h1(page, "Transactions");
+    await h1(page, "Home");
 
     // Setting up: the QR code and the key, then one code of the app turns it on.
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Security" }).click();
@@ -75,7 +75,7 @@ describe("two-factor authentication in a browser", () => {
     await expectAccessible(page, "security page, recovery codes, 375 px");
 
     // Signed out, the password alone is not enough: a wrong code is announced, the app's code signs in.
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true }).click();
     clock.advance(STEP);
     await signInWithPassword(page, t.url, owner.email);
     await h1(page, "Two-factor authentication");
@@ -87,15 +87,15 @@ describe("two-factor authentication in a browser", () => {
     await expect.poll(() => focusedId(page), WAIT).toBe("sign-in-code");
     await page.getByLabel("Authentication code").fill(await totpCode(secret, clock.now()));
     await page.keyboard.press("Enter");
-    await h1(page, "Transactions");
+    await h1(page, "Home");
 
     // And with a recovery code.
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true }).click();
     await signInWithPassword(page, t.url, owner.email);
     await h1(page, "Two-factor authentication");
     await page.getByLabel("Authentication code").fill(recoveryCodes[0] ?? "");
     await page.keyboard.press("Enter");
-    await h1(page, "Transactions");
+    await h1(page, "Home");
 
     // Eleven minutes on, a wallet change asks for the password and a code again, then goes through.
     clock.advance(11 * 60_000);

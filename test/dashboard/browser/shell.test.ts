@@ -101,6 +101,7 @@ describe("the dashboard in a browser", () => {
     expect(await page.locator("#mode-banner").isVisible()).toBe(true);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     expect(await nav.getByRole("link").allTextContents()).toEqual([
+      "Home",
       "Transactions",
       "Webhooks",
       "API keys",
@@ -111,7 +112,9 @@ describe("the dashboard in a browser", () => {
       "Audit log",
     ]);
     expect(await nav.getByRole("link", { name: "Users" }).getAttribute("aria-current")).toBe("page");
-    expect(await nav.getByRole("button", { name: "Sign out" }).count()).toBe(1);
+    // Both ways to sign out sit together with the account, none in the navigation.
+    expect(await page.locator(".account .sign-out").getByRole("button").allTextContents()).toEqual(["Sign out", "Sign out everywhere"]);
+    expect(await nav.getByRole("button").count()).toBe(0);
     await expectAccessible(page, "users page, owner, 375 px");
     await expectNoHorizontalScroll(page);
     expect(await page.title()).toBe("Users · paygate dashboard");
@@ -177,8 +180,8 @@ describe("the dashboard in a browser", () => {
     await second.page.getByLabel("New password").fill("the viewer's password");
     await second.page.getByLabel("Repeat the password").fill("the viewer's password");
     await second.page.getByRole("button", { name: "Set password and sign in" }).click();
-    // Signed in, on the first page (Transactions); then to Users.
-    await h1(second.page, "Transactions");
+    // Signed in, on the first page (Home); then to Users.
+    await h1(second.page, "Home");
     await second.page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Users" }).click();
     await h1(second.page, "Users");
     expect(await second.page.locator(".account").textContent()).toContain("viewer@acme.example (viewer)");
@@ -224,7 +227,7 @@ describe("the dashboard in a browser", () => {
     const { context, page, problems } = await open("/dashboard/sign-in?next=users", DESKTOP);
     await signInWithKeyboard(page, owner.email, owner.password);
     await h1(page, "Users");
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true }).click();
     await h1(page, "Sign in to your dashboard");
     expect(await page.getByText("You are signed out.").count()).toBe(1);
     await page.goto(`${t.url}/dashboard/users`);

@@ -6,11 +6,12 @@ import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CSV_HEADER } from "../../../src/core/transactions/export.ts";
+import { EXPORT_CSV_HEADER } from "../../support/csv-export.ts";
 import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
 import { signedInAs, signInBrowser, type DashboardClient } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { initializeBody } from "../../support/builders.ts";
 
 let browser: Browser;
 let t: TestGateway;
@@ -42,11 +43,9 @@ describe("the transactions pages", () => {
     receiver.answer = () => ({ status: 500, body: "receiver is down" });
     keys = await t.merchant({ name: "Browser Stores", testWebhookUrl: receiver.url });
     const init = async (email: string) => {
-      const res = await t.post(
-        "/v1/transaction",
-        { customer: { email }, currency: "USD", amount: "25" },
-        { authorization: `Bearer ${keys.testPublicKey}` },
-      );
+      const res = await t.post("/v1/transaction", initializeBody({ customer: { email }, amount: "25" }), {
+        authorization: `Bearer ${keys.testPublicKey}`,
+      });
       expect(res.status).toBe(201);
       return res.body.data as { id: string; reference: string };
     };
@@ -86,7 +85,7 @@ describe("the transactions pages", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
     expect(download.suggestedFilename()).toMatch(/^transactions-test-\d{4}-\d{2}-\d{2}\.csv$/);
     const records = parse(await readFile((await download.path()) as string, "utf8")) as string[][];
-    expect(records[0]).toEqual(CSV_HEADER);
+    expect(records[0]).toEqual(EXPORT_CSV_HEADER);
     expect(records.slice(1).map((r) => r[0])).toEqual([tx.ada?.id]);
     await context.close();
   });

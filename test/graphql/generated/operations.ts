@@ -15,9 +15,17 @@ export type FiatCurrencySlug =
 
 export type InitializeTransactionInput = {
   amount: string;
+  /** The hosted checkout's "back to the shop" link, shown before paying: the rules of returnUrl. */
+  cancelUrl?: string | null | undefined;
+  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. */
+  confirmations?: Record<string, unknown> | null | undefined;
   currency: FiatCurrencySlug;
   customer: CustomerInput;
   description?: string | null | undefined;
+  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
+  expiresIn?: number | null | undefined;
+  /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
+  locale?: string | null | undefined;
   meta?: Record<string, unknown> | null | undefined;
   /** A payment link slug (pl_…); not together with a public key. */
   paymentLink?: string | null | undefined;
@@ -25,15 +33,19 @@ export type InitializeTransactionInput = {
   publicKey?: string | null | undefined;
   /** Where the hosted checkout sends the customer back: http(s), https on a public host in live mode (as a webhook URL). */
   returnUrl?: string | null | undefined;
+  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. */
+  underpaymentTolerance?: string | null | undefined;
 };
 
 export type InitiatePaymentInput = {
   /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
   currencyId: string | number;
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  network?: string | null | undefined;
   refundAddress?: string | null | undefined;
 };
 
-/** How far the received payments go: see the README, Lifecycle. */
+/** How far the received payments go: see docs/lifecycle.md. */
 export type PaymentState =
   | 'AWAITING_PAYMENT'
   | 'CONFIRMING'
@@ -41,6 +53,8 @@ export type PaymentState =
   | 'OVERPAID'
   | 'PAID'
   | 'PAID_LATE'
+  /** SUCCESSFUL, then its counted payment left the chain (a reorganisation, a double spend): see reversedAt. */
+  | 'REVERSED'
   | 'UNDERPAID';
 
 export type ReceiptState =
@@ -48,12 +62,14 @@ export type ReceiptState =
   | 'CONFIRMED'
   /** Gone from the chain (reorganised away or replaced): no longer counted. */
   | 'DROPPED'
+  /** Counted in a SUCCESSFUL payment, then gone from the chain (a reorganisation, a double spend, a replacement). */
+  | 'REVERSED'
   /** On the chain (or in the mempool) with fewer confirmations than required: counted in amountUnconfirmed. */
   | 'SEEN';
 
 /**
  * The filters of Query.transactions; they combine with AND and are checked as GET /v1/transactions checks its
- * query (README, Lists and events).
+ * query (docs/rest-api.md, Lists and events).
  */
 export type TransactionFilter = {
   /** Made at or after this ISO 8601 date-time with a time zone (2026-11-01T00:00:00Z). */

@@ -186,7 +186,7 @@ describe("own node (Litecoin Core regtest)", () => {
     const error = await rpc.receiptsTo(address, { since: SINCE }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChainNodeError);
     expect((error as Error).message).toBe(
-      `Core RPC (${new URL(node.url).host}): the node is on chain "regtest", not "test": nothing is read from it (fix PAYGATE_LTC_TEST_NODE_URL or PAYGATE_LTC_TEST_NODE_CHAIN)`,
+      `Core RPC (${new URL(node.url).host}): the node is on chain "regtest", not "test": nothing is read from it (fix PAYGATE_LTC_TEST_NODE_URL or PAYGATE_LTC_TEST_CHAIN)`,
     );
     const wallets = (await node.send("listwallets")) as string[];
     expect(wallets).not.toContain("wrongchain");
@@ -273,7 +273,7 @@ describe("own node configuration", () => {
   it("uses the node instead of Esplora for its coin and mode when its URL is set", async () => {
     const env = ChainEnvSchema.parse({
       PAYGATE_LTC_TEST_NODE_URL: node.url,
-      PAYGATE_LTC_TEST_NODE_CHAIN: "regtest",
+      PAYGATE_LTC_TEST_CHAIN: "regtest",
       PAYGATE_NODE_WALLET: "fromenv",
       PAYGATE_BTC_NODE_URL: "http://127.0.0.1:8332",
       PAYGATE_BTC_NODE_COOKIE_FILE: "/var/lib/bitcoind/.cookie",
@@ -302,7 +302,7 @@ describe("own node configuration", () => {
     expect(config.coreNodes?.LTC?.test?.chain).toBe("test");
     const issues = (input: Record<string, string>) => ChainEnvSchema.safeParse(input).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     expect(issues({ PAYGATE_LTC_NODE_URL: "127.0.0.1:9332" })).toEqual(["PAYGATE_LTC_NODE_URL: must be an http:// or https:// URL"]);
-    expect(issues({ PAYGATE_LTC_TEST_NODE_CHAIN: "signet" })?.[0]).toMatch(/^PAYGATE_LTC_TEST_NODE_CHAIN: /);
+    expect(issues({ PAYGATE_LTC_TEST_CHAIN: "signet" })?.[0]).toMatch(/^PAYGATE_LTC_TEST_CHAIN: /);
     expect(issues({ PAYGATE_NODE_WALLET: "../x" })).toEqual(["PAYGATE_NODE_WALLET: must be 1 to 64 letters, digits, dots, dashes or underscores"]);
   });
 });

@@ -235,3 +235,54 @@ describe("the tip height", () => {
     await expect(c.receiptsTo(ME, { since: SINCE })).resolves.toBeInstanceOf(Array);
   });
 });
+
+describe("Esplora: replaceability (BIP 125)", () => {
+  it("marks an unconfirmed payment replaceable when an input's nSequence is below 0xfffffffe, and no other", async () => {
+    node.txs.push(
+      { txid: txid(1), outputs: [{ address: ME, value: 1000 }], height: null, sequence: 0xfffffffd },
+      { txid: txid(2), outputs: [{ address: ME, value: 2000 }], height: null, sequence: 0xfffffffe },
+      { txid: txid(3), outputs: [{ address: ME, value: 3000 }], height: null, sequence: 0xffffffff },
+      { txid: txid(4), outputs: [{ address: ME, value: 4000 }], height: 100, sequence: 0 },
+    );
+    const receipts = await client().receiptsTo(ME, { since: SINCE });
+    expect(receipts.map((r) => [r.txHash, r.replaceable === true])).toEqual([
+      [txid(4), false],
+      [txid(1), true],
+      [txid(2), false],
+      [txid(3), false],
+    ]);
+  });
+
+  it("rejects an unconfirmed transaction without its inputs rather than guessing", async () => {
+    node.failure = (path) =>
+      path.startsWith("/address")
+        ? { raw: `[{"txid":"${txid(1)}","vout":[{"scriptpubkey_address":"${ME}","value":1}],"status":{"confirmed":false}}]` }
+        : null;
+    await expect(client().receiptsTo(ME, { since: SINCE })).rejects.toThrow(/has no vin list/);
+    node.failure = (path) =>
+      path.startsWith("/address")
+        ? { raw: `[{"txid":"${txid(1)}","vin":[{"sequence":"x"}],"vout":[{"scriptpubkey_address":"${ME}","value":1}],"status":{"confirmed":false}}]` }
+        : null;
+    await expect(client().receiptsTo(ME, { since: SINCE })).rejects.toThrow(/vin 0 has no whole-number sequence/);
+  });
+});
+
+describe("Esplora: settled payments (watched until final)", () => {
+  it("reads a settled address's history again only once a block came since its last read", async () => {
+    node.txs.push({ txid: txid(1), outputs: [{ address: ME, value: 1000 }], height: 100 });
+    const esplora = client();
+    const history = () => node.requests.filter((path) => path.startsWith("/address")).length;
+    expect((await esplora.receiptsTo(ME, { since: SINCE, settled: true }))[0]?.confirmations).toBe(1);
+    await esplora.receiptsTo(ME, { since: SINCE, settled: true });
+    await esplora.receiptsTo(ME, { since: SINCE, settled: true });
+    expect(history()).toBe(1);
+    // A payment that is not settled is read at every call.
+    await esplora.receiptsTo(ME, { since: SINCE });
+    expect(history()).toBe(2);
+    // A block: read again, and a payment gone from the chain is seen gone.
+    node.tip = 101;
+    node.txs = [];
+    expect(await esplora.receiptsTo(ME, { since: SINCE, settled: true })).toEqual([]);
+    expect(history()).toBe(3);
+  });
+});

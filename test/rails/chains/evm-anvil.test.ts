@@ -255,7 +255,7 @@ describe("the node's chain (eth_chainId)", () => {
   it("refuses a node on another chain than the mode's, reading nothing from it, with the variable to fix", async () => {
     const p = await proxy(anvil.url);
     const w = watchers({ evm: { ethereum: { live: p.url }, bsc: {} } }); // live mode wants Ethereum mainnet
-    const message = `Ethereum JSON-RPC (${new URL(p.url).host}): the node is on chain id 11155111 (Sepolia), not 1 (Ethereum): set PAYGATE_ETH_RPC_URL to a node of Ethereum`;
+    const message = `Ethereum JSON-RPC (${new URL(p.url).host}): the node is on chain id 11155111 (Ethereum Sepolia testnet), not 1 (Ethereum): set PAYGATE_ETH_RPC_URL to a node of Ethereum`;
     for (const slug of ["ETH", "USDT", "ETH"] as const) {
       const error = await w.receiptsTo(coin(slug), true, newAddress(), { since: new Date(), requiredConfirmations: 3 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ChainNodeError);
@@ -271,7 +271,7 @@ describe("the node's chain (eth_chainId)", () => {
       const since = new Date();
       const refused = watchers({ evm: { ethereum: { test: local.url }, bsc: {} } });
       await expect(ethTo(refused, me, since)).rejects.toThrow(
-        `Sepolia JSON-RPC (${new URL(local.url).host}): the node is on chain id 31337, not 11155111 (Sepolia): set PAYGATE_ETH_TEST_RPC_URL to a node of Sepolia (or PAYGATE_ETH_TEST_CHAIN_ID=31337 for a local development chain)`,
+        `Ethereum Sepolia testnet JSON-RPC (${new URL(local.url).host}): the node is on chain id 31337, not 11155111 (Ethereum Sepolia testnet): set PAYGATE_ETH_TEST_RPC_URL to a node of Ethereum Sepolia testnet (or PAYGATE_ETH_TEST_CHAIN_ID=31337 for a local development chain)`,
       );
       const accepted = watchers({ evm: { ethereum: { test: local.url }, bsc: {} }, testChainIds: { ethereum: 31337 } });
       const tx = await local.sendTransaction({ to: me, value: ETHER });
@@ -279,7 +279,7 @@ describe("the node's chain (eth_chainId)", () => {
       // The override names the chain expected; the Sepolia node is then the wrong one.
       const wrong = watchers({ testChainIds: { ethereum: 31337 } });
       await expect(ethTo(wrong, me, since)).rejects.toThrow(
-        `Sepolia JSON-RPC (${new URL(anvil.url).host}): the node is on chain id 11155111 (Sepolia), not 31337 (PAYGATE_ETH_TEST_CHAIN_ID): set PAYGATE_ETH_TEST_RPC_URL to a node of chain 31337, or PAYGATE_ETH_TEST_CHAIN_ID to the node's`,
+        `Ethereum Sepolia testnet JSON-RPC (${new URL(anvil.url).host}): the node is on chain id 11155111 (Ethereum Sepolia testnet), not 31337 (PAYGATE_ETH_TEST_CHAIN_ID): set PAYGATE_ETH_TEST_RPC_URL to a node of chain 31337, or PAYGATE_ETH_TEST_CHAIN_ID to the node's`,
       );
     } finally {
       await local.stop();

@@ -1,9 +1,10 @@
 // An Esplora server (electrs's HTTP API) on 127.0.0.1 for the tests. The test sets the tip and the
-// transactions; the server answers the three endpoints the client uses the way electrs does:
+// transactions (and the network: `genesis`); the server answers the endpoints the client uses the way electrs does:
 // mempool txs first (newest first, up to 50), then confirmed txs newest first, 25 per page, older
 // pages by `/txs/chain/{last seen txid}`. A tx pays outputs only (inputs are not modelled).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { GENESIS } from "../../../src/rails/chains/esplora.ts";
 import { actOut, jsonWithBigInts, type Failure } from "./fake-http.ts";
 
 export interface FakeOutput {
@@ -20,6 +21,8 @@ export interface FakeTx {
   height: number | null;
   /** Unix seconds of the block; default genesisTime + height * 600. undefined in the answer when null. */
   blockTime?: number | null;
+  /** nSequence of its one input; default 0xfffffffd (signals BIP 125, as Bitcoin Core's wallet does by default since 24). */
+  sequence?: number;
 }
 
 export interface FakeEsplora {
@@ -32,6 +35,8 @@ export interface FakeEsplora {
   pageSize: number;
   mempoolLimit: number;
   genesisTime: number;
+  /** The hash `/block-height/0` answers: the network the server is on. Default Bitcoin testnet4's (test mode's default). */
+  genesis: string;
   /** Applied to every request, or decided per path. */
   failure: Failure | ((path: string) => Failure);
   close(): Promise<void>;
@@ -45,6 +50,7 @@ export async function startFakeEsplora(): Promise<FakeEsplora> {
     pageSize: 25,
     mempoolLimit: 50,
     genesisTime: 1_700_000_000,
+    genesis: GENESIS.bitcoinTestnet4,
     failure: null,
   };
 
@@ -63,7 +69,7 @@ export async function startFakeEsplora(): Promise<FakeEsplora> {
       txid: tx.txid,
       version: 2,
       locktime: 0,
-      vin: [{ txid: "ab".repeat(32), vout: 0, is_coinbase: false, sequence: 4294967293 }],
+      vin: [{ txid: "ab".repeat(32), vout: 0, is_coinbase: false, sequence: tx.sequence ?? 4294967293 }],
       vout: tx.outputs.map((o) => ({
         scriptpubkey: `0014${"00".repeat(20)}`,
         scriptpubkey_asm: `OP_0 OP_PUSHBYTES_20 ${"00".repeat(20)}`,
@@ -105,6 +111,8 @@ export async function startFakeEsplora(): Promise<FakeEsplora> {
     if (actOut(failure, res)) return;
     if (req.method !== "GET") return send(res, 405, "GET only", "text/plain");
     if (path === "/blocks/tip/height") return send(res, 200, String(state.tip), "text/plain");
+    if (path === "/block-height/0") return send(res, 200, state.genesis, "text/plain");
+    if (/^\/block-height\/\d+$/.test(path)) return send(res, 404, "Block not found", "text/plain");
     const m = /^\/address\/([^/]+)\/txs(?:\/chain(?:\/([0-9a-f]{64}))?)?$/.exec(path);
     if (m === null) return send(res, 404, "Not Found", "text/plain");
     const address = decodeURIComponent(m[1] ?? "");

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../../src/core/money/currencies.ts";
 import { ChainEnvSchema, chainConfig } from "../../../src/rails/chains/config.ts";
 import { ChainNotConfiguredError, ChainWatchers, type ChainWatchersOptions } from "../../../src/rails/chains/index.ts";
+import { GENESIS } from "../../../src/rails/chains/esplora.ts";
 import { USDT_ETHEREUM_CONTRACT, USDT_SEPOLIA_CONTRACT } from "../../../src/rails/wallets/networks.ts";
 import { startFakeEsplora, txid, type FakeEsplora } from "./fake-esplora.ts";
 import { hash, startFakeEvmNode, type FakeEvmNode } from "./fake-evm-node.ts";
@@ -20,6 +21,8 @@ let btcLive: FakeEsplora, btcTest: FakeEsplora, ltcLive: FakeEsplora;
 let ethLive: FakeEvmNode, ethTest: FakeEvmNode, bscLive: FakeEvmNode;
 beforeAll(async () => {
   [btcLive, btcTest, ltcLive] = await Promise.all([startFakeEsplora(), startFakeEsplora(), startFakeEsplora()]);
+  btcLive.genesis = GENESIS.bitcoinMain;
+  ltcLive.genesis = GENESIS.litecoinMain;
   [ethLive, ethTest, bscLive] = await Promise.all([startFakeEvmNode(), startFakeEvmNode(), startFakeEvmNode()]);
   ethTest.chainId = 11_155_111;
   bscLive.chainId = 56;
@@ -64,9 +67,10 @@ describe("ChainWatchers: routing", () => {
     expect((await w.receiptsTo(coin("LTC"), true, LTC_ADDRESS, OPTIONS)).map((r) => [r.key, r.amount.toFixed(), r.confirmations])).toEqual([
       [`${txid(3)}:0`, "0.00000003", 1],
     ]);
-    expect(btcLive.requests).toEqual(["/blocks/tip/height", `/address/${BTC_ADDRESS}/txs`]);
-    expect(btcTest.requests).toEqual(["/blocks/tip/height", `/address/${TB_ADDRESS}/txs`]);
-    expect(ltcLive.requests).toHaveLength(2);
+    // Each server's network is checked at its first read (its genesis block).
+    expect(btcLive.requests).toEqual(["/block-height/0", "/blocks/tip/height", `/address/${BTC_ADDRESS}/txs`]);
+    expect(btcTest.requests).toEqual(["/block-height/0", "/blocks/tip/height", `/address/${TB_ADDRESS}/txs`]);
+    expect(ltcLive.requests).toHaveLength(3);
   });
 
   it("reads ETH and BNB transfer by transfer from the blocks of each chain's node, after checking its chain id", async () => {

@@ -2,6 +2,9 @@
 // request, and can hang (accept the request and never answer) to exercise timeouts.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import type { PriceQuote } from "../../../src/core/ports.ts";
+import { PriceFeedError } from "../../../src/rails/prices/errors.ts";
 
 export type Reply = { status?: number; body: string | object; headers?: Record<string, string> } | "hang" | "hang-body";
 
@@ -125,3 +128,90 @@ export const DEFAULT_KRAKEN: Record<string, string> = {
   XLTCZUSD: "80.25000",
   USDTZUSD: "1.00020000",
 };
+
+/** Coinbase's exchange-rates answer for one coin: `{ data: { currency, rates: { USD: "…", NGN: "…", … } } }`. */
+export function coinbaseBody(coin: string, rates: Record<string, string>): object {
+  // Coinbase lists every currency it knows; a few others stand in for the rest.
+  return { data: { currency: coin, rates: { AED: "238767.45", EUR: "60123.5", ...rates } } };
+}
+
+export const DEFAULT_COINBASE: Record<string, Record<string, string>> = {
+  USDT: { USD: "1.0001", NGN: "1531.5" },
+  BTC: { USD: "65010.5", NGN: "99460000.25" },
+  BNB: { USD: "600.4", NGN: "918700" },
+  ETH: { USD: "3000.5", NGN: "4590500" },
+  LTC: { USD: "80.2", NGN: "122790" },
+};
+
+/** Answers each `?currency=` as Coinbase does: the coin's rates, or its 400 error for a currency it does not know. */
+export function coinbaseReply(table: Record<string, Record<string, string>> = DEFAULT_COINBASE) {
+  return (request: RecordedRequest): Reply => {
+    const coin = request.url.searchParams.get("currency") ?? "USD";
+    const rates = table[coin];
+    if (!rates) return { status: 400, body: { errors: [{ id: "invalid_request", message: "Invalid currency" }] } };
+    return { body: coinbaseBody(coin, rates) };
+  };
+}
+
+/** Binance's ticker/price answer: `[{ symbol, price }]` for the symbols asked, in Binance's 8-decimal strings. */
+export function binanceReply(prices: Record<string, string> = DEFAULT_BINANCE) {
+  return (request: RecordedRequest): Reply => {
+    const asked = JSON.parse(request.url.searchParams.get("symbols") ?? "[]") as string[];
+    const unknown = asked.find((symbol) => prices[symbol] === undefined);
+    if (unknown) return { status: 400, body: { code: -1121, msg: "Invalid symbol." } };
+    return { body: asked.map((symbol) => ({ symbol, price: prices[symbol] })) };
+  };
+}
+
+export const DEFAULT_BINANCE: Record<string, string> = {
+  BTCUSDT: "64990.01000000",
+  ETHUSDT: "2999.50000000",
+  BNBUSDT: "600.10000000",
+  LTCUSDT: "80.15000000",
+  USDTNGN: "1530.00000000",
+};
+
+/** A fake provider for one test file: started before its tests and closed after; before each, its requests are cleared and its reply reset. */
+export function fakeProvider(defaultReply: () => Reply | ((request: RecordedRequest) => Reply)): FakeUpstream {
+  let upstream: FakeUpstream | undefined;
+  const current = () => {
+    if (!upstream) throw new Error("the fake provider is not started yet");
+    return upstream;
+  };
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+  });
+  afterAll(() => upstream?.close());
+  beforeEach(() => {
+    current().requests.length = 0;
+    current().reply(defaultReply());
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    get requests() {
+      return current().requests;
+    },
+    reply: (reply) => current().reply(reply),
+    hold: () => current().hold(),
+    close: () => current().close(),
+  };
+}
+
+/** One test per case: with the provider answering `reply`, the quote fails with a PriceFeedError matching `message`, for `reason`. */
+export function itRefuses(
+  upstream: FakeUpstream,
+  quote: () => Promise<PriceQuote>,
+  cases: [name: string, reply: Parameters<FakeUpstream["reply"]>[0], message: RegExp, reason: string][],
+): void {
+  for (const [name, reply, message, reason] of cases) {
+    it(`refuses ${name} (${reason})`, async () => {
+      upstream.reply(reply);
+      const error = await quote().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PriceFeedError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as PriceFeedError).reason).toBe(reason);
+    });
+  }
+}

@@ -7,6 +7,7 @@ import { ModeRoutedFeed } from "../../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../../src/rails/prices/test-rates.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { coingeckoBody, startFakeUpstream, type FakeUpstream } from "./fake-upstream.ts";
+import { initializeBody } from "../../support/builders.ts";
 
 // BIP84's published account key ("abandon … about"), a mainnet BTC wallet for live mode.
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -34,7 +35,7 @@ beforeEach(() => {
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 async function initialize(publicKey: string, currency: string, amount: string): Promise<string> {
-  const res = await t.post("/v1/transaction", { customer: { email: "ada@example.com" }, currency, amount }, bearer(publicKey));
+  const res = await t.post("/v1/transaction", initializeBody({ currency, amount }), bearer(publicKey));
   expect(res.status).toBe(201);
   return res.body.data.id as string;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, fiatBySlug, type CryptoCurrency, type FiatCurrency } from "../../../src/core/money/currencies.ts";
 import { openDatabaseOn, type OpenDatabase } from "../../../src/db/database.ts";
 import { PaygateError } from "../../../src/core/errors.ts";
-import { DEFAULT_TEST_RATES, listTestRates, parseTestRate, setTestRate } from "../../../src/core/money/test-rates.ts";
+import { DEFAULT_TEST_RATES, listTestRates, operatorTestRates, parseTestRate, setTestRate } from "../../../src/core/money/test-rates.ts";
 import { prismaStores } from "../../../src/db/stores/index.ts";
 import { StoredTestRatesFeed, TestRatesFeed } from "../../../src/rails/prices/test-rates.ts";
 import { createTestDatabase } from "../../support/test-database.ts";
@@ -22,7 +22,7 @@ afterAll(() => database.close());
 
 describe("test rates", () => {
   it("prices from the defaults while the table is empty", async () => {
-    const feed = new StoredTestRatesFeed(prismaStores(database.db).testRates);
+    const feed = new StoredTestRatesFeed(operatorTestRates(prismaStores(database.db).testRates));
     const quote = await feed.quote(BTC, USD);
     expect(quote).toMatchObject({ source: "test-rates" });
     expect(quote.rate.toFixed()).toBe("65000");
@@ -33,7 +33,7 @@ describe("test rates", () => {
   it("uses a rate an operator set at once, for that pair only", async () => {
     const change = await setTestRate({ stores: prismaStores(database.db) }, { crypto: "btc", fiat: "usd", rate: "70000.123456789012345678" });
     expect(change).toMatchObject({ crypto: "BTC", fiat: "USD", rate: "70000.123456789012345678", previous: { rate: "65000", origin: "default" } });
-    const feed = new StoredTestRatesFeed(prismaStores(database.db).testRates);
+    const feed = new StoredTestRatesFeed(operatorTestRates(prismaStores(database.db).testRates));
     expect((await feed.quote(BTC, USD)).rate.toFixed()).toBe("70000.123456789012345678");
     expect((await feed.quote(BTC, NGN)).rate.toFixed()).toBe("97500000");
 

@@ -12,6 +12,8 @@ import { renderWallets } from "./wallets.ts";
 import { renderWebhooks } from "./webhooks.ts";
 
 export const PAGES: DashboardPage[] = [
+  // Home loads its chart library on first visit: the other pages do not carry it.
+  { path: "home", title: "Home", permission: "read", render: async (ctx, main) => (await import("./home.ts")).renderHome(ctx, main) },
   { path: "transactions", title: "Transactions", permission: "read", render: renderTransactions },
   { path: "transaction", title: "Transaction", permission: "read", render: renderTransaction, nav: false, modeSwitchTo: "transactions" },
   { path: "webhooks", title: "Webhooks", permission: "read", render: renderWebhooks },

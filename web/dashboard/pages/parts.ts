@@ -1,10 +1,17 @@
 // Pieces the management pages share: an error next to a field, a secret shown once with a copy
-// button, a run-a-change helper (disable, clear, report) and dates as the reader's locale writes them.
+// button, a run-a-change helper (disable, clear, report) and dates as the reader's locale writes them:
+// every moment the dashboard shows goes through `when`, every UTC day through `day`, so all read alike.
 import { copyText } from "../../shared/clipboard.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { messageOf } from "../api.ts";
 
-export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : "—");
+/** A moment as the reader's locale writes it, in one style everywhere: "Nov 26, 2026, 10:57 AM"; "—" for none. */
+export const when = (iso: string | null): string =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
+
+/** A UTC day (YYYY-MM-DD) in the same style as `when`'s date: "Nov 26, 2026". */
+export const day = (utcDay: string): string =>
+  new Date(`${utcDay}T00:00:00Z`).toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" });
 
 export const modeLabel = (mode: string): string => (mode === "live" ? "live mode" : "test mode");
 

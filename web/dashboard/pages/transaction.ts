@@ -5,7 +5,8 @@ import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
 import type { PageContext } from "../context.ts";
-import { formatTime, STATUS_LABELS, type TransactionRow } from "./transactions.ts";
+import { when } from "./parts.ts";
+import { STATUS_LABELS, type TransactionRow } from "./transactions.ts";
 
 interface Attempt {
   attempted_at: string;
@@ -18,6 +19,8 @@ interface Attempt {
   error: string | null;
   succeeded: boolean;
   trigger: "schedule" | "manual";
+  /** The receiver's Retry-After as sent, when it gave one. */
+  retry_after?: string;
 }
 
 interface EventItem {
@@ -41,12 +44,15 @@ interface Detail extends TransactionRow {
   updated_at: string;
   quote: { rate: string; source: string; quoted_at: string } | null;
   payment: { state: string; confirmations: number | null; required_confirmations: number | null } | null;
+  /** When the payment left the chain after the transaction succeeded (payment.reversed); null: never. */
+  reversed_at: string | null;
   receipts: {
     tx_hash: string | null;
     key: string;
     amount: string;
     confirmations: number;
-    status: "SEEN" | "CONFIRMED" | "DROPPED";
+    status: "SEEN" | "CONFIRMED" | "DROPPED" | "REVERSED";
+    replaceable: boolean;
     first_seen_at: string;
   }[];
   events: EventItem[];
@@ -105,13 +111,14 @@ function fields(t: Detail): HTMLElement {
     h("h2", { id: "tx-fields" }, "Details"),
     list([
       ["Status", STATUS_LABELS[t.status]],
+      ["Reversed", t.reversed_at && `${when(t.reversed_at)}: the payment left the chain after it was counted (payment.reversed)`],
       ["Mode", t.is_live ? "Live" : "Test"],
       ["Amount", t.currency ? fiat(t.amount, t.currency) : t.amount],
       ["Customer", t.customer_name ? `${t.customer_name} <${t.customer_email}>` : t.customer_email],
       ["Description", t.description],
       ["Id", h("code", {}, t.id)],
-      ["Created", formatTime(t.created_at)],
-      ["Expires", t.expires_at && formatTime(t.expires_at)],
+      ["Created", when(t.created_at)],
+      ["Expires", t.expires_at && when(t.expires_at)],
       ["Paid in", t.payment_currency],
       ["Amount due", t.payment_amount && `${t.payment_amount} ${t.payment_currency ?? ""}`],
       ["Amount paid (confirmed)", t.amount_paid && `${t.amount_paid} ${t.payment_currency ?? ""}`],
@@ -137,7 +144,7 @@ function quote(t: Detail): HTMLElement {
       ? list([
           ["Rate", `1 ${t.payment_currency ?? ""} = ${t.quote.rate} ${t.currency ?? ""}`],
           ["Source", t.quote.source],
-          ["Quoted at", formatTime(t.quote.quoted_at)],
+          ["Quoted at", when(t.quote.quoted_at)],
         ])
       : h("p", {}, "No quote yet: the customer has not chosen a coin."),
   );
@@ -172,8 +179,8 @@ function receipts(t: Detail): HTMLElement {
                   h("td", { "data-label": "Transaction hash" }, h("code", {}, r.tx_hash ?? r.key)),
                   h("td", { "data-label": "Amount" }, `${r.amount} ${t.payment_currency ?? ""}`),
                   h("td", { "data-label": "Confirmations" }, String(r.confirmations)),
-                  h("td", { "data-label": "Status" }, { SEEN: "Seen", CONFIRMED: "Confirmed", DROPPED: "Dropped" }[r.status]),
-                  h("td", { "data-label": "First seen" }, formatTime(r.first_seen_at)),
+                  h("td", { "data-label": "Status" }, receiptStatus(r)),
+                  h("td", { "data-label": "First seen" }, when(r.first_seen_at)),
                 ),
               ),
             ),
@@ -182,24 +189,24 @@ function receipts(t: Detail): HTMLElement {
   );
 }
 
+/** A receipt's state in words; a replaceable one (BIP 125) says why it waits. */
+function receiptStatus(r: Detail["receipts"][number]): string {
+  const label = { SEEN: "Seen", CONFIRMED: "Confirmed", DROPPED: "Dropped", REVERSED: "Reversed (left the chain after it was counted)" }[r.status];
+  return r.replaceable ? `${label}: replaceable (BIP 125), counted from its first confirmation` : label;
+}
+
 function eventItem(ctx: PageContext, event: EventItem, reload: () => Promise<void>): HTMLElement {
   const headingId = `event-${event.id}`;
   const status = h("p", { class: "hint", role: "status" });
   const state = [
     EVENT_STATES[event.state],
-    event.delivered_at ? ` at ${formatTime(event.delivered_at)}` : "",
-    event.next_attempt_at ? `; next attempt ${formatTime(event.next_attempt_at)}` : "",
+    event.delivered_at ? ` at ${when(event.delivered_at)}` : "",
+    event.next_attempt_at ? `; next attempt ${when(event.next_attempt_at)}` : "",
   ].join("");
   return h(
     "li",
     { class: `card event event-${event.state.toLowerCase()}` },
-    h(
-      "h3",
-      { id: headingId, tabindex: "-1" },
-      h("code", {}, event.type),
-      " ",
-      h("time", { datetime: event.created_at }, formatTime(event.created_at)),
-    ),
+    h("h3", { id: headingId, tabindex: "-1" }, h("code", {}, event.type), " ", h("time", { datetime: event.created_at }, when(event.created_at))),
     h("p", {}, state, " · ", h("code", {}, event.id)),
     event.attempts.length === 0 ? h("p", { class: "hint" }, "No delivery attempts yet.") : attemptsTable(event),
     ctx.can("manage_webhooks") ? redeliverButton(ctx, event, status, reload) : null,
@@ -223,7 +230,7 @@ function attemptsTable(event: EventItem): HTMLElement {
           h(
             "tr",
             {},
-            h("td", { "data-label": "Time" }, formatTime(a.attempted_at), a.trigger === "manual" ? " (redelivery)" : ""),
+            h("td", { "data-label": "Time" }, when(a.attempted_at), a.trigger === "manual" ? " (redelivery)" : ""),
             h("td", { "data-label": "URL" }, h("code", {}, a.url)),
             h("td", { "data-label": "Result", class: a.succeeded ? "ok" : "failed" }, resultOf(a)),
             h("td", { "data-label": "Latency" }, `${a.latency_ms} ms`),
@@ -236,7 +243,8 @@ function attemptsTable(event: EventItem): HTMLElement {
 }
 
 function resultOf(a: Attempt): string {
-  if (a.status_code !== null) return `HTTP ${a.status_code}${a.succeeded ? "" : " (failed)"}`;
+  const asked = a.retry_after === undefined ? "" : `; asked to retry after ${JSON.stringify(a.retry_after)}`;
+  if (a.status_code !== null) return `HTTP ${a.status_code}${a.succeeded ? "" : ` (failed${asked})`}`;
   return `No response: ${a.error ?? "unknown error"}`;
 }
 

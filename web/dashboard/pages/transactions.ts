@@ -6,6 +6,7 @@ import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
 import type { PageContext } from "../context.ts";
+import { when } from "./parts.ts";
 
 export interface TransactionRow {
   id: string;
@@ -235,7 +236,7 @@ function table(ctx: PageContext, rows: TransactionRow[]): HTMLElement {
         h(
           "tr",
           {},
-          h("td", { "data-label": "Created" }, h("time", { datetime: t.created_at }, formatTime(t.created_at))),
+          h("td", { "data-label": "Created" }, h("time", { datetime: t.created_at }, when(t.created_at))),
           h(
             "td",
             { "data-label": "Reference" },
@@ -249,8 +250,4 @@ function table(ctx: PageContext, rows: TransactionRow[]): HTMLElement {
       ),
     ),
   );
-}
-
-export function formatTime(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }

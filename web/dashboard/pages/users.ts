@@ -5,6 +5,7 @@ import { copyText } from "../../shared/clipboard.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { messageOf, type Role } from "../api.ts";
 import type { PageContext } from "../context.ts";
+import { when } from "./parts.ts";
 
 interface User {
   id: string;
@@ -113,7 +114,7 @@ function showLink(slot: HTMLElement, user: Invited): void {
       h(
         "p",
         { class: "hint", id: "invite-link-note" },
-        `Shown once: copy it now and send it to ${user.email}. It works once, until ${new Date(user.sign_in_url_expires_at).toLocaleString()}, and not for an address that already signs in to another merchant's dashboard.`,
+        `Shown once: copy it now and send it to ${user.email}. It works once, until ${when(user.sign_in_url_expires_at)}, and not for an address that already signs in to another merchant's dashboard.`,
       ),
       h(
         "button",

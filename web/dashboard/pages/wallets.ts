@@ -7,14 +7,25 @@ import { alertSlot, modeLabel, runChange, table } from "./parts.ts";
 
 interface Wallet {
   currency: string;
+  network: string;
+  network_name: string;
   extended_public_key: string | null;
   next_index: number | null;
   unpaid_at_end: number;
   gap_warning: string | null;
 }
 
+/** A coin on a network, as the service's networks table names it (GET /networks). */
+interface CoinNetwork {
+  currency: string;
+  network: string;
+  network_name: string;
+  standard: string | null;
+}
+
 interface Preview {
   currency: string;
+  network: string;
   extended_public_key: string;
   addresses: { index: number; address: string }[];
 }
@@ -29,16 +40,22 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
       list,
       table(
         `Wallets (${modeLabel(ctx.mode)})`,
-        ["Coin", "Extended public key", "Next index", "Unpaid at the end"],
+        ["Coin", "Network", "Extended public key", "Next address number", "Unpaid addresses since the last payment"],
         wallets.map((w) => [
           w.currency,
+          w.network_name,
           w.extended_public_key ? h("code", {}, w.extended_public_key) : "Not set",
           w.next_index === null ? "—" : String(w.next_index),
           String(w.unpaid_at_end),
         ]),
       ),
     );
-    replace(warnings, ...wallets.filter((w) => w.gap_warning).map((w) => h("p", { class: "alert" }, `${w.currency}: ${w.gap_warning}`)));
+    replace(
+      warnings,
+      ...wallets
+        .filter((w) => w.gap_warning)
+        .map((w) => h("p", { class: "alert" }, `${w.currency}${several(wallets, w) ? ` on ${w.network_name}` : ""}: ${w.gap_warning}`)),
+    );
     return wallets;
   };
   const form = h("div", {});
@@ -55,23 +72,29 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
     list,
     form,
   );
-  // The coins are the service's (one row each in the list, set or not).
-  const wallets = await reload();
-  if (manage)
-    replace(
-      form,
-      setForm(
-        ctx,
-        wallets.map((w) => w.currency),
-        reload,
-      ),
-    );
+  // The coins and their networks are the service's (its networks table).
+  await reload();
+  if (manage) replace(form, setForm(ctx, await ctx.api.get<CoinNetwork[]>(ctx.withMode("/networks")), reload));
 }
 
-function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknown>): HTMLElement {
+/** Whether the wallet's coin has wallets on several networks in the list. */
+const several = (wallets: Wallet[], w: Wallet) => wallets.filter((o) => o.currency === w.currency).length > 1;
+
+function setForm(ctx: PageContext, networks: CoinNetwork[], reload: () => Promise<unknown>): HTMLElement {
   const error = alertSlot("wallet-key-error");
   const step = h("div", {});
+  const coins = [...new Set(networks.map((n) => n.currency))];
   const coin = h("select", { id: "wallet-coin", name: "currency" }, ...coins.map((c) => h("option", { value: c }, c)));
+  // The coin's networks, its default first; a wallet receives on one network.
+  const network = h("select", { id: "wallet-network", name: "network", "aria-describedby": "wallet-network-hint" });
+  const fillNetworks = () =>
+    replace(
+      network,
+      ...networks
+        .filter((n) => n.currency === coin.value)
+        .map((n) => h("option", { value: n.network }, n.standard ? `${n.network_name} (${n.standard})` : n.network_name)),
+    );
+  fillNetworks();
   const key = h("input", {
     id: "wallet-key",
     name: "extended_public_key",
@@ -87,6 +110,13 @@ function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknow
     { class: "card", "aria-labelledby": "wallet-title", novalidate: true },
     h("h2", { id: "wallet-title" }, `Set a wallet (${modeLabel(ctx.mode)})`),
     h("div", { class: "field" }, h("label", { for: "wallet-coin" }, "Coin"), coin),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "wallet-network" }, "Network"),
+      network,
+      h("p", { class: "hint", id: "wallet-network-hint" }, "Payments on any other network never reach this wallet's addresses."),
+    ),
     h(
       "div",
       { class: "field" },
@@ -106,7 +136,11 @@ function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknow
     replace(step);
     key.removeAttribute("aria-invalid");
   };
-  coin.addEventListener("change", reset);
+  coin.addEventListener("change", () => {
+    fillNetworks();
+    reset();
+  });
+  network.addEventListener("change", reset);
   key.addEventListener("input", reset);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -115,7 +149,11 @@ function setForm(ctx: PageContext, coins: string[], reload: () => Promise<unknow
       error,
       async () => {
         reset();
-        const shown = await ctx.api.post<Preview>(ctx.withMode("/wallets/preview"), { currency: coin.value, extended_public_key: key.value });
+        const shown = await ctx.api.post<Preview>(ctx.withMode("/wallets/preview"), {
+          currency: coin.value,
+          network: network.value,
+          extended_public_key: key.value,
+        });
         showPreview(ctx, step, shown, { error, key, reload });
       },
       key,
@@ -142,6 +180,7 @@ function showPreview(
   confirm.addEventListener("click", () => {
     void runChange(confirm, parts.error, async () => {
       await ctx.api.request("PUT", ctx.withMode(`/wallets/${encodeURIComponent(shown.currency)}`), {
+        network: shown.network,
         extended_public_key: shown.extended_public_key,
       });
       parts.key.value = "";

@@ -2,6 +2,7 @@
 // dashboard operations, which authorize the actor first (a viewer gets 403 role_forbidden). Lists
 // answer the mode of `?mode=` only; changes take the mode the same way. Secrets (a rotated webhook
 // secret, a rolled key) are in the answer of the change that made them, and nowhere else.
+import { COIN_NETWORKS, networkName } from "../../../core/networks.ts";
 import type { Router } from "express";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
@@ -12,6 +13,14 @@ import type { WalletPreview, WalletView } from "../../../core/merchants/wallets.
 import { actorOf, bodyOf, modeOf, sendData } from "../session.ts";
 
 /** A body field that must be a string (the core checks its content); 400 naming it otherwise. */
+/** An optional string field: absent or null is undefined; another type is refused. */
+function optionalStringField(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw errors.invalidMerchantSettings(`${field} must be a string`);
+  return value;
+}
+
 function stringField(body: Record<string, unknown>, field: string): string {
   const value = body[field];
   if (typeof value !== "string") throw errors.invalidMerchantSettings(`${field} is required: give it as a string`);
@@ -89,6 +98,20 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
   });
 
   // Wallets
+  // The networks each coin is paid on (core/networks.ts), named for the mode: the page lists no networks of its own.
+  router.get("/networks", (req, res) => {
+    const isLive = modeOf(req) === "live";
+    sendData(
+      res,
+      COIN_NETWORKS.map((row) => ({
+        currency: row.coin,
+        network: row.network,
+        network_name: networkName(row.network, isLive),
+        standard: row.standard,
+      })),
+    );
+  });
+
   router.get("/wallets", async (req, res) => {
     const mode = modeOf(req);
     sendData(res, (await gateway.listWallets(actorOf(res))).filter((wallet) => wallet.mode === mode).map(walletBody));
@@ -96,13 +119,23 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
 
   router.post("/wallets/preview", async (req, res) => {
     const body = bodyOf(req);
-    const request = { currency: stringField(body, "currency"), mode: modeOf(req), extendedPublicKey: stringField(body, "extended_public_key") };
+    const request = {
+      currency: stringField(body, "currency"),
+      network: optionalStringField(body, "network"),
+      mode: modeOf(req),
+      extendedPublicKey: stringField(body, "extended_public_key"),
+    };
     sendData(res, previewBody(await gateway.previewWallet(actorOf(res), request)));
   });
 
   router.put("/wallets/:currency", async (req, res) => {
     const body = bodyOf(req);
-    const request = { currency: String(req.params.currency), mode: modeOf(req), extendedPublicKey: stringField(body, "extended_public_key") };
+    const request = {
+      currency: String(req.params.currency),
+      network: optionalStringField(body, "network"),
+      mode: modeOf(req),
+      extendedPublicKey: stringField(body, "extended_public_key"),
+    };
     sendData(res, walletBody(await gateway.setWallet(actorOf(res), request)));
   });
 
@@ -147,6 +180,8 @@ const apiKeyBody = (key: ApiKeyView) => ({
 
 const walletBody = (wallet: WalletView) => ({
   currency: wallet.currency,
+  network: wallet.network,
+  network_name: wallet.networkName,
   mode: wallet.mode,
   extended_public_key: wallet.extendedPublicKey,
   next_index: wallet.nextIndex,
@@ -156,6 +191,7 @@ const walletBody = (wallet: WalletView) => ({
 
 const previewBody = (preview: WalletPreview) => ({
   currency: preview.currency,
+  network: preview.network,
   mode: preview.mode,
   extended_public_key: preview.extendedPublicKey,
   addresses: preview.addresses,

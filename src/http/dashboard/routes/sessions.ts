@@ -9,7 +9,7 @@ import { permissionsOf } from "../../../core/dashboard/access.ts";
 import type { DashboardSession, SignedIn } from "../../../core/dashboard/sessions.ts";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
-import { clientAddress } from "../../rate-limits.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
 import { bodyOf, clearSessionCookie, sendData, sessionOf, sessionTokenOf, setSessionCookie } from "../session.ts";
 
 export function sessionRoutes(router: Router, gateway: PaymentGateway): void {

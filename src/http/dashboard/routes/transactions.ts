@@ -8,7 +8,7 @@ import type { Request, Router } from "express";
 import type { TransactionDetail } from "../../../core/dashboard/transactions.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { DeliveryReport } from "../../../core/ports.ts";
-import type { AttemptRecord, EventWithAttempts } from "../../../core/stores.ts";
+import type { AttemptRecord, EventWithAttempts } from "../../../core/stores/webhook-events.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
 import { paymentObject, quoteObject } from "../../presenters.ts";
@@ -90,6 +90,7 @@ function transactionDetail({ transaction: t, view, receipts, events }: Transacti
     updated_at: t.updatedAt.toISOString(),
     quote: quoteObject(view),
     payment: paymentObject(view),
+    reversed_at: time(t.reversedAt),
     receipts: receipts.map((r) => ({
       tx_hash: r.txHash,
       key: r.key,
@@ -97,6 +98,7 @@ function transactionDetail({ transaction: t, view, receipts, events }: Transacti
       confirmations: r.confirmations,
       block_height: r.blockHeight,
       status: r.status,
+      replaceable: r.replaceable,
       source: r.source,
       first_seen_at: r.firstSeenAt.toISOString(),
     })),
@@ -129,6 +131,8 @@ function attemptBody(a: Omit<AttemptRecord, "trigger"> & { trigger: string }) {
     error: a.error,
     succeeded: a.succeeded,
     trigger: a.trigger,
+    // What the receiver asked for with Retry-After, only when it sent one.
+    ...(a.retryAfter ? { retry_after: a.retryAfter } : {}),
   };
 }
 

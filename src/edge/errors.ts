@@ -1,24 +1,46 @@
 // One error body for every failure: { status: "error", message, code, reason, errors } on REST,
-// the GraphQL-over-HTTP shape ({ errors: [...] }) on /graphql. The status comes from the code.
+// the body an API declares for its own paths elsewhere (GraphQL's { errors: [...] } on /graphql,
+// declared by the app with errorBodyOn). The status comes from the code.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import { errors, PaygateError, RetryLaterError } from "../core/errors.ts";
-import { graphqlErrorBody } from "../graphql/errors.ts";
 import type { Logger } from "../logging.ts";
 import { HTTP_STATUS, RETRY_AFTER_SECONDS } from "./status.ts";
 
-export function sendError(req: Request, res: Response, error: PaygateError): void {
+/** How an API writes a failure's body; the status and Retry-After are the edge's. */
+export type ErrorBody = (error: PaygateError) => unknown;
+
+const restErrorBody: ErrorBody = (error) => ({
+  status: "error",
+  message: error.message,
+  code: error.code,
+  reason: error.reason,
+  errors: error.errors,
+});
+
+/**
+ * Failures of requests whose path starts with `prefix` get `body`'s shape, from the first middleware
+ * on (rate limits, CORS, unreadable bodies), so that the edge need not know the APIs behind it.
+ */
+export function errorBodyOn(prefix: string, body: ErrorBody): RequestHandler {
+  return (req, res, next) => {
+    if (req.originalUrl.startsWith(prefix)) res.locals.errorBody = body;
+    next();
+  };
+}
+
+export function sendError(res: Response, error: PaygateError): void {
   const status = HTTP_STATUS[error.code];
   res.locals.errorCode = error.reason;
   if (status === 503) res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
   if (error instanceof RetryLaterError) res.setHeader("Retry-After", String(error.retryAfterSeconds));
-  if (req.originalUrl.startsWith("/graphql")) {
-    res.status(status).json(graphqlErrorBody(error));
-    return;
-  }
-  res.status(status).json({ status: "error", message: error.message, code: error.code, reason: error.reason, errors: error.errors });
+  const body: ErrorBody = res.locals.errorBody ?? restErrorBody;
+  res.status(status).json(body(error));
 }
 
-export const notFound: RequestHandler = (req, res) => sendError(req, res, errors.routeNotFound(req.method, req.path));
+export const notFound: RequestHandler = (req, res) => sendError(res, errors.routeNotFound(req.method, req.path));
+
+/** The largest JSON body (express.json's `64kb`), as a 413 names it. */
+export const JSON_BODY_LIMIT = "64 KB";
 
 /** The request's own plumbing failed in a way the client caused: its path, headers or body. */
 interface PlumbingError {
@@ -35,12 +57,12 @@ interface PlumbingError {
 export function clientErrorOf(error: unknown): PaygateError | null {
   if (error instanceof PaygateError) return error;
   if (error instanceof URIError) {
-    return errors.badRequest("The request path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)", "malformed_path");
+    return errors.malformedPath();
   }
   const failure = (typeof error === "object" && error !== null ? error : {}) as PlumbingError;
   switch (failure.type) {
     case "entity.too.large":
-      return errors.payloadTooLarge("64 KB");
+      return errors.payloadTooLarge(JSON_BODY_LIMIT);
     case "charset.unsupported":
       return errors.unsupportedMediaType(`The charset ${printable(failure.charset)} is not supported: send the JSON body in UTF-8`);
     case "encoding.unsupported":
@@ -53,10 +75,7 @@ export function clientErrorOf(error: unknown): PaygateError | null {
       return errors.badRequest("The request ended before its whole body arrived", "request_aborted");
   }
   if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
-    return errors.badRequest(
-      "The request body could not be read: a corrupt or truncated compressed body, or a wrong Content-Length",
-      "unreadable_body",
-    );
+    return errors.unreadableBody();
   }
   return null;
 }
@@ -71,12 +90,12 @@ const printable = (value: string | undefined) =>
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = clientErrorOf(error);
-    if (known) return sendError(req, res, known);
+    if (known) return sendError(res, known);
     // Unexpected: the stack goes to the log with the request id, never to the client. Never the
     // request's body or headers: they carry keys and customer data.
     logger.error({ request_id: res.locals.requestId, err: error }, `unexpected error in ${req.method} ${routeOf(req)}`);
     res.locals.errorClass = error instanceof Error ? error.constructor.name : typeof error;
-    sendError(req, res, errors.internal());
+    sendError(res, errors.internal());
   };
 }
 

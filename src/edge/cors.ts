@@ -5,10 +5,10 @@
 // A secret key must never sit in a page. A preflight cannot see the key (it carries no
 // Authorization header), so preflights are answered for every allowed origin; the actual request
 // shows the key, and a secret key with an `Origin` header (a browser) is refused with 403 before
-// anything else happens, without Access-Control-Allow-Origin. README, "Browsers and CORS".
+// anything else happens, without Access-Control-Allow-Origin. docs/rest-api.md, Browsers and CORS.
 import cors from "cors";
 import { Router, type RequestHandler } from "express";
-import { errors } from "../core/errors.ts";
+import { errors, MESSAGES } from "../core/errors.ts";
 import { CLIENT_SECRET } from "../core/secrets.ts";
 import { bearerToken } from "./headers.ts";
 
@@ -62,7 +62,7 @@ export const CREDENTIAL_KINDS: readonly { kind: string; pattern: RegExp; browser
   { kind: "secret_key", pattern: /^sec_/, browser: false },
 ];
 
-export const SECRET_KEY_IN_BROWSER = "Secret keys belong on your server; from a browser use the public key (pub_…)";
+export const SECRET_KEY_IN_BROWSER = MESSAGES.secretKeyInBrowser;
 
 /** The kind of the request's bearer credential, or undefined when it has none of a known form. */
 export function credentialKind(authorization: string | undefined): (typeof CREDENTIAL_KINDS)[number] | undefined {
@@ -80,7 +80,7 @@ export function credentialKind(authorization: string | undefined): (typeof CREDE
 const refuseServerCredentialsFromBrowsers: RequestHandler = (req, _res, next) => {
   if (req.method === "OPTIONS" || req.headers.origin === undefined) return next();
   const kind = credentialKind(req.headers.authorization);
-  if (kind && !kind.browser) return next(errors.forbidden(SECRET_KEY_IN_BROWSER, `${kind.kind}_in_browser`));
+  if (kind && !kind.browser) return next(errors.credentialInBrowser(kind.kind));
   next();
 };
 

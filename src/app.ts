@@ -1,22 +1,27 @@
-// The Express application: routes, request ids, request logs, health, errors. main.ts gives it a
-// running gateway.
+// The Express application: the edge (src/edge: request ids, logs, CORS, rate limits, connection caps,
+// errors), health, and the APIs behind it, REST and pages (src/http) and GraphQL (src/graphql), which
+// never import each other. main.ts gives it a running gateway.
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
-import { errors } from "../core/errors.ts";
-import type { PaymentGateway } from "../core/gateway.ts";
-import type { RateLimiter } from "../core/rate-limits.ts";
-import type { Readiness } from "../db/database.ts";
+import { errors } from "./core/errors.ts";
+import type { PaymentGateway } from "./core/gateway.ts";
+import type { RateLimiter } from "./core/rate-limits.ts";
+import type { Readiness } from "./db/database.ts";
 import type { Server } from "node:http";
-import { createGraphQL, type GraphQLOptions } from "../graphql/server.ts";
-import { createSubscriptions } from "../graphql/subscriptions.ts";
-import type { Logger } from "../logging.ts";
-import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "../observability/index.ts";
-import { type CheckoutPageOptions, checkoutPage } from "./checkout-page.ts";
-import { browserAccess, type CorsSettings } from "./cors.ts";
-import { dashboardRouter } from "./dashboard/router.ts";
-import { apiReference } from "./docs.ts";
-import { errorHandler, notFound, routeOf } from "./errors.ts";
+import { graphqlErrorBody } from "./graphql/errors.ts";
+import { createGraphQL, type GraphQLOptions } from "./graphql/server.ts";
+import { createSubscriptions } from "./graphql/subscriptions.ts";
+import type { Logger } from "./logging.ts";
+import type { Config } from "./config.ts";
+import type { Runtime } from "./runtime.ts";
+import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "./observability/index.ts";
+import { type CheckoutPageOptions, checkoutPage } from "./http/checkout-page.ts";
+import { browserAccess, type CorsSettings } from "./edge/cors.ts";
+import { dashboardRouter } from "./http/dashboard/router.ts";
+import { frontDoor } from "./http/front-door.ts";
+import { apiReference } from "./http/docs.ts";
+import { errorBodyOn, errorHandler, notFound, routeOf } from "./edge/errors.ts";
 import {
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,
@@ -24,10 +29,10 @@ import {
   guardConnections,
   LiveConnections,
   type LiveLimits,
-} from "./connection-limits.ts";
-import { liveRateLimits, rateLimits, upgradeClientAddress } from "./rate-limits.ts";
-import { listRoutes } from "./v1/lists.ts";
-import { transactionRoutes } from "./v1/transactions.ts";
+} from "./edge/connection-limits.ts";
+import { liveRateLimits, rateLimits, upgradeClientAddress } from "./edge/rate-limits.ts";
+import { listRoutes } from "./http/v1/lists.ts";
+import { transactionRoutes } from "./http/v1/transactions.ts";
 
 export interface AppOptions {
   gateway: PaymentGateway;
@@ -41,7 +46,7 @@ export interface AppOptions {
   metrics?: PaygateMetrics;
   /** Which pages on other origins may call the browser routes (PAYGATE_CORS_ORIGINS); default any. */
   cors?: CorsSettings;
-  /** Rate limits per API key and per client address (src/http/rate-limits.ts); none when absent. */
+  /** Rate limits per API key and per client address (src/edge/rate-limits.ts); none when absent. */
   rateLimits?: RateLimiter;
   /**
    * Express's `trust proxy` (PAYGATE_TRUST_PROXY): which proxies may say, in X-Forwarded-For, whom
@@ -78,6 +83,31 @@ export interface PaygateApp {
   stop(): Promise<void>;
 }
 
+/**
+ * The app of a runtime as the configuration says: the one wiring of the service (main.ts) and of the
+ * tests (test/support/gateway.ts). `checkout`: where the built checkout page is (web/dist/ by default).
+ */
+export function createConfiguredApp(
+  config: Config,
+  runtime: Pick<Runtime, "gateway" | "database" | "rateLimiter">,
+  parts: { logger: Logger; metrics?: PaygateMetrics; checkout?: CheckoutPageOptions },
+): Promise<PaygateApp> {
+  return createApp({
+    gateway: runtime.gateway,
+    readiness: runtime.database.readiness,
+    logger: parts.logger,
+    logRequests: config.logRequests,
+    graphql: config.graphql,
+    metrics: parts.metrics,
+    cors: config.cors,
+    rateLimits: runtime.rateLimiter,
+    trustProxy: config.trustProxy,
+    checkout: parts.checkout,
+    connections: config.connections,
+    live: config.live,
+  });
+}
+
 export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const { logger } = options;
   const gateway = options.metrics ? meteredGateway(options.gateway, options.metrics) : options.gateway;
@@ -92,6 +122,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
     res.setHeader("X-Request-Id", requestId);
     next();
   });
+  app.use(errorBodyOn("/graphql", graphqlErrorBody)); // GraphQL-over-HTTP's error shape for every failure on its paths
   if (options.logRequests) app.use(requestLog(logger));
   if (options.metrics) app.use(httpMetrics(options.metrics)).get("/metrics", metricsEndpoint(options.metrics)); // unauthenticated: docs/metrics.md
 
@@ -107,9 +138,10 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/readyz", ready);
   app.get("/healthz", ready);
 
+  app.use(frontDoor()); // GET / leads to the dashboard and names the API reference
   app.use(apiReference());
   app.use(checkoutPage(options.checkout)); // the hosted checkout page and its assets (web/)
-  app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/http/cors.ts
+  app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/edge/cors.ts
   app.use(singleCredential);
   // Everything below is rate limited; the probes, /metrics and the API reference above are not.
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
@@ -180,7 +212,7 @@ const singleCredential: RequestHandler = (req, _res, next) => {
     if (req.rawHeaders[i]?.toLowerCase() === "authorization") count++;
   }
   if (count > 1) {
-    return next(errors.badRequest(`Send one Authorization header; this request has ${count}`, "ambiguous_credential"));
+    return next(errors.ambiguousCredential(count));
   }
   next();
 };

@@ -1,4 +1,4 @@
-// The rate limits on HTTP (README "Rate limits"); the core decides buckets and limits and counts
+// The rate limits on HTTP (docs/rest-api.md, Rate limits); the core decides buckets and limits and counts
 // (src/core/rate-limits.ts). Before anything else of the request runs, one statement counts it
 // against its bucket (its API key's, or its address's without one) and reads its address's failed
 // authentications; then:
@@ -55,11 +55,11 @@ export function rateLimits({ limiter, logger, metrics }: RateLimitOptions): Requ
       setHeaders(res, failures);
       res.setHeader("Retry-After", String(retryAfterSeconds(failures)));
       metrics?.rateLimited("auth_failures");
-      return sendError(req, res, tooManyFailedAuthentications(failures));
+      return sendError(res, tooManyFailedAuthentications(failures));
     }
     if (bucket && usage) {
       const refusal = bucketAnswer(res, bucket, usage, metrics);
-      if (refusal) return sendError(req, res, refusal);
+      if (refusal) return sendError(res, refusal);
     }
     if (failures) countFailedAuthentication(res, limiter, address, storeFailed);
     next();

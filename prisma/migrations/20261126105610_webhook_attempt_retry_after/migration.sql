@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "webhook_delivery_attempts" ADD COLUMN     "retry_after" TEXT;

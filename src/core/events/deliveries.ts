@@ -1,0 +1,153 @@
+// The outbox's rules for whoever delivers webhook events (the dispatcher, src/jobs/webhook-dispatcher.ts):
+// which events are taken and for how long, what an attempt's result means for its event (delivered,
+// retried on the schedule, failed for good) and an operator's redelivery. The job does the HTTP
+// and the pacing; the rules are here, and the queries in src/db behind the store.
+import type { Clock, DeliveryReport, EventRedelivery } from "../ports.ts";
+import type { ClaimedEvent, EventOutcome, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
+
+/** Each retry's wait is stretched or shrunk by up to a fifth at random, so that retries of one outage spread out. */
+export const JITTER = 0.2;
+
+/** When a failed delivery is tried again: the configured waits (PAYGATE_WEBHOOK_RETRY_SCHEDULE), with JITTER. */
+export interface RetryPolicy {
+  scheduleMs: readonly number[];
+  /** In [0, 1); Math.random unless given. */
+  random?: () => number;
+}
+
+/**
+ * The time of the next attempt after `attemptsMade` attempts have failed, or null when the schedule
+ * is spent and the event has failed for good. `random` is in [0, 1).
+ */
+export function nextAttemptAt(now: Date, attemptsMade: number, scheduleMs: readonly number[], random: () => number = Math.random): Date | null {
+  const wait = scheduleMs[attemptsMade - 1];
+  if (wait === undefined) return null;
+  const factor = 1 - JITTER + 2 * JITTER * random();
+  return new Date(now.getTime() + Math.round(wait * factor));
+}
+
+/** The longest a receiver's Retry-After postpones a delivery; a later time asked for is cut to this. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+/** Receivers asking for time with these statuses get it (RFC 9110 §10.2.3: 503 and 429 "Too Many Requests"). */
+const WAIT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** A Retry-After longer than this is not a time anyone writes: not read at all, and kept cut to this length. */
+export const MAX_RETRY_AFTER_CHARS = 64;
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+// The three HTTP-date forms a recipient must accept (RFC 9110 §5.6.7), always GMT: IMF-fixdate, RFC 850, asctime.
+const TIME = "(?<hour>\\d{2}):(?<minute>\\d{2}):(?<second>\\d{2})";
+const HTTP_DATES = [
+  new RegExp(`^[A-Za-z]{3}, (?<day>\\d{2}) (?<month>[A-Za-z]{3}) (?<year>\\d{4}) ${TIME} GMT$`),
+  new RegExp(`^[A-Za-z]+, (?<day>\\d{2})-(?<month>[A-Za-z]{3})-(?<year>\\d{2}) ${TIME} GMT$`),
+  new RegExp(`^[A-Za-z]{3} (?<month>[A-Za-z]{3}) (?<day> \\d|\\d{2}) ${TIME} (?<year>\\d{4})$`),
+];
+
+/** An HTTP-date as a time, or null when it is none (a 31 February or a 25th hour is none, not moved). */
+function httpDate(value: string, now: Date): Date | null {
+  const fields = HTTP_DATES.map((form) => form.exec(value)?.groups).find((groups) => groups !== undefined);
+  if (!fields) return null;
+  const { day = "", month: monthName = "", year: yearText = "", hour = "", minute = "", second = "" } = fields;
+  let year = Number(yearText);
+  if (yearText.length === 2) {
+    // A two-digit year that would be more than 50 years ahead is in the past century (RFC 9110 §5.6.7).
+    const thisYear = now.getUTCFullYear();
+    year += Math.floor(thisYear / 100) * 100;
+    if (year > thisYear + 50) year -= 100;
+  }
+  const month = MONTHS.indexOf(monthName.toLowerCase());
+  const [hours, minutes, seconds] = [hour, minute, second].map(Number) as [number, number, number];
+  if (month < 0 || hours > 23 || minutes > 59 || seconds > 60) return null;
+  const date = new Date(Date.UTC(year, month, Number(day), hours, minutes, seconds));
+  return date.getUTCDate() === Number(day) ? date : null;
+}
+
+/**
+ * The time a receiver asked to be tried again with `Retry-After` (delta-seconds or an HTTP-date, RFC 9110
+ * §10.2.3), or null when the value is neither. Not bounded: `nextAttemptAfter` bounds it.
+ */
+export function retryAfterTime(value: string, now: Date): Date | null {
+  const text = value.trim();
+  if (text.length === 0 || text.length > MAX_RETRY_AFTER_CHARS) return null;
+  if (/^\d+$/.test(text)) {
+    // Any number of digits: far beyond the bound is only "as late as allowed" (and never an invalid Date).
+    const ms = Math.min(Number(text) * 1000, 2 * MAX_RETRY_AFTER_MS);
+    return new Date(now.getTime() + ms);
+  }
+  return httpDate(text, now);
+}
+
+/** How a receiver answered a failed attempt: the status (null: no answer) and its Retry-After header as sent. */
+export interface ReceiverAnswer {
+  statusCode: number | null;
+  retryAfter?: string;
+}
+
+/**
+ * When to try again after a failed attempt: the schedule's next attempt, postponed to the time the
+ * receiver asked for with 429 or 503 and Retry-After, bounded by MAX_RETRY_AFTER_MS from now. Asking
+ * never brings an attempt forward nor adds one: null (failed for good) when the schedule is spent.
+ */
+export function nextAttemptAfter(now: Date, attemptsMade: number, policy: RetryPolicy, answer?: ReceiverAnswer): Date | null {
+  const scheduled = nextAttemptAt(now, attemptsMade, policy.scheduleMs, policy.random);
+  if (!scheduled || answer?.retryAfter === undefined || answer.statusCode === null || !WAIT_STATUSES.has(answer.statusCode)) return scheduled;
+  const asked = retryAfterTime(answer.retryAfter, now);
+  if (!asked) return scheduled;
+  const bounded = Math.min(asked.getTime(), now.getTime() + MAX_RETRY_AFTER_MS);
+  return new Date(Math.max(scheduled.getTime(), bounded));
+}
+
+export class WebhookDeliveries {
+  constructor(
+    private readonly events: WebhookEventStore,
+    private readonly clock: Clock,
+    private readonly retry: RetryPolicy,
+  ) {}
+
+  /** Due events, held for `leaseMs` (a holder that dies lets them fall due again); `onlyId`: that event only. */
+  claim(limit: number, leaseMs: number, onlyId?: string): Promise<ClaimedEvent[]> {
+    const now = this.clock.now();
+    return this.events.claimDue(now, new Date(now.getTime() + leaseMs), limit, onlyId);
+  }
+
+  /** Marks due events whose mode has no webhook URL SKIPPED (never retried), at most `limit`; how many. */
+  skipUnroutable(limit: number): Promise<number> {
+    return this.events.skipUnroutable(this.clock.now(), limit);
+  }
+
+  /**
+   * What an attempt's result means for its event: delivered, tried again on the schedule (later when
+   * the receiver asked for time: `nextAttemptAfter`), or failed for good.
+   */
+  outcomeOf(event: Pick<ClaimedEvent, "attemptCount">, succeeded: boolean, answer?: ReceiverAnswer): EventOutcome {
+    const now = this.clock.now();
+    if (succeeded) return { state: "DELIVERED", at: now };
+    const next = nextAttemptAfter(now, event.attemptCount + 1, this.retry, answer);
+    return next ? { state: "PENDING", nextAttemptAt: next } : { state: "FAILED" };
+  }
+
+  /** Records attempts and their outcomes, many in one statement. */
+  settle(settlements: Settlement[]): Promise<void> {
+    return this.events.settle(settlements);
+  }
+
+  /**
+   * An operator's redelivery: back in the queue with a fresh schedule, then `attempt` sends it once
+   * now. Null for an unknown id; PENDING without an attempt when another dispatcher took it first.
+   */
+  async redeliver(eventId: string, leaseMs: number, attempt: (event: ClaimedEvent) => Promise<DeliveryReport>): Promise<DeliveryReport | null> {
+    const requeued = await this.events.requeue(eventId, this.clock.now());
+    if (!requeued) return null;
+    const [event] = await this.claim(1, leaseMs, eventId);
+    if (!event) return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: requeued.nextAttemptAt }, attempt: null };
+    return attempt(event);
+  }
+}
+
+/**
+ * Sends any merchant's event again now, one attempt (the operator's `paygate webhooks redeliver`; the
+ * dashboard's redelivery checks the actor's merchant and mode first, then comes here). Null for an unknown id.
+ */
+export function redeliverEvent(redelivery: EventRedelivery | undefined, eventId: string): Promise<DeliveryReport | null> {
+  if (!redelivery) throw new Error("The gateway was made without a webhook dispatcher (GatewayDeps.redelivery)");
+  return redelivery.redeliver(eventId);
+}

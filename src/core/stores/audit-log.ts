@@ -1,0 +1,30 @@
+// A merchant's audit log of dashboard and operator changes. src/db/stores/audit-log.ts implements it.
+
+/** Who made a change: a dashboard user (from an address), or the operator at the command line. */
+export type AuditActorWrite = { kind: "user"; userId: string; email: string; clientAddress: string | null } | { kind: "operator" };
+
+/** One entry of a merchant's audit log, as written; never a secret. */
+export interface AuditWrite {
+  merchantId: number;
+  at: Date;
+  actor: AuditActorWrite;
+  action: string;
+  target: string;
+}
+
+export interface AuditLogRow {
+  id: number;
+  createdAt: Date;
+  actorKind: string;
+  actorUserId: string | null;
+  actorEmail: string | null;
+  action: string;
+  target: string;
+  clientAddress: string | null;
+}
+
+export interface AuditLogStore {
+  append(entry: AuditWrite): Promise<void>;
+  /** The merchant's entries newest first, those older than `beforeId` when given, at most `limit`. */
+  page(merchantId: number, beforeId: number | null, limit: number): Promise<AuditLogRow[]>;
+}

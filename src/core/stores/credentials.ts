@@ -1,0 +1,42 @@
+// The credentials store: API keys, payment links and client secrets, each with its merchant.
+// src/db/stores/credentials.ts implements it.
+import type { KybStatus } from "../merchants/kyb.ts";
+
+export interface MerchantIdentity {
+  id: number;
+  name: string;
+  active: boolean;
+  kybStatus: KybStatus;
+}
+
+export interface ApiKeyRow {
+  kind: "PUBLIC" | "SECRET";
+  isLive: boolean;
+  revokedAt: Date | null;
+  /** A rolled key's end (src/core/merchants/api-keys.ts); null: none. */
+  expiresAt: Date | null;
+  keyHash: string;
+  merchant: MerchantIdentity;
+}
+
+export interface PaymentLinkRow {
+  id: number;
+  isLive: boolean;
+  active: boolean;
+  merchant: MerchantIdentity;
+}
+
+/** The transaction a client secret names, with what proves the secret. */
+export interface ClientSecretRow {
+  id: string;
+  isLive: boolean;
+  clientSecretEnc: string | null;
+  merchant: MerchantIdentity;
+}
+
+export interface CredentialStore {
+  apiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
+  /** `id` is a lower-case UUID. */
+  clientSecretOf(transactionId: string): Promise<ClientSecretRow | null>;
+  paymentLinkBySlug(slug: string): Promise<PaymentLinkRow | null>;
+}

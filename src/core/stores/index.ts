@@ -1,0 +1,33 @@
+// What the core needs from its database: one store per kind of record, one file each (as src/db/stores/
+// implements them on Prisma); the core imports only their types, so every query lives in src/db and
+// every rule in src/core.
+import type { RateLimitCounters } from "../rate-limits.ts";
+import type { AuditLogStore } from "./audit-log.ts";
+import type { CredentialStore } from "./credentials.ts";
+import type { DashboardStore } from "./dashboard.ts";
+import type { HomeFiguresStore } from "./home-figures.ts";
+import type { IdempotencyStore } from "./idempotency.ts";
+import type { MerchantStore } from "./merchants.ts";
+import type { SecondFactorStore } from "./second-factors.ts";
+import type { SecurityKeyStore } from "./security-keys.ts";
+import type { TestRateStore } from "./test-rates.ts";
+import type { TransactionStore } from "./transactions.ts";
+import type { WebhookEventStore } from "./webhook-events.ts";
+
+/** Every store, as src/db/stores/index.ts makes them on one database. */
+export interface Stores {
+  transactions: TransactionStore;
+  credentials: CredentialStore;
+  idempotency: IdempotencyStore;
+  merchants: MerchantStore;
+  testRates: TestRateStore;
+  webhookEvents: WebhookEventStore;
+  dashboard: DashboardStore;
+  secondFactors: SecondFactorStore;
+  securityKeys: SecurityKeyStore;
+  auditLog: AuditLogStore;
+  /** The dashboard home's grouped figures. */
+  homeFigures: HomeFiguresStore;
+  /** The rate-limit counters, for sign-in throttling (the API's limiter is given its own by the HTTP layer). */
+  rateLimits: RateLimitCounters;
+}

@@ -1,0 +1,16 @@
+// Change notifications: what the database announces after a commit. src/db/notifications.ts
+// implements it.
+
+/**
+ * What the database announces after a commit (PostgreSQL LISTEN/NOTIFY, sent inside the writing
+ * transaction, so a rolled-back change announces nothing): a transaction changed, and whether that
+ * change wrote a webhook event. `resync`: the listening connection was (re)established, so changes
+ * may have been missed meanwhile and every listener should re-read what it follows.
+ */
+export type TransactionChange = { kind: "changed"; transactionId: string; eventWritten: boolean } | { kind: "resync" };
+
+/** Every instance's transaction changes, in this process: one listening connection, fanned out. */
+export interface TransactionChanges {
+  /** Calls `listener` for each change until the returned function is called. */
+  subscribe(listener: (change: TransactionChange) => void): () => void;
+}

@@ -1,0 +1,248 @@
+// The transactions store: initialize's write, initiate's index lease and move, receipts, expiry,
+// the watch list and the merchant's list. src/db/stores/transactions.ts implements it.
+import type { NetworkSlug } from "../networks.ts";
+import type { Decimal } from "decimal.js";
+import type { PaymentReceipt, ReceiptStatus, Transaction, TransactionStatus } from "../records.ts";
+import type { StoredRateSource } from "../transactions/rate-sources.ts";
+import type { StoredReceipt } from "../transactions/receipts.ts";
+import type { TransactionRecord } from "../transactions/record.ts";
+import type { IdempotencyRecord } from "./idempotency.ts";
+
+/** A transaction as initialize creates it, before it is written. */
+export interface NewTransaction {
+  id: string;
+  reference: string;
+  merchantId: number;
+  customerEmail: string;
+  customerName: string | null;
+  paymentLinkId: number | null;
+  isLive: boolean;
+  description: string | null;
+  /** A decimal string within the column's precision. */
+  initializedAmount: string;
+  initializedCurrencyId: number;
+  requestMeta: Record<string, unknown>;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The client secret, sealed (src/core/secrets.ts). */
+  clientSecretEnc: string;
+  /** Checked by initialize (checkWebhookUrl of the transaction's mode). */
+  returnUrl: string | null;
+  /** The checkout's "back to the shop" link before paying; checked as returnUrl. */
+  cancelUrl: string | null;
+  /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
+  locale: string | null;
+  /** Per-payment policies (core/transactions/policies.ts), checked against the operator's bounds; null: the operator's. */
+  policyExpiresIn: number | null;
+  /** Percent, a decimal string. */
+  policyUnderpaymentTolerance: string | null;
+  policyConfirmations: Record<string, number> | null;
+}
+
+/** Whose wallet: the one a merchant receives a currency with in a mode (its payment processor). */
+export interface WalletOf {
+  merchantId: number;
+  currencyId: number;
+  /** The network (core/networks.ts); absent: the coin's default. */
+  network?: NetworkSlug;
+  isLive: boolean;
+}
+
+/** A wallet index taken for one initiate (TransactionStore.leaseIndex): its address is derived from the key. */
+export interface IndexLease {
+  walletId: number;
+  /** Which of the wallet's places for unused indexes holds it. */
+  slot: number;
+  index: number;
+  extendedPublicKey: string;
+  /** Which initiate holds it: the move takes the index only with it. */
+  token: string;
+}
+
+/** What initiate asks to lease with its read of the transaction (TransactionStore.findRowAndLease). */
+export interface EarlyLease {
+  currencyId: number;
+  network?: NetworkSlug;
+  now: Date;
+  until: Date;
+}
+
+/** Initiate's move INITIATED → PENDING at a leased index (TransactionStore.moveToPending), in one statement. */
+export interface PendingMove {
+  /** The transaction as read before the move: its payment.pending event is written from it. */
+  transaction: TransactionRecord;
+  lease: IndexLease;
+  /** The address at the lease's index. */
+  address: string;
+  /** Written with the move, in its statement: a request whose key another took fails (DuplicateKeyError) and replays that one. */
+  idempotency: IdempotencyRecord | null;
+  now: Date;
+  fields: {
+    paymentCurrencyId: number;
+    /** The network it is paid on (core/networks.ts); absent: the coin's default. */
+    paymentNetwork?: NetworkSlug;
+    /** Decimal strings within the columns' precision. */
+    paymentAmount: string;
+    quoteRate: string;
+    quoteSource: string;
+    quotedAt: Date;
+    /** The providers behind the rate when several were asked (core/transactions/rate-sources.ts); null otherwise. */
+    quoteSources?: StoredRateSource[] | null;
+    refundAddress: string | null;
+    expiresAt: Date;
+  };
+}
+
+/** One receipt at a payment address, as the lifecycle records it. */
+export interface ReceiptWrite {
+  key: string;
+  txHash: string | null;
+  amount: Decimal;
+  confirmations: number;
+  blockHeight: number | null;
+  confirmed: boolean;
+  /** Unconfirmed and signalling replaceability (BIP 125). */
+  replaceable: boolean;
+}
+
+/** What the receipts of a transaction add up to after an update, with what they are compared against. */
+export interface ReceiptTotals {
+  /** The transaction's status before the update. */
+  status: TransactionStatus;
+  paymentAmount: Decimal | null;
+  /** Receipts still on the chain (neither DROPPED nor REVERSED): counted, and short of their confirmations. */
+  confirmed: Decimal;
+  unconfirmed: Decimal;
+  /** Receipts this update marked REVERSED. */
+  reversed: number;
+  /** Confirmations of the least-confirmed chain receipt still on the chain; null when there is none. */
+  leastChainConfirmations: number | null;
+  reversedAt: Date | null;
+  /** The transaction's own underpayment tolerance in percent (initialize's policy); null: the operator's. */
+  policyUnderpaymentTolerance?: Decimal | null;
+}
+
+/** The lifecycle's rules (lifecycle.ts) that the store applies under the transaction's row lock. */
+export interface ReceiptRules {
+  /** What a receipt absent from a complete view becomes. */
+  vanished(transaction: TransactionStatus, receipt: { key: string; status: ReceiptStatus }): "DROPPED" | "REVERSED";
+  /** The transaction's moves given the totals: SUCCESSFUL, reversed (payment.reversed), final (leaves the watch list). */
+  moves(totals: ReceiptTotals): { completes: boolean; reverses: boolean; final: boolean };
+}
+
+/** An open transaction whose window has closed: the lifecycle decides whether it is abandoned. */
+export type ExpiryCandidate = Pick<
+  TransactionRecord,
+  "id" | "status" | "paymentAmount" | "amountPaid" | "amountUnconfirmed" | "expiresAt" | "policyUnderpaymentTolerance"
+>;
+
+/** Which part of the watch list one instance reads: the addresses whose hash modulo `of` is `index`. */
+export interface WatchShare {
+  index: number;
+  of: number;
+}
+
+/** An address the payment watcher reads, with the chain receipts already recorded for it. */
+export interface WatchedAddress {
+  id: string;
+  isLive: boolean;
+  paymentCurrencyId: number | null;
+  /** core/networks.ts; null: the coin's default (rows before networks are filled by the migration). */
+  paymentNetwork: string | null;
+  paymentAddress: string | null;
+  initiatedAt: Date | null;
+  status: TransactionStatus;
+  reversedAt: Date | null;
+  /** Confirmations by coin given at initialize (policies.ts); absent or null: the operator's. */
+  policyConfirmations?: unknown;
+  receipts: { key: string; amount: { toString(): string }; status: string; confirmations: number; replaceable: boolean }[];
+}
+
+/** A page of a merchant's transactions in one mode, newest first (src/core/transactions/list.ts checks it). */
+export interface TransactionListQuery {
+  merchantId: number;
+  isLive: boolean;
+  status: TransactionStatus | null;
+  initializedCurrencyId: number | null;
+  paymentCurrencyId: number | null;
+  createdGte: Date | null;
+  createdLt: Date | null;
+  /** One of: the reference, the id (lower case), the customer's e-mail compared without case. */
+  search: { reference: string } | { id: string } | { customerEmail: string } | null;
+  /** Only transactions older than this one in (createdAt, id) order. */
+  after: { createdAt: Date; id: string } | null;
+  limit: number;
+}
+
+export interface TransactionStore {
+  /**
+   * Initialize's write: the transaction, its payment.initiated event and the Idempotency-Key in one
+   * statement (initialize is the hot path). A key already taken fails it with DuplicateKeyError.
+   */
+  insertInitiated(transaction: NewTransaction, merchant: { name: string }, idempotency: IdempotencyRecord | null): Promise<Transaction>;
+  /** The transaction of this merchant and mode, or null. `id` is a lower-case UUID. */
+  findFor(id: string, merchantId: number, isLive: boolean): Promise<TransactionRecord | null>;
+  /** The same row without its merchant, for a caller that already knows it: one statement instead of two (polls, initiate). */
+  findRowFor(id: string, merchantId: number, isLive: boolean): Promise<Transaction | null>;
+  /**
+   * findRowFor, and in the same statement, if the transaction is INITIATED, leaseIndex for the
+   * merchant's wallet of `leasing.currencyId` in the transaction's mode. The lease is null when none
+   * was taken for any reason (no such row, not INITIATED, no wallet, no slot free or made yet).
+   */
+  findRowAndLease(
+    id: string,
+    merchantId: number,
+    isLive: boolean,
+    leasing: EarlyLease,
+  ): Promise<{ row: Transaction | null; lease: IndexLease | null }>;
+  /**
+   * Takes an index of the wallet that receives `wallet`'s payments, until `until`: the lowest free one
+   * (released, or whose lease ran out by `now`), else the wallet's next index, unless all of the
+   * wallet's `slots` places for unused indexes are leased ("full"). One short statement, which finds the
+   * wallet too; null when the merchant has no wallet for that currency and mode.
+   */
+  leaseIndex(wallet: WalletOf, now: Date, until: Date, slots: number): Promise<IndexLease | "full" | null>;
+  /** Frees a lease that no transaction took, for the next initiate. */
+  releaseIndex(lease: IndexLease): Promise<void>;
+  /**
+   * Moves the transaction to PENDING at the lease's index and address, if it is still INITIATED and
+   * the lease still held; the lease is used up with it, in one statement. "not_initiated" and
+   * "lease_lost" leave the lease as it was; a key taken by another request throws DuplicateKeyError.
+   */
+  moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost">;
+  /**
+   * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
+   * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the
+   * least-confirmed unconfirmed receipt with the number required, and SUCCESSFUL when `completes` says so.
+   * The number required is set with the first receipt: a transaction without it has none (mayHaveReceipts).
+   */
+  recordReceipts(
+    transactionId: string,
+    receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean; requiredConfirmations: number },
+    now: Date,
+    rules: ReceiptRules,
+  ): Promise<TransactionRecord>;
+  /** INITIATED and PENDING transactions whose window closed by `now`, oldest deadline first, after `after`. */
+  openPastDue(now: Date, limit: number, after?: { expiresAt: Date; id: string }): Promise<ExpiryCandidate[]>;
+  /** Moves the still-open ones of `ids` to ABANDONED (with `closedAt` as their end when given); returns those. */
+  abandon(ids: string[], closedAt?: Date): Promise<TransactionRecord[]>;
+  /**
+   * PENDING addresses, those abandoned after `lateSince` (late payments) and the SUCCESSFUL ones not yet
+   * final whose window closed after `finalitySince`, oldest deadline first; of them, only `share`'s part
+   * (by a hash of the address, so all instances agree on the split).
+   */
+  watchList(lateSince: Date, limit: number, share: WatchShare, finalitySince?: Date): Promise<WatchedAddress[]>;
+  /**
+   * Gives a transaction made before client secrets its sealed secret, unless one was stored
+   * meanwhile; returns the one stored. Not a state change: no webhook event.
+   */
+  keepClientSecret(transactionId: string, sealed: string): Promise<string>;
+  /** Newest first by (createdAt, id): the filters of `query`, after its cursor, up to its limit. */
+  list(query: TransactionListQuery): Promise<TransactionRecord[]>;
+  /** The crypto currencies (ids) and networks this merchant has a wallet for in a mode, in id order. */
+  walletCurrencies(merchantId: number, isLive: boolean): Promise<{ currencyId: number; network: string }[]>;
+  /** What arrived at the transaction's address (dropped receipts too), first seen first. */
+  receipts(transactionId: string): Promise<PaymentReceipt[]>;
+  /** The receipts of every transaction of `transactionIds` in one query, each transaction's first seen first (dropped ones too). */
+  receiptsOf(transactionIds: readonly string[]): Promise<StoredReceipt[]>;
+}

@@ -1,0 +1,65 @@
+// What every API shows of a transaction, made in one place: the use cases answer with it, and the
+// adapters (REST presenters, GraphQL resolvers) only name and format its fields. One call of the
+// gateway gives a reply all it shows: the view, the payment URI and QR image, the checkout link and
+// the receipts (one query for a whole page).
+import type { CoreDeps } from "../deps.ts";
+import { checkoutOf, type CheckoutLink } from "./checkout.ts";
+import { paymentRequestOf, type PaymentRequest } from "./payment-request.ts";
+import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
+import type { TransactionRecord } from "./record.ts";
+import { viewOf, type TransactionView } from "./view.ts";
+
+export interface TransactionDetails {
+  transaction: TransactionRecord;
+  /** Its currencies, locked quote and payment state. */
+  view: TransactionView;
+  /** The payment URI and its QR image; null until initiated (or when the caller did not ask for it). */
+  paymentRequest: PaymentRequest | null;
+  /** The client secret and checkout URL; null when the caller is not shown them (then the secret is not opened either). */
+  checkout: CheckoutLink | null;
+  /** What arrived at its address, first seen first. */
+  receipts: TransactionReceipt[];
+}
+
+/** A use case's answer, marked when an earlier request with the same Idempotency-Key made it. */
+export type DetailedOutcome = TransactionDetails & { replayed?: true };
+
+/**
+ * What a reply shows. `clientSecret`: retrieve.ts's rule for the caller. `paymentRequest`: false when
+ * the reply has no QR image (a GraphQL selection without it), which then is not rendered.
+ */
+export interface Shown {
+  clientSecret: boolean;
+  paymentRequest?: boolean;
+}
+
+export type DetailsDeps = Pick<CoreDeps, "stores" | "secrets" | "publicUrl" | "rails" | "qr" | "lifecycle">;
+
+/** The details of each transaction, in order; the receipts of them all in one query (none when none can have any). */
+export async function detailsOf(deps: DetailsDeps, transactions: readonly TransactionRecord[], shown: Shown): Promise<TransactionDetails[]> {
+  const [receipts, parts] = await Promise.all([
+    receiptsOf(deps.stores.transactions, transactions),
+    Promise.all(
+      transactions.map((t) =>
+        Promise.all([shown.paymentRequest === false ? null : paymentRequestOf(deps, t), shown.clientSecret ? checkoutOf(deps, t) : null]),
+      ),
+    ),
+  ]);
+  return transactions.map((transaction, i) => {
+    const [paymentRequest, checkout] = parts[i] ?? [null, null];
+    return { transaction, view: viewOf(transaction, deps.lifecycle), paymentRequest, checkout, receipts: receipts.get(transaction.id) ?? [] };
+  });
+}
+
+export async function detailOf(deps: DetailsDeps, transaction: TransactionRecord, shown: Shown): Promise<TransactionDetails> {
+  const [details] = await detailsOf(deps, [transaction], shown);
+  if (!details) throw new Error("detailsOf answered nothing for one transaction");
+  return details;
+}
+
+/** A use case's transaction with its details, keeping the idempotent replay's mark. */
+export async function detailedOutcome(deps: DetailsDeps, outcome: TransactionRecord & { replayed?: true }, shown: Shown): Promise<DetailedOutcome> {
+  const { replayed, ...transaction } = outcome;
+  const details = await detailOf(deps, transaction, shown);
+  return replayed ? { ...details, replayed } : details;
+}

@@ -1,0 +1,198 @@
+// Issue 28: the hosted checkout in the customer's language, in a real Chromium. Every state (choose,
+// pay, the paid receipt, expired, a broken link) in each language at 375 px and 1,280 px: its texts
+// in the language, `lang` and `dir` on <html> (rtl for Arabic), no horizontal scrolling at 375 px,
+// amounts that never break inside a number, axe-core clean, and a screenshot of each. Also the
+// language from the browser, the picker, the merchant's cancel_url link and the favicon.
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explorerLink, type NetworkSlug } from "../../src/core/networks.ts";
+import { MESSAGES, type Locale, LOCALES, formatFiat } from "../../web/checkout/i18n.ts";
+import { accessibilityViolations, launchBrowser } from "../support/browser.ts";
+import { initializeBody } from "../support/builders.ts";
+import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let browser: Browser;
+let t: TestGateway;
+let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
+beforeAll(async () => {
+  [browser, t] = await Promise.all([launchBrowser(), startTestGateway()]);
+  keys = await t.merchant({ name: "Acme Stores" });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+const MOBILE = { width: 375, height: 812 };
+const DESKTOP = { width: 1280, height: 800 };
+const WAIT = { timeout: 20_000 };
+const SHOTS = path.join(tmpdir(), "paygate-checkout-locales");
+mkdirSync(SHOTS, { recursive: true });
+
+async function initialize(extra: Record<string, unknown>) {
+  const res = await t.post(
+    "/v1/transaction",
+    initializeBody({ customer: { email: "ada@example.com" }, currency: "NGN", amount: "25000", description: "Order #42", ...extra }),
+    { authorization: `Bearer ${keys.testPublicKey}` },
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.data.id as string, checkoutUrl: res.body.data.checkout_url as string };
+}
+
+async function helper(id: string, action: "payment" | "expire") {
+  const res = await t.post(`/v1/test_helpers/transaction/${id}/${action}`, {}, { authorization: `Bearer ${keys.testSecretKey}` });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function retrieve(id: string) {
+  const res = await fetch(`${t.url}/v1/transaction/${id}`, { headers: { authorization: `Bearer ${keys.testSecretKey}` } });
+  return ((await res.json()) as { data: Record<string, any> }).data;
+}
+
+async function open(url: string, options: { locale?: string } = {}): Promise<Page> {
+  const page = await browser.newPage({ viewport: MOBILE, ...options });
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  // Every failed request is a problem here: the favicon's 404 included.
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  });
+  Object.assign(page, { problems });
+  await page.goto(url);
+  return page;
+}
+
+const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
+const heading = (page: Page, name: string) => page.getByRole("heading", { level: 2, name }).waitFor(WAIT);
+const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? "").trim();
+
+/** The state at both widths: language, direction, no overflow at 375 px, numbers on one line, axe, a screenshot. */
+async function checkState(page: Page, locale: Locale, state: string) {
+  const root = await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { documentElement: { lang: string; dir: string } } }).document.documentElement;
+    return { lang: d.lang, dir: d.dir };
+  });
+  expect(root, `${locale} ${state}`).toEqual({ lang: locale, dir: locale === "ar" ? "rtl" : "ltr" });
+  for (const viewport of [MOBILE, DESKTOP]) {
+    await page.setViewportSize(viewport);
+    const where = `${locale} ${state} at ${viewport.width} px`;
+    const layout = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: any }).document;
+      const root = doc.documentElement;
+      // A number on one line (all its boxes, one per bidi run, at one height) and inside its box.
+      const numbers = [...doc.querySelectorAll(".number")].map((n: any) => new Set([...n.getClientRects()].map((r: any) => Math.round(r.top))).size);
+      const outside = [...doc.querySelectorAll(".number")].filter((n: any) => {
+        const own = n.getBoundingClientRect();
+        const box = n.closest(".summary, .panel").getBoundingClientRect();
+        return own.left < box.left - 1 || own.right > box.right + 1;
+      }).length;
+      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, numbers, outside };
+    });
+    if (viewport === MOBILE) expect(layout.scrollWidth, where).toBeLessThanOrEqual(layout.clientWidth);
+    for (const lines of layout.numbers) expect(lines, where).toBe(1);
+    expect(layout.outside, where).toBe(0);
+    expect(await accessibilityViolations(page), where).toEqual([]);
+    const png = await page.screenshot({ path: path.join(SHOTS, `${state}-${locale}-${viewport.width}.png`), fullPage: true });
+    expect(png.length, where).toBeGreaterThan(1_000);
+  }
+  await page.setViewportSize(MOBILE);
+}
+
+describe("every state in every language", () => {
+  for (const locale of LOCALES) {
+    const m = MESSAGES[locale];
+    it(`${locale}: choose, pay, the paid receipt, expired and a broken link`, async () => {
+      // A long NGN amount: it broke mid-number at 1,280 px ("NGN 25,000.0 / 0").
+      const paid = await initialize({ locale, amount: "2500000", cancel_url: "https://shop.example.com/cart" });
+      const page = await open(paid.checkoutUrl);
+      await heading(page, m.chooseTitle);
+      expect(await text(page, ".amount-label")).toBe(m.amountDue);
+      expect(await text(page, ".fiat-amount")).toBe(formatFiat("2500000", "NGN", locale));
+      expect(await page.getByRole("link", { name: m.backToShop("Acme Stores") }).getAttribute("href")).toBe("https://shop.example.com/cart");
+      await checkState(page, locale, "choose");
+
+      await page.locator("button.coin").first().click();
+      await page.locator("#pay-status .status-title", { hasText: m.waitingTitle }).waitFor(WAIT);
+      expect(await text(page, "#pay-amount-label")).toBe(m.amount);
+      await checkState(page, locale, "pay");
+
+      await helper(paid.id, "payment");
+      await heading(page, m.paidTitle);
+      const data = await retrieve(paid.id);
+      expect(await text(page, ".amount-label")).toBe(m.orderTotal);
+      expect(await page.getByText(m.amountDue, { exact: true }).count()).toBe(0);
+      expect(await page.locator("#cancel-link").count()).toBe(0);
+      expect(await text(page, "#receipt-title")).toBe(m.receipt);
+      expect(await text(page, "#receipt-reference")).toBe(data.reference);
+      expect(await page.locator("#receipt-date").getAttribute("datetime")).toBe(data.receipts[0].first_seen_at);
+      const hash = data.receipts[0].tx_hash as string;
+      expect(await text(page, "#receipt-transactions code")).toBe(hash);
+      // The explorer of the network paid on, in the transaction's mode (src/core/networks.ts).
+      const network = data.payment_network as NetworkSlug;
+      expect(await page.locator(".explorer-link").getAttribute("href")).toBe(explorerLink(network, false, "transaction", hash));
+      expect(await page.getByRole("button", { name: m.print }).count()).toBe(1);
+      await checkState(page, locale, "paid");
+      await page.close();
+
+      const expired = await initialize({ locale });
+      const ended = await open(expired.checkoutUrl);
+      await heading(ended, m.chooseTitle);
+      await helper(expired.id, "expire");
+      await heading(ended, m.expiredTitle);
+      await checkState(ended, locale, "expired");
+      expect(problemsOf(ended)).toEqual([]);
+      await ended.close();
+
+      // A broken link has no transaction to fix the language: the picker's is used.
+      const broken = await open(`${t.url}/checkout/not-a-secret`);
+      await broken.locator("#locale-picker").selectOption(locale);
+      await heading(broken, m.invalidTitle);
+      await checkState(broken, locale, "invalid-link");
+      await broken.close();
+    });
+  }
+});
+
+describe("choosing the language", () => {
+  it("follows the browser's languages when the merchant fixed none", async () => {
+    const { checkoutUrl } = await initialize({});
+    const page = await open(checkoutUrl, { locale: "fr-CA" });
+    await heading(page, MESSAGES.fr.chooseTitle);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang),
+    ).toBe("fr");
+    await page.close();
+  });
+
+  it("takes the merchant's locale over the browser's, and the customer's pick over both, kept on a reload", async () => {
+    const { checkoutUrl } = await initialize({ locale: "es" });
+    const page = await open(checkoutUrl, { locale: "de-DE" });
+    await heading(page, MESSAGES.es.chooseTitle);
+    await page.getByLabel(MESSAGES.es.language).selectOption("pt");
+    await heading(page, MESSAGES.pt.chooseTitle);
+    expect(await text(page, ".amount-label")).toBe(MESSAGES.pt.amountDue);
+    await page.reload();
+    await heading(page, MESSAGES.pt.chooseTitle);
+    await page.close();
+  });
+
+  it("shows no back link without a cancel_url, and the favicon without a 404", async () => {
+    const { checkoutUrl } = await initialize({});
+    const page = await open(checkoutUrl);
+    await heading(page, MESSAGES.en.chooseTitle);
+    expect(await page.locator("#cancel-link").count()).toBe(0);
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    const res = await fetch(new URL(icon ?? "/missing", t.url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    // Pages without their own icon link get the same one at /favicon.ico.
+    const ico = await fetch(`${t.url}/favicon.ico`);
+    expect(ico.status).toBe(200);
+    expect(ico.url).toBe(new URL(icon ?? "/missing", t.url).href);
+    expect(problemsOf(page)).toEqual([]);
+    await page.close();
+  });
+});
