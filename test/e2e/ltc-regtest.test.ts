@@ -7,7 +7,7 @@ import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FUNDER, startLitecoind, type Litecoind } from "../support/litecoind.ts";
 import { freePort } from "../support/anvil.ts";
-import { amountOf, payFromFreshCoinbase, watchedBy } from "./ltc.ts";
+import { amountOf, funderCoin, payFromFreshCoinbase, watchedBy } from "./ltc.ts";
 import { eventArrives as arrives, literal, progress, startE2eService, type E2eService, type Transaction } from "./service.ts";
 import { initializeBody } from "../support/builders.ts";
 
@@ -188,12 +188,7 @@ describe("LTC through the service on a regtest node", () => {
   it("removes a payment when a conflicting transaction spending the same coins is mined instead", async () => {
     const t0 = await watched(await service.initiate("LTC", "10"));
     const due = amountOf(t0);
-    const [coin] = (await node.send("listunspent", [1, 9_999_999, [], false, { minimumAmount: 1 }], FUNDER)) as {
-      txid: string;
-      vout: number;
-      amount: number;
-    }[];
-    if (!coin) throw new Error("the funder has no coin of 1 LTC or more");
+    const coin = await funderCoin(node);
     const input = [{ txid: coin.txid, vout: coin.vout }];
     const left = new Decimal(coin.amount).minus("0.001");
     const sign = async (outputs: Record<string, string>) => {

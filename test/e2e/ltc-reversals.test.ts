@@ -6,6 +6,7 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FUNDER, startLitecoind, type Litecoind } from "../support/litecoind.ts";
+import { amountOf, funderCoin, watchedBy } from "./ltc.ts";
 import { eventArrives, startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 let node: Litecoind;
@@ -29,18 +30,8 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const amountOf = (t: Transaction) => new Decimal(new URL(t.payment_uri).searchParams.get("amount") ?? "NaN");
-
 /** Waits until the service's watch-only wallet holds the address (imported at the watcher's next pass). */
-async function watched(t: Transaction): Promise<Transaction> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const info = (await node.send("getaddressinfo", [t.payment_address], "reversals").catch(() => null)) as { iswatchonly?: boolean } | null;
-    if (info?.iswatchonly) return t;
-    if (Date.now() > deadline) throw new Error(`the service's wallet does not watch ${t.payment_address}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const watched = (t: Transaction) => watchedBy(node, "reversals", t);
 
 const onWatchList = async (id: string) => (await service.runtime.gateway.watchList(0, 10_000)).some((w) => w.id === id);
 type Receipt = Transaction["receipts"][number] & { replaceable: boolean };
@@ -127,12 +118,7 @@ describe("LTC reversals on a regtest node", () => {
   it("sends payment.reversed when a conflicting transaction double-spends a payment counted at 0 confirmations", async () => {
     const t0 = await watched(await service.initiate("LTC", "10"));
     const due = amountOf(t0);
-    const [coin] = (await node.send("listunspent", [1, 9_999_999, [], false, { minimumAmount: 1 }], FUNDER)) as {
-      txid: string;
-      vout: number;
-      amount: number;
-    }[];
-    if (!coin) throw new Error("the funder has no coin of 1 LTC or more");
+    const coin = await funderCoin(node);
     const input = { txid: coin.txid, vout: coin.vout };
     const left = new Decimal(coin.amount).minus("0.001");
     const payment = await spend(input, { [t0.payment_address]: due.toFixed(8), [await node.newAddress()]: left.minus(due).toFixed(8) });

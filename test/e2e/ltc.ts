@@ -22,6 +22,17 @@ export async function watchedBy(node: Litecoind, wallet: string, t: Transaction)
   }
 }
 
+/** A confirmed coin of the funder's of at least 1 LTC, to spend by hand (a double spend, a conflicting payment). */
+export async function funderCoin(node: Litecoind): Promise<{ txid: string; vout: number; amount: number }> {
+  const [coin] = (await node.send("listunspent", [1, 9_999_999, [], false, { minimumAmount: 1 }], FUNDER)) as {
+    txid: string;
+    vout: number;
+    amount: number;
+  }[];
+  if (!coin) throw new Error("the funder has no coin of 1 LTC or more");
+  return coin;
+}
+
 /**
  * Pays `amount` to `address` from a coinbase that has just matured, unconfirmed; `maturing` is the block
  * that matured it: once that block is invalidated, the payment is invalid and leaves the node for good.
