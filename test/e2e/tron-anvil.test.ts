@@ -5,41 +5,26 @@
 // TRON account key (m/44'/195'/0'). A customer picks `network: "tron"` at initiate, gets a T-address
 // derived from that key and pays it with a real token transfer to its hex form.
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { HDKey } from "@scure/bip32";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
-import { USDT_TRON_NILE_CONTRACT } from "../../src/core/networks.ts";
-import { TRON_CHAIN_IDS } from "../../src/rails/chains/tron-rpc.ts";
-import { deriveTronAddress, tronAddressToHex, tronReceiveChain } from "../../src/rails/wallets/tron.ts";
-import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
+import { deriveTronAddress, tronReceiveChain } from "../../src/rails/wallets/tron.ts";
+import type { Anvil } from "../support/anvil.ts";
 import { serializeKey } from "../support/hd-keys.ts";
+import { payUsdt, startNileWithUsdt } from "./tron.ts";
 import { eventArrives, startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 const REQUIRED = 3;
 const USDT = cryptoBySlug("USDT") as CryptoCurrency;
-const TOKEN_HEX = tronAddressToHex(USDT_TRON_NILE_CONTRACT);
-const compiled = JSON.parse(readFileSync(new URL("../rails/chains/token/TestToken.json", import.meta.url), "utf8")) as {
-  contracts: Record<"TestToken6", { deployedBytecode: string }>;
-};
 
 let anvil: Anvil;
 let service: E2eService;
 /** The merchant's TRON account key (test mode: a tpub of m/44'/195'/0'). */
 let tronKey: string;
 
-function abiCall(signature: string, ...args: (string | bigint)[]): string {
-  const selector = bytesToHex(keccak_256(utf8ToBytes(signature)).slice(0, 4));
-  return `0x${selector}${args.map((a) => BigInt(a).toString(16).padStart(64, "0")).join("")}`;
-}
-
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: TRON_CHAIN_IDS.nile });
-  await anvil.setCode(TOKEN_HEX, compiled.contracts.TestToken6.deployedBytecode);
-  await anvil.sendTransaction({ to: TOKEN_HEX, data: abiCall("mint(address,uint256)", DEV_ACCOUNT, 10n ** 15n) });
+  anvil = await startNileWithUsdt();
   service = await startE2eService({ PAYGATE_TRON_TEST_RPC_URL: anvil.url, PAYGATE_CONFIRMATIONS_TRON: String(REQUIRED) }, []);
   tronKey = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/195'/0'"), "tpub");
   await service.runtime.gateway.updateMerchant(service.merchant.id, {
@@ -91,7 +76,7 @@ describe("USDT on TRON through the service, on anvil as Nile's JSON-RPC", () => 
     expect(t0.payment_address).toBe(deriveTronAddress(tronReceiveChain(false, tronKey), 0));
     expect(t0.payment_uri).toBe(t0.payment_address); // TRON wallets read the plain address
     const due = dueUnits(t0);
-    const tx = await anvil.sendTransaction({ to: TOKEN_HEX, data: abiCall("transfer(address,uint256)", tronAddressToHex(t0.payment_address), due) });
+    const tx = await payUsdt(anvil, t0.payment_address, due);
     const txid = tx.slice(2);
     let t = await service.until(t0.id, (t) => t.receipts.length === 1, "its payment seen");
     expect(t.status).toBe("PENDING");

@@ -3,42 +3,26 @@
 // (19 blocks), not after Ethereum's 64 (USDT's default network): it leaves the watch list then.
 // anvil with TRON Nile's chain id stands for the Nile FullNode's JSON-RPC, as in tron-anvil.test.ts.
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { HDKey } from "@scure/bip32";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
-import { USDT_TRON_NILE_CONTRACT } from "../../src/core/networks.ts";
-import { TRON_CHAIN_IDS } from "../../src/rails/chains/tron-rpc.ts";
-import { tronAddressToHex } from "../../src/rails/wallets/tron.ts";
 import { watchSettings } from "../../src/runtime.ts";
-import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
+import type { Anvil } from "../support/anvil.ts";
 import { serializeKey } from "../support/hd-keys.ts";
+import { payUsdt, startNileWithUsdt } from "./tron.ts";
 import { startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 const REQUIRED = 3;
 const USDT = cryptoBySlug("USDT") as CryptoCurrency;
 const BNB = cryptoBySlug("BNB") as CryptoCurrency;
-const TOKEN_HEX = tronAddressToHex(USDT_TRON_NILE_CONTRACT);
-const compiled = JSON.parse(readFileSync(new URL("../rails/chains/token/TestToken.json", import.meta.url), "utf8")) as {
-  contracts: Record<"TestToken6", { deployedBytecode: string }>;
-};
 
 let anvil: Anvil;
 let service: E2eService;
 
-function abiCall(signature: string, ...args: (string | bigint)[]): string {
-  const selector = bytesToHex(keccak_256(utf8ToBytes(signature)).slice(0, 4));
-  return `0x${selector}${args.map((a) => BigInt(a).toString(16).padStart(64, "0")).join("")}`;
-}
-
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: TRON_CHAIN_IDS.nile });
-  await anvil.setCode(TOKEN_HEX, compiled.contracts.TestToken6.deployedBytecode);
-  await anvil.sendTransaction({ to: TOKEN_HEX, data: abiCall("mint(address,uint256)", DEV_ACCOUNT, 10n ** 15n) });
+  anvil = await startNileWithUsdt();
   service = await startE2eService({ PAYGATE_TRON_TEST_RPC_URL: anvil.url, PAYGATE_CONFIRMATIONS_TRON: String(REQUIRED) }, []);
   const tronKey = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/195'/0'"), "tpub");
   await service.runtime.gateway.updateMerchant(service.merchant.id, {
@@ -73,7 +57,7 @@ describe("the watcher's finality depth, per coin × network", () => {
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     const t0 = paid.body.data as Transaction;
     const units = BigInt(new Decimal(String(t0.payment_amount)).mul(1_000_000).toFixed(0)); // TRC-20 USDT: 6 decimals
-    await anvil.sendTransaction({ to: TOKEN_HEX, data: abiCall("transfer(address,uint256)", tronAddressToHex(t0.payment_address), units) });
+    await payUsdt(anvil, t0.payment_address, units);
     await anvil.mine(REQUIRED - 1);
     await service.until(id, (t) => t.status === "SUCCESSFUL", "SUCCESSFUL");
 
