@@ -15,7 +15,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }],
   },
   test: {
-    include: ["test/**/*.test.ts"],
+    // sdk/ (issue 27) is tested against the real service too, with the same support code.
+    include: ["test/**/*.test.ts", "sdk/test/**/*.test.ts"],
     exclude: [
       ...configDefaults.exclude,
       ...(postgres

@@ -3,8 +3,11 @@
 // transaction through the REST API, opens its checkout_url in Chromium, picks Bitcoin as a
 // customer would, and writes docs/checkout-mobile.png (375×812) and docs/checkout-desktop.png
 // (1280×800); then signs in to the dashboard as the merchant's owner (made with `paygate user
-// create --password-stdin`) and writes docs/dashboard-mobile.png and docs/dashboard-desktop.png (the Transactions page), docs/dashboard-transaction.png and docs/dashboard-webhooks.png of
-// its Users page. Needs the pages built (npm install does it) and Debian's Chromium.
+// create --password-stdin`) and writes docs/dashboard-home.png (Home, where signing in lands: a few
+// orders are paid through the test helpers, so its charts have figures), docs/dashboard-mobile.png
+// and docs/dashboard-desktop.png (the Transactions page), docs/dashboard-transaction.png (one
+// transaction) and docs/dashboard-webhooks.png (the Webhooks page). Needs the pages built (npm
+// install does it) and Debian's Chromium.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -30,6 +33,7 @@ const env = {
   NODE_ENV: "development",
 };
 
+const dashboardPassword = "screenshots only, not a real password";
 let service: ChildProcess | null = null;
 try {
   const merchant = JSON.parse(
@@ -38,8 +42,7 @@ try {
       env,
       encoding: "utf8",
     }),
-  ) as { id: number; testPublicKey: string };
-  const dashboardPassword = "screenshots only, not a real password";
+  ) as { id: number; testPublicKey: string; testSecretKey: string };
   for (const [email, role, password] of [
     ["ada@acme.example", "owner", true],
     ["grace@acme.example", "developer", true],
@@ -78,18 +81,25 @@ try {
   });
   if (initialized.status !== 201) throw new Error(`initialize answered ${initialized.status}: ${await initialized.text()}`);
   const { checkout_url: checkoutUrl, id: checkoutId } = ((await initialized.json()) as { data: { checkout_url: string; id: string } }).data;
-  // A few more orders, so that the dashboard's list has something to show.
-  for (const [email, amount, description] of [
-    ["grace@example.org", "24.50", "Order #1043 · tea towel"],
-    ["linus@example.net", "310.00", "Order #1044 · espresso machine"],
-    ["margaret@example.com", "12.00", "Order #1045 · gift card"],
-  ]) {
+  // A few more orders, so that the dashboard's list has something to show; some paid (in test mode,
+  // through the test helper), so that Home's volume, statuses and coins have figures.
+  for (const [email, amount, description, paidIn] of [
+    ["grace@example.org", "24.50", "Order #1043 · tea towel", "4"],
+    ["linus@example.net", "310.00", "Order #1044 · espresso machine", "6"],
+    ["margaret@example.com", "12.00", "Order #1045 · gift card", null],
+    ["alan@example.com", "58.00", "Order #1046 · coffee beans", "3"],
+    ["edsger@example.org", "19.90", "Order #1047 · notebook", "7"],
+  ] as const) {
     const more = await fetch(`${baseUrl}/v1/transaction`, {
       method: "POST",
       headers: { authorization: `Bearer ${merchant.testPublicKey}`, "content-type": "application/json" },
       body: JSON.stringify({ customer: { email }, currency: "USD", amount, description }),
     });
     if (more.status !== 201) throw new Error(`initialize answered ${more.status}: ${await more.text()}`);
+    if (paidIn === null) continue;
+    const { id } = ((await more.json()) as { data: { id: string } }).data;
+    await post(`/v1/transaction/${id}/pay`, merchant.testSecretKey, { currency_id: paidIn });
+    await post(`/v1/test_helpers/transaction/${id}/payment`, merchant.testSecretKey, {});
   }
 
   const browser = await launchBrowser();
@@ -123,11 +133,19 @@ try {
       ["desktop", { width: 1280, height: 800 }],
     ] as const) {
       const page = await browser.newPage({ viewport });
-      // Signing in lands on Home; these shots are of the Transactions page.
-      await page.goto(`${baseUrl}/dashboard/sign-in?next=transactions`);
-      await page.getByLabel("E-mail").fill("ada@acme.example");
-      await page.getByLabel("Password").fill(dashboardPassword);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      if (name === "desktop") {
+        // Signing in lands on Home.
+        await page.goto(`${baseUrl}/dashboard/sign-in`);
+        await signIn(page);
+        await page.getByRole("heading", { level: 1, name: "Home" }).waitFor();
+        await page.getByRole("heading", { level: 2, name: "Volume paid" }).waitFor();
+        await page.locator(".chart canvas").first().waitFor();
+        await shoot(page, "dashboard-home", viewport, true);
+        await page.goto(`${baseUrl}/dashboard/transactions`);
+      } else {
+        await page.goto(`${baseUrl}/dashboard/sign-in?next=transactions`);
+        await signIn(page);
+      }
       await page.getByRole("heading", { level: 1, name: "Transactions" }).waitFor();
       await page.getByText("margaret@example.com").first().waitFor();
       await shoot(page, `dashboard-${name}`, viewport, name === "mobile");
@@ -138,6 +156,8 @@ try {
         await shoot(page, "dashboard-transaction", viewport, true);
         await page.goto(`${baseUrl}/dashboard/webhooks`);
         await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+        // The heading is there before the page's data: wait for what it shows.
+        await page.getByRole("heading", { level: 2, name: "Webhook URL" }).waitFor();
         await shoot(page, "dashboard-webhooks", viewport, false);
       }
       await page.close();
@@ -149,6 +169,22 @@ try {
   service?.kill("SIGTERM");
   if (service && service.exitCode === null) await new Promise((resolve) => service?.once("exit", resolve));
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel("E-mail").fill("ada@acme.example");
+  await page.getByLabel("Password").fill(dashboardPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** A POST with the merchant's secret key that must succeed. */
+async function post(pathname: string, secretKey: string, body: unknown): Promise<void> {
+  const res = await fetch(`${baseUrl}${pathname}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secretKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${pathname} answered ${res.status}: ${await res.text()}`);
 }
 
 /** A screenshot under docs/, with nothing focused. */

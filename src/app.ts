@@ -25,14 +25,21 @@ import { errorBodyOn, errorHandler, notFound, routeOf } from "./edge/errors.ts";
 import {
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,
+  DEFAULT_EVENT_STREAM_LIMITS,
   DEFAULT_LIVE_LIMITS,
+  type EventStreamLimits,
   guardConnections,
   LiveConnections,
   type LiveLimits,
 } from "./edge/connection-limits.ts";
 import { liveRateLimits, rateLimits, upgradeClientAddress } from "./edge/rate-limits.ts";
 import { listRoutes } from "./http/v1/lists.ts";
+import { merchantPricingRoutes } from "./http/v1/merchant-pricing.ts";
+import { eventStreamRoutes } from "./http/v1/event-stream.ts";
 import { transactionRoutes } from "./http/v1/transactions.ts";
+import { refundRoutes } from "./http/v1/refunds.ts";
+import { refundClaimPage } from "./http/refund-claim-page.ts";
+import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints.ts";
 
 export interface AppOptions {
   gateway: PaymentGateway;
@@ -59,6 +66,8 @@ export interface AppOptions {
   connections?: ConnectionLimits & { total?: number };
   /** Open event streams and WebSockets, and subscriptions per WebSocket (PAYGATE_LIVE_*); defaults when absent. */
   live?: LiveLimits;
+  /** Open event streams (GET /v1/events/stream) per key and in all, and their heartbeat (PAYGATE_EVENT_STREAM_*); defaults when absent. */
+  eventStreams?: EventStreamLimits;
 }
 
 /** No proxy, the number of proxies in front, or their addresses and subnets. Never `true`: any client could then choose its address. */
@@ -105,6 +114,7 @@ export function createConfiguredApp(
     checkout: parts.checkout,
     connections: config.connections,
     live: config.live,
+    eventStreams: config.eventStreams,
   });
 }
 
@@ -146,9 +156,21 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   // Everything below is rate limited; the probes, /metrics and the API reference above are not.
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
+  app.use(refundClaimPage(gateway)); // a refund's claim link (issue 26): rate limited, as guessing must be
   app.use(dashboardRouter(gateway, options.checkout)); // the merchant dashboard: session cookie, never an API key
+  const live = new LiveConnections(
+    options.live ?? DEFAULT_LIVE_LIMITS,
+    (line) => logger.warn(line),
+    (cap) => options.metrics?.liveConnectionRefused(cap),
+  );
+  options.metrics?.observeLiveConnections(() => live.count);
+  const eventStreams = eventStreamRoutes(gateway, live, options.eventStreams ?? DEFAULT_EVENT_STREAM_LIMITS);
   app.use(transactionRoutes(gateway));
+  app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
+  app.use(eventStreams.router); // before listRoutes, whose /v1/events/:event_id would take "stream"
   app.use(listRoutes(gateway));
+  app.use(merchantPricingRoutes(gateway));
+  app.use(webhookEndpointRoutes(gateway));
   const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };
   // Each mutation field of a request counts against the same rate limits (src/graphql/mutation-limits.ts).
   const graphql = await createGraphQL(
@@ -158,12 +180,6 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
     options.rateLimits && { limiter: options.rateLimits, logger, metrics: options.metrics },
   );
   const trust = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
-  const live = new LiveConnections(
-    options.live ?? DEFAULT_LIVE_LIMITS,
-    (line) => logger.warn(line),
-    (cap) => options.metrics?.liveConnectionRefused(cap),
-  );
-  options.metrics?.observeLiveConnections(() => live.count);
   const subscriptions = createSubscriptions(
     gateway,
     {
@@ -194,8 +210,12 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
     get liveConnections() {
       return live.count;
     },
-    closeSubscriptions: subscriptions.close,
+    closeSubscriptions: async () => {
+      eventStreams.close();
+      await subscriptions.close();
+    },
     stop: async () => {
+      eventStreams.close();
       await subscriptions.close();
       await graphql.stop();
     },

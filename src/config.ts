@@ -14,7 +14,9 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   defaultConnectionTotal,
   defaultLiveTotal,
+  DEFAULT_EVENT_STREAM_LIMITS,
   DEFAULT_LIVE_LIMITS,
+  type EventStreamLimits,
   type LiveLimits,
   openFileLimit,
 } from "./edge/connection-limits.ts";
@@ -311,6 +313,21 @@ export const WebhookEnvSchema = z.object({
     .describe(
       "Private hosts webhooks of both modes may reach all the same: comma-separated host names (exact), IP addresses and CIDR ranges, e.g. `hooks.internal,10.20.0.0/16`. Default: none.",
     ),
+  PAYGATE_WEBHOOK_ENDPOINTS_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(16)
+    .describe("The most webhook endpoints a merchant may have per mode ([Webhook endpoints](webhooks.md)). Default: `16`."),
+  PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(72)
+    .describe(
+      "A webhook endpoint whose every attempt failed for this long is disabled (said in the log and the API) until its merchant re-enables it; fractions of an hour allowed. Default: `72` hours.",
+    ),
 });
 
 export interface WebhookConfig {
@@ -326,6 +343,10 @@ export interface WebhookConfig {
    * test mode any on the embedded database's local setup and none with DATABASE_URL, plus an allowlist.
    */
   privateTargets: PrivateTargets;
+  /** The most webhook endpoints per merchant and mode. */
+  endpointsMax: number;
+  /** An endpoint failing every attempt for this long is disabled. */
+  disableAfterMs: number;
 }
 
 /** A transaction's life (src/core/transactions/lifecycle.ts; docs/lifecycle.md). */
@@ -337,6 +358,15 @@ export const LifecycleEnvSchema = z.object({
     .max(43_200)
     .default(1440)
     .describe("How long an `INITIATED` transaction waits for initiate before it is abandoned. Default: `1440` minutes."),
+  PAYGATE_REFUND_CLAIM_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .describe(
+      "How long a refund's claim link (`refund_url`, for a transaction without `refund_address`) lets the customer enter an address. Default: `30` days.",
+    ),
   PAYGATE_CHECKOUT_WINDOW_MINUTES: z.coerce
     .number()
     .int()
@@ -396,6 +426,30 @@ export const LifecycleEnvSchema = z.object({
     .max(10_000)
     .default(1000)
     .describe("The most confirmations a merchant may ask for per payment and coin (initialize's `confirmations`). Default: `1000` blocks."),
+  PAYGATE_POLICY_LATE_PAYMENT_MIN_PERCENT: z
+    .string()
+    .refine(isNumericString, "must be a percentage such as 0.5")
+    .refine((v) => new Decimal(v).lte(100), "must be at most 100")
+    .default("0")
+    .describe(
+      "The least rate movement a merchant may name per payment for accepting late payments (initialize's `late_payment.accept_if_rate_moved_below`). Default: `0` percent.",
+    ),
+  PAYGATE_POLICY_LATE_PAYMENT_MAX_PERCENT: z
+    .string()
+    .refine(isNumericString, "must be a percentage such as 0.5")
+    .refine((v) => new Decimal(v).lte(50), "must be at most 50")
+    .default("10")
+    .describe(
+      "The most rate movement a merchant may name per payment for accepting late payments (initialize's `late_payment.accept_if_rate_moved_below`), at most 50. Default: `10` percent.",
+    ),
+  PAYGATE_MERCHANT_SPREAD_MAX_PERCENT: z
+    .string()
+    .refine(isNumericString, "must be a percentage such as 1.5")
+    .refine((v) => new Decimal(v).gte(0) && new Decimal(v).lte(50), "must be from 0 to 50")
+    .default("10")
+    .describe(
+      "The largest spread a merchant may set on its rates (merchant pricing: `paygate merchant pricing --spread`, POST /v1/merchant/pricing, the dashboard), taken off the market rate in the merchant's favour; at most 50. Default: `10` percent.",
+    ),
   PAYGATE_EXPIRY_SCHEDULER: boolean.default(true).describe("Run the expiry job in the service (`paygate worker` runs it too). Default: `true`."),
   PAYGATE_EXPIRY_INTERVAL_MS: z.coerce
     .number()
@@ -615,6 +669,33 @@ export const ConnectionEnvSchema = z.object({
     .max(1000)
     .default(DEFAULT_LIVE_LIMITS.subscriptionsPerSocket)
     .describe("Subscriptions one WebSocket holds at once; each `subscribe` also counts as a request of the rate limits. Default: `5`."),
+  PAYGATE_EVENT_STREAM_MAX_PER_KEY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(DEFAULT_EVENT_STREAM_LIMITS.perKey)
+    .describe(
+      "Open live event streams (`GET /v1/events/stream`, what `paygate listen` follows) per secret key, per instance; past it 429 `too_many_event_streams`. Default: `5`.",
+    ),
+  PAYGATE_EVENT_STREAM_MAX_TOTAL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(DEFAULT_EVENT_STREAM_LIMITS.total)
+    .describe(
+      "Open live event streams of the instance in all (each also counts as a live-update connection); past it 503 `event_streams_full`. Default: `1000`.",
+    ),
+  PAYGATE_EVENT_STREAM_HEARTBEAT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(300)
+    .default(DEFAULT_EVENT_STREAM_LIMITS.heartbeatMs / 1000)
+    .describe(
+      "How often an idle event stream sends a `: heartbeat` comment, so that proxies keep it open and clients see it alive. Default: `15` s.",
+    ),
 });
 
 export const EnvSchema = z.object({
@@ -743,6 +824,8 @@ export interface Config {
   host: string;
   /** PAYGATE_PUBLIC_URL, without a trailing slash: checkout_url is `{publicUrl}/checkout/<client secret>`. */
   publicUrl: string;
+  /** PAYGATE_REFUND_CLAIM_DAYS: how long a refund's claim link is valid. */
+  refundClaimDays: number;
   database: { kind: "postgres"; url: string; poolMax: number; preparedStatements: number } | { kind: "pglite"; dataDir: string };
   dataDir: string;
   encryptionKey: string | undefined;
@@ -770,6 +853,8 @@ export interface Config {
   connections: ConnectionLimits & { total: number };
   /** Live updates: event streams and WebSockets per address, per credential and in all; subscriptions per WebSocket. */
   live: LiveLimits;
+  /** Live event streams (GET /v1/events/stream) per secret key and in all, and their heartbeat. */
+  eventStreams: EventStreamLimits;
 }
 
 export class ConfigError extends Error {}
@@ -786,6 +871,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl: e.PAYGATE_PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT),
+    refundClaimDays: e.PAYGATE_REFUND_CLAIM_DAYS,
     database: e.DATABASE_URL
       ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX, preparedStatements: e.PAYGATE_DB_PREPARED_STATEMENTS }
       : { kind: "pglite", dataDir: path.join(dataDir, "pglite") },
@@ -815,6 +901,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           max: new Decimal(e.PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MAX_PERCENT),
         },
         confirmations: { min: e.PAYGATE_POLICY_CONFIRMATIONS_MIN, max: e.PAYGATE_POLICY_CONFIRMATIONS_MAX },
+        latePayment: { min: new Decimal(e.PAYGATE_POLICY_LATE_PAYMENT_MIN_PERCENT), max: new Decimal(e.PAYGATE_POLICY_LATE_PAYMENT_MAX_PERCENT) },
+        spread: { min: new Decimal(0), max: new Decimal(e.PAYGATE_MERCHANT_SPREAD_MAX_PERCENT) },
       },
       expiryScheduler: e.PAYGATE_EXPIRY_SCHEDULER,
       expiryIntervalMs: e.PAYGATE_EXPIRY_INTERVAL_MS,
@@ -825,6 +913,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleMs: e.PAYGATE_WEBHOOK_RETRY_SCHEDULE,
       pollMs: e.PAYGATE_WEBHOOK_POLL_MS,
       concurrency: e.PAYGATE_WEBHOOK_CONCURRENCY,
+      endpointsMax: e.PAYGATE_WEBHOOK_ENDPOINTS_MAX,
+      disableAfterMs: Math.round(e.PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
       privateTargets: {
         live: e.PAYGATE_WEBHOOK_ALLOW_PRIVATE,
         // Local development on the embedded database sends test events to http://127.0.0.1:…; a shared
@@ -854,7 +944,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config, "connections" | "live"> {
+function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config, "connections" | "live" | "eventStreams"> {
   const fileLimit = openFileLimit();
   const problems: string[] = [];
   if (e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS < e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS) {
@@ -881,6 +971,11 @@ function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config,
       perCredential: e.PAYGATE_LIVE_MAX_PER_CREDENTIAL,
       total: e.PAYGATE_LIVE_MAX_CONNECTIONS ?? defaultLiveTotal(fileLimit),
       subscriptionsPerSocket: e.PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    },
+    eventStreams: {
+      perKey: e.PAYGATE_EVENT_STREAM_MAX_PER_KEY,
+      total: e.PAYGATE_EVENT_STREAM_MAX_TOTAL,
+      heartbeatMs: e.PAYGATE_EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
     },
   };
 }

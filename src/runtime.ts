@@ -16,12 +16,14 @@ import { createLiveFeed } from "./rails/prices/live.ts";
 import { StoredTestRatesFeed } from "./rails/prices/test-rates.ts";
 import { PngQrRenderer } from "./rails/qr/index.ts";
 import { HdWalletRails } from "./rails/wallets/index.ts";
-import type { Clock, PriceFeed } from "./core/ports.ts";
+import { RefundRails } from "./rails/refunds/index.ts";
+import type { AddressBalances, AddressWatch, Clock, PriceFeed } from "./core/ports.ts";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.ts";
 import { WebhookDeliveries } from "./core/events/deliveries.ts";
 import { webhookSender } from "./webhooks/http-sender.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains, type WatchSettings } from "./jobs/payment-watcher.ts";
+import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
@@ -43,6 +45,8 @@ export interface Runtime {
   expiry: ExpiryScheduler;
   /** Not started: the service starts it (PAYGATE_PAYMENT_WATCHER). */
   watcher: PaymentWatcher;
+  /** Not started: started with the payment watcher. Closes refunds whose transaction reached the destination (issue 26). */
+  refundWatcher: RefundWatcher;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
   rateLimiter: RateLimiter;
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
@@ -74,6 +78,8 @@ export interface RuntimeOverrides {
   clock?: Clock;
   /** The rate limiter's counters (the database's by default) and clock (the system's). */
   rateLimits?: { counters?: RateLimitCounters; clock?: Clock };
+  /** Who hears of handed-out addresses (the chains by default); null: nobody, the watcher's pass takes them (a test of that). */
+  addressWatch?: AddressWatch | null;
   /** Over config.dashboard: sign-in limits, session lifetimes, the second factor's rules. */
   dashboard?: GatewayDeps["dashboard"];
 }
@@ -94,7 +100,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   // Before the gateway: a dashboard user's redelivery goes through it.
   const webhooks = new WebhookDispatcher(
     {
-      deliveries: new WebhookDeliveries(stores.webhookEvents, clock, { scheduleMs: config.webhooks.retryScheduleMs }),
+      deliveries: new WebhookDeliveries(stores.webhookEvents, clock, { scheduleMs: config.webhooks.retryScheduleMs }, stores.webhookEndpoints),
       secrets,
       clock,
       log: overrides.log ?? ((line) => console.error(line)),
@@ -103,18 +109,33 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     },
     config.webhooks,
   );
+  const chains = overrides.chains ?? new ChainWatchers(config.chains);
+  const rails = new HdWalletRails({ testChainIds: config.chains.testChainIds, utxoTestChains: config.chains.utxoTestChains });
   const gateway = new PaymentGateway({
     stores,
+    ...(hasHoldings(chains) ? { balances: chains } : {}),
+    ...addressWatchOf(overrides.addressWatch, chains),
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets, clock }),
     prices,
-    rails: new HdWalletRails({ testChainIds: config.chains.testChainIds, utxoTestChains: config.chains.utxoTestChains }),
+    rails,
+    // Refunds' unsigned transactions: the payment watcher's nodes are asked for gas, fees and raw transactions.
+    refundPayments: new RefundRails({
+      rails,
+      wallets: (walletId) => stores.merchants.walletKey(walletId),
+      chains: chains instanceof ChainWatchers ? chains : undefined,
+      testChainIds: config.chains.testChainIds,
+      utxoTestChains: config.chains.utxoTestChains,
+    }),
     qr: new PngQrRenderer(),
     clock,
     secrets,
     changes: database.changes,
     redelivery: webhooks,
     privateWebhookTargets: config.webhooks.privateTargets,
+    webhookEndpointsMax: config.webhooks.endpointsMax,
     publicUrl: config.publicUrl,
+    refundClaimDays: config.refundClaimDays,
+    explorers: config.chains.explorers,
     dashboard: {
       requireSecondFactor: config.dashboard.requireSecondFactor,
       ...overrides.dashboard,
@@ -130,7 +151,13 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   });
   overrides.metrics?.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog(), poolStats: database.poolStats });
   const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log, overrides.metrics);
-  const chains = overrides.chains ?? new ChainWatchers(config.chains);
+  // Its own clients of the same nodes: the destinations stay in its block scan, not in the payment watcher's pass.
+  const refundWatcher = new RefundWatcher(
+    gateway,
+    chains instanceof ChainWatchers ? new ChainWatchers(config.chains) : chains,
+    { intervalMs: config.watch.intervalMs, requiredConfirmations: (currency, network) => config.chains.requiredConfirmations(currency, network) },
+    overrides.log,
+  );
   const watcher = new PaymentWatcher(
     gateway,
     chains,
@@ -152,16 +179,32 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     webhooks,
     expiry,
     watcher,
+    refundWatcher,
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
       if (jobs.expiry) expiry.start();
-      if (jobs.watcher) watcher.start();
+      if (jobs.watcher) {
+        watcher.start();
+        refundWatcher.start();
+      }
     },
     close: async () => {
-      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop()]);
+      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop()]);
       await database.close();
     },
   };
+}
+
+/** Who hears of handed-out addresses: the override (null: nobody), else the chain nodes when they take them (ChainWatchers: an own node imports them). */
+function addressWatchOf(override: AddressWatch | null | undefined, chains: ConfiguredChains): { addressWatch?: AddressWatch } {
+  if (override !== undefined) return override === null ? {} : { addressWatch: override };
+  const handedOut = (chains as Partial<AddressWatch>).handedOut;
+  return typeof handedOut === "function" ? { addressWatch: chains as ConfiguredChains & AddressWatch } : {};
+}
+
+/** The chain nodes read balances too (ChainWatchers does; a test's own watcher may not). */
+function hasHoldings(chains: ConfiguredChains): chains is ConfiguredChains & AddressBalances {
+  return typeof (chains as Partial<AddressBalances>).holdings === "function";
 }
 
 /**

@@ -16,6 +16,8 @@ describe("webhook, lifecycle and watcher configuration", () => {
       pollMs: 250,
       concurrency: 16,
       privateTargets: { live: false, test: true, allowlist: PrivateAllowlist.NONE },
+      endpointsMax: 16,
+      disableAfterMs: 259_200_000,
     });
     const days = config.webhooks.retryScheduleMs.reduce((a, b) => a + b, 0) / 86_400_000;
     expect(days).toBeGreaterThan(3);
@@ -43,6 +45,8 @@ describe("webhook, lifecycle and watcher configuration", () => {
       PAYGATE_WEBHOOK_POLL_MS: "50",
       PAYGATE_WEBHOOK_CONCURRENCY: "4",
       PAYGATE_WEBHOOK_ALLOW_PRIVATE: "1",
+      PAYGATE_WEBHOOK_ENDPOINTS_MAX: "4",
+      PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS: "1.5",
       PAYGATE_INITIATED_WINDOW_MINUTES: "60",
       PAYGATE_CHECKOUT_WINDOW_MINUTES: "15",
       PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT: "0.5",
@@ -52,6 +56,9 @@ describe("webhook, lifecycle and watcher configuration", () => {
       PAYGATE_POLICY_UNDERPAYMENT_TOLERANCE_MAX_PERCENT: "2.25",
       PAYGATE_POLICY_CONFIRMATIONS_MIN: "3",
       PAYGATE_POLICY_CONFIRMATIONS_MAX: "50",
+      PAYGATE_POLICY_LATE_PAYMENT_MIN_PERCENT: "1",
+      PAYGATE_POLICY_LATE_PAYMENT_MAX_PERCENT: "7.5",
+      PAYGATE_MERCHANT_SPREAD_MAX_PERCENT: "4",
       PAYGATE_EXPIRY_SCHEDULER: "false",
       PAYGATE_EXPIRY_INTERVAL_MS: "1000",
       PAYGATE_PAYMENT_WATCHER: "0",
@@ -72,6 +79,8 @@ describe("webhook, lifecycle and watcher configuration", () => {
       pollMs: 50,
       concurrency: 4,
       privateTargets: { live: true, test: true, allowlist: PrivateAllowlist.NONE },
+      endpointsMax: 4,
+      disableAfterMs: 5_400_000,
     });
     expect(config.lifecycle).toEqual({
       initiatedWindowMs: 3_600_000,
@@ -81,6 +90,8 @@ describe("webhook, lifecycle and watcher configuration", () => {
         expiresIn: { min: 120, max: 3600 },
         underpaymentTolerance: { min: new Decimal("0.5"), max: new Decimal("2.25") },
         confirmations: { min: 3, max: 50 },
+        latePayment: { min: new Decimal("1"), max: new Decimal("7.5") },
+        spread: { min: new Decimal("0"), max: new Decimal("4") },
       },
       expiryScheduler: false,
       expiryIntervalMs: 1000,

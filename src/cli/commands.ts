@@ -8,13 +8,16 @@ import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
 import type { DefaultNetworkSetting, WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
 import type { Mode } from "../core/merchants/mode.ts";
+import { fundsHeldCsv } from "../core/merchants/funds-held.ts";
 import type { PrivateTargets } from "../core/merchants/private-targets.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
-import { createLogger, lineLogger } from "../logging.ts";
 import { parseTestRate } from "../core/money/test-rates.ts";
 import type { EventFilter } from "../core/stores/webhook-events.ts";
-import { startRuntime, type Runtime } from "../runtime.ts";
+// The runtime (Prisma, the database drivers, the chain and wallet rails) and the logger are loaded
+// when a command opens the database, not at start: `paygate --help` and a bad command line answer
+// without them (docs/benchmarks.md, CLI start-up).
+import type { Runtime } from "../runtime.ts";
 
 /** Where a command's output goes: process.stdout, or a test's buffer. */
 export interface CliOutput {
@@ -42,11 +45,11 @@ export interface JsonOption {
   json?: boolean;
 }
 
-function say(ctx: CliContext, text: string): void {
+export function say(ctx: CliContext, text: string): void {
   ctx.stdout.write(`${text}\n`);
 }
 
-function print(ctx: CliContext, value: unknown): void {
+export function print(ctx: CliContext, value: unknown): void {
   say(ctx, JSON.stringify(value, null, 2));
 }
 
@@ -63,9 +66,10 @@ function merchantId(text: string | undefined): number {
 }
 
 /** Opens the configured database for one command and closes it after, whatever happens. */
-async function withRuntime<T>(ctx: CliContext, work: (runtime: Runtime, config: Config) => Promise<T>): Promise<T> {
+export async function withRuntime<T>(ctx: CliContext, work: (runtime: Runtime, config: Config) => Promise<T>): Promise<T> {
   if (ctx.service) return work(ctx.service.runtime, ctx.service.config); // the service's own, left open
   const config = loadConfig(ctx.env);
+  const { startRuntime } = await import("../runtime.ts");
   const runtime = await startRuntime(config, { log: (line) => ctx.stderr.write(`${line}\n`) });
   try {
     return await work(runtime, config);
@@ -257,6 +261,35 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
   }
 }
 
+export interface MerchantPricingOptions extends JsonOption {
+  spread?: string;
+  sources?: string;
+}
+
+/** Shows, or with --spread/--sources sets, a merchant's pricing (src/core/merchants/pricing.ts). */
+export async function merchantPricing(ctx: CliContext, idText: string | undefined, options: MerchantPricingOptions): Promise<void> {
+  const id = merchantId(idText);
+  const input = {
+    ...(options.spread === undefined ? {} : { spread: options.spread }),
+    ...(options.sources === undefined
+      ? {}
+      : {
+          sources: options.sources
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== ""),
+        }),
+  };
+  const changing = Object.keys(input).length > 0;
+  const pricing = await withRuntime(ctx, (rt) => (changing ? rt.gateway.setMerchantPricing(id, input) : rt.gateway.merchantPricing(id)));
+  if (options.json) return print(ctx, pricing);
+  say(ctx, `${changing ? "Updated" : "Pricing of"} merchant ${id}: spread ${pricing.spreadPercent}% (at most ${pricing.spreadBounds.max}%).`);
+  say(
+    ctx,
+    `Price sources: ${pricing.sources.length > 0 ? pricing.sources.join(", ") : "the operator's"} (available: ${pricing.available.join(", ") || "none"}).`,
+  );
+}
+
 export interface PaymentLinkCreateOptions extends JsonOption {
   merchant?: string;
   live?: boolean;
@@ -371,6 +404,7 @@ function stopRequest(ctx: CliContext): { stopped: Promise<void>; dispose(): void
 
 export async function worker(ctx: CliContext): Promise<void> {
   const config = loadConfig(ctx.env);
+  const [{ createLogger, lineLogger }, { startRuntime }] = await Promise.all([import("../logging.ts"), import("../runtime.ts")]);
   // A worker is part of the service: its log is the service's JSON log.
   const logger = createLogger({ level: config.logLevel, destination: ctx.stdout });
   // Listening from the start: a Ctrl-C while the database opens, or just after the line below, stops
@@ -481,12 +515,12 @@ export interface MerchantOption extends JsonOption {
   merchant?: string;
 }
 
-function requiredMerchant(options: MerchantOption): number {
+export function requiredMerchant(options: MerchantOption): number {
   if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
   return merchantId(options.merchant);
 }
 
-function modeOption(value: string | undefined, fallback?: Mode): Mode {
+export function modeOption(value: string | undefined, fallback?: Mode): Mode {
   const mode = value ?? fallback;
   if (mode !== "test" && mode !== "live")
     throw new UsageError(value === undefined ? "--mode test|live is required." : `--mode must be test or live; got '${value}'.`);
@@ -583,4 +617,65 @@ export async function paymentLinkDeactivate(ctx: CliContext, slug: string, optio
   const link = await withRuntime(ctx, (rt) => rt.gateway.deactivateMerchantPaymentLink(id, slug));
   if (options.json) return print(ctx, { ...link, createdAt: link.createdAt.toISOString() });
   say(ctx, `Deactivated ${link.mode} payment link ${link.slug} of merchant ${id}: it starts no more transactions.`);
+}
+
+export interface HoldingsOptions extends MerchantOption {
+  mode?: string;
+  network?: string;
+  limit?: string;
+  csv?: boolean;
+}
+
+/** `paygate holdings`: what the merchant's handed-out addresses hold, with the fee coin a token needs (funds-held.ts). */
+export async function holdings(ctx: CliContext, options: HoldingsOptions): Promise<void> {
+  const id = requiredMerchant(options);
+  const mode = modeOption(options.mode, "test");
+  if (options.csv && options.json) throw new UsageError("--csv and --json print different things: give one.");
+  if (options.limit !== undefined && !/^\d{1,6}$/.test(options.limit))
+    throw new UsageError(`--limit must be a whole number; got '${options.limit}'.`);
+  const query = { isLive: mode === "live", network: options.network, limit: options.limit === undefined ? undefined : Number(options.limit) };
+  const rows = await withRuntime(ctx, (rt) => rt.gateway.merchantFundsHeld(id, query));
+  if (options.csv) {
+    ctx.stdout.write(fundsHeldCsv(rows));
+    return;
+  }
+  const shown = rows.map((r) => ({
+    address: r.address,
+    network: r.network,
+    coin: r.coin,
+    held: r.held?.toFixed() ?? null,
+    feeCoin: r.feeCoin,
+    feeCoinHeld: r.feeCoinHeld?.toFixed() ?? null,
+    needsFeeCoin: r.needsFeeCoin,
+    transactionId: r.transactionId,
+    error: r.error,
+  }));
+  if (options.json) return print(ctx, { mode, holdings: shown });
+  if (shown.length === 0)
+    return say(ctx, `Merchant ${id} has handed out no ${mode} payment addresses${options.network ? ` on ${options.network}` : ""}.`);
+  const table = [
+    ["ADDRESS", "NETWORK", "COIN", "HELD", "FEE COIN", "FEE COIN HELD", "NOTE"],
+    ...shown.map((r) => [
+      r.address,
+      r.network,
+      r.coin,
+      r.held ?? "?",
+      r.feeCoin,
+      r.feeCoinHeld ?? "?",
+      r.error ? `unknown: ${r.error}` : r.needsFeeCoin ? `needs ${r.feeCoin} to move` : "",
+    ]),
+  ];
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
+  for (const row of table)
+    say(
+      ctx,
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    );
+  const needing = shown.filter((r) => r.needsFeeCoin).length;
+  if (needing > 0) {
+    say(ctx, `\n${needing} address(es) hold a token but none of the fee coin: send each some of its network's fee coin before moving the token.`);
+  }
 }

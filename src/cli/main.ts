@@ -5,6 +5,12 @@ import { embeddedDatabaseDir, forwardToService, runsInService, serviceSocketPath
 
 const argv = process.argv.slice(2);
 
+// `paygate … | head` closes the pipe early: the reader has what it wanted, so stop quietly (as Unix tools do).
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 async function main(): Promise<number> {
   const dataDir = embeddedDatabaseDir(process.env);
   if (dataDir !== null && runsInService(argv)) {

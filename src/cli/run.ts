@@ -8,6 +8,8 @@ import { ConfigError } from "../config.ts";
 import { PaygateError } from "../core/errors.ts";
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";
+import { listen, type ListenOptions } from "./listen.ts";
+import * as endpoints from "./webhook-endpoints.ts";
 import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
 
@@ -54,7 +56,11 @@ function report(error: unknown, ctx: CliContext): number {
     return 2;
   }
   // A refusal of the core (an unknown merchant, a bad wallet key) says what is wrong; so does bad configuration.
-  if (error instanceof PaygateError || error instanceof ConfigError || (error instanceof Error && error.name === "EmbeddedDatabaseBusyError")) {
+  if (
+    error instanceof PaygateError ||
+    error instanceof ConfigError ||
+    (error instanceof Error && (error.name === "EmbeddedDatabaseBusyError" || error.name === "ListenError"))
+  ) {
     ctx.stderr.write(`paygate: ${error.message}\n`);
     return 1;
   }
@@ -106,6 +112,13 @@ function buildProgram(ctx: CliContext): Command {
     .option("--mode <mode>", "live (the default) or test: the mode of the --wallet keys and --default-network")
     .option("--json", "print one JSON object");
   act(update, () => commands.merchantUpdate(ctx, update.args[0], update.opts<commands.MerchantUpdateOptions>()));
+
+  const pricing = leaf(merchant, "merchantPricing", ctx)
+    .argument("<ID>", "the merchant's id")
+    .option("--spread <percent>", "percent off the market rate in the merchant's favour, e.g. 1.5; 0 removes it")
+    .option("--sources <providers>", 'price providers in order, comma-separated (e.g. coinbase,kraken); "" gives the choice back to the operator')
+    .option("--json", "print one JSON object");
+  act(pricing, () => commands.merchantPricing(ctx, pricing.args[0], pricing.opts<commands.MerchantPricingOptions>()));
 
   const paymentLink = group(program, "payment-link", ctx);
   const linkCreate = leaf(paymentLink, "paymentLinkCreate", ctx)
@@ -181,6 +194,50 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(sendTest, () => commands.webhooksSendTest(ctx, sendTest.opts<commands.SendTestOptions>()));
 
+  const endpointGroup = group(program, "webhook-endpoints", ctx);
+  const endpointCommand = (name: CommandName, withId: boolean) => {
+    const command = leaf(endpointGroup, name, ctx);
+    if (withId) command.argument("<ENDPOINT_ID>", "the endpoint's id (we_…), as webhook-endpoints list shows it");
+    return command.option("--merchant <id>", "the merchant's id (required)").option("--mode <mode>", "test (the default) or live");
+  };
+  const endpointCreate = endpointCommand("webhookEndpointsCreate", false)
+    .option("--url <url>", "where the events go (required)")
+    .option("--events <types>", "the event types it receives, comma-separated, or * (the default)")
+    .option("--description <text>", "what it is for")
+    .option("--json", "print one JSON object");
+  act(endpointCreate, () => endpoints.webhookEndpointsCreate(ctx, endpointCreate.opts<endpoints.EndpointOptions>()));
+  const endpointList = endpointCommand("webhookEndpointsList", false).option("--json", "print one JSON object");
+  act(endpointList, () => endpoints.webhookEndpointsList(ctx, endpointList.opts<endpoints.EndpointOptions>()));
+  const endpointUpdate = endpointCommand("webhookEndpointsUpdate", true)
+    .option("--url <url>", "a new URL")
+    .option("--events <types>", "the event types it receives, comma-separated, or *")
+    .option("--description <text>", "what it is for ('' removes it)")
+    .option("--disable", "stop sending to it")
+    .option("--enable", "send to it again")
+    .option("--redeliver-missed", "with --enable: send again what failed or was missed while it was failing or disabled")
+    .option("--json", "print one JSON object");
+  act(endpointUpdate, () => endpoints.webhookEndpointsUpdate(ctx, endpointUpdate.args[0] ?? "", endpointUpdate.opts<endpoints.EndpointOptions>()));
+  const endpointDelete = endpointCommand("webhookEndpointsDelete", true).option("--json", "print one JSON object");
+  act(endpointDelete, () => endpoints.webhookEndpointsDelete(ctx, endpointDelete.args[0] ?? "", endpointDelete.opts<endpoints.EndpointOptions>()));
+  const endpointRotate = endpointCommand("webhookEndpointsRotateSecret", true).option("--json", "print one JSON object");
+  act(endpointRotate, () =>
+    endpoints.webhookEndpointsRotateSecret(ctx, endpointRotate.args[0] ?? "", endpointRotate.opts<endpoints.EndpointOptions>()),
+  );
+  const endpointDeliveries = endpointCommand("webhookEndpointsDeliveries", true)
+    .option("--status <status>", "only failed, succeeded or pending deliveries")
+    .option("--limit <n>", "at most this many, 1 to 100 (default: 10)")
+    .option("--json", "print one JSON object");
+  act(endpointDeliveries, () =>
+    endpoints.webhookEndpointsDeliveries(ctx, endpointDeliveries.args[0] ?? "", endpointDeliveries.opts<endpoints.EndpointOptions>()),
+  );
+
+  const listenCommand = leaf(program, "listen", ctx)
+    .option("--forward-to <url>", "the local URL that receives each event (required), e.g. http://localhost:4000/webhooks")
+    .option("--api-url <url>", "the paygate to follow (default: PAYGATE_API_URL, else http://127.0.0.1:3000)")
+    .option("--api-key <key>", "a secret key, sec_test_… or sec_live_… (default: PAYGATE_SECRET_KEY)")
+    .option("--events <types>", "only these event types, comma-separated (e.g. payment.received,payment.reversed)");
+  act(listenCommand, () => listen(ctx, listenCommand.opts<ListenOptions>()));
+
   const keys = group(program, "keys", ctx);
   const keysList = leaf(keys, "keysList", ctx).option("--merchant <id>", "the merchant's id (required)").option("--json", "print one JSON object");
   act(keysList, () => commands.keysList(ctx, keysList.opts<commands.MerchantOption>()));
@@ -192,6 +249,15 @@ function buildProgram(ctx: CliContext): Command {
     .option("--old-expires <when>", "now, 1h or 24h: how long the replaced key keeps working (required)")
     .option("--json", "print one JSON object");
   act(keysRoll, () => commands.keysRoll(ctx, keysRoll.opts<commands.KeysRollOptions>()));
+
+  const holdings = leaf(program, "holdings", ctx)
+    .option("--merchant <id>", "the merchant's id (required)")
+    .option("--mode <mode>", "test (the default) or live")
+    .option("--network <network>", "only this network's addresses")
+    .option("--limit <n>", "the newest N addresses, 1 to 1000 (default: 200)")
+    .option("--csv", "print the list as CSV")
+    .option("--json", "print one JSON object");
+  act(holdings, () => commands.holdings(ctx, holdings.opts<commands.HoldingsOptions>()));
 
   return program;
 }

@@ -28,7 +28,8 @@ export function embeddedDatabaseDir(env: NodeJS.ProcessEnv): string | null {
 
 /** A command the service cannot run for the CLI: `worker` is a process of its own. */
 export function runsInService(argv: readonly string[]): boolean {
-  return argv.length > 0 && argv[0] !== "worker";
+  // `listen` talks to the service over HTTP and needs no database.
+  return argv.length > 0 && argv[0] !== "worker" && argv[0] !== "listen";
 }
 
 export type CommandRunner = (

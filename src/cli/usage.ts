@@ -1,6 +1,7 @@
 // What `paygate --help` and each command's usage say. One table: the overall usage, a group's usage
 // (`paygate merchant --help`) and a command's own `--help` are all drawn from it.
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import { NETWORK_SLUGS } from "../core/networks.ts";
 
 const CRYPTOS = CRYPTO_CURRENCIES.map((c) => c.slug).join(", ");
 
@@ -33,6 +34,14 @@ public address); --test-webhook-url receives test-mode events (http://127.0.0.1:
 in --mode (default live); give the account-level extended public key, never a private key.
 --default-network sets the network CURRENCY is paid on in --mode when an initiate names none
 (e.g. USDT=tron); the merchant needs a wallet on it.`,
+  },
+  merchantPricing: {
+    path: "merchant pricing",
+    synopsis: [`ID [--spread PERCENT] [--sources PROVIDER,PROVIDER...|""] [--json]`],
+    about: `Show or set a merchant's pricing. --spread takes PERCENT (e.g. 1.5) off the market rate in the
+merchant's favour at initiate: the customer sends that much more coin (0 removes it). --sources
+chooses the live price providers and their order from PAYGATE_PRICE_FEED ("" gives the choice
+back to the operator). Without either, prints the pricing.`,
   },
   paymentLinkCreate: {
     path: "payment-link create",
@@ -105,6 +114,50 @@ signature by the old secret and one by the new, so receivers switch without miss
     about: `POST a signed webhook.test event to the merchant's URL for --mode (default test) now and
 show the answer. Not a payment event: nothing is stored or retried.`,
   },
+  webhookEndpointsCreate: {
+    path: "webhook-endpoints create",
+    synopsis: ["--merchant ID --url URL [--mode test|live] [--events TYPE,TYPE|*]", "[--description TEXT] [--json]"],
+    about: `Add a webhook endpoint (we_…) that receives the events named (default *), signed with a
+secret of its own (printed once). The mode's first endpoint is the merchant's webhook URL.`,
+  },
+  webhookEndpointsList: {
+    path: "webhook-endpoints list",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "A merchant's webhook endpoints of one mode: URL, events, enabled or disabled (and why). Never a secret.",
+  },
+  webhookEndpointsUpdate: {
+    path: "webhook-endpoints update",
+    synopsis: [
+      "ENDPOINT_ID --merchant ID [--mode test|live] [--url URL] [--events TYPE,TYPE|*]",
+      "[--description TEXT] [--disable | --enable [--redeliver-missed]] [--json]",
+    ],
+    about: `Change an endpoint; --enable re-enables one (disabled by hand, or after failing every attempt
+for PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS), --redeliver-missed sending again what it missed.`,
+  },
+  webhookEndpointsDelete: {
+    path: "webhook-endpoints delete",
+    synopsis: ["ENDPOINT_ID --merchant ID [--mode test|live] [--json]"],
+    about: "Delete an endpoint and its delivery log; deleting the mode's first removes the merchant's webhook URL.",
+  },
+  webhookEndpointsRotateSecret: {
+    path: "webhook-endpoints rotate-secret",
+    synopsis: ["ENDPOINT_ID --merchant ID [--mode test|live] [--json]"],
+    about: "A new signing secret for the endpoint (printed once); the old one also signs for 24 hours.",
+  },
+  webhookEndpointsDeliveries: {
+    path: "webhook-endpoints deliveries",
+    synopsis: ["ENDPOINT_ID --merchant ID [--mode test|live] [--status failed|succeeded|pending]", "[--limit N] [--json]"],
+    about: "The endpoint's delivery log, newest first: event, status, attempts, status code, latency, time.",
+  },
+  listen: {
+    path: "listen",
+    synopsis: ["--forward-to URL [--api-url URL] [--api-key sec_test_…] [--events TYPE,TYPE]"],
+    about: `Forward a running paygate's new events (its live event stream, GET /v1/events/stream) to a
+local receiver, signed with a secret made for this session (printed when ready), one line per
+delivery with the receiver's status. --api-url: the service (default PAYGATE_API_URL, else
+http://127.0.0.1:3000); --api-key: a secret key (default PAYGATE_SECRET_KEY), whose mode is the
+one followed. Reconnects and resumes when the stream drops; Ctrl-C stops it, leaving nothing behind.`,
+  },
   keysList: {
     path: "keys list",
     synopsis: ["--merchant ID [--json]"],
@@ -115,6 +168,15 @@ show the answer. Not a payment event: nothing is stored or retried.`,
     synopsis: ["--merchant ID --mode test|live --kind public|secret", "--old-expires now|1h|24h [--json]"],
     about: `Make a new key (printed once) of one kind and mode. The key it replaces keeps working for
 --old-expires (now, 1h or 24h), so the new one can be deployed first.`,
+  },
+  holdings: {
+    path: "holdings",
+    synopsis: ["--merchant ID [--mode test|live] [--network NETWORK] [--limit N] [--csv | --json]"],
+    about: `What the merchant's handed-out payment addresses hold now, read from the chain nodes: per
+address and network the coin paid there and the network's fee coin (ETH, BNB, TRX…), which moving
+a token off the address needs. "needs fee coin" marks a token held with no fee coin beside it.
+--mode: test (the default) or live; --network: only that network (${NETWORK_SLUGS.join(", ")});
+--limit: the newest N addresses (default 200); --csv: the list as CSV.`,
   },
 } satisfies Record<string, CommandSpec>;
 
@@ -127,6 +189,7 @@ export const GROUPS: Record<string, string> = {
   "test-rates": "The prices test mode quotes at.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
+  "webhook-endpoints": "A merchant's webhook endpoints (we_…): several receivers per mode, each with its events and secret.",
   keys: "A merchant's API keys: list them, roll one with an overlap.",
 };
 

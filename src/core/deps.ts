@@ -1,8 +1,19 @@
 // What every operation of the core is given: its stores, its ports and its policy. The gateway
 // (src/core/gateway.ts) holds one of these; adapters never see it.
 import type { Credentials } from "./merchants/credentials.ts";
+import type { ExplorerSettings } from "./networks.ts";
 import type { PrivateTargets } from "./merchants/private-targets.ts";
-import type { Clock, EventRedelivery, PaymentRails, PriceFeed, QrRenderer, WebhookSender } from "./ports.ts";
+import type {
+  AddressBalances,
+  AddressWatch,
+  Clock,
+  EventRedelivery,
+  PaymentRails,
+  PriceFeed,
+  QrRenderer,
+  RefundPayments,
+  WebhookSender,
+} from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { Stores } from "./stores/index.ts";
 import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
@@ -17,6 +28,8 @@ export interface CoreDeps {
   secrets: SecretBox;
   /** The private destinations webhook URLs may name, per mode (PAYGATE_WEBHOOK_ALLOW_PRIVATE, PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE, the allowlist). */
   privateWebhookTargets: PrivateTargets;
+  /** The most webhook endpoints per merchant and mode (PAYGATE_WEBHOOK_ENDPOINTS_MAX); 16 when not given. */
+  webhookEndpointsMax?: number;
   /** Windows and tolerance of a transaction's life. */
   lifecycle: LifecyclePolicy;
   /** PAYGATE_PUBLIC_URL: the service's public base URL (no trailing slash), for checkout_url. */
@@ -25,4 +38,14 @@ export interface CoreDeps {
   webhookSender?: WebhookSender;
   /** The webhook dispatcher, for a dashboard user's redelivery; the service always has one (src/runtime.ts). */
   redelivery?: EventRedelivery;
+  /** Unsigned refund transactions and URIs (issue 26); absent, a refund is shown without its payment instructions. */
+  refundPayments?: RefundPayments;
+  /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */
+  addressWatch?: AddressWatch;
+  /** Balances of handed-out addresses (the funds-held view); absent, that view says no chain node is configured. */
+  balances?: AddressBalances;
+  /** Days a refund claim link stays valid (PAYGATE_REFUND_CLAIM_DAYS). */
+  refundClaimDays?: number;
+  /** Which test chains are local (no public explorer) and the operator's explorers; the public testnets' when absent. */
+  explorers?: ExplorerSettings;
 }

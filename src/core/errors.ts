@@ -13,6 +13,10 @@ export type ErrorCode =
   | "upstream_unavailable"
   | "database_unavailable"
   | "idempotency_conflict"
+  /** The object is not in a state that allows the change (a refund no longer pending). */
+  | "conflict"
+  /** Something that existed and is used up or expired for good (a refund claim link). */
+  | "gone"
   | "unsupported_media_type"
   | "payload_too_large"
   | "rate_limited"
@@ -154,6 +158,9 @@ export const errors = {
     ),
   /** A merchant's settings that the rules refuse (a name, a webhook URL, a wallet key): nothing changed. */
   invalidMerchantSettings: (message: string) => new PaygateError("validation_error", message, "invalid_merchant_settings"),
+  /** A merchant's pricing (spread, providers): the message names every refused field. */
+  invalidPricing: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", fieldErrors.map((e) => e.message).join("; "), "invalid_pricing", fieldErrors),
   merchantNotFound: (id: number) => new PaygateError("not_found", `No merchant with id ${id}`, "merchant_not_found"),
   invalidTestRate: (message: string) => new PaygateError("validation_error", message, "invalid_test_rate"),
   /** GET /v1/events/:id: the same for an unknown id and another merchant's or mode's event. */
@@ -184,8 +191,65 @@ export const errors = {
   /** The same for an unknown slug and another merchant's link. */
   paymentLinkNotFound: (slug: string) =>
     new PaygateError("not_found", `This merchant has no payment link '${printable(slug)}'`, "payment_link_not_found"),
+  // ── Webhook endpoints (issue 27; src/core/webhook-endpoints) ──
+  /** Refused endpoint fields: the message names each, nothing changed. */
+  webhookEndpointValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError(
+      "validation_error",
+      `Invalid webhook endpoint: ${fieldErrors.map((e) => `${e.field} ${e.message}`).join("; ")}`,
+      "invalid_webhook_endpoint",
+      fieldErrors,
+    ),
+  /** The same for an unknown id and another merchant's or mode's endpoint. */
+  webhookEndpointNotFound: (id: string) =>
+    new PaygateError("not_found", `No webhook endpoint with id '${printable(id)}'`, "webhook_endpoint_not_found"),
+  webhookEndpointLimit: (max: number, mode: "test" | "live") =>
+    new PaygateError(
+      "conflict",
+      `This merchant already has ${max} ${mode}-mode webhook endpoints, the most allowed (PAYGATE_WEBHOOK_ENDPOINTS_MAX); delete one first`,
+      "webhook_endpoint_limit",
+    ),
+  /** The same for an unknown id and another merchant's or mode's delivery. */
+  webhookDeliveryNotFound: (id: string) =>
+    new PaygateError("not_found", `No webhook delivery with id '${printable(id)}'`, "webhook_delivery_not_found"),
   webhookEventNotFound: (id: string) =>
     new PaygateError("not_found", `No webhook event with id ${printable(id)}; list them with: paygate webhooks list`, "webhook_event_not_found"),
+  // ── Refunds (issue 26; src/core/refunds) ──
+  refundValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid refund fields", "invalid_refund_request", fieldErrors),
+  /** The same for an unknown id and another merchant's or mode's refund. */
+  refundNotFound: (id: string) => new PaygateError("not_found", `No refund with id '${printable(id)}'`, "refund_not_found"),
+  nothingReceived: () =>
+    new PaygateError("invalid_state", "Nothing can be refunded: no confirmed payment has arrived on this transaction", "nothing_received"),
+  /** `left`: what can still be refunded, with its coin ("0.0004 BTC"). */
+  refundOverLimit: (left: string, reason: "over_refundable" | "nothing_overpaid" = "over_refundable") =>
+    new PaygateError(
+      "invalid_state",
+      reason === "nothing_overpaid"
+        ? `Nothing was overpaid on this transaction; ${left} can still be refunded`
+        : `The refund is more than what is left to refund: ${left} can still be refunded`,
+      reason,
+    ),
+  refundNotPending: (state: string) =>
+    new PaygateError("conflict", `The refund is ${state}, not pending: only a pending refund can change`, "refund_not_pending"),
+  /** An unknown or mistyped claim link: the same for both, nothing says which links exist. */
+  refundClaimNotFound: () => new PaygateError("not_found", "This refund link is not valid; ask the merchant for a new one", "refund_claim_not_found"),
+  refundClaimUsed: () =>
+    new PaygateError("gone", "This refund link was already used: the refund has its address; contact the merchant to change it", "refund_claim_used"),
+  refundClaimExpired: () => new PaygateError("gone", "This refund link has expired; ask the merchant for a new one", "refund_claim_expired"),
+  refundClaimClosed: () => new PaygateError("gone", "This refund was canceled or already paid; nothing more to do here", "refund_claim_closed"),
+  // Refund rails (src/rails/refunds): the unsigned transaction a merchant signs.
+  /** `toCustomer`, `fee`, `dust`: amounts with their coin ("0.00000100 LTC"); `nothing`: the fee takes it all. */
+  refundBelowDust: (toCustomer: string, fee: string, dust: string, nothing: boolean) =>
+    new PaygateError(
+      "invalid_state",
+      nothing
+        ? `The network fee of ${fee} takes all of this refund: nothing would reach the customer; refund more, or choose a lower fee_rate`
+        : `After its network fee of ${fee}, the refund would pay the customer ${toCustomer}, below the dust limit of ${dust} that nodes relay; refund more, or choose a lower fee_rate`,
+      "refund_below_dust",
+    ),
+  /** The payment's receipts cannot be spent by a refund transaction (`why` says what is missing). */
+  refundNotSpendable: (why: string) => new PaygateError("invalid_state", `No refund transaction can be built: ${why}`, "refund_not_spendable"),
   // ── The dashboard ─────────────────────────────────────────────────────────────────────────────
   /** The same for an unknown e-mail, a wrong password and a user without one: no account enumeration. */
   signInFailed: () => new PaygateError("unauthenticated", "E-mail or password is incorrect", "sign_in_failed"),

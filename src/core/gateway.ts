@@ -41,6 +41,7 @@ import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./das
 import { changeRole, createUser, inviteUser, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "./deps.ts";
+import { type NetworkSlug, transactionExplorer } from "./networks.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import type { Caller } from "./merchants/credentials.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
@@ -48,6 +49,8 @@ import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
 import { NO_PRIVATE_TARGETS, shownResponseBody, type PrivateTargets } from "./merchants/private-targets.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
+import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "./merchants/default-networks.ts";
+import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./merchants/funds-held.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
 import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
@@ -62,6 +65,7 @@ import {
   type WalletSetting,
   type WebhookUrls,
 } from "./merchants/merchants.ts";
+import { merchantPricing, setMerchantPricing, type MerchantPricing } from "./merchants/pricing.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
 import type { Clock, DeliveryReport } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
@@ -78,6 +82,9 @@ import type { TransactionChanges } from "./stores/transaction-changes.ts";
 import type { WatchedAddress, WatchShare } from "./stores/transactions.ts";
 import type { EventFilter, EventWithAttempts, WebhookBacklog } from "./stores/webhook-events.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
+import * as refunds from "./refunds/refunds.ts";
+import type { CreateRefundRequest, RefundOutcome } from "./refunds/refunds.ts";
+import type { RefundRecord, RefundSummary } from "./refunds/view.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
 import { paymentOptions, type PaymentOptionsResult } from "./transactions/payment-options.ts";
@@ -88,7 +95,10 @@ import { detailOf, detailsOf, type DetailedOutcome, type TransactionDetails } fr
 import { receiptsOf, type TransactionReceipt } from "./transactions/receipts.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
+import * as endpoints from "./webhook-endpoints/endpoints.ts";
+import type { DeliveryLogEntry, WebhookEndpointRow } from "./stores/webhook-endpoints.ts";
 import { redeliverEvent } from "./events/deliveries.ts";
+import { type EventStream, type EventStreamRequest, EventStreams, openEventStream } from "./events/stream.ts";
 import type { WebhookEvent } from "./records.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
@@ -123,6 +133,7 @@ export class PaymentGateway {
   private readonly deps: CoreDeps;
   private readonly followers: TransactionFollowers;
   private readonly liveCredentials: LiveCredentials;
+  private readonly eventStreams: EventStreams;
   private readonly dashboard: DashboardDeps;
 
   constructor(deps: GatewayDeps) {
@@ -135,6 +146,7 @@ export class PaymentGateway {
     };
     this.followers = new TransactionFollowers(changes ?? NO_CHANGES);
     this.liveCredentials = new LiveCredentials(deps.credentials);
+    this.eventStreams = new EventStreams(changes ?? NO_CHANGES);
     this.dashboard = {
       store: deps.stores.dashboard,
       clock: deps.clock,
@@ -155,9 +167,19 @@ export class PaymentGateway {
     };
   }
 
+  /** What the lifecycle's late-payment policy asks (the rate now, the merchant's providers). */
+  private get latePayments() {
+    return { prices: this.deps.prices, merchants: this.deps.stores.merchants, clock: this.deps.clock };
+  }
+
   /** PAYGATE_PUBLIC_URL (no trailing slash): the dashboard's cookie is Secure when it is https. */
   get publicUrl(): string {
     return this.deps.publicUrl;
+  }
+
+  /** The explorer page template (`{tx}`) of a transaction on a network in a mode; null on a local test chain without one. */
+  transactionExplorer(network: NetworkSlug, isLive: boolean): string | null {
+    return transactionExplorer(network, isLive, this.deps.explorers);
   }
 
   /** The private destinations webhook URLs may name, for an adapter that explains a refused URL. */
@@ -264,6 +286,61 @@ export class PaymentGateway {
     return expireDue(this.deps.stores.transactions, this.deps.clock.now(), limit, this.deps.lifecycle);
   }
 
+  // ── Refunds (issue 26; src/core/refunds) ──
+
+  createRefund(request: CreateRefundRequest): Promise<RefundOutcome> {
+    return refunds.createRefund(this.deps, request);
+  }
+
+  retrieveRefund(bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
+    return refunds.retrieveRefund(this.deps, bearerToken, id);
+  }
+
+  transactionRefunds(bearerToken: string | undefined, transactionId: string) {
+    return refunds.transactionRefunds(this.deps, bearerToken, transactionId);
+  }
+
+  listRefunds(bearerToken: string | undefined, params: Record<string, unknown>) {
+    return refunds.listRefunds(this.deps, bearerToken, params);
+  }
+
+  cancelRefund(bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
+    return refunds.cancelRefund(this.deps, bearerToken, id);
+  }
+
+  markRefundPaid(bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
+    return refunds.markRefundPaid(this.deps, bearerToken, id, body);
+  }
+
+  /** The transactions' refunds in short and what is left to refund (the transaction replies' added fields). */
+  refundSummaries(transactions: readonly TransactionRecord[]): Promise<Map<string, RefundSummary>> {
+    return refunds.refundSummaries(this.deps, transactions);
+  }
+
+  /** The claim page's refund (GET /refund/:token), or why the link is refused. */
+  refundClaim(token: string): Promise<refunds.ClaimState> {
+    return refunds.claimState(this.deps, token);
+  }
+
+  claimRefund(token: string, address: unknown): Promise<refunds.ClaimOutcome> {
+    return refunds.claimRefund(this.deps, token, address);
+  }
+
+  /** For the refund watcher (the chain side): pending refunds with a destination, oldest first. */
+  refundsToWatch(limit: number): Promise<RefundRecord[]> {
+    return this.deps.stores.refunds.openWithDestination(limit);
+  }
+
+  /** For the refund watcher: the refund's transaction reached its destination (refund.succeeded); null when not pending. */
+  refundSucceeded(id: string, txHash: string, paidBy: "watcher" | "merchant"): Promise<RefundRecord | null> {
+    return refunds.refundSucceeded(this.deps, id, txHash, paidBy);
+  }
+
+  /** For the refund watcher: a merchant's tx_hash does not pay the refund (verification failed; it stays pending). */
+  refundVerificationFailed(id: string): Promise<RefundRecord | null> {
+    return refunds.refundVerificationFailed(this.deps, id);
+  }
+
   /** Forgets Idempotency-Keys past their 24 hours (the expiry job's tick). */
   pruneIdempotencyKeys(): Promise<number> {
     return pruneIdempotencyKeys(this.deps.stores.idempotency, this.deps.clock.now());
@@ -289,7 +366,7 @@ export class PaymentGateway {
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */
   applyReceipts(transactionId: string, update: ReceiptUpdate): Promise<TransactionRecord> {
-    return applyReceipts(this.deps.stores.transactions, transactionId, update, this.deps.clock.now(), this.deps.lifecycle);
+    return applyReceipts(this.deps.stores.transactions, transactionId, update, this.deps.clock.now(), this.deps.lifecycle, this.latePayments);
   }
 
   // ── Merchants by id (the operator CLI; the dashboard's methods below call these) ──────────────
@@ -310,6 +387,32 @@ export class PaymentGateway {
   /** The networks the merchant set as its coins' defaults, per mode (a coin not listed: its own default). */
   defaultNetworks(merchantId: number): Promise<DefaultNetworkRow[]> {
     return defaultNetworks(this.deps, merchantId);
+  }
+
+  /** The merchant's spread and price providers (merchant pricing), with the providers it may choose from. */
+  merchantPricing(merchantId: number): Promise<MerchantPricing> {
+    return merchantPricing(this.deps, merchantId);
+  }
+
+  /** Sets the spread and/or the providers (merchant pricing), audited by `by`. */
+  setMerchantPricing(merchantId: number, input: { spread?: unknown; sources?: unknown }, by: ChangeAuthor = OPERATOR): Promise<MerchantPricing> {
+    return setMerchantPricing(this.deps, merchantId, input, by);
+  }
+
+  /** GET /v1/merchant/pricing: the secret key's merchant's pricing. */
+  async pricingForKey(bearerToken: string | undefined): Promise<{ merchantId: number; pricing: MerchantPricing }> {
+    const caller = await this.deps.credentials.authenticateSecret(bearerToken);
+    return { merchantId: caller.merchant.id, pricing: await merchantPricing(this.deps, caller.merchant.id) };
+  }
+
+  /** POST /v1/merchant/pricing: the secret key's merchant sets its pricing (in the audit log as the operator: an API key is no user). */
+  async setPricingForKey(
+    bearerToken: string | undefined,
+    input: { spread?: unknown; sources?: unknown },
+  ): Promise<{ merchantId: number; pricing: MerchantPricing }> {
+    const caller = await this.deps.credentials.authenticateSecret(bearerToken);
+    const pricing = await setMerchantPricing(this.deps, caller.merchant.id, input, OPERATOR);
+    return { merchantId: caller.merchant.id, pricing };
   }
 
   createPaymentLink(merchantId: number, isLive: boolean): Promise<{ slug: string }> {
@@ -361,6 +464,11 @@ export class PaymentGateway {
   /** Every coin in both modes, with its wallet (key shortened), next index and gap-limit warning. */
   listMerchantWallets(merchantId: number): Promise<WalletView[]> {
     return listWallets(this.deps, merchantId);
+  }
+
+  /** What each handed-out address holds now, with the fee coin a token on it needs (`paygate holdings`). */
+  merchantFundsHeld(merchantId: number, query: FundsHeldQuery): Promise<HeldFunds[]> {
+    return fundsHeld(this.deps, merchantId, query);
   }
 
   listMerchantPaymentLinks(merchantId: number): Promise<PaymentLinkView[]> {
@@ -431,6 +539,36 @@ export class PaymentGateway {
     return this.listMerchantWallets(actor.merchantId);
   }
 
+  async fundsHeld(actor: DashboardActor, query: FundsHeldQuery): Promise<HeldFunds[]> {
+    authorize(actor, "read");
+    return this.merchantFundsHeld(actor.merchantId, query);
+  }
+
+  async dashboardDefaultNetworks(actor: DashboardActor, mode: Mode): Promise<DefaultNetworkChoice[]> {
+    authorize(actor, "read");
+    return defaultNetworkChoices(this.deps, actor.merchantId, checkedMode(mode) === "live");
+  }
+
+  async setDashboardDefaultNetwork(
+    actor: DashboardActor,
+    request: { currency: string; network: string; mode: Mode },
+  ): Promise<DefaultNetworkChoice[]> {
+    authorize(actor, "manage_default_networks");
+    const isLive = checkedMode(request.mode) === "live";
+    return setDefaultNetwork(this.deps, actor.merchantId, { currency: request.currency, network: request.network, isLive }, authorOf(actor));
+  }
+
+  async pricing(actor: DashboardActor): Promise<MerchantPricing> {
+    authorize(actor, "read");
+    return this.merchantPricing(actor.merchantId);
+  }
+
+  /** Owners only: the spread and providers decide what customers pay. */
+  async setPricing(actor: DashboardActor, input: { spread?: unknown; sources?: unknown }): Promise<MerchantPricing> {
+    authorize(actor, "manage_pricing");
+    return this.setMerchantPricing(actor.merchantId, input, authorOf(actor));
+  }
+
   async listPaymentLinks(actor: DashboardActor): Promise<PaymentLinkView[]> {
     authorize(actor, "read");
     return this.listMerchantPaymentLinks(actor.merchantId);
@@ -463,6 +601,50 @@ export class PaymentGateway {
     return this.deps.stores.webhookEvents.list(filter);
   }
 
+  // ── Webhook endpoints (issue 27): the REST API's with a secret key (its merchant and mode), the CLI's with an owner ──
+
+  /** The merchant and mode a secret key reaches: whose endpoints a REST call manages. */
+  async webhookEndpointOwner(bearerToken: string | undefined): Promise<endpoints.EndpointOwner> {
+    const caller = await this.deps.credentials.authenticateSecret(bearerToken);
+    return { merchantId: caller.merchant.id, isLive: caller.isLive };
+  }
+
+  createWebhookEndpoint(owner: endpoints.EndpointOwner, body: unknown): Promise<endpoints.WebhookEndpointView> {
+    return endpoints.createEndpoint(this.deps, owner, body);
+  }
+
+  listWebhookEndpoints(owner: endpoints.EndpointOwner): Promise<WebhookEndpointRow[]> {
+    return endpoints.listEndpoints(this.deps, owner);
+  }
+
+  retrieveWebhookEndpoint(owner: endpoints.EndpointOwner, id: string): Promise<WebhookEndpointRow> {
+    return endpoints.retrieveEndpoint(this.deps, owner, id);
+  }
+
+  updateWebhookEndpoint(owner: endpoints.EndpointOwner, id: string, body: unknown): Promise<endpoints.UpdatedEndpoint> {
+    return endpoints.updateEndpoint(this.deps, owner, id, body);
+  }
+
+  deleteWebhookEndpoint(owner: endpoints.EndpointOwner, id: string): Promise<WebhookEndpointRow> {
+    return endpoints.deleteEndpoint(this.deps, owner, id);
+  }
+
+  rotateWebhookEndpointSecret(owner: endpoints.EndpointOwner, id: string): Promise<endpoints.WebhookEndpointView> {
+    return endpoints.rotateEndpointSecret(this.deps, owner, id);
+  }
+
+  listWebhookDeliveries(owner: endpoints.EndpointOwner, endpointId: string, params: Record<string, unknown>): Promise<endpoints.DeliveryPage> {
+    return endpoints.listDeliveries(this.deps, owner, endpointId, params);
+  }
+
+  redeliverWebhookDelivery(owner: endpoints.EndpointOwner, id: string): Promise<DeliveryLogEntry> {
+    return endpoints.redeliverDelivery(this.deps, owner, id);
+  }
+
+  redeliverFailedWebhookDeliveries(owner: endpoints.EndpointOwner, endpointId: string, body: unknown): Promise<number> {
+    return endpoints.redeliverFailed(this.deps, owner, endpointId, body);
+  }
+
   /** The Events API: the secret key's merchant's events of its mode, newest first; `params` are the list's query (events/list.ts). */
   listEvents(bearerToken: string | undefined, params: Record<string, unknown>): Promise<EventPage> {
     return listEvents(this.deps, bearerToken, params);
@@ -471,6 +653,19 @@ export class PaymentGateway {
   /** One event of the secret key's merchant and mode; not_found otherwise. */
   retrieveEvent(bearerToken: string | undefined, id: string): Promise<{ merchantId: number; event: WebhookEvent }> {
     return retrieveEvent(this.deps, bearerToken, id);
+  }
+
+  /**
+   * The live event stream (GET /v1/events/stream): the secret key's merchant's events of its mode after
+   * the cursor (Last-Event-ID or `starting_after`; none: from now), then each new one any instance writes.
+   */
+  openEventStream(bearerToken: string | undefined, request: EventStreamRequest): Promise<EventStream> {
+    return openEventStream(this.deps, this.eventStreams, this.liveCredentials, bearerToken, request);
+  }
+
+  /** Live event streams open in this process now. */
+  get openEventStreams(): number {
+    return this.eventStreams.count;
   }
 
   /**

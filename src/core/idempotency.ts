@@ -99,3 +99,14 @@ async function replayed(stores: IdempotencyStores, scope: IdempotencyScope): Pro
 export function pruneIdempotencyKeys(store: IdempotencyStore, now: Date): Promise<number> {
   return store.pruneBefore(new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS));
 }
+
+/**
+ * The refund an earlier request with this key made (issue 26), or null for a new key. The same key for
+ * another operation or other parameters is the 409 of replayOf.
+ */
+export async function earlierRefundId(store: IdempotencyStore, scope: IdempotencyScope): Promise<string | null> {
+  const row = await store.find(scope.merchantId, scope.isLive, scope.key);
+  if (!row) return null;
+  if (row.operation !== scope.operation || row.fingerprint !== scope.fingerprint || row.refundId === null) throw errors.idempotencyConflict();
+  return row.refundId;
+}

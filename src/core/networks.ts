@@ -214,6 +214,29 @@ export function explorerLink(network: NetworkSlug, isLive: boolean, kind: "trans
   return template.replace(kind === "transaction" ? "{tx}" : "{address}", encodeURIComponent(value));
 }
 
+/**
+ * Test chains an operator runs locally instead of the public testnets (PAYGATE_LTC_TEST_CHAIN=regtest,
+ * an EVM test chain id such as anvil's 31337): no public explorer knows their transactions, so a
+ * receipt links none, unless the operator names an explorer of their own.
+ */
+export interface ExplorerSettings {
+  /** Networks whose test side is not the public testnet of CHAINS. */
+  localTestChains: readonly NetworkSlug[];
+  /** The operator's explorer of a network's test chain (PAYGATE_<COIN>_TEST_EXPLORER_URL): `{tx}` is the hash. */
+  testTransactionUrls?: Partial<Record<NetworkSlug, string>>;
+}
+
+/** Every test side on its public testnet: the explorers of CHAINS. */
+export const PUBLIC_TEST_CHAINS: ExplorerSettings = { localTestChains: [] };
+
+/** The explorer page template (`{tx}`) of a transaction on a network in a mode; null when no explorer can show it. */
+export function transactionExplorer(network: NetworkSlug, isLive: boolean, settings: ExplorerSettings = PUBLIC_TEST_CHAINS): string | null {
+  if (isLive) return CHAINS[network].live.explorer.transaction;
+  const own = settings.testTransactionUrls?.[network];
+  if (own) return own;
+  return settings.localTestChains.includes(network) ? null : CHAINS[network].test.explorer.transaction;
+}
+
 /** The network of a wallet or payment of `currencyId`: the one named, else the coin's default. */
 export function networkOrDefault(coin: CryptoSlug, network: string | null | undefined): NetworkSlug {
   return network && isNetworkSlug(network) ? network : defaultNetworkOf(coin);

@@ -45,12 +45,28 @@ export class QuoteRefusedError extends Error {
   }
 }
 
-export interface PriceFeed {
-  /** Rejects with UpstreamUnavailableError when no fresh quote can be had. */
-  quote(crypto: CryptoCurrency, fiat: FiatCurrency, isLive: boolean): Promise<PriceQuote>;
+/** What a quote asks of a feed that has several providers. */
+export interface QuoteOptions {
+  /**
+   * The merchant's providers, in its order (merchant pricing): a single-source feed takes the first that
+   * answers fresh, the median the subset. Names the feed does not know are left out; when fewer than
+   * the feed needs are left (its `providers.atLeast`), every configured provider is asked, as without them.
+   */
+  providers?: readonly string[];
 }
 
-export type ExtendedKeyCheck = { ok: true } | { ok: false; reason: string };
+export interface PriceFeed {
+  /** Rejects with UpstreamUnavailableError when no fresh quote can be had. */
+  quote(crypto: CryptoCurrency, fiat: FiatCurrency, isLive: boolean, options?: QuoteOptions): Promise<PriceQuote>;
+  /**
+   * The live providers a merchant may choose from, in the operator's order, and how many of them a choice must
+   * name (the median's quorum; 1 otherwise). Absent: the feed offers no choice.
+   */
+  readonly providers?: { names: readonly string[]; atLeast: number };
+}
+
+/** `depth` and `childIndex` (BIP 32's, as the key records them), when the rails read them: a key origin is checked against them. */
+export type ExtendedKeyCheck = { ok: true; depth?: number; childIndex?: number } | { ok: false; reason: string };
 
 /**
  * Addresses and payment requests of each chain, from the merchant's extended public keys. `network`
@@ -132,6 +148,30 @@ export interface ChainWatcher {
   ): Promise<ObservedReceipt[]>;
 }
 
+/** What one handed-out address holds now, in coin units, exact. */
+export interface AddressHoldings {
+  /** The coin paid to it: the token, or the chain's own coin. */
+  coin: Decimal;
+  /** The network's fee coin (CHAINS[network].feeCoin), which moving a token off needs; for a chain's own coin, `coin` again. */
+  feeCoin: Decimal;
+}
+
+/** Balances of handed-out addresses, read from the chain nodes (src/rails/chains). */
+export interface AddressBalances {
+  /** Rejects when no node of the network and mode is configured, or the node cannot say. */
+  holdings(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug): Promise<AddressHoldings>;
+}
+
+/**
+ * Told of each address initiate hands out. A backend that must be told of an address before it can
+ * see payments to it (an own node's watch-only wallet) takes it at once instead of at the watcher's
+ * next pass, so a payment sent right away is seen at 0 confirmations. Not waited for by initiate.
+ */
+export interface AddressWatch {
+  /** Never rejects: what it could not do, the watcher's next pass does. */
+  handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug): Promise<void>;
+}
+
 /** What one HTTP attempt to a webhook URL came to (never thrown: a failure is a result). */
 export interface WebhookAttemptResult {
   ok: boolean;
@@ -165,10 +205,55 @@ export interface DeliveryReport {
   outcome: EventOutcome;
   /** Null when nothing was sent (no URL for the event's mode, or another dispatcher took it first). */
   attempt: AttemptRecord | null;
+  /** A delivery to an endpoint other than the mode's first (issue 27): its id and endpoint. */
+  deliveryId?: string;
+  endpointId?: string;
 }
 
 /** Sends an event again now, outside its retry schedule (the webhook dispatcher, src/jobs/webhook-dispatcher.ts). */
 export interface EventRedelivery {
   /** Back in the queue with a fresh schedule, and one attempt now; null for an unknown id. */
   redeliver(eventId: string): Promise<DeliveryReport | null>;
+}
+
+/**
+ * What a refund must spend and where to (issue 26): the payment's address and the receipts that counted
+ * towards it, the customer's destination and the amount the customer should receive. The refund rails
+ * (src/rails) turn it into instructions the merchant signs in its own wallet; no key is on the server.
+ */
+export interface RefundSpendRequest {
+  coin: string;
+  network: string;
+  isLive: boolean;
+  walletId: number;
+  derivationIndex: number;
+  paymentAddress: string;
+  /** The payment's counted receipts. */
+  receipts: { key: string; txHash: string | null; amount: string }[];
+  destination: string;
+  /** Crypto decimal string the customer should receive. */
+  amount: string;
+  /** sat/vB chosen by the merchant (UTXO coins). */
+  feeRate: string | null;
+  deductNetworkFee: boolean;
+}
+
+export interface RefundInstructions {
+  /** Payment URI for the destination and amount (BIP 21 / EIP-681 / TRON). */
+  uri: string;
+  /** Base64 BIP 174, BTC/LTC. */
+  psbt: string | null;
+  /** Crypto, estimated or exact. */
+  networkFee: string | null;
+  /** After a deducted fee. */
+  amountToCustomer: string;
+  evmTransaction: { from: string; to: string; value: string; data: string; chainId: number; gas: string } | null;
+  gasNeeded: { coin: string; amount: string } | null;
+  /** What the merchant must add to its wallet setting for a signable PSBT. */
+  keyOriginMissing: string | null;
+}
+
+/** Builds a refund's unsigned transaction and URI (the refund rails, src/rails). */
+export interface RefundPayments {
+  instructions(request: RefundSpendRequest): Promise<RefundInstructions>;
 }

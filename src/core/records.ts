@@ -44,6 +44,10 @@ export interface Transaction {
   quotedAt: Date | null;
   /** JSON: the providers behind the locked rate when several were asked (core/transactions/rate-sources.ts). */
   quoteSources: unknown;
+  /** The market rate before the merchant's spread (quoteRate is the rate used); null on rows from before spreads. */
+  quoteMarketRate: Decimal | null;
+  /** The merchant's spread in percent, as applied at initiate; null on rows from before spreads. */
+  quoteSpreadPercent: Decimal | null;
   initiatedAt: Date | null;
   expiresAt: Date | null;
   clientSecretEnc: string | null;
@@ -58,6 +62,10 @@ export interface Transaction {
   policyUnderpaymentTolerance: Decimal | null;
   /** JSON: confirmations by coin slug, e.g. {"BTC": 2}. */
   policyConfirmations: unknown;
+  /** Percent (initialize's late_payment.accept_if_rate_moved_below); null: late payments are left to the merchant. */
+  policyLatePaymentPercent: Decimal | null;
+  /** JSON: what the late-payment policy decided (core/transactions/late-payments.ts); null: nothing decided. */
+  latePayment: unknown;
   /** When a SUCCESSFUL transaction's counted receipts left the chain (payment.reversed); kept once set. */
   reversedAt: Date | null;
   /** When a SUCCESSFUL transaction's chain receipts reached their finality depth (the watcher stops); null while watched. */
@@ -74,6 +82,8 @@ export interface WebhookEvent {
   seq: bigint;
   merchantId: number;
   transactionId: string;
+  /** The refund a refund.* event is about; null for payment events. */
+  refundId: string | null;
   type: string;
   isLive: boolean;
   /** The exact JSON body, signed and sent unchanged on every attempt. */
@@ -117,4 +127,44 @@ export interface PaymentReceipt {
   source: string;
   firstSeenAt: Date;
   updatedAt: Date;
+}
+
+export type RefundState = "pending" | "succeeded" | "canceled";
+export type RefundAmountKind = "full" | "overpaid" | "custom";
+export type RefundValuation = "locked_rate" | "current_rate";
+/** A merchant's tx_hash as the chain side checked it (issue 26). */
+export type RefundVerification = "pending" | "verified" | "failed";
+
+/** A refund as stored (table `refunds`; src/core/refunds). */
+export interface Refund {
+  /** `re_…`. */
+  id: string;
+  transactionId: string;
+  merchantId: number;
+  isLive: boolean;
+  state: RefundState;
+  amountKind: RefundAmountKind;
+  /** In the payment currency: what leaves the refundable amount (a deducted network fee included). */
+  amount: Decimal;
+  fiatAmount: Decimal;
+  fiatCurrencyId: number;
+  valuation: RefundValuation;
+  /** Fiat per coin, the rate the fiat amount was valued at. */
+  rate: Decimal;
+  deductNetworkFee: boolean;
+  networkFee: Decimal | null;
+  amountToCustomer: Decimal;
+  /** sat/vB (BTC, LTC). */
+  feeRate: Decimal | null;
+  destination: string | null;
+  claimTokenHash: string | null;
+  claimExpiresAt: Date | null;
+  claimedAt: Date | null;
+  txHash: string | null;
+  paidBy: "watcher" | "merchant" | null;
+  verification: RefundVerification | null;
+  createdAt: Date;
+  updatedAt: Date;
+  succeededAt: Date | null;
+  canceledAt: Date | null;
 }

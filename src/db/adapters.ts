@@ -72,13 +72,43 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
     reportCharColumnsAsText(client);
   });
   return {
-    factory: new PrismaPg(pool, { statementNameGenerator: preparedStatementsFor(target.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS) }),
+    factory: runningFunctionBodiesWhole(
+      new PrismaPg(pool, { statementNameGenerator: preparedStatementsFor(target.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS) }),
+      pool,
+    ),
     notifications: { kind: "postgres", url: target.url },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: target.poolMax ?? 10 }),
     close: once(async () => {
       if (!pool.ended) await pool.end();
     }),
   };
+}
+
+/**
+ * @prisma/adapter-pg (7.10) runs a migration script split at every ";", which cuts a function body
+ * (`CREATE FUNCTION … AS $$ … $$`, the webhook_endpoints migration's triggers) apart. The native
+ * engine and the PGlite adapter send a script whole, as one simple query: so does this for a script
+ * with a dollar-quoted body; any other keeps the adapter's own way.
+ */
+function runningFunctionBodiesWhole(factory: PrismaPg, pool: pg.Pool): PrismaPg {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    const split = adapter.executeScript.bind(adapter);
+    adapter.executeScript = async (script: string) => {
+      if (!script.includes("$$")) return split(script);
+      try {
+        await pool.query(script);
+      } catch (error) {
+        // The adapter's own conversion to a driver error, as its split statements get.
+        const onError: unknown = Reflect.get(adapter, "onError");
+        if (typeof onError === "function") Reflect.apply(onError, adapter, [error]);
+        throw error;
+      }
+    };
+    return adapter;
+  };
+  return factory;
 }
 
 function preparedStatementsFor(limit: number): ((query: { sql: string }) => string) | undefined {

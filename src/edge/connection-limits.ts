@@ -73,6 +73,18 @@ export const DEFAULT_LIVE_LIMITS: LiveLimits = {
   subscriptionsPerSocket: 5,
 };
 
+/** The live event streams of GET /v1/events/stream (src/http/v1/event-stream.ts), capped on their own besides LiveLimits. */
+export interface EventStreamLimits {
+  /** Open event streams per secret key (PAYGATE_EVENT_STREAM_MAX_PER_KEY). */
+  perKey: number;
+  /** Open event streams of this instance in all (PAYGATE_EVENT_STREAM_MAX_TOTAL). */
+  total: number;
+  /** How often an idle stream sends a comment, so that proxies and clients see it alive (PAYGATE_EVENT_STREAM_HEARTBEAT_SECONDS). */
+  heartbeatMs: number;
+}
+
+export const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = { perKey: 5, total: 1_000, heartbeatMs: 15_000 };
+
 /** What a refused live connection is told: which cap, and when to try again. */
 export interface LiveRefusal {
   cap: "address" | "credential" | "total";

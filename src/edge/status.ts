@@ -9,6 +9,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
+  conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_state: 422,

@@ -4,7 +4,7 @@ import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { errors, type ErrorCode, type FieldError, PaygateError } from "../core/errors.ts";
 import { HTTP_STATUS } from "../edge/status.ts";
 
-const CODES: Record<ErrorCode, string> = {
+export const CODES: Record<ErrorCode, string> = {
   bad_request: "BAD_REQUEST",
   validation_error: "BAD_USER_INPUT",
   unauthenticated: "UNAUTHENTICATED",
@@ -15,6 +15,8 @@ const CODES: Record<ErrorCode, string> = {
   upstream_unavailable: "UPSTREAM_UNAVAILABLE",
   database_unavailable: "DATABASE_UNAVAILABLE",
   idempotency_conflict: "IDEMPOTENCY_CONFLICT",
+  conflict: "CONFLICT",
+  gone: "GONE",
   unsupported_media_type: "BAD_REQUEST",
   payload_too_large: "BAD_REQUEST",
   rate_limited: "RATE_LIMITED",

@@ -1,6 +1,7 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
+import { PaygateError } from "../core/errors.ts";
 import type { CryptoCurrency } from "../core/money/currencies.ts";
-import { CHAINS, type NetworkSlug } from "../core/networks.ts";
+import type { RefundView } from "../core/refunds/view.ts";
 import { policiesView } from "../core/transactions/policies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
@@ -9,7 +10,7 @@ import type { TransactionReceipt } from "../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../core/transactions/record.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
-import type { Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
+import type { Refund, Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
 import { DateTimeScalar, DecimalScalar, JSONScalar } from "./scalars.ts";
 
 const decimal = (value: { toString(): string } | null) => (value === null ? null : value.toString());
@@ -52,6 +53,18 @@ export const resolvers: Resolvers = {
         ctx.seenMerchant(caller.merchant.id);
         return transaction && parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
       }),
+    refund: (_root, { id }, ctx) =>
+      fromCore(async () => {
+        try {
+          const found = await ctx.gateway.retrieveRefund(ctx.bearerToken, id);
+          ctx.seenMerchant(found.merchantId);
+          return refundOf(found.refund);
+        } catch (error) {
+          // As transaction(id): another merchant's, mode's or an unknown refund is null.
+          if (error instanceof PaygateError && error.reason === "refund_not_found") return null;
+          throw error;
+        }
+      }),
     paymentOptions: (_root, { transactionId }, ctx) =>
       fromCore(async () => {
         const { paymentOptions: found, caller } = await ctx.gateway.paymentOptions(ctx.bearerToken, transactionId);
@@ -74,7 +87,7 @@ export const resolvers: Resolvers = {
               name: o.network.name,
               standard: o.network.standard,
               chainId: o.network.chainId,
-              explorerTransactionUrl: transactionExplorer(o.network.slug, t.isLive),
+              explorerTransactionUrl: ctx.gateway.transactionExplorer(o.network.slug, t.isLive),
             },
             feeLevel: o.network.feeLevel,
             feeCoin: o.network.feeCoin,
@@ -108,6 +121,7 @@ export const resolvers: Resolvers = {
             expires_in: input.expiresIn,
             underpayment_tolerance: input.underpaymentTolerance,
             confirmations: input.confirmations,
+            late_payment: input.latePayment ? { accept_if_rate_moved_below: input.latePayment.acceptIfRateMovedBelow } : input.latePayment,
           },
         });
         ctx.seenMerchant(initialized.transaction.merchantId);
@@ -127,6 +141,39 @@ export const resolvers: Resolvers = {
         ctx.seenMerchant(initiated.transaction.merchantId);
         // Only the secret key or this transaction's client secret get here: either may see the secret.
         return detailedParent(initiated, { customer: initiatedWithSecretKey(ctx.bearerToken), clientSecret: true });
+      }),
+    createRefund: (_root, { transactionId, input }, ctx) =>
+      fromCore(async () => {
+        const made = await ctx.gateway.createRefund({
+          bearerToken: ctx.bearerToken,
+          idempotencyKey: ctx.idempotencyKey,
+          transactionId,
+          // REST's body, so both share one parser and one set of messages.
+          body: Object.fromEntries(
+            Object.entries({
+              amount_kind: input.amountKind?.toLowerCase(),
+              amount: input.amount,
+              amount_currency: input.amountCurrency,
+              valuation: input.valuation?.toLowerCase(),
+              fee_rate: input.feeRate,
+              deduct_network_fee: input.deductNetworkFee,
+            }).filter(([, value]) => value !== null && value !== undefined),
+          ),
+        });
+        ctx.seenMerchant(made.merchantId);
+        return refundOf(made.refund);
+      }),
+    cancelRefund: (_root, { id }, ctx) =>
+      fromCore(async () => {
+        const canceled = await ctx.gateway.cancelRefund(ctx.bearerToken, id);
+        ctx.seenMerchant(canceled.merchantId);
+        return refundOf(canceled.refund);
+      }),
+    markRefundPaid: (_root, { id, txHash }, ctx) =>
+      fromCore(async () => {
+        const marked = await ctx.gateway.markRefundPaid(ctx.bearerToken, id, { tx_hash: txHash });
+        ctx.seenMerchant(marked.merchantId);
+        return refundOf(marked.refund);
       }),
   },
 
@@ -148,15 +195,25 @@ export const resolvers: Resolvers = {
     requiredConfirmations: ({ view }) => view.payment?.requiredConfirmations ?? null,
     paymentState: ({ view }) => (view.payment ? (view.payment.state.toUpperCase() as Uppercase<typeof view.payment.state>) : null),
     paymentCurrency: ({ view: { paymentCurrency: crypto } }) => crypto && cryptoOf(crypto),
-    paymentNetwork: ({ view, record }) =>
-      view.paymentNetwork && { ...view.paymentNetwork, explorerTransactionUrl: transactionExplorer(view.paymentNetwork.slug, record.isLive) },
+    paymentNetwork: ({ view, record }, _args, ctx) =>
+      view.paymentNetwork && {
+        ...view.paymentNetwork,
+        explorerTransactionUrl: ctx.gateway.transactionExplorer(view.paymentNetwork.slug, record.isLive),
+      },
     amountOwed: ({ view }) => view.amountOwed,
     paymentAddress: ({ record }) => record.paymentAddress,
     paymentUri: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.uri ?? null,
     qrCode: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.qrCode ?? null,
     refundAddress: ({ record }) => record.refundAddress,
     quote: ({ view: { quote } }) =>
-      quote && { rate: quote.rate, source: quote.source, quotedAt: quote.quotedAt.toISOString(), sources: quote.sources },
+      quote && {
+        rate: quote.rate,
+        marketRate: quote.marketRate,
+        spreadPercent: quote.spreadPercent,
+        source: quote.source,
+        quotedAt: quote.quotedAt.toISOString(),
+        sources: quote.sources,
+      },
     isLive: ({ record }) => record.isLive,
     merchant: ({ record }) => record.merchant,
     meta: ({ record }) => record.requestMeta as Record<string, unknown>,
@@ -171,6 +228,11 @@ export const resolvers: Resolvers = {
     policies: ({ record }) => policiesView(record),
     receipts: (parent) => parent.receipts(),
     reversedAt: ({ record }) => record.reversedAt?.toISOString() ?? null,
+    // Refunds are the secret key's (the same readers as the customer): null for the others.
+    refunds: async ({ record, customerVisible }, _args, ctx) =>
+      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(ctx.bearerToken, record.id)).refunds.map(refundOf)) : null,
+    amountRefundable: async ({ record, customerVisible }, _args, ctx) =>
+      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(ctx.bearerToken, record.id)).amountRefundable) : null,
   },
 
   Receipt: {
@@ -179,6 +241,53 @@ export const resolvers: Resolvers = {
     updatedAt: (r) => r.updatedAt.toISOString(),
   },
 };
+
+/** A refund as the graph shows it: REST's object in the graph's names. */
+function refundOf(r: RefundView): Refund {
+  return {
+    id: r.id,
+    transactionId: r.transaction_id,
+    transactionReference: r.transaction_reference,
+    isLive: r.is_live,
+    state: upper(r.state),
+    amountKind: upper(r.amount_kind),
+    amount: r.amount,
+    currency: r.currency,
+    network: r.network,
+    fiatAmount: r.fiat_amount,
+    fiatCurrency: r.fiat_currency,
+    valuation: upper(r.valuation),
+    rate: r.rate,
+    deductNetworkFee: r.deduct_network_fee,
+    networkFee: r.network_fee,
+    amountToCustomer: r.amount_to_customer,
+    feeRate: r.fee_rate,
+    destination: r.destination,
+    destinationSource: r.destination_source.toUpperCase(),
+    refundUrl: r.refund_url,
+    claimExpiresAt: r.claim_expires_at,
+    claimedAt: r.claimed_at,
+    txHash: r.tx_hash,
+    paidBy: r.paid_by,
+    verification: r.verification,
+    payment: r.payment && {
+      uri: r.payment.uri,
+      qr: r.payment.qr,
+      psbt: r.payment.psbt,
+      networkFee: r.payment.network_fee,
+      evmTransaction: r.payment.evm_transaction,
+      gasNeeded: r.payment.gas_needed,
+      keyOriginMissing: r.payment.key_origin_missing,
+      problem: r.payment.problem,
+    },
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    succeededAt: r.succeeded_at,
+    canceledAt: r.canceled_at,
+  };
+}
+
+const upper = <T extends string>(value: T) => value.toUpperCase() as Uppercase<T>;
 
 /** The list's parameters as the graph names them, for the core's messages. */
 const GRAPH_NAMES = {
@@ -191,9 +300,6 @@ const GRAPH_NAMES = {
   "created[lt]": "filter.createdLt",
   q: "filter.search",
 } as const;
-
-/** The explorer's transaction page template of a network in a mode ({tx}: the hash), for the checkout's receipt. */
-const transactionExplorer = (network: NetworkSlug, isLive: boolean) => CHAINS[network][isLive ? "live" : "test"].explorer.transaction;
 
 const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug, name: crypto.name, decimals: crypto.decimals });
 

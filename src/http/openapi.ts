@@ -18,14 +18,22 @@ import {
   ErrorResponse,
   EventListResponse,
   EventResponse,
+  EventStreamMessage,
+  WebhookPayload,
+  MerchantPricingBody,
+  MerchantPricingResponse,
   HealthResponse,
   InitializeResponse,
   TransactionListResponse,
   TransactionResponse,
   TransactionStatus,
 } from "./schemas.ts";
-import { PAYMENT_EVENT_TYPES } from "../core/events/payment-events.ts";
+import { EVENT_TYPES } from "../core/events/payment-events.ts";
 import { HTTP_STATUS } from "../edge/status.ts";
+import { registerWebhookEndpointPaths } from "./openapi-webhook-endpoints.ts";
+import { registerRefundPaths } from "./openapi-refunds.ts";
+import { EventStreamParams } from "../core/events/stream.ts";
+import { eventStreamErrors } from "./v1/event-stream.ts";
 
 /** A failure a route answers with: the error the code throws (its example), and when. */
 interface ErrorCase {
@@ -343,7 +351,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
           "starting_after",
           "The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages.",
         ),
-        type: queryParam("type", `One of ${PAYMENT_EVENT_TYPES.join(", ")}.`),
+        type: queryParam("type", `One of ${EVENT_TYPES.join(", ")}.`),
         transaction: queryParam("transaction", "Only the events of this transaction (its id)."),
       }),
     },
@@ -358,6 +366,51 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
           error: errors.unknownCursor("starting_after", "…"),
           when: "a `starting_after` that is no event of this merchant and mode (or was pruned)",
         },
+        SECRET_ONLY,
+        ...ANY,
+      ]),
+    },
+  });
+  // Before /v1/events/{event_id}, which its path would also match.
+  registry.registerPath({
+    method: "get",
+    path: "/v1/events/stream",
+    operationId: "streamEvents",
+    summary: "Stream events",
+    description:
+      "Not in the spec (issue 27; what `paygate listen` follows): Server-Sent Events, one per new event of the secret key's merchant and mode as any instance writes it (`id:` the event's id, `event:` its type, `data:` an `EventStreamMessage`: the Event with its exact signed `body`), and a `: heartbeat` comment when idle. A reconnecting client sends `Last-Event-ID` (an EventSource does) or `starting_after` and first gets every event written after that one (30 days kept). Open streams are capped per key and per instance (docs/configuration.md).",
+    security: secretKey,
+    request: {
+      query: z.object({
+        starting_after: queryParam("starting_after", "Resume after this event (`evt_…`): the events written since come first."),
+        types: queryParam("types", `Only these event types, comma-separated: ${EVENT_TYPES.join(", ")}.`),
+      }),
+      headers: z.object({
+        "Last-Event-ID": z
+          .string()
+          .optional()
+          .meta({
+            param: { name: "Last-Event-ID", in: "header" },
+            description: "As `starting_after`, and preferred over it: what an EventSource resends.",
+          }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The stream: `text/event-stream`, open until the client leaves or the key stops working.",
+        content: { "text/event-stream": { schema: EventStreamMessage } },
+      },
+      ...errorResponses([
+        {
+          error: refusalOf(() => parseListQuery(EventStreamParams, { types: "payment.unknown" })),
+          when: "an unknown event type or query parameter, or a malformed cursor; the message names it",
+        },
+        {
+          error: errors.unknownCursor("starting_after", "…"),
+          when: "a `Last-Event-ID` or `starting_after` that is no event of this merchant and mode (or was pruned)",
+        },
+        { error: eventStreamErrors.tooManyForKey(5), when: "this key already holds the most open streams allowed" },
+        { error: eventStreamErrors.full(1000), when: "this instance already serves the most open streams it holds" },
         SECRET_ONLY,
         ...ANY,
       ]),
@@ -382,6 +435,42 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
           when: "an unknown or pruned id, another merchant's or the other mode's event",
         },
         ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/merchant/pricing",
+    operationId: "retrieveMerchantPricing",
+    summary: "Retrieve the merchant's pricing",
+    description:
+      "Not in the spec (issue 29; docs/pricing.md): the secret key's merchant's spread and chosen price providers, with the providers this instance offers.",
+    security: secretKey,
+    responses: {
+      200: limited(MerchantPricingResponse, "The merchant's pricing."),
+      ...errorResponses([SECRET_ONLY, ...ANY]),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/v1/merchant/pricing",
+    operationId: "updateMerchantPricing",
+    summary: "Set the merchant's pricing",
+    description:
+      "Not in the spec (issue 29; docs/pricing.md): sets the spread (percent off the market rate, in the merchant's favour) and/or the providers and their order; a field left out is unchanged. Applies to the next initiate of either mode (the providers to live mode only). Written to the merchant's audit log.",
+    security: secretKey,
+    request: { body: json(MerchantPricingBody, "The spread and/or the providers.") },
+    responses: {
+      200: limited(MerchantPricingResponse, "The merchant's pricing as set."),
+      ...errorResponses([
+        {
+          error: errors.invalidPricing([{ field: "sources", message: "sources: unknown provider 'bitstamp'; the known ones are coingecko, kraken" }]),
+          when: "a spread outside its bounds or not a decimal string, an unknown or repeated provider, fewer providers than the quorum, an unknown field; the message names each",
+        },
+        SECRET_ONLY,
+        ...WITH_BODY,
         ...ANY,
       ]),
     },
@@ -458,6 +547,39 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     });
   }
 
+  registerRefundPaths(registry, {
+    secretKey,
+    secretOnly: SECRET_ONLY,
+    any: ANY,
+    withPath: WITH_PATH,
+    withBody: WITH_BODY,
+    errorResponses,
+    limited,
+  });
+
+  registerWebhookEndpointPaths(registry, {
+    secretKey,
+    secretOnly: SECRET_ONLY,
+    any: ANY,
+    withPath: WITH_PATH,
+    withBody: WITH_BODY,
+    errorResponses,
+    limited,
+  });
+
+  // What the service POSTs to receivers (OpenAPI 3.1 `webhooks`): generated clients, the SDK's among them, type them.
+  registry.registerWebhook({
+    method: "post",
+    path: "paymentEvent",
+    operationId: "receivePaygateEvent",
+    summary: "A webhook delivery",
+    description:
+      "Every event paygate sends to a merchant's webhook URL (docs/webhooks.md): a payment event or `webhook.test`, signed with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). Verify the signature over the raw body before trusting anything in it.",
+    // No API key: the receiver checks the Standard Webhooks signature instead.
+    security: [],
+    request: { body: { description: "The event.", content: { "application/json": { schema: WebhookPayload } } } },
+    responses: { 200: { description: "Any 2xx: delivered. Anything else (or no answer in time) is retried on the schedule." } },
+  });
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {

@@ -83,9 +83,23 @@ export function initiatedTransaction({ transaction: t, view, paymentRequest, che
 }
 
 /** The per-payment policies given at initialize, as REST shows them. */
-function policiesObject(t: TransactionRecord) {
-  const { expiresIn, underpaymentTolerance, confirmations } = policiesView(t);
-  return { expires_in: expiresIn, underpayment_tolerance: underpaymentTolerance, confirmations };
+export function policiesObject(t: TransactionRecord) {
+  const { expiresIn, underpaymentTolerance, confirmations, latePayment } = policiesView(t);
+  return {
+    expires_in: expiresIn,
+    underpayment_tolerance: underpaymentTolerance,
+    confirmations,
+    late_payment: latePayment && {
+      accept_if_rate_moved_below: latePayment.acceptIfRateMovedBelow,
+      decision: latePayment.decision && {
+        accepted: latePayment.decision.accepted,
+        locked_rate: latePayment.decision.lockedRate,
+        market_rate: latePayment.decision.marketRate,
+        moved_percent: latePayment.decision.movedPercent,
+        checked_at: latePayment.decision.checkedAt,
+      },
+    },
+  };
 }
 
 /** The payment state as every API shows it: what is confirmed, what waits, and for how many confirmations. */
@@ -104,9 +118,11 @@ export function paymentObject(view: TransactionView) {
 /** The locked quote as every API shows it. */
 export function quoteObject(view: TransactionView) {
   if (!view.quote) return null;
-  const { rate, source, quotedAt, sources } = view.quote;
+  const { rate, marketRate, spreadPercent, source, quotedAt, sources } = view.quote;
   return {
     rate,
+    market_rate: marketRate,
+    spread_percent: spreadPercent,
     source,
     quoted_at: quotedAt.toISOString(),
     // Only when several providers were asked (PAYGATE_PRICE_STRATEGY=median): what each gave.

@@ -82,7 +82,8 @@ export class PaymentWatcher extends Ticker {
   /**
    * SUCCESSFUL transactions whose counted receipts one read did not show (transaction id → their keys):
    * recorded gone, a reversal, only when the next read agrees. A node behind a load balancer, or a
-   * read racing the node's mempool, can miss a transaction for a moment; a reversal is told once.
+   * read racing the node's mempool, can miss a transaction for a moment (an own node's wallet lagging
+   * its mempool is handled in core-rpc.ts, checkMempool); a reversal is told once.
    */
   private readonly absentOnce = new Map<string, string>();
 

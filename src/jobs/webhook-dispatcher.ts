@@ -6,7 +6,8 @@ import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/merchants/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
-import { MAX_RETRY_AFTER_CHARS, type WebhookDeliveries } from "../core/events/deliveries.ts";
+import { MAX_RETRY_AFTER_CHARS, type EndpointAttemptResult, type WebhookDeliveries } from "../core/events/deliveries.ts";
+import type { ClaimedDelivery } from "../core/stores/webhook-endpoints.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";
@@ -30,7 +31,16 @@ const MIN_WAKE_INTERVAL_MS = 20;
 const SETTLE_BATCH = 500;
 
 /** The retry schedule is the core's (WebhookDeliveries' policy). */
-export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "pollMs" | "concurrency" | "privateTargets">;
+export type DispatcherSettings = Pick<WebhookConfig, "timeoutMs" | "pollMs" | "concurrency" | "privateTargets"> &
+  Partial<Pick<WebhookConfig, "disableAfterMs">>;
+
+/**
+ * How long an endpoint seen to succeed is taken as healthy without writing it again: another dispatcher's
+ * failure meanwhile can delay the clearing of its streak by at most this, against the hours of the limit.
+ */
+const HEALTHY_CACHE_MS = 60_000;
+/** PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS' default: an endpoint failing every attempt for 3 days is disabled. */
+const DISABLE_AFTER_MS_DEFAULT = 72 * 3_600_000;
 
 export interface DispatcherDeps {
   /** The outbox's rules (claims, outcomes and retries, redelivery), over its store. */
@@ -66,12 +76,20 @@ export class WebhookDispatcher implements EventRedelivery {
   private unsubscribe: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts that ended and wait to be written, each with its caller; written together by `flush`. */
-  private readonly settling: { settlement: Settlement; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private readonly settling: {
+    settlement: Settlement;
+    /** The attempt's result for its endpoint's failing streak (the mode's first endpoint). */
+    health: EndpointAttemptResult | null;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private flushing = false;
   /** When the loop last looked for events without a URL; it looks once per poll interval. */
   private skippedAt = 0;
   private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
   private readonly log: (line: string) => void;
+  /** Endpoints whose last attempt here succeeded (their failing streak cleared), and when (performance.now()). */
+  private readonly healthySince = new Map<string, number>();
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -132,8 +150,14 @@ export class WebhookDispatcher implements EventRedelivery {
     while ((await this.skipUnroutable()) === SKIP_BATCH);
     for (;;) {
       const claimed = await this.claim(this.settings.concurrency);
-      if (claimed.length === 0) return reports;
+      if (claimed.length === 0) break;
       reports.push(...(await Promise.all(claimed.map((event) => this.attempt(event, "schedule")))));
+    }
+    // Then the deliveries to the other endpoints (issue 27), each on its own schedule.
+    for (;;) {
+      const claimed = await this.deps.deliveries.claimDeliveries(this.settings.concurrency, this.leaseMs);
+      if (claimed.length === 0) return reports;
+      reports.push(...(await Promise.all(claimed.map((delivery) => this.attemptDelivery(delivery, "schedule")))));
     }
   }
 
@@ -156,10 +180,13 @@ export class WebhookDispatcher implements EventRedelivery {
             if (skipped < SKIP_BATCH) this.skippedAt = performance.now();
           }
           const events = await this.claim(free);
-          claimed = events.length;
+          // The slots left go to the deliveries to the other endpoints (issue 27).
+          const deliveries = events.length < free ? await this.deps.deliveries.claimDeliveries(free - events.length, this.leaseMs) : [];
+          claimed = events.length + deliveries.length;
           this.caughtUp = claimed < free;
           failures = 0;
           for (const event of events) this.track(event);
+          for (const delivery of deliveries) this.trackDelivery(delivery);
         } catch (error) {
           failures++;
           if (!isDatabaseOutage(error)) this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
@@ -172,10 +199,24 @@ export class WebhookDispatcher implements EventRedelivery {
   }
 
   private track(event: ClaimedEvent): void {
-    const work = this.attempt(event, "schedule").then(
-      () => {},
-      (error: unknown) => this.log(`webhooks: event ${event.id} could not be settled (${(error as Error).message}); it will be retried`),
+    this.trackWork(
+      this.attempt(event, "schedule").then(
+        () => {},
+        (error: unknown) => this.log(`webhooks: event ${event.id} could not be settled (${(error as Error).message}); it will be retried`),
+      ),
     );
+  }
+
+  private trackDelivery(delivery: ClaimedDelivery): void {
+    this.trackWork(
+      this.attemptDelivery(delivery, "schedule").then(
+        () => {},
+        (error: unknown) => this.log(`webhooks: delivery ${delivery.id} could not be settled (${(error as Error).message}); it will be retried`),
+      ),
+    );
+  }
+
+  private trackWork(work: Promise<void>): void {
     this.inFlight.add(work);
     void work.finally(() => {
       this.inFlight.delete(work);
@@ -251,7 +292,8 @@ export class WebhookDispatcher implements EventRedelivery {
     // The receiver may have asked for time (429 or 503 with Retry-After): the core decides how much it gets.
     const outcome = this.deps.deliveries.outcomeOf(event, result.ok, result);
     this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
-    await this.settle({ event, outcome, attempt });
+    const health = event.endpointId ? { endpointId: event.endpointId, succeeded: result.ok, at: attemptedAt } : null;
+    await this.settle({ event, outcome, attempt }, health);
     if (!result.ok) {
       const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
@@ -265,9 +307,9 @@ export class WebhookDispatcher implements EventRedelivery {
    * Writes a settlement with those that end while the previous batch is being written: no wait when
    * the dispatcher is quiet, one statement for many events when it is busy.
    */
-  private settle(settlement: Settlement): Promise<void> {
+  private settle(settlement: Settlement, health: EndpointAttemptResult | null = null): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.settling.push({ settlement, resolve, reject });
+      this.settling.push({ settlement, health, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -279,6 +321,7 @@ export class WebhookDispatcher implements EventRedelivery {
         const batch = this.settling.splice(0, SETTLE_BATCH);
         try {
           await this.deps.deliveries.settle(batch.map((entry) => entry.settlement));
+          await this.recordHealth(batch.flatMap((entry) => (entry.health ? [entry.health] : [])));
           for (const entry of batch) entry.resolve();
         } catch (error) {
           for (const entry of batch) entry.reject(error);
@@ -286,6 +329,81 @@ export class WebhookDispatcher implements EventRedelivery {
       }
     } finally {
       this.flushing = false;
+    }
+  }
+
+  /**
+   * One attempt of a delivery to an endpoint other than the mode's first (issue 27): signed with that
+   * endpoint's secret(s), retried on its own schedule (Retry-After honoured as for events).
+   */
+  private async attemptDelivery(delivery: ClaimedDelivery, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
+    const mode = delivery.isLive ? "live" : "test";
+    const attemptedAt = this.deps.clock.now();
+    const secrets = signingSecrets(
+      {
+        webhookSecretEnc: delivery.secretEnc,
+        previousWebhookSecretEnc: delivery.previousSecretEnc,
+        previousWebhookSecretExpiresAt: delivery.previousSecretExpiresAt,
+      },
+      attemptedAt,
+      this.deps.secrets,
+    );
+    const headers = { ...signatureHeaders(secrets, delivery.eventId, attemptedAt, delivery.body) };
+    const result = await this.send({
+      url: delivery.url,
+      headers,
+      body: delivery.body,
+      timeoutMs: this.settings.timeoutMs,
+      mode,
+      privateTargets: this.settings.privateTargets,
+    });
+    const attempt: AttemptRecord = {
+      attemptedAt,
+      url: delivery.url,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+      responseBody: shownResponseBody(result),
+      error: result.error,
+      succeeded: result.ok,
+      trigger,
+      retryAfter: result.retryAfter?.slice(0, MAX_RETRY_AFTER_CHARS) ?? null,
+    };
+    const outcome = this.deps.deliveries.outcomeOf(delivery, result.ok, result);
+    this.deps.metrics?.webhookAttempt(outcome, delivery.createdAt, trigger);
+    await this.deps.deliveries.settleDeliveries([{ delivery, outcome, attempt }]);
+    await this.recordHealth([{ endpointId: delivery.endpointId, succeeded: result.ok, at: attemptedAt }]);
+    if (!result.ok) {
+      const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
+      const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
+      const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
+      this.log(
+        `webhooks: ${delivery.type} ${delivery.eventId} to endpoint ${delivery.endpointId} of merchant ${delivery.merchantId} failed (${what}); ${next}`,
+      );
+    }
+    return { eventId: delivery.eventId, type: delivery.type, outcome, attempt, deliveryId: delivery.id, endpointId: delivery.endpointId };
+  }
+
+  /**
+   * Counts attempts in their endpoints' failing streaks, and says once (one log line) when one is disabled for it.
+   * An endpoint this dispatcher saw succeed lately (HEALTHY_CACHE_MS) is not written again for more successes:
+   * a healthy receiver costs no write per delivery.
+   */
+  private async recordHealth(all: EndpointAttemptResult[]): Promise<void> {
+    const now = performance.now();
+    const results = all.filter((r) => !(r.succeeded && (this.healthySince.get(r.endpointId) ?? Number.NEGATIVE_INFINITY) > now - HEALTHY_CACHE_MS));
+    if (results.length === 0) return;
+    const disableAfterMs = this.settings.disableAfterMs ?? DISABLE_AFTER_MS_DEFAULT;
+    const disabled = await this.deps.deliveries.recordEndpointResults(results, disableAfterMs);
+    for (const r of results) {
+      if (r.succeeded) this.healthySince.set(r.endpointId, now);
+      else this.healthySince.delete(r.endpointId);
+    }
+    for (const endpoint of disabled) {
+      this.log(
+        `webhooks: endpoint ${endpoint.id} (${endpoint.url}) of merchant ${endpoint.merchantId} (${endpoint.isLive ? "live" : "test"} mode) disabled: ` +
+          `every attempt failed since ${endpoint.failingSince.toISOString()} (PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS=${disableAfterMs / 3_600_000}); ` +
+          "nothing more is sent to it until its merchant re-enables it",
+      );
     }
   }
 }

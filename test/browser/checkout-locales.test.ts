@@ -6,68 +6,36 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { explorerLink, type NetworkSlug } from "../../src/core/networks.ts";
-import { MESSAGES, type Locale, LOCALES, formatFiat } from "../../web/checkout/i18n.ts";
-import { accessibilityViolations, launchBrowser } from "../support/browser.ts";
-import { initializeBody } from "../support/builders.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { explorerLink, type NetworkSlug, networkName } from "../../src/core/networks.ts";
+import { formatFiat, type Locale, LOCALES, MESSAGES, networkLabelIn } from "../../web/checkout/i18n.ts";
+import { accessibilityViolations } from "../support/browser.ts";
+import { checkoutFixture, DESKTOP, failedRequestsOf, heading, MOBILE, problemsOf as scriptProblemsOf, text, WAIT } from "./support.ts";
 
-let browser: Browser;
-let t: TestGateway;
-let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
-beforeAll(async () => {
-  [browser, t] = await Promise.all([launchBrowser(), startTestGateway()]);
-  keys = await t.merchant({ name: "Acme Stores" });
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const f = checkoutFixture();
 
-const MOBILE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 800 };
-const WAIT = { timeout: 20_000 };
+/** Five states, two widths, axe on each, on a machine shared with other test runs: a budget, not a timed assertion. */
+const STATES_BUDGET_MS = 180_000;
 const SHOTS = path.join(tmpdir(), "paygate-checkout-locales");
 mkdirSync(SHOTS, { recursive: true });
 
 async function initialize(extra: Record<string, unknown>) {
-  const res = await t.post(
-    "/v1/transaction",
-    initializeBody({ customer: { email: "ada@example.com" }, currency: "NGN", amount: "25000", description: "Order #42", ...extra }),
-    { authorization: `Bearer ${keys.testPublicKey}` },
-  );
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.data.id as string, checkoutUrl: res.body.data.checkout_url as string };
-}
-
-async function helper(id: string, action: "payment" | "expire") {
-  const res = await t.post(`/v1/test_helpers/transaction/${id}/${action}`, {}, { authorization: `Bearer ${keys.testSecretKey}` });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
-
-async function retrieve(id: string) {
-  const res = await fetch(`${t.url}/v1/transaction/${id}`, { headers: { authorization: `Bearer ${keys.testSecretKey}` } });
-  return ((await res.json()) as { data: Record<string, any> }).data;
-}
-
-async function open(url: string, options: { locale?: string } = {}): Promise<Page> {
-  const page = await browser.newPage({ viewport: MOBILE, ...options });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  // Every failed request is a problem here: the favicon's 404 included.
-  page.on("response", (response) => {
-    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  const { id, checkoutUrl } = await f.initialize({
+    customer: { email: "ada@example.com" },
+    currency: "NGN",
+    amount: "25000",
+    description: "Order #42",
+    ...extra,
   });
-  Object.assign(page, { problems });
-  await page.goto(url);
-  return page;
+  return { id, checkoutUrl };
 }
 
-const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
-const heading = (page: Page, name: string) => page.getByRole("heading", { level: 2, name }).waitFor(WAIT);
-const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? "").trim();
+const helper = (id: string, action: "payment" | "expire") => f.testHelper(id, action);
+const retrieve = (id: string, keys = f.keys) => f.retrieve(id, keys);
+const open = (url: string, options: { locale?: string } = {}) => f.open(url, options);
+// Every failed request is a problem here: the favicon's 404 included.
+const problemsOf = (page: Page) => [...scriptProblemsOf(page), ...failedRequestsOf(page)];
 
 /** The state at both widths: language, direction, no overflow at 375 px, numbers on one line, axe, a screenshot. */
 async function checkState(page: Page, locale: Locale, state: string) {
@@ -104,55 +72,96 @@ async function checkState(page: Page, locale: Locale, state: string) {
 describe("every state in every language", () => {
   for (const locale of LOCALES) {
     const m = MESSAGES[locale];
-    it(`${locale}: choose, pay, the paid receipt, expired and a broken link`, async () => {
-      // A long NGN amount: it broke mid-number at 1,280 px ("NGN 25,000.0 / 0").
-      const paid = await initialize({ locale, amount: "2500000", cancel_url: "https://shop.example.com/cart" });
-      const page = await open(paid.checkoutUrl);
-      await heading(page, m.chooseTitle);
-      expect(await text(page, ".amount-label")).toBe(m.amountDue);
-      expect(await text(page, ".fiat-amount")).toBe(formatFiat("2500000", "NGN", locale));
-      expect(await page.getByRole("link", { name: m.backToShop("Acme Stores") }).getAttribute("href")).toBe("https://shop.example.com/cart");
-      await checkState(page, locale, "choose");
+    it(
+      `${locale}: choose, pay, the paid receipt, expired and a broken link`,
+      async () => {
+        // A long NGN amount: it broke mid-number at 1,280 px ("NGN 25,000.0 / 0").
+        const paid = await initialize({ locale, amount: "2500000", cancel_url: "https://shop.example.com/cart" });
+        const page = await open(paid.checkoutUrl);
+        await heading(page, m.chooseTitle);
+        expect(await text(page, ".amount-label")).toBe(m.amountDue);
+        expect(await text(page, ".fiat-amount")).toBe(formatFiat("2500000", "NGN", locale));
+        expect(await page.getByRole("link", { name: m.backToShop("Acme Stores") }).getAttribute("href")).toBe("https://shop.example.com/cart");
+        await checkState(page, locale, "choose");
 
-      await page.locator("button.coin").first().click();
-      await page.locator("#pay-status .status-title", { hasText: m.waitingTitle }).waitFor(WAIT);
-      expect(await text(page, "#pay-amount-label")).toBe(m.amount);
-      await checkState(page, locale, "pay");
+        await page.locator("button.coin").first().click();
+        await page.locator("#pay-status .status-title", { hasText: m.waitingTitle }).waitFor(WAIT);
+        expect(await text(page, "#pay-amount-label")).toBe(m.amount);
+        await checkState(page, locale, "pay");
 
-      await helper(paid.id, "payment");
-      await heading(page, m.paidTitle);
-      const data = await retrieve(paid.id);
-      expect(await text(page, ".amount-label")).toBe(m.orderTotal);
-      expect(await page.getByText(m.amountDue, { exact: true }).count()).toBe(0);
-      expect(await page.locator("#cancel-link").count()).toBe(0);
-      expect(await text(page, "#receipt-title")).toBe(m.receipt);
-      expect(await text(page, "#receipt-reference")).toBe(data.reference);
-      expect(await page.locator("#receipt-date").getAttribute("datetime")).toBe(data.receipts[0].first_seen_at);
-      const hash = data.receipts[0].tx_hash as string;
-      expect(await text(page, "#receipt-transactions code")).toBe(hash);
-      // The explorer of the network paid on, in the transaction's mode (src/core/networks.ts).
-      const network = data.payment_network as NetworkSlug;
-      expect(await page.locator(".explorer-link").getAttribute("href")).toBe(explorerLink(network, false, "transaction", hash));
-      expect(await page.getByRole("button", { name: m.print }).count()).toBe(1);
-      await checkState(page, locale, "paid");
-      await page.close();
+        await helper(paid.id, "payment");
+        await heading(page, m.paidTitle);
+        const data = await retrieve(paid.id);
+        expect(await text(page, ".amount-label")).toBe(m.orderTotal);
+        expect(await page.getByText(m.amountDue, { exact: true }).count()).toBe(0);
+        expect(await page.locator("#cancel-link").count()).toBe(0);
+        expect(await text(page, "#receipt-title")).toBe(m.receipt);
+        expect(await text(page, "#receipt-reference")).toBe(data.reference);
+        expect(await page.locator("#receipt-date").getAttribute("datetime")).toBe(data.receipts[0].first_seen_at);
+        const hash = data.receipts[0].tx_hash as string;
+        expect(await text(page, "#receipt-transactions code")).toBe(hash);
+        // The explorer of the network paid on, in the transaction's mode (src/core/networks.ts).
+        const network = data.payment_network as NetworkSlug;
+        expect(await page.locator(".explorer-link").getAttribute("href")).toBe(explorerLink(network, false, "transaction", hash));
+        expect(await page.getByRole("button", { name: m.print }).count()).toBe(1);
+        await checkState(page, locale, "paid");
+        await page.close();
 
-      const expired = await initialize({ locale });
-      const ended = await open(expired.checkoutUrl);
-      await heading(ended, m.chooseTitle);
-      await helper(expired.id, "expire");
-      await heading(ended, m.expiredTitle);
-      await checkState(ended, locale, "expired");
-      expect(problemsOf(ended)).toEqual([]);
-      await ended.close();
+        const expired = await initialize({ locale });
+        const ended = await open(expired.checkoutUrl);
+        await heading(ended, m.chooseTitle);
+        await helper(expired.id, "expire");
+        await heading(ended, m.expiredTitle);
+        await checkState(ended, locale, "expired");
+        expect(problemsOf(ended)).toEqual([]);
+        await ended.close();
 
-      // A broken link has no transaction to fix the language: the picker's is used.
-      const broken = await open(`${t.url}/checkout/not-a-secret`);
-      await broken.locator("#locale-picker").selectOption(locale);
-      await heading(broken, m.invalidTitle);
-      await checkState(broken, locale, "invalid-link");
-      await broken.close();
-    });
+        // A broken link has no transaction to fix the language: the picker's is used.
+        const broken = await open(`${f.t.url}/checkout/not-a-secret`);
+        await broken.locator("#locale-picker").selectOption(locale);
+        await heading(broken, m.invalidTitle);
+        await checkState(broken, locale, "invalid-link");
+        await broken.close();
+      },
+      STATES_BUDGET_MS,
+    );
+  }
+});
+
+describe("network names and the API's refusals in every language", () => {
+  for (const locale of LOCALES) {
+    const m = MESSAGES[locale];
+    it(
+      `${locale}: names the network in the language, and says a refused initiate in it, never in the API's English`,
+      async () => {
+        // A merchant of its own: it is deactivated below.
+        const merchant = await f.t.merchant({ name: `Boutique ${locale}` });
+        const paying = await f.initialize({ locale, customer: { email: "ada@example.com" } }, { keys: merchant });
+        const page = await open(paying.checkoutUrl);
+        await heading(page, m.chooseTitle);
+        await page.getByRole("button", { name: /^Tether \(USDT\)/ }).click();
+        await page.locator("#pay-network").waitFor(WAIT);
+        const ethereum = networkLabelIn({ slug: "ethereum", name: networkName("ethereum", false), standard: "ERC-20" }, false, m);
+        expect(await text(page, "#pay-network")).toBe(ethereum);
+        expect(await text(page, ".note")).toBe(m.sendExactly("USDT", ethereum));
+        if (locale !== "en") expect(ethereum).not.toContain(networkName("ethereum", false));
+        await page.close();
+
+        // Refused at initiate: the merchant was deactivated while the customer was choosing.
+        const refused = await f.initialize({ locale, customer: { email: "ada@example.com" } }, { keys: merchant });
+        const choosing = await open(refused.checkoutUrl);
+        await heading(choosing, m.chooseTitle);
+        await f.t.db.merchant.update({ where: { id: merchant.id }, data: { active: false } });
+        await choosing.getByRole("button", { name: /^Bitcoin \(BTC\)/ }).click();
+        const said = m.pickRefused(m.apiErrors.merchant_inactive);
+        await choosing.getByRole("alert").filter({ hasText: said }).waitFor(WAIT);
+        expect(await choosing.locator("#panel").textContent()).not.toContain("The transaction is not initiated");
+        expect(await accessibilityViolations(choosing), `${locale} refused`).toEqual([]);
+        expect((await retrieve(refused.id, merchant)).status).toBe("INITIATED");
+        await choosing.close();
+      },
+      STATES_BUDGET_MS,
+    );
   }
 });
 
@@ -185,13 +194,13 @@ describe("choosing the language", () => {
     await heading(page, MESSAGES.en.chooseTitle);
     expect(await page.locator("#cancel-link").count()).toBe(0);
     const icon = await page.locator('link[rel="icon"]').getAttribute("href");
-    const res = await fetch(new URL(icon ?? "/missing", t.url));
+    const res = await fetch(new URL(icon ?? "/missing", f.t.url));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
     // Pages without their own icon link get the same one at /favicon.ico.
-    const ico = await fetch(`${t.url}/favicon.ico`);
+    const ico = await fetch(`${f.t.url}/favicon.ico`);
     expect(ico.status).toBe(200);
-    expect(ico.url).toBe(new URL(icon ?? "/missing", t.url).href);
+    expect(ico.url).toBe(new URL(icon ?? "/missing", f.t.url).href);
     expect(problemsOf(page)).toEqual([]);
     await page.close();
   });

@@ -3,73 +3,22 @@
 // by the test helpers (and the chain watcher's own entry) without a reload. axe-core checks every
 // state the customer can see.
 import { Decimal } from "../../src/core/money/amounts.ts";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessibilityViolations, launchBrowser } from "../support/browser.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { accessibilityViolations } from "../support/browser.ts";
 import { decodeQr } from "../support/qr.ts";
-import { initializeBody } from "../support/builders.ts";
+import { checkoutFixture, DESKTOP, heading, type Initialized, MOBILE, problemsOf, text, WAIT } from "./support.ts";
 
-let browser: Browser;
-let t: TestGateway;
-let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
-beforeAll(async () => {
-  [browser, t] = await Promise.all([launchBrowser(), startTestGateway()]);
-  keys = await t.merchant({ name: "Acme Stores" });
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const f = checkoutFixture();
 
-const MOBILE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 800 };
-const WAIT = { timeout: 20_000 };
-
-interface Initialized {
-  id: string;
-  checkoutUrl: string;
-  clientSecret: string;
-}
-
-async function initialize(extra: Record<string, unknown> = {}): Promise<Initialized> {
-  const res = await t.post(
-    "/v1/transaction",
-    initializeBody({ customer: { email: "ada@example.com", name: "Ada Obi" }, description: "Order #42", ...extra }),
-    { authorization: `Bearer ${keys.testPublicKey}` },
-  );
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.data.id, checkoutUrl: res.body.data.checkout_url, clientSecret: res.body.data.client_secret };
+function initialize(extra: Record<string, unknown> = {}): Promise<Initialized> {
+  return f.initialize({ customer: { email: "ada@example.com", name: "Ada Obi" }, description: "Order #42", ...extra });
 }
 
 /** The transaction as the merchant's server reads it (table 2.2). */
-async function retrieve(id: string) {
-  const res = await fetch(`${t.url}/v1/transaction/${id}`, { headers: { authorization: `Bearer ${keys.testSecretKey}` } });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: Record<string, any> }).data;
-}
-
-async function testHelper(id: string, action: "payment" | "expire", body: Record<string, unknown> = {}) {
-  const res = await t.post(`/v1/test_helpers/transaction/${id}/${action}`, body, { authorization: `Bearer ${keys.testSecretKey}` });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-}
-
-async function open(url: string, viewport = MOBILE): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource/.test(message.text())) problems.push(message.text());
-  });
-  (page as Page & { problems: string[] }).problems = problems;
-  await page.goto(url);
-  return page;
-}
-
-const problemsOf = (page: Page) => (page as Page & { problems?: string[] }).problems ?? [];
-const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? "").trim();
-const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 2, name }).waitFor(WAIT);
+const retrieve = (id: string) => f.retrieve(id);
+const testHelper = (id: string, action: "payment" | "expire", body: Record<string, unknown> = {}) => f.testHelper(id, action, body);
+const open = (url: string, viewport = MOBILE) => f.open(url, { viewport });
 
 async function expectAccessible(page: Page, state: string) {
   expect(await accessibilityViolations(page), state).toEqual([]);
@@ -96,7 +45,7 @@ const stillMarked = (page: Page) => page.evaluate(() => (globalThis as { notRelo
 describe("the checkout page from checkout_url", () => {
   it("shows the merchant, the description, the amount and the test-mode banner, and the coins with their indicative amounts", async () => {
     const { checkoutUrl, clientSecret, id } = await initialize();
-    expect(checkoutUrl).toBe(`${t.url}/checkout/${clientSecret}`);
+    expect(checkoutUrl).toBe(`${f.t.url}/checkout/${clientSecret}`);
     const page = await open(checkoutUrl);
     await heading(page, "Choose how to pay");
     expect(await text(page, "h1")).toBe("Acme Stores");
@@ -157,7 +106,7 @@ describe("the checkout page from checkout_url", () => {
   it("copies the address and says so in a live region", async () => {
     const { id, checkoutUrl } = await initialize();
     const page = await open(checkoutUrl);
-    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: f.t.url });
     await page.getByRole("button", { name: /^Bitcoin/ }).click();
     await heading(page, "Pay with Bitcoin");
     await page.getByRole("button", { name: "Copy address" }).click();
@@ -196,9 +145,9 @@ describe("the checkout page from checkout_url", () => {
 
   it("turns underpaid, then paid, without a reload; a reload shows the same thank-you and the merchant's return link", async () => {
     const { id, checkoutUrl } = await initialize({ return_url: "https://shop.example.com/orders/42" });
-    const page = await browser.newPage({ viewport: MOBILE });
+    const page = await f.browser.newPage({ viewport: MOBILE });
     // The live updates come over the event stream (graphql-sse), with the client secret.
-    const stream = page.waitForResponse((r) => r.url() === `${t.url}/graphql/stream` && r.request().method() === "POST", WAIT);
+    const stream = page.waitForResponse((r) => r.url() === `${f.t.url}/graphql/stream` && r.request().method() === "POST", WAIT);
     await page.goto(checkoutUrl);
     const streamed = await stream;
     expect(streamed.status()).toBe(200);
@@ -235,9 +184,9 @@ describe("the checkout page from checkout_url", () => {
 
   it("falls back to asking every few seconds when the event stream fails", async () => {
     const { id, checkoutUrl } = await initialize();
-    const page = await browser.newPage({ viewport: MOBILE });
+    const page = await f.browser.newPage({ viewport: MOBILE });
     // As a proxy that cuts event streams would: the page must still follow the payment.
-    await page.route(`${t.url}/graphql/stream`, (route) => route.abort("connectionreset"));
+    await page.route(`${f.t.url}/graphql/stream`, (route) => route.abort("connectionreset"));
     await page.goto(checkoutUrl);
     await page.getByRole("button", { name: /^Bitcoin/ }).click();
     await heading(page, "Pay with Bitcoin");
@@ -263,7 +212,7 @@ describe("the checkout page from checkout_url", () => {
       blockHeight: confirmations ? 100 : null,
     });
 
-    await t.gateway.applyReceipts(id, { receipts: [receipt(0)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.applyReceipts(id, { receipts: [receipt(0)], requiredConfirmations: 6, source: "chain", complete: true });
     await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
     expect(await text(page, "#pay-status .status-detail")).toBe(
       `${due.toFixed()} LTC arrived and awaits the network's confirmations (0 of 6). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
@@ -271,10 +220,10 @@ describe("the checkout page from checkout_url", () => {
     await expectAccessible(page, "confirming");
 
     // Each new block shows without a reload.
-    await t.gateway.applyReceipts(id, { receipts: [receipt(2)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.applyReceipts(id, { receipts: [receipt(2)], requiredConfirmations: 6, source: "chain", complete: true });
     await page.locator("#pay-status .status-detail", { hasText: "confirmations (2 of 6)" }).waitFor(WAIT);
 
-    await t.gateway.applyReceipts(id, { receipts: [receipt(6)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.applyReceipts(id, { receipts: [receipt(6)], requiredConfirmations: 6, source: "chain", complete: true });
     await heading(page, "Thank you: payment received");
     expect(await stillMarked(page)).toBe(true);
     expect(await page.getByRole("link", { name: /Return to/ }).count()).toBe(0); // no return_url given
@@ -288,12 +237,12 @@ describe("the checkout page from checkout_url", () => {
     await heading(page, "Pay with Litecoin");
     const due = new Decimal((await retrieve(id)).payment_amount);
     const rbf = { key: "beef:0", txHash: "beef", amount: due, confirmations: 0, blockHeight: null, replaceable: true };
-    await t.gateway.applyReceipts(id, { receipts: [rbf], requiredConfirmations: 0, source: "chain", complete: true });
+    await f.t.gateway.applyReceipts(id, { receipts: [rbf], requiredConfirmations: 0, source: "chain", complete: true });
     await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
     expect(await text(page, "#pay-status .status-detail")).toBe(
       `${due.toFixed()} LTC arrived and awaits the network's confirmations (your wallet marked it replaceable, so it counts from its first confirmation). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
     );
-    await t.gateway.applyReceipts(id, {
+    await f.t.gateway.applyReceipts(id, {
       receipts: [{ ...rbf, confirmations: 1, blockHeight: 100 }],
       requiredConfirmations: 0,
       source: "chain",
@@ -344,7 +293,7 @@ describe("a checkout link that does not work", () => {
     // The second transaction's secret on the first one's id: it opens nothing.
     const crossed = `${first.id}_secret_${second.clientSecret.split("_secret_")[1]}`;
     for (const token of [crossed, `${first.id}_secret_${"x".repeat(32)}`, "not-a-checkout-link"]) {
-      const page = await open(`${t.url}/checkout/${token}`);
+      const page = await open(`${f.t.url}/checkout/${token}`);
       await heading(page, "This payment link is not valid");
       expect(await text(page, "#error p")).toBe(
         "Check that you opened the whole link you were given. If it still fails, go back to the merchant's site and start the payment again: each payment has its own link.",
@@ -360,7 +309,7 @@ describe("a checkout link that does not work", () => {
 });
 
 async function graphql(clientSecret: string, query: string) {
-  const res = await fetch(`${t.url}/graphql`, {
+  const res = await fetch(`${f.t.url}/graphql`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${clientSecret}` },
     body: JSON.stringify({ query }),

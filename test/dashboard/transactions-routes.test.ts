@@ -104,7 +104,13 @@ describe("the list and one transaction", () => {
     expect(detail.status).toBe(200);
     const data = detail.body.data;
     expect(data).toMatchObject({ id, status: "SUCCESSFUL", payment_currency: "BTC", payment: { state: expect.any(String) } });
-    expect(data.quote).toEqual({ rate: expect.any(String), source: expect.any(String), quoted_at: expect.any(String) });
+    expect(data.quote).toEqual({
+      rate: expect.any(String),
+      market_rate: expect.any(String),
+      spread_percent: "0",
+      source: expect.any(String),
+      quoted_at: expect.any(String),
+    });
     expect(data.receipts).toEqual([expect.objectContaining({ amount: data.payment_amount, status: "CONFIRMED" })]);
     expect(data.events.map((e: { type: string }) => e.type)).toEqual(["payment.initiated", "payment.pending", "payment.received"]);
     expect(data.events[0]).toMatchObject({ state: "FAILED", attempt_count: 1 });

@@ -9,8 +9,8 @@ export const amountOf = (t: Transaction) => new Decimal(new URL(t.payment_uri).s
 
 /**
  * Waits until the service's watch-only wallet (PAYGATE_NODE_WALLET) on the node holds the transaction's
- * address: the watcher imports it at its first pass after initiate, and a payment made before that is
- * seen only once mined (core-rpc.ts).
+ * address: initiate has it imported at once (the watcher's pass, if that failed), and a payment made
+ * before that is found by the mempool read that follows the import (core-rpc.ts).
  */
 export async function watchedBy(node: Litecoind, wallet: string, t: Transaction): Promise<Transaction> {
   const deadline = Date.now() + 20_000;

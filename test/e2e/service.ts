@@ -17,7 +17,7 @@ import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../src/co
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { CONNECTIONS_CHECKING_INTERVAL_MS } from "../../src/edge/connection-limits.ts";
 import { createLogger } from "../../src/logging.ts";
-import { startRuntime, type Runtime } from "../../src/runtime.ts";
+import { startRuntime, type Runtime, type RuntimeOverrides } from "../../src/runtime.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { seedMigratedDatabase } from "../support/migrated-data-dir.ts";
 import { createTestDatabase } from "../support/test-database.ts";
@@ -104,7 +104,12 @@ export function merchantTestKeys(seed: Uint8Array): Record<CryptoSlug, string> {
   return { BTC: utxo, LTC: utxo, ETH: evm, USDT: evm, BNB: evm };
 }
 
-export async function startE2eService(env: Record<string, string>, coins: CryptoSlug[]): Promise<E2eService> {
+/** `runtime`: over startRuntime's wiring (e.g. `addressWatch: null`: initiate tells no node of its addresses). */
+export async function startE2eService(
+  env: Record<string, string>,
+  coins: CryptoSlug[],
+  options: { runtime?: Pick<RuntimeOverrides, "addressWatch"> } = {},
+): Promise<E2eService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "paygate-e2e-"));
   let closeDb = async () => {};
   const databaseEnv: Record<string, string> = {};
@@ -146,7 +151,7 @@ export async function startE2eService(env: Record<string, string>, coins: Crypto
   let url: string;
   let merchant: NewMerchant;
   try {
-    runtime = parts.runtime = await startRuntime(config, { log: (line) => void logs.push(line) });
+    runtime = parts.runtime = await startRuntime(config, { ...options.runtime, log: (line) => void logs.push(line) });
     receiver = parts.receiver = await startWebhookReceiver();
     const app = (parts.app = await createApp({
       gateway: runtime.gateway,

@@ -177,7 +177,11 @@ describe("GET /v1/events: refusals", () => {
   it.each([
     ["limit=0", "limit", "must be an integer from 1 to 100"],
     ["limit=1&limit=1", "limit", "must be given once, as a single value"],
-    ["type=payment.refunded", "type", "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed"],
+    [
+      "type=payment.refunded",
+      "type",
+      "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled",
+    ],
     ["transaction=bq_123", "transaction", "must be a transaction id (a UUID)"],
     ["starting_after=123", "starting_after", "must be the id (evt_…) of an event of the previous page"],
     ["status=PENDING", "status", "is not a parameter of this list"],

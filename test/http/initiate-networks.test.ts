@@ -144,6 +144,34 @@ describe("GraphQL", () => {
     ]);
   });
 
+  it("paymentOptions lists the merchant's default network of the mode first for each coin, then the table's order", async () => {
+    const other = await t.merchant({ name: "Defaults Ltd" });
+    const rails = new HdWalletRails();
+    await t.gateway.updateMerchant(other.id, {
+      wallets: [
+        { currency: USDT, network: "bsc", isLive: false, extendedPublicKey: rails.createTestWallet(USDT, "bsc") },
+        { currency: USDT, network: "tron", isLive: false, extendedPublicKey: rails.createTestWallet(USDT, "tron") },
+      ],
+    });
+    const usdtOrder = async () => {
+      const res = await t.post(
+        "/v1/transaction",
+        { customer: { email: "ada@example.com" }, currency: "USD", amount: "100" },
+        bearer(other.testPublicKey),
+      );
+      expect(res.status).toBe(201);
+      const data = await gql(other.testSecretKey).request<{
+        paymentOptions: { options: { currency: { slug: string }; network: { slug: string } }[] };
+      }>(`query($id: ID!) { paymentOptions(transactionId: $id) { options { currency { slug } network { slug } } } }`, { id: res.body.data.id });
+      return data.paymentOptions.options.filter((o) => o.currency.slug === "USDT").map((o) => o.network.slug);
+    };
+    expect(await usdtOrder()).toEqual(["ethereum", "bsc", "tron"]);
+    await t.gateway.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
+    expect(await usdtOrder()).toEqual(["tron", "ethereum", "bsc"]);
+    await t.gateway.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
+    expect(await usdtOrder()).toEqual(["bsc", "ethereum", "tron"]);
+  });
+
   it("initiatePayment takes the network and the transaction shows it with the amount owed", async () => {
     const id = await initialize();
     const data = await gql(keys.testSecretKey).request<{

@@ -33,6 +33,20 @@ describe("the OpenAPI document", () => {
         "/v1/transactions",
         "/v1/events",
         "/v1/events/{event_id}",
+        "/v1/events/stream",
+        "/v1/merchant/pricing",
+        "/v1/webhook_endpoints",
+        "/v1/webhook_endpoints/{endpoint_id}",
+        "/v1/webhook_endpoints/{endpoint_id}/rotate_secret",
+        "/v1/webhook_endpoints/{endpoint_id}/deliveries",
+        "/v1/webhook_endpoints/{endpoint_id}/redeliver_failed",
+        "/v1/webhook_deliveries/{delivery_id}/redeliver",
+        // Refunds (issue 26).
+        "/v1/transaction/{transaction_id}/refunds",
+        "/v1/refunds",
+        "/v1/refunds/{refund_id}",
+        "/v1/refunds/{refund_id}/cancel",
+        "/v1/refunds/{refund_id}/mark_paid",
       ].sort(),
     );
   });
@@ -68,7 +82,7 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
-    expect(keyed.length).toBe(8);
+    expect(keyed.length).toBe(8 + 6 + 1 + 5 + 1); // + the webhook endpoints' 6 and the event stream (issue 27), the refunds' 5 (issue 26), /v1/merchant/pricing
     for (const [, item] of keyed) {
       for (const operation of Object.values(item)) {
         expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);

@@ -44,7 +44,7 @@ describe("REST initialize with per-payment policies", () => {
     const policies = { expires_in: 900, underpayment_tolerance: "2.50", confirmations: { BTC: 2 } };
     const init = await initialize(policies);
     expect(init.status).toBe(201);
-    const shown = { expires_in: 900, underpayment_tolerance: "2.5", confirmations: { BTC: 2 } };
+    const shown = { expires_in: 900, underpayment_tolerance: "2.5", confirmations: { BTC: 2 }, late_payment: null };
     expect(init.body.data.policies).toEqual(shown);
     const stored = await t.db.transaction.findUniqueOrThrow({ where: { id: init.body.data.id } });
     expect([stored.policyExpiresIn, stored.policyUnderpaymentTolerance?.toString(), stored.policyConfirmations]).toEqual([900, "2.5", { BTC: 2 }]);

@@ -98,6 +98,19 @@ describe("paygate while the service runs", () => {
     expect(usage.stderr).toMatch(/^paygate: --email EMAIL is required\./);
   }, 90_000);
 
+  it("stops quietly with exit code 0 when its reader closes the pipe early (paygate … | head)", async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ["bin/paygate.mjs", "test-rates", "list"], { env: db.env, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      // The reader goes away before the answer comes: every write of the CLI meets a closed pipe (EPIPE).
+      child.stdout.destroy();
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      child.once("exit", (code) => resolve({ code, stderr }));
+    });
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled|Error:/);
+    expect(result.code).toBe(0);
+  });
+
   it("stops in order, and the socket goes with the service", async () => {
     service.child.kill("SIGTERM");
     expect((await service.exited).code).toBe(0);

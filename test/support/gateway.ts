@@ -29,7 +29,12 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import { startRuntime } from "../../src/runtime.ts";
 import type { CheckoutPageOptions } from "../../src/http/checkout-page.ts";
 import type { CorsSettings } from "../../src/edge/cors.ts";
-import { CONNECTIONS_CHECKING_INTERVAL_MS, type ConnectionLimits, type LiveLimits } from "../../src/edge/connection-limits.ts";
+import {
+  CONNECTIONS_CHECKING_INTERVAL_MS,
+  type ConnectionLimits,
+  type EventStreamLimits,
+  type LiveLimits,
+} from "../../src/edge/connection-limits.ts";
 import { createLogger, lineLogger } from "../../src/logging.ts";
 import { PaygateMetrics, type MetricsOptions } from "../../src/observability/index.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
@@ -124,8 +129,12 @@ export interface TestGatewayOptions {
   connections?: ConnectionLimits & { total?: number };
   /** Live connection caps; the service's defaults unless set. */
   live?: LiveLimits;
+  /** Caps on open event streams (GET /v1/events/stream) and their heartbeat; the service's defaults unless set. */
+  eventStreams?: Partial<EventStreamLimits>;
   /** The dashboard's session lifetimes and sign-in limits (generous sign-in limits unless set). */
   dashboard?: GatewayDeps["dashboard"];
+  /** Environment variables the service's configuration is parsed from (none: its defaults), e.g. PAYGATE_LTC_TEST_CHAIN. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -154,7 +163,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const privateWebhookTargets = { ...LOCAL_PRIVATE_TARGETS, ...options.privateWebhookTargets };
   const limits = options.rateLimits ?? {};
   // The service's configuration (its defaults), with what a test sets over it.
-  const service = loadConfig({});
+  const service = loadConfig(options.env ?? {});
   const config: Config = {
     ...service,
     publicUrl: options.publicUrl ?? url,
@@ -168,6 +177,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     trustProxy: limits.trustProxy ?? false,
     connections: { ...service.connections, ...options.connections },
     live: options.live ?? service.live,
+    eventStreams: { ...service.eventStreams, ...options.eventStreams },
   };
   const metrics = new PaygateMetrics({ defaultMetrics: false, ...options.metrics }); // Node's process metrics only when asked
   const runtime = await startRuntime(config, {
@@ -189,7 +199,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     const used = { clock, ...given };
     const dispatcher = new WebhookDispatcher(
       {
-        deliveries: new WebhookDeliveries(events, used.clock, { scheduleMs: retryScheduleMs, random }),
+        deliveries: new WebhookDeliveries(events, used.clock, { scheduleMs: retryScheduleMs, random }, stores.webhookEndpoints),
         secrets,
         log: (line) => logs.push(line),
         metrics,

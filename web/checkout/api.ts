@@ -143,7 +143,4 @@ export class CheckoutApi {
   }
 }
 
-/** How a network is named to the customer: "Ethereum Sepolia testnet (ERC-20)". */
-export function networkLabel(network: PaymentNetwork): string {
-  return network.standard ? `${network.name} (${network.standard})` : network.name;
-}
+// How a network is named to the customer, in the page's language: networkLabelIn (i18n.ts).

@@ -5,7 +5,7 @@
 // from Intl (read off small numbers), so no amount passes through a float.
 import { ar } from "./locales/ar.ts";
 import { de } from "./locales/de.ts";
-import { en, type Messages } from "./locales/en.ts";
+import { en, type Messages, type NetworkNames } from "./locales/en.ts";
 import { es } from "./locales/es.ts";
 import { fr } from "./locales/fr.ts";
 import { pt } from "./locales/pt.ts";
@@ -35,6 +35,17 @@ export function isLocale(value: string | null | undefined): value is Locale {
 
 export function directionOf(locale: Locale): "rtl" | "ltr" {
   return RIGHT_TO_LEFT.has(locale) ? "rtl" : "ltr";
+}
+
+/**
+ * How a network is named to the customer in the page's language: "Ethereum Sepolia (réseau de test)
+ * (ERC-20)". The locale's own name of the network, else the API's (English, src/core/networks.ts).
+ */
+export function networkLabelIn(network: { slug: string; name: string; standard: string | null }, isLive: boolean, m: Messages): string {
+  const names = m.networkNames;
+  const own = names && Object.hasOwn(names, network.slug) ? names[network.slug as keyof NetworkNames][isLive ? "live" : "test"] : null;
+  const name = own ?? network.name;
+  return network.standard ? `${name} (${network.standard})` : name;
 }
 
 /** The first supported language among the browser's (navigator.languages: "fr-CA" → fr). */

@@ -7,7 +7,8 @@ import { copyText } from "../shared/clipboard.ts";
 import { sum } from "../shared/decimal.ts";
 import { h, replace } from "../shared/dom.ts";
 import { ApiError, NetworkError } from "../shared/graphql.ts";
-import { CheckoutApi, networkLabel, type PaymentOption, type PaymentOptions, type Transaction, transactionIdOf } from "./api.ts";
+import { apiErrorText } from "./api-errors.ts";
+import { CheckoutApi, type PaymentOption, type PaymentOptions, type Transaction, transactionIdOf } from "./api.ts";
 import { clock } from "../shared/format.ts";
 import {
   chooseLocale,
@@ -21,9 +22,11 @@ import {
   type Locale,
   MESSAGES,
   type Messages,
+  networkLabelIn,
   spokenTimeLeft,
 } from "./i18n.ts";
 import { followTransaction, type LiveUpdates } from "./live.ts";
+import { evmTransferOf, injectedProvider, payWithWallet, WalletPaymentError } from "./browser-wallet.ts";
 
 type Phase = "loading" | "choose" | "pay" | "final" | "error";
 
@@ -246,6 +249,7 @@ function fiatAmount(text: string): HTMLElement {
 function renderChoose(options: PaymentOptions | null): void {
   lastOptions = options;
   const list = options?.options ?? [];
+  const isLive = options?.isLive ?? false;
   const hint = h("p", { class: "hint", id: "coin-hint" }, m.chooseHint);
   const refundInput = h("input", {
     id: "refund-address",
@@ -289,7 +293,8 @@ function renderChoose(options: PaymentOptions | null): void {
       }
       if (error instanceof ApiError && error.fields.some((f) => f.field.toLowerCase().includes("refund"))) {
         refund.open = true;
-        refundError.textContent = error.fields.find((f) => f.field.toLowerCase().includes("refund"))?.message ?? error.message;
+        // The API's message is English and for developers: the customer is told in the page's language.
+        refundError.textContent = m.refundInvalid(option.currency.slug, networkLabelIn(option.network, isLive, m));
         refundInput.setAttribute("aria-invalid", "true");
         refundInput.focus();
         return;
@@ -313,7 +318,7 @@ function renderChoose(options: PaymentOptions | null): void {
         onclick: () => void pick(option),
       },
       h("span", { class: "coin-name" }, `${option.currency.name} (${option.currency.slug})`),
-      several(option.currency.slug) ? h("span", { class: "coin-network" }, m.onNetwork(networkLabel(option.network))) : "",
+      several(option.currency.slug) ? h("span", { class: "coin-network" }, m.onNetwork(networkLabelIn(option.network, isLive, m))) : "",
       h("span", { class: "coin-amount" }, option.available && option.amount ? m.about(crypto(option.amount, option.currency.slug)) : m.noPrice),
     );
     buttons.push(button);
@@ -333,8 +338,8 @@ function renderChoose(options: PaymentOptions | null): void {
 
 function pickFailure(error: unknown, option: PaymentOption): string {
   if (error instanceof NetworkError) return m.pickUnreachable;
-  if (error instanceof ApiError && error.code === "UPSTREAM_UNAVAILABLE") return m.pickUnpriced(option.currency.name);
-  if (error instanceof ApiError) return m.pickRefused(error.message);
+  if (error instanceof ApiError && error.reason === "quote_unavailable") return m.pickUnpriced(option.currency.name);
+  if (error instanceof ApiError) return m.pickRefused(apiErrorText(error, m));
   return m.pickFailed;
 }
 
@@ -346,7 +351,7 @@ function renderPay(t: Transaction): void {
     showError("other");
     return;
   }
-  const network = t.paymentNetwork ? networkLabel(t.paymentNetwork) : coin.name;
+  const network = t.paymentNetwork ? networkLabelIn(t.paymentNetwork, t.isLive, m) : coin.name;
 
   const copyStatus = h("p", { class: "copy-status", role: "status" });
   let clearCopyStatus: number | undefined;
@@ -424,11 +429,61 @@ function renderPay(t: Transaction): void {
     h("div", { class: "pay-grid" }, h("div", { class: "pay-details" }, fields, copyStatus), qr),
     // A wallet link only for a URI with a scheme (BIP21, EIP-681): TRON's is the plain address, no link.
     t.paymentUri && /^[a-z][a-z0-9+.-]*:/i.test(t.paymentUri) ? h("a", { class: "button secondary", href: t.paymentUri }, m.openInWallet) : null,
+    browserWalletPart(t, network),
     h("p", { class: "note" }, m.sendExactly(coin.slug, network)),
     h("p", { class: "connection", id: "connection", role: "status" }),
   );
   updatePay(t);
   startCountdown(t.expiresAt);
+}
+
+/**
+ * "Pay with browser wallet": on an EVM network, when the browser has a wallet (window.ethereum) and
+ * nothing has arrived yet. Its progress is spoken (role=status), a failure said in words (role=alert);
+ * once sent, the page follows the payment as for any other.
+ */
+function browserWalletPart(t: Transaction, network: string): HTMLElement | null {
+  const provider = injectedProvider();
+  const transfer = evmTransferOf(t.paymentUri);
+  if (!provider || !transfer || (t.paymentState !== null && t.paymentState !== "AWAITING_PAYMENT")) return null;
+  const progress = h("p", { class: "wallet-progress", id: "wallet-progress", role: "status" });
+  const failure = h("p", { class: "wallet-error", id: "wallet-error", role: "alert" });
+  const explorer = t.paymentNetwork?.explorerTransactionUrl;
+  const chain = {
+    name: network,
+    // The coin paid natively is the chain's own; a token's chain is not offered to the wallet (it is asked to add it itself).
+    nativeSymbol: transfer.kind === "native" ? (t.paymentCurrency?.slug ?? null) : null,
+    explorer: explorer ? new URL(explorer.replace("{tx}", "0")).origin : null,
+  };
+  const button = h("button", { type: "button", class: "button", id: "pay-browser-wallet" }, m.payWithBrowserWallet);
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    failure.textContent = "";
+    const steps = { connecting: m.walletConnecting, switching: m.walletSwitching(network), confirming: m.walletConfirming };
+    payWithWallet(provider, transfer, chain, (step) => {
+      progress.textContent = steps[step];
+    })
+      .then(() => {
+        progress.textContent = m.walletSent;
+      })
+      .catch((error: unknown) => {
+        progress.textContent = "";
+        const reason = error instanceof WalletPaymentError ? error.failure : { kind: "failed" as const, message: String(error) };
+        failure.textContent =
+          reason.kind === "rejected"
+            ? m.walletRejected
+            : reason.kind === "no_account"
+              ? m.walletNoAccount
+              : reason.kind === "wrong_chain"
+                ? m.walletWrongChain(network)
+                : reason.kind === "unknown_chain"
+                  ? m.walletUnknownChain(network)
+                  : m.walletFailed(reason.message);
+        button.disabled = false;
+        button.focus();
+      });
+  });
+  return h("div", { class: "browser-wallet" }, button, progress, failure);
 }
 
 function updatePay(t: Transaction): void {
@@ -460,7 +515,10 @@ function updatePay(t: Transaction): void {
   replace(status, h("p", { class: "status-title" }, title), h("p", { class: "status-detail" }, detail));
   status.dataset.state = t.paymentState ?? "";
   // Once a payment is on its way, "back to the shop" would only lose it.
-  if (t.paymentState === "CONFIRMING" || t.paymentState === "UNDERPAID") document.getElementById("cancel-link")?.remove();
+  if (t.paymentState === "CONFIRMING" || t.paymentState === "UNDERPAID") {
+    document.getElementById("cancel-link")?.remove();
+    document.getElementById("pay-browser-wallet")?.remove();
+  }
   if (amountValue && amountLabel) {
     amountValue.textContent = crypto(due, coin.slug);
     amountValue.dataset.amount = due;
@@ -599,7 +657,7 @@ function receiptOf(t: Transaction, s: Summary): HTMLElement {
       coin && t.amountPaid ? row(m.amountPaid, h("span", { class: "value number", id: "receipt-amount" }, crypto(t.amountPaid, coin.slug))) : null,
       row(m.orderTotal, h("span", { class: "value number" }, fiat(s.amount, s.currency))),
       coin ? row(m.coin, h("span", { class: "value" }, `${coin.name} (${coin.slug})`)) : null,
-      t.paymentNetwork ? row(m.network, h("span", { class: "value" }, networkLabel(t.paymentNetwork))) : null,
+      t.paymentNetwork ? row(m.network, h("span", { class: "value" }, networkLabelIn(t.paymentNetwork, t.isLive, m))) : null,
       hashes.length > 0 ? row(m.transaction, h("ul", { class: "hashes", id: "receipt-transactions" }, ...hashes.map(explorer))) : null,
     ),
     h("button", { type: "button", class: "button secondary print", onclick: () => window.print() }, m.print),
@@ -639,7 +697,7 @@ function showError(kind: ErrorKind, error?: unknown): void {
       ? [m.invalidTitle, m.invalidText, null]
       : kind === "network"
         ? [m.unreachableTitle, m.unreachableText, retry]
-        : [m.errorTitle, `${error instanceof ApiError ? `${error.message}. ` : ""}${m.errorText}`, retry];
+        : [m.errorTitle, `${error instanceof ApiError ? `${apiErrorText(error, m)} ` : ""}${m.errorText}`, retry];
   document.title = `${title} · ${m.checkoutName}`;
   if (!summary) replace(summaryBox, h("p", { class: "merchant-label" }, m.checkoutName));
   replace(

@@ -7,7 +7,16 @@ export { ApiError, NetworkError };
 
 export type Mode = "test" | "live";
 export type Role = "owner" | "developer" | "viewer";
-export type Permission = "read" | "manage_keys" | "manage_webhooks" | "manage_wallets" | "manage_payment_links" | "manage_users" | "read_audit_log";
+export type Permission =
+  | "read"
+  | "manage_keys"
+  | "manage_webhooks"
+  | "manage_wallets"
+  | "manage_default_networks"
+  | "manage_payment_links"
+  | "manage_pricing"
+  | "manage_users"
+  | "read_audit_log";
 
 /** GET /dashboard/api/session. */
 export interface Session {

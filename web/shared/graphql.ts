@@ -44,7 +44,7 @@ export function errorOf(body: GraphQLErrorBody | undefined, httpStatus: number):
   const extensions = body?.extensions ?? {};
   return new ApiError(
     body?.message ?? `The payment service answered with HTTP ${httpStatus}`,
-    extensions.code ?? (httpStatus >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST"),
+    extensions.code ?? (httpStatus === 429 ? "RATE_LIMITED" : httpStatus >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST"),
     extensions.status ?? httpStatus,
     extensions.reason ?? null,
     extensions.errors ?? [],

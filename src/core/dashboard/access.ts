@@ -16,15 +16,29 @@ export type DashboardPermission =
   | "manage_webhooks"
   /** Set extended public keys. */
   | "manage_wallets"
+  /** Choose the network each coin is paid on when a request names none (the owner's call: it decides where customers pay). */
+  | "manage_default_networks"
   /** Create and deactivate payment links. */
   | "manage_payment_links"
+  /** Set the merchant's spread and price providers (merchant pricing): what customers pay. */
+  | "manage_pricing"
   /** Invite and remove dashboard users. */
   | "manage_users"
   /** Read the merchant's audit log (audit-log.ts). */
   | "read_audit_log";
 
 const GRANTS: Record<DashboardRole, ReadonlySet<DashboardPermission>> = {
-  owner: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_payment_links", "manage_users", "read_audit_log"]),
+  owner: new Set([
+    "read",
+    "manage_keys",
+    "manage_webhooks",
+    "manage_wallets",
+    "manage_default_networks",
+    "manage_payment_links",
+    "manage_pricing",
+    "manage_users",
+    "read_audit_log",
+  ]),
   developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets"]),
   viewer: new Set(["read"]),
 };

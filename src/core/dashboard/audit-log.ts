@@ -14,6 +14,7 @@ import { authorize, type DashboardActor } from "./access.ts";
 export const AUDIT_ACTIONS = [
   "wallet.set",
   "default_network.set",
+  "pricing.set",
   "webhook_url.set",
   "webhook_secret.rotate",
   "api_key.roll",

@@ -9,16 +9,12 @@
 //   is not means another copy of the key signed since (a cloned key) and is refused. The counter
 //   moves with a compare-and-set, so one assertion cannot be used twice.
 // - Registering and removing a key are audited with the key's name only.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { z } from "zod";
 import { DuplicateKeyError, errors } from "../errors.ts";
@@ -27,6 +23,12 @@ import { hashKey, randomToken } from "../secrets.ts";
 import type { SecurityKeyRow, SecurityKeyStore, WebAuthnChallengeWrite } from "../stores/security-keys.ts";
 import type { DashboardActor } from "./access.ts";
 import { auditEntry, authorOf } from "./audit-log.ts";
+
+/**
+ * The WebAuthn library (with its X.509 and ASN.1 parsers, some 0.35 s of CPU to load) is loaded at
+ * the first security-key operation: a CLI command or a process that never touches a key skips it.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 /** How long a browser has to answer a challenge (WebAuthn's own timeout is given the same). */
 export const WEBAUTHN_CHALLENGE_MS = 5 * 60_000;
@@ -74,7 +76,7 @@ export async function listSecurityKeys(deps: SecurityKeyDeps, actor: DashboardAc
 export async function registrationOptions(deps: SecurityKeyDeps, actor: DashboardActor): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const keys = await deps.securityKeys.listOf(actor.userId);
   if (keys.length >= MAX_SECURITY_KEYS) throw errors.securityKeyLimit(MAX_SECURITY_KEYS);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: "paygate",
     rpID: relyingParty(deps.publicUrl).rpID,
     userName: actor.email,
@@ -92,7 +94,7 @@ export async function registrationOptions(deps: SecurityKeyDeps, actor: Dashboar
 export async function authenticationOptions(deps: SecurityKeyDeps, userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const keys = await deps.securityKeys.listOf(userId);
   if (keys.length === 0) throw errors.noSecurityKey();
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: relyingParty(deps.publicUrl).rpID,
     allowCredentials: keys.map(descriptorOf),
     userVerification: "preferred",
@@ -178,7 +180,7 @@ export async function registerSecurityKey(
   const { rpID, origin } = relyingParty(deps.publicUrl);
   let credential: { id: string; publicKey: Uint8Array; counter: number; transports?: string[] };
   try {
-    const verified = await verifyRegistrationResponse({
+    const verified = await (await webauthn()).verifyRegistrationResponse({
       response: answer as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: origin,
@@ -228,7 +230,7 @@ export async function useSecurityKey(deps: SecurityKeyDeps, userId: string, resp
   const { rpID, origin } = relyingParty(deps.publicUrl);
   let counter: number;
   try {
-    const verified = await verifyAuthenticationResponse({
+    const verified = await (await webauthn()).verifyAuthenticationResponse({
       response: answer as AuthenticationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: origin,

@@ -3,6 +3,13 @@
 // retried on the schedule, failed for good) and an operator's redelivery. The job does the HTTP
 // and the pacing; the rules are here, and the queries in src/db behind the store.
 import type { Clock, DeliveryReport, EventRedelivery } from "../ports.ts";
+import type {
+  ClaimedDelivery,
+  DeliverySettlement,
+  DisabledEndpoint,
+  EndpointHealthChange,
+  WebhookEndpointStore,
+} from "../stores/webhook-endpoints.ts";
 import type { ClaimedEvent, EventOutcome, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
 
 /** Each retry's wait is stretched or shrunk by up to a fifth at random, so that retries of one outage spread out. */
@@ -96,12 +103,60 @@ export function nextAttemptAfter(now: Date, attemptsMade: number, policy: RetryP
   return new Date(Math.max(scheduled.getTime(), bounded));
 }
 
+/** One attempt's result for its endpoint's failing streak. */
+export interface EndpointAttemptResult {
+  endpointId: string;
+  succeeded: boolean;
+  at: Date;
+}
+
+/**
+ * How a batch of attempts changes each endpoint's failing streak: cleared when its last attempt
+ * succeeded; started at the first failure after its last success in the batch; else continued
+ * (failing since its earlier first failure, or this batch's first).
+ */
+export function healthChanges(results: readonly EndpointAttemptResult[]): EndpointHealthChange[] {
+  const byEndpoint = new Map<string, EndpointAttemptResult[]>();
+  for (const result of results) byEndpoint.set(result.endpointId, [...(byEndpoint.get(result.endpointId) ?? []), result]);
+  return [...byEndpoint].map(([endpointId, all]) => {
+    const sorted = [...all].sort((a, b) => a.at.getTime() - b.at.getTime());
+    const last = sorted[sorted.length - 1] as EndpointAttemptResult;
+    if (last.succeeded) return { endpointId, change: "clear", at: last.at };
+    const lastSuccess = sorted.map((r) => r.succeeded).lastIndexOf(true);
+    const firstFailure = sorted[lastSuccess + 1] as EndpointAttemptResult;
+    return { endpointId, change: lastSuccess >= 0 ? "start" : "continue", at: firstFailure.at };
+  });
+}
+
 export class WebhookDeliveries {
   constructor(
     private readonly events: WebhookEventStore,
     private readonly clock: Clock,
     private readonly retry: RetryPolicy,
+    /** The deliveries to endpoints other than a mode's first (issue 27); without it only the outbox's own are made. */
+    private readonly endpoints?: WebhookEndpointStore,
   ) {}
+
+  /** Due deliveries to endpoints other than a mode's first, each on its own schedule, held for `leaseMs`. */
+  claimDeliveries(limit: number, leaseMs: number, onlyId?: string): Promise<ClaimedDelivery[]> {
+    if (!this.endpoints) return Promise.resolve([]);
+    const now = this.clock.now();
+    return this.endpoints.claimDue(now, new Date(now.getTime() + leaseMs), limit, onlyId);
+  }
+
+  settleDeliveries(settlements: DeliverySettlement[]): Promise<void> {
+    return this.endpoints ? this.endpoints.settle(settlements) : Promise.resolve();
+  }
+
+  /**
+   * Counts attempts in their endpoints' failing streaks; an endpoint whose every attempt failed for
+   * `disableAfterMs` is disabled (returned, for the caller to say so) and gets nothing more until re-enabled.
+   */
+  recordEndpointResults(results: readonly EndpointAttemptResult[], disableAfterMs: number): Promise<DisabledEndpoint[]> {
+    if (!this.endpoints || results.length === 0) return Promise.resolve([]);
+    const now = this.clock.now();
+    return this.endpoints.recordHealth(healthChanges(results), now, new Date(now.getTime() - disableAfterMs));
+  }
 
   /** Due events, held for `leaseMs` (a holder that dies lets them fall due again); `onlyId`: that event only. */
   claim(limit: number, leaseMs: number, onlyId?: string): Promise<ClaimedEvent[]> {

@@ -8,7 +8,7 @@ import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { WebhookEventStore } from "../stores/webhook-events.ts";
 import { isTransactionId } from "../transactions/record.ts";
-import { PAYMENT_EVENT_TYPES } from "./payment-events.ts";
+import { EVENT_TYPES } from "./payment-events.ts";
 
 /** How long events are kept: the expiry job deletes older ones. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -23,7 +23,7 @@ export function isEventId(id: string): boolean {
 export const EventListParams = z.object({
   limit: limitParam.optional(),
   starting_after: single.regex(EVENT_ID, "must be the id (evt_…) of an event of the previous page").optional(),
-  type: single.pipe(z.enum(PAYMENT_EVENT_TYPES, { error: `must be one of ${PAYMENT_EVENT_TYPES.join(", ")}` })).optional(),
+  type: single.pipe(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` })).optional(),
   transaction: single.refine(isTransactionId, "must be a transaction id (a UUID)").optional(),
 });
 

@@ -29,6 +29,13 @@ export const PAYMENT_EVENT_TYPES = [
   REVERSED_EVENT,
 ] as const satisfies readonly PaymentEventType[];
 
+/** A refund's events (issue 26; core/events/refund-events.ts), one of each per refund, through the same outbox and signing. */
+export const REFUND_EVENT_TYPES = ["refund.created", "refund.succeeded", "refund.canceled"] as const;
+export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
+
+/** Every event type paygate sends: what a filter of event types may name. */
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...REFUND_EVENT_TYPES] as const;
+
 /** `evt_…`: sent as the Standard Webhooks `webhook-id`, unchanged on every attempt. */
 export const newEventId = () => `evt_${randomToken(24)}`;
 

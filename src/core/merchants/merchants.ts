@@ -8,6 +8,7 @@ import { CRYPTO_CURRENCIES, cryptoById, type CryptoCurrency } from "../money/cur
 import { newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from "../secrets.ts";
 import type { MerchantWithWallets } from "../stores/merchants.ts";
 import { apiKeyRow } from "./api-keys.ts";
+import { formatKeyOrigin, keyOriginProblem, readKeyExpression, type KeyExpression, type KeyOrigin } from "./key-origin.ts";
 import type { KybStatus } from "./kyb.ts";
 
 export type { KybStatus };
@@ -38,7 +39,10 @@ export interface WalletSetting {
   /** The network it receives on (core/networks.ts); absent: the coin's default. */
   network?: NetworkSlug;
   isLive: boolean;
+  /** The account-level extended public key, or a descriptor key expression with its origin: `[d34db33f/84'/0'/0']xpub…` (key-origin.ts). */
   extendedPublicKey: string;
+  /** The key's origin when given apart from the key; absent: the one in `extendedPublicKey`'s brackets, if any. */
+  keyOrigin?: KeyOrigin | null;
 }
 
 export async function createMerchant(deps: MerchantDeps, input: { name: string; kybStatus?: KybStatus } & WebhookUrls): Promise<NewMerchant> {
@@ -85,21 +89,22 @@ export async function updateMerchant(
   by: ChangeAuthor = OPERATOR,
 ): Promise<MerchantWithWallets> {
   const urls = checkedWebhookUrls(deps, input);
-  for (const wallet of input.wallets ?? []) checkWalletKey(deps, wallet);
+  const wallets = (input.wallets ?? []).map((wallet) => ({ ...wallet, ...checkWalletKey(deps, wallet) }));
   const defaultNetworks = (input.defaultNetworks ?? []).map(checkedDefaultNetwork);
   const result = await deps.stores.merchants.update(id, {
     ...(input.active === undefined ? {} : { active: input.active }),
     ...(input.kybStatus === undefined ? {} : { kybStatus: input.kybStatus }),
     ...urls,
-    wallets: (input.wallets ?? []).map((w) => ({
+    wallets: wallets.map((w) => ({
       currencyId: w.currency.id,
       ...(w.network === undefined ? {} : { network: w.network }),
       isLive: w.isLive,
       extendedPublicKey: w.extendedPublicKey,
+      ...(w.keyOrigin === null ? {} : { keyOrigin: formatKeyOrigin(w.keyOrigin) }),
     })),
     defaultNetworks: defaultNetworks.map((d) => ({ currencyId: d.currency.id, network: d.network, isLive: d.isLive })),
     audit: [
-      ...auditOfUpdate(id, deps.clock.now(), by, input, urls),
+      ...auditOfUpdate(id, deps.clock.now(), by, { ...input, wallets }, urls),
       ...defaultNetworks.map((d) =>
         auditEntry(by, id, deps.clock.now(), "default_network.set", `${d.currency.slug} ${d.isLive ? "live" : "test"} ${d.network}`),
       ),
@@ -150,15 +155,25 @@ function checkedDefaultNetwork(setting: DefaultNetworkSetting): DefaultNetworkSe
   return { ...setting, network };
 }
 
-/** Refuses a key that does not parse or is not of the currency's network in its mode. */
-export function checkWalletKey(deps: Pick<CoreDeps, "rails">, wallet: WalletSetting): void {
+/**
+ * Refuses a key that does not parse or is not of the currency's network in its mode, and a key origin
+ * that is malformed or does not fit the key; the key alone and its origin otherwise.
+ */
+export function checkWalletKey(deps: Pick<CoreDeps, "rails">, wallet: WalletSetting): KeyExpression {
   const network = wallet.network ?? defaultNetworkOf(wallet.currency.slug);
   if (!coinNetwork(wallet.currency.slug, network)) {
     throw errors.invalidMerchantSettings(`${wallet.currency.slug} is paid on ${allowedNetworksText(wallet.currency.slug)}, not ${network}`);
   }
-  const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, wallet.extendedPublicKey, network);
   const on = network === defaultNetworkOf(wallet.currency.slug) ? "" : ` on ${network}`;
+  const read = readKeyExpression(wallet.extendedPublicKey);
+  if (!read.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug}${on} wallet: ${read.reason}`);
+  const { extendedPublicKey } = read.value;
+  const keyOrigin = wallet.keyOrigin ?? read.value.keyOrigin;
+  const check = deps.rails.checkExtendedPublicKey(wallet.currency, wallet.isLive, extendedPublicKey, network);
   if (!check.ok) throw errors.invalidMerchantSettings(`${wallet.currency.slug}${on} wallet: ${check.reason}`);
+  const problem = keyOrigin === null ? null : keyOriginProblem(keyOrigin, check);
+  if (problem !== null) throw errors.invalidMerchantSettings(`${wallet.currency.slug}${on} wallet: ${problem}`);
+  return { extendedPublicKey, keyOrigin };
 }
 
 /** One audit entry per thing an update changes. */

@@ -7,6 +7,7 @@ import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../money/currencies.ts";
 import { allowedNetworksText, COIN_NETWORKS, coinNetwork, defaultNetworkOf, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
 import type { WalletUsageRow } from "../stores/merchants.ts";
+import { formatKeyOrigin } from "./key-origin.ts";
 import { checkWalletKey, updateMerchant, walletTaken, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, modeOf, MODES, type Mode } from "./mode.ts";
 
@@ -25,7 +26,7 @@ export interface WalletRequest {
   /** The network it receives on (core/networks.ts); absent: the coin's default. */
   network?: string | undefined;
   mode: Mode;
-  /** The account-level extended public key (never a private key). */
+  /** The account-level extended public key (never a private key), alone or with its origin: `[d34db33f/84'/0'/0']xpub…`. */
   extendedPublicKey: string;
 }
 
@@ -33,6 +34,7 @@ export interface WalletPreview {
   currency: CryptoSlug;
   network: NetworkSlug;
   mode: Mode;
+  /** The key as it would be set: with its origin in brackets when one was given (key-origin.ts). */
   extendedPublicKey: string;
   /** The next addresses the key hands out: from index 0 for a new key, from its next index for one this merchant had before. */
   addresses: { index: number; address: string }[];
@@ -72,8 +74,9 @@ function checkedRequest(request: WalletRequest): { currency: CryptoCurrency; net
 
 /** The checks of setting the key, then its next three addresses; nothing is stored. */
 export async function previewWallet(deps: MerchantDeps, merchantId: number, request: WalletRequest): Promise<WalletPreview> {
-  const wallet = checkedRequest(request);
-  checkWalletKey(deps, wallet);
+  const asked = checkedRequest(request);
+  const key = checkWalletKey(deps, asked);
+  const wallet = { ...asked, extendedPublicKey: key.extendedPublicKey };
   if (!(await deps.stores.merchants.settings(merchantId))) throw errors.merchantNotFound(merchantId);
   const holder = await deps.stores.merchants.walletByKey(wallet.currency.id, wallet.isLive, wallet.extendedPublicKey, wallet.network);
   if (holder && holder.merchantId !== merchantId) throw walletTaken(wallet.currency.slug);
@@ -87,7 +90,7 @@ export async function previewWallet(deps: MerchantDeps, merchantId: number, requ
     currency: wallet.currency.slug,
     network: wallet.network,
     mode: modeOf(wallet.isLive),
-    extendedPublicKey: wallet.extendedPublicKey,
+    extendedPublicKey: key.keyOrigin === null ? key.extendedPublicKey : `[${formatKeyOrigin(key.keyOrigin)}]${key.extendedPublicKey}`,
     addresses,
   };
 }

@@ -8,20 +8,26 @@ import type { DashboardStore } from "./dashboard.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { MerchantStore } from "./merchants.ts";
+import type { RefundStore } from "./refunds.ts";
 import type { SecondFactorStore } from "./second-factors.ts";
 import type { SecurityKeyStore } from "./security-keys.ts";
 import type { TestRateStore } from "./test-rates.ts";
 import type { TransactionStore } from "./transactions.ts";
+import type { WebhookEndpointStore } from "./webhook-endpoints.ts";
 import type { WebhookEventStore } from "./webhook-events.ts";
 
 /** Every store, as src/db/stores/index.ts makes them on one database. */
 export interface Stores {
   transactions: TransactionStore;
+  /** Refunds (issue 26). */
+  refunds: RefundStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;
   testRates: TestRateStore;
   webhookEvents: WebhookEventStore;
+  /** Webhook endpoints and their deliveries (issue 27). */
+  webhookEndpoints: WebhookEndpointStore;
   dashboard: DashboardStore;
   secondFactors: SecondFactorStore;
   securityKeys: SecurityKeyStore;

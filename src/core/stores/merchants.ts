@@ -19,6 +19,8 @@ export interface WalletWrite {
   network?: NetworkSlug;
   isLive: boolean;
   extendedPublicKey: string;
+  /** The key's origin, `d34db33f/84'/0'/0'` (core/merchants/key-origin.ts); absent: the wallet keeps the one it has. */
+  keyOrigin?: string;
 }
 
 export interface MerchantWrite {
@@ -90,6 +92,12 @@ export interface MerchantSettingsRow {
   previousWebhookSecretExpiresAt: Date | null;
 }
 
+/** A merchant's pricing (src/core/merchants/pricing.ts) as stored. */
+export interface MerchantPricingRow {
+  spreadPercent: { toString(): string } | null;
+  sources: string[];
+}
+
 /** An API key as a list shows it: never its hash. */
 export interface ApiKeyListRow {
   id: number;
@@ -141,6 +149,10 @@ export interface MerchantStore {
   createPaymentLink(merchantId: number, isLive: boolean, slug: string): Promise<{ slug: string } | null>;
   /** Null when there is no such merchant. */
   settings(merchantId: number): Promise<MerchantSettingsRow | null>;
+  /** The merchant's spread (percent; null: none) and chosen providers in its order (empty: the operator's); null: no such merchant. */
+  pricing(merchantId: number): Promise<MerchantPricingRow | null>;
+  /** Sets both, with the audit log's entry, in one database transaction; false: no such merchant. */
+  setPricing(merchantId: number, pricing: { spreadPercent: string | null; sources: string[] }, now: Date, audit: AuditWrite): Promise<boolean>;
   /**
    * In one statement: the current secret becomes the previous one (until `previousExpiresAt`),
    * `sealed` the current one. Whatever was previous before is dropped. False: no such merchant.
@@ -154,6 +166,8 @@ export interface MerchantStore {
    * the keys it ended; null when there is no such merchant.
    */
   rollApiKey(merchantId: number, roll: ApiKeyRoll): Promise<{ keyHash: string; prefix: string; expiresAt: Date }[] | null>;
+  /** A wallet's key and its origin (`d34db33f/84'/0'/0'`), by id: what a refund PSBT is derived from; null: no such wallet. */
+  walletKey(walletId: number): Promise<{ extendedPublicKey: string; keyOrigin: string | null } | null>;
   /** Who holds a wallet key of a currency and mode, and its next index; null: nobody yet. */
   walletByKey(
     currencyId: number,

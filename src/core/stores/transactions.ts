@@ -3,6 +3,7 @@
 import type { NetworkSlug } from "../networks.ts";
 import type { Decimal } from "decimal.js";
 import type { PaymentReceipt, ReceiptStatus, Transaction, TransactionStatus } from "../records.ts";
+import type { LatePaymentDecision } from "../transactions/policies.ts";
 import type { StoredRateSource } from "../transactions/rate-sources.ts";
 import type { StoredReceipt } from "../transactions/receipts.ts";
 import type { TransactionRecord } from "../transactions/record.ts";
@@ -37,6 +38,8 @@ export interface NewTransaction {
   /** Percent, a decimal string. */
   policyUnderpaymentTolerance: string | null;
   policyConfirmations: Record<string, number> | null;
+  /** Percent, a decimal string (initialize's late_payment.accept_if_rate_moved_below). */
+  policyLatePaymentPercent: string | null;
 }
 
 /** Whose wallet: the one a merchant receives a currency with in a mode (its payment processor). */
@@ -88,6 +91,9 @@ export interface PendingMove {
     quotedAt: Date;
     /** The providers behind the rate when several were asked (core/transactions/rate-sources.ts); null otherwise. */
     quoteSources?: StoredRateSource[] | null;
+    /** The market rate before the merchant's spread, and the spread in percent (decimal strings); quoteRate is the rate used. */
+    quoteMarketRate?: string | null;
+    quoteSpreadPercent?: string | null;
     refundAddress: string | null;
     expiresAt: Date;
   };
@@ -224,6 +230,11 @@ export interface TransactionStore {
   ): Promise<TransactionRecord>;
   /** INITIATED and PENDING transactions whose window closed by `now`, oldest deadline first, after `after`. */
   openPastDue(now: Date, limit: number, after?: { expiresAt: Date; id: string }): Promise<ExpiryCandidate[]>;
+  /**
+   * Records the late-payment policy's decision on an ABANDONED transaction that has none yet, and with
+   * `accept` moves it to SUCCESSFUL (its payment.received event); null when it is no longer so.
+   */
+  settleLatePayment(transactionId: string, decision: LatePaymentDecision, accept: boolean): Promise<TransactionRecord | null>;
   /** Moves the still-open ones of `ids` to ABANDONED (with `closedAt` as their end when given); returns those. */
   abandon(ids: string[], closedAt?: Date): Promise<TransactionRecord[]>;
   /**
@@ -241,6 +252,15 @@ export interface TransactionStore {
   list(query: TransactionListQuery): Promise<TransactionRecord[]>;
   /** The crypto currencies (ids) and networks this merchant has a wallet for in a mode, in id order. */
   walletCurrencies(merchantId: number, isLive: boolean): Promise<{ currencyId: number; network: string }[]>;
+  /**
+   * The addresses handed out to the merchant's payments in a mode (on `network` only, when given),
+   * newest first, at most `limit`: the funds-held view reads each one's balance.
+   */
+  handedOutAddresses(
+    merchantId: number,
+    isLive: boolean,
+    options: { network?: string; limit: number },
+  ): Promise<{ transactionId: string; address: string; currencyId: number; network: string | null; initiatedAt: Date | null; status: string }[]>;
   /** What arrived at the transaction's address (dropped receipts too), first seen first. */
   receipts(transactionId: string): Promise<PaymentReceipt[]>;
   /** The receipts of every transaction of `transactionIds` in one query, each transaction's first seen first (dropped ones too). */

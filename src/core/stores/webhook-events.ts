@@ -27,6 +27,8 @@ export interface ClaimedEvent {
   previousWebhookSecretExpiresAt: Date | null;
   /** When the event was written, with its state change. */
   createdAt: Date;
+  /** The mode's first endpoint (its URL is the merchant's), whose failing streak the attempt counts in; null when there is none. */
+  endpointId: string | null;
 }
 
 export interface AttemptRecord {
@@ -97,6 +99,8 @@ export interface WebhookEventStore {
   findFor(id: string, merchantId: number, isLive: boolean): Promise<WebhookEvent | null>;
   /** Newest first by seq: the filters of `query`, after its cursor, up to its limit. */
   page(query: EventPageQuery): Promise<WebhookEvent[]>;
+  /** Oldest first by seq: this merchant's and mode's events after `afterSeq`, up to `limit` (the live event stream). */
+  since(query: { merchantId: number; isLive: boolean; afterSeq: bigint; limit: number }): Promise<WebhookEvent[]>;
   /** Deletes events made before `before` (their attempts with them); returns how many. */
   pruneBefore(before: Date): Promise<number>;
 }

@@ -5,7 +5,9 @@
 import type { CoreDeps } from "../deps.ts";
 import { checkoutOf, type CheckoutLink } from "./checkout.ts";
 import { paymentRequestOf, type PaymentRequest } from "./payment-request.ts";
-import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
+import { Decimal } from "../money/amounts.ts";
+import type { TransactionStore } from "../stores/transactions.ts";
+import { mayHaveReceipts, receiptsOf, type TransactionReceipt } from "./receipts.ts";
 import type { TransactionRecord } from "./record.ts";
 import { viewOf, type TransactionView } from "./view.ts";
 
@@ -37,18 +39,55 @@ export type DetailsDeps = Pick<CoreDeps, "stores" | "secrets" | "publicUrl" | "r
 
 /** The details of each transaction, in order; the receipts of them all in one query (none when none can have any). */
 export async function detailsOf(deps: DetailsDeps, transactions: readonly TransactionRecord[], shown: Shown): Promise<TransactionDetails[]> {
-  const [receipts, parts] = await Promise.all([
-    receiptsOf(deps.stores.transactions, transactions),
+  const [{ rows, receipts }, parts] = await Promise.all([
+    alikeReceipts(deps.stores.transactions, transactions),
     Promise.all(
       transactions.map((t) =>
         Promise.all([shown.paymentRequest === false ? null : paymentRequestOf(deps, t), shown.clientSecret ? checkoutOf(deps, t) : null]),
       ),
     ),
   ]);
-  return transactions.map((transaction, i) => {
+  return rows.map((transaction, i) => {
     const [paymentRequest, checkout] = parts[i] ?? [null, null];
     return { transaction, view: viewOf(transaction, deps.lifecycle), paymentRequest, checkout, receipts: receipts.get(transaction.id) ?? [] };
   });
+}
+
+/** Reads of a row and its receipts, at most, until they agree (a watcher that records every moment could otherwise keep them apart). */
+const ALIKE_READS = 3;
+
+/**
+ * The receipts of the transactions, with each transaction as of the same moment. A row and its receipts
+ * change together, in one database transaction (recordReceipts), but they are read by two statements:
+ * a write committed between them would show, say, a DROPPED receipt beside a payment still confirming.
+ * A row whose totals disagree with its receipts is read again, with its receipts.
+ */
+async function alikeReceipts(
+  store: TransactionStore,
+  transactions: readonly TransactionRecord[],
+): Promise<{ rows: TransactionRecord[]; receipts: Map<string, TransactionReceipt[]> }> {
+  let rows = [...transactions];
+  const receipts = await receiptsOf(store, rows);
+  for (let read = 1; read < ALIKE_READS; read++) {
+    const apart = rows.filter((t) => !agrees(t, receipts.get(t.id) ?? []));
+    if (apart.length === 0) break;
+    const again = (await Promise.all(apart.map((t) => store.findFor(t.id, t.merchantId, t.isLive)))).filter((t) => t !== null);
+    const byId = new Map(again.map((t) => [t.id, t]));
+    rows = rows.map((t) => byId.get(t.id) ?? t);
+    for (const [id, list] of await receiptsOf(store, again)) receipts.set(id, list);
+  }
+  return { rows, receipts };
+}
+
+/** Whether the row's totals are those of its receipts (what recordReceipts writes with them): paid, unconfirmed, least confirmations. */
+function agrees(t: TransactionRecord, receipts: readonly TransactionReceipt[]): boolean {
+  if (!mayHaveReceipts(t)) return true;
+  const total = (state: TransactionReceipt["state"]) =>
+    receipts.filter((r) => r.state === state).reduce((sum, r) => sum.plus(r.amount), new Decimal(0));
+  const same = (stored: { toString(): string } | null, sum: Decimal) => new Decimal(stored?.toString() ?? 0).eq(sum);
+  const waiting = receipts.filter((r) => r.state === "SEEN").map((r) => r.confirmations);
+  const least = waiting.length === 0 ? null : Math.min(...waiting);
+  return same(t.amountPaid, total("CONFIRMED")) && same(t.amountUnconfirmed, total("SEEN")) && t.confirmations === least;
 }
 
 export async function detailOf(deps: DetailsDeps, transaction: TransactionRecord, shown: Shown): Promise<TransactionDetails> {

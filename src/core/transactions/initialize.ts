@@ -97,6 +97,7 @@ async function initializeOnce(
         policyExpiresIn: policies.expiresIn,
         policyUnderpaymentTolerance: policies.underpaymentTolerance,
         policyConfirmations: policies.confirmations,
+        policyLatePaymentPercent: policies.latePaymentPercent,
       },
       caller.merchant,
       scope,

@@ -5,7 +5,8 @@ import type { Caller } from "../merchants/credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
 import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
-import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote } from "../ports.ts";
+import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote, type QuoteOptions } from "../ports.ts";
+import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { storedRateSources } from "./rate-sources.ts";
 import { transactionAndLeaseFor, transactionFor, type TransactionRecord } from "./record.ts";
@@ -13,7 +14,7 @@ import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Out
 import { InitiateBody, parseBody } from "./requests.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 
-export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle"> & DetailsDeps;
+export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch"> & DetailsDeps;
 
 export interface InitiateRequest {
   bearerToken: string | undefined;
@@ -130,10 +131,16 @@ async function initiateOnce(
   // without a wallet hears so (404) even while prices are unavailable; a failed quote frees the index.
   let lease = early ?? (await leaseIndex(deps, crypto, network, caller));
   let quote: PriceQuote;
+  let rate: Decimal;
+  let spreadPercent: string;
   let paymentAmount: Decimal;
   try {
-    quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive);
-    paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), quote.rate, crypto);
+    // The merchant's providers and spread (merchant pricing), read now: a change applies to the next initiate.
+    const pricing = await deps.stores.merchants.pricing(caller.merchant.id);
+    spreadPercent = pricing?.spreadPercent == null ? "0" : new Decimal(pricing.spreadPercent.toString()).toFixed();
+    quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive, quoteOptionsOf(pricing));
+    rate = rateWithSpread(quote.rate, spreadPercent);
+    paymentAmount = cryptoAmountFor(new Decimal(transaction.initializedAmount.toString()), rate, crypto);
   } catch (error) {
     await releaseIndex(deps, lease);
     throw error;
@@ -144,7 +151,9 @@ async function initiateOnce(
     paymentCurrencyId: crypto.id,
     paymentNetwork: network,
     paymentAmount: paymentAmount.toFixed(),
-    quoteRate: quote.rate.toFixed(),
+    quoteRate: rate.toFixed(),
+    quoteMarketRate: quote.rate.toFixed(),
+    quoteSpreadPercent: spreadPercent,
     quoteSource: quote.source,
     quotedAt: quote.quotedAt,
     quoteSources: storedRateSources(quote.sources),
@@ -163,7 +172,12 @@ async function initiateOnce(
       await releaseIndex(deps, lease);
       throw error;
     }
-    if (typeof outcome === "object") return outcome.moved;
+    if (typeof outcome === "object") {
+      // Not waited for: the reply does not depend on the node, and the watcher's pass takes what this misses.
+      const handedOut = outcome.moved.paymentAddress;
+      if (handedOut !== null) deps.addressWatch?.handedOut(crypto, caller.isLive, handedOut, network).catch(() => {});
+      return outcome.moved;
+    }
     // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
     if (outcome === "not_initiated") {
       await releaseIndex(deps, lease);
@@ -217,9 +231,10 @@ export async function quoteOrUnavailable(
   crypto: CryptoCurrency,
   fiat: NonNullable<ReturnType<typeof fiatById>>,
   isLive: boolean,
+  options?: QuoteOptions,
 ): Promise<PriceQuote> {
   try {
-    const quote = await prices.quote(crypto, fiat, isLive);
+    const quote = await prices.quote(crypto, fiat, isLive, options);
     if (!quote.rate.isFinite() || quote.rate.lte(0)) throw new Error(`non-positive rate ${quote.rate.toString()}`);
     return quote;
   } catch (error) {

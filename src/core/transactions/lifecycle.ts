@@ -10,11 +10,14 @@
 // is set, once, and the outbox sends payment.reversed (an extension of spec 6). The status stays
 // SUCCESSFUL (spec 3's four states are the contract); `meta.payment` reads `reversed`. A receipt that
 // only fell back into the mempool (a shallow reorganisation) is SEEN again, not a reversal.
+import { quoteOptionsOf } from "../merchants/pricing.ts";
 import { Decimal } from "../money/amounts.ts";
-import type { ObservedReceipt } from "../ports.ts";
+import { cryptoById, fiatById } from "../money/currencies.ts";
+import type { Clock, ObservedReceipt, PriceFeed } from "../ports.ts";
 import type { ReceiptStatus, TransactionStatus } from "../records.ts";
+import type { MerchantStore } from "../stores/merchants.ts";
 import type { ExpiryCandidate, ReceiptRules, ReceiptTotals, TransactionStore } from "../stores/transactions.ts";
-import { DEFAULT_POLICY_BOUNDS, type PolicyBounds, toleranceOf } from "./policies.ts";
+import { DEFAULT_POLICY_BOUNDS, type LatePaymentDecision, type PolicyBounds, toleranceOf } from "./policies.ts";
 import type { TransactionRecord } from "./record.ts";
 
 export interface LifecyclePolicy {
@@ -96,12 +99,24 @@ export interface ReceiptUpdate {
  * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. The store runs it
  * under the transaction's row lock, so a concurrent expiry or another watcher sees the result, not a half.
  */
-export function applyReceipts(
+export async function applyReceipts(
   transactions: TransactionStore,
   transactionId: string,
   update: ReceiptUpdate,
   now: Date,
   policy: LifecyclePolicy = DEFAULT_LIFECYCLE,
+  late?: LatePaymentDeps,
+): Promise<TransactionRecord> {
+  const recorded = await recordReceipts(transactions, transactionId, update, now, policy);
+  return late ? settleLatePayment({ ...late, transactions, lifecycle: policy }, recorded) : recorded;
+}
+
+function recordReceipts(
+  transactions: TransactionStore,
+  transactionId: string,
+  update: ReceiptUpdate,
+  now: Date,
+  policy: LifecyclePolicy,
 ): Promise<TransactionRecord> {
   const rows = update.receipts.map((r) => ({
     ...r,
@@ -210,4 +225,50 @@ function waitsForConfirmations(t: ExpiryCandidate, policy: LifecyclePolicy): boo
 export async function expireNow(transactions: TransactionStore, id: string, now: Date): Promise<TransactionRecord | null> {
   const [row] = await transactions.abandon([id], now);
   return row ?? null;
+}
+
+/** What the late-payment policy needs: the price port (the rate now) and the merchant's pricing (its providers). */
+export interface LatePaymentDeps {
+  prices: PriceFeed;
+  merchants: Pick<MerchantStore, "pricing">;
+  clock: Clock;
+}
+
+/**
+ * The late-payment policy (initialize's late_payment), once a payment covers an ABANDONED transaction
+ * (paid_late): the market rate now against the market rate locked at initiate (both before the
+ * merchant's spread). Moved less than the policy's percent: the payment is accepted, the transaction
+ * becomes SUCCESSFUL (payment.received). Otherwise it stays ABANDONED, paid_late, for the merchant.
+ * Decided once and recorded (transactions.late_payment); without a price now, nothing is decided and
+ * the watcher's next pass asks again.
+ */
+export async function settleLatePayment(
+  deps: LatePaymentDeps & { transactions: TransactionStore; lifecycle: LifecyclePolicy },
+  t: TransactionRecord,
+): Promise<TransactionRecord> {
+  if (t.status !== "ABANDONED" || t.policyLatePaymentPercent === null || (t.latePayment !== null && t.latePayment !== undefined)) return t;
+  if (paymentStateOf(t, deps.lifecycle) !== "paid_late") return t;
+  const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
+  const fiat = fiatById(t.initializedCurrencyId);
+  const lockedRate = t.quoteMarketRate ?? t.quoteRate;
+  if (!crypto || !fiat || lockedRate === null) return t;
+  const locked = new Decimal(lockedRate.toString());
+  const pricing = await deps.merchants.pricing(t.merchantId);
+  let market: Decimal;
+  try {
+    market = (await deps.prices.quote(crypto, fiat, t.isLive, quoteOptionsOf(pricing))).rate;
+  } catch {
+    return t; // No price now: the next pass decides.
+  }
+  const moved = market.minus(locked).abs().div(locked).times(100);
+  const accepted = moved.lt(t.policyLatePaymentPercent.toString());
+  const now = deps.clock.now();
+  const decision: LatePaymentDecision = {
+    accepted,
+    lockedRate: locked.toFixed(),
+    marketRate: market.toFixed(),
+    movedPercent: moved.toDecimalPlaces(4, Decimal.ROUND_HALF_UP).toFixed(),
+    checkedAt: now.toISOString(),
+  };
+  return (await deps.transactions.settleLatePayment(t.id, decision, accepted)) ?? t;
 }

@@ -2,6 +2,7 @@
 // in the transaction's mode, with an indicative amount at the current price. Nothing is locked here;
 // initiate locks the rate. A coin whose price cannot be had now is shown unavailable, never failing
 // the whole list.
+import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import type { CoreDeps } from "../deps.ts";
 import { isDatabaseOutage } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
@@ -59,19 +60,32 @@ export async function paymentOptions(
   if (!transaction) return { paymentOptions: null, caller };
   const fiat = fiatById(transaction.initializedCurrencyId);
   if (!fiat) throw new Error(`Transaction ${transaction.id} has unknown fiat currency ${transaction.initializedCurrencyId}`);
-  // Coin × network the merchant has a wallet for, in the networks table's order (each coin's default first).
+  // Coin × network the merchant has a wallet for: per coin, the merchant's default network for the
+  // mode first (what a request without `network` is paid on), then the networks table's order.
   const held = await deps.stores.transactions.walletCurrencies(transaction.merchantId, transaction.isLive);
+  const merchantDefaults = new Map(
+    (await deps.stores.merchants.defaultNetworks(transaction.merchantId))
+      .filter((d) => d.isLive === transaction.isLive)
+      .map((d) => [d.currencyId, d.network]),
+  );
+  const rank = (currency: CryptoCurrency, row: CoinNetwork) => (merchantDefaults.get(currency.id) === row.network ? -1 : COIN_NETWORKS.indexOf(row));
   const rows = held
     .map(({ currencyId, network }) => ({ currency: cryptoById(currencyId), network }))
     .flatMap(({ currency, network }) => (currency && isNetworkSlug(network) ? [{ currency, row: coinNetwork(currency.slug, network) }] : []))
     .filter((o): o is { currency: CryptoCurrency; row: CoinNetwork } => o.row !== undefined)
-    .sort((a, b) => a.currency.id - b.currency.id || COIN_NETWORKS.indexOf(a.row) - COIN_NETWORKS.indexOf(b.row));
+    .sort((a, b) => a.currency.id - b.currency.id || rank(a.currency, a.row) - rank(b.currency, b.row));
   const fiatAmount = new Decimal(transaction.initializedAmount.toString());
   // One quote per coin, whatever its networks; in parallel: one slow provider holds the list for its timeout only once.
   const quotes = new Map<number, Promise<PriceQuote>>();
+  // Priced as initiate prices: the merchant's providers and spread (merchant pricing).
+  const pricing = rows.length > 0 ? await deps.stores.merchants.pricing(transaction.merchantId) : null;
+  const spread = pricing?.spreadPercent == null ? "0" : new Decimal(pricing.spreadPercent.toString()).toFixed();
   for (const { currency } of rows) {
     if (!quotes.has(currency.id)) {
-      const quoting = quoteOrUnavailable(deps.prices, currency, fiat, transaction.isLive);
+      const quoting = quoteOrUnavailable(deps.prices, currency, fiat, transaction.isLive, quoteOptionsOf(pricing)).then((q) => ({
+        ...q,
+        rate: rateWithSpread(q.rate, spread),
+      }));
       quoting.catch(() => {}); // Read below, per option.
       quotes.set(currency.id, quoting);
     }

@@ -15,12 +15,21 @@ export interface PolicyBounds {
   underpaymentTolerance: { min: Decimal; max: Decimal };
   /** Per coin; the minimum is the operator's floor. */
   confirmations: { min: number; max: number };
+  /** Percent: the rate movement below which a late payment is accepted (late_payment.accept_if_rate_moved_below). */
+  latePayment?: { min: Decimal; max: Decimal };
+  /** Percent: the spread a merchant may set on its rates (merchant pricing, src/core/merchants/pricing.ts). */
+  spread?: { min: Decimal; max: Decimal };
 }
+
+export const DEFAULT_LATE_PAYMENT_BOUNDS = { min: new Decimal(0), max: new Decimal(10) };
+export const DEFAULT_SPREAD_BOUNDS = { min: new Decimal(0), max: new Decimal(10) };
 
 export const DEFAULT_POLICY_BOUNDS: PolicyBounds = {
   expiresIn: { min: 60, max: 7 * 24 * 3600 },
   underpaymentTolerance: { min: new Decimal(0), max: new Decimal(10) },
   confirmations: { min: 1, max: 1000 },
+  latePayment: DEFAULT_LATE_PAYMENT_BOUNDS,
+  spread: DEFAULT_SPREAD_BOUNDS,
 };
 
 /** The tolerance's precision: the column is DECIMAL(7, 4). */
@@ -48,6 +57,22 @@ export const PolicyFields = {
       description: `Confirmations a payment needs, by coin (${COIN_SLUGS.join(", ")}), within the operator's bounds; the coins not named keep the operator's setting.`,
       example: { BTC: 2 },
     }),
+  late_payment: z
+    .object(
+      {
+        accept_if_rate_moved_below: z.string({
+          error: 'late_payment.accept_if_rate_moved_below must be a percentage as a decimal string such as "2"',
+        }),
+      },
+      { error: 'late_payment must be a JSON object such as {"accept_if_rate_moved_below": "2"}' },
+    )
+    .strict()
+    .nullish()
+    .meta({
+      description:
+        "What to do with a payment that covers the transaction after its checkout window closed: accept it (SUCCESSFUL) when the market rate moved less than `accept_if_rate_moved_below` percent since the rate was locked, within the operator's bounds (PAYGATE_POLICY_LATE_PAYMENT_…); otherwise it is recorded as late (`paid_late`) and left to the merchant. Absent: every late payment is left to the merchant.",
+      example: { accept_if_rate_moved_below: "2" },
+    }),
 };
 
 export interface PaymentPolicies {
@@ -55,9 +80,16 @@ export interface PaymentPolicies {
   /** Percent, a normalised decimal string. */
   underpaymentTolerance: string | null;
   confirmations: Record<string, number> | null;
+  /** Percent, a normalised decimal string: a late payment is accepted when the rate moved less. */
+  latePaymentPercent: string | null;
 }
 
-type PolicyInput = { expires_in?: number | null; underpayment_tolerance?: string | null; confirmations?: Record<string, number> | null };
+type PolicyInput = {
+  expires_in?: number | null;
+  underpayment_tolerance?: string | null;
+  confirmations?: Record<string, number> | null;
+  late_payment?: { accept_if_rate_moved_below: string } | null;
+};
 
 /** The request's policies checked against the operator's bounds; a 400 naming the field and the bounds otherwise. */
 export function policiesOf(body: PolicyInput, bounds: PolicyBounds = DEFAULT_POLICY_BOUNDS): PaymentPolicies {
@@ -88,11 +120,24 @@ export function policiesOf(body: PolicyInput, bounds: PolicyBounds = DEFAULT_POL
       problems.push({ field, message: `${field} must be a whole number of confirmations from ${confirmations.min} to ${confirmations.max}` });
     } else byCoin[slug] = count;
   }
+  const late = bounds.latePayment ?? DEFAULT_LATE_PAYMENT_BOUNDS;
+  const lateGiven = body.late_payment?.accept_if_rate_moved_below.trim() ?? null;
+  const latePercent = lateGiven !== null && isNumericString(lateGiven) ? new Decimal(lateGiven) : null;
+  if (
+    lateGiven !== null &&
+    (latePercent === null || latePercent.lt(late.min) || latePercent.gt(late.max) || latePercent.decimalPlaces() > TOLERANCE_DECIMALS)
+  ) {
+    problems.push({
+      field: "late_payment.accept_if_rate_moved_below",
+      message: `late_payment.accept_if_rate_moved_below must be a decimal string from ${late.min.toFixed()} to ${late.max.toFixed()} (percent), with at most ${TOLERANCE_DECIMALS} decimal places`,
+    });
+  }
   if (problems.length > 0) throw errors.initializeValidation(problems);
   return {
     expiresIn: expires,
     underpaymentTolerance: percent?.toFixed() ?? null,
     confirmations: body.confirmations && Object.keys(byCoin).length > 0 ? byCoin : null,
+    latePaymentPercent: latePercent?.toFixed() ?? null,
   };
 }
 
@@ -118,11 +163,43 @@ export function policiesView(t: {
   policyExpiresIn: number | null;
   policyUnderpaymentTolerance: { toString(): string } | null;
   policyConfirmations: unknown;
+  policyLatePaymentPercent?: { toString(): string } | null;
+  latePayment?: unknown;
 }) {
+  const late = t.policyLatePaymentPercent ?? null;
   return {
+    latePayment:
+      late === null ? null : { acceptIfRateMovedBelow: new Decimal(late.toString()).toFixed(), decision: latePaymentDecisionOf(t.latePayment) },
     expiresIn: t.policyExpiresIn,
     underpaymentTolerance: t.policyUnderpaymentTolerance === null ? null : new Decimal(t.policyUnderpaymentTolerance.toString()).toFixed(),
     confirmations:
       typeof t.policyConfirmations === "object" && t.policyConfirmations !== null ? (t.policyConfirmations as Record<string, number>) : null,
+  };
+}
+
+/** What the late-payment policy decided (lifecycle.ts, settleLatePayment), as stored in transactions.late_payment. */
+export interface LatePaymentDecision {
+  /** True: the late payment was accepted (the transaction became SUCCESSFUL); false: left to the merchant (paid_late). */
+  accepted: boolean;
+  /** The rate locked at initiate before the spread, and the market rate when the late payment was seen (decimal strings). */
+  lockedRate: string;
+  marketRate: string;
+  /** How far the market rate moved from the locked one, in percent (2 decimals, rounded up). */
+  movedPercent: string;
+  /** ISO time of the check. */
+  checkedAt: string;
+}
+
+/** The stored decision read back; null when absent or not the shape written. */
+export function latePaymentDecisionOf(stored: unknown): LatePaymentDecision | null {
+  if (typeof stored !== "object" || stored === null) return null;
+  const d = stored as Record<string, unknown>;
+  if (typeof d.accepted !== "boolean" || typeof d.marketRate !== "string" || typeof d.movedPercent !== "string") return null;
+  return {
+    accepted: d.accepted,
+    lockedRate: typeof d.lockedRate === "string" ? d.lockedRate : "",
+    marketRate: d.marketRate,
+    movedPercent: d.movedPercent,
+    checkedAt: typeof d.checkedAt === "string" ? d.checkedAt : "",
   };
 }

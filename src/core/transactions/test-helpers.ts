@@ -11,7 +11,7 @@ import { requiredConfirmationsOf } from "./policies.ts";
 import { findTransactionFor, type TransactionRecord } from "./record.ts";
 import { parseBody } from "./requests.ts";
 
-export type TestHelperDeps = Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle">;
+export type TestHelperDeps = Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "prices">;
 
 export interface TestHelperRequest {
   bearerToken: string | undefined;
@@ -76,6 +76,8 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
     },
     deps.clock.now(),
     deps.lifecycle,
+    // A late payment meets the transaction's late-payment policy, as the watcher's would.
+    { prices: deps.prices, merchants: deps.stores.merchants, clock: deps.clock },
   );
 }
 

@@ -23,7 +23,15 @@ export interface TransactionView {
    * The rate locked at initiate: fiat per one coin (a decimal string), its source and time; `sources`:
    * what each provider gave when several were asked (the median), else null.
    */
-  quote: { rate: string; source: string; quotedAt: Date; sources: StoredRateSource[] | null } | null;
+  quote: {
+    rate: string;
+    /** The market rate before the merchant's spread, and the spread in percent: `rate` is the market rate less the spread. */
+    marketRate: string;
+    spreadPercent: string;
+    source: string;
+    quotedAt: Date;
+    sources: StoredRateSource[] | null;
+  } | null;
   /**
    * Null until initiate. Amounts are decimal strings, "0" when nothing arrived. `confirmations`: of
    * the least-confirmed receipt still short of `requiredConfirmations` (null when none waits);
@@ -51,7 +59,15 @@ export function viewOf(t: TransactionRecord, policy: LifecyclePolicy): Transacti
     quote:
       t.quoteRate === null || t.quoteSource === null || t.quotedAt === null
         ? null
-        : { rate: t.quoteRate.toString(), source: t.quoteSource, quotedAt: t.quotedAt, sources: rateSourcesOf(t.quoteSources) },
+        : {
+            rate: t.quoteRate.toString(),
+            // Rows from before spreads were priced at the market rate.
+            marketRate: (t.quoteMarketRate ?? t.quoteRate).toString(),
+            spreadPercent: t.quoteSpreadPercent === null ? "0" : new Decimal(t.quoteSpreadPercent.toString()).toFixed(),
+            source: t.quoteSource,
+            quotedAt: t.quotedAt,
+            sources: rateSourcesOf(t.quoteSources),
+          },
     payment:
       state === null
         ? null

@@ -9,7 +9,7 @@ export function idempotencyStore(db: Database): IdempotencyStore {
     find: (merchantId, isLive, key) =>
       db.idempotencyKey.findUnique({
         where: { merchantId_isLive_key: { merchantId, isLive, key } },
-        select: { operation: true, fingerprint: true, transactionId: true },
+        select: { operation: true, fingerprint: true, transactionId: true, refundId: true },
       }),
     async pruneBefore(before) {
       const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: before } } });

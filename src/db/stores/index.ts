@@ -8,20 +8,24 @@ import { homeFiguresStore } from "./home-figures.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
 import { rateLimitCounters } from "./rate-limit-counters.ts";
+import { refundStore } from "./refunds.ts";
 import { secondFactorStore } from "./second-factors.ts";
 import { securityKeyStore } from "./security-keys.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
+import { webhookEndpointStore } from "./webhook-endpoints.ts";
 import { webhookEventStore } from "./webhook-events.ts";
 
 export function prismaStores(db: Database): Stores {
   return {
     transactions: transactionStore(db),
+    refunds: refundStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),
     testRates: testRateStore(db),
     webhookEvents: webhookEventStore(db),
+    webhookEndpoints: webhookEndpointStore(db),
     dashboard: dashboardStore(db),
     secondFactors: secondFactorStore(db),
     securityKeys: securityKeyStore(db),

@@ -94,6 +94,20 @@ export function merchantStore(db: Database): MerchantStore {
         },
       }),
 
+    async pricing(merchantId) {
+      const row = await db.merchant.findUnique({ where: { id: merchantId }, select: { priceSpreadPercent: true, priceSources: true } });
+      return row && { spreadPercent: row.priceSpreadPercent, sources: row.priceSources ?? [] };
+    },
+
+    setPricing: (merchantId, pricing, now, audit) =>
+      db.$transaction(async (tx) => {
+        const changed = await tx.$executeRaw`
+          UPDATE merchants SET price_spread_percent = ${pricing.spreadPercent}::numeric, price_sources = ${pricing.sources}::text[], updated_at = ${now}
+          WHERE id = ${merchantId}`;
+        if (changed === 1) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return changed === 1;
+      }),
+
     rotateWebhookSecret: (merchantId, sealed, now, previousExpiresAt, audit) =>
       db.$transaction(async (tx) => {
         // One statement: the right-hand sides read the row as it was, so two rotations at once cannot lose a secret half-way.
@@ -138,6 +152,8 @@ export function merchantStore(db: Database): MerchantStore {
         if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return ended.map(({ keyHash, prefix, expiresAt }) => ({ keyHash, prefix, expiresAt }));
       }),
+
+    walletKey: (walletId) => db.wallet.findUnique({ where: { id: walletId }, select: { extendedPublicKey: true, keyOrigin: true } }),
 
     walletByKey: (currencyId, isLive, extendedPublicKey, network) =>
       db.wallet.findUnique({
@@ -232,7 +248,12 @@ async function connectWallet(tx: DatabaseTransaction, merchantId: number, wallet
     },
   });
   if (existing && existing.merchantId !== merchantId) return false;
-  const row = existing ?? (await tx.wallet.create({ data: { ...scope, extendedPublicKey: wallet.extendedPublicKey } }));
+  const keyOrigin = wallet.keyOrigin === undefined ? {} : { keyOrigin: wallet.keyOrigin };
+  const row = existing
+    ? wallet.keyOrigin === undefined || existing.keyOrigin === wallet.keyOrigin
+      ? existing
+      : await tx.wallet.update({ where: { id: existing.id }, data: keyOrigin })
+    : await tx.wallet.create({ data: { ...scope, extendedPublicKey: wallet.extendedPublicKey, ...keyOrigin } });
   await tx.paymentProcessor.upsert({
     where: { merchantId_currencyId_network_isLive: scope },
     create: { ...scope, walletId: row.id },

@@ -180,6 +180,15 @@ export function transactionStore(db: Database): TransactionStore {
         },
       }),
 
+    async settleLatePayment(transactionId, decision, accept) {
+      const [row] = await db.transaction.updateManyAndReturn({
+        where: { id: transactionId, status: "ABANDONED", latePayment: { equals: Prisma.DbNull } },
+        data: { latePayment: { ...decision }, ...(accept ? { status: "SUCCESSFUL" as const } : {}) },
+        include: transactionInclude,
+      });
+      return row ?? null;
+    },
+
     abandon: (ids, closedAt) =>
       db.transaction.updateManyAndReturn({
         where: { id: { in: ids }, status: { in: ["INITIATED", "PENDING"] } },
@@ -254,6 +263,30 @@ export function transactionStore(db: Database): TransactionStore {
       });
       return rows;
     },
+
+    async handedOutAddresses(merchantId, isLive, { network, limit }) {
+      const rows = await db.transaction.findMany({
+        where: {
+          merchantId,
+          isLive,
+          paymentAddress: { not: null },
+          paymentCurrencyId: { not: null },
+          // A payment made before networks has none: the core reads it as its coin's default network.
+          ...(network === undefined ? {} : { OR: [{ paymentNetwork: network }, { paymentNetwork: null }] }),
+        },
+        select: { id: true, paymentAddress: true, paymentCurrencyId: true, paymentNetwork: true, initiatedAt: true, status: true },
+        orderBy: [{ initiatedAt: "desc" }, { id: "desc" }],
+        take: limit,
+      });
+      return rows.map((row) => ({
+        transactionId: row.id,
+        address: row.paymentAddress as string,
+        currencyId: row.paymentCurrencyId as number,
+        network: row.paymentNetwork,
+        initiatedAt: row.initiatedAt,
+        status: row.status,
+      }));
+    },
   };
 }
 
@@ -291,6 +324,8 @@ const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
   quoteSource: "quote_source",
   quotedAt: "quoted_at",
   quoteSources: "quote_sources",
+  quoteMarketRate: "quote_market_rate",
+  quoteSpreadPercent: "quote_spread_percent",
   initiatedAt: "initiated_at",
   expiresAt: "expires_at",
   clientSecretEnc: "client_secret_enc",
@@ -300,6 +335,8 @@ const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
   policyExpiresIn: "policy_expires_in",
   policyUnderpaymentTolerance: "policy_underpayment_tolerance",
   policyConfirmations: "policy_confirmations",
+  policyLatePaymentPercent: "policy_late_payment_percent",
+  latePayment: "late_payment",
   reversedAt: "reversed_at",
   finalAt: "final_at",
   createdAt: "created_at",
@@ -414,7 +451,8 @@ function moveStatement(move: PendingMove): Prisma.Sql {
     moved AS (
       UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${after.paymentNetwork},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
-        quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
+        quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb,
+        quote_market_rate = ${fields.quoteMarketRate ?? null}::numeric, quote_spread_percent = ${fields.quoteSpreadPercent ?? null}::numeric, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
         payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${lease.index},
         initiated_at = ${now}, updated_at = ${now}
       WHERE id = ${t.id} AND status = 'INITIATED' AND EXISTS (SELECT 1 FROM held)
@@ -442,6 +480,8 @@ function moved(move: PendingMove): TransactionRecord {
     paymentAmount: new Prisma.Decimal(fields.paymentAmount),
     quoteRate: new Prisma.Decimal(fields.quoteRate),
     quoteSources: fields.quoteSources ?? null,
+    quoteMarketRate: fields.quoteMarketRate == null ? null : new Prisma.Decimal(fields.quoteMarketRate),
+    quoteSpreadPercent: fields.quoteSpreadPercent == null ? null : new Prisma.Decimal(fields.quoteSpreadPercent),
     paymentAddress: move.address,
     walletId: move.lease.walletId,
     derivationIndex: move.lease.index,
@@ -477,6 +517,8 @@ export async function insertInitiatedTransaction(
     requestMeta: t.requestMeta as Prisma.JsonObject,
     policyUnderpaymentTolerance: t.policyUnderpaymentTolerance === null ? null : new Prisma.Decimal(t.policyUnderpaymentTolerance),
     policyConfirmations: t.policyConfirmations,
+    policyLatePaymentPercent: t.policyLatePaymentPercent === null ? null : new Prisma.Decimal(t.policyLatePaymentPercent),
+    latePayment: null,
     paymentCurrencyId: null,
     paymentNetwork: null,
     paymentAmount: null,
@@ -492,6 +534,8 @@ export async function insertInitiatedTransaction(
     quoteSource: null,
     quotedAt: null,
     quoteSources: null,
+    quoteMarketRate: null,
+    quoteSpreadPercent: null,
     initiatedAt: null,
     reversedAt: null,
     finalAt: null,
@@ -507,11 +551,13 @@ export async function insertInitiatedTransaction(
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_email_key, customer_name, payment_link_id, is_live,
         status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
-        client_secret_enc, return_url, cancel_url, locale, policy_expires_in, policy_underpayment_tolerance, policy_confirmations)
+        client_secret_enc, return_url, cancel_url, locale, policy_expires_in, policy_underpayment_tolerance, policy_confirmations,
+        policy_late_payment_percent)
       VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${row.customerEmailKey}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
         ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl}, ${t.cancelUrl}, ${t.locale},
-        ${t.policyExpiresIn}, ${t.policyUnderpaymentTolerance}::numeric, ${t.policyConfirmations === null ? null : JSON.stringify(t.policyConfirmations)}::jsonb)
+        ${t.policyExpiresIn}, ${t.policyUnderpaymentTolerance}::numeric, ${t.policyConfirmations === null ? null : JSON.stringify(t.policyConfirmations)}::jsonb,
+        ${t.policyLatePaymentPercent}::numeric)
       RETURNING id)${remembered},
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)

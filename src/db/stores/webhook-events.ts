@@ -2,6 +2,7 @@
 // what an operator lists and redelivers, and what /metrics reads.
 import { randomUUID } from "node:crypto";
 import type { ClaimedEvent, EventFilter, Settlement, WebhookBacklog, WebhookEventStore } from "../../core/stores/webhook-events.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 
 export function webhookEventStore(db: Database): WebhookEventStore {
@@ -24,6 +25,12 @@ export function webhookEventStore(db: Database): WebhookEventStore {
         orderBy: { seq: "desc" },
         take: q.limit,
       }),
+    since: (q) =>
+      db.webhookEvent.findMany({
+        where: { merchantId: q.merchantId, isLive: q.isLive, seq: { gt: q.afterSeq } },
+        orderBy: { seq: "asc" },
+        take: q.limit,
+      }),
     async pruneBefore(before) {
       const { count } = await db.webhookEvent.deleteMany({ where: { createdAt: { lt: before } } });
       return count;
@@ -33,6 +40,15 @@ export function webhookEventStore(db: Database): WebhookEventStore {
 }
 
 interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
+
+/**
+ * The event `e` goes to its mode's first endpoint (the merchant's webhook URL of the mode, issue 27):
+ * there is one, enabled, whose filter takes the event's type. Its row exists exactly while the URL is set.
+ */
+const FIRST_ENDPOINT_TAKES = Prisma.sql`
+  SELECT 1 FROM webhook_endpoints p
+  WHERE p.merchant_id = e.merchant_id AND p.is_live = e.is_live AND p.is_primary AND p.disabled_at IS NULL
+    AND ('*' = ANY(p.enabled_events) OR e.type = ANY(p.enabled_events))`;
 
 /**
  * Takes up to `limit` due events and holds them until `leaseUntil`: a dispatcher that dies holding
@@ -60,8 +76,7 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
         SELECT e.id FROM webhook_events e
         WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
           AND (${only}::text IS NULL OR e.id = ${only}::text)
-          AND (${only}::text IS NOT NULL OR (
-            SELECT CASE WHEN e.is_live THEN m.live_webhook_url ELSE m.test_webhook_url END FROM merchants m WHERE m.id = e.merchant_id) IS NOT NULL)
+          AND (${only}::text IS NOT NULL OR EXISTS (${FIRST_ENDPOINT_TAKES}))
           AND (${only}::text IS NOT NULL OR (
             SELECT 1 FROM webhook_events earlier
             WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq
@@ -77,7 +92,8 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
         w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
         m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc",
         m.previous_webhook_secret_enc AS "previousWebhookSecretEnc",
-        m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt"`,
+        m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt",
+        (SELECT p.id FROM webhook_endpoints p WHERE p.merchant_id = w.merchant_id AND p.is_live = w.is_live AND p.is_primary LIMIT 1) AS "endpointId"`,
   ]);
   return rows.map((row) => ({ ...row, claimToken }));
 }
@@ -90,9 +106,9 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
 async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
   return db.$executeRaw`
     WITH unroutable AS (
-      SELECT e.id FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
+      SELECT e.id FROM webhook_events e
       WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
-        AND (CASE WHEN e.is_live THEN m.live_webhook_url ELSE m.test_webhook_url END) IS NULL
+        AND NOT EXISTS (${FIRST_ENDPOINT_TAKES})
       ORDER BY e.next_attempt_at, e.seq
       LIMIT ${limit}
       FOR UPDATE OF e SKIP LOCKED)

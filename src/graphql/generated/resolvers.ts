@@ -21,6 +21,21 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+export type CreateRefundInput = {
+  /** CUSTOM only: a positive decimal. */
+  amount?: InputMaybe<Scalars['Decimal']['input']>;
+  /** CUSTOM only: the transaction's fiat (USD, NGN) or its payment coin (BTC, …). */
+  amountCurrency?: InputMaybe<Scalars['String']['input']>;
+  /** FULL when absent. */
+  amountKind?: InputMaybe<RefundAmountKind>;
+  /** Take the network fee out of the amount (the customer receives less). */
+  deductNetworkFee?: InputMaybe<Scalars['Boolean']['input']>;
+  /** BTC and LTC: sat/vB, 1 to 10000. */
+  feeRate?: InputMaybe<Scalars['Decimal']['input']>;
+  /** LOCKED_RATE when absent. */
+  valuation?: InputMaybe<RefundValuation>;
+};
+
 export type CryptoCurrency = {
   __typename?: 'CryptoCurrency';
   /** Digits after the point of amounts in this currency. */
@@ -71,6 +86,8 @@ export type InitializeTransactionInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
   expiresIn?: InputMaybe<Scalars['Int']['input']>;
+  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. */
+  latePayment?: InputMaybe<LatePaymentInput>;
   /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
   locale?: InputMaybe<Scalars['String']['input']>;
   meta?: InputMaybe<Scalars['JSON']['input']>;
@@ -92,6 +109,32 @@ export type InitiatePaymentInput = {
   refundAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type LatePaymentDecision = {
+  __typename?: 'LatePaymentDecision';
+  /** True: accepted (SUCCESSFUL); false: recorded as late (paid_late), left to the merchant. */
+  accepted: Scalars['Boolean']['output'];
+  checkedAt: Scalars['DateTime']['output'];
+  /** The market rate locked at initiate (before the spread). */
+  lockedRate: Scalars['Decimal']['output'];
+  /** The market rate when the late payment was seen. */
+  marketRate: Scalars['Decimal']['output'];
+  /** How far it moved, in percent. */
+  movedPercent: Scalars['Decimal']['output'];
+};
+
+export type LatePaymentInput = {
+  /** Percent, within the operator's bounds: a late payment is accepted when the market rate moved less. */
+  acceptIfRateMovedBelow: Scalars['Decimal']['input'];
+};
+
+/** A late payment is accepted (SUCCESSFUL) when the market rate moved less than acceptIfRateMovedBelow percent since initiate. */
+export type LatePaymentPolicy = {
+  __typename?: 'LatePaymentPolicy';
+  acceptIfRateMovedBelow: Scalars['Decimal']['output'];
+  /** What the policy decided when a late payment covered the transaction; null until then. */
+  decision: Maybe<LatePaymentDecision>;
+};
+
 export type Merchant = {
   __typename?: 'Merchant';
   id: Scalars['Int']['output'];
@@ -100,10 +143,27 @@ export type Merchant = {
 
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Cancels a pending refund. Secret key only. */
+  cancelRefund: Refund;
+  /** Gives money back on a transaction that received it (docs/refunds.md); Idempotency-Key honoured. Secret key only. */
+  createRefund: Refund;
   /** Creates a transaction in INITIATED (public key or payment link). */
   initializeTransaction: Transaction;
   /** Locks the rate and hands out an address: INITIATED to PENDING (secret key, or the transaction's client secret). */
   initiatePayment: Transaction;
+  /** Records the transaction hash the merchant paid a refund with; it succeeds once verified on chain. Secret key only. */
+  markRefundPaid: Refund;
+};
+
+
+export type MutationCancelRefundArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateRefundArgs = {
+  input: CreateRefundInput;
+  transactionId: Scalars['ID']['input'];
 };
 
 
@@ -115,6 +175,12 @@ export type MutationInitializeTransactionArgs = {
 export type MutationInitiatePaymentArgs = {
   input: InitiatePaymentInput;
   transactionId: Scalars['ID']['input'];
+};
+
+
+export type MutationMarkRefundPaidArgs = {
+  id: Scalars['ID']['input'];
+  txHash: Scalars['String']['input'];
 };
 
 export type PageInfo = {
@@ -180,6 +246,8 @@ export type PaymentPolicies = {
   confirmations: Maybe<Scalars['JSON']['output']>;
   /** Seconds the checkout stays payable once initiated; null: the operator's window. */
   expiresIn: Maybe<Scalars['Int']['output']>;
+  /** What happens to a payment that covers the transaction after its window closed; null: it is left to the merchant (paid_late). */
+  latePayment: Maybe<LatePaymentPolicy>;
   /** Percent a payment may fall short and still complete, an exact decimal; null: the operator's. */
   underpaymentTolerance: Maybe<Scalars['Decimal']['output']>;
 };
@@ -200,6 +268,8 @@ export type Query = {
   __typename?: 'Query';
   /** The coins a checkout may offer (client secret, public or secret key of the transaction's merchant and mode), or null. */
   paymentOptions: Maybe<PaymentOptions>;
+  /** A refund of the secret key's merchant and mode (re_…), or null. Secret key only. */
+  refund: Maybe<Refund>;
   /** A transaction of the caller's merchant and mode (public or secret key), or its own (client secret), or null. */
   transaction: Maybe<Transaction>;
   /**
@@ -212,6 +282,11 @@ export type Query = {
 
 export type QueryPaymentOptionsArgs = {
   transactionId: Scalars['ID']['input'];
+};
+
+
+export type QueryRefundArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -229,12 +304,17 @@ export type QueryTransactionsArgs = {
 /** The rate locked when the payment was initiated: fiat per one coin. */
 export type Quote = {
   __typename?: 'Quote';
+  /** The market rate before the merchant's spread (extension). */
+  marketRate: Scalars['Decimal']['output'];
   quotedAt: Scalars['DateTime']['output'];
+  /** The rate used: fiat per coin, the market rate less the merchant's spread. */
   rate: Scalars['Decimal']['output'];
   /** The provider that answered, or `median` when several were asked (PAYGATE_PRICE_STRATEGY=median). */
   source: Scalars['String']['output'];
   /** With the median strategy: what each provider gave, used or not. Null otherwise (extension). */
   sources: Maybe<Array<RateSource>>;
+  /** The merchant's spread applied, in percent; 0: none (extension, docs/pricing.md). */
+  spreadPercent: Scalars['Decimal']['output'];
 };
 
 /** One provider's part in a quote that asked several. */
@@ -297,6 +377,85 @@ export type ReceiptState =
   /** On the chain (or in the mempool) with fewer confirmations than required: counted in amountUnconfirmed. */
   | 'SEEN';
 
+/** Money given back to a customer (docs/refunds.md). Amounts are in the payment coin unless named fiat. */
+export type Refund = {
+  __typename?: 'Refund';
+  amount: Scalars['Decimal']['output'];
+  amountKind: RefundAmountKind;
+  amountToCustomer: Scalars['Decimal']['output'];
+  canceledAt: Maybe<Scalars['DateTime']['output']>;
+  claimExpiresAt: Maybe<Scalars['DateTime']['output']>;
+  claimedAt: Maybe<Scalars['DateTime']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  deductNetworkFee: Scalars['Boolean']['output'];
+  /** Null until the customer claims it. */
+  destination: Maybe<Scalars['String']['output']>;
+  /** REFUND_ADDRESS or CLAIM. */
+  destinationSource: Scalars['String']['output'];
+  feeRate: Maybe<Scalars['Decimal']['output']>;
+  fiatAmount: Scalars['Decimal']['output'];
+  fiatCurrency: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  isLive: Scalars['Boolean']['output'];
+  network: Maybe<Scalars['String']['output']>;
+  networkFee: Maybe<Scalars['Decimal']['output']>;
+  /** watcher or merchant. */
+  paidBy: Maybe<Scalars['String']['output']>;
+  payment: Maybe<RefundPayment>;
+  /** Fiat per coin. */
+  rate: Scalars['Decimal']['output'];
+  /** The claim link, only in createRefund's reply (shown once). */
+  refundUrl: Maybe<Scalars['String']['output']>;
+  state: RefundState;
+  succeededAt: Maybe<Scalars['DateTime']['output']>;
+  transactionId: Scalars['ID']['output'];
+  transactionReference: Scalars['String']['output'];
+  txHash: Maybe<Scalars['String']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+  valuation: RefundValuation;
+  /** A merchant's txHash as checked on chain: pending, verified or failed. */
+  verification: Maybe<Scalars['String']['output']>;
+};
+
+export type RefundAmountKind =
+  /** amount in amountCurrency. */
+  | 'CUSTOM'
+  /** All that was paid. */
+  | 'FULL'
+  /** What was paid beyond the payment amount. */
+  | 'OVERPAID';
+
+/** How to pay a refund: its URI and QR, and the unsigned transaction the merchant signs in its own wallet. */
+export type RefundPayment = {
+  __typename?: 'RefundPayment';
+  /** The unsigned EVM transaction's fields, as JSON: from, to, value, data, chainId, gas. */
+  evmTransaction: Maybe<Scalars['JSON']['output']>;
+  /** The native coin the paying address needs for gas, as JSON: coin, amount. */
+  gasNeeded: Maybe<Scalars['JSON']['output']>;
+  /** What the merchant must add to its wallet setting for a signable PSBT. */
+  keyOriginMissing: Maybe<Scalars['String']['output']>;
+  networkFee: Maybe<Scalars['Decimal']['output']>;
+  /** Why no transaction was built (the URI and QR alone are given then). */
+  problem: Maybe<Scalars['String']['output']>;
+  /** Unsigned BIP 174 PSBT, base64 (BTC, LTC). */
+  psbt: Maybe<Scalars['String']['output']>;
+  /** A data:image/png;base64 URL of a QR code of uri. */
+  qr: Scalars['String']['output'];
+  uri: Scalars['String']['output'];
+};
+
+export type RefundState =
+  | 'CANCELED'
+  | 'PENDING'
+  | 'SUCCEEDED';
+
+export type RefundValuation =
+  /** The price when the refund is made. */
+  | 'CURRENT_RATE'
+  /** The transaction's locked quote. */
+  | 'LOCKED_RATE';
+
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -318,6 +477,8 @@ export type Transaction = {
   amountOwed: Maybe<Scalars['Decimal']['output']>;
   /** Sum of confirmed payments; null until a payment is confirmed. */
   amountPaid: Maybe<Scalars['Decimal']['output']>;
+  /** What can still be refunded in the payment coin: the confirmed amount paid less pending and succeeded refunds; null unless the caller holds the secret key, or before a coin is chosen. */
+  amountRefundable: Maybe<Scalars['Decimal']['output']>;
   /** Sum of payments still short of their confirmations; null when there are none. */
   amountUnconfirmed: Maybe<Scalars['Decimal']['output']>;
   /** The hosted checkout's "back to the shop" link before paying, as given at initialization. */
@@ -366,6 +527,8 @@ export type Transaction = {
   receipts: Array<Receipt>;
   reference: Scalars['String']['output'];
   refundAddress: Maybe<Scalars['String']['output']>;
+  /** The transaction's refunds, oldest first; null unless the caller holds the secret key. */
+  refunds: Maybe<Array<Refund>>;
   /** Confirmations a payment needs on this chain; null until a payment is seen. */
   requiredConfirmations: Maybe<Scalars['Int']['output']>;
   /** Where the hosted checkout sends the customer back, as given at initialization. */
@@ -490,6 +653,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CreateRefundInput: CreateRefundInput;
   CryptoCurrency: ResolverTypeWrapper<CryptoCurrency>;
   Customer: ResolverTypeWrapper<Customer>;
   CustomerInput: CustomerInput;
@@ -503,6 +667,9 @@ export type ResolversTypes = {
   InitiatePaymentInput: InitiatePaymentInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LatePaymentDecision: ResolverTypeWrapper<LatePaymentDecision>;
+  LatePaymentInput: LatePaymentInput;
+  LatePaymentPolicy: ResolverTypeWrapper<LatePaymentPolicy>;
   Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
@@ -516,6 +683,11 @@ export type ResolversTypes = {
   RateSource: ResolverTypeWrapper<RateSource>;
   Receipt: ResolverTypeWrapper<TransactionReceipt>;
   ReceiptState: ReceiptState;
+  Refund: ResolverTypeWrapper<Refund>;
+  RefundAmountKind: RefundAmountKind;
+  RefundPayment: ResolverTypeWrapper<RefundPayment>;
+  RefundState: RefundState;
+  RefundValuation: RefundValuation;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Transaction: ResolverTypeWrapper<TransactionParent>;
@@ -528,6 +700,7 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
+  CreateRefundInput: CreateRefundInput;
   CryptoCurrency: CryptoCurrency;
   Customer: Customer;
   CustomerInput: CustomerInput;
@@ -539,6 +712,9 @@ export type ResolversParentTypes = {
   InitiatePaymentInput: InitiatePaymentInput;
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
+  LatePaymentDecision: LatePaymentDecision;
+  LatePaymentInput: LatePaymentInput;
+  LatePaymentPolicy: LatePaymentPolicy;
   Merchant: Merchant;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
@@ -550,6 +726,8 @@ export type ResolversParentTypes = {
   Quote: Quote;
   RateSource: RateSource;
   Receipt: TransactionReceipt;
+  Refund: Refund;
+  RefundPayment: RefundPayment;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Transaction: TransactionParent;
@@ -588,14 +766,30 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'JSON';
 }
 
+export type LatePaymentDecisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LatePaymentDecision'] = ResolversParentTypes['LatePaymentDecision']> = {
+  accepted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  checkedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lockedRate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  marketRate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  movedPercent?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type LatePaymentPolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LatePaymentPolicy'] = ResolversParentTypes['LatePaymentPolicy']> = {
+  acceptIfRateMovedBelow?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  decision?: Resolver<Maybe<ResolversTypes['LatePaymentDecision']>, ParentType, ContextType>;
+};
+
 export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Merchant'] = ResolversParentTypes['Merchant']> = {
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  cancelRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCancelRefundArgs, 'id'>>;
+  createRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCreateRefundArgs, 'input' | 'transactionId'>>;
   initializeTransaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitializeTransactionArgs, 'input'>>;
   initiatePayment?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitiatePaymentArgs, 'input' | 'transactionId'>>;
+  markRefundPaid?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationMarkRefundPaidArgs, 'id' | 'txHash'>>;
 };
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -637,20 +831,24 @@ export type PaymentOptionsResolvers<ContextType = GraphQLContext, ParentType ext
 export type PaymentPoliciesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentPolicies'] = ResolversParentTypes['PaymentPolicies']> = {
   confirmations?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   expiresIn?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  latePayment?: Resolver<Maybe<ResolversTypes['LatePaymentPolicy']>, ParentType, ContextType>;
   underpaymentTolerance?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
+  refund?: Resolver<Maybe<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryRefundArgs, 'id'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<QueryTransactionsArgs>>;
 };
 
 export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Quote'] = ResolversParentTypes['Quote']> = {
+  marketRate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   quotedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   rate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   sources?: Resolver<Maybe<Array<ResolversTypes['RateSource']>>, ParentType, ContextType>;
+  spreadPercent?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type RateSourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RateSource'] = ResolversParentTypes['RateSource']> = {
@@ -677,6 +875,50 @@ export type ReceiptResolvers<ContextType = GraphQLContext, ParentType extends Re
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type RefundResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Refund'] = ResolversParentTypes['Refund']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amountKind?: Resolver<ResolversTypes['RefundAmountKind'], ParentType, ContextType>;
+  amountToCustomer?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  canceledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  claimExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  claimedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  deductNetworkFee?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  destination?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  destinationSource?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  feeRate?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  fiatAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  fiatCurrency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  network?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  networkFee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  paidBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  payment?: Resolver<Maybe<ResolversTypes['RefundPayment']>, ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  refundUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['RefundState'], ParentType, ContextType>;
+  succeededAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  transactionReference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  txHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  valuation?: Resolver<ResolversTypes['RefundValuation'], ParentType, ContextType>;
+  verification?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RefundPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefundPayment'] = ResolversParentTypes['RefundPayment']> = {
+  evmTransaction?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  gasNeeded?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  keyOriginMissing?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  networkFee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  problem?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  psbt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  qr?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  uri?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   transactionUpdated?: SubscriptionResolver<ResolversTypes['Transaction'], "transactionUpdated", ParentType, ContextType, RequireFields<SubscriptionTransactionUpdatedArgs, 'id'>>;
 };
@@ -684,6 +926,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   amountOwed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountPaid?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  amountRefundable?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   amountUnconfirmed?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   cancelUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   checkoutUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -712,6 +955,7 @@ export type TransactionResolvers<ContextType = GraphQLContext, ParentType extend
   receipts?: Resolver<Array<ResolversTypes['Receipt']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   refundAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  refunds?: Resolver<Maybe<Array<ResolversTypes['Refund']>>, ParentType, ContextType>;
   requiredConfirmations?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   returnUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reversedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -735,6 +979,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Decimal?: GraphQLScalarType;
   FiatCurrency?: FiatCurrencyResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  LatePaymentDecision?: LatePaymentDecisionResolvers<ContextType>;
+  LatePaymentPolicy?: LatePaymentPolicyResolvers<ContextType>;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
@@ -746,6 +992,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Quote?: QuoteResolvers<ContextType>;
   RateSource?: RateSourceResolvers<ContextType>;
   Receipt?: ReceiptResolvers<ContextType>;
+  Refund?: RefundResolvers<ContextType>;
+  RefundPayment?: RefundPaymentResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
   TransactionConnection?: TransactionConnectionResolvers<ContextType>;

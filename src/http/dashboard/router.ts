@@ -12,6 +12,8 @@ import { dashboardPages, type DashboardPagesOptions } from "./pages.ts";
 import { homeRoutes } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { managementRoutes } from "./routes/management.ts";
+import { networkRoutes } from "./routes/networks.ts";
+import { pricingRoutes } from "./routes/pricing.ts";
 import { securityRoutes } from "./routes/security.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userRoutes } from "./routes/users.ts";
@@ -21,7 +23,16 @@ import { sessionTokenOf } from "./session.ts";
 export type DashboardRoutes = (router: Router, gateway: PaymentGateway) => void;
 
 /** The route modules, in order. */
-const ROUTES: DashboardRoutes[] = [sessionRoutes, userRoutes, homeRoutes, transactionRoutes, managementRoutes, securityRoutes];
+const ROUTES: DashboardRoutes[] = [
+  sessionRoutes,
+  userRoutes,
+  homeRoutes,
+  transactionRoutes,
+  managementRoutes,
+  networkRoutes,
+  pricingRoutes,
+  securityRoutes,
+];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */
 const isPublic = (req: Request): boolean =>

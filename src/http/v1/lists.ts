@@ -13,7 +13,10 @@ export function listRoutes(gateway: PaymentGateway): Router {
     // A secret key only reaches here: it is shown the client secrets, as on GET /v1/transaction/:id.
     const page = await gateway.listTransactionDetails(bearerToken(req.headers.authorization), { ...req.query });
     res.locals.merchantId = page.merchantId;
-    const body: TransactionListResponse = { status: "success", data: page.details.map(initiatedTransaction), has_more: page.hasMore, meta: {} };
+    // With each transaction's refunds and what is left to refund (issue 26), as GET /v1/transaction/:id shows a secret key.
+    const summaries = await gateway.refundSummaries(page.details.map((d) => d.transaction));
+    const data = page.details.map((d) => ({ ...initiatedTransaction(d), ...summaries.get(d.transaction.id) }));
+    const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 

@@ -38,7 +38,11 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     const { details, caller } = await gateway.transactionDetails(bearerToken(req.headers.authorization), id);
     res.locals.merchantId = caller.merchant.id;
     if (!details) throw errors.transactionNotFound(id);
-    sendPayable(res, details);
+    if (caller.keyKind !== "SECRET") return sendPayable(res, details);
+    // A secret key also sees the refunds and what is left to refund (issue 26): fields added to table 2.2.
+    const summary = (await gateway.refundSummaries([details.transaction])).get(details.transaction.id);
+    res.locals.merchantId = details.transaction.merchantId;
+    res.status(200).json(success({ ...initiatedTransaction(details), ...summary }, details.transaction.requestMeta));
   });
 
   // Test mode only (not in the spec): stand-ins for the chain and the clock.

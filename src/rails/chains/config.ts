@@ -57,7 +57,7 @@ import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
 import type { ChainWatchersOptions, CoreNode } from "./index.ts";
 import type { CoreChain } from "./core-rpc.ts";
-import { CHAINS, coinNetwork, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
+import { CHAINS, coinNetwork, defaultNetworkOf, type ExplorerSettings, NETWORK_SLUGS, type NetworkSlug } from "../../core/networks.ts";
 import { CHAIN_IDS, type UtxoTestChain } from "../wallets/networks.ts";
 
 const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
@@ -97,6 +97,21 @@ const testChain = <const C extends readonly [UtxoTestChain, ...UtxoTestChain[]]>
     .default("test")
     .describe(
       `The chain of ${coin}'s test mode, by the node's name for it: ${chains.join(", ")}. Default test (testnet). regtest: a local node; addresses, payment URIs and refund addresses take its prefix, and an own node (PAYGATE_${coin}_TEST_NODE_URL) must be on it.`,
+    );
+
+/** An operator's block explorer for a local test chain: the checkout's receipt links its transactions there. */
+const testExplorerUrl = (what: string, local: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine(
+      (v) => v === undefined || (/^https?:\/\/\S+$/.test(v) && v.includes("{tx}") && URL.canParse(v.replace("{tx}", "0"))),
+      "must be an http:// or https:// URL with {tx} where the transaction hash goes",
+    )
+    .describe(
+      `A block explorer of ${what}'s test chain, its transaction page with \`{tx}\` for the hash (\`http://127.0.0.1:4000/tx/{tx}\`): the checkout's receipt and the API's \`explorerTransactionUrl\` link there. When ${local}, the test chain is not the public testnet whose explorer paygate links (a local chain has none), so without this variable a receipt shows the hash without a link. Default: none (the public testnet's explorer).`,
     );
 
 /** A row's default confirmations (core/networks.ts). */
@@ -198,6 +213,10 @@ export const ChainEnvSchema = z.object({
   ),
   PAYGATE_BTC_TEST_CHAIN: testChain("BTC", ["test", "signet", "regtest"]),
   PAYGATE_LTC_TEST_CHAIN: testChain("LTC", ["test", "regtest"]),
+  PAYGATE_BTC_TEST_EXPLORER_URL: testExplorerUrl("BTC", "PAYGATE_BTC_TEST_CHAIN is regtest or signet"),
+  PAYGATE_LTC_TEST_EXPLORER_URL: testExplorerUrl("LTC", "PAYGATE_LTC_TEST_CHAIN is regtest"),
+  PAYGATE_ETH_TEST_EXPLORER_URL: testExplorerUrl("ETH/USDT on Ethereum", "PAYGATE_ETH_TEST_CHAIN_ID is set"),
+  PAYGATE_BSC_TEST_EXPLORER_URL: testExplorerUrl("BNB/USDT on BNB Smart Chain", "PAYGATE_BSC_TEST_CHAIN_ID is set"),
   PAYGATE_NODE_WALLET: z
     .string()
     .trim()
@@ -298,6 +317,8 @@ export const CORE_NODE_VARIABLES = {
 export const CHAIN_ID_VARIABLES = { ethereum: "PAYGATE_ETH_TEST_CHAIN_ID", bsc: "PAYGATE_BSC_TEST_CHAIN_ID" } as const;
 
 export interface ChainConfig extends ChainWatchersOptions {
+  /** The test chains that are local (regtest, a local chain id) and the operator's explorers, for receipts' links. */
+  explorers: ExplorerSettings;
   /** The chains of BTC's and LTC's test mode, for HdWalletRails (their own nodes' chain checks take them too). */
   utxoTestChains: { BTC: UtxoTestChain; LTC: "test" | "regtest" };
   /** Confirmations before a payment counts, per currency (USDT shares ETH's). */
@@ -306,6 +327,27 @@ export interface ChainConfig extends ChainWatchersOptions {
   requiredConfirmations(currency: CryptoCurrency | CryptoSlug, network?: NetworkSlug): number;
   /** Confirmations after which a SUCCESSFUL payment is final (the watcher lets it go); a token takes its chain's coin's. */
   finalityConfirmations(currency: CryptoCurrency | CryptoSlug, network?: NetworkSlug): number;
+}
+
+/** A test chain other than the public testnet of core/networks.ts: its explorer would not know the transactions. */
+function explorerSettings(env: ChainEnv): ExplorerSettings {
+  const local: Record<NetworkSlug, boolean> = {
+    bitcoin: env.PAYGATE_BTC_TEST_CHAIN !== "test",
+    litecoin: env.PAYGATE_LTC_TEST_CHAIN !== "test",
+    ethereum: env.PAYGATE_ETH_TEST_CHAIN_ID !== undefined && env.PAYGATE_ETH_TEST_CHAIN_ID !== CHAINS.ethereum.test.chainId,
+    bsc: env.PAYGATE_BSC_TEST_CHAIN_ID !== undefined && env.PAYGATE_BSC_TEST_CHAIN_ID !== CHAINS.bsc.test.chainId,
+    tron: false,
+  };
+  const own: Partial<Record<NetworkSlug, string | undefined>> = {
+    bitcoin: env.PAYGATE_BTC_TEST_EXPLORER_URL,
+    litecoin: env.PAYGATE_LTC_TEST_EXPLORER_URL,
+    ethereum: env.PAYGATE_ETH_TEST_EXPLORER_URL,
+    bsc: env.PAYGATE_BSC_TEST_EXPLORER_URL,
+  };
+  return {
+    localTestChains: NETWORK_SLUGS.filter((network) => local[network]),
+    testTransactionUrls: Object.fromEntries(Object.entries(own).filter(([, url]) => url !== undefined)),
+  };
 }
 
 /** The parsed variables as ChainWatchers' options (`new ChainWatchers(chainConfig(env))`). */
@@ -355,6 +397,7 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       bsc: { depth: finalities.BNB, finalizedTag: env.PAYGATE_BSC_FINALIZED_TAG },
     },
     utxoTestChains: { BTC: env.PAYGATE_BTC_TEST_CHAIN, LTC: env.PAYGATE_LTC_TEST_CHAIN },
+    explorers: explorerSettings(env),
     confirmations,
     requiredConfirmations(currency, network) {
       const coin = typeof currency === "string" ? currency : currency.slug;

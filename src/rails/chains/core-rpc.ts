@@ -12,8 +12,13 @@
 // addresses new to a pass in `importdescriptors` requests of 100. A node built without SQLite (Debian's
 // litecoind 0.21) has no descriptor wallets: there the wallet is a legacy watch-only one and the
 // addresses go in by `importmulti` (watchonly, no rescan), 100 a request as well. Bitcoin Core 0.21 to 28 has both.
-// A payment sent before its address reaches the node (the first pass after it was handed out) is
-// seen once it is mined: the wallet sees the block, not the mempool it missed. A pass then costs two requests whatever the
+// An address is imported when it is handed out (handedOut, from initiate; the pass imports what that
+// missed, as after a restart or a node that was away). A wallet learns of mempool transactions only as
+// they arrive, and Core before 24 does not look at its mempool on import (Litecoin Core 0.21 does not):
+// so after each import the mempool is read (`getrawmempool`, and `getrawtransaction` of each transaction
+// not decoded before, in batches) for outputs to the addresses just imported, and a payment broadcast
+// before its address reached the wallet is seen at 0 confirmations, not only once mined (the wallet
+// then lists it from its block). A pass then costs two requests whatever the
 // number of addresses: `getblockchaininfo` (the chain check, and the tip) and one `listsinceblock`
 // from the block the last pass ended at, with its `removed` list (transactions of blocks reorganised
 // away since then). Every wallet transaction seen is kept in memory, keyed by txid: each output to a
@@ -22,7 +27,12 @@
 // disappear) when the node reports it in conflict (negative confirmations: a conflicting transaction
 // was mined), replaced (`replaced_by_txid`), or unconfirmed but no longer in its mempool (replaced by
 // fee, double spent, or made invalid by a reorganisation): the wallet's unconfirmed transactions are
-// looked up with `getmempoolentry`, all in one JSON-RPC batch, in the passes that have any.
+// looked up with `getmempoolentry`, all in one JSON-RPC batch, in the passes that have any. The wallet
+// follows the chain a moment behind the node (it hears of blocks through the node's validation queue,
+// while a block leaves the mempool at once): a transaction just mined is, for that moment, neither in
+// the mempool nor confirmed in the wallet's view. So one missing from the mempool is taken as gone only
+// when the wallet's last block (listsinceblock's `lastblock`) is still the node's tip after the mempool
+// was read (`getbestblockhash`); otherwise it keeps its state until the next pass.
 //
 // Start-up checks, when the watcher starts (checkNode, before any payment) and at each pass until they pass: `getblockchaininfo`'s chain is the one
 // configured (main, test, regtest, signet), and the wallet is loaded, loadable or creatable, and holds
@@ -48,6 +58,10 @@ const WALLET_NOT_FOUND = -18;
 const IMPORT_BATCH = 100;
 /** getmempoolentry's code for a transaction the mempool does not hold. */
 const NOT_IN_MEMPOOL = -5;
+/** Mempool transactions decoded per request (getrawtransaction batches) when an import looks for earlier payments. */
+const MEMPOOL_DECODE_BATCH = 200;
+/** An input's nSequence below this signals replaceability (BIP 125). */
+const BIP125_FINAL_SEQUENCE = 0xfffffffe;
 const HASH = /^[0-9a-f]{64}$/;
 const AMOUNT = /^\d{1,12}(\.\d{1,8})?$/;
 
@@ -112,6 +126,8 @@ export class CoreRpcClient {
   private readonly sinceMarginMs: number;
   private id = 0;
   private walletReady = false;
+  /** getblockchaininfo found the configured chain, and the node has not been unreachable since. */
+  private chainChecked = false;
   /** The wallet being opened (ensureWallet). */
   private walletOpening: Promise<void> | null = null;
   /** A descriptor wallet (importdescriptors); else a legacy one (importmulti). */
@@ -120,11 +136,20 @@ export class CoreRpcClient {
   private readonly wanted = new Set<string>();
   private readonly imported = new Set<string>();
   private readonly refused = new Map<string, string>();
+  /** Imported, but the mempool not yet read for them (scanMempool). */
+  private readonly unscanned = new Set<string>();
   private readonly txs = new Map<string, WalletTx>();
   /** Txids by the address they pay: an address's look-up costs its own transactions, not the whole wallet's history. */
   private readonly txidsByAddress = new Map<string, Set<string>>();
   private lastBlock: string | null = null;
   private tip = 0;
+  /** Imports one after another (a pass's and handedOut's), so an address is imported and its mempool read once. */
+  private importQueue: Promise<void> = Promise.resolve();
+  /**
+   * Mempool transactions decoded so far (txid → every output with an address, and whether an input
+   * signals BIP 125): each is fetched once while it stays in the mempool, whatever the imports.
+   */
+  private readonly mempoolDecoded = new Map<string, { outputs: WalletOutput[]; replaceable: boolean }>();
   /** This pass's reading of the node; null: read at the next receiptsTo. */
   private pass: Promise<void> | null = null;
 
@@ -191,7 +216,10 @@ export class CoreRpcClient {
     });
     if (!outcome.ok) {
       // The node may have restarted without the wallet loaded: it is looked at again at the next read.
-      if (outcome.failure.kind === "transport") this.walletReady = false;
+      if (outcome.failure.kind === "transport") {
+        this.walletReady = false;
+        this.chainChecked = false;
+      }
       throw new ChainNodeError(`${where}: ${describeFailure(outcome.failure)}`, { reason: failureReason(outcome.failure) });
     }
     const { status, text } = outcome.value;
@@ -203,6 +231,24 @@ export class CoreRpcClient {
       return { status, body: parseExactJson(text) };
     } catch {
       throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer: ${quote(text.slice(0, 400))}`, { reason: answerReason(status) });
+    }
+  }
+
+  /**
+   * An address was just handed out (initiate): it is imported now rather than at the next pass, and the
+   * mempool read for a payment already sent to it. Never rejects: what fails here the next pass imports
+   * (the address is wanted) and says.
+   */
+  async handedOut(address: string): Promise<void> {
+    this.wanted.add(address);
+    try {
+      // The chain is checked once (and again after the node was unreachable), not at every address handed out.
+      if (!this.chainChecked) await this.chainInfo();
+      await this.ensureWallet();
+      // Queued behind an import under way, which may take this address too: a burst of initiates costs few imports.
+      await this.importNew();
+    } catch {
+      // The next pass imports it and reports the node's failure.
     }
   }
 
@@ -247,6 +293,29 @@ export class CoreRpcClient {
   }
 
   /**
+   * What `address` holds now (its unspent outputs, unconfirmed ones too) in the watch-only wallet's
+   * view. The wallet knows the addresses the watcher imported; one it does not know is refused rather
+   * than shown as empty.
+   */
+  async balance(address: string): Promise<Decimal> {
+    await this.ensureWallet();
+    const info = await this.call("getaddressinfo", [address], true);
+    const known = isExactObject(info) && (info.get("ismine") === true || info.get("iswatchonly") === true);
+    if (!known) throw new ChainNodeError(`${this.name}: ${address} is not in the watch-only wallet ${JSON.stringify(this.options.wallet)}`);
+    const unspent = await this.call("listunspent", [0, 9_999_999, [address], true], true);
+    if (!Array.isArray(unspent)) throw new ChainNodeError(`${this.name}: listunspent did not answer a list`, { reason: "malformed" });
+    let held = new Decimal(0);
+    for (const output of unspent) {
+      const amount = isExactObject(output) ? output.get("amount") : undefined;
+      if (!(amount instanceof JsonNumber) || !AMOUNT.test(amount.text)) {
+        throw new ChainNodeError(`${this.name}: listunspent gave an output without a whole number of satoshis`, { reason: "malformed" });
+      }
+      held = held.plus(amount.text);
+    }
+    return held;
+  }
+
+  /**
    * The start-up check (the watcher asks it when it starts, before any payment): the node's chain and
    * the watch-only wallet, as a pass checks them. What it found, for the log; else a ChainNodeError naming the variable.
    */
@@ -261,12 +330,14 @@ export class CoreRpcClient {
     const info = object(await this.call("getblockchaininfo"), "getblockchaininfo");
     const chain = info.get("chain");
     if (chain !== this.options.chain) {
+      this.chainChecked = false;
       const variables = [this.options.variables.url, this.options.variables.chain].filter(Boolean).join(" or ");
       throw new ChainNodeError(
         `${this.name}: the node is on chain ${JSON.stringify(chain)}, not ${JSON.stringify(this.options.chain)}: nothing is read from it (fix ${variables})`,
         { reason: "wrong_network" },
       );
     }
+    this.chainChecked = true;
     return info;
   }
 
@@ -291,11 +362,15 @@ export class CoreRpcClient {
     for (const txid of this.parseList(since.get("removed"), "removed").keys()) {
       if (!listed.has(txid)) this.putTx(txid, null);
     }
-    for (const [txid, tx] of listed) this.putTx(txid, tx);
-    await this.checkMempool();
     const last = since.get("lastblock");
     if (typeof last !== "string" || !HASH.test(last))
       throw new ChainNodeError(`${this.name}: listsinceblock: no lastblock hash`, { reason: "malformed" });
+    for (const [txid, tx] of listed) {
+      // Until a mempool read settles it (checkMempool), a transaction keeps what was known of it.
+      tx.inMempool = this.txs.get(txid)?.inMempool ?? true;
+      this.putTx(txid, tx);
+    }
+    await this.checkMempool(last);
     this.lastBlock = last;
     this.tip = tip;
   }
@@ -323,19 +398,107 @@ export class CoreRpcClient {
    * Which unconfirmed transactions are still in the node's mempool, all asked in one batch: one that
    * left it (replaced by fee, double spent, made invalid by a reorganisation) is gone. The wallet keeps
    * such a transaction at 0 confirmations, and a watch-only wallet learns of no replacement.
+   * `walletBlock`: the wallet's last block when it listed them. A transaction just mined has left the
+   * mempool before the wallet hears of its block: one missing is gone only if the node's tip, read
+   * after the mempool, is still that block (else it keeps its state, and the next pass decides).
    */
-  private async checkMempool(): Promise<void> {
+  private async checkMempool(walletBlock: string): Promise<void> {
     const unconfirmed = [...this.txs].filter(([, tx]) => tx.confirmations === 0 && !tx.replaced);
     if (unconfirmed.length === 0) return;
     const answers = await this.batch(
       "getmempoolentry",
       unconfirmed.map(([txid]) => [txid]),
     );
+    const missing: WalletTx[] = [];
     answers.forEach((answer, i) => {
       const tx = (unconfirmed[i] as [string, WalletTx])[1];
-      if (answer instanceof CoreRpcError && answer.code !== NOT_IN_MEMPOOL) throw answer;
-      tx.inMempool = !(answer instanceof CoreRpcError);
+      if (answer instanceof CoreRpcError) {
+        if (answer.code !== NOT_IN_MEMPOOL) throw answer;
+        missing.push(tx);
+        return;
+      }
+      tx.inMempool = true;
+      // The mempool's own word (ancestors included) where it gives one: a transaction found by the mempool read has no wallet entry.
+      const replaceable = isExactObject(answer) ? answer.get("bip125-replaceable") : undefined;
+      if (typeof replaceable === "boolean") tx.replaceable = replaceable;
     });
+    if (missing.length === 0) return;
+    const tip = await this.call("getbestblockhash");
+    if (tip !== walletBlock) return; // a block came, or the wallet is still taking one in: not known yet
+    for (const tx of missing) tx.inMempool = false;
+  }
+
+  /**
+   * After an import: the mempool's transactions paying `addresses`, which the wallet did not see arrive
+   * (Core before 24 looks at no mempool on import). Each mempool transaction is decoded once
+   * (getrawtransaction, no -txindex needed for the mempool); those found are kept as unconfirmed wallet
+   * transactions, looked after by checkMempool and replaced by the wallet's entry once it lists them.
+   */
+  private async scanMempool(addresses: ReadonlySet<string>): Promise<void> {
+    const pool = await this.call("getrawmempool");
+    if (!Array.isArray(pool) || !pool.every((txid): txid is string => typeof txid === "string" && HASH.test(txid)))
+      throw new ChainNodeError(`${this.name}: getrawmempool: not a list of txids`, { reason: "malformed" });
+    const current = new Set(pool);
+    for (const txid of this.mempoolDecoded.keys()) if (!current.has(txid)) this.mempoolDecoded.delete(txid);
+    const fresh = pool.filter((txid) => !this.mempoolDecoded.has(txid));
+    for (let at = 0; at < fresh.length; at += MEMPOOL_DECODE_BATCH) {
+      const chunk = fresh.slice(at, at + MEMPOOL_DECODE_BATCH);
+      const answers = await this.batch(
+        "getrawtransaction",
+        chunk.map((txid) => [txid, true]),
+      );
+      answers.forEach((answer, i) => {
+        if (answer instanceof CoreRpcError) {
+          if (answer.code !== NOT_IN_MEMPOOL) throw answer;
+          return; // left the mempool meanwhile (mined: the wallet lists it from its block)
+        }
+        this.mempoolDecoded.set(chunk[i] as string, this.decodeRaw(answer));
+      });
+    }
+    for (const txid of pool) {
+      const decoded = this.mempoolDecoded.get(txid);
+      if (decoded === undefined || this.txs.has(txid)) continue;
+      const outputs = decoded.outputs.filter((o) => addresses.has(o.address));
+      if (outputs.length === 0) continue;
+      this.putTx(txid, {
+        outputs,
+        confirmations: 0,
+        blockHeight: null,
+        blockTime: null,
+        replaced: false,
+        replaceable: decoded.replaceable,
+        inMempool: true,
+      });
+    }
+  }
+
+  /** getrawtransaction's decoded transaction: its outputs to an address (Core 22+ `address`, before it `addresses`), and whether an input signals BIP 125. */
+  private decodeRaw(value: ExactJson): { outputs: WalletOutput[]; replaceable: boolean } {
+    const bad = (what: string): never => {
+      throw new ChainNodeError(`${this.name}: getrawtransaction: ${what}`, { reason: "malformed" });
+    };
+    if (!isExactObject(value)) return bad("not an object");
+    const vin = value.get("vin");
+    const vout = value.get("vout");
+    if (!Array.isArray(vin) || !Array.isArray(vout)) return bad("no vin or vout");
+    const replaceable = vin.some((input) => {
+      const sequence = isExactObject(input) ? input.get("sequence") : undefined;
+      return sequence instanceof JsonNumber && /^\d{1,10}$/.test(sequence.text) && Number(sequence.text) < BIP125_FINAL_SEQUENCE;
+    });
+    const outputs: WalletOutput[] = [];
+    for (const output of vout) {
+      if (!isExactObject(output)) return bad("an output is not an object");
+      const n = wholeNumber(output.get("n"));
+      const amount = output.get("value");
+      const script = output.get("scriptPubKey");
+      if (n === null || !(amount instanceof JsonNumber) || !AMOUNT.test(amount.text) || !isExactObject(script))
+        return bad("an output has no n, value or script");
+      const single = script.get("address");
+      const several = script.get("addresses");
+      const address = typeof single === "string" ? single : Array.isArray(several) && several.length === 1 ? several[0] : undefined;
+      if (typeof address === "string") outputs.push({ address, vout: n, amount: new Decimal(amount.text) });
+    }
+    return { outputs, replaceable };
   }
 
   /** The watch-only descriptor wallet: loaded, else loaded from disk, else created blank. */
@@ -375,13 +538,29 @@ export class CoreRpcClient {
     this.walletReady = true;
   }
 
-  /** Imports the addresses not yet in the wallet, IMPORT_BATCH a request; one the node refuses is remembered with its reason. */
-  private async importNew(): Promise<void> {
-    const fresh = [...this.wanted].filter((a) => !this.imported.has(a) && !this.refused.has(a));
-    for (let at = 0; at < fresh.length; at += IMPORT_BATCH) await this.importBatch(fresh.slice(at, at + IMPORT_BATCH));
+  /**
+   * Imports the addresses not yet in the wallet, IMPORT_BATCH a request, then reads the mempool for
+   * payments to them (scanMempool); one the node refuses is remembered with its reason. Imports run one
+   * after another. A batch done is remembered (an interrupted import goes on from there); an address
+   * counts as imported once the mempool was read for it too.
+   */
+  private importNew(): Promise<void> {
+    const run = this.importQueue.then(async () => {
+      const fresh = [...this.wanted].filter((a) => !this.imported.has(a) && !this.refused.has(a) && !this.unscanned.has(a));
+      for (let at = 0; at < fresh.length; at += IMPORT_BATCH) {
+        for (const address of await this.importBatch(fresh.slice(at, at + IMPORT_BATCH))) this.unscanned.add(address);
+      }
+      if (this.unscanned.size === 0) return;
+      await this.scanMempool(this.unscanned);
+      for (const address of this.unscanned) this.imported.add(address);
+      this.unscanned.clear();
+    });
+    this.importQueue = run.catch(() => {});
+    return run;
   }
 
-  private async importBatch(fresh: string[]): Promise<void> {
+  /** One import request; the addresses the node took. */
+  private async importBatch(fresh: string[]): Promise<string[]> {
     const method = this.descriptors ? "importdescriptors" : "importmulti";
     const results = await this.call(
       method,
@@ -392,16 +571,18 @@ export class CoreRpcClient {
     );
     if (!Array.isArray(results) || results.length !== fresh.length)
       throw new ChainNodeError(`${this.name}: ${method}: not one result per address`, { reason: "malformed" });
+    const accepted: string[] = [];
     results.forEach((result, i) => {
       const address = fresh[i] as string;
       if (isExactObject(result) && result.get("success") === true) {
-        this.imported.add(address);
+        accepted.push(address);
         return;
       }
       const error = isExactObject(result) ? result.get("error") : undefined;
       const message = isExactObject(error) ? error.get("message") : undefined;
       this.refused.set(address, typeof message === "string" ? quote(message) : "no reason given");
     });
+    return accepted;
   }
 
   /** listsinceblock's entries grouped by txid: the outputs received, and the transaction's state. */

@@ -25,6 +25,7 @@
 // mainnet API configured for test mode, a Litecoin API for Bitcoin) is refused with a ChainNodeError
 // naming the network it serves, the one expected and the variable to fix, and nothing is read from
 // it (asked again a minute later), as the EVM (eth_chainId) and Core (getblockchaininfo) checks do.
+import type { Decimal } from "../../core/money/amounts.ts";
 import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
 import { hostOf, quote } from "../http/outbound.ts";
@@ -273,6 +274,34 @@ export class EsploraClient {
    * The start-up check (the watcher asks it when it starts, before any payment): the network check the
    * first read makes, shared with it. The network served, for the log; else a ChainNodeError naming the variable.
    */
+  /**
+   * What `address` holds now: what its outputs received less what was spent from them, on the best
+   * chain and in the mempool (GET /address/:address's chain_stats and mempool_stats), in coin units.
+   */
+  async balance(address: string): Promise<Decimal> {
+    const text = await this.get(`/address/${encodeURIComponent(normaliseAddress(address))}`);
+    let body: ExactJson;
+    try {
+      body = parseExactJson(text);
+    } catch {
+      throw new ChainNodeError(`${this.name}: /address/${address} is not JSON: ${quote(text.slice(0, 200))}`, { reason: "malformed" });
+    }
+    const sats = (part: string, field: string): bigint => {
+      const stats = isExactObject(body) ? body.get(part) : undefined;
+      const value = isExactObject(stats) ? stats.get(field) : undefined;
+      if (!(value instanceof JsonNumber) || !/^\d{1,20}$/.test(value.text)) {
+        throw new ChainNodeError(`${this.name}: /address/${address} has no ${part}.${field}`, { reason: "malformed" });
+      }
+      return BigInt(value.text);
+    };
+    const held =
+      sats("chain_stats", "funded_txo_sum") -
+      sats("chain_stats", "spent_txo_sum") +
+      sats("mempool_stats", "funded_txo_sum") -
+      sats("mempool_stats", "spent_txo_sum");
+    return fromBaseUnits(held < 0n ? 0n : held, UTXO_DECIMALS);
+  }
+
   async checkNode(): Promise<string> {
     if (this.network === undefined) return `tip at block ${await this.tipHeight()}`;
     return this.checkNetwork(this.network);

@@ -59,6 +59,33 @@ const STATUS_CACHE_SIZE = 10_000;
 const MIN_WINDOW_BLOCKS = 64;
 /** How long a node found on the wrong chain is refused before its chain id is asked again. */
 const WRONG_CHAIN_RETRY_MS = 60_000;
+/** Reads of one address at a new head after a block read left the chain (a reorganisation under way), before the pass gives up on it. */
+const REORG_REREADS = 3;
+/** EIP-1474's "Resource not found": what EIP-1898 asks of a node for a block hash it does not have (anvil says it). */
+const RESOURCE_NOT_FOUND = -32001;
+
+/**
+ * A block this client read is no longer the chain's (a reorganisation since the scan's last sync): a
+ * balance asked at its hash is refused, a receipt found in it is elsewhere now. Not a failing node:
+ * the address is read again at the new head.
+ */
+export class BlockLeftChainError extends ChainNodeError {
+  constructor(message: string) {
+    super(message, { reason: "rpc_error" });
+    this.name = "BlockLeftChainError";
+  }
+}
+
+/** The node's JSON-RPC error, with its code. */
+class EvmRpcError extends ChainNodeError {
+  constructor(
+    message: string,
+    readonly code: number | null,
+  ) {
+    super(message, { reason: "rpc_error" });
+    this.name = "EvmRpcError";
+  }
+}
 
 const CHAIN_NAMES = new Map<bigint, string>([
   // The display names of core/networks.ts.
@@ -206,8 +233,36 @@ export class EvmRpcClient implements BlockSource {
   /** Balance in wei at a block number, or at the block of that hash (EIP-1898). */
   async balance(address: string, block: number | string): Promise<bigint> {
     const at = typeof block === "number" ? hex(block) : { blockHash: block };
-    const result = await this.call("eth_getBalance", [checkAddress(address), at]);
+    let result: unknown;
+    try {
+      result = await this.call("eth_getBalance", [checkAddress(address), at]);
+    } catch (error) {
+      // A block named by hash that the node no longer has: -32001 (EIP-1474/1898, anvil), "header not found" (geth and its forks).
+      if (typeof block === "string" && error instanceof EvmRpcError && (error.code === RESOURCE_NOT_FOUND || /not found/i.test(error.message))) {
+        throw new BlockLeftChainError(`${this.name}: block ${block} is not the chain's any more (${error.message})`);
+      }
+      throw error;
+    }
     return this.quantity(result, "eth_getBalance");
+  }
+
+  /**
+   * What `address` holds at the head: its native coin in wei (eth_getBalance), and with `token` its
+   * balance of that token in base units (balanceOf through eth_call). Moving a token off the address
+   * takes the native coin for the fee.
+   */
+  async holdings(address: string, token?: TokenContract): Promise<{ native: bigint; token: bigint | null }> {
+    const holder = checkAddress(address);
+    const [native, units] = await Promise.all([
+      this.call("eth_getBalance", [holder, "latest"]),
+      token === undefined
+        ? Promise.resolve(null)
+        : this.call("eth_call", [{ to: token.contract, data: `0x70a08231${holder.slice(2).toLowerCase().padStart(64, "0")}` }, "latest"]),
+    ]);
+    return {
+      native: this.quantity(native, "eth_getBalance"),
+      token: units === null ? null : this.quantity(units, "eth_call (balanceOf)"),
+    };
   }
 
   /** Unix seconds of block `number`. */
@@ -271,6 +326,19 @@ export class EvmRpcClient implements BlockSource {
   async nativeReceipts(address: string, options: { since: Date; requiredConfirmations: number }): Promise<ObservedReceipt[]> {
     checkAddress(address);
     if (Number.isNaN(options.since.getTime())) throw new RangeError("since is not a valid date");
+    for (let read = 1; ; read++) {
+      try {
+        return await this.nativeRead(address, options);
+      } catch (error) {
+        // A reorganisation since the scan's sync: not a failing node; the blocks are read again at the new head.
+        if (!(error instanceof BlockLeftChainError) || read >= REORG_REREADS) throw error;
+        this.scanner.resync();
+      }
+    }
+  }
+
+  /** nativeReceipts' one read, from the scan's current view. */
+  private async nativeRead(address: string, options: { since: Date; requiredConfirmations: number }): Promise<ObservedReceipt[]> {
     const required = Math.max(1, Math.floor(options.requiredConfirmations));
     const view = await this.scanner.transfersTo(address.toLowerCase(), this.scanFrom(options.since));
     const confirmedAt = view.head - required + 1;
@@ -440,7 +508,10 @@ export class EvmRpcClient implements BlockSource {
       const error = body.error;
       const code = isRecord(error) && typeof error.code === "number" ? ` ${error.code}` : "";
       const message = isRecord(error) && typeof error.message === "string" ? error.message : quote(JSON.stringify(error));
-      throw new ChainNodeError(`${this.name}: ${method} failed: JSON-RPC error${code}: ${message}`, { reason: "rpc_error" });
+      throw new EvmRpcError(
+        `${this.name}: ${method} failed: JSON-RPC error${code}: ${message}`,
+        isRecord(error) && typeof error.code === "number" ? error.code : null,
+      );
     }
     if (body.id !== id) throw this.malformed(method, `the answer's id ${JSON.stringify(body.id)} is not the request's ${id}`);
     if (!("result" in body)) throw this.malformed(method, "the answer has neither result nor error");
@@ -464,7 +535,7 @@ export class EvmRpcClient implements BlockSource {
     const receipt = await this.call("eth_getTransactionReceipt", [t.txHash]);
     if (receipt !== null && !isRecord(receipt)) throw this.malformed("eth_getTransactionReceipt", "the receipt is not an object");
     if (receipt === null || String(receipt.blockHash).toLowerCase() !== t.blockHash) {
-      throw new ChainNodeError(`${this.name}: the receipt of ${t.txHash} is not in block ${t.blockNumber} (${t.blockHash}) any more`);
+      throw new BlockLeftChainError(`${this.name}: the receipt of ${t.txHash} is not in block ${t.blockNumber} (${t.blockHash}) any more`);
     }
     const status = this.quantity(receipt.status, "eth_getTransactionReceipt (status)");
     this.statuses.set(key, status === 1n);

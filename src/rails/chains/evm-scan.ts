@@ -132,6 +132,11 @@ export class BlockScanner {
     for (const [hash, to] of known) if (addresses.has(to) && !this.index.get(to)?.has(hash)) this.unconfirmed.set(hash, to);
   }
 
+  /** The view's blocks may have left the chain (a balance at its head's hash was refused): the next read syncs, whatever its age. */
+  resync(): void {
+    this.passBegan = true;
+  }
+
   /** The transfers to `address` in blocks mined from `from` (Unix seconds) to the head. */
   async transfersTo(address: string, from: number): Promise<ScanView> {
     this.want(address, from);

@@ -14,7 +14,7 @@
 // rejects with ChainNotConfiguredError naming the variable to set. A JSON-RPC node must be on the
 // mode's chain (eth_chainId; test mode may name another chain id for a local development chain).
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../core/money/currencies.ts";
-import type { ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
+import type { AddressBalances, AddressHoldings, AddressWatch, ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
 import { CHAINS, COIN_NETWORKS, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks } from "../wallets/networks.ts";
 import { CHAIN_ID_VARIABLES, CORE_NODE_VARIABLES, NODE_VARIABLES } from "./config.ts";
@@ -25,6 +25,7 @@ import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
 import { TronRpcClient, tronChain } from "./tron-rpc.ts";
 import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
 import { hostOf } from "../http/outbound.ts";
+import { fromBaseUnits } from "./units.ts";
 
 export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
 export { EsploraClient } from "./esplora.ts";
@@ -114,13 +115,15 @@ export interface ConfiguredNode {
 }
 
 type Mode = "live" | "test";
+/** A coin's node client, by kind. */
+export type ChainClient = Client;
 type Client =
   | { kind: "esplora"; client: EsploraClient }
   | { kind: "core"; client: CoreRpcClient }
   | { kind: "evm"; client: EvmRpcClient }
   | { kind: "tron"; client: TronRpcClient };
 
-export class ChainWatchers implements ChainWatcher {
+export class ChainWatchers implements ChainWatcher, AddressBalances, AddressWatch {
   /** By `COIN:network:mode`. */
   private readonly clients = new Map<string, Client>();
   private readonly networks: ReadonlyMap<string, CurrencyNetworks>;
@@ -218,6 +221,14 @@ export class ChainWatchers implements ChainWatcher {
     return this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"))?.kind;
   }
 
+  /**
+   * The client that reads this currency in that mode, or undefined without one: the refund rails
+   * (src/rails/refunds) ask it for a paid transaction's raw bytes, gas estimates and gas prices.
+   */
+  clientOf(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): ChainClient | undefined {
+    return this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
+  }
+
   /** Whether a node is configured for the currency's network in that mode. */
   supports(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): boolean {
     return this.clients.has(clientKey(currency.slug, network, isLive ? "live" : "test"));
@@ -259,6 +270,15 @@ export class ChainWatchers implements ChainWatcher {
     for (const [client, list] of native) client.beginPass(list);
   }
 
+  /**
+   * Initiate handed out `address`: an own BTC/LTC node imports it now (and reads its mempool for a
+   * payment already sent), not at the watcher's next pass. Other backends need no telling. Never rejects.
+   */
+  async handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network?: NetworkSlug): Promise<void> {
+    const entry = this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
+    if (entry?.kind === "core") await entry.client.handedOut(address);
+  }
+
   async receiptsTo(
     currency: CryptoCurrency,
     isLive: boolean,
@@ -284,6 +304,37 @@ export class ChainWatchers implements ChainWatcher {
       return entry.client.tokenReceipts(network.token, address, { since: options.since });
     }
     return entry.client.nativeReceipts(address, options);
+  }
+
+  /**
+   * What a handed-out address holds now: the coin paid to it and the network's fee coin. EVM: the
+   * token's balanceOf and eth_getBalance; TRON: the same over its JSON-RPC; BTC/LTC: the own node's
+   * watch-only wallet or Esplora (the coin is its own fee coin).
+   */
+  async holdings(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug): Promise<AddressHoldings> {
+    const mode: Mode = isLive ? "live" : "test";
+    const entry = this.clients.get(clientKey(currency.slug, network, mode));
+    if (entry === undefined) {
+      const where = network === defaultNetworkOf(currency.slug) ? "" : ` on ${network}`;
+      throw new ChainNotConfiguredError(
+        `no node configured for ${currency.slug}${where} ${mode} (set ${this.nodeVariable(currency, isLive, network)})`,
+      );
+    }
+    if (entry.kind === "esplora" || entry.kind === "core") {
+      const held = await entry.client.balance(address);
+      return { coin: held, feeCoin: held };
+    }
+    if (entry.kind === "tron") {
+      const token = this.tronTokens.get(currency.slug);
+      if (token === undefined) throw new Error(`${currency.slug} has no TRC-20 contract`);
+      const held = await entry.client.holdings({ contract: token[mode], decimals: token.decimals }, address);
+      return { coin: held.token, feeCoin: held.trx };
+    }
+    const row = this.networks.get(rowKey(currency.slug, network))?.[mode];
+    if (row?.family !== "evm") throw new Error(`${currency.slug} on ${network} is not an EVM row`);
+    const held = await entry.client.holdings(address, row.token);
+    const native = fromBaseUnits(held.native, 18);
+    return { coin: held.token === null || row.token === undefined ? native : fromBaseUnits(held.token, row.token.decimals), feeCoin: native };
   }
 
   /** Whether the client key `COIN:network:mode` is a token's (read from Transfer logs, not the block scan). */

@@ -46,6 +46,11 @@ export abstract class CachedPriceFeed implements PriceFeed {
   /** The quote's `source`, e.g. "coingecko". */
   abstract readonly name: string;
 
+  /** Alone (PAYGATE_PRICE_FEED names one provider), it is the only choice. */
+  get providers() {
+    return { names: [this.name], atLeast: 1 };
+  }
+
   protected readonly timeoutMs: number;
   private readonly freshMs: number;
   private readonly maxAgeMs: number;

@@ -9,9 +9,10 @@
 //    their times, and `sources` records what every provider gave.
 import { Decimal, RATE_DECIMALS } from "../../core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../core/money/currencies.ts";
-import { QuoteRefusedError, type PriceFeed, type PriceQuote, type RateSource } from "../../core/ports.ts";
+import { QuoteRefusedError, type PriceFeed, type PriceQuote, type QuoteOptions, type RateSource } from "../../core/ports.ts";
 import type { PriceFeedMetrics } from "../../observability/hooks.ts";
 import { reasonOf } from "./errors.ts";
+import { chosenFeeds } from "./index.ts";
 
 /** A provider's feed and its name (CachedPriceFeed has both). */
 export type NamedFeed = PriceFeed & { readonly name: string };
@@ -50,12 +51,19 @@ export class MedianFeed implements PriceFeed {
     this.maxRatio = options.maxSpreadPercent.div(100);
   }
 
-  async quote(crypto: CryptoCurrency, fiat: FiatCurrency, isLive: boolean): Promise<PriceQuote> {
-    const answers = await Promise.allSettled(this.feeds.map((feed) => feed.quote(crypto, fiat, isLive)));
+  /** A merchant's choice must name at least the quorum, or no quote could ever be had. */
+  get providers() {
+    return { names: this.feeds.map((f) => f.name), atLeast: this.options.quorum };
+  }
+
+  /** The median of the merchant's providers when it chose (QuoteOptions), else of all; the sources in that order. */
+  async quote(crypto: CryptoCurrency, fiat: FiatCurrency, isLive: boolean, quoteOptions?: QuoteOptions): Promise<PriceQuote> {
+    const feeds = chosenFeeds(this.feeds, quoteOptions, this.options.quorum);
+    const answers = await Promise.allSettled(feeds.map((feed) => feed.quote(crypto, fiat, isLive)));
     const failed: RateSource[] = [];
     const given: { provider: string; quote: PriceQuote }[] = [];
     answers.forEach((answer, i) => {
-      const provider = (this.feeds[i] as NamedFeed).name;
+      const provider = (feeds[i] as NamedFeed).name;
       if (answer.status === "fulfilled") given.push({ provider, quote: answer.value });
       else {
         // Only the reason word is kept: a provider's error text can quote its answer's body, and the sources are
@@ -70,8 +78,9 @@ export class MedianFeed implements PriceFeed {
     this.watch(crypto, fiat, priced, median);
 
     const used = new Set(agreeing.map((p) => p.provider));
+    const order = (provider: string) => feeds.findIndex((f) => f.name === provider);
     const sources: RateSource[] = [...priced.map((p) => sourceOf(p, used.has(p.provider), median)), ...failed].sort(
-      (a, b) => this.order(a.provider) - this.order(b.provider),
+      (a, b) => order(a.provider) - order(b.provider),
     );
 
     if (agreeing.length < this.options.quorum) {
@@ -83,10 +92,6 @@ export class MedianFeed implements PriceFeed {
     const rate = medianOf(agreeing.map((p) => p.quote.rate)) as Decimal;
     const quotedAt = new Date(Math.min(...agreeing.map((p) => p.quote.quotedAt.getTime())));
     return { rate, source: MEDIAN_SOURCE, quotedAt, sources };
-  }
-
-  private order(provider: string): number {
-    return this.feeds.findIndex((f) => f.name === provider);
   }
 
   /** Divergence per provider to the metrics; one log line when a provider starts or stops disagreeing. */

@@ -81,7 +81,7 @@ export class HdWalletRails implements PaymentRails {
   checkExtendedPublicKey(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, network?: NetworkSlug): ExtendedKeyCheck {
     if (isTron(network)) return this.tron.checkExtendedPublicKey(isLive, extendedPublicKey);
     const check = checkAccountKey(this.entry(currency, network), isLive, extendedPublicKey);
-    return check.ok ? { ok: true } : { ok: false, reason: check.reason };
+    return check.ok ? { ok: true, depth: check.node.depth, childIndex: check.node.index } : { ok: false, reason: check.reason };
   }
 
   createTestWallet(currency: CryptoCurrency, network?: NetworkSlug): string {

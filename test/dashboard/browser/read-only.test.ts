@@ -54,6 +54,7 @@ describe("a deactivated merchant's dashboard in a browser", () => {
       ["Webhooks", "Webhooks"],
       ["Wallets", "Wallets"],
       ["Payment links", "Payment links"],
+      ["Pricing", "Pricing"],
       ["Users", "Users"],
     ] as const) {
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name }).click();

@@ -24,6 +24,8 @@ export type InitializeTransactionInput = {
   description?: string | null | undefined;
   /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
   expiresIn?: number | null | undefined;
+  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. */
+  latePayment?: LatePaymentInput | null | undefined;
   /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
   locale?: string | null | undefined;
   meta?: Record<string, unknown> | null | undefined;
@@ -43,6 +45,11 @@ export type InitiatePaymentInput = {
   /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
   network?: string | null | undefined;
   refundAddress?: string | null | undefined;
+};
+
+export type LatePaymentInput = {
+  /** Percent, within the operator's bounds: a late payment is accepted when the market rate moved less. */
+  acceptIfRateMovedBelow: string;
 };
 
 /** How far the received payments go: see docs/lifecycle.md. */

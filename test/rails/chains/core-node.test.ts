@@ -154,6 +154,44 @@ describe("own node (Litecoin Core regtest)", () => {
     expect((await pass(chains, [address])).get(address)).toEqual([{ ...replacement, confirmations: 1 }]);
   });
 
+  it("finds in the mempool, at 0 confirmations, payments sent before their address was imported (the wallet never saw them)", async () => {
+    const chains = watcher(node.url, "early");
+    const [a, b] = [await node.newAddress(), await node.newAddress()];
+    const final = await pay(a, 0.3);
+    const replaceable = await pay(b, 0.2, true);
+    // Neither address is in the watcher's wallet yet: the first pass imports them, then reads the mempool.
+    const first = await pass(chains, [a, b]);
+    expect(first.get(a)).toEqual([{ key: `${final}:${await voutTo(final, a)}`, txHash: final, amount: "0.3", confirmations: 0 }]);
+    expect(first.get(b)).toEqual([{ key: `${replaceable}:${await voutTo(replaceable, b)}`, txHash: replaceable, amount: "0.2", confirmations: 0 }]);
+    // The wallet itself does not know them (Litecoin Core 0.21 does not look at its mempool on import).
+    await expect(node.send("gettransaction", [final, true], "early")).rejects.toThrow(/Invalid or non-wallet transaction id/);
+    const signals = await chains.receiptsTo(LTC, false, b, { since: SINCE, requiredConfirmations: 0 });
+    expect(signals.map((r) => r.replaceable)).toEqual([true]);
+    expect((await chains.receiptsTo(LTC, false, a, { since: SINCE, requiredConfirmations: 0 })).map((r) => r.replaceable)).toEqual([undefined]);
+    // Kept across passes while in the mempool, then the wallet lists them from their block.
+    expect((await pass(chains, [a, b])).get(a)?.map((r) => r.confirmations)).toEqual([0]);
+    await node.mine(1);
+    const mined = await pass(chains, [a, b]);
+    expect(mined.get(a)?.map((r) => [r.txHash, r.confirmations])).toEqual([[final, 1]]);
+    expect(mined.get(b)?.map((r) => [r.txHash, r.confirmations])).toEqual([[replaceable, 1]]);
+    expect(((await node.send("gettransaction", [final, true], "early")) as { confirmations: number }).confirmations).toBe(1);
+  });
+
+  it("imports an address when it is handed out, before any pass, so a payment right after it is in the wallet", async () => {
+    const chains = watcher(node.url, "handout");
+    await pass(chains, []); // the wallet exists, nothing is watched
+    const address = await node.newAddress();
+    await chains.handedOut(LTC, false, address, "litecoin");
+    expect(((await node.send("getaddressinfo", [address], "handout")) as { iswatchonly: boolean }).iswatchonly).toBe(true);
+    const txid = await pay(address, 0.15);
+    // The wallet saw it arrive (no mempool read needed), and the pass finds it at 0 confirmations.
+    await expect(node.send("gettransaction", [txid, true], "handout")).resolves.toMatchObject({ txid, confirmations: 0 });
+    expect((await pass(chains, [address])).get(address)).toEqual([
+      { key: `${txid}:${await voutTo(txid, address)}`, txHash: txid, amount: "0.15", confirmations: 0 },
+    ]);
+    await node.mine(1);
+  });
+
   it("makes as many node requests per pass for 30 pending addresses as for 1", async () => {
     const measure = async (count: number) => {
       const rpc = client({ wallet: `flat${count}` });
@@ -174,9 +212,9 @@ describe("own node (Litecoin Core regtest)", () => {
     const thirty = await measure(30);
     // First pass: chain check, the wallet (getwalletinfo, loadwallet, createwallet as a descriptor
     // wallet, refused without SQLite, then as a legacy one, getwalletinfo), one import for every new
-    // address, listsinceblock. Then getblockchaininfo and listsinceblock, and while a payment is
-    // unconfirmed one batch of getmempoolentry.
-    expect(one).toEqual([8, 3, 2]);
+    // address, the mempool read after it (getrawmempool: empty here), listsinceblock. Then
+    // getblockchaininfo and listsinceblock, and while a payment is unconfirmed one batch of getmempoolentry.
+    expect(one).toEqual([9, 3, 2]);
     expect(thirty).toEqual(one);
   });
 
@@ -188,6 +226,8 @@ describe("own node (Litecoin Core regtest)", () => {
     expect((error as Error).message).toBe(
       `Core RPC (${new URL(node.url).host}): the node is on chain "regtest", not "test": nothing is read from it (fix PAYGATE_LTC_TEST_NODE_URL or PAYGATE_LTC_TEST_CHAIN)`,
     );
+    // An address handed out is not imported either (nothing is written to such a node).
+    await rpc.handedOut(address);
     const wallets = (await node.send("listwallets")) as string[];
     expect(wallets).not.toContain("wrongchain");
   });
@@ -219,8 +259,10 @@ describe("own node (Litecoin Core regtest)", () => {
     const rpc = client({ wallet: "ondisk", url: `http://${new URL(node.url).host}`, cookieFile: `${node.datadir}/regtest/.cookie` });
     const address = await node.newAddress();
     const txid = await pay(address, 0.3);
-    // Imported after the payment was sent, with no rescan: it is seen once mined.
-    expect(await rpc.receiptsTo(address, { since: SINCE })).toEqual([]);
+    // Imported after the payment was sent, with no rescan: the mempool read after the import finds it.
+    expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.txHash, r.amount.toString(), r.confirmations])).toEqual([
+      [txid, "0.3", 0],
+    ]);
     await node.mine(1);
     rpc.beginPass([address]);
     const receipts = await rpc.receiptsTo(address, { since: SINCE });
@@ -256,6 +298,48 @@ describe("own node failures", () => {
     await expect(rpc.receiptsTo("rltc1qexample", { since: SINCE })).rejects.toThrow(
       `Core RPC (127.0.0.1:${html.port}): getblockchaininfo: HTTP 200, not a JSON-RPC answer: <html>proxy login</html>`,
     );
+  });
+
+  it("keeps a payment just mined while the wallet has not yet taken in its block (gone from the mempool, unconfirmed in the wallet)", async () => {
+    // The wallet follows the node through its validation queue, a moment behind: a real node shows that
+    // moment only by chance, so a proxy in front of it answers listsinceblock with the wallet's earlier view.
+    let stale: string | null = null;
+    let lastListing = "";
+    const proxy = await serve((res, req) => {
+      const request = JSON.parse(req.body) as { id?: number; method?: string };
+      if (request.method === "listsinceblock" && stale !== null) {
+        res.writeHead(200, { "content-type": "application/json" }).end(stale.replace(/"id":\s*\d+/, `"id":${request.id}`));
+        return;
+      }
+      const target = new URL(node.url);
+      fetch(`http://${target.host}${req.url}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: String(req.headers.authorization) },
+        body: req.body,
+      })
+        .then(async (answer) => {
+          const text = await answer.text();
+          if (request.method === "listsinceblock") lastListing = text;
+          res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+        })
+        .catch(() => res.socket?.destroy());
+    });
+    const behind = new URL(node.url);
+    const rpc = client({ wallet: "lagging", url: `http://${behind.username}:${behind.password}@127.0.0.1:${proxy.port}` });
+    const address = await node.newAddress();
+    await rpc.handedOut(address);
+    const txid = await pay(address, 0.35);
+    const key = `${txid}:${await voutTo(txid, address)}`;
+    rpc.beginPass([address]);
+    expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 0]]);
+
+    await node.mine(1);
+    stale = lastListing; // the wallet still at the block before: the payment unconfirmed, while the mempool no longer holds it
+    rpc.beginPass([address]);
+    expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 0]]);
+    stale = null;
+    rpc.beginPass([address]);
+    expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 1]]);
   });
 
   it("says which address the node refused to watch, and still reads the others", async () => {

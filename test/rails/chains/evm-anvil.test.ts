@@ -120,6 +120,27 @@ describe("native ETH on anvil: one receipt per transfer", () => {
     expect(await ethTo(w, me, since)).toEqual([]);
   });
 
+  it("reads again at the new head, not as a node failure, when a reorganisation took the block its view was of (anvil: -32001 for a balance at that hash)", async () => {
+    const node = await proxy(anvil.url);
+    // One view of the chain serves the reads of a minute (as within a watcher pass): the reorganisation comes between its sync and the balance.
+    const w = watchers({ evm: { ethereum: { test: node.url }, bsc: {} }, evmTuning: { headMaxAgeMs: 60_000 } });
+    const me = newAddress();
+    const since = new Date();
+    const tx = await anvil.sendTransaction({ to: me, value: ETHER });
+    await anvil.mine(1);
+    const head = (await anvil.send("eth_getBlockByNumber", ["latest", false])) as { hash: string };
+    expect((await ethTo(w, me, since)).map((r) => [r.key, r.confirmations])).toEqual([[tx, 2]]);
+    await anvil.reorg(2); // the payment's block and the head, replaced by empty blocks
+    await expect(anvil.send("eth_getBalance", [me, { blockHash: head.hash }])).rejects.toThrow(/Resource not found/);
+    expect(await ethTo(w, me, since)).toEqual([]);
+    const balances = node.calls().filter((c) => c.method === "eth_getBalance");
+    expect(balances.map((c) => (c.params[1] as { blockHash: string }).blockHash)).toEqual([
+      head.hash,
+      head.hash,
+      expect.not.stringMatching(head.hash),
+    ]);
+  });
+
   it("drops a payment that a revert to an earlier snapshot took away, once the chain grows past it again", async () => {
     const w = watchers();
     const me = newAddress();

@@ -176,6 +176,12 @@ describe("live initiate priced by the median of the providers", () => {
     const res0 = await t.post("/v1/transaction", initializeBody({ currency: "USD", amount: "100" }), bearer(keys.testPublicKey));
     const res = await t.post(`/v1/transaction/${res0.body.data.id}/pay`, { currency_id: "4" }, bearer(keys.testSecretKey));
     expect(res.status).toBe(200);
-    expect(res.body.data.meta.quote).toEqual({ rate: "65000", source: "test-rates", quoted_at: expect.any(String) });
+    expect(res.body.data.meta.quote).toEqual({
+      rate: "65000",
+      market_rate: "65000",
+      spread_percent: "0",
+      source: "test-rates",
+      quoted_at: expect.any(String),
+    });
   });
 });

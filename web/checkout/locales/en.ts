@@ -1,4 +1,9 @@
 // The checkout's English texts: the shape every other locale file follows (type Messages).
+import type { ApiErrorKey } from "../api-errors.ts";
+
+/** A network's name in live and test mode, by the API's network slug (src/core/networks.ts). */
+export type NetworkNames = Record<"ethereum" | "bsc" | "tron" | "bitcoin" | "litecoin", { live: string; test: string }>;
+
 export const en = {
   language: "Language",
   pageTitle: (merchant: string, amount: string) => `Pay ${merchant} · ${amount}`,
@@ -17,6 +22,7 @@ export const en = {
   refundSummary: "Add a refund address (optional)",
   refundLabel: "Your address for refunds",
   refundHelp: "On the network of the coin you choose, in case the merchant needs to send money back.",
+  refundInvalid: (coin: string, network: string) => `This is not a ${coin} address on ${network}. Check it, or leave the field empty.`,
   gettingAddress: (coin: string) => `Getting your ${coin} payment address…`,
   onNetwork: (network: string) => ` on ${network}`,
   about: (amount: string) => `about ${amount}`,
@@ -24,7 +30,7 @@ export const en = {
   noCoins: "This merchant accepts no coin right now. Go back to the merchant's site to pay another way.",
   pickUnreachable: "The payment service could not be reached. Check your internet connection, then choose again.",
   pickUnpriced: (coin: string) => `${coin} cannot be priced right now. Try again in a moment, or choose another coin.`,
-  pickRefused: (message: string) => `${message}. Try again, or choose another coin.`,
+  pickRefused: (message: string) => `${message} Try again, or choose another coin.`,
   pickFailed: "Something went wrong. Try again, or choose another coin.",
   copy: "Copy",
   copyAmount: "Copy amount",
@@ -42,6 +48,16 @@ export const en = {
   payWith: (coin: string) => `Pay with ${coin}`,
   timeLeft: "Time left to pay: ",
   openInWallet: "Open in wallet app",
+  payWithBrowserWallet: "Pay with browser wallet",
+  walletConnecting: "Asking your wallet for an account…",
+  walletSwitching: (network: string) => `Asking your wallet to switch to ${network}…`,
+  walletConfirming: "Confirm the payment in your wallet.",
+  walletSent: "Sent from your wallet. This page updates by itself when the network sees it.",
+  walletRejected: "You declined in your wallet: nothing was sent. You can try again.",
+  walletNoAccount: "Your wallet shared no account. Unlock it, then try again.",
+  walletWrongChain: (network: string) => `Your wallet is on another network. Switch it to ${network}, then try again.`,
+  walletUnknownChain: (network: string) => `Your wallet does not know ${network}. Add that network in your wallet, then try again.`,
+  walletFailed: (message: string) => `Your wallet did not send the payment: ${message}`,
   sendExactly: (coin: string, network: string) =>
     `Send exactly this amount of ${coin} on the ${network} network. A payment of another coin or on another network cannot be matched to this order and is lost.`,
   waitingTitle: "Waiting for your payment",
@@ -85,6 +101,34 @@ export const en = {
   tryAgain: "Try again",
   checkoutName: "paygate checkout",
   connectionLost: "Connection to the payment service lost: retrying. A payment you send meanwhile is still counted.",
+  /** Network names in this language by network slug; null: the API's own (English) names, from src/core/networks.ts. */
+  networkNames: null as NetworkNames | null,
+  /** What an API error means to the customer, by its reason or GraphQL code (api-errors.ts): never the API's own message. */
+  apiErrors: {
+    BAD_REQUEST: "The request could not be read.",
+    BAD_USER_INPUT: "Something in the request is not valid.",
+    UNAUTHENTICATED: "This payment link is not valid.",
+    FORBIDDEN: "This payment link may not be used here.",
+    NOT_FOUND: "This payment could not be found.",
+    INVALID_STATE: "This payment cannot be changed any more.",
+    KYB_REQUIRED: "This merchant cannot take payments yet.",
+    UPSTREAM_UNAVAILABLE: "A service the payment needs is not answering right now.",
+    DATABASE_UNAVAILABLE: "The payment service is busy right now; nothing was changed.",
+    IDEMPOTENCY_CONFLICT: "This choice clashed with an earlier one; reload the page.",
+    CONFLICT: "This conflicts with the payment's current state; reload the page.",
+    GONE: "This link is no longer valid.",
+    RATE_LIMITED: "Too many attempts in a short time: wait a moment.",
+    INTERNAL_SERVER_ERROR: "The payment service had a problem.",
+    network_not_allowed: "This coin cannot be paid on this network.",
+    processor_not_configured: "The merchant does not accept this coin right now.",
+    currency_not_supported: "This coin is not accepted.",
+    merchant_inactive: "This merchant is not taking payments right now.",
+    transaction_not_initiated: "A coin was already chosen for this payment, or it has ended.",
+    transaction_closed: "This payment has ended.",
+    wallet_busy: "Many payments are being started at once.",
+    address_unavailable: "No payment address could be made for this coin right now.",
+  } satisfies Record<ApiErrorKey, string>,
+  apiErrorUnknown: (code: string) => `Something went wrong (error ${code}).`,
   timeUp: "The time to pay has run out.",
   lessThanAMinute: "Less than a minute left to pay.",
   minutesLeft: (minutes: number) => `${minutes} minutes left to pay.`,

@@ -3,7 +3,9 @@
 import type { DashboardPage } from "../context.ts";
 import { renderApiKeys } from "./api-keys.ts";
 import { renderAuditLog } from "./audit-log.ts";
+import { renderFundsHeld } from "./funds-held.ts";
 import { renderPaymentLinks } from "./payment-links.ts";
+import { renderPricing } from "./pricing.ts";
 import { renderSecurity } from "./security.ts";
 import { renderTransaction } from "./transaction.ts";
 import { renderTransactions } from "./transactions.ts";
@@ -19,7 +21,9 @@ export const PAGES: DashboardPage[] = [
   { path: "webhooks", title: "Webhooks", permission: "read", render: renderWebhooks },
   { path: "api-keys", title: "API keys", permission: "read", render: renderApiKeys },
   { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },
+  { path: "funds-held", title: "Funds held", permission: "read", render: renderFundsHeld },
   { path: "payment-links", title: "Payment links", permission: "read", render: renderPaymentLinks },
+  { path: "pricing", title: "Pricing", permission: "read", render: renderPricing },
   { path: "users", title: "Users", permission: "read", render: renderUsers },
   { path: "security", title: "Security", permission: "read", render: renderSecurity },
   { path: "audit-log", title: "Audit log", permission: "read_audit_log", render: renderAuditLog },

@@ -42,7 +42,24 @@ interface Detail extends TransactionRow {
   initiated_at: string | null;
   expires_at: string | null;
   updated_at: string;
-  quote: { rate: string; source: string; quoted_at: string } | null;
+  quote: {
+    rate: string;
+    market_rate: string;
+    spread_percent: string;
+    source: string;
+    quoted_at: string;
+    sources?: { provider: string; rate: string | null; used: boolean; reason: string | null; detail: string | null }[];
+  } | null;
+  /** The per-payment policies given at initialize; null values: the operator's. */
+  policies: {
+    expires_in: number | null;
+    underpayment_tolerance: string | null;
+    confirmations: Record<string, number> | null;
+    late_payment: {
+      accept_if_rate_moved_below: string;
+      decision: { accepted: boolean; locked_rate: string; market_rate: string; moved_percent: string; checked_at: string } | null;
+    } | null;
+  };
   payment: { state: string; confirmations: number | null; required_confirmations: number | null } | null;
   /** When the payment left the chain after the transaction succeeded (payment.reversed); null: never. */
   reversed_at: string | null;
@@ -92,6 +109,7 @@ export async function renderTransaction(ctx: PageContext, main: HTMLElement): Pr
     back,
     fields(t),
     quote(t),
+    policies(t),
     receipts(t),
     h("h2", {}, "Webhook events"),
     t.events.length === 0
@@ -143,10 +161,58 @@ function quote(t: Detail): HTMLElement {
     t.quote
       ? list([
           ["Rate", `1 ${t.payment_currency ?? ""} = ${t.quote.rate} ${t.currency ?? ""}`],
+          ["Market rate", `1 ${t.payment_currency ?? ""} = ${t.quote.market_rate} ${t.currency ?? ""}`],
+          ["Spread", `${t.quote.spread_percent}%`],
           ["Source", t.quote.source],
           ["Quoted at", when(t.quote.quoted_at)],
+          [
+            "Providers",
+            t.quote.sources && t.quote.sources.length > 0
+              ? h(
+                  "ul",
+                  {},
+                  ...t.quote.sources.map((s) =>
+                    h("li", {}, `${s.provider}: ${s.rate ?? "no price"}${s.used ? " (used)" : ` (left out: ${s.reason ?? "unknown"})`}`),
+                  ),
+                )
+              : null,
+          ],
         ])
       : h("p", {}, "No quote yet: the customer has not chosen a coin."),
+  );
+}
+
+/** The per-payment policies given at initialize; each one not given is the operator's setting. */
+function policies(t: Detail): HTMLElement {
+  const p = t.policies;
+  const late = p.late_payment;
+  const decision = late?.decision;
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "tx-policies" },
+    h("h2", { id: "tx-policies" }, "Payment policies"),
+    list([
+      ["Checkout window", p.expires_in === null ? "The service's default" : `${p.expires_in} seconds`],
+      ["Underpayment tolerance", p.underpayment_tolerance === null ? "The service's default" : `${p.underpayment_tolerance}%`],
+      [
+        "Confirmations",
+        p.confirmations === null
+          ? "The service's default"
+          : Object.entries(p.confirmations)
+              .map(([coin, n]) => `${coin}: ${n}`)
+              .join(", "),
+      ],
+      [
+        "Late payment",
+        late === null ? "Left to you (recorded as paid late)" : `Accepted when the rate moved less than ${late.accept_if_rate_moved_below}%`,
+      ],
+      [
+        "Late payment decision",
+        decision
+          ? `${decision.accepted ? "Accepted" : "Recorded as late"}: the rate moved ${decision.moved_percent}% (${decision.locked_rate} → ${decision.market_rate}) on ${when(decision.checked_at)}`
+          : null,
+      ],
+    ]),
   );
 }
 

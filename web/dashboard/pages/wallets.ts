@@ -74,7 +74,106 @@ export async function renderWallets(ctx: PageContext, main: HTMLElement): Promis
   );
   // The coins and their networks are the service's (its networks table).
   await reload();
-  if (manage) replace(form, setForm(ctx, await ctx.api.get<CoinNetwork[]>(ctx.withMode("/networks")), reload));
+  const defaults = h("div", {});
+  main.insertBefore(defaults, form);
+  const reloadDefaults = async () => replace(defaults, await defaultNetworksSection(ctx, reloadDefaults));
+  await reloadDefaults();
+  // A wallet set on a network makes that network choosable as the default.
+  const reloadAll = async () => {
+    const wallets = await reload();
+    await reloadDefaults();
+    return wallets;
+  };
+  if (manage) replace(form, setForm(ctx, await ctx.api.get<CoinNetwork[]>(ctx.withMode("/networks")), reloadAll));
+}
+
+/** A coin paid on several networks, with the network a request naming none is paid on (GET /default-networks). */
+interface DefaultNetworkChoice {
+  currency: string;
+  network: string;
+  chosen: boolean;
+  networks: { network: string; network_name: string; standard: string | null; has_wallet: boolean }[];
+}
+
+const networkLabel = (n: DefaultNetworkChoice["networks"][number]) => (n.standard ? `${n.network_name} (${n.standard})` : n.network_name);
+
+/**
+ * Per coin paid on several networks: its default network in the mode. The owner picks it (only
+ * networks with a wallet can be picked; the service refuses others too); other roles read it.
+ */
+async function defaultNetworksSection(ctx: PageContext, reload: () => Promise<void>): Promise<HTMLElement> {
+  const choices = await ctx.api.get<DefaultNetworkChoice[]>(ctx.withMode("/default-networks"));
+  const manage = ctx.can("manage_default_networks");
+  const current = (c: DefaultNetworkChoice) => c.networks.find((n) => n.network === c.network);
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "default-networks-title" },
+    h("h2", { id: "default-networks-title" }, `Default networks (${modeLabel(ctx.mode)})`),
+    h(
+      "p",
+      { class: "hint" },
+      "The network a coin is paid on when a payment request names none; at the checkout it is offered first.",
+      manage ? "" : ctx.roleNote(" Your role can read them; an owner can change them."),
+    ),
+    ...choices.map((choice) =>
+      manage
+        ? defaultNetworkForm(ctx, choice, reload)
+        : h(
+            "p",
+            { id: `default-network-${choice.currency}` },
+            `${choice.currency}: ${current(choice) ? networkLabel(current(choice) as DefaultNetworkChoice["networks"][number]) : choice.network}`,
+          ),
+    ),
+  );
+}
+
+function defaultNetworkForm(ctx: PageContext, choice: DefaultNetworkChoice, reload: () => Promise<void>): HTMLElement {
+  const id = `default-network-${choice.currency}`;
+  const error = alertSlot(`${id}-error`);
+  const select = h(
+    "select",
+    { id, name: "network", "aria-describedby": `${id}-hint ${id}-error` },
+    ...choice.networks.map((n) =>
+      h(
+        "option",
+        { value: n.network, selected: n.network === choice.network, disabled: !n.has_wallet && n.network !== choice.network },
+        n.has_wallet ? networkLabel(n) : `${networkLabel(n)}: no wallet set`,
+      ),
+    ),
+  );
+  const save = h("button", { type: "submit", class: "button" }, "Save");
+  const form = h(
+    "form",
+    { class: "inline-form", novalidate: true },
+    h("div", { class: "field" }, h("label", { for: id }, `Default network for ${choice.currency}`), select),
+    h("p", { class: "hint", id: `${id}-hint` }, "A network can be the default once a wallet is set on it (above)."),
+    error,
+    save,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void runChange(
+      save,
+      error,
+      async () => {
+        const saved = await ctx.api.request<DefaultNetworkChoice[]>("PUT", ctx.withMode(`/default-networks/${encodeURIComponent(choice.currency)}`), {
+          network: select.value,
+        });
+        const now = saved.find((c) => c.currency === choice.currency);
+        const picked = now?.networks.find((n) => n.network === now.network);
+        await reload();
+        const notice = document.getElementById("default-networks-saved");
+        const message = `${choice.currency} is now paid on ${picked ? networkLabel(picked) : select.value} when a request names no network.`;
+        const shown = h("p", { class: "notice", id: "default-networks-saved", tabindex: "-1", role: "status" }, message);
+        if (notice) notice.replaceWith(shown);
+        else document.getElementById("default-networks-title")?.after(shown);
+        shown.focus();
+        ctx.announce(message);
+      },
+      select,
+    );
+  });
+  return form;
 }
 
 /** Whether the wallet's coin has wallets on several networks in the list. */

@@ -31,6 +31,25 @@ export type ReceiptState =
   /** On the chain (or in the mempool) with fewer confirmations than required: counted in amountUnconfirmed. */
   | 'SEEN';
 
+export type RefundAmountKind =
+  /** amount in amountCurrency. */
+  | 'CUSTOM'
+  /** All that was paid. */
+  | 'FULL'
+  /** What was paid beyond the payment amount. */
+  | 'OVERPAID';
+
+export type RefundState =
+  | 'CANCELED'
+  | 'PENDING'
+  | 'SUCCEEDED';
+
+export type RefundValuation =
+  /** The price when the refund is made. */
+  | 'CURRENT_RATE'
+  /** The transaction's locked quote. */
+  | 'LOCKED_RATE';
+
 export type TransactionStatus =
   | 'ABANDONED'
   | 'INITIATED'

@@ -11,7 +11,7 @@ import type { DeliveryReport } from "../../../core/ports.ts";
 import type { AttemptRecord, EventWithAttempts } from "../../../core/stores/webhook-events.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
-import { paymentObject, quoteObject } from "../../presenters.ts";
+import { paymentObject, policiesObject, quoteObject } from "../../presenters.ts";
 import { actorOf, isLiveOf, modeOf, sendData } from "../session.ts";
 
 export function transactionRoutes(router: Router, gateway: PaymentGateway): void {
@@ -89,6 +89,7 @@ function transactionDetail({ transaction: t, view, receipts, events }: Transacti
     expires_at: time(t.expiresAt),
     updated_at: t.updatedAt.toISOString(),
     quote: quoteObject(view),
+    policies: policiesObject(t),
     payment: paymentObject(view),
     reversed_at: time(t.reversedAt),
     receipts: receipts.map((r) => ({

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "wallets" ADD COLUMN     "key_origin" TEXT;

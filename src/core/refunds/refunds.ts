@@ -1,0 +1,465 @@
+// Refund use cases (issue 26; docs/refunds.md): make one on a transaction that received money, read,
+// list, cancel, mark paid, and the customer's claim of an address. Rules are in rules.ts; the chain
+// side (RefundPayments, the refund watcher) builds the unsigned transaction and closes refunds.
+import { z } from "zod";
+import type { CoreDeps } from "../deps.ts";
+import { errors, type FieldError, PaygateError } from "../errors.ts";
+import { refundEvent } from "../events/refund-events.ts";
+import { earlierRefundId, requestProblems, scopeOf } from "../idempotency.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import type { Caller } from "../merchants/credentials.ts";
+import { Decimal } from "../money/amounts.ts";
+import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "../money/currencies.ts";
+import { networkOrDefault } from "../networks.ts";
+import type { RefundInstructions } from "../ports.ts";
+import { hashKey, randomToken } from "../secrets.ts";
+import type { RefundChange } from "../stores/refunds.ts";
+import { findTransactionFor, isTransactionId, type TransactionRecord } from "../transactions/record.ts";
+import { parseBody } from "../transactions/requests.ts";
+import {
+  amountOf,
+  bodyProblems,
+  CLAIM_TOKEN,
+  DEFAULT_CLAIM_DAYS,
+  destinationProblem,
+  isRefundId,
+  leftText,
+  newRefundId,
+  RefundBody,
+  refundableOf,
+  receivedOf,
+} from "./rules.ts";
+import { type RefundPaymentView, type RefundRecord, type RefundSummary, type RefundView, refundView } from "./view.ts";
+
+export type RefundDeps = Pick<
+  CoreDeps,
+  "stores" | "credentials" | "clock" | "prices" | "rails" | "qr" | "publicUrl" | "refundPayments" | "refundClaimDays"
+>;
+
+export interface CreateRefundRequest {
+  bearerToken: string | undefined;
+  transactionId: string;
+  body: unknown;
+  idempotencyKey?: string;
+}
+
+export interface RefundOutcome {
+  merchantId: number;
+  refund: RefundView;
+  replayed?: true;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A transaction's coin, network and fiat; null before a coin was chosen. */
+function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: FiatCurrency } | null {
+  const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
+  const fiat = fiatById(t.initializedCurrencyId);
+  return crypto && fiat ? { crypto, fiat } : null;
+}
+
+async function secretCaller(deps: RefundDeps, bearerToken: string | undefined): Promise<Caller> {
+  return deps.credentials.authenticateSecret(bearerToken);
+}
+
+/** POST /v1/transaction/:id/refunds. */
+export async function createRefund(deps: RefundDeps, request: CreateRefundRequest): Promise<RefundOutcome> {
+  const caller = await secretCaller(deps, request.bearerToken);
+  const parsed = parseBody(RefundBody, request.body);
+  const problems = requestProblems(parsed, request.idempotencyKey);
+  if (!parsed.ok || problems.length > 0) throw errors.refundValidation(problems);
+  const body = parsed.value;
+  const transaction = await findTransactionFor(deps.stores.transactions, request.transactionId, caller.merchant.id, caller.isLive);
+  if (!transaction) throw errors.transactionNotFound(request.transactionId);
+
+  const scope = scopeOf(request.idempotencyKey, caller, `refund:${transaction.id}`, body);
+  if (scope) {
+    const earlier = await earlierRefundId(deps.stores.idempotency, scope);
+    if (earlier !== null) {
+      const found = await deps.stores.refunds.findFor(earlier, caller.merchant.id, caller.isLive);
+      if (found) return { merchantId: caller.merchant.id, refund: await shown(deps, found), replayed: true };
+    }
+  }
+
+  const currencies = currenciesOf(transaction);
+  if (!currencies || receivedOf(transaction).lte(0)) throw errors.nothingReceived();
+  const { crypto, fiat } = currencies;
+  const fieldProblems = bodyProblems(body, crypto);
+  const network = networkOrDefault(crypto.slug, transaction.paymentNetwork);
+  let destination: string | null = null;
+  if (transaction.refundAddress !== null) {
+    const problem = destinationProblem(deps.rails, crypto, transaction.isLive, network, transaction.refundAddress, "refund_address");
+    if (problem) fieldProblems.push({ ...problem, message: `the transaction's ${problem.message}; this refund cannot be sent there` });
+    destination = transaction.refundAddress;
+  }
+  if (fieldProblems.length > 0) throw errors.refundValidation(fieldProblems);
+
+  const rate = await rateFor(deps, body.valuation, transaction, crypto, fiat);
+  const already = (await deps.stores.refunds.refundedAmounts([transaction.id])).get(transaction.id) ?? new Decimal(0);
+  // Checked here for the message, and again under the transaction's lock as the refund is written.
+  const amount = amountOf(body.amount_kind, body, transaction, crypto, fiat, rate, refundableOf(transaction, already));
+
+  const now = deps.clock.now();
+  const token = destination === null ? randomToken(32) : null;
+  const days = deps.refundClaimDays ?? DEFAULT_CLAIM_DAYS;
+  const feeRate = body.fee_rate === undefined || body.fee_rate === null ? null : new Decimal(body.fee_rate);
+  const id = newRefundId();
+  const instructions =
+    destination === null
+      ? null
+      : await instructionsFor(deps, transaction, crypto, network, destination, amount.crypto, feeRate, body.deduct_network_fee);
+  refusedAtCreation(instructions);
+  const built = instructions?.ok ? instructions.value : null;
+  const created = await deps.stores.refunds.create(
+    {
+      id,
+      transactionId: transaction.id,
+      merchantId: caller.merchant.id,
+      isLive: caller.isLive,
+      state: "pending",
+      amountKind: body.amount_kind,
+      amount: amount.crypto,
+      fiatAmount: amount.fiat,
+      fiatCurrencyId: fiat.id,
+      valuation: body.valuation,
+      rate,
+      deductNetworkFee: body.deduct_network_fee,
+      networkFee: built?.networkFee ? new Decimal(built.networkFee) : null,
+      amountToCustomer: built ? new Decimal(built.amountToCustomer) : amount.crypto,
+      feeRate,
+      destination,
+      claimTokenHash: token === null ? null : hashKey(token),
+      claimExpiresAt: token === null ? null : new Date(now.getTime() + days * DAY_MS),
+      createdAt: now,
+    },
+    (alreadyRefunded) => {
+      const left = refundableOf(transaction, alreadyRefunded);
+      if (amount.crypto.gt(left)) throw errors.refundOverLimit(leftText(left, crypto));
+    },
+    (record) => refundEvent("refund.created", record),
+    scope && { ...scope },
+  );
+  const refundUrl = token === null ? null : `${deps.publicUrl}/refund/${token}`;
+  return { merchantId: caller.merchant.id, refund: await shown(deps, created, instructions, refundUrl) };
+}
+
+/** Fiat per coin: the transaction's locked quote, or the price feed's now. */
+async function rateFor(
+  deps: RefundDeps,
+  valuation: "locked_rate" | "current_rate",
+  t: TransactionRecord,
+  crypto: CryptoCurrency,
+  fiat: FiatCurrency,
+) {
+  if (valuation === "current_rate") return (await deps.prices.quote(crypto, fiat, t.isLive)).rate;
+  if (t.quoteRate === null) throw errors.nothingReceived();
+  return new Decimal(t.quoteRate.toString());
+}
+
+/**
+ * What the refund rails said: their instructions, or why they could build none (outputs a transaction
+ * cannot spend, such as the test helper's, or a node that does not answer); null while none are set up.
+ */
+type Instructions = { ok: true; value: RefundInstructions } | { ok: false; problem: string; reason: string } | null;
+
+/** A refund too small to pay once the network fee is taken is the merchant's input to fix: refused, not shown. */
+const REFUSED_AT_CREATION = new Set(["refund_below_dust"]);
+
+async function instructionsFor(
+  deps: RefundDeps,
+  t: TransactionRecord,
+  crypto: CryptoCurrency,
+  network: string,
+  destination: string,
+  amount: Decimal,
+  feeRate: Decimal | null,
+  deductNetworkFee: boolean,
+): Promise<Instructions> {
+  if (!deps.refundPayments || t.walletId === null || t.derivationIndex === null || t.paymentAddress === null) return null;
+  const receipts = await deps.stores.transactions.receipts(t.id);
+  const request = {
+    coin: crypto.slug,
+    network,
+    isLive: t.isLive,
+    walletId: t.walletId,
+    derivationIndex: t.derivationIndex,
+    paymentAddress: t.paymentAddress,
+    receipts: receipts.filter((r) => r.status === "CONFIRMED").map((r) => ({ key: r.key, txHash: r.txHash, amount: r.amount.toFixed() })),
+    destination,
+    amount: amount.toFixed(),
+    feeRate: feeRate?.toFixed() ?? null,
+    deductNetworkFee,
+  };
+  try {
+    return { ok: true, value: await deps.refundPayments.instructions(request) };
+  } catch (error) {
+    if (!(error instanceof PaygateError)) throw error;
+    return { ok: false, problem: error.message, reason: error.reason };
+  }
+}
+
+/** Instructions at creation: a refund the rails refuse as too small is refused with their message. */
+function refusedAtCreation(instructions: Instructions): void {
+  if (instructions && !instructions.ok && REFUSED_AT_CREATION.has(instructions.reason)) {
+    throw errors.refundValidation([{ field: "amount", message: instructions.problem }]);
+  }
+}
+
+/**
+ * The refund object, with how to pay it while it is pending and has a destination. When the rails
+ * build nothing, the payment URI and QR alone (to pay from elsewhere), with the rails' reason.
+ */
+async function shown(deps: RefundDeps, r: RefundRecord, known?: Instructions, refundUrl: string | null = null): Promise<RefundView> {
+  const coin = cryptoById(r.transaction.paymentCurrencyId ?? 0);
+  if (r.state !== "pending" || r.destination === null || !coin) return refundView(r, { refundUrl });
+  const network = networkOrDefault(coin.slug, r.transaction.paymentNetwork);
+  const instructions = known ?? (await instructionsFor(deps, r.transaction, coin, network, r.destination, r.amount, r.feeRate, r.deductNetworkFee));
+  if (instructions === null) return refundView(r, { refundUrl });
+  if (!instructions.ok) {
+    const uri = deps.rails.paymentUri(coin, r.isLive, r.destination, r.amountToCustomer, network);
+    const payment: RefundPaymentView = {
+      uri,
+      qr: await deps.qr.dataUrl(uri),
+      psbt: null,
+      network_fee: null,
+      evm_transaction: null,
+      gas_needed: null,
+      key_origin_missing: null,
+      problem: instructions.problem,
+    };
+    return refundView(r, { refundUrl, payment });
+  }
+  const built = instructions.value;
+  const payment: RefundPaymentView = {
+    uri: built.uri,
+    qr: await deps.qr.dataUrl(built.uri),
+    psbt: built.psbt,
+    network_fee: built.networkFee,
+    evm_transaction: built.evmTransaction,
+    gas_needed: built.gasNeeded,
+    key_origin_missing: built.keyOriginMissing,
+    problem: null,
+  };
+  return refundView(r, { refundUrl, payment });
+}
+
+async function ownRefund(deps: RefundDeps, caller: Caller, id: string): Promise<RefundRecord> {
+  const found = isRefundId(id) ? await deps.stores.refunds.findFor(id, caller.merchant.id, caller.isLive) : null;
+  if (!found) throw errors.refundNotFound(id);
+  return found;
+}
+
+/** GET /v1/refunds/:id. */
+export async function retrieveRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
+  const caller = await secretCaller(deps, bearerToken);
+  return { merchantId: caller.merchant.id, refund: await shown(deps, await ownRefund(deps, caller, id)) };
+}
+
+/** GET /v1/transaction/:id/refunds: oldest first, with what is left to refund. */
+export async function transactionRefunds(
+  deps: RefundDeps,
+  bearerToken: string | undefined,
+  transactionId: string,
+): Promise<{ merchantId: number; refunds: RefundView[]; amountRefundable: string | null }> {
+  const caller = await secretCaller(deps, bearerToken);
+  const transaction = await findTransactionFor(deps.stores.transactions, transactionId, caller.merchant.id, caller.isLive);
+  if (!transaction) throw errors.transactionNotFound(transactionId);
+  const rows = await deps.stores.refunds.listForTransaction(transaction.id);
+  const summary = (await refundSummaries(deps, [transaction])).get(transaction.id);
+  return {
+    merchantId: caller.merchant.id,
+    refunds: rows.map((r) => refundView(r)),
+    amountRefundable: summary?.amount_refundable ?? null,
+  };
+}
+
+/** Each transaction's refunds in short and what is left to refund (the transaction replies' added fields). */
+export async function refundSummaries(
+  deps: Pick<RefundDeps, "stores">,
+  transactions: readonly TransactionRecord[],
+): Promise<Map<string, RefundSummary>> {
+  const summaries = new Map<string, RefundSummary>();
+  const refunded = transactions.length === 0 ? new Map<string, Decimal>() : await deps.stores.refunds.refundedAmounts(transactions.map((t) => t.id));
+  const withRefunds = transactions.filter((t) => refunded.has(t.id));
+  const rows = await Promise.all(withRefunds.map((t) => deps.stores.refunds.listForTransaction(t.id)));
+  const byTransaction = new Map(withRefunds.map((t, i) => [t.id, rows[i] ?? []]));
+  for (const t of transactions) {
+    const refunds = byTransaction.get(t.id) ?? [];
+    summaries.set(t.id, {
+      refunds: refunds.map((r) => ({ id: r.id, state: r.state, amount: r.amount.toFixed(), created_at: r.createdAt.toISOString() })),
+      amount_refundable: t.paymentCurrencyId === null ? null : refundableOf(t, refunded.get(t.id) ?? new Decimal(0)).toFixed(),
+    });
+  }
+  return summaries;
+}
+
+const REFUND_CURSOR = /^re_[0-9a-f-]{36}$/;
+
+export const RefundListParams = z.object({
+  limit: limitParam.optional(),
+  starting_after: single.regex(REFUND_CURSOR, "must be the id (re_…) of a refund of the previous page").optional(),
+  transaction: single.refine(isTransactionId, "must be a transaction id (a UUID)").optional(),
+});
+
+/** GET /v1/refunds: the merchant's refunds of the key's mode, newest first, with the cursor of /v1/transactions. */
+export async function listRefunds(
+  deps: RefundDeps,
+  bearerToken: string | undefined,
+  params: Record<string, unknown>,
+): Promise<{ merchantId: number; refunds: RefundView[]; hasMore: boolean }> {
+  const caller = await secretCaller(deps, bearerToken);
+  const query = parseListQuery(RefundListParams, params);
+  let after: { createdAt: Date; id: string } | null = null;
+  if (query.starting_after !== undefined) {
+    const cursor = await deps.stores.refunds.findFor(query.starting_after, caller.merchant.id, caller.isLive);
+    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
+    after = { createdAt: cursor.createdAt, id: cursor.id };
+  }
+  const limit = query.limit ?? LIST_LIMIT_DEFAULT;
+  const rows = await deps.stores.refunds.page({
+    merchantId: caller.merchant.id,
+    isLive: caller.isLive,
+    transactionId: query.transaction?.toLowerCase() ?? null,
+    after,
+    limit: limit + 1,
+  });
+  const page = pageOf(rows, limit);
+  return { merchantId: caller.merchant.id, refunds: page.items.map((r) => refundView(r)), hasMore: page.hasMore };
+}
+
+/** A pending refund's change with its event; 409 when it is no longer pending (also when it moved in between). */
+async function changePending(
+  deps: RefundDeps,
+  r: RefundRecord,
+  change: RefundChange,
+  event: "refund.succeeded" | "refund.canceled" | null,
+): Promise<RefundRecord> {
+  if (r.state !== "pending") throw errors.refundNotPending(r.state);
+  const changed = await deps.stores.refunds.change(r.id, "pending", change, event === null ? null : (record) => refundEvent(event, record));
+  if (!changed) {
+    const now = await deps.stores.refunds.findFor(r.id, r.merchantId, r.isLive);
+    throw errors.refundNotPending(now?.state ?? "gone");
+  }
+  return changed;
+}
+
+/** POST /v1/refunds/:id/cancel. */
+export async function cancelRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
+  const caller = await secretCaller(deps, bearerToken);
+  const refund = await ownRefund(deps, caller, id);
+  const canceled = await changePending(deps, refund, { state: "canceled", canceledAt: deps.clock.now() }, "refund.canceled");
+  return { merchantId: caller.merchant.id, refund: refundView(canceled) };
+}
+
+/** A transaction hash as chains write them: 64 hex digits, with 0x on EVM chains. */
+const TX_HASH = /^(?:0x)?[0-9a-fA-F]{64}$/;
+
+export const MarkPaidBody = z.object({
+  tx_hash: z
+    .string({ error: "tx_hash is required" })
+    .trim()
+    .regex(TX_HASH, "tx_hash must be a transaction hash: 64 hexadecimal digits (0x first on EVM chains)"),
+});
+
+/**
+ * POST /v1/refunds/:id/mark_paid: the merchant says it paid with `tx_hash`. The refund stays pending,
+ * marked `merchant` with verification pending, until the chain side sees that transaction reach the
+ * destination (refundSucceeded) or finds it does not (refundVerificationFailed).
+ */
+export async function markRefundPaid(deps: RefundDeps, bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
+  const caller = await secretCaller(deps, bearerToken);
+  const parsed = parseBody(MarkPaidBody, body);
+  if (!parsed.ok) throw errors.refundValidation(parsed.errors);
+  const refund = await ownRefund(deps, caller, id);
+  if (refund.state === "pending" && refund.destination === null) {
+    throw errors.refundValidation([
+      { field: "tx_hash", message: "the refund has no destination yet: the customer has not claimed it, so no payment can be checked" },
+    ]);
+  }
+  const hash = parsed.value.tx_hash.toLowerCase();
+  const marked = await changePending(deps, refund, { txHash: hash, paidBy: "merchant", verification: "pending" }, null);
+  return { merchantId: caller.merchant.id, refund: await shown(deps, marked) };
+}
+
+/**
+ * For the chain side (issue 26): the refund's transaction reached its destination. `paidBy` `watcher`
+ * when the watcher found it, `merchant` when it verified a merchant's tx_hash. Null when not pending.
+ */
+export async function refundSucceeded(
+  deps: Pick<RefundDeps, "stores" | "clock">,
+  id: string,
+  txHash: string,
+  paidBy: "watcher" | "merchant",
+): Promise<RefundRecord | null> {
+  const change: RefundChange = {
+    state: "succeeded",
+    succeededAt: deps.clock.now(),
+    txHash,
+    paidBy,
+    verification: paidBy === "merchant" ? "verified" : null,
+  };
+  return deps.stores.refunds.change(id, "pending", change, (record) => refundEvent("refund.succeeded", record));
+}
+
+/** For the chain side: a merchant's tx_hash does not pay the refund; it stays pending for another. */
+export function refundVerificationFailed(deps: Pick<RefundDeps, "stores">, id: string): Promise<RefundRecord | null> {
+  return deps.stores.refunds.change(id, "pending", { verification: "failed" }, null);
+}
+
+// ── The claim link (GET/POST /refund/:token) ──
+
+/** What the claim page shows: the refund's coin, network and amount, or why the link is refused. */
+export type ClaimState =
+  | { ok: true; refund: RefundRecord; coin: CryptoCurrency; network: string; amount: string }
+  | { ok: false; status: number; message: string };
+
+function refusal(error: { code: string; message: string }): ClaimState {
+  return { ok: false, status: error.code === "gone" ? 410 : 404, message: error.message };
+}
+
+/** The refund a claim link names, checked: unknown, used, closed or expired links are refused. */
+export async function claimState(deps: Pick<RefundDeps, "stores" | "clock">, token: string): Promise<ClaimState> {
+  const found = CLAIM_TOKEN.test(token) ? await deps.stores.refunds.findByClaimHash(hashKey(token)) : null;
+  if (!found) return refusal(errors.refundClaimNotFound());
+  if (found.claimedAt !== null || found.destination !== null) return refusal(errors.refundClaimUsed());
+  if (found.state !== "pending") return refusal(errors.refundClaimClosed());
+  if (found.claimExpiresAt !== null && found.claimExpiresAt.getTime() <= deps.clock.now().getTime()) return refusal(errors.refundClaimExpired());
+  const coin = cryptoById(found.transaction.paymentCurrencyId ?? 0);
+  if (!coin) return refusal(errors.refundClaimNotFound());
+  return {
+    ok: true,
+    refund: found,
+    coin,
+    network: networkOrDefault(coin.slug, found.transaction.paymentNetwork),
+    amount: found.amountToCustomer.toFixed(),
+  };
+}
+
+export type ClaimOutcome = { ok: true; refund: RefundRecord } | { ok: false; status: number; message: string; fieldError?: FieldError };
+
+/** The customer's address for a claim link: checked for the coin and network, accepted once. */
+export async function claimRefund(deps: RefundDeps, token: string, address: unknown): Promise<ClaimOutcome> {
+  const state = await claimState(deps, token);
+  if (!state.ok) return state;
+  const text = typeof address === "string" ? address.trim() : "";
+  const { refund, coin, network } = state;
+  const problem =
+    text === ""
+      ? { field: "address", message: `Enter the ${coin.slug} address to receive the refund` }
+      : text.length > 200
+        ? { field: "address", message: "address is too long to be an address" }
+        : destinationProblem(deps.rails, coin, refund.isLive, network as Parameters<typeof destinationProblem>[3], text, "address");
+  if (problem) return { ok: false, status: 400, message: problem.message, fieldError: problem };
+  const instructions = await instructionsFor(deps, refund.transaction, coin, network, text, refund.amount, refund.feeRate, refund.deductNetworkFee);
+  const change: RefundChange = { destination: text, claimedAt: deps.clock.now() };
+  if (instructions?.ok) {
+    change.networkFee = instructions.value.networkFee === null ? null : new Decimal(instructions.value.networkFee);
+    change.amountToCustomer = new Decimal(instructions.value.amountToCustomer);
+  }
+  const claimed = await deps.stores.refunds.change(refund.id, "pending", change, null, true);
+  if (!claimed) {
+    const again = await claimState(deps, token);
+    return again.ok ? refusal(errors.refundClaimUsed()) : again;
+  }
+  return { ok: true, refund: claimed };
+}

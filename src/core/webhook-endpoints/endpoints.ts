@@ -1,0 +1,290 @@
+// Webhook endpoints (issue 27): a merchant's receivers per mode, each with the events it wants, a
+// description, enabled or disabled, and a signing secret of its own (shown once, rotated with the
+// 24-hour overlap of webhook-secrets.ts). A mode's first endpoint is the merchant's webhook URL and
+// secret of before: changing its URL or secret goes through the merchant (updateMerchant,
+// rotateWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
+// database mirrors them into its endpoint row (the webhook_endpoints migration).
+import { z } from "zod";
+import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import type { CoreDeps } from "../deps.ts";
+import { errors, type FieldError } from "../errors.ts";
+import { EVENT_TYPES } from "../events/payment-events.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import { privateTargetsHint } from "../merchants/private-targets.ts";
+import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
+import { checkWebhookUrl } from "../merchants/webhook-url.ts";
+import { rotateWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
+import { newWebhookSecret, randomToken } from "../secrets.ts";
+import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
+
+/** Every event type: an endpoint's filter `*`. */
+export const ALL_EVENTS = "*";
+export const WEBHOOK_ENDPOINTS_MAX_DEFAULT = 16;
+export const DISABLE_AFTER_HOURS_DEFAULT = 72;
+const DESCRIPTION_MAX = 500;
+
+const ENDPOINT_ID = /^we_[0-9A-Za-z]{1,64}$/;
+const DELIVERY_ID = /^wd_(?:evt_)?[0-9A-Za-z]{1,64}$/;
+export const newEndpointId = () => `we_${randomToken(24)}`;
+
+/** Whose endpoints a call reaches: the secret key's merchant and mode. */
+export interface EndpointOwner {
+  merchantId: number;
+  isLive: boolean;
+}
+
+export type EndpointDeps = MerchantDeps & Pick<CoreDeps, "clock"> & { webhookEndpointsMax?: number };
+
+/** The event types a filter may name: the core's list (payment and refund events), or `*`. */
+export function knownEventTypes(): readonly string[] {
+  return EVENT_TYPES;
+}
+
+const eventList = z
+  .array(z.string({ error: "must be a list of event type names" }), { error: `must be a list of event types, or ["${ALL_EVENTS}"]` })
+  .min(1, `must name at least one event type, or "${ALL_EVENTS}"`)
+  .max(64, "must name at most 64 event types")
+  .superRefine((names, ctx) => {
+    const known = knownEventTypes();
+    const unknown = names.filter((name) => name !== ALL_EVENTS && !known.includes(name));
+    if (unknown.length > 0) {
+      ctx.addIssue({ code: "custom", message: `names no event type: ${unknown.join(", ")}; use ${known.join(", ")} or ${ALL_EVENTS}` });
+    }
+  })
+  .transform((names) => (names.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(names)]));
+
+const description = z.string({ error: "must be a string" }).max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
+
+const CreateBody = z.strictObject({
+  url: z.string({ error: "is required: the https URL that receives the events" }),
+  enabled_events: eventList,
+  description: description.optional(),
+});
+
+const UpdateBody = z.strictObject({
+  url: z.string({ error: "must be a string" }).optional(),
+  enabled_events: eventList.optional(),
+  description: description.nullable().optional(),
+  disabled: z.boolean({ error: "must be true or false" }).optional(),
+  redeliver_missed: z.boolean({ error: "must be true or false" }).optional(),
+});
+
+const RedeliverFailedBody = z.strictObject({
+  since: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time, e.g. 2026-11-26T12:00:00Z" }),
+});
+
+function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const fieldErrors: FieldError[] = result.error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join(".") : "body",
+    message: issue.code === "unrecognized_keys" ? `has unknown field(s): ${issue.keys.join(", ")}` : issue.message,
+  }));
+  throw errors.webhookEndpointValidation(fieldErrors);
+}
+
+function checkedUrl(deps: EndpointDeps, url: string, isLive: boolean): string {
+  const mode = isLive ? "live" : "test";
+  const targets = deps.privateWebhookTargets;
+  const check = checkWebhookUrl(url, mode, { allowPrivate: targets[mode], allowlist: targets.allowlist });
+  if (!check.ok) {
+    const hint = check.privateHost ? `; ${privateTargetsHint(mode)}` : "";
+    throw errors.webhookEndpointValidation([{ field: "url", message: `'${url}' is refused: ${check.reason}${hint}` }]);
+  }
+  return check.url;
+}
+
+/** An endpoint as shown, and with its secret once (when it was created or rotated). */
+export interface WebhookEndpointView extends WebhookEndpointRow {
+  secret?: string;
+}
+
+export async function createEndpoint(deps: EndpointDeps, owner: EndpointOwner, body: unknown, by?: ChangeAuthor): Promise<WebhookEndpointView> {
+  const input = parsed(CreateBody, body);
+  const url = checkedUrl(deps, input.url, owner.isLive);
+  const max = deps.webhookEndpointsMax ?? WEBHOOK_ENDPOINTS_MAX_DEFAULT;
+  const existing = await deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive);
+  if (existing.length >= max) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
+  // The mode's first endpoint is the merchant's webhook URL (and secret): one made when there is none becomes it.
+  if (existing.length === 0) {
+    await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
+    const primary = (await deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive)).find((e) => e.isPrimary);
+    if (!primary) throw new Error("The first webhook endpoint was not mirrored from the merchant's URL");
+    const row = await deps.stores.webhookEndpoints.update(primary.id, {
+      enabledEvents: input.enabled_events,
+      description: input.description ?? null,
+    });
+    return { ...row, secret: deps.secrets.open(row.secretEnc) };
+  }
+  const secret = newWebhookSecret();
+  const row = await deps.stores.webhookEndpoints.create(
+    {
+      id: newEndpointId(),
+      merchantId: owner.merchantId,
+      isLive: owner.isLive,
+      url,
+      description: input.description ?? null,
+      enabledEvents: input.enabled_events,
+      secretEnc: deps.secrets.seal(secret),
+    },
+    max,
+  );
+  if (!row) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
+  return { ...row, secret };
+}
+
+export function listEndpoints(deps: Pick<CoreDeps, "stores">, owner: EndpointOwner): Promise<WebhookEndpointRow[]> {
+  return deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive);
+}
+
+export async function retrieveEndpoint(deps: Pick<CoreDeps, "stores">, owner: EndpointOwner, id: string): Promise<WebhookEndpointRow> {
+  const row = ENDPOINT_ID.test(id) ? await deps.stores.webhookEndpoints.find(id, owner.merchantId, owner.isLive) : null;
+  if (!row) throw errors.webhookEndpointNotFound(id);
+  return row;
+}
+
+/** What an update did beyond the fields: how many missed deliveries were queued again on re-enabling. */
+export interface UpdatedEndpoint {
+  endpoint: WebhookEndpointRow;
+  redelivered: number;
+}
+
+/**
+ * Changes the URL, filter, description, or enables/disables it. Re-enabling with `redeliver_missed`
+ * queues again what failed or was not sent while it was failing or disabled.
+ */
+export async function updateEndpoint(
+  deps: EndpointDeps,
+  owner: EndpointOwner,
+  id: string,
+  body: unknown,
+  by?: ChangeAuthor,
+): Promise<UpdatedEndpoint> {
+  const input = parsed(UpdateBody, body);
+  const current = await retrieveEndpoint(deps, owner, id);
+  if (input.redeliver_missed !== undefined && input.disabled !== false) {
+    throw errors.webhookEndpointValidation([{ field: "redeliver_missed", message: "only goes with disabled: false (re-enabling the endpoint)" }]);
+  }
+  const url = input.url === undefined ? undefined : checkedUrl(deps, input.url, owner.isLive);
+  const now = deps.clock.now();
+  if (url !== undefined && current.isPrimary) {
+    await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
+  }
+  const reenabling = input.disabled === false && current.disabledAt !== null;
+  const missedSince = current.failingSince ?? current.disabledAt;
+  const endpoint = await deps.stores.webhookEndpoints.update(current.id, {
+    ...(url === undefined || current.isPrimary ? {} : { url }),
+    ...(input.enabled_events === undefined ? {} : { enabledEvents: input.enabled_events }),
+    ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.disabled === undefined
+      ? {}
+      : input.disabled
+        ? current.disabledAt === null
+          ? { disabled: { at: now, reason: "manual" } }
+          : {}
+        : { disabled: null }),
+  });
+  let redelivered = 0;
+  if (reenabling && input.redeliver_missed === true && missedSince) {
+    redelivered = await deps.stores.webhookEndpoints.requeueSince(endpoint, missedSince, now, true);
+  } else if (reenabling && !endpoint.isPrimary) {
+    // Without redelivery nothing from before is sent: what waited while it was failing or disabled is dropped.
+    await deps.stores.webhookEndpoints.skipPending(endpoint.id);
+  }
+  return { endpoint, redelivered };
+}
+
+export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, by?: ChangeAuthor): Promise<WebhookEndpointRow> {
+  const current = await retrieveEndpoint(deps, owner, id);
+  // The first endpoint is the merchant's URL of the mode: removing that removes it (the database follows).
+  if (current.isPrimary) await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: null } : { testWebhookUrl: null }, by);
+  else await deps.stores.webhookEndpoints.delete(current.id);
+  return current;
+}
+
+/**
+ * A new signing secret, shown once; the previous one keeps signing for 24 hours. The first endpoint's
+ * secret is the merchant's, which both modes' first endpoints share: it rotates for both.
+ */
+export async function rotateEndpointSecret(deps: EndpointDeps, owner: EndpointOwner, id: string, by?: ChangeAuthor): Promise<WebhookEndpointView> {
+  const current = await retrieveEndpoint(deps, owner, id);
+  if (current.isPrimary) {
+    const rotated = await rotateWebhookSecret(deps, owner.merchantId, by);
+    return { ...(await retrieveEndpoint(deps, owner, id)), secret: rotated.webhookSecret };
+  }
+  const secret = newWebhookSecret();
+  const rotatedAt = deps.clock.now();
+  const row = await deps.stores.webhookEndpoints.update(current.id, {
+    secret: {
+      secretEnc: deps.secrets.seal(secret),
+      rotatedAt,
+      previousSecretEnc: current.secretEnc,
+      previousSecretExpiresAt: new Date(rotatedAt.getTime() + WEBHOOK_SECRET_OVERLAP_MS),
+    },
+  });
+  return { ...row, secret };
+}
+
+// ── The delivery log ──
+
+export type DeliveryStatus = "succeeded" | "failed" | "pending" | "skipped";
+
+/** succeeded: delivered; failed: given up, or retrying after a failed attempt; pending: not tried yet; skipped: not sent. */
+export function deliveryStatus(entry: Pick<DeliveryLogEntry, "state" | "attemptCount">): DeliveryStatus {
+  if (entry.state === "DELIVERED") return "succeeded";
+  if (entry.state === "FAILED") return "failed";
+  if (entry.state === "SKIPPED") return "skipped";
+  return entry.attemptCount > 0 ? "failed" : "pending";
+}
+
+const DeliveryListParams = z.object({
+  limit: limitParam.optional(),
+  starting_after: single.regex(DELIVERY_ID, "must be the id (wd_…) of a delivery of the previous page").optional(),
+  status: single.pipe(z.enum(["failed", "succeeded", "pending"], { error: "must be one of failed, succeeded, pending" })).optional(),
+});
+
+export interface DeliveryPage {
+  deliveries: DeliveryLogEntry[];
+  hasMore: boolean;
+}
+
+/** An endpoint's deliveries, newest first, `limit` after `starting_after`, of one status if asked. */
+export async function listDeliveries(
+  deps: Pick<CoreDeps, "stores">,
+  owner: EndpointOwner,
+  endpointId: string,
+  params: Record<string, unknown>,
+): Promise<DeliveryPage> {
+  const endpoint = await retrieveEndpoint(deps, owner, endpointId);
+  const query = parseListQuery(DeliveryListParams, params);
+  let afterSeq: bigint | null = null;
+  if (query.starting_after !== undefined) {
+    const cursor = await deps.stores.webhookEndpoints.findDelivery(query.starting_after, owner.merchantId, owner.isLive);
+    if (!cursor || cursor.endpointId !== endpoint.id) throw errors.unknownCursor("starting_after", query.starting_after);
+    afterSeq = cursor.seq;
+  }
+  const limit = query.limit ?? LIST_LIMIT_DEFAULT;
+  const rows = await deps.stores.webhookEndpoints.page({ endpoint, status: query.status ?? null, afterSeq, limit: limit + 1 });
+  const page = pageOf(rows, limit);
+  return { deliveries: page.items, hasMore: page.hasMore };
+}
+
+/** One delivery of the owner's, queued again now with a fresh schedule; the dispatcher sends it on its next pass. */
+export async function redeliverDelivery(deps: Pick<CoreDeps, "stores" | "clock">, owner: EndpointOwner, id: string): Promise<DeliveryLogEntry> {
+  const delivery = DELIVERY_ID.test(id) ? await deps.stores.webhookEndpoints.findDelivery(id, owner.merchantId, owner.isLive) : null;
+  if (!delivery) throw errors.webhookDeliveryNotFound(id);
+  await deps.stores.webhookEndpoints.requeueDelivery(delivery.id, deps.clock.now());
+  return (await deps.stores.webhookEndpoints.findDelivery(id, owner.merchantId, owner.isLive)) ?? delivery;
+}
+
+/** Every failed delivery of the endpoint whose event was written since `since`, queued again now; how many. */
+export async function redeliverFailed(
+  deps: Pick<CoreDeps, "stores" | "clock">,
+  owner: EndpointOwner,
+  endpointId: string,
+  body: unknown,
+): Promise<number> {
+  const endpoint = await retrieveEndpoint(deps, owner, endpointId);
+  const input = parsed(RedeliverFailedBody, body);
+  return deps.stores.webhookEndpoints.requeueSince(endpoint, new Date(input.since), deps.clock.now(), false);
+}

@@ -1,0 +1,286 @@
+// The OpenAPI description of the webhook endpoints and delivery log routes (issue 27;
+// src/http/v1/webhook-endpoints.ts), registered by src/http/openapi.ts with its shared error cases.
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { errors, type PaygateError } from "../core/errors.ts";
+import { EVENT_TYPES } from "../core/events/payment-events.ts";
+import { LIST_LIMIT_MAX } from "../core/lists.ts";
+
+interface ErrorCase {
+  error: PaygateError;
+  when: string;
+}
+
+/** What openapi.ts shares with these routes: its security, its error cases and response helpers. */
+export interface EndpointDocParts {
+  secretKey: { [name: string]: string[] }[];
+  secretOnly: ErrorCase;
+  any: ErrorCase[];
+  withPath: ErrorCase[];
+  withBody: ErrorCase[];
+  errorResponses: (cases: ErrorCase[]) => Record<string, unknown>;
+  limited: <T extends z.ZodType>(schema: T, description: string) => Record<string, unknown>;
+}
+
+const time = z.string().meta({ description: "ISO 8601 (UTC)." });
+
+export const WebhookEndpoint = z
+  .object({
+    id: z.string().meta({ description: "`we_…`" }),
+    object: z.literal("webhook_endpoint"),
+    mode: z.enum(["test", "live"]),
+    url: z.string(),
+    description: z.string().nullable(),
+    enabled_events: z.array(z.string()).meta({ description: `The event types it receives (${EVENT_TYPES.join(", ")}), or \`["*"]\`: all.` }),
+    status: z.enum(["enabled", "disabled"]),
+    disabled_at: time.nullable(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: "`manual`, or `failing`: every attempt failed for PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS (72 by default)." }),
+    failing_since: time.nullable().meta({ description: "The first failed attempt since its last success; null when its last attempt succeeded." }),
+    primary: z.boolean().meta({ description: "The mode's first endpoint: the merchant's webhook URL and secret (merchant settings change it too)." }),
+    secret_rotated_at: time.nullable(),
+    previous_secret_expires_at: time.nullable().meta({ description: "Until when the secret before the last rotation also signs." }),
+    created_at: time,
+    updated_at: time,
+    secret: z.string().optional().meta({ description: "The `whsec_…` signing secret: only in the answer that made or rotated it." }),
+  })
+  .meta({ id: "WebhookEndpoint" });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().meta({ description: "`wd_…` (for the mode's first endpoint, `wd_` and the event's id)." }),
+    object: z.literal("webhook_delivery"),
+    endpoint_id: z.string(),
+    event: z.object({ id: z.string(), type: z.string() }),
+    status: z.enum(["succeeded", "failed", "pending", "skipped"]).meta({
+      description:
+        "succeeded: delivered; failed: given up, or retrying after a failed attempt (see `next_attempt_at`); pending: not tried yet; skipped: not sent.",
+    }),
+    attempts: z.number().int(),
+    status_code: z.number().int().nullable().meta({ description: "The receiver's status at the last attempt; null: none yet, or no answer." }),
+    latency_ms: z.number().int().nullable(),
+    last_attempt_at: time.nullable(),
+    next_attempt_at: time.nullable(),
+    delivered_at: time.nullable(),
+    created_at: time.meta({ description: "When its event was written." }),
+  })
+  .meta({ id: "WebhookDelivery" });
+
+const envelope = <T extends z.ZodType>(data: T, id: string) => z.object({ status: z.literal("success"), data, meta: z.object({}) }).meta({ id });
+
+const WebhookEndpointResponse = envelope(WebhookEndpoint, "WebhookEndpointResponse");
+const WebhookEndpointUpdateResponse = z
+  .object({
+    status: z.literal("success"),
+    data: WebhookEndpoint,
+    meta: z.object({ redelivered: z.number().int().meta({ description: "Missed deliveries queued again (re-enabling with `redeliver_missed`)." }) }),
+  })
+  .meta({ id: "WebhookEndpointUpdateResponse" });
+const WebhookEndpointListResponse = z
+  .object({ status: z.literal("success"), data: z.array(WebhookEndpoint), has_more: z.boolean(), meta: z.object({}) })
+  .meta({ id: "WebhookEndpointListResponse" });
+const WebhookEndpointDeletedResponse = envelope(
+  z.object({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) }),
+  "WebhookEndpointDeletedResponse",
+);
+const WebhookDeliveryResponse = envelope(WebhookDelivery, "WebhookDeliveryResponse");
+const WebhookDeliveryListResponse = z
+  .object({ status: z.literal("success"), data: z.array(WebhookDelivery), has_more: z.boolean(), meta: z.object({}) })
+  .meta({ id: "WebhookDeliveryListResponse" });
+const RedeliverFailedResponse = envelope(z.object({ queued: z.number().int() }), "WebhookRedeliverFailedResponse");
+
+const CreateBody = z
+  .object({
+    url: z.string().meta({ description: "http(s); live mode: https on a public host (docs/webhooks.md)." }),
+    enabled_events: z
+      .array(z.string())
+      .min(1)
+      .meta({ description: `Event types (${EVENT_TYPES.join(", ")}) or \`["*"]\`.` }),
+    description: z.string().max(500).optional(),
+  })
+  .meta({ id: "WebhookEndpointCreate" });
+const UpdateBody = z
+  .object({
+    url: z.string().optional(),
+    enabled_events: z.array(z.string()).min(1).optional(),
+    description: z.string().max(500).nullable().optional(),
+    disabled: z.boolean().optional(),
+    redeliver_missed: z.boolean().optional().meta({
+      description: "With `disabled: false`: queue again what failed or was not sent while it was failing or disabled.",
+    }),
+  })
+  .meta({ id: "WebhookEndpointUpdate" });
+
+const endpointId = z.object({
+  endpoint_id: z.string().meta({ param: { name: "endpoint_id", in: "path" }, description: "The endpoint's `id` (`we_…`)." }),
+});
+
+export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: EndpointDocParts): void {
+  const { secretKey, secretOnly, any, withPath, withBody, errorResponses, limited } = parts;
+  const invalid: ErrorCase = {
+    error: errors.webhookEndpointValidation([{ field: "enabled_events", message: "names no event type: payment.bogus" }]),
+    when: "a URL that fails the checks of webhook URLs, an unknown event type, an unknown field; the message names each",
+  };
+  const notFound: ErrorCase = { error: errors.webhookEndpointNotFound("…"), when: "an unknown id, another merchant's or the other mode's endpoint" };
+  const json = (schema: z.ZodType) => ({ body: { content: { "application/json": { schema } } } });
+  const base = { security: secretKey };
+
+  registry.registerPath({
+    ...base,
+    method: "post",
+    path: "/v1/webhook_endpoints",
+    operationId: "createWebhookEndpoint",
+    summary: "Create a webhook endpoint",
+    description:
+      "Not in the spec (issue 27): a receiver of the events named, with a signing secret of its own (shown only in this answer). The mode's first endpoint is the merchant's webhook URL and secret.",
+    request: json(CreateBody),
+    responses: {
+      201: limited(WebhookEndpointResponse, "The endpoint, with its secret."),
+      ...errorResponses([
+        invalid,
+        { error: errors.webhookEndpointLimit(16, "test"), when: "the merchant already has PAYGATE_WEBHOOK_ENDPOINTS_MAX endpoints in this mode" },
+        secretOnly,
+        ...withBody,
+        ...any,
+      ]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "get",
+    path: "/v1/webhook_endpoints",
+    operationId: "listWebhookEndpoints",
+    summary: "List webhook endpoints",
+    description: "The secret key's merchant's endpoints of its mode, the first one first. Never a secret.",
+    responses: {
+      200: limited(WebhookEndpointListResponse, "Every endpoint (at most PAYGATE_WEBHOOK_ENDPOINTS_MAX)."),
+      ...errorResponses([secretOnly, ...any]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "get",
+    path: "/v1/webhook_endpoints/{endpoint_id}",
+    operationId: "retrieveWebhookEndpoint",
+    summary: "Retrieve a webhook endpoint",
+    request: { params: endpointId },
+    responses: { 200: limited(WebhookEndpointResponse, "The endpoint."), ...errorResponses([secretOnly, notFound, ...withPath, ...any]) },
+  });
+  registry.registerPath({
+    ...base,
+    method: "post",
+    path: "/v1/webhook_endpoints/{endpoint_id}",
+    operationId: "updateWebhookEndpoint",
+    summary: "Update a webhook endpoint",
+    description: "Changes its URL, events or description; `disabled` disables or re-enables it (with `redeliver_missed`).",
+    request: { params: endpointId, ...json(UpdateBody) },
+    responses: {
+      200: limited(WebhookEndpointUpdateResponse, "The endpoint."),
+      ...errorResponses([invalid, secretOnly, notFound, ...withPath, ...withBody, ...any]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "delete",
+    path: "/v1/webhook_endpoints/{endpoint_id}",
+    operationId: "deleteWebhookEndpoint",
+    summary: "Delete a webhook endpoint",
+    description: "With its delivery log. Deleting the mode's first endpoint removes the merchant's webhook URL of the mode.",
+    request: { params: endpointId },
+    responses: { 200: limited(WebhookEndpointDeletedResponse, "Deleted."), ...errorResponses([secretOnly, notFound, ...withPath, ...any]) },
+  });
+  registry.registerPath({
+    ...base,
+    method: "post",
+    path: "/v1/webhook_endpoints/{endpoint_id}/rotate_secret",
+    operationId: "rotateWebhookEndpointSecret",
+    summary: "Rotate a webhook endpoint's secret",
+    description:
+      "A new secret, shown only in this answer; the previous one also signs every delivery for 24 hours. The first endpoint's secret is the merchant's, shared by both modes' first endpoints.",
+    request: { params: endpointId },
+    responses: {
+      200: limited(WebhookEndpointResponse, "The endpoint, with its new secret."),
+      ...errorResponses([secretOnly, notFound, ...withPath, ...any]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "get",
+    path: "/v1/webhook_endpoints/{endpoint_id}/deliveries",
+    operationId: "listWebhookDeliveries",
+    summary: "List an endpoint's deliveries",
+    description: "The delivery log: newest first, each with its event, status, attempts, last status code and latency.",
+    request: {
+      params: endpointId,
+      query: z.object({
+        limit: z
+          .string()
+          .optional()
+          .meta({ param: { name: "limit", in: "query" }, description: `1 to ${LIST_LIMIT_MAX} (default 10).` }),
+        starting_after: z
+          .string()
+          .optional()
+          .meta({ param: { name: "starting_after", in: "query" }, description: "The last delivery (`wd_…`) of the previous page." }),
+        status: z
+          .enum(["failed", "succeeded", "pending"])
+          .optional()
+          .meta({ param: { name: "status", in: "query" }, description: "Only these." }),
+      }),
+    },
+    responses: {
+      200: limited(WebhookDeliveryListResponse, "A page of deliveries."),
+      ...errorResponses([
+        {
+          error: errors.invalidListParameters([{ field: "status", message: "must be one of failed, succeeded, pending" }]),
+          when: "an invalid, repeated or unknown query parameter",
+        },
+        { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no delivery of this endpoint" },
+        secretOnly,
+        notFound,
+        ...withPath,
+        ...any,
+      ]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "post",
+    path: "/v1/webhook_endpoints/{endpoint_id}/redeliver_failed",
+    operationId: "redeliverFailedWebhookDeliveries",
+    summary: "Redeliver an endpoint's failed deliveries",
+    description: "Every failed delivery of events written since `since`, queued again now with a fresh retry schedule.",
+    request: {
+      params: endpointId,
+      ...json(z.object({ since: z.string().meta({ description: "ISO 8601." }) }).meta({ id: "WebhookRedeliverFailed" })),
+    },
+    responses: {
+      202: limited(RedeliverFailedResponse, "How many were queued."),
+      ...errorResponses([invalid, secretOnly, notFound, ...withPath, ...withBody, ...any]),
+    },
+  });
+  registry.registerPath({
+    ...base,
+    method: "post",
+    path: "/v1/webhook_deliveries/{delivery_id}/redeliver",
+    operationId: "redeliverWebhookDelivery",
+    summary: "Redeliver one delivery",
+    description: "Queued again now with a fresh retry schedule; the dispatcher sends it on its next pass.",
+    request: {
+      params: z.object({
+        delivery_id: z.string().meta({ param: { name: "delivery_id", in: "path" }, description: "The delivery's `id` (`wd_…`)." }),
+      }),
+    },
+    responses: {
+      202: limited(WebhookDeliveryResponse, "The delivery, pending."),
+      ...errorResponses([
+        secretOnly,
+        { error: errors.webhookDeliveryNotFound("…"), when: "an unknown id, another merchant's or the other mode's delivery" },
+        ...withPath,
+        ...withBody,
+        ...any,
+      ]),
+    },
+  });
+}

@@ -1,0 +1,145 @@
+// GET /v1/events/stream (issue 27): the secret key's merchant's events of its mode as Server-Sent
+// Events, each as it is written on any instance (what `paygate listen` follows). The stream and its
+// cursor are the core's (src/core/events/stream.ts); here the SSE framing, the heartbeat and the caps
+// on open streams, per key and per instance.
+import { createHash } from "node:crypto";
+import { Router } from "express";
+import { errors, PaygateError, RetryLaterError } from "../../core/errors.ts";
+import type { PaymentGateway } from "../../core/gateway.ts";
+import type { WebhookEvent } from "../../core/records.ts";
+import type { EventStreamLimits, LiveConnections } from "../../edge/connection-limits.ts";
+
+export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../edge/connection-limits.ts";
+import { sendError } from "../../edge/errors.ts";
+import { bearerToken } from "../../edge/headers.ts";
+import { clientAddress } from "../../edge/rate-limits.ts";
+import { eventObject } from "../presenters.ts";
+import type { EventStreamMessage } from "../schemas.ts";
+
+/** What a client waits before reconnecting after the stream drops (the SSE `retry:` field). */
+const RECONNECT_MS = 2_000;
+/** A cap on open streams frees up as soon as one closes: a short wait. */
+const RETRY_AFTER_SECONDS = 10;
+
+export const eventStreamErrors = {
+  tooManyForKey: (limit: number) =>
+    new RetryLaterError(
+      `Too many event streams: this secret key has ${limit} open, the most allowed (PAYGATE_EVENT_STREAM_MAX_PER_KEY); close one (another \`paygate listen\`?) or retry after ${RETRY_AFTER_SECONDS} s`,
+      "too_many_event_streams",
+      RETRY_AFTER_SECONDS,
+    ),
+  full: (limit: number) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `This instance serves ${limit} event streams, the most it holds (PAYGATE_EVENT_STREAM_MAX_TOTAL); retry in a few seconds`,
+      "event_streams_full",
+    ),
+};
+
+/** The event as GET /v1/events/:id shows it, with its exact signed body (what a forwarder signs and sends). */
+export function streamMessage(event: WebhookEvent): EventStreamMessage {
+  return { ...eventObject(event), body: event.body };
+}
+
+/** The open streams of this instance, counted per key (by a digest: the map holds no key) and in all. */
+class StreamSlots {
+  private readonly byKey = new Map<string, number>();
+  private open = 0;
+
+  constructor(private readonly limits: EventStreamLimits) {}
+
+  acquire(token: string): (() => void) | PaygateError {
+    const key = createHash("sha256").update(`paygate stream\0${token}`).digest("base64url");
+    if (this.open >= this.limits.total) return eventStreamErrors.full(this.limits.total);
+    const held = this.byKey.get(key) ?? 0;
+    if (held >= this.limits.perKey) return eventStreamErrors.tooManyForKey(this.limits.perKey);
+    this.byKey.set(key, held + 1);
+    this.open++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      const n = (this.byKey.get(key) ?? 1) - 1;
+      if (n <= 0) this.byKey.delete(key);
+      else this.byKey.set(key, n);
+    };
+  }
+}
+
+export interface EventStreamRoutes {
+  router: Router;
+  /** Ends every open stream (a stopping service: they never end by themselves). */
+  close(): void;
+}
+
+export function eventStreamRoutes(gateway: PaymentGateway, live: LiveConnections, limits: EventStreamLimits): EventStreamRoutes {
+  const router = Router();
+  const slots = new StreamSlots(limits);
+  const open = new Set<() => void>();
+  let closing = false;
+
+  router.get("/v1/events/stream", async (req, res) => {
+    if (closing) return sendError(res, errors.serviceStopping());
+    const token = bearerToken(req.headers.authorization);
+    const lastEventId = req.headers["last-event-id"];
+    // Authenticated and the cursor found before anything is held or sent: a refusal is a plain JSON error.
+    const stream = await gateway.openEventStream(token, {
+      params: { ...req.query },
+      lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
+    });
+    res.locals.merchantId = stream.merchantId;
+    const slot = slots.acquire(token ?? "");
+    if (slot instanceof PaygateError) {
+      await stream.return();
+      return sendError(res, slot);
+    }
+    const lease = live.acquire(clientAddress(req), token);
+    if ("cap" in lease) {
+      slot();
+      await stream.return();
+      return sendError(res, new RetryLaterError(lease.message, "too_many_live_connections", lease.retryAfterSeconds));
+    }
+    const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), limits.heartbeatMs);
+    const end = () => {
+      clearInterval(heartbeat);
+      slot();
+      lease.release();
+      open.delete(end);
+      void stream.return();
+      if (!res.writableEnded) res.end();
+    };
+    open.add(end);
+    res.once("close", end);
+    req.socket.setNoDelay(true);
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-store",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no", // nginx: pass each event on at once
+    });
+    // A first comment flushes the headers: a client knows the stream is open before any event comes.
+    res.write(`retry: ${RECONNECT_MS}\n: connected to the ${stream.isLive ? "live" : "test"} events of merchant ${stream.merchantId}\n\n`);
+    try {
+      for await (const event of stream) {
+        if (res.writableEnded) break;
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(streamMessage(event))}\n\n`);
+      }
+    } catch (error) {
+      // The database failed mid-stream: the client reconnects with Last-Event-ID and misses nothing.
+      res.write(
+        `event: error\ndata: ${JSON.stringify({ message: error instanceof PaygateError ? error.message : "The stream failed; reconnect" })}\n\n`,
+      );
+    } finally {
+      end();
+    }
+  });
+
+  return {
+    router,
+    close() {
+      closing = true;
+      for (const end of [...open]) end();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// A refund of an EVM coin or token as the unsigned transaction the merchant signs with the key of
+// the address the customer paid (docs/refunds.md, Paying a refund): a native transfer, or the
+// token's transfer(to, amount) with no value. The chain id is the mode's (core/networks.ts, or the
+// local chain that replaces it in test mode). Gas: eth_estimateGas from the configured node when it
+// answers, else the usual 21,000 (a transfer) or 65,000 (a token transfer); its price: eth_gasPrice.
+// A native refund pays its gas out of the paid address's balance: the customer gets less when the fee
+// is deducted or the refund spends everything. A token refund's gas is in the chain's coin, which the
+// paid address does not hold: `gasNeeded` says how much to send it first.
+import { errors } from "../../core/errors.ts";
+import { Decimal } from "../../core/money/amounts.ts";
+import type { CryptoCurrency } from "../../core/money/currencies.ts";
+import { CHAINS, type NetworkSlug } from "../../core/networks.ts";
+import type { PaymentRails, RefundInstructions, RefundSpendRequest } from "../../core/ports.ts";
+import type { EvmRpcClient } from "../chains/evm-rpc.ts";
+import { toChecksumAddress } from "../wallets/addresses.ts";
+import { EVM_NATIVE_DECIMALS, type EvmNetwork } from "../wallets/networks.ts";
+import { fromBaseUnits, toBaseUnits } from "./units.ts";
+
+/** Gas of a plain transfer (the protocol's fixed cost). */
+export const NATIVE_TRANSFER_GAS = 21_000n;
+/** Gas a token transfer usually takes (USDT's to a new holder is about 63,000). */
+export const TOKEN_TRANSFER_GAS = 65_000n;
+/** `transfer(address,uint256)`. */
+const TRANSFER_SELECTOR = "a9059cbb";
+
+export interface EvmRefundInput {
+  currency: CryptoCurrency;
+  network: NetworkSlug;
+  chain: EvmNetwork;
+  request: RefundSpendRequest;
+  rails: PaymentRails;
+  /** The chain's node, when configured: gas estimate and price. */
+  node: Pick<EvmRpcClient, "call"> | undefined;
+}
+
+export async function evmRefund({ currency, network, chain, request, rails, node }: EvmRefundInput): Promise<RefundInstructions> {
+  const from = toChecksumAddress(request.paymentAddress);
+  const destination = toChecksumAddress(request.destination);
+  const token = chain.token;
+  const decimals = token?.decimals ?? EVM_NATIVE_DECIMALS;
+  const amount = toBaseUnits(request.amount, decimals);
+  const to = token ? toChecksumAddress(token.contract) : destination;
+  const data = (units: bigint) => (token ? `0x${TRANSFER_SELECTOR}${word(destination.slice(2))}${word(units.toString(16))}` : "0x");
+  const value = (units: bigint) => (token ? 0n : units);
+
+  const gas = (await estimateGas(node, { from, to, value: value(amount), data: data(amount) })) ?? (token ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS);
+  const gasPrice = await quantity(node, "eth_gasPrice");
+  const fee = gasPrice === null ? null : gas * gasPrice;
+  const feeCoin = CHAINS[network].feeCoin;
+
+  let toCustomer = amount;
+  if (!token && fee !== null) {
+    const received = request.receipts.reduce((sum, r) => sum + toBaseUnits(r.amount, decimals), 0n);
+    // The address holds what the payment brought: a refund of all of it leaves nothing for gas but the refund itself.
+    if (request.deductNetworkFee) toCustomer = amount - fee;
+    else if (amount + fee > received) toCustomer = received - fee;
+    if (toCustomer <= 0n) {
+      const coin = (units: bigint) => `${fromBaseUnits(units, decimals)} ${currency.slug}`;
+      throw errors.refundBelowDust(coin(toCustomer), coin(fee), coin(0n), true);
+    }
+  }
+  const customerAmount = fromBaseUnits(toCustomer, decimals);
+  return {
+    uri: rails.paymentUri(currency, request.isLive, destination, new Decimal(customerAmount), network),
+    psbt: null,
+    networkFee: fee === null ? null : fromBaseUnits(fee, EVM_NATIVE_DECIMALS),
+    amountToCustomer: customerAmount,
+    evmTransaction: { from, to, value: value(toCustomer).toString(), data: data(toCustomer), chainId: chain.chainId, gas: gas.toString() },
+    gasNeeded: token && fee !== null ? { coin: feeCoin, amount: fromBaseUnits(fee, EVM_NATIVE_DECIMALS) } : null,
+    keyOriginMissing: null,
+  };
+}
+
+/** 32-byte ABI word of hex digits. */
+function word(hexDigits: string): string {
+  return hexDigits.toLowerCase().padStart(64, "0");
+}
+
+/** eth_estimateGas of the transfer from the paid address; null when the node is absent or cannot tell. */
+async function estimateGas(node: EvmRefundInput["node"], tx: { from: string; to: string; value: bigint; data: string }): Promise<bigint | null> {
+  if (node === undefined) return null;
+  try {
+    const answer = await node.call("eth_estimateGas", [{ from: tx.from, to: tx.to, value: `0x${tx.value.toString(16)}`, data: tx.data }]);
+    return typeof answer === "string" && /^0x[0-9a-f]+$/i.test(answer) ? BigInt(answer) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function quantity(node: EvmRefundInput["node"], method: string): Promise<bigint | null> {
+  if (node === undefined) return null;
+  try {
+    const answer = await node.call(method, []);
+    return typeof answer === "string" && /^0x[0-9a-f]+$/i.test(answer) ? BigInt(answer) : null;
+  } catch {
+    return null;
+  }
+}
