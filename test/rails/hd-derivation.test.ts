@@ -11,6 +11,9 @@ import { deriveReceiveAddress, evmAddressOf, p2wpkhAddress } from "../../src/rai
 import { buildNetworkTable, type KeyPrefix } from "../../src/rails/wallets/networks.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 
+/** An account-level key (m/purpose'/coin'/0'): depth 3, hardened child 0. */
+const ACCOUNT_ZERO = { ok: true, depth: 3, childIndex: 0x80000000 };
+
 const crypto = (slug: string): CryptoCurrency => {
   const found = cryptoBySlug(slug);
   if (!found) throw new Error(slug);
@@ -76,7 +79,8 @@ describe("BIP32 test vector 1", () => {
   });
 
   it("accepts only the account-level (depth 3, hardened) key of the vector as a wallet key", () => {
-    expect(rails.checkExtendedPublicKey(BTC, true, published["m/0'/1/2'"])).toEqual({ ok: true });
+    // Depth and child number as the key records them: what a wallet's key origin ([fp/…/2']) is checked against.
+    expect(rails.checkExtendedPublicKey(BTC, true, published["m/0'/1/2'"])).toEqual({ ok: true, depth: 3, childIndex: 0x80000002 });
     const tooShallow = rails.checkExtendedPublicKey(BTC, true, published["m/0'/1"]);
     expect(tooShallow.ok).toBe(false);
     if (!tooShallow.ok) expect(tooShallow.reason).toMatch(/account-level key \(depth 3.*got a key at depth 2/);
@@ -184,7 +188,7 @@ describe("BIP84 (native SegWit) vector", () => {
   });
 
   it("derives the published receive addresses", () => {
-    expect(rails.checkExtendedPublicKey(BTC, true, ZPUB)).toEqual({ ok: true });
+    expect(rails.checkExtendedPublicKey(BTC, true, ZPUB)).toEqual(ACCOUNT_ZERO);
     expect(rails.deriveAddress(BTC, true, ZPUB, 0)).toBe("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu");
     expect(rails.deriveAddress(BTC, true, ZPUB, 1)).toBe("bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g");
   });
@@ -226,7 +230,7 @@ describe("Litecoin BIP84 vector", () => {
     for (const prefix of ["xpub", "zpub", "Ltub"] as const) {
       const key = reserialize(node, prefix);
       expect(key.startsWith(prefix)).toBe(true);
-      expect(rails.checkExtendedPublicKey(LTC, true, key)).toEqual({ ok: true });
+      expect(rails.checkExtendedPublicKey(LTC, true, key)).toEqual(ACCOUNT_ZERO);
       expect(rails.deriveAddress(LTC, true, key, 0)).toBe(FIRST);
       expect(rails.deriveAddress(LTC, true, key, 1)).toBe(SECOND);
     }
@@ -236,7 +240,7 @@ describe("Litecoin BIP84 vector", () => {
     const node = parsePublic(XPUB);
     for (const prefix of ["ttub", "vpub", "tpub"] as const) {
       const key = reserialize(node, prefix);
-      expect(rails.checkExtendedPublicKey(LTC, false, key)).toEqual({ ok: true });
+      expect(rails.checkExtendedPublicKey(LTC, false, key)).toEqual(ACCOUNT_ZERO);
       const address = rails.deriveAddress(LTC, false, key, 0);
       expect(address).toMatch(/^tltc1q/);
       expect(rails.isValidAddress(LTC, false, address)).toBe(true);
@@ -257,7 +261,7 @@ describe("Ethereum derivation (BIP44 coin 60)", () => {
 
   it("derives the EIP-55 address at /0/0 for every EVM currency", () => {
     for (const currency of [ETH, BNB, USDT]) {
-      expect(rails.checkExtendedPublicKey(currency, true, XPUB)).toEqual({ ok: true });
+      expect(rails.checkExtendedPublicKey(currency, true, XPUB)).toEqual(ACCOUNT_ZERO);
       expect(rails.deriveAddress(currency, true, XPUB, 0)).toBe(FIRST);
       // Test mode accepts the xpub too (wallets export xpub for testnets).
       expect(rails.deriveAddress(currency, false, XPUB, 0)).toBe(FIRST);
@@ -301,7 +305,7 @@ describe("createTestWallet", () => {
     for (const [currency, prefix, addressShape] of expectations) {
       const key = rails.createTestWallet(currency);
       expect(key.startsWith(prefix), currency.slug).toBe(true);
-      expect(rails.checkExtendedPublicKey(currency, false, key)).toEqual({ ok: true });
+      expect(rails.checkExtendedPublicKey(currency, false, key)).toEqual(ACCOUNT_ZERO);
       const parsed = parsePublic(key);
       expect(parsed.depth).toBe(3);
       expect(parsed.privateKey).toBeNull();

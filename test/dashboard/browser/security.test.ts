@@ -141,7 +141,7 @@ describe("two-factor authentication in a browser", () => {
     await expectAccessible(page, "audit log, desktop");
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 90_000); // A long walk through many pages: more than the 30 s default when CI runs test files side by side.
 
   it("cancelling the dialog leaves the change undone and says why", async () => {
     const client = await signedInAs(t, merchantId, "developer");
