@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // test/postgres/ holds what only a PostgreSQL server can show (a database that goes away and comes
-// back); it runs when DATABASE_URL names one. test/browser/ (a real Chromium) and the tests on a
+// back); it runs when DATABASE_URL names one. test/browser/ and test/dashboard/browser/ (a real Chromium) and the tests on a
 // real EVM node (anvil) and a real Litecoin Core node do not depend on the database, so they run on the embedded PGlite only:
 // once per CI run, not once per database.
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -22,11 +22,17 @@ export default defineConfig({
       ...(postgres
         ? [
             "test/browser/**",
+            // The dashboard in Chromium: its routes and rules run on both databases in test/dashboard/*.test.ts.
+            "test/dashboard/browser/**",
             "test/rails/chains/evm-anvil.test.ts",
             "test/rails/chains/evm-finality-anvil.test.ts",
             "test/rails/chains/tron-anvil.test.ts",
             "test/rails/chains/core-node.test.ts",
             "test/rails/chains/node-outages.test.ts",
+            "test/rails/chains/bsc-usdt-anvil.test.ts",
+            "test/rails/chains/utxo-holdings.test.ts",
+            // The pages' own code (web/), without a service: nothing here reads a database.
+            "test/web/**",
           ]
         : ["test/postgres/**"]),
     ],
