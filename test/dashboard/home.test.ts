@@ -109,4 +109,26 @@ describe("the dashboard home's figures", () => {
     const after = await t.gateway.dashboardHome(freshActor(keys.id, "owner", systemClock), false);
     expect(after.failingEndpoints.map((f) => [f.failed, f.retrying])).toEqual([[1, 0]]);
   });
+
+  it("names a failing endpoint added through the API (issue 27), with its own deliveries' counts", async () => {
+    // No webhook URL of its own: the only receiver is an endpoint created through /v1/webhook_endpoints.
+    const keys = await t.merchant({ name: "Second endpoint fails" });
+    const created = await t.post(
+      "/v1/webhook_endpoints",
+      { url: receiver.url, enabled_events: ["payment.initiated"] },
+      {
+        authorization: `Bearer ${keys.testSecretKey}`,
+      },
+    );
+    expect(created.status).toBe(201);
+    receiver.answer = () => ({ status: 503, body: "busy" });
+    await order(keys, "USD", "1", null, false);
+    await t.dispatcher({ retryScheduleMs: [] }).drain(); // given up: FAILED
+    await order(keys, "USD", "2", null, false);
+    await t.dispatcher({ retryScheduleMs: [3_600_000] }).drain(); // failed once, retried in an hour: PENDING
+    const home = await t.gateway.dashboardHome(freshActor(keys.id, "owner", systemClock), false);
+    expect(home.failingEndpoints).toEqual([
+      { url: receiver.url, failed: 1, retrying: 1, lastAttemptAt: expect.any(Date), lastStatusCode: 503, lastError: null },
+    ]);
+  });
 });
