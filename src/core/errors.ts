@@ -106,6 +106,20 @@ export const errors = {
     ),
   /** This instance is shutting down: a new long-lived stream is refused so that it can stop (another instance answers). */
   serviceStopping: () => new PaygateError("upstream_unavailable", "This instance is stopping; reconnect in a moment", "service_stopping"),
+  /** GET /v1/events/stream: this secret key holds the most open streams allowed (a cap frees as soon as one closes). */
+  tooManyEventStreams: (limit: number, retryAfterSeconds: number) =>
+    new RetryLaterError(
+      `Too many event streams: this secret key has ${limit} open, the most allowed (PAYGATE_EVENT_STREAM_MAX_PER_KEY); close one (another \`paygate listen\`?) or retry after ${retryAfterSeconds} s`,
+      "too_many_event_streams",
+      retryAfterSeconds,
+    ),
+  /** GET /v1/events/stream: this instance serves the most open streams it holds. */
+  eventStreamsFull: (limit: number) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `This instance serves ${limit} event streams, the most it holds (PAYGATE_EVENT_STREAM_MAX_TOTAL); retry in a few seconds`,
+      "event_streams_full",
+    ),
   /** A value passed validation but the database cannot store it: refused, nothing changed. */
   unstorableValue: () =>
     new PaygateError(

@@ -21,19 +21,10 @@ const RECONNECT_MS = 2_000;
 /** A cap on open streams frees up as soon as one closes: a short wait. */
 const RETRY_AFTER_SECONDS = 10;
 
+/** The stream caps' refusals (src/core/errors.ts), with this route's wait before a retry. */
 export const eventStreamErrors = {
-  tooManyForKey: (limit: number) =>
-    new RetryLaterError(
-      `Too many event streams: this secret key has ${limit} open, the most allowed (PAYGATE_EVENT_STREAM_MAX_PER_KEY); close one (another \`paygate listen\`?) or retry after ${RETRY_AFTER_SECONDS} s`,
-      "too_many_event_streams",
-      RETRY_AFTER_SECONDS,
-    ),
-  full: (limit: number) =>
-    new PaygateError(
-      "upstream_unavailable",
-      `This instance serves ${limit} event streams, the most it holds (PAYGATE_EVENT_STREAM_MAX_TOTAL); retry in a few seconds`,
-      "event_streams_full",
-    ),
+  tooManyForKey: (limit: number) => errors.tooManyEventStreams(limit, RETRY_AFTER_SECONDS),
+  full: (limit: number) => errors.eventStreamsFull(limit),
 };
 
 /** The event as GET /v1/events/:id shows it, with its exact signed body (what a forwarder signs and sends). */
