@@ -2,10 +2,39 @@ import { createRequire } from "node:module";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // test/postgres/ holds what only a PostgreSQL server can show (a database that goes away and comes
-// back); it runs when DATABASE_URL names one. test/browser/ and test/dashboard/browser/ (a real Chromium) and the tests on a
-// real EVM node (anvil) and a real Litecoin Core node do not depend on the database, so they run on the embedded PGlite only:
-// once per CI run, not once per database.
+// back); it runs when DATABASE_URL names one. What reads no database (ONE_PASS_ONLY) runs on the
+// embedded PGlite only: once per CI run, not once per database.
 const postgres = Boolean(process.env.DATABASE_URL);
+
+/** What reads no database: run once per CI run (the PGlite pass), not once per database. */
+const ONE_PASS_ONLY = [
+  "test/browser/**",
+  // The dashboard in Chromium: its routes and rules run on both databases in test/dashboard/*.test.ts.
+  "test/dashboard/browser/**",
+  // Real nodes (anvil, Litecoin Core) driven by the rails alone, without a service.
+  "test/rails/chains/evm-anvil.test.ts",
+  "test/rails/chains/evm-finality-anvil.test.ts",
+  "test/rails/chains/tron-anvil.test.ts",
+  "test/rails/chains/core-node.test.ts",
+  "test/rails/chains/node-outages.test.ts",
+  "test/rails/chains/bsc-usdt-anvil.test.ts",
+  "test/rails/chains/utxo-holdings.test.ts",
+  // The rails' pure parts (derivation, QR, URIs, price parsers, node clients against protocol fakes).
+  "test/rails/{key-checks,tron-addresses,qr,hd-derivation,payment-uri,regtest-network,addresses}.test.ts",
+  "test/rails/http/**",
+  "test/rails/prices/{fallback,exact-json,median,binance,kraken,config,coinbase,coingecko}.test.ts",
+  "test/rails/chains/{evm-rpc,esplora-network,esplora,watchers}.test.ts",
+  // The core's pure rules, signing, password hashing, generated code and documents.
+  "test/core/{webhook-url,retry-after,deliveries,networks,watch-shares,reversal-rules,refund-rules,rate-sources}.test.ts",
+  "test/webhooks/signing.test.ts",
+  "test/dashboard/passwords.test.ts",
+  "test/http/listening.test.ts",
+  "test/graphql/codegen.test.ts",
+  "test/docs/configuration-doc.test.ts",
+  "sdk/test/generated.test.ts",
+  // The pages' own code (web/), without a service.
+  "test/web/**",
+];
 
 export default defineConfig({
   resolve: {
@@ -17,25 +46,7 @@ export default defineConfig({
   test: {
     // sdk/ (issue 27) is tested against the real service too, with the same support code.
     include: ["test/**/*.test.ts", "sdk/test/**/*.test.ts"],
-    exclude: [
-      ...configDefaults.exclude,
-      ...(postgres
-        ? [
-            "test/browser/**",
-            // The dashboard in Chromium: its routes and rules run on both databases in test/dashboard/*.test.ts.
-            "test/dashboard/browser/**",
-            "test/rails/chains/evm-anvil.test.ts",
-            "test/rails/chains/evm-finality-anvil.test.ts",
-            "test/rails/chains/tron-anvil.test.ts",
-            "test/rails/chains/core-node.test.ts",
-            "test/rails/chains/node-outages.test.ts",
-            "test/rails/chains/bsc-usdt-anvil.test.ts",
-            "test/rails/chains/utxo-holdings.test.ts",
-            // The pages' own code (web/), without a service: nothing here reads a database.
-            "test/web/**",
-          ]
-        : ["test/postgres/**"]),
-    ],
+    exclude: [...configDefaults.exclude, ...(postgres ? ONE_PASS_ONLY : ["test/postgres/**"])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
