@@ -22,7 +22,7 @@ import { type CoreChain, CoreRpcClient } from "./core-rpc.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, type EsploraOptions, esploraNetwork } from "./esplora.ts";
 import { EvmRpcClient, type EvmRpcOptions } from "./evm-rpc.ts";
-import { TronRpcClient, tronChain } from "./tron-rpc.ts";
+import { TronRpcClient, type TronToken, tronChain } from "./tron-rpc.ts";
 import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
 import { hostOf } from "../http/outbound.ts";
 import { fromBaseUnits } from "./units.ts";
@@ -227,6 +227,12 @@ export class ChainWatchers implements ChainWatcher, AddressBalances, AddressWatc
    */
   clientOf(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): ChainClient | undefined {
     return this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
+  }
+
+  /** The TRC-20 contract the watcher reads for the coin in that mode (TRON's base58), or undefined. */
+  tronToken(currency: CryptoCurrency, isLive: boolean): TronToken | undefined {
+    const token = this.tronTokens.get(currency.slug);
+    return token === undefined ? undefined : { contract: token[isLive ? "live" : "test"], decimals: token.decimals };
   }
 
   /** Whether a node is configured for the currency's network in that mode. */

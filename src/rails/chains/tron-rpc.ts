@@ -33,6 +33,10 @@ export const TRON_CHAIN_IDS = { mainnet: 0x2b6653dc, nile: 0xcd8690dc, shasta: 0
 const TRX_DECIMALS = 6;
 /** The selector of balanceOf(address). */
 const BALANCE_OF = "0x70a08231";
+/** The selector of transfer(address,uint256). */
+const TRANSFER = "0xa9059cbb";
+/** A TRC-20 transfer's bandwidth (about 345 bytes) at 1,000 sun a byte, burned when the sender has no free bandwidth left. */
+const TOKEN_TRANSFER_BANDWIDTH_SUN = 345_000n;
 /** Seconds between TRON blocks. */
 export const TRON_BLOCK_TIME_SECONDS = 3;
 
@@ -96,6 +100,29 @@ export class TronRpcClient {
       token: fromBaseUnits(this.quantity(units, "eth_call (balanceOf)"), token.decimals),
       trx: fromBaseUnits(this.quantity(sun, "eth_getBalance"), TRX_DECIMALS),
     };
+  }
+
+  /**
+   * The TRX a transfer of `units` of the token from `from` to `to` burns when `from` has no staked
+   * energy or bandwidth: the node's energy estimate (eth_estimateGas: TRON answers energy) times its
+   * energy price (eth_gasPrice: sun per energy, a chain parameter), plus the transaction's bandwidth
+   * at TRON's price of 1,000 sun a byte. Fails as the node does (a transfer the token would refuse,
+   * such as one from an address that no longer holds the amount, has no estimate).
+   */
+  async tokenTransferCost(
+    token: TronToken,
+    from: string,
+    to: string,
+    units: bigint,
+  ): Promise<{ energy: bigint; sunPerEnergy: bigint; trx: Decimal }> {
+    const data = `${TRANSFER}${tronAddressToHex(to).slice(2).padStart(64, "0")}${units.toString(16).padStart(64, "0")}`;
+    const [energy, price] = await Promise.all([
+      this.node.call("eth_estimateGas", [{ from: tronAddressToHex(from), to: tronAddressToHex(token.contract), value: "0x0", data }]),
+      this.node.call("eth_gasPrice", []),
+    ]);
+    const used = this.quantity(energy, "eth_estimateGas");
+    const sunPerEnergy = this.quantity(price, "eth_gasPrice");
+    return { energy: used, sunPerEnergy, trx: fromBaseUnits(used * sunPerEnergy + TOKEN_TRANSFER_BANDWIDTH_SUN, TRX_DECIMALS) };
   }
 
   private quantity(value: unknown, method: string): bigint {

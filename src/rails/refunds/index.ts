@@ -18,7 +18,7 @@ import { Decimal } from "../../core/money/amounts.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../../core/money/currencies.ts";
 import { CHAINS, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
 import type { PaymentRails, RefundInstructions, RefundPayments, RefundSpendRequest } from "../../core/ports.ts";
-import type { ChainClient } from "../chains/index.ts";
+import type { ChainClient, ChainWatchers } from "../chains/index.ts";
 import { isExactObject, JsonNumber } from "../prices/exact-json.ts";
 import { readExtendedKey } from "../wallets/extended-keys.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks, type NetworkOptions, type UtxoNetwork } from "../wallets/networks.ts";
@@ -34,14 +34,14 @@ export interface RefundRailsOptions extends NetworkOptions {
   rails: PaymentRails;
   wallets: WalletKeyLookup;
   /** The payment watcher's nodes; absent: no node is asked. */
-  chains?: { clientOf(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): ChainClient | undefined };
+  chains?: Pick<ChainWatchers, "clientOf" | "tronToken">;
 }
 
 /** sat/vB when the merchant chose none and no node estimates: enough to confirm within hours on most days. */
 const DEFAULT_FEE_RATE: Record<string, string> = { BTC: "10", LTC: "2" };
 /** Confirmation target (blocks) of the node's fee estimate. */
 const FEE_TARGET_BLOCKS = 6;
-/** TRX a TRC-20 transfer burns for energy without staked energy (about 130,000 energy to a new holder at 210 sun). */
+/** TRX a TRC-20 transfer burns without staked energy when no TRON node can estimate it (about 130,000 energy to a new holder at 210 sun). */
 const TRON_TOKEN_TRANSFER_TRX = "30";
 const UTXO_DECIMALS = 8;
 const OUTPOINT = /^([0-9a-f]{64}):(\d{1,9})$/;
@@ -80,9 +80,27 @@ export class RefundRails implements RefundPayments {
       networkFee: null,
       amountToCustomer: amount.toFixed(),
       evmTransaction: null,
-      gasNeeded: { coin: CHAINS[network].feeCoin, amount: TRON_TOKEN_TRANSFER_TRX },
+      gasNeeded: { coin: CHAINS[network].feeCoin, amount: await this.tronTransferTrx(currency, network, request) },
       keyOriginMissing: null,
     };
+  }
+
+  /** The TRX the token transfer burns, as the TRON node estimates it; the usual figure when no node is configured or it cannot tell. */
+  private async tronTransferTrx(currency: CryptoCurrency, network: NetworkSlug, request: RefundSpendRequest): Promise<string> {
+    const client = this.options.chains?.clientOf(currency, request.isLive, network);
+    const token = this.options.chains?.tronToken(currency, request.isLive);
+    if (client?.kind !== "tron" || token === undefined) return TRON_TOKEN_TRANSFER_TRX;
+    try {
+      const cost = await client.client.tokenTransferCost(
+        token,
+        request.paymentAddress,
+        request.destination,
+        toBaseUnits(request.amount, token.decimals),
+      );
+      return cost.trx.toFixed();
+    } catch {
+      return TRON_TOKEN_TRANSFER_TRX;
+    }
   }
 
   private async utxo(currency: CryptoCurrency, network: NetworkSlug, request: RefundSpendRequest): Promise<RefundInstructions> {

@@ -17,6 +17,8 @@ import { ChainNodeError, ChainNotConfiguredError } from "../../../src/rails/chai
 import { ChainEnvSchema, chainConfig, ChainWatchers } from "../../../src/rails/chains/index.ts";
 import { TRON_CHAIN_IDS, TronRpcClient, tronChain } from "../../../src/rails/chains/tron-rpc.ts";
 import { createTronTestWallet, deriveTronAddress, tronAddressToHex, tronReceiveChain } from "../../../src/rails/wallets/tron.ts";
+import { RefundRails } from "../../../src/rails/refunds/index.ts";
+import { HdWalletRails } from "../../../src/rails/wallets/index.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../../support/anvil.ts";
 import { useRecordingServers } from "../../support/recording-server.ts";
 
@@ -234,5 +236,66 @@ describe("USDT on tron through the chain watchers and their configuration", () =
       ["PAYGATE_TRON_API_KEY", "must be 1 to 200 printable characters without spaces"],
       ["PAYGATE_CONFIRMATIONS_TRON", expect.stringMatching(/>=0/)],
     ]);
+  });
+});
+
+describe("what a TRC-20 refund burns, from the TRON node (issue 26)", () => {
+  const rpc = async (method: string, params: unknown[]) => {
+    const answer = await fetch(anvil.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    return BigInt(((await answer.json()) as { result: string }).result);
+  };
+  const watchers = () =>
+    new ChainWatchers({
+      timeoutMs: 5000,
+      esplora: { BTC: {}, LTC: {} },
+      evm: { ethereum: {}, bsc: {} },
+      tron: { test: anvil.url },
+      evmTuning: { headMaxAgeMs: 0 },
+    });
+  const refundRequest = (paymentAddress: string, destination: string) => ({
+    coin: "USDT",
+    network: "tron",
+    isLive: false,
+    walletId: 1,
+    derivationIndex: 0,
+    paymentAddress,
+    receipts: [],
+    destination,
+    amount: "2.5",
+    feeRate: null,
+    deductNetworkFee: false,
+  });
+
+  it("is the node's energy estimate of the transfer times its energy price, plus the bandwidth, in TRX", async () => {
+    const addresses = merchant();
+    const [paid, customer] = [addresses(40), addresses(41)];
+    await pay(paid, 5_000_000n);
+    const cost = await client().tokenTransferCost(USDT, paid, customer, 2_500_000n);
+    const data = abiCall("transfer(address,uint256)", tronAddressToHex(customer), 2_500_000n);
+    const energy = await rpc("eth_estimateGas", [{ from: tronAddressToHex(paid), to: TOKEN_HEX, value: "0x0", data }]);
+    const price = await rpc("eth_gasPrice", []);
+    expect(energy).toBeGreaterThan(21_000n);
+    expect([cost.energy, cost.sunPerEnergy]).toEqual([energy, price]);
+    const sun = energy * price + 345_000n;
+    expect(cost.trx.toFixed()).toBe(`${sun / 1_000_000n}.${(sun % 1_000_000n).toString().padStart(6, "0")}`.replace(/\.?0+$/, ""));
+
+    const rails = new RefundRails({ rails: new HdWalletRails({}), wallets: async () => null, chains: watchers() });
+    const got = await rails.instructions(refundRequest(paid, customer));
+    expect(got.gasNeeded).toEqual({ coin: "TRX", amount: cost.trx.toFixed() });
+    expect(got.uri).toContain(customer);
+  });
+
+  it("falls back to the usual 30 TRX when the node cannot estimate (the address no longer holds the amount) or none is configured", async () => {
+    const addresses = merchant();
+    const [empty, customer] = [addresses(42), addresses(43)];
+    await expect(client().tokenTransferCost(USDT, empty, customer, 2_500_000n)).rejects.toThrow();
+    const withNode = new RefundRails({ rails: new HdWalletRails({}), wallets: async () => null, chains: watchers() });
+    expect((await withNode.instructions(refundRequest(empty, customer))).gasNeeded).toEqual({ coin: "TRX", amount: "30" });
+    const withoutNode = new RefundRails({ rails: new HdWalletRails({}), wallets: async () => null });
+    expect((await withoutNode.instructions(refundRequest(empty, customer))).gasNeeded).toEqual({ coin: "TRX", amount: "30" });
   });
 });
