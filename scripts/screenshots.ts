@@ -6,7 +6,8 @@
 // create --password-stdin`) and writes docs/dashboard-home.png (Home, where signing in lands: a few
 // orders are paid through the test helpers, so its charts have figures), docs/dashboard-mobile.png
 // and docs/dashboard-desktop.png (the Transactions page), docs/dashboard-transaction.png (one
-// transaction) and docs/dashboard-webhooks.png (the Webhooks page). Needs the pages built (npm
+// transaction) and docs/dashboard-webhooks.png (the whole Webhooks page, its endpoints and delivery
+// log too). Needs the pages built (npm
 // install does it) and Debian's Chromium.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -156,9 +157,11 @@ try {
         await shoot(page, "dashboard-transaction", viewport, true);
         await page.goto(`${baseUrl}/dashboard/webhooks`);
         await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
-        // The heading is there before the page's data: wait for what it shows.
+        // The heading is there before the page's data: wait for what it shows, down to the endpoints' delivery log.
         await page.getByRole("heading", { level: 2, name: "Webhook URL" }).waitFor();
-        await shoot(page, "dashboard-webhooks", viewport, false);
+        await page.getByRole("heading", { level: 2, name: "Endpoints" }).waitFor();
+        await page.getByRole("heading", { level: 2, name: "Delivery log" }).waitFor();
+        await shoot(page, "dashboard-webhooks", viewport, true);
       }
       await page.close();
     }

@@ -149,7 +149,11 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       policyBounds: config.lifecycle.policyBounds,
     },
   });
-  overrides.metrics?.observeDatabase({ webhookBacklog: () => gateway.webhookBacklog(), poolStats: database.poolStats });
+  overrides.metrics?.observeDatabase({
+    webhookBacklog: () => gateway.webhookBacklog(),
+    webhookDeliveriesBacklog: () => gateway.webhookDeliveriesBacklog(),
+    poolStats: database.poolStats,
+  });
   const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log, overrides.metrics);
   // Its own clients of the same nodes: the destinations stay in its block scan, not in the payment watcher's pass.
   const refundWatcher = new RefundWatcher(

@@ -2,14 +2,51 @@
 export * from "./client.ts";
 export * from "./errors.ts";
 export * from "./webhooks.ts";
-export { InitializeTransactionDocument, InitiatePaymentDocument, TransactionDocument } from "./generated/graphql.ts";
+export {
+  CreateWebhookEndpointDocument,
+  DeleteWebhookEndpointDocument,
+  InitializeTransactionDocument,
+  InitiatePaymentDocument,
+  RedeliverFailedWebhookDeliveriesDocument,
+  RedeliverWebhookDeliveryDocument,
+  RotateWebhookEndpointSecretDocument,
+  TransactionDocument,
+  UpdateWebhookEndpointDocument,
+  WebhookDeliveriesDocument,
+  WebhookEndpointDocument,
+  WebhookEndpointsDocument,
+} from "./generated/graphql.ts";
 export type {
+  CreateWebhookEndpointInput,
+  CreateWebhookEndpointMutation,
+  CreateWebhookEndpointMutationVariables,
+  DeleteWebhookEndpointMutation,
+  DeleteWebhookEndpointMutationVariables,
   InitializeTransactionMutation,
   InitializeTransactionMutationVariables,
   InitiatePaymentMutation,
   InitiatePaymentMutationVariables,
+  RedeliverFailedWebhookDeliveriesMutation,
+  RedeliverFailedWebhookDeliveriesMutationVariables,
+  RedeliverWebhookDeliveryMutation,
+  RedeliverWebhookDeliveryMutationVariables,
+  RotateWebhookEndpointSecretMutation,
+  RotateWebhookEndpointSecretMutationVariables,
   SdkTransactionFragment,
+  SdkWebhookDeliveryFragment,
+  SdkWebhookEndpointFragment,
   TransactionQuery,
   TransactionQueryVariables,
+  UpdateWebhookEndpointInput,
+  UpdateWebhookEndpointMutation,
+  UpdateWebhookEndpointMutationVariables,
+  WebhookDeliveriesQuery,
+  WebhookDeliveriesQueryVariables,
+  WebhookDeliveryStatus,
+  WebhookEndpointQuery,
+  WebhookEndpointQueryVariables,
+  WebhookEndpointStatus,
+  WebhookEndpointsQuery,
+  WebhookEndpointsQueryVariables,
 } from "./generated/graphql.ts";
 export type { components, operations, paths } from "./generated/openapi.ts";

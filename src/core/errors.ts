@@ -233,6 +233,13 @@ export const errors = {
     new PaygateError("validation_error", "Missing or invalid refund fields", "invalid_refund_request", fieldErrors),
   /** The same for an unknown id and another merchant's or mode's refund. */
   refundNotFound: (id: string) => new PaygateError("not_found", `No refund with id '${printable(id)}'`, "refund_not_found"),
+  /** The dashboard's PSBT download of a refund that has none (not BTC/LTC, no destination yet, closed, or no rails). */
+  refundPsbtNotFound: (id: string) =>
+    new PaygateError(
+      "not_found",
+      `Refund ${printable(id)} has no PSBT to sign: only a pending BTC or LTC refund with a destination has one`,
+      "refund_psbt_not_found",
+    ),
   nothingReceived: () =>
     new PaygateError("invalid_state", "Nothing can be refunded: no confirmed payment has arrived on this transaction", "nothing_received"),
   /** `left`: what can still be refunded, with its coin ("0.0004 BTC"). */

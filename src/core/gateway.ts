@@ -70,6 +70,7 @@ import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } fro
 import type { Clock, DeliveryReport } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
 import {
+  type DashboardTransactionPage,
   dashboardTransaction,
   exportDashboardTransactions,
   listDashboardTransactions,
@@ -83,7 +84,7 @@ import type { WatchedAddress, WatchShare } from "./stores/transactions.ts";
 import type { EventFilter, EventWithAttempts, WebhookBacklog } from "./stores/webhook-events.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import * as refunds from "./refunds/refunds.ts";
-import type { CreateRefundRequest, RefundOutcome } from "./refunds/refunds.ts";
+import type { CreateRefundRequest, RefundOutcome, RefundRequest } from "./refunds/refunds.ts";
 import type { RefundRecord, RefundSummary } from "./refunds/view.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
@@ -91,8 +92,7 @@ import { paymentOptions, type PaymentOptionsResult } from "./transactions/paymen
 import { paymentRequestOf } from "./transactions/payment-request.ts";
 import type { TransactionRecord } from "./transactions/record.ts";
 import { clientSecretVisibleTo, retrieveTransaction } from "./transactions/retrieve.ts";
-import { detailOf, detailsOf, type DetailedOutcome, type TransactionDetails } from "./transactions/details.ts";
-import { receiptsOf, type TransactionReceipt } from "./transactions/receipts.ts";
+import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type TransactionDetails } from "./transactions/details.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
 import * as endpoints from "./webhook-endpoints/endpoints.ts";
@@ -203,20 +203,33 @@ export class PaymentGateway {
     return retrieveTransaction(this.deps, bearerToken, id);
   }
 
-  /** One transaction with all a reply shows, the client secret only to those retrieve.ts shows it; null where a read finds nothing. */
-  async transactionDetails(bearerToken: string | undefined, id: string): Promise<{ details: TransactionDetails | null; caller: Caller }> {
+  /**
+   * One transaction with all a reply shows, the row and its receipts as of one moment (details.ts), the
+   * client secret only to those retrieve.ts shows it; null where a read finds nothing. `parts`: false
+   * leaves out the payment request or the checkout link (GraphQL makes them per field, when selected).
+   */
+  async transactionDetails(
+    bearerToken: string | undefined,
+    id: string,
+    parts: ReplyParts = {},
+  ): Promise<{ details: TransactionDetails | null; caller: Caller }> {
     const { transaction, caller } = await retrieveTransaction(this.deps, bearerToken, id);
-    const details = transaction && (await detailOf(this.deps, transaction, { clientSecret: clientSecretVisibleTo(caller) }));
+    const clientSecret = parts.checkout !== false && clientSecretVisibleTo(caller);
+    const details = transaction && (await detailOf(this.deps, transaction, { ...parts, clientSecret }));
     return { details, caller };
   }
 
-  /** listTransactions with all a reply shows of each (a secret key's list: shown the client secrets), the receipts in one query. */
+  /**
+   * listTransactions with all a reply shows of each (a secret key's list: shown the client secrets), the
+   * receipts in one query, each row as of its receipts' moment; `names`: the query's names in the caller's API.
+   */
   async listTransactionDetails(
     bearerToken: string | undefined,
     params: Record<string, unknown>,
+    parts: ReplyParts & { names?: Partial<Record<TransactionListParam, string>> } = {},
   ): Promise<TransactionPage & { details: TransactionDetails[] }> {
-    const page = await listTransactions(this.deps, bearerToken, params);
-    return { ...page, details: await detailsOf(this.deps, page.transactions, { clientSecret: true }) };
+    const page = await listTransactions(this.deps, bearerToken, params, parts.names);
+    return { ...page, details: await detailsOf(this.deps, page.transactions, { ...parts, clientSecret: parts.checkout !== false }) };
   }
 
   /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
@@ -261,14 +274,6 @@ export class PaymentGateway {
     return viewOf(transaction, this.deps.lifecycle);
   }
 
-  /**
-   * The receipts of each transaction (a reply's one, or a page's), as every API shows them: one query
-   * for them all, none when no transaction can have any yet (receipts.ts).
-   */
-  receipts(transactions: readonly TransactionRecord[]): Promise<Map<string, TransactionReceipt[]>> {
-    return receiptsOf(this.deps.stores.transactions, transactions);
-  }
-
   /** Test mode: a payment as the chain watcher would record it; the transaction as its secret-key caller is shown it. */
   async recordTestPayment(request: TestHelperRequest): Promise<TransactionDetails> {
     return detailOf(this.deps, await recordTestPayment(this.deps, request), { clientSecret: true });
@@ -310,6 +315,30 @@ export class PaymentGateway {
 
   markRefundPaid(bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
     return refunds.markRefundPaid(this.deps, bearerToken, id, body);
+  }
+
+  // The dashboard's refunds: each checks the actor's role (read, or manage_refunds for a change), then
+  // runs the API's own use case on its merchant in the mode shown; changes go to the audit log.
+
+  /** The transaction page's Refund action: the REST body and Idempotency-Key (docs/refunds.md). */
+  createDashboardRefund(actor: DashboardActor, isLive: boolean, request: RefundRequest): Promise<RefundOutcome> {
+    return refunds.createDashboardRefund(this.deps, actor, isLive, request);
+  }
+
+  dashboardRefund(actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
+    return refunds.retrieveDashboardRefund(this.deps, actor, isLive, id);
+  }
+
+  dashboardTransactionRefunds(actor: DashboardActor, isLive: boolean, transactionId: string): Promise<refunds.TransactionRefunds> {
+    return refunds.dashboardTransactionRefunds(this.deps, actor, isLive, transactionId);
+  }
+
+  cancelDashboardRefund(actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
+    return refunds.cancelDashboardRefund(this.deps, actor, isLive, id);
+  }
+
+  markDashboardRefundPaid(actor: DashboardActor, isLive: boolean, id: string, body: unknown): Promise<RefundOutcome> {
+    return refunds.markDashboardRefundPaid(this.deps, actor, isLive, id, body);
   }
 
   /** The transactions' refunds in short and what is left to refund (the transaction replies' added fields). */
@@ -633,8 +662,14 @@ export class PaymentGateway {
     return endpoints.rotateEndpointSecret(this.deps, owner, id);
   }
 
-  listWebhookDeliveries(owner: endpoints.EndpointOwner, endpointId: string, params: Record<string, unknown>): Promise<endpoints.DeliveryPage> {
-    return endpoints.listDeliveries(this.deps, owner, endpointId, params);
+  /** `names`: the list's parameters in the adapter's words, for its messages (GraphQL's first, after). */
+  listWebhookDeliveries(
+    owner: endpoints.EndpointOwner,
+    endpointId: string,
+    params: Record<string, unknown>,
+    names?: Partial<Record<string, string>>,
+  ): Promise<endpoints.DeliveryPage> {
+    return endpoints.listDeliveries(this.deps, owner, endpointId, params, names);
   }
 
   redeliverWebhookDelivery(owner: endpoints.EndpointOwner, id: string): Promise<DeliveryLogEntry> {
@@ -643,6 +678,69 @@ export class PaymentGateway {
 
   redeliverFailedWebhookDeliveries(owner: endpoints.EndpointOwner, endpointId: string, body: unknown): Promise<number> {
     return endpoints.redeliverFailed(this.deps, owner, endpointId, body);
+  }
+
+  // The dashboard's (its Webhooks page): the actor's merchant in the mode shown, once its role allows it
+  // (endpoints.dashboardOwner), then the same functions as the API's above; changes audited as the user's,
+  // and those that send events somewhere new or hand out a secret need a recent password (sudo mode).
+
+  /** The event types an endpoint's filter may name (the form's choices), `*` aside. */
+  dashboardWebhookEventTypes(actor: DashboardActor): readonly string[] {
+    authorize(actor, "read");
+    return endpoints.knownEventTypes();
+  }
+
+  async dashboardWebhookEndpoints(actor: DashboardActor, isLive: boolean): Promise<WebhookEndpointRow[]> {
+    return endpoints.listEndpoints(this.deps, endpoints.dashboardOwner(actor, isLive, "read"));
+  }
+
+  async dashboardCreateWebhookEndpoint(actor: DashboardActor, isLive: boolean, body: unknown): Promise<endpoints.WebhookEndpointView> {
+    const owner = this.endpointChanger(actor, isLive, "create", body);
+    return endpoints.createEndpoint(this.deps, owner, body, authorOf(actor));
+  }
+
+  async dashboardUpdateWebhookEndpoint(actor: DashboardActor, isLive: boolean, id: string, body: unknown): Promise<endpoints.UpdatedEndpoint> {
+    const owner = this.endpointChanger(actor, isLive, "update", body);
+    return endpoints.updateEndpoint(this.deps, owner, id, body, authorOf(actor));
+  }
+
+  async dashboardDeleteWebhookEndpoint(actor: DashboardActor, isLive: boolean, id: string): Promise<WebhookEndpointRow> {
+    const owner = this.endpointChanger(actor, isLive, "delete");
+    return endpoints.deleteEndpoint(this.deps, owner, id, authorOf(actor));
+  }
+
+  async dashboardRotateWebhookEndpointSecret(actor: DashboardActor, isLive: boolean, id: string): Promise<endpoints.WebhookEndpointView> {
+    const owner = this.endpointChanger(actor, isLive, "rotate_secret");
+    return endpoints.rotateEndpointSecret(this.deps, owner, id, authorOf(actor));
+  }
+
+  async dashboardWebhookDeliveries(
+    actor: DashboardActor,
+    isLive: boolean,
+    endpointId: string,
+    params: Record<string, unknown>,
+  ): Promise<endpoints.DeliveryPage> {
+    return endpoints.listDeliveries(this.deps, endpoints.dashboardOwner(actor, isLive, "read"), endpointId, params);
+  }
+
+  async dashboardRedeliverWebhookDelivery(actor: DashboardActor, isLive: boolean, id: string): Promise<DeliveryLogEntry> {
+    return endpoints.redeliverDelivery(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), id);
+  }
+
+  async dashboardRedeliverFailedWebhookDeliveries(actor: DashboardActor, isLive: boolean, endpointId: string, body: unknown): Promise<number> {
+    return endpoints.redeliverFailed(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), endpointId, body);
+  }
+
+  /** The owner of an endpoint change by a dashboard user: its role first, then a recent password where the change needs one. */
+  private endpointChanger(
+    actor: DashboardActor,
+    isLive: boolean,
+    change: Parameters<typeof endpoints.needsRecentAuthentication>[0],
+    body?: unknown,
+  ): endpoints.EndpointOwner {
+    const owner = endpoints.dashboardOwner(actor, isLive, "manage_webhooks");
+    if (endpoints.needsRecentAuthentication(change, body)) requireRecentAuthentication(this.dashboard, actor);
+    return owner;
   }
 
   /** The Events API: the secret key's merchant's events of its mode, newest first; `params` are the list's query (events/list.ts). */
@@ -680,6 +778,11 @@ export class PaymentGateway {
     return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
   }
 
+  /** The same for the deliveries to the enabled endpoints other than a mode's first (GET /metrics). */
+  webhookDeliveriesBacklog(): Promise<WebhookBacklog> {
+    return this.deps.stores.webhookEndpoints.backlog(this.deps.clock.now());
+  }
+
   // ── The dashboard: transactions (each checks the actor's role first; `isLive`: the mode shown) ──
 
   /** The home's figures for the mode: 30 days of volume per fiat currency, statuses, coins, checkouts paid, failing webhook endpoints. */
@@ -688,7 +791,7 @@ export class PaymentGateway {
   }
 
   /** A page of the actor's merchant's transactions, newest first; `params` are GET /v1/transactions' query. */
-  dashboardTransactions(actor: DashboardActor, isLive: boolean, params: Record<string, unknown>): Promise<TransactionPage> {
+  dashboardTransactions(actor: DashboardActor, isLive: boolean, params: Record<string, unknown>): Promise<DashboardTransactionPage> {
     return listDashboardTransactions(this.deps, actor, isLive, params);
   }
 

@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import pg from "pg";
 import type { NotificationSource } from "./notifications.ts";
 import { DEFAULT_PREPARED_STATEMENTS, statementNamer } from "./prepared-statements.ts";
+import { directTypes, type DirectQuery } from "./direct-sql.ts";
 
 export type DatabaseTarget =
   /** Embedded PostgreSQL; `dataDir: null` keeps the database in memory only. */
@@ -28,6 +29,8 @@ export interface DatabaseAdapter {
   poolStats?: () => PoolStats;
   /** Where this database's change notifications are heard (src/db/notifications.ts); none: nothing is announced. */
   notifications?: NotificationSource;
+  /** PostgreSQL only: a statement on the pool, named as the adapter names its own (src/db/direct-sql.ts). */
+  query?: DirectQuery;
 }
 
 export interface PoolStats {
@@ -71,11 +74,12 @@ export async function createAdapterFactory(target: DatabaseTarget): Promise<Data
     client.on("error", () => {});
     reportCharColumnsAsText(client);
   });
+  // One namer for the adapter's statements and the direct ones: a name stands for one text on every connection.
+  const statementName = preparedStatementsFor(target.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
+  const types = directTypes(pg.types);
   return {
-    factory: runningFunctionBodiesWhole(
-      new PrismaPg(pool, { statementNameGenerator: preparedStatementsFor(target.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS) }),
-      pool,
-    ),
+    factory: runningFunctionBodiesWhole(new PrismaPg(pool, { statementNameGenerator: statementName }), pool),
+    query: async (text, values) => (await pool.query({ name: statementName?.({ sql: text }), text, values, types })).rows,
     notifications: { kind: "postgres", url: target.url },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: target.poolMax ?? 10 }),
     close: once(async () => {

@@ -4,7 +4,8 @@ import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { createAdapterFactory, type DatabaseTarget, type PoolStats } from "./adapters.ts";
 import { PrismaClient } from "./generated/client.ts";
 import { PaygateError } from "../core/errors.ts";
-import { OutageLog, withServiceErrors } from "./failures.ts";
+import { OutageLog, serviceErrors, withServiceErrors } from "./failures.ts";
+import { useDirectQueries } from "./direct-sql.ts";
 import { applyMigrations, listMigrations } from "./migrations.ts";
 import { withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
@@ -74,6 +75,12 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
     if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
     const outages = new OutageLog(options.log ?? ((line) => console.error(line)));
     const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory })), outages);
+    const direct = adapter.query;
+    if (direct) {
+      // The hot statements on the pool itself (direct-sql.ts), their failures translated as the client's are.
+      const { translate, succeed } = serviceErrors(outages);
+      useDirectQueries(db, (text, values) => direct(text, values).then(succeed, translate));
+    }
     await ensureCurrencies(db);
     const expected = (await listMigrations()).migrationDirectories.map((dir) => dir.path);
     const changes = adapter.notifications ? new ChangeFeed(adapter.notifications, { log: options.log }) : noChanges;

@@ -47,6 +47,9 @@ function causeOf(error: unknown): DriverCause | null {
   const fromMeta = meta?.driverAdapterError?.cause;
   if (fromMeta) return fromMeta;
   if ((error as { name?: unknown }).name === "DriverAdapterError") return (error as { cause?: DriverCause }).cause ?? null;
+  // pg's own DatabaseError, from the statements that go to the driver directly (direct-sql.ts): its SQLSTATE.
+  const { code, severity, message } = error as { code?: unknown; severity?: unknown; message?: unknown };
+  if (typeof code === "string" && typeof severity === "string") return { originalCode: code, originalMessage: String(message) };
   return null;
 }
 
@@ -116,22 +119,29 @@ export class OutageLog {
   }
 }
 
+/** A driver failure as the core's error (logged as an outage when it is one), and a success that ends an outage. */
+export function serviceErrors(outages: OutageLog): { translate: (error: unknown) => never; succeed: <T>(value: T) => T } {
+  return {
+    translate: (error) => {
+      if (isUniqueViolation(error)) throw new DuplicateKeyError(error);
+      const serviceError = serviceErrorOf(error);
+      if (!serviceError) throw error;
+      outages.failed(serviceError, error);
+      throw serviceError;
+    },
+    succeed: (value) => {
+      outages.succeeded();
+      return value;
+    },
+  };
+}
+
 /**
  * The client with failures translated, on every query and on interactive transactions as a whole
  * (a connection lost at BEGIN or COMMIT fails there, outside any query).
  */
 export function withServiceErrors(db: Database, outages: OutageLog): Database {
-  const translate = (error: unknown): never => {
-    if (isUniqueViolation(error)) throw new DuplicateKeyError(error);
-    const serviceError = serviceErrorOf(error);
-    if (!serviceError) throw error;
-    outages.failed(serviceError, error);
-    throw serviceError;
-  };
-  const succeed = <T>(value: T): T => {
-    outages.succeeded();
-    return value;
-  };
+  const { translate, succeed } = serviceErrors(outages);
   const translated = db.$extends({
     name: "paygate-service-errors",
     query: {

@@ -100,78 +100,95 @@ const RETRY_AFTER_SECONDS = 10;
 const LOG_EVERY_MS = 60_000;
 
 /**
- * The live connections of this process, counted by client address and credential. `acquire` takes
- * a place for one connection or says which cap refused it; the release it returns gives it back
- * (once, however often it is called).
+ * Places held open, counted in all and per key of each kind (a client address, a credential), each
+ * count under its cap: the one counter behind every cap on open connections (live connections here,
+ * the event streams of GET /v1/events/stream). `acquire` takes a place or names the cap that refused
+ * it; the release it returns gives the place back (once, however often it is called).
+ */
+export class CappedPlaces<Kind extends string> {
+  private readonly byKey = new Map<Kind, Map<string, number>>();
+  private open = 0;
+
+  /** `caps`: the most places in all (`total`) and per key of each kind, checked in that order. */
+  constructor(private readonly caps: Readonly<Record<"total" | Kind, number>>) {}
+
+  /** Places held now (those counted in all). */
+  get count(): number {
+    return this.open;
+  }
+
+  /**
+   * Takes a place for these keys, or names the first cap it would pass. `inTotal: false` counts only
+   * the keys, for a connection already counted in all under another key.
+   */
+  acquire(keys: Partial<Record<Kind, string>>, inTotal = true): { release: () => void } | { cap: "total" | Kind; limit: number } {
+    if (inTotal && this.open >= this.caps.total) return { cap: "total", limit: this.caps.total };
+    const held = Object.entries(keys) as [Kind, string | undefined][];
+    for (const [kind, key] of held) {
+      if (key !== undefined && (this.byKey.get(kind)?.get(key) ?? 0) >= this.caps[kind]) return { cap: kind, limit: this.caps[kind] };
+    }
+    if (inTotal) this.open++;
+    for (const [kind, key] of held) if (key !== undefined) increment(this.counts(kind), key);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        if (inTotal) this.open--;
+        for (const [kind, key] of held) if (key !== undefined) decrement(this.counts(kind), key);
+      },
+    };
+  }
+
+  private counts(kind: Kind): Map<string, number> {
+    const counts = this.byKey.get(kind) ?? new Map<string, number>();
+    this.byKey.set(kind, counts);
+    return counts;
+  }
+}
+
+/**
+ * The live connections of this process (event streams and WebSockets), counted by client address and
+ * credential in one `CappedPlaces`, with the refusal's message, metric and log line.
  */
 export class LiveConnections {
-  private readonly byAddress = new Map<string, number>();
-  private readonly byCredential = new Map<string, number>();
-  private open = 0;
+  private readonly places: CappedPlaces<"address" | "credential">;
   private readonly loggedAt = new Map<string, number>();
 
   constructor(
     readonly limits: LiveLimits,
     private readonly log: (line: string) => void = () => {},
     private readonly onRefused: (cap: LiveRefusal["cap"]) => void = () => {},
-  ) {}
+  ) {
+    this.places = new CappedPlaces<"address" | "credential">({ total: limits.total, address: limits.perAddress, credential: limits.perCredential });
+  }
 
   /** Live connections open now. */
   get count(): number {
-    return this.open;
+    return this.places.count;
   }
 
   /** Takes a place for a connection of this address (and credential, when it has one), or refuses it. */
   acquire(address: string, credential: string | undefined): { release: () => void } | LiveRefusal {
     const addressKey = addressBucket(address);
     const credentialKey = credential === undefined ? undefined : credentialDigest(credential);
-    const refusal = this.refusal(addressKey, credentialKey);
-    if (refusal) {
-      this.onRefused(refusal.cap);
-      this.logRefusal(addressKey, refusal);
-      return refusal;
-    }
-    this.open++;
-    increment(this.byAddress, addressKey);
-    if (credentialKey !== undefined) increment(this.byCredential, credentialKey);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.open--;
-        decrement(this.byAddress, addressKey);
-        if (credentialKey !== undefined) decrement(this.byCredential, credentialKey);
-      },
-    };
+    return this.answer(addressKey, this.places.acquire({ address: addressKey, credential: credentialKey }));
   }
 
   /** Counts a credential on a connection already counted by address (a WebSocket names its credential after the upgrade). */
   acquireCredential(address: string, credential: string): { release: () => void } | LiveRefusal {
-    const key = credentialDigest(credential);
-    if ((this.byCredential.get(key) ?? 0) >= this.limits.perCredential) {
-      const refusal = refusalOf("credential", this.limits.perCredential);
-      this.onRefused(refusal.cap);
-      this.logRefusal(addressBucket(address), refusal);
-      return refusal;
-    }
-    increment(this.byCredential, key);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        decrement(this.byCredential, key);
-      },
-    };
+    return this.answer(addressBucket(address), this.places.acquire({ credential: credentialDigest(credential) }, false));
   }
 
-  private refusal(addressKey: string, credentialKey: string | undefined): LiveRefusal | null {
-    const { total, perAddress, perCredential } = this.limits;
-    if (this.open >= total) return refusalOf("total", total);
-    if ((this.byAddress.get(addressKey) ?? 0) >= perAddress) return refusalOf("address", perAddress);
-    if (credentialKey !== undefined && (this.byCredential.get(credentialKey) ?? 0) >= perCredential) return refusalOf("credential", perCredential);
-    return null;
+  private answer(
+    addressKey: string,
+    place: { release: () => void } | { cap: LiveRefusal["cap"]; limit: number },
+  ): { release: () => void } | LiveRefusal {
+    if ("release" in place) return place;
+    const refusal = refusalOf(place.cap, place.limit);
+    this.onRefused(refusal.cap);
+    this.logRefusal(addressKey, refusal);
+    return refusal;
   }
 
   private logRefusal(addressKey: string, refusal: LiveRefusal): void {
@@ -209,7 +226,7 @@ function decrement(counts: Map<string, number>, key: string): void {
 }
 
 /** Counted by a digest, so the map holds no credential. */
-function credentialDigest(credential: string): string {
+export function credentialDigest(credential: string): string {
   return createHash("sha256").update(`paygate live\0${credential}`, "utf8").digest("base64url").slice(0, 22);
 }
 

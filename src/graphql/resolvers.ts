@@ -1,4 +1,5 @@
 // Resolvers map between the graph and the core; every rule stays in the core.
+import type { GraphQLResolveInfo } from "graphql";
 import { PaygateError } from "../core/errors.ts";
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import type { RefundView } from "../core/refunds/view.ts";
@@ -6,11 +7,19 @@ import { policiesView } from "../core/transactions/policies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
-import type { TransactionReceipt } from "../core/transactions/receipts.ts";
-import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
+import { deliveryStatus, previousSecretExpiry, type EndpointOwner, type WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
-import type { Refund, Resolvers, SubscriptionResolverObject, SubscriptionTransactionUpdatedArgs } from "./generated/resolvers.ts";
+import { selectsBelow } from "./selection.ts";
+import type {
+  Refund,
+  Resolvers,
+  SubscriptionResolverObject,
+  SubscriptionTransactionUpdatedArgs,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from "./generated/resolvers.ts";
 import { DateTimeScalar, DecimalScalar, JSONScalar } from "./scalars.ts";
 
 const decimal = (value: { toString(): string } | null) => (value === null ? null : value.toString());
@@ -22,7 +31,7 @@ export const resolvers: Resolvers = {
   JSON: JSONScalar,
 
   Query: {
-    transactions: (_root, { filter, first, after }, ctx) =>
+    transactions: (_root, { filter, first, after }, ctx, info) =>
       fromCore(async () => {
         // The core parses REST's query values: the same checks and messages, in the graph's names.
         const params = Object.fromEntries(
@@ -37,21 +46,21 @@ export const resolvers: Resolvers = {
             q: filter?.search,
           }).filter(([, value]) => value !== null && value !== undefined),
         );
-        const page = await ctx.gateway.listTransactions(ctx.bearerToken, params, GRAPH_NAMES);
+        // Each row as of its receipts' moment, the page's receipts in one query (the core's details, as REST's).
+        const page = await ctx.gateway.listTransactionDetails(ctx.bearerToken, params, { ...perField(info), names: GRAPH_NAMES });
         ctx.seenMerchant(page.merchantId);
-        // The page's receipts in one query, when the first of its transactions asks for them.
-        const receipts = once(() => ctx.gateway.receipts(page.transactions));
-        const edges = page.transactions.map((t) => ({
-          cursor: t.id,
-          node: parentOf(ctx, t, { customer: true, clientSecret: true }, receipts),
+        const edges = page.details.map((details) => ({
+          cursor: details.transaction.id,
+          node: readParent(details, { customer: true, clientSecret: true }),
         }));
         return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
       }),
-    transaction: (_root, { id }, ctx) =>
+    transaction: (_root, { id }, ctx, info) =>
       fromCore(async () => {
-        const { transaction, caller } = await ctx.gateway.retrieveTransaction(ctx.bearerToken, id);
+        // The row and its receipts as of one moment (the core's details, as REST's GET /v1/transaction/:id).
+        const { details, caller } = await ctx.gateway.transactionDetails(ctx.bearerToken, id, perField(info));
         ctx.seenMerchant(caller.merchant.id);
-        return transaction && parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
+        return details && readParent(details, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
       }),
     refund: (_root, { id }, ctx) =>
       fromCore(async () => {
@@ -97,6 +106,34 @@ export const resolvers: Resolvers = {
             quotedAt: o.quotedAt?.toISOString() ?? null,
           })),
         };
+      }),
+    // Webhook endpoints: the secret key's merchant and mode, through the gateway methods REST calls.
+    webhookEndpoints: (_root, _args, ctx) =>
+      fromCore(async () => (await ctx.gateway.listWebhookEndpoints(await endpointOwner(ctx))).map(webhookEndpointOf)),
+    webhookEndpoint: (_root, { id }, ctx) =>
+      fromCore(async () => {
+        const owner = await endpointOwner(ctx);
+        try {
+          return webhookEndpointOf(await ctx.gateway.retrieveWebhookEndpoint(owner, id));
+        } catch (error) {
+          // As refund(id): another merchant's, mode's or an unknown endpoint is null.
+          if (error instanceof PaygateError && error.reason === "webhook_endpoint_not_found") return null;
+          throw error;
+        }
+      }),
+    webhookDeliveries: (_root, { endpointId, status, first, after }, ctx) =>
+      fromCore(async () => {
+        // REST's query values, so the core checks them with the same messages, in the graph's names.
+        const params = Object.fromEntries(
+          Object.entries({
+            limit: first === null || first === undefined ? undefined : String(first),
+            starting_after: after,
+            status: status?.toLowerCase(),
+          }).filter(([, value]) => value !== null && value !== undefined),
+        );
+        const page = await ctx.gateway.listWebhookDeliveries(await endpointOwner(ctx), endpointId, params, DELIVERY_LIST_NAMES);
+        const edges = page.deliveries.map((d) => ({ cursor: d.id, node: webhookDeliveryOf(d) }));
+        return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
       }),
   },
 
@@ -175,6 +212,45 @@ export const resolvers: Resolvers = {
         ctx.seenMerchant(marked.merchantId);
         return refundOf(marked.refund);
       }),
+    // REST's bodies, so both share one parser and one set of messages (the fields in REST's names).
+    createWebhookEndpoint: (_root, { input }, ctx) =>
+      fromCore(async () =>
+        webhookEndpointOf(
+          await ctx.gateway.createWebhookEndpoint(
+            await endpointOwner(ctx),
+            defined({ url: input.url, enabled_events: input.enabledEvents, description: input.description }),
+          ),
+        ),
+      ),
+    updateWebhookEndpoint: (_root, { id, input }, ctx) =>
+      fromCore(async () => {
+        const updated = await ctx.gateway.updateWebhookEndpoint(
+          await endpointOwner(ctx),
+          id,
+          // description: null clears it, as in REST; the other fields left null are left out.
+          {
+            ...defined({
+              url: input.url,
+              enabled_events: input.enabledEvents,
+              disabled: input.disabled,
+              redeliver_missed: input.redeliverMissed,
+            }),
+            ...(input.description === undefined ? {} : { description: input.description }),
+          },
+        );
+        return { endpoint: webhookEndpointOf(updated.endpoint), redelivered: updated.redelivered };
+      }),
+    deleteWebhookEndpoint: (_root, { id }, ctx) =>
+      fromCore(async () => {
+        const deleted = await ctx.gateway.deleteWebhookEndpoint(await endpointOwner(ctx), id);
+        return { id: deleted.id, deleted: true };
+      }),
+    rotateWebhookEndpointSecret: (_root, { id }, ctx) =>
+      fromCore(async () => webhookEndpointOf(await ctx.gateway.rotateWebhookEndpointSecret(await endpointOwner(ctx), id))),
+    redeliverWebhookDelivery: (_root, { id }, ctx) =>
+      fromCore(async () => webhookDeliveryOf(await ctx.gateway.redeliverWebhookDelivery(await endpointOwner(ctx), id))),
+    redeliverFailedWebhookDeliveries: (_root, { endpointId, since }, ctx) =>
+      fromCore(async () => ({ queued: await ctx.gateway.redeliverFailedWebhookDeliveries(await endpointOwner(ctx), endpointId, { since }) })),
   },
 
   Subscription: {
@@ -289,6 +365,60 @@ function refundOf(r: RefundView): Refund {
 
 const upper = <T extends string>(value: T) => value.toUpperCase() as Uppercase<T>;
 
+/** The fields given: a null in the graph's input is a field left out of REST's body. */
+const defined = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+
+/** The secret key's merchant and mode (a public key gets REST's 401), named to the request log. */
+async function endpointOwner(ctx: GraphQLContext): Promise<EndpointOwner> {
+  const owner = await ctx.gateway.webhookEndpointOwner(ctx.bearerToken);
+  ctx.seenMerchant(owner.merchantId);
+  return owner;
+}
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+
+/** An endpoint as the graph shows it: REST's object in the graph's names; its secret only when just made or rotated. */
+function webhookEndpointOf(endpoint: WebhookEndpointRow | WebhookEndpointView): WebhookEndpoint {
+  return {
+    id: endpoint.id,
+    isLive: endpoint.isLive,
+    url: endpoint.url,
+    description: endpoint.description,
+    enabledEvents: endpoint.enabledEvents,
+    status: endpoint.disabledAt === null ? "ENABLED" : "DISABLED",
+    disabledAt: iso(endpoint.disabledAt),
+    disabledReason: endpoint.disabledReason,
+    failingSince: iso(endpoint.failingSince),
+    primary: endpoint.isPrimary,
+    secretRotatedAt: iso(endpoint.secretRotatedAt),
+    previousSecretExpiresAt: iso(previousSecretExpiry(endpoint, new Date())),
+    secret: "secret" in endpoint && endpoint.secret !== undefined ? endpoint.secret : null,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+function webhookDeliveryOf(entry: DeliveryLogEntry): WebhookDelivery {
+  return {
+    id: entry.id,
+    endpointId: entry.endpointId,
+    eventId: entry.eventId,
+    eventType: entry.eventType,
+    status: upper(deliveryStatus(entry)),
+    attempts: entry.attemptCount,
+    statusCode: entry.lastStatusCode,
+    latencyMs: entry.lastLatencyMs,
+    lastAttemptAt: iso(entry.lastAttemptAt),
+    nextAttemptAt: iso(entry.nextAttemptAt),
+    deliveredAt: iso(entry.deliveredAt),
+    createdAt: entry.createdAt.toISOString(),
+  };
+}
+
+/** The delivery log's parameters as the graph names them, for the core's messages. */
+const DELIVERY_LIST_NAMES = { limit: "first", starting_after: "after" } as const;
+
 /** The list's parameters as the graph names them, for the core's messages. */
 const GRAPH_NAMES = {
   limit: "first",
@@ -310,27 +440,24 @@ function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unk
     resolve: ({ transaction, receipts, caller }: TransactionUpdate, _args, ctx) => {
       ctx.seenMerchant(caller.merchant.id);
       // The receipts came with the update's one read, shared by every subscriber of the transaction.
-      return parentOf(ctx, transaction, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) }, () =>
-        Promise.resolve(new Map([[transaction.id, receipts]])),
-      );
+      const visible = { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) };
+      return readParent({ transaction, view: ctx.gateway.describe(transaction), receipts }, visible);
     },
   };
 }
 
-/** `pageReceipts`: the receipts of the page the transaction is in (a list's); else its own are read when asked for. */
-function parentOf(
-  ctx: GraphQLContext,
-  record: TransactionRecord,
+/**
+ * What a query's details leave out: the payment request and checkout link, which the fields make when
+ * selected (a poll without qrCode draws no QR image), and the receipts when none are selected.
+ */
+const perField = (info: GraphQLResolveInfo) => ({ paymentRequest: false, checkout: false, receipts: selectsBelow(info, "receipts") });
+
+/** A read's answer: the row, view and receipts of one moment; the payment request and checkout link per field. */
+function readParent(
+  { transaction: record, view, receipts }: Pick<TransactionDetails, "transaction" | "view" | "receipts">,
   visible: { customer: boolean; clientSecret: boolean },
-  pageReceipts: () => Promise<Map<string, TransactionReceipt[]>> = once(() => ctx.gateway.receipts([record])),
 ): TransactionParent {
-  return {
-    record,
-    view: ctx.gateway.describe(record),
-    customerVisible: visible.customer,
-    clientSecretVisible: visible.clientSecret,
-    receipts: async () => (await pageReceipts()).get(record.id) ?? [],
-  };
+  return { record, view, customerVisible: visible.customer, clientSecretVisible: visible.clientSecret, receipts: () => Promise.resolve(receipts) };
 }
 
 /** A mutation's answer: its use case's details hold all the graph shows, and the fields only shape them. */
@@ -343,15 +470,6 @@ function detailedParent(details: TransactionDetails, visible: { customer: boolea
     clientSecretVisible: visible.clientSecret,
     receipts: () => Promise.resolve(receipts),
     shown: { paymentRequest, checkout },
-  };
-}
-
-/** `compute` run at the first call only, its promise shared by every call. */
-function once<T>(compute: () => Promise<T>): () => Promise<T> {
-  let result: Promise<T> | undefined;
-  return () => {
-    result ??= compute();
-    return result;
   };
 }
 

@@ -289,6 +289,8 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     schema.optional().meta({ param: { name, in: "query" }, description });
   // Every list's page size (src/core/lists.ts).
   const pageLimit = queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/));
+  /** A list's page parameters; `after`: what `starting_after` names and why pages do not shift. */
+  const pageParams = (after: string) => ({ limit: pageLimit, starting_after: queryParam("starting_after", after) });
   registry.registerPath({
     method: "get",
     path: "/v1/transactions",
@@ -299,9 +301,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: {
       query: z.object({
-        limit: pageLimit,
-        starting_after: queryParam(
-          "starting_after",
+        ...pageParams(
           "The `id` of the last transaction of the previous page: the page continues after it in (created_at, id) order, so transactions made meanwhile neither repeat nor shift items.",
         ),
         status: queryParam("status", "INITIATED, PENDING, SUCCESSFUL or ABANDONED.", TransactionStatus),
@@ -346,11 +346,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     security: secretKey,
     request: {
       query: z.object({
-        limit: pageLimit,
-        starting_after: queryParam(
-          "starting_after",
-          "The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages.",
-        ),
+        ...pageParams("The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages."),
         type: queryParam("type", `One of ${EVENT_TYPES.join(", ")}.`),
         transaction: queryParam("transaction", "Only the events of this transaction (its id)."),
       }),
@@ -547,25 +543,10 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     });
   }
 
-  registerRefundPaths(registry, {
-    secretKey,
-    secretOnly: SECRET_ONLY,
-    any: ANY,
-    withPath: WITH_PATH,
-    withBody: WITH_BODY,
-    errorResponses,
-    limited,
-  });
-
-  registerWebhookEndpointPaths(registry, {
-    secretKey,
-    secretOnly: SECRET_ONLY,
-    any: ANY,
-    withPath: WITH_PATH,
-    withBody: WITH_BODY,
-    errorResponses,
-    limited,
-  });
+  // The paths described in their own files, with this document's security schemes, parameters and errors.
+  const shared = { secretKey, secretOnly: SECRET_ONLY, any: ANY, withPath: WITH_PATH, withBody: WITH_BODY, errorResponses, limited };
+  registerRefundPaths(registry, shared);
+  registerWebhookEndpointPaths(registry, shared);
 
   // What the service POSTs to receivers (OpenAPI 3.1 `webhooks`): generated clients, the SDK's among them, type them.
   registry.registerWebhook({

@@ -57,7 +57,8 @@ export type ConfiguredChains = ChainWatcher & {
       isLive: boolean;
       address: string;
       since: Date;
-      receipts: WatchedAddress["receipts"];
+      /** What an EVM client needs of the receipts recorded (their keys). */
+      receipts: readonly { key: string }[];
     }[],
   ): void;
 };

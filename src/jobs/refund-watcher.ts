@@ -12,24 +12,14 @@ import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import { networkOrDefault, type NetworkSlug } from "../core/networks.ts";
 import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
 import type { RefundRecord } from "../core/refunds/view.ts";
+import type { ConfiguredChains } from "./payment-watcher.ts";
 import { Ticker } from "./ticker.ts";
 
 /** Refunds read per pass (oldest first): more wait for the next. */
 const BATCH = 500;
 
 /** The chain nodes, and optionally the pass's addresses first (ChainWatchers: one block scan for all). */
-export type RefundChains = ChainWatcher & {
-  beginPass?(
-    payments: readonly {
-      currency: CryptoCurrency;
-      network: NetworkSlug;
-      isLive: boolean;
-      address: string;
-      since: Date;
-      receipts: readonly { key: string }[];
-    }[],
-  ): void;
-};
+export type RefundChains = ChainWatcher & Pick<ConfiguredChains, "beginPass">;
 
 export interface RefundWatchSettings {
   intervalMs: number;

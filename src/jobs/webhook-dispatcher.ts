@@ -6,12 +6,19 @@ import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/merchants/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
-import { MAX_RETRY_AFTER_CHARS, type EndpointAttemptResult, type WebhookDeliveries } from "../core/events/deliveries.ts";
-import type { ClaimedDelivery } from "../core/stores/webhook-endpoints.ts";
+import {
+  CLAIM_KINDS,
+  type Claimed,
+  type ClaimSettlement,
+  type EndpointAttemptResult,
+  MAX_RETRY_AFTER_CHARS,
+  reportOf,
+  type WebhookDeliveries,
+} from "../core/events/deliveries.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";
-import type { AttemptRecord, ClaimedEvent, EventOutcome, Settlement } from "../core/stores/webhook-events.ts";
+import type { AttemptRecord } from "../core/stores/webhook-events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { signatureHeaders } from "../webhooks/signing.ts";
@@ -77,8 +84,8 @@ export class WebhookDispatcher implements EventRedelivery {
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts that ended and wait to be written, each with its caller; written together by `flush`. */
   private readonly settling: {
-    settlement: Settlement;
-    /** The attempt's result for its endpoint's failing streak (the mode's first endpoint). */
+    settlement: ClaimSettlement;
+    /** The attempt's result for its endpoint's failing streak. */
     health: EndpointAttemptResult | null;
     resolve: () => void;
     reject: (error: unknown) => void;
@@ -148,17 +155,14 @@ export class WebhookDispatcher implements EventRedelivery {
   async drain(): Promise<DeliveryReport[]> {
     const reports: DeliveryReport[] = [];
     while ((await this.skipUnroutable()) === SKIP_BATCH);
-    for (;;) {
-      const claimed = await this.claim(this.settings.concurrency);
-      if (claimed.length === 0) break;
-      reports.push(...(await Promise.all(claimed.map((event) => this.attempt(event, "schedule")))));
+    for (const kind of CLAIM_KINDS) {
+      for (;;) {
+        const claimed = await this.deps.deliveries.claim(kind, this.settings.concurrency, this.leaseMs);
+        if (claimed.length === 0) break;
+        reports.push(...(await Promise.all(claimed.map((work) => this.attempt(work, "schedule")))));
+      }
     }
-    // Then the deliveries to the other endpoints (issue 27), each on its own schedule.
-    for (;;) {
-      const claimed = await this.deps.deliveries.claimDeliveries(this.settings.concurrency, this.leaseMs);
-      if (claimed.length === 0) return reports;
-      reports.push(...(await Promise.all(claimed.map((delivery) => this.attemptDelivery(delivery, "schedule")))));
-    }
+    return reports;
   }
 
   /** An operator's redelivery: back in the queue with a fresh schedule, and one attempt now. Null for an unknown id. */
@@ -179,14 +183,15 @@ export class WebhookDispatcher implements EventRedelivery {
             skipped = await this.skipUnroutable();
             if (skipped < SKIP_BATCH) this.skippedAt = performance.now();
           }
-          const events = await this.claim(free);
-          // The slots left go to the deliveries to the other endpoints (issue 27).
-          const deliveries = events.length < free ? await this.deps.deliveries.claimDeliveries(free - events.length, this.leaseMs) : [];
-          claimed = events.length + deliveries.length;
+          // Events first; the slots they leave go to the deliveries to the other endpoints (issue 27).
+          for (const kind of CLAIM_KINDS) {
+            if (claimed === free) break;
+            const taken = await this.deps.deliveries.claim(kind, free - claimed, this.leaseMs);
+            claimed += taken.length;
+            for (const work of taken) this.track(work);
+          }
           this.caughtUp = claimed < free;
           failures = 0;
-          for (const event of events) this.track(event);
-          for (const delivery of deliveries) this.trackDelivery(delivery);
         } catch (error) {
           failures++;
           if (!isDatabaseOutage(error)) this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
@@ -198,25 +203,11 @@ export class WebhookDispatcher implements EventRedelivery {
     await Promise.all(this.inFlight);
   }
 
-  private track(event: ClaimedEvent): void {
-    this.trackWork(
-      this.attempt(event, "schedule").then(
-        () => {},
-        (error: unknown) => this.log(`webhooks: event ${event.id} could not be settled (${(error as Error).message}); it will be retried`),
-      ),
+  private track(claimed: Claimed): void {
+    const work = this.attempt(claimed, "schedule").then(
+      () => {},
+      (error: unknown) => this.log(`webhooks: ${claimed.kind} ${claimed.id} could not be settled (${(error as Error).message}); it will be retried`),
     );
-  }
-
-  private trackDelivery(delivery: ClaimedDelivery): void {
-    this.trackWork(
-      this.attemptDelivery(delivery, "schedule").then(
-        () => {},
-        (error: unknown) => this.log(`webhooks: delivery ${delivery.id} could not be settled (${(error as Error).message}); it will be retried`),
-      ),
-    );
-  }
-
-  private trackWork(work: Promise<void>): void {
     this.inFlight.add(work);
     void work.finally(() => {
       this.inFlight.delete(work);
@@ -253,28 +244,28 @@ export class WebhookDispatcher implements EventRedelivery {
     return this.deps.deliveries.skipUnroutable(SKIP_BATCH);
   }
 
-  private claim(limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
-    return this.deps.deliveries.claim(limit, this.leaseMs, onlyId);
-  }
-
-  private async attempt(event: ClaimedEvent, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
-    const mode = event.isLive ? "live" : "test";
-    const url = event.isLive ? event.liveWebhookUrl : event.testWebhookUrl;
+  /**
+   * One attempt of an event to its mode's first endpoint or of a delivery to another endpoint (issue 27):
+   * signed with its secret(s), retried on its own schedule, Retry-After honoured as the core decides.
+   */
+  private async attempt(claimed: Claimed, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
+    const { url } = claimed;
     if (!url) {
       // The URL was removed after the event was claimed (or an operator redelivers it): skipped, never retried.
-      const outcome: EventOutcome = { state: "SKIPPED" };
-      await this.settle({ event, outcome, attempt: null });
-      return { eventId: event.id, type: event.type, outcome, attempt: null };
+      const settlement: ClaimSettlement = { claimed, outcome: { state: "SKIPPED" }, attempt: null };
+      await this.settle(settlement);
+      return reportOf(settlement);
     }
     const attemptedAt = this.deps.clock.now();
     // Both secrets during a rotation's 24-hour overlap (src/core/merchants/webhook-secrets.ts).
-    const headers = { ...signatureHeaders(signingSecrets(event, attemptedAt, this.deps.secrets), event.id, attemptedAt, event.body) };
+    const secrets = signingSecrets(claimed.secrets, attemptedAt, this.deps.secrets);
+    const headers = { ...signatureHeaders(secrets, claimed.eventId, attemptedAt, claimed.body) };
     const result = await this.send({
       url,
       headers,
-      body: event.body,
+      body: claimed.body,
       timeoutMs: this.settings.timeoutMs,
-      mode,
+      mode: claimed.isLive ? "live" : "test",
       privateTargets: this.settings.privateTargets,
     });
     const attempt: AttemptRecord = {
@@ -290,24 +281,26 @@ export class WebhookDispatcher implements EventRedelivery {
       retryAfter: result.retryAfter?.slice(0, MAX_RETRY_AFTER_CHARS) ?? null,
     };
     // The receiver may have asked for time (429 or 503 with Retry-After): the core decides how much it gets.
-    const outcome = this.deps.deliveries.outcomeOf(event, result.ok, result);
-    this.deps.metrics?.webhookAttempt(outcome, event.createdAt, trigger);
-    const health = event.endpointId ? { endpointId: event.endpointId, succeeded: result.ok, at: attemptedAt } : null;
-    await this.settle({ event, outcome, attempt }, health);
+    const outcome = this.deps.deliveries.outcomeOf(claimed, result.ok, result);
+    this.deps.metrics?.webhookAttempt(outcome, claimed.createdAt, trigger);
+    const health = claimed.endpointId ? { endpointId: claimed.endpointId, succeeded: result.ok, at: attemptedAt } : null;
+    const settlement: ClaimSettlement = { claimed, outcome, attempt };
+    await this.settle(settlement, health);
     if (!result.ok) {
       const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
       const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
-      this.log(`webhooks: ${event.type} ${event.id} to merchant ${event.merchantId} failed (${what}); ${next}`);
+      const to = claimed.kind === "event" ? "" : `endpoint ${claimed.endpointId} of `;
+      this.log(`webhooks: ${claimed.type} ${claimed.eventId} to ${to}merchant ${claimed.merchantId} failed (${what}); ${next}`);
     }
-    return { eventId: event.id, type: event.type, outcome, attempt };
+    return reportOf(settlement);
   }
 
   /**
    * Writes a settlement with those that end while the previous batch is being written: no wait when
    * the dispatcher is quiet, one statement for many events when it is busy.
    */
-  private settle(settlement: Settlement, health: EndpointAttemptResult | null = null): Promise<void> {
+  private settle(settlement: ClaimSettlement, health: EndpointAttemptResult | null = null): Promise<void> {
     return new Promise((resolve, reject) => {
       this.settling.push({ settlement, health, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -330,57 +323,6 @@ export class WebhookDispatcher implements EventRedelivery {
     } finally {
       this.flushing = false;
     }
-  }
-
-  /**
-   * One attempt of a delivery to an endpoint other than the mode's first (issue 27): signed with that
-   * endpoint's secret(s), retried on its own schedule (Retry-After honoured as for events).
-   */
-  private async attemptDelivery(delivery: ClaimedDelivery, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
-    const mode = delivery.isLive ? "live" : "test";
-    const attemptedAt = this.deps.clock.now();
-    const secrets = signingSecrets(
-      {
-        webhookSecretEnc: delivery.secretEnc,
-        previousWebhookSecretEnc: delivery.previousSecretEnc,
-        previousWebhookSecretExpiresAt: delivery.previousSecretExpiresAt,
-      },
-      attemptedAt,
-      this.deps.secrets,
-    );
-    const headers = { ...signatureHeaders(secrets, delivery.eventId, attemptedAt, delivery.body) };
-    const result = await this.send({
-      url: delivery.url,
-      headers,
-      body: delivery.body,
-      timeoutMs: this.settings.timeoutMs,
-      mode,
-      privateTargets: this.settings.privateTargets,
-    });
-    const attempt: AttemptRecord = {
-      attemptedAt,
-      url: delivery.url,
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
-      responseBody: shownResponseBody(result),
-      error: result.error,
-      succeeded: result.ok,
-      trigger,
-      retryAfter: result.retryAfter?.slice(0, MAX_RETRY_AFTER_CHARS) ?? null,
-    };
-    const outcome = this.deps.deliveries.outcomeOf(delivery, result.ok, result);
-    this.deps.metrics?.webhookAttempt(outcome, delivery.createdAt, trigger);
-    await this.deps.deliveries.settleDeliveries([{ delivery, outcome, attempt }]);
-    await this.recordHealth([{ endpointId: delivery.endpointId, succeeded: result.ok, at: attemptedAt }]);
-    if (!result.ok) {
-      const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
-      const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
-      const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
-      this.log(
-        `webhooks: ${delivery.type} ${delivery.eventId} to endpoint ${delivery.endpointId} of merchant ${delivery.merchantId} failed (${what}); ${next}`,
-      );
-    }
-    return { eventId: delivery.eventId, type: delivery.type, outcome, attempt, deliveryId: delivery.id, endpointId: delivery.endpointId };
   }
 
   /**

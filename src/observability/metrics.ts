@@ -59,10 +59,10 @@ export class PaygateMetrics
   private readonly chainNodeErrors: Counter<"coin" | "network" | "mode" | "backend" | "reason">;
   private readonly chainNodeLastSuccess: Gauge<"coin" | "network" | "mode" | "backend">;
   private backlogWatched = false;
+  private deliveriesBacklogWatched = false;
   private poolWatched = false;
   private liveWatched = false;
   private readonly liveRefusals: Counter<"cap">;
-  private backlogRead: Promise<WebhookBacklog | null> | undefined;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -295,12 +295,20 @@ export class PaygateMetrics
     this.reversed.inc({ coin });
   }
 
-  /** The webhook backlog, and the pool's connections on PostgreSQL: read at each scrape. */
+  /**
+   * The webhook backlog (the outbox: the mode's first endpoint; and the deliveries to the other endpoints), and the
+   * pool's connections on PostgreSQL: read at each scrape.
+   */
   observeDatabase(
-    reads: { webhookBacklog: () => Promise<WebhookBacklog>; poolStats?: () => PoolStats },
+    reads: {
+      webhookBacklog: () => Promise<WebhookBacklog>;
+      webhookDeliveriesBacklog?: () => Promise<WebhookBacklog>;
+      poolStats?: () => PoolStats;
+    },
     clock: Clock = { now: () => new Date() },
   ): void {
     this.observeWebhookBacklog(reads.webhookBacklog, clock);
+    if (reads.webhookDeliveriesBacklog) this.observeWebhookDeliveriesBacklog(reads.webhookDeliveriesBacklog, clock);
     if (reads.poolStats) this.observeDatabasePool(reads.poolStats);
   }
 
@@ -311,16 +319,62 @@ export class PaygateMetrics
   observeWebhookBacklog(webhookBacklog: () => Promise<WebhookBacklog>, clock: Clock): void {
     if (this.backlogWatched) throw new Error("the webhook backlog is already observed by this registry");
     this.backlogWatched = true;
+    this.backlogGauges(webhookBacklog, clock, {
+      pending: [
+        "webhook_events_pending",
+        "Undelivered webhook events: due, being sent, or waiting for a retry (NaN when the database could not be read).",
+      ],
+      due: [
+        "webhook_events_due",
+        "Webhook events a dispatcher would send now: due, and not behind an undelivered earlier event of their transaction.",
+      ],
+      oldest: [
+        "webhook_oldest_due_age_seconds",
+        "How long the longest-waiting due webhook event has waited since it fell due (its commit, or its retry time); 0 when none is due.",
+      ],
+    });
+  }
+
+  /**
+   * The same gauges for the deliveries to the endpoints other than a mode's first (issue 27's webhook
+   * endpoints: each delivery has a schedule of its own), from their own table.
+   */
+  observeWebhookDeliveriesBacklog(deliveriesBacklog: () => Promise<WebhookBacklog>, clock: Clock): void {
+    if (this.deliveriesBacklogWatched) throw new Error("the webhook deliveries' backlog is already observed by this registry");
+    this.deliveriesBacklogWatched = true;
+    this.backlogGauges(deliveriesBacklog, clock, {
+      pending: [
+        "webhook_deliveries_pending",
+        "Undelivered deliveries to enabled webhook endpoints other than a mode's first: due, being sent, or waiting for a retry (NaN when the database could not be read).",
+      ],
+      due: [
+        "webhook_deliveries_due",
+        "Deliveries to webhook endpoints other than a mode's first that a dispatcher would send now: due, and not behind an undelivered earlier delivery of their transaction to the same endpoint.",
+      ],
+      oldest: [
+        "webhook_deliveries_oldest_due_age_seconds",
+        "How long the longest-waiting due delivery to a webhook endpoint other than a mode's first has waited since it fell due; 0 when none is due.",
+      ],
+    });
+  }
+
+  /** Three gauges from one read per scrape (shared by them); NaN for that scrape when the database cannot be read. */
+  private backlogGauges(
+    readBacklog: () => Promise<WebhookBacklog>,
+    clock: Clock,
+    names: Record<"pending" | "due" | "oldest", [name: string, help: string]>,
+  ): void {
     const registers = [this.registry];
+    let inFlight: Promise<WebhookBacklog | null> | undefined;
     const read = (): Promise<WebhookBacklog | null> =>
-      (this.backlogRead ??= webhookBacklog()
+      (inFlight ??= readBacklog()
         .catch(() => null)
         .finally(() => {
-          this.backlogRead = undefined;
+          inFlight = undefined;
         }));
     const pending: Gauge = new Gauge({
-      name: `${PREFIX}webhook_events_pending`,
-      help: "Undelivered webhook events: due, being sent, or waiting for a retry (NaN when the database could not be read).",
+      name: `${PREFIX}${names.pending[0]}`,
+      help: names.pending[1],
       registers,
       collect: async () => {
         const backlog = await read();
@@ -328,8 +382,8 @@ export class PaygateMetrics
       },
     });
     const due: Gauge = new Gauge({
-      name: `${PREFIX}webhook_events_due`,
-      help: "Webhook events a dispatcher would send now: due, and not behind an undelivered earlier event of their transaction.",
+      name: `${PREFIX}${names.due[0]}`,
+      help: names.due[1],
       registers,
       collect: async () => {
         const backlog = await read();
@@ -337,8 +391,8 @@ export class PaygateMetrics
       },
     });
     const oldest: Gauge = new Gauge({
-      name: `${PREFIX}webhook_oldest_due_age_seconds`,
-      help: "How long the longest-waiting due webhook event has waited since it fell due (its commit, or its retry time); 0 when none is due.",
+      name: `${PREFIX}${names.oldest[0]}`,
+      help: names.oldest[1],
       registers,
       collect: async () => {
         const backlog = await read();

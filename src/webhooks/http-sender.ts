@@ -2,7 +2,7 @@
 // belong to the caller; this never throws, so every attempt yields a DeliveryResult to record.
 import { privateExceptions, privateTargetsHint, type PrivateTargets } from "../core/merchants/private-targets.ts";
 import type { WebhookMode } from "../core/merchants/webhook-url.ts";
-import type { WebhookSender } from "../core/ports.ts";
+import type { WebhookAttemptResult, WebhookSender } from "../core/ports.ts";
 import { fetchPrefix } from "../rails/http/outbound.ts";
 import { signatureHeaders } from "./signing.ts";
 
@@ -16,14 +16,8 @@ export interface DeliveryRequest {
   privateTargets: PrivateTargets;
 }
 
-export interface DeliveryResult {
-  ok: boolean;
-  statusCode: number | null;
-  latencyMs: number;
-  responseBody: string | null;
-  /** The answer may have come from a private address (allowed by the operator): its body is not for merchants' users. */
-  privateAddress: boolean;
-  error: string | null;
+/** The port's result of one attempt, with what the dispatcher's retry needs. */
+export interface DeliveryResult extends WebhookAttemptResult {
   /** The receiver's Retry-After header as sent, when it gave one (the core decides what it means: src/core/events/deliveries.ts). */
   retryAfter?: string;
 }

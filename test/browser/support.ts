@@ -3,10 +3,10 @@
 // merchant's server makes it, the test helpers that move it on, and a page opened as a customer
 // opens checkout_url, with what went wrong on it (script errors, console errors, failed requests).
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect } from "vitest";
-import { launchBrowser } from "../support/browser.ts";
+import { expect } from "vitest";
+import { browserFixture } from "../support/browser-fixture.ts";
 import { initializeBody } from "../support/builders.ts";
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway.ts";
+import type { TestGateway, TestGatewayOptions } from "../support/gateway.ts";
 
 export const MOBILE = { width: 375, height: 812 };
 export const DESKTOP = { width: 1280, height: 800 };
@@ -42,31 +42,16 @@ export interface CheckoutFixture {
 export function checkoutFixture(
   options: { merchant?: string; gateway?: TestGatewayOptions; setUp?: (t: TestGateway, keys: TestMerchant) => Promise<void> } = {},
 ): CheckoutFixture {
-  let browser: Browser | undefined;
-  let t: TestGateway | undefined;
-  let keys: TestMerchant | undefined;
-  beforeAll(async () => {
-    [browser, t] = await Promise.all([launchBrowser(), startTestGateway(options.gateway)]);
-    keys = await t.merchant({ name: options.merchant ?? "Acme Stores" });
-    await options.setUp?.(t, keys);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error("checkoutFixture: used before its beforeAll ran");
-    return value;
-  };
+  const base = browserFixture({ merchant: () => ({ name: options.merchant ?? "Acme Stores" }), gateway: options.gateway, setUp: options.setUp });
   const fixture: CheckoutFixture = {
     get browser() {
-      return started(browser);
+      return base.browser;
     },
     get t() {
-      return started(t);
+      return base.t;
     },
     get keys() {
-      return started(keys);
+      return base.merchant;
     },
     async initialize(body = {}, { raw = false, keys: merchant = fixture.keys } = {}) {
       const res = await fixture.t.post("/v1/transaction", raw ? body : initializeBody(body), {

@@ -57,6 +57,8 @@ describe("the list and one transaction", () => {
         amount_paid: null,
         customer_email: "bo@example.com",
         customer_name: null,
+        refunded: null,
+        refunds_pending: 0,
       },
     ]);
     const next = await viewer.get(`${API}/transactions?limit=1&starting_after=${b.id}&mode=test`);

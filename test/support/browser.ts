@@ -61,3 +61,22 @@ export async function accessibilityViolations(page: Page): Promise<Accessibility
 export async function expectAccessible(page: Page, state: string): Promise<void> {
   expect(await accessibilityViolations(page), state).toEqual([]);
 }
+
+/** The two widths every page is checked at: a 375 px phone and a desktop. */
+export const MOBILE = { width: 375, height: 812 };
+export const DESKTOP = { width: 1280, height: 800 };
+/** The page's own polling and live updates on a loaded machine: generous, never a timed assertion. */
+export const WAIT = { timeout: 20_000 };
+
+/** The id of the element that has the focus (the project compiles without the DOM's types: globalThis is the window). */
+export const focusedId = (page: Page): Promise<string | undefined> =>
+  page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
+
+/** Nothing wider than the viewport: a 375 px phone never scrolls sideways; `state` names it in a failure. */
+export async function expectNoSidewaysScroll(page: Page, state: string): Promise<void> {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+  });
+  expect(scrollWidth, state).toBeLessThanOrEqual(clientWidth);
+}

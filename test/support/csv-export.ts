@@ -23,4 +23,5 @@ export const EXPORT_CSV_HEADER = [
   "initiated_at",
   "expires_at",
   "updated_at",
+  "refunded",
 ];

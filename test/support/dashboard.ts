@@ -7,6 +7,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { DashboardActor, DashboardRole } from "../../src/core/dashboard/access.ts";
 import type { Clock } from "../../src/core/ports.ts";
+import { DESKTOP, WAIT } from "./browser.ts";
+import { type BrowserFixture, browserFixture } from "./browser-fixture.ts";
 import type { TestGateway } from "./gateway.ts";
 
 export interface DashboardAnswer {
@@ -182,3 +184,44 @@ export async function signInWithPassword(page: Page, baseUrl: string, email: str
   await page.getByLabel("Password").fill(TEST_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
 }
+
+type Viewport = { width: number; height: number };
+
+/** A dashboard page a browser test opened: its context, the page and its script errors. */
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+}
+
+export interface DashboardBrowserFixture extends BrowserFixture {
+  /**
+   * A new browser context signed in as `client` (signInBrowser: no sign-in form) and a page in it, its
+   * script errors in `problems` and its confirmations accepted; at `path` when given.
+   */
+  browse(client: DashboardClient, options?: { path?: string; viewport?: Viewport; acceptDownloads?: boolean }): Promise<OpenedPage>;
+  /** `browse` as a new user of that role of the file's merchant (or of `merchantId`), at `path`. */
+  openAs(role: DashboardRole, path: string, viewport?: Viewport, merchantId?: number): Promise<OpenedPage>;
+}
+
+/** browserFixture (a Chromium, the service and a merchant for the file) with signed-in dashboard pages. */
+export function dashboardBrowserFixture(options: Parameters<typeof browserFixture>[0] = {}): DashboardBrowserFixture {
+  const base = browserFixture(options);
+  const browse: DashboardBrowserFixture["browse"] = async (client, { path, viewport = DESKTOP, acceptDownloads = false } = {}) => {
+    const context = await base.browser.newContext({ viewport, acceptDownloads });
+    await signInBrowser(context, base.t, client);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("dialog", (dialog) => void dialog.accept());
+    if (path !== undefined) await page.goto(base.t.url + path);
+    return { context, page, problems };
+  };
+  const openAs: DashboardBrowserFixture["openAs"] = async (role, path, viewport = DESKTOP, merchantId = base.merchant.id) =>
+    browse(await signedInAs(base.t, merchantId, role), { path, viewport });
+  // Object.assign keeps base's getters (it only adds the two functions to it).
+  return Object.assign(base, { browse, openAs });
+}
+
+/** Waits for the page's level-1 heading. */
+export const h1 = (page: Page, name: string | RegExp): Promise<void> => page.getByRole("heading", { level: 1, name }).waitFor(WAIT);

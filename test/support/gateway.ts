@@ -151,7 +151,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logs: string[] = [];
   const logger = createLogger({ destination: { write: (line: string) => void logs.push(line) } });
   const database = await openDatabaseOn(
-    { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications },
+    { factory: testDb.factory, close: testDb.close, notifications: testDb.notifications, query: testDb.query },
     { migrate: false, log: lineLogger(logger, "warn") },
   );
   const secrets = options.sameDatabaseAs?.secrets ?? new SecretBox(randomBytes(32));

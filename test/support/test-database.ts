@@ -16,6 +16,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { createAdapterFactory, type AdapterFactory } from "../../src/db/adapters.ts";
+import type { DirectQuery } from "../../src/db/direct-sql.ts";
 import type { NotificationSource } from "../../src/db/notifications.ts";
 import { applyMigrations, listMigrations } from "../../src/db/migrations.ts";
 import { migratePostgres } from "../../src/db/database.ts";
@@ -28,6 +29,8 @@ export interface TestDatabase {
   notifications: NotificationSource;
   /** Closes the database (and drops it on PostgreSQL). Safe to call more than once, and unbound. */
   close(): Promise<void>;
+  /** PostgreSQL: the hot statements' way to the pool, as the service has it (src/db/direct-sql.ts). */
+  query?: DirectQuery;
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -41,7 +44,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** A second instance's connections to a PostgreSQL database that another TestDatabase made; close() leaves the database. */
 export async function connectTestDatabase(url: string): Promise<TestDatabase> {
   const adapter = await createAdapterFactory({ kind: "postgres", url, poolMax: 5 });
-  return { factory: adapter.factory, url, notifications: { kind: "postgres", url }, close: adapter.close };
+  return { factory: adapter.factory, url, notifications: { kind: "postgres", url }, close: adapter.close, query: adapter.query };
 }
 
 async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
@@ -57,6 +60,7 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
       factory: adapter.factory,
       url: url.toString(),
       notifications: { kind: "postgres", url: url.toString() },
+      query: adapter.query,
       close: once(async () => {
         await adapter.close();
         await drop();

@@ -16,7 +16,8 @@ export type Permission =
   | "manage_payment_links"
   | "manage_pricing"
   | "manage_users"
-  | "read_audit_log";
+  | "read_audit_log"
+  | "manage_refunds";
 
 /** GET /dashboard/api/session. */
 export interface Session {
@@ -54,8 +55,9 @@ export class DashboardApi {
   get<T>(path: string): Promise<T> {
     return this.request<T>("GET", path);
   }
-  post<T>(path: string, body: unknown = {}): Promise<T> {
-    return this.request<T>("POST", path, body);
+  /** `headers`: added to the request's own (an Idempotency-Key, say). */
+  post<T>(path: string, body: unknown = {}, headers: Record<string, string> = {}): Promise<T> {
+    return this.request<T>("POST", path, body, headers);
   }
   patch<T>(path: string, body: unknown = {}): Promise<T> {
     return this.request<T>("PATCH", path, body);
@@ -65,20 +67,20 @@ export class DashboardApi {
   }
 
   /** `data` of the answer; throws ApiError or NetworkError. A change refused for an old sign-in is retried once re-authenticated. */
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
     try {
-      return await this.send<T>(method, path, body);
+      return await this.send<T>(method, path, body, extra);
     } catch (error) {
       if (error instanceof ApiError && error.reason === "reauthentication_required" && (await this.onReauthenticationRequired?.())) {
-        return this.send<T>(method, path, body);
+        return this.send<T>(method, path, body, extra);
       }
       if (error instanceof ApiError && error.reason === "second_factor_enrolment_required") this.onEnrolmentRequired?.();
       throw error;
     }
   }
 
-  private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
+  private async send<T>(method: string, path: string, body: unknown, extra: Record<string, string>): Promise<T> {
+    const headers: Record<string, string> = { ...extra, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (method !== "GET" && this.csrfToken) headers["x-csrf-token"] = this.csrfToken;
     let response: Response;

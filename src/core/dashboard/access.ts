@@ -24,6 +24,8 @@ export type DashboardPermission =
   | "manage_pricing"
   /** Invite and remove dashboard users. */
   | "manage_users"
+  /** Create, cancel and mark paid refunds of the merchant's transactions (issue 26; reading them is `read`). */
+  | "manage_refunds"
   /** Read the merchant's audit log (audit-log.ts). */
   | "read_audit_log";
 
@@ -38,8 +40,9 @@ const GRANTS: Record<DashboardRole, ReadonlySet<DashboardPermission>> = {
     "manage_pricing",
     "manage_users",
     "read_audit_log",
+    "manage_refunds",
   ]),
-  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets"]),
+  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds"]),
   viewer: new Set(["read"]),
 };
 

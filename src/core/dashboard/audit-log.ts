@@ -17,6 +17,12 @@ export const AUDIT_ACTIONS = [
   "pricing.set",
   "webhook_url.set",
   "webhook_secret.rotate",
+  "webhook_endpoint.create",
+  "webhook_endpoint.update",
+  "webhook_endpoint.disable",
+  "webhook_endpoint.enable",
+  "webhook_endpoint.delete",
+  "webhook_endpoint.rotate_secret",
   "api_key.roll",
   "merchant.activate",
   "merchant.deactivate",
@@ -31,6 +37,9 @@ export const AUDIT_ACTIONS = [
   "security_key.remove",
   "sign_in",
   "sign_in.second_factor_failed",
+  "refund.create",
+  "refund.cancel",
+  "refund.mark_paid",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

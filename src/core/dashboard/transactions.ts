@@ -8,6 +8,9 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { redeliverEvent } from "../events/deliveries.ts";
 import { isEventId } from "../events/list.ts";
+import { Decimal } from "../money/amounts.ts";
+import { refundSummaries } from "../refunds/refunds.ts";
+import type { RefundSummary } from "../refunds/view.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { EventWithAttempts } from "../stores/webhook-events.ts";
 import { transactionsCsv } from "../transactions/export.ts";
@@ -27,15 +30,35 @@ export interface TransactionDetail {
   events: EventWithAttempts[];
 }
 
+/**
+ * A row of the list: the transaction with its Refunded column, the sum of its pending and succeeded
+ * refunds in the payment coin (null with none, as the CSV's `refunded`), and how many are pending.
+ */
+export type DashboardTransactionRow = TransactionRecord & { refunded: Decimal | null; refundsPending: number };
+
+export interface DashboardTransactionPage extends Omit<TransactionPage, "transactions"> {
+  transactions: DashboardTransactionRow[];
+}
+
 /** A page of the actor's merchant's transactions in one mode: the REST list's query, rules and cursor (list.ts). */
-export function listDashboardTransactions(
+export async function listDashboardTransactions(
   deps: Pick<CoreDeps, "stores">,
   actor: DashboardActor,
   isLive: boolean,
   params: Record<string, unknown>,
-): Promise<TransactionPage> {
+): Promise<DashboardTransactionPage> {
   authorize(actor, "read");
-  return listTransactionsOf(deps.stores, { merchantId: actor.merchantId, isLive }, params);
+  const page = await listTransactionsOf(deps.stores, { merchantId: actor.merchantId, isLive, dashboard: true }, params);
+  const summaries = await refundSummaries(deps, page.transactions);
+  return { ...page, transactions: page.transactions.map((t) => ({ ...t, ...refundedOf(summaries.get(t.id)) })) };
+}
+
+function refundedOf(summary: RefundSummary | undefined): { refunded: Decimal | null; refundsPending: number } {
+  const counted = (summary?.refunds ?? []).filter((r) => r.state === "pending" || r.state === "succeeded");
+  return {
+    refunded: counted.length === 0 ? null : counted.reduce((sum, r) => sum.plus(r.amount), new Decimal(0)),
+    refundsPending: counted.filter((r) => r.state === "pending").length,
+  };
 }
 
 export async function dashboardTransaction(
@@ -71,7 +94,7 @@ export async function exportDashboardTransactions(
   params: Record<string, unknown>,
 ): Promise<AsyncGenerator<string>> {
   authorize(actor, "read");
-  const filters = parseTransactionFilters({ merchantId: actor.merchantId, isLive }, params);
+  const filters = parseTransactionFilters({ merchantId: actor.merchantId, isLive, dashboard: true }, params);
   return transactionsCsv(deps.stores, filters);
 }
 

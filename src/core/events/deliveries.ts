@@ -2,6 +2,7 @@
 // which events are taken and for how long, what an attempt's result means for its event (delivered,
 // retried on the schedule, failed for good) and an operator's redelivery. The job does the HTTP
 // and the pacing; the rules are here, and the queries in src/db behind the store.
+import type { SealedWebhookSecrets } from "../merchants/webhook-secrets.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../ports.ts";
 import type {
   ClaimedDelivery,
@@ -10,7 +11,7 @@ import type {
   EndpointHealthChange,
   WebhookEndpointStore,
 } from "../stores/webhook-endpoints.ts";
-import type { ClaimedEvent, EventOutcome, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
+import type { AttemptRecord, ClaimedEvent, EventOutcome, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
 
 /** Each retry's wait is stretched or shrunk by up to a fifth at random, so that retries of one outage spread out. */
 export const JITTER = 0.2;
@@ -128,6 +129,78 @@ export function healthChanges(results: readonly EndpointAttemptResult[]): Endpoi
   });
 }
 
+/**
+ * The two queues a dispatcher takes from, in the order it serves them: the outbox's events (each to
+ * its mode's first endpoint, the merchant's URL) and the deliveries to the other endpoints (issue 27).
+ */
+export const CLAIM_KINDS = ["event", "delivery"] as const;
+export type ClaimKind = (typeof CLAIM_KINDS)[number];
+
+/** What a dispatcher holds, whichever queue it came from: one shape to sign, send, settle and report. */
+export interface Claimed {
+  kind: ClaimKind;
+  /** The event's id, or the delivery's. */
+  id: string;
+  eventId: string;
+  type: string;
+  merchantId: number;
+  isLive: boolean;
+  body: string;
+  attemptCount: number;
+  /** When its event was written. */
+  createdAt: Date;
+  /** Where it goes; null when the event's mode has no URL now (skipped, never retried). */
+  url: string | null;
+  /** The endpoint whose failing streak its attempt counts in; null: none. */
+  endpointId: string | null;
+  /** Its signing secrets, sealed (src/core/merchants/webhook-secrets.ts). */
+  secrets: SealedWebhookSecrets;
+  /** Who holds it, for the settlement (a holder whose lease ran out only logs its attempt). */
+  claimToken: string;
+}
+
+/** What became of one claimed piece of work: its new state and the attempt that decided it (none when skipped). */
+export interface ClaimSettlement {
+  claimed: Claimed;
+  outcome: EventOutcome;
+  attempt: AttemptRecord | null;
+}
+
+/** What both queues' claims hold alike. */
+type Alike = Pick<Claimed, "type" | "merchantId" | "isLive" | "body" | "attemptCount" | "createdAt" | "claimToken">;
+
+function alike({ type, merchantId, isLive, body, attemptCount, createdAt, claimToken }: Alike): Alike {
+  return { type, merchantId, isLive, body, attemptCount, createdAt, claimToken };
+}
+
+function claimedEvent(event: ClaimedEvent): Claimed {
+  const url = event.isLive ? event.liveWebhookUrl : event.testWebhookUrl;
+  return { ...alike(event), kind: "event", id: event.id, eventId: event.id, url, endpointId: event.endpointId, secrets: event };
+}
+
+function claimedDelivery(delivery: ClaimedDelivery): Claimed {
+  const secrets = {
+    webhookSecretEnc: delivery.secretEnc,
+    previousWebhookSecretEnc: delivery.previousSecretEnc,
+    previousWebhookSecretExpiresAt: delivery.previousSecretExpiresAt,
+  };
+  return {
+    ...alike(delivery),
+    kind: "delivery",
+    id: delivery.id,
+    eventId: delivery.eventId,
+    url: delivery.url,
+    endpointId: delivery.endpointId,
+    secrets,
+  };
+}
+
+/** An attempt's report: a delivery to another endpoint also names itself and its endpoint. */
+export function reportOf({ claimed, outcome, attempt }: ClaimSettlement): DeliveryReport {
+  const report: DeliveryReport = { eventId: claimed.eventId, type: claimed.type, outcome, attempt };
+  return claimed.kind === "delivery" ? { ...report, deliveryId: claimed.id, endpointId: claimed.endpointId ?? undefined } : report;
+}
+
 export class WebhookDeliveries {
   constructor(
     private readonly events: WebhookEventStore,
@@ -137,15 +210,17 @@ export class WebhookDeliveries {
     private readonly endpoints?: WebhookEndpointStore,
   ) {}
 
-  /** Due deliveries to endpoints other than a mode's first, each on its own schedule, held for `leaseMs`. */
-  claimDeliveries(limit: number, leaseMs: number, onlyId?: string): Promise<ClaimedDelivery[]> {
-    if (!this.endpoints) return Promise.resolve([]);
+  /**
+   * Due work of one queue, held for `leaseMs` (a holder that dies lets it fall due again): events (only
+   * the oldest undelivered of each transaction) or deliveries to the other endpoints (each on its own
+   * schedule, a transaction's to one endpoint in order). `onlyId`: that one only, regardless of order.
+   */
+  async claim(kind: ClaimKind, limit: number, leaseMs: number, onlyId?: string): Promise<Claimed[]> {
     const now = this.clock.now();
-    return this.endpoints.claimDue(now, new Date(now.getTime() + leaseMs), limit, onlyId);
-  }
-
-  settleDeliveries(settlements: DeliverySettlement[]): Promise<void> {
-    return this.endpoints ? this.endpoints.settle(settlements) : Promise.resolve();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    if (kind === "event") return (await this.events.claimDue(now, leaseUntil, limit, onlyId)).map(claimedEvent);
+    if (!this.endpoints) return [];
+    return (await this.endpoints.claimDue(now, leaseUntil, limit, onlyId)).map(claimedDelivery);
   }
 
   /**
@@ -158,12 +233,6 @@ export class WebhookDeliveries {
     return this.endpoints.recordHealth(healthChanges(results), now, new Date(now.getTime() - disableAfterMs));
   }
 
-  /** Due events, held for `leaseMs` (a holder that dies lets them fall due again); `onlyId`: that event only. */
-  claim(limit: number, leaseMs: number, onlyId?: string): Promise<ClaimedEvent[]> {
-    const now = this.clock.now();
-    return this.events.claimDue(now, new Date(now.getTime() + leaseMs), limit, onlyId);
-  }
-
   /** Marks due events whose mode has no webhook URL SKIPPED (never retried), at most `limit`; how many. */
   skipUnroutable(limit: number): Promise<number> {
     return this.events.skipUnroutable(this.clock.now(), limit);
@@ -173,26 +242,33 @@ export class WebhookDeliveries {
    * What an attempt's result means for its event: delivered, tried again on the schedule (later when
    * the receiver asked for time: `nextAttemptAfter`), or failed for good.
    */
-  outcomeOf(event: Pick<ClaimedEvent, "attemptCount">, succeeded: boolean, answer?: ReceiverAnswer): EventOutcome {
+  outcomeOf(event: Pick<Claimed, "attemptCount">, succeeded: boolean, answer?: ReceiverAnswer): EventOutcome {
     const now = this.clock.now();
     if (succeeded) return { state: "DELIVERED", at: now };
     const next = nextAttemptAfter(now, event.attemptCount + 1, this.retry, answer);
     return next ? { state: "PENDING", nextAttemptAt: next } : { state: "FAILED" };
   }
 
-  /** Records attempts and their outcomes, many in one statement. */
-  settle(settlements: Settlement[]): Promise<void> {
-    return this.events.settle(settlements);
+  /** Records attempts and their outcomes, many in one statement per queue. */
+  async settle(settlements: readonly ClaimSettlement[]): Promise<void> {
+    const events: Settlement[] = [];
+    const deliveries: DeliverySettlement[] = [];
+    for (const { claimed, outcome, attempt } of settlements) {
+      if (claimed.kind === "event") events.push({ event: claimed, outcome, attempt });
+      else deliveries.push({ delivery: claimed, outcome, attempt });
+    }
+    if (events.length > 0) await this.events.settle(events);
+    if (deliveries.length > 0 && this.endpoints) await this.endpoints.settle(deliveries);
   }
 
   /**
    * An operator's redelivery: back in the queue with a fresh schedule, then `attempt` sends it once
    * now. Null for an unknown id; PENDING without an attempt when another dispatcher took it first.
    */
-  async redeliver(eventId: string, leaseMs: number, attempt: (event: ClaimedEvent) => Promise<DeliveryReport>): Promise<DeliveryReport | null> {
+  async redeliver(eventId: string, leaseMs: number, attempt: (event: Claimed) => Promise<DeliveryReport>): Promise<DeliveryReport | null> {
     const requeued = await this.events.requeue(eventId, this.clock.now());
     if (!requeued) return null;
-    const [event] = await this.claim(1, leaseMs, eventId);
+    const [event] = await this.claim("event", 1, leaseMs, eventId);
     if (!event) return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: requeued.nextAttemptAt }, attempt: null };
     return attempt(event);
   }

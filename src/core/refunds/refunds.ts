@@ -2,10 +2,12 @@
 // list, cancel, mark paid, and the customer's claim of an address. Rules are in rules.ts; the chain
 // side (RefundPayments, the refund watcher) builds the unsigned transaction and closes refunds.
 import { z } from "zod";
+import { authorize, type DashboardActor } from "../dashboard/access.ts";
+import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError, PaygateError } from "../errors.ts";
 import { refundEvent } from "../events/refund-events.ts";
-import { earlierRefundId, requestProblems, scopeOf } from "../idempotency.ts";
+import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { Decimal } from "../money/amounts.ts";
@@ -13,6 +15,7 @@ import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "..
 import { networkOrDefault } from "../networks.ts";
 import type { RefundInstructions } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
+import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
 import { findTransactionFor, isTransactionId, type TransactionRecord } from "../transactions/record.ts";
 import { parseBody } from "../transactions/requests.ts";
@@ -26,6 +29,7 @@ import {
   leftText,
   newRefundId,
   RefundBody,
+  type RefundRequestBody,
   refundableOf,
   receivedOf,
 } from "./rules.ts";
@@ -36,11 +40,26 @@ export type RefundDeps = Pick<
   "stores" | "credentials" | "clock" | "prices" | "rails" | "qr" | "publicUrl" | "refundPayments" | "refundClaimDays"
 >;
 
-export interface CreateRefundRequest {
-  bearerToken: string | undefined;
+/** What a refund is made from, by the API or the dashboard: the transaction, the REST body, its Idempotency-Key. */
+export interface RefundRequest {
   transactionId: string;
   body: unknown;
   idempotencyKey?: string;
+}
+
+export interface CreateRefundRequest extends RefundRequest {
+  bearerToken: string | undefined;
+}
+
+/**
+ * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (`by` null) and a
+ * dashboard user (`by` its author, so its changes go to the audit log) each resolve to one, then
+ * share every rule below.
+ */
+export interface RefundOwner {
+  merchantId: number;
+  isLive: boolean;
+  by: ChangeAuthor | null;
 }
 
 export interface RefundOutcome {
@@ -58,13 +77,39 @@ function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: Fia
   return crypto && fiat ? { crypto, fiat } : null;
 }
 
-async function secretCaller(deps: RefundDeps, bearerToken: string | undefined): Promise<Caller> {
-  return deps.credentials.authenticateSecret(bearerToken);
+/** A secret key's merchant and mode (a public key or client secret is refused; so is a deactivated merchant's key). */
+async function keyOwner(deps: RefundDeps, bearerToken: string | undefined): Promise<RefundOwner> {
+  const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
+  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: null };
+}
+
+/** A dashboard user's merchant in the mode the dashboard shows, after its role is checked (a deactivated merchant's changes are refused there). */
+function actorOwner(actor: DashboardActor, isLive: boolean, permission: "read" | "manage_refunds"): RefundOwner {
+  authorize(actor, permission);
+  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor) };
+}
+
+/** The audit log's entry of a dashboard user's change; none for a secret key's. */
+function auditOf(deps: RefundDeps, owner: RefundOwner, action: AuditAction, target: string): AuditWrite | null {
+  return owner.by === null ? null : auditEntry(owner.by, owner.merchantId, deps.clock.now(), action, target);
 }
 
 /** POST /v1/transaction/:id/refunds. */
 export async function createRefund(deps: RefundDeps, request: CreateRefundRequest): Promise<RefundOutcome> {
-  const caller = await secretCaller(deps, request.bearerToken);
+  const { bearerToken, ...rest } = request;
+  return createRefundFor(deps, await keyOwner(deps, bearerToken), rest);
+}
+
+/**
+ * The dashboard's Refund action: the same request as the API's, with the Idempotency-Key the form
+ * sends (one per form shown), so a double submission makes one refund.
+ */
+export function createDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, request: RefundRequest): Promise<RefundOutcome> {
+  return createRefundFor(deps, actorOwner(actor, isLive, "manage_refunds"), request);
+}
+
+async function createRefundFor(deps: RefundDeps, owner: RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+  const caller = { merchant: { id: owner.merchantId }, isLive: owner.isLive };
   const parsed = parseBody(RefundBody, request.body);
   const problems = requestProblems(parsed, request.idempotencyKey);
   if (!parsed.ok || problems.length > 0) throw errors.refundValidation(problems);
@@ -73,14 +118,27 @@ export async function createRefund(deps: RefundDeps, request: CreateRefundReques
   if (!transaction) throw errors.transactionNotFound(request.transactionId);
 
   const scope = scopeOf(request.idempotencyKey, caller, `refund:${transaction.id}`, body);
-  if (scope) {
-    const earlier = await earlierRefundId(deps.stores.idempotency, scope);
-    if (earlier !== null) {
-      const found = await deps.stores.refunds.findFor(earlier, caller.merchant.id, caller.isLive);
-      if (found) return { merchantId: caller.merchant.id, refund: await shown(deps, found), replayed: true };
-    }
+  const earlier = scope && (await replayOf(deps, scope));
+  if (earlier) return earlier;
+  try {
+    return await newRefund(deps, owner, transaction, body, scope);
+  } catch (error) {
+    // The same key sent twice at once (a double click): the request that took the key made the refund,
+    // and this one failed on the key or found nothing left to refund. It answers with that one.
+    const winner = scope && (await replayOf(deps, scope));
+    if (winner) return winner;
+    throw error;
   }
+}
 
+async function newRefund(
+  deps: RefundDeps,
+  owner: RefundOwner,
+  transaction: TransactionRecord,
+  body: RefundRequestBody,
+  scope: IdempotencyScope | null,
+): Promise<RefundOutcome> {
+  const caller = { merchant: { id: owner.merchantId }, isLive: owner.isLive };
   const currencies = currenciesOf(transaction);
   if (!currencies || receivedOf(transaction).lte(0)) throw errors.nothingReceived();
   const { crypto, fiat } = currencies;
@@ -138,9 +196,17 @@ export async function createRefund(deps: RefundDeps, request: CreateRefundReques
     },
     (record) => refundEvent("refund.created", record),
     scope && { ...scope },
+    auditOf(deps, owner, "refund.create", `${id} of ${amount.crypto.toFixed()} ${crypto.slug} on transaction ${transaction.id}`),
   );
   const refundUrl = token === null ? null : `${deps.publicUrl}/refund/${token}`;
   return { merchantId: caller.merchant.id, refund: await shown(deps, created, instructions, refundUrl) };
+}
+
+/** The refund an earlier request with this key made, as a replay; null for a new key (409 for other parameters). */
+async function replayOf(deps: RefundDeps, scope: IdempotencyScope): Promise<RefundOutcome | null> {
+  const earlier = await earlierRefundId(deps.stores.idempotency, scope);
+  const found = earlier === null ? null : await deps.stores.refunds.findFor(earlier, scope.merchantId, scope.isLive);
+  return found && { merchantId: scope.merchantId, refund: await shown(deps, found), replayed: true };
 }
 
 /** Fiat per coin: the transaction's locked quote, or the price feed's now. */
@@ -243,31 +309,54 @@ async function shown(deps: RefundDeps, r: RefundRecord, known?: Instructions, re
   return refundView(r, { refundUrl, payment });
 }
 
-async function ownRefund(deps: RefundDeps, caller: Caller, id: string): Promise<RefundRecord> {
-  const found = isRefundId(id) ? await deps.stores.refunds.findFor(id, caller.merchant.id, caller.isLive) : null;
+async function ownRefund(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundRecord> {
+  const found = isRefundId(id) ? await deps.stores.refunds.findFor(id, owner.merchantId, owner.isLive) : null;
   if (!found) throw errors.refundNotFound(id);
   return found;
 }
 
 /** GET /v1/refunds/:id. */
 export async function retrieveRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-  const caller = await secretCaller(deps, bearerToken);
-  return { merchantId: caller.merchant.id, refund: await shown(deps, await ownRefund(deps, caller, id)) };
+  return retrieveRefundFor(deps, await keyOwner(deps, bearerToken), id);
+}
+
+/** The dashboard's refund: what the API shows (how to pay it while pending), for any role. */
+export async function retrieveDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
+  return retrieveRefundFor(deps, actorOwner(actor, isLive, "read"), id);
+}
+
+async function retrieveRefundFor(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
+  return { merchantId: owner.merchantId, refund: await shown(deps, await ownRefund(deps, owner, id)) };
+}
+
+export interface TransactionRefunds {
+  merchantId: number;
+  refunds: RefundView[];
+  amountRefundable: string | null;
 }
 
 /** GET /v1/transaction/:id/refunds: oldest first, with what is left to refund. */
-export async function transactionRefunds(
+export async function transactionRefunds(deps: RefundDeps, bearerToken: string | undefined, transactionId: string): Promise<TransactionRefunds> {
+  return transactionRefundsFor(deps, await keyOwner(deps, bearerToken), transactionId);
+}
+
+/** The transaction page's refunds, for any role. */
+export async function dashboardTransactionRefunds(
   deps: RefundDeps,
-  bearerToken: string | undefined,
+  actor: DashboardActor,
+  isLive: boolean,
   transactionId: string,
-): Promise<{ merchantId: number; refunds: RefundView[]; amountRefundable: string | null }> {
-  const caller = await secretCaller(deps, bearerToken);
-  const transaction = await findTransactionFor(deps.stores.transactions, transactionId, caller.merchant.id, caller.isLive);
+): Promise<TransactionRefunds> {
+  return transactionRefundsFor(deps, actorOwner(actor, isLive, "read"), transactionId);
+}
+
+async function transactionRefundsFor(deps: RefundDeps, owner: RefundOwner, transactionId: string): Promise<TransactionRefunds> {
+  const transaction = await findTransactionFor(deps.stores.transactions, transactionId, owner.merchantId, owner.isLive);
   if (!transaction) throw errors.transactionNotFound(transactionId);
   const rows = await deps.stores.refunds.listForTransaction(transaction.id);
   const summary = (await refundSummaries(deps, [transaction])).get(transaction.id);
   return {
-    merchantId: caller.merchant.id,
+    merchantId: owner.merchantId,
     refunds: rows.map((r) => refundView(r)),
     amountRefundable: summary?.amount_refundable ?? null,
   };
@@ -307,7 +396,7 @@ export async function listRefunds(
   bearerToken: string | undefined,
   params: Record<string, unknown>,
 ): Promise<{ merchantId: number; refunds: RefundView[]; hasMore: boolean }> {
-  const caller = await secretCaller(deps, bearerToken);
+  const caller = await deps.credentials.authenticateSecret(bearerToken);
   const query = parseListQuery(RefundListParams, params);
   let after: { createdAt: Date; id: string } | null = null;
   if (query.starting_after !== undefined) {
@@ -333,9 +422,17 @@ async function changePending(
   r: RefundRecord,
   change: RefundChange,
   event: "refund.succeeded" | "refund.canceled" | null,
+  audit: AuditWrite | null = null,
 ): Promise<RefundRecord> {
   if (r.state !== "pending") throw errors.refundNotPending(r.state);
-  const changed = await deps.stores.refunds.change(r.id, "pending", change, event === null ? null : (record) => refundEvent(event, record));
+  const changed = await deps.stores.refunds.change(
+    r.id,
+    "pending",
+    change,
+    event === null ? null : (record) => refundEvent(event, record),
+    false,
+    audit,
+  );
   if (!changed) {
     const now = await deps.stores.refunds.findFor(r.id, r.merchantId, r.isLive);
     throw errors.refundNotPending(now?.state ?? "gone");
@@ -345,10 +442,18 @@ async function changePending(
 
 /** POST /v1/refunds/:id/cancel. */
 export async function cancelRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-  const caller = await secretCaller(deps, bearerToken);
-  const refund = await ownRefund(deps, caller, id);
-  const canceled = await changePending(deps, refund, { state: "canceled", canceledAt: deps.clock.now() }, "refund.canceled");
-  return { merchantId: caller.merchant.id, refund: refundView(canceled) };
+  return cancelRefundFor(deps, await keyOwner(deps, bearerToken), id);
+}
+
+export async function cancelDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
+  return cancelRefundFor(deps, actorOwner(actor, isLive, "manage_refunds"), id);
+}
+
+async function cancelRefundFor(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
+  const refund = await ownRefund(deps, owner, id);
+  const audit = auditOf(deps, owner, "refund.cancel", `${refund.id} on transaction ${refund.transactionId}`);
+  const canceled = await changePending(deps, refund, { state: "canceled", canceledAt: deps.clock.now() }, "refund.canceled", audit);
+  return { merchantId: owner.merchantId, refund: refundView(canceled) };
 }
 
 /** A transaction hash as chains write them: 64 hex digits, with 0x on EVM chains. */
@@ -367,18 +472,32 @@ export const MarkPaidBody = z.object({
  * destination (refundSucceeded) or finds it does not (refundVerificationFailed).
  */
 export async function markRefundPaid(deps: RefundDeps, bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
-  const caller = await secretCaller(deps, bearerToken);
+  return markRefundPaidFor(deps, await keyOwner(deps, bearerToken), id, body);
+}
+
+export async function markDashboardRefundPaid(
+  deps: RefundDeps,
+  actor: DashboardActor,
+  isLive: boolean,
+  id: string,
+  body: unknown,
+): Promise<RefundOutcome> {
+  return markRefundPaidFor(deps, actorOwner(actor, isLive, "manage_refunds"), id, body);
+}
+
+async function markRefundPaidFor(deps: RefundDeps, owner: RefundOwner, id: string, body: unknown): Promise<RefundOutcome> {
   const parsed = parseBody(MarkPaidBody, body);
   if (!parsed.ok) throw errors.refundValidation(parsed.errors);
-  const refund = await ownRefund(deps, caller, id);
+  const refund = await ownRefund(deps, owner, id);
   if (refund.state === "pending" && refund.destination === null) {
     throw errors.refundValidation([
       { field: "tx_hash", message: "the refund has no destination yet: the customer has not claimed it, so no payment can be checked" },
     ]);
   }
   const hash = parsed.value.tx_hash.toLowerCase();
-  const marked = await changePending(deps, refund, { txHash: hash, paidBy: "merchant", verification: "pending" }, null);
-  return { merchantId: caller.merchant.id, refund: await shown(deps, marked) };
+  const audit = auditOf(deps, owner, "refund.mark_paid", `${refund.id} with ${hash}`);
+  const marked = await changePending(deps, refund, { txHash: hash, paidBy: "merchant", verification: "pending" }, null, audit);
+  return { merchantId: owner.merchantId, refund: await shown(deps, marked) };
 }
 
 /**

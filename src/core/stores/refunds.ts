@@ -3,6 +3,7 @@
 import type { Decimal } from "../money/amounts.ts";
 import type { Refund } from "../records.ts";
 import type { RefundRecord } from "../refunds/view.ts";
+import type { AuditWrite } from "./audit-log.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
 
 /** An outbox row of a refund event (src/core/events/refund-events.ts), written with the change. */
@@ -36,13 +37,14 @@ export interface RefundStore {
    * Inserts the refund, its event and its Idempotency-Key in one database transaction that holds the
    * transaction's row lock, after `check` accepted the amount already refunded (pending and succeeded
    * refunds, read under that lock). `check` throws to refuse; then nothing is written. A key already
-   * taken fails with DuplicateKeyError.
+   * taken fails with DuplicateKeyError. `audit`: a dashboard user's change, written in the same transaction.
    */
   create(
     refund: NewRefund,
     check: (alreadyRefunded: Decimal) => void,
     event: (created: RefundRecord) => RefundEventRow,
     idempotency: IdempotencyRecord | null,
+    audit?: AuditWrite | null,
   ): Promise<RefundRecord>;
   /** The refund of this merchant and mode, or null. */
   findFor(id: string, merchantId: number, isLive: boolean): Promise<RefundRecord | null>;
@@ -55,7 +57,8 @@ export interface RefundStore {
   page(query: RefundListQuery): Promise<RefundRecord[]>;
   /**
    * Applies `change` to the refund if it is still `from` (and, with `unclaimed`, has no destination
-   * yet), writing `event` in the same database transaction; null when it had moved on.
+   * yet), writing `event` (and a dashboard user's `audit` entry) in the same database transaction;
+   * null when it had moved on (nothing written).
    */
   change(
     id: string,
@@ -63,6 +66,7 @@ export interface RefundStore {
     change: RefundChange,
     event: ((changed: RefundRecord) => RefundEventRow) | null,
     unclaimed?: boolean,
+    audit?: AuditWrite | null,
   ): Promise<RefundRecord | null>;
   /** Pending refunds that have a destination, for the chain side's watch (oldest first, up to `limit`). */
   openWithDestination(limit: number): Promise<RefundRecord[]>;

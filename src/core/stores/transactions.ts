@@ -165,6 +165,9 @@ export interface WatchedAddress {
 }
 
 /** A page of a merchant's transactions in one mode, newest first (src/core/transactions/list.ts checks it). */
+/** The dashboard list's refunds filter (src/core/transactions/list.ts). */
+export type RefundsFilter = "any" | "pending" | "succeeded";
+
 export interface TransactionListQuery {
   merchantId: number;
   isLive: boolean;
@@ -175,6 +178,8 @@ export interface TransactionListQuery {
   createdLt: Date | null;
   /** One of: the reference, the id (lower case), the customer's e-mail compared without case. */
   search: { reference: string } | { id: string } | { customerEmail: string } | null;
+  /** The dashboard's refunds filter: with any refund, or with one in that state; absent or null: no filter. */
+  refunds?: RefundsFilter | null;
   /** Only transactions older than this one in (createdAt, id) order. */
   after: { createdAt: Date; id: string } | null;
   limit: number;

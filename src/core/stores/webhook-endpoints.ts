@@ -1,7 +1,8 @@
 // A merchant's webhook endpoints (issue 27) and the deliveries of events to the endpoints other than a
 // mode's first (whose deliveries are the outbox's own state, src/core/stores/webhook-events.ts).
 // src/db/stores/webhook-endpoints.ts implements it.
-import type { AttemptRecord, EventOutcome } from "./webhook-events.ts";
+import type { AuditWrite } from "./audit-log.ts";
+import type { AttemptRecord, EventOutcome, WebhookBacklog } from "./webhook-events.ts";
 
 export interface WebhookEndpointRow {
   id: string;
@@ -112,14 +113,15 @@ export interface DeliveryPageQuery {
 }
 
 export interface WebhookEndpointStore {
-  /** Adds the endpoint unless its merchant already has `max` in its mode; false then (nothing written). */
-  create(row: NewEndpointRow, max: number): Promise<WebhookEndpointRow | null>;
+  /** Adds the endpoint unless its merchant already has `max` in its mode; false then (nothing written). `audit`: written with it. */
+  create(row: NewEndpointRow, max: number, audit?: AuditWrite): Promise<WebhookEndpointRow | null>;
   /** The merchant's endpoints of a mode, oldest first. */
   list(merchantId: number, isLive: boolean): Promise<WebhookEndpointRow[]>;
   /** The endpoint of this merchant and mode, or null. */
   find(id: string, merchantId: number, isLive: boolean): Promise<WebhookEndpointRow | null>;
-  update(id: string, patch: EndpointPatch): Promise<WebhookEndpointRow>;
-  delete(id: string): Promise<void>;
+  /** `audit`: the change's audit log entry, written in its database transaction. */
+  update(id: string, patch: EndpointPatch, audit?: AuditWrite): Promise<WebhookEndpointRow>;
+  delete(id: string, audit?: AuditWrite): Promise<void>;
   /** Due deliveries held until `leaseUntil`; a transaction's deliveries to one endpoint in order. `onlyId`: that one, regardless of order. */
   claimDue(now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedDelivery[]>;
   /** Records each attempt and each delivery's new state; a holder whose lease ran out only logs its attempt. */
@@ -139,4 +141,9 @@ export interface WebhookEndpointStore {
   requeueSince(endpoint: WebhookEndpointRow, since: Date, now: Date, includeMissed: boolean): Promise<number>;
   /** Marks the endpoint's undelivered deliveries skipped (re-enabled without redelivering what it missed). */
   skipPending(endpointId: string): Promise<void>;
+  /**
+   * What waits for the enabled endpoints other than a mode's first (GET /metrics reads it at scrape time; the
+   * first's deliveries are the outbox's, webhook-events.ts). A disabled endpoint's deliveries wait for no dispatcher.
+   */
+  backlog(now: Date): Promise<WebhookBacklog>;
 }

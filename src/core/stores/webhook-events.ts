@@ -31,14 +31,8 @@ export interface ClaimedEvent {
   endpointId: string | null;
 }
 
-export interface AttemptRecord {
-  attemptedAt: Date;
-  url: string;
-  statusCode: number | null;
-  latencyMs: number;
-  responseBody: string | null;
-  error: string | null;
-  succeeded: boolean;
+/** An attempt to record: the stored attempt (records.ts) before it has an id and its event. */
+export interface AttemptRecord extends Omit<WebhookDeliveryAttempt, "id" | "eventId" | "trigger" | "retryAfter"> {
   trigger: "schedule" | "manual";
   /** The receiver's Retry-After header as sent (at most 64 characters kept), when it gave one: what it asked for. */
   retryAfter?: string | null;

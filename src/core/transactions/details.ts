@@ -33,6 +33,15 @@ export type DetailedOutcome = TransactionDetails & { replayed?: true };
 export interface Shown {
   clientSecret: boolean;
   paymentRequest?: boolean;
+  /** False: the reply shows no receipts (a GraphQL selection without them): none are read, the row as read. */
+  receipts?: boolean;
+}
+
+/** Parts of the details a caller leaves out, to make them itself when asked for (GraphQL's fields): false leaves one out. */
+export interface ReplyParts {
+  paymentRequest?: boolean;
+  checkout?: boolean;
+  receipts?: boolean;
 }
 
 export type DetailsDeps = Pick<CoreDeps, "stores" | "secrets" | "publicUrl" | "rails" | "qr" | "lifecycle">;
@@ -40,7 +49,9 @@ export type DetailsDeps = Pick<CoreDeps, "stores" | "secrets" | "publicUrl" | "r
 /** The details of each transaction, in order; the receipts of them all in one query (none when none can have any). */
 export async function detailsOf(deps: DetailsDeps, transactions: readonly TransactionRecord[], shown: Shown): Promise<TransactionDetails[]> {
   const [{ rows, receipts }, parts] = await Promise.all([
-    alikeReceipts(deps.stores.transactions, transactions),
+    shown.receipts === false
+      ? { rows: [...transactions], receipts: new Map<string, TransactionReceipt[]>() }
+      : alikeReceipts(deps.stores.transactions, transactions),
     Promise.all(
       transactions.map((t) =>
         Promise.all([shown.paymentRequest === false ? null : paymentRequestOf(deps, t), shown.clientSecret ? checkoutOf(deps, t) : null]),

@@ -15,7 +15,7 @@
 import { stringify } from "csv-stringify/sync";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { CoreDeps } from "../deps.ts";
-import { transactionsMatching, type TransactionFilters } from "./list.ts";
+import { transactionPagesMatching, type TransactionFilters } from "./list.ts";
 import type { TransactionRecord } from "./record.ts";
 
 type Amount = { toFixed(): string } | null;
@@ -23,8 +23,14 @@ type Amount = { toFixed(): string } | null;
 const decimal = (value: Amount) => (value === null ? "" : value.toFixed());
 const time = (value: Date | null) => (value === null ? "" : value.toISOString());
 
-/** The columns, in order: a header and how each row's cell is made. Amounts are plain decimal strings, times ISO 8601 in UTC. */
-const COLUMNS: readonly [string, (t: TransactionRecord) => string][] = [
+/** What a row reads besides its transaction: the sum of its pending and succeeded refunds (absent: none). */
+type Extra = { refunded: Amount | undefined };
+
+/**
+ * The columns, in order: a header and how each row's cell is made. Amounts are plain decimal strings,
+ * times ISO 8601 in UTC. New columns go at the end: spreadsheets read them by position.
+ */
+const COLUMNS: readonly [string, (t: TransactionRecord, extra: Extra) => string][] = [
   ["id", (t) => t.id],
   ["reference", (t) => t.reference],
   ["created_at", (t) => time(t.createdAt)],
@@ -46,6 +52,8 @@ const COLUMNS: readonly [string, (t: TransactionRecord) => string][] = [
   ["initiated_at", (t) => time(t.initiatedAt)],
   ["expires_at", (t) => time(t.expiresAt)],
   ["updated_at", (t) => time(t.updatedAt)],
+  // Issue 26: in the payment currency, what its pending and succeeded refunds take back; empty with none.
+  ["refunded", (_t, extra) => decimal(extra.refunded ?? null)],
 ];
 
 export const CSV_HEADER = COLUMNS.map(([name]) => name);
@@ -90,5 +98,11 @@ export function csvCell(value: string): string {
 /** The export: the header row, then a row per matching transaction (each string one CRLF-terminated row). */
 export async function* transactionsCsv(stores: CoreDeps["stores"], filters: TransactionFilters, batch?: number): AsyncGenerator<string> {
   yield csvRow(CSV_HEADER);
-  for await (const t of transactionsMatching(stores, filters, batch)) yield csvRow(COLUMNS.map(([, cell]) => cell(t)));
+  for await (const rows of transactionPagesMatching(stores, filters, batch)) {
+    const refunded = await stores.refunds.refundedAmounts(rows.map((t) => t.id));
+    for (const t of rows) {
+      const extra = { refunded: refunded.get(t.id) };
+      yield csvRow(COLUMNS.map(([, cell]) => cell(t, extra)));
+    }
+  }
 }

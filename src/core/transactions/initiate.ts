@@ -7,6 +7,7 @@ import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type Fiat
 import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
 import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote, type QuoteOptions } from "../ports.ts";
 import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
+import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { storedRateSources } from "./rate-sources.ts";
 import { transactionAndLeaseFor, transactionFor, type TransactionRecord } from "./record.ts";
@@ -45,7 +46,8 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
   const body = parsed.value;
 
   const caller = await deps.credentials.authenticateInitiator(request.bearerToken, { clientSecret: request.acceptClientSecret ?? false });
-  const checked = checkRequest(deps.rails, caller, body, await merchantDefaultNetwork(deps, caller, body));
+  const settings = await merchantSettings(deps, caller, body);
+  const checked = checkRequest(deps.rails, caller, body, settings.defaultNetwork);
   // A request that only the transaction's state could still stop leases its index with the read of
   // the transaction, in one statement, if the transaction is INITIATED (one round trip fewer).
   const now = deps.clock.now();
@@ -64,7 +66,7 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
   try {
     return await idempotently(stores, scope, () => {
       handedOver = true;
-      return initiateOnce(deps, caller, transaction, checked, scope, early);
+      return initiateOnce(deps, caller, transaction, checked, scope, early, settings.pricing);
     });
   } finally {
     // A replay (or a key used for other parameters) needs no index.
@@ -75,10 +77,17 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
 /** What the request asks for, checked against what needs no transaction: the currency, the refund address, the merchant. */
 type CheckedRequest = { ok: true; crypto: CryptoCurrency; network: NetworkSlug; refundAddress: string | null } | { ok: false; error: PaygateError };
 
-/** Without `network`: the one the merchant set for the coin in the caller's mode, if any (one indexed read). */
-async function merchantDefaultNetwork(deps: InitiateDeps, caller: Caller, body: InitiateBody): Promise<string | null> {
+/**
+ * The merchant's pricing (providers and spread: a change applies to the next initiate) and, without
+ * `network`, the network it set for the coin in the caller's mode, if any: one statement.
+ */
+function merchantSettings(
+  deps: InitiateDeps,
+  caller: Caller,
+  body: InitiateBody,
+): Promise<{ pricing: MerchantPricingRow | null; defaultNetwork: string | null }> {
   const crypto = (body.network ?? null) === null ? cryptoById(body.currency_id) : undefined;
-  return crypto ? deps.stores.merchants.defaultNetwork(caller.merchant.id, crypto.id, caller.isLive) : null;
+  return deps.stores.merchants.initiateSettings(caller.merchant.id, crypto ? { currencyId: crypto.id, isLive: caller.isLive } : null);
 }
 
 function checkRequest(rails: PaymentRails, caller: Caller, body: InitiateBody, merchantDefault: string | null): CheckedRequest {
@@ -111,6 +120,7 @@ async function initiateOnce(
   checked: CheckedRequest,
   scope: IdempotencyScope | null,
   early: IndexLease | null,
+  pricing: MerchantPricingRow | null,
 ): Promise<TransactionRecord> {
   let fiat: FiatCurrency;
   try {
@@ -135,8 +145,7 @@ async function initiateOnce(
   let spreadPercent: string;
   let paymentAmount: Decimal;
   try {
-    // The merchant's providers and spread (merchant pricing), read now: a change applies to the next initiate.
-    const pricing = await deps.stores.merchants.pricing(caller.merchant.id);
+    // The merchant's providers and spread (merchant pricing), read with the request's settings.
     spreadPercent = pricing?.spreadPercent == null ? "0" : new Decimal(pricing.spreadPercent.toString()).toFixed();
     quote = await quoteOrUnavailable(deps.prices, crypto, fiat, caller.isLive, quoteOptionsOf(pricing));
     rate = rateWithSpread(quote.rate, spreadPercent);

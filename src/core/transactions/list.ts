@@ -5,7 +5,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import { cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
-import type { TransactionListQuery } from "../stores/transactions.ts";
+import type { RefundsFilter, TransactionListQuery } from "../stores/transactions.ts";
 import { isTransactionId, type TransactionRecord } from "./record.ts";
 
 const STATUSES = ["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"] as const;
@@ -41,6 +41,13 @@ export const TransactionListParams = z.object({
     .optional(),
 });
 
+const REFUNDS_FILTERS = ["any", "pending", "succeeded"] as const satisfies readonly RefundsFilter[];
+
+/** The dashboard's list and export also filter by refunds (`refunds=any|pending|succeeded`); the API's list does not (yet). */
+export const DashboardTransactionListParams = TransactionListParams.extend({
+  refunds: single.pipe(z.enum(REFUNDS_FILTERS, { error: `must be one of ${REFUNDS_FILTERS.join(", ")}` })).optional(),
+});
+
 /** The list's parameters, by the names of TransactionListParams. */
 export type TransactionListParam = keyof typeof TransactionListParams.shape;
 
@@ -55,6 +62,8 @@ export interface TransactionPage {
 export interface ListScope {
   merchantId: number;
   isLive: boolean;
+  /** The dashboard's: its list also takes `refunds` (DashboardTransactionListParams). */
+  dashboard?: boolean;
 }
 
 /**
@@ -83,7 +92,7 @@ export async function listTransactionsOf(
   params: Record<string, unknown>,
   names: Partial<Record<TransactionListParam, string>> = {},
 ): Promise<TransactionPage> {
-  const query = parseListQuery(TransactionListParams, params, names);
+  const query = parseListQuery(scope.dashboard ? DashboardTransactionListParams : TransactionListParams, params, names);
   let after: TransactionListQuery["after"] = null;
   if (query.starting_after !== undefined) {
     const cursor = await stores.transactions.findFor(query.starting_after.toLowerCase(), scope.merchantId, scope.isLive);
@@ -102,9 +111,11 @@ export const TransactionFilterParams = TransactionListParams.omit({ limit: true,
 /** The checked filters of an export (TransactionFilterParams), ready for `transactionsMatching`. */
 export type TransactionFilters = Omit<TransactionListQuery, "after" | "limit">;
 
+const DashboardTransactionFilterParams = DashboardTransactionListParams.omit({ limit: true, starting_after: true });
+
 /** Checks an export's query once, before anything is read (so a bad filter is a 400, not a broken download). */
 export function parseTransactionFilters(scope: ListScope, params: Record<string, unknown>): TransactionFilters {
-  return filtersOf(scope, parseListQuery(TransactionFilterParams, params));
+  return filtersOf(scope, parseListQuery(scope.dashboard ? DashboardTransactionFilterParams : TransactionFilterParams, params));
 }
 
 /** Rows read from the database per query of an export. */
@@ -120,17 +131,26 @@ export async function* transactionsMatching(
   filters: TransactionFilters,
   batch: number = EXPORT_BATCH,
 ): AsyncGenerator<TransactionRecord> {
+  for await (const rows of transactionPagesMatching(stores, filters, batch)) yield* rows;
+}
+
+/** transactionsMatching a page at a time (the export reads each page's refunds in one query). */
+export async function* transactionPagesMatching(
+  stores: CoreDeps["stores"],
+  filters: TransactionFilters,
+  batch: number = EXPORT_BATCH,
+): AsyncGenerator<TransactionRecord[]> {
   let after: TransactionListQuery["after"] = null;
   for (;;) {
     const rows = await stores.transactions.list({ ...filters, after, limit: batch });
-    yield* rows;
+    if (rows.length > 0) yield rows;
     const last = rows.at(-1);
     if (!last || rows.length < batch) return;
     after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
-function filtersOf(scope: ListScope, query: z.infer<typeof TransactionFilterParams>): TransactionFilters {
+function filtersOf(scope: ListScope, query: z.infer<typeof TransactionFilterParams> & { refunds?: RefundsFilter }): TransactionFilters {
   return {
     merchantId: scope.merchantId,
     isLive: scope.isLive,
@@ -140,6 +160,7 @@ function filtersOf(scope: ListScope, query: z.infer<typeof TransactionFilterPara
     createdGte: query["created[gte]"] ?? null,
     createdLt: query["created[lt]"] ?? null,
     search: query.q === undefined ? null : searchOf(query.q),
+    refunds: query.refunds ?? null,
   };
 }
 

@@ -5,7 +5,8 @@
 // rotateWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
+import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
@@ -15,6 +16,7 @@ import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
 import { rotateWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
 import { newWebhookSecret, randomToken } from "../secrets.ts";
+import type { AuditWrite } from "../stores/audit-log.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
 
 /** Every event type: an endpoint's filter `*`. */
@@ -34,6 +36,45 @@ export interface EndpointOwner {
 }
 
 export type EndpointDeps = MerchantDeps & Pick<CoreDeps, "clock"> & { webhookEndpointsMax?: number };
+
+/**
+ * Whose endpoints a dashboard user reaches: its merchant's, in the mode the dashboard shows, once its
+ * role allows it (`read` to list, `manage_webhooks` to change). The secret-key API reaches its key's
+ * merchant and mode (the gateway's webhookEndpointOwner); both then call the same functions below.
+ */
+export function dashboardOwner(
+  actor: DashboardActor,
+  isLive: boolean,
+  permission: Extract<DashboardPermission, "read" | "manage_webhooks">,
+): EndpointOwner {
+  authorize(actor, permission);
+  return { merchantId: actor.merchantId, isLive };
+}
+
+/**
+ * The endpoint changes that need a recent password in the dashboard (sudo mode, as setting the webhook
+ * URL or rotating the secret): those that send events somewhere new or hand out a signing secret,
+ * and deleting (removing the merchant's URL, for the first endpoint). Filters, descriptions,
+ * disabling and enabling do not.
+ */
+export function needsRecentAuthentication(change: "create" | "update" | "delete" | "rotate_secret", body?: unknown): boolean {
+  if (change !== "update") return true;
+  return typeof body === "object" && body !== null && "url" in body;
+}
+
+/** An endpoint change's audit entry: the mode, the URL's origin only (audit-log.ts), the id, what changed. */
+function endpointAudit(
+  deps: Pick<CoreDeps, "clock">,
+  by: ChangeAuthor,
+  endpoint: Pick<WebhookEndpointRow, "id" | "merchantId" | "isLive" | "url">,
+  action: AuditAction,
+  detail: string,
+): AuditWrite {
+  const target = `${webhookUrlTarget(endpoint.isLive ? "live" : "test", endpoint.url)} ${endpoint.id}${detail === "" ? "" : `: ${detail}`}`;
+  return auditEntry(by, endpoint.merchantId, deps.clock.now(), action, target);
+}
+
+const eventsDetail = (events: string[]) => `events ${events.join(", ")}`;
 
 /** The event types a filter may name: the core's list (payment and refund events), or `*`. */
 export function knownEventTypes(): readonly string[] {
@@ -99,7 +140,18 @@ export interface WebhookEndpointView extends WebhookEndpointRow {
   secret?: string;
 }
 
-export async function createEndpoint(deps: EndpointDeps, owner: EndpointOwner, body: unknown, by?: ChangeAuthor): Promise<WebhookEndpointView> {
+/** Until when the secret before the last rotation still signs deliveries; null once past (or never rotated). */
+export function previousSecretExpiry(endpoint: Pick<WebhookEndpointRow, "previousSecretExpiresAt">, now: Date): Date | null {
+  const expiresAt = endpoint.previousSecretExpiresAt;
+  return expiresAt !== null && expiresAt > now ? expiresAt : null;
+}
+
+export async function createEndpoint(
+  deps: EndpointDeps,
+  owner: EndpointOwner,
+  body: unknown,
+  by: ChangeAuthor = OPERATOR,
+): Promise<WebhookEndpointView> {
   const input = parsed(CreateBody, body);
   const url = checkedUrl(deps, input.url, owner.isLive);
   const max = deps.webhookEndpointsMax ?? WEBHOOK_ENDPOINTS_MAX_DEFAULT;
@@ -110,16 +162,18 @@ export async function createEndpoint(deps: EndpointDeps, owner: EndpointOwner, b
     await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
     const primary = (await deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive)).find((e) => e.isPrimary);
     if (!primary) throw new Error("The first webhook endpoint was not mirrored from the merchant's URL");
-    const row = await deps.stores.webhookEndpoints.update(primary.id, {
-      enabledEvents: input.enabled_events,
-      description: input.description ?? null,
-    });
+    const row = await deps.stores.webhookEndpoints.update(
+      primary.id,
+      { enabledEvents: input.enabled_events, description: input.description ?? null },
+      endpointAudit(deps, by, primary, "webhook_endpoint.create", `${eventsDetail(input.enabled_events)} (the merchant's webhook URL)`),
+    );
     return { ...row, secret: deps.secrets.open(row.secretEnc) };
   }
   const secret = newWebhookSecret();
+  const id = newEndpointId();
   const row = await deps.stores.webhookEndpoints.create(
     {
-      id: newEndpointId(),
+      id,
       merchantId: owner.merchantId,
       isLive: owner.isLive,
       url,
@@ -128,6 +182,7 @@ export async function createEndpoint(deps: EndpointDeps, owner: EndpointOwner, b
       secretEnc: deps.secrets.seal(secret),
     },
     max,
+    endpointAudit(deps, by, { id, ...owner, url }, "webhook_endpoint.create", eventsDetail(input.enabled_events)),
   );
   if (!row) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
   return { ...row, secret };
@@ -158,7 +213,7 @@ export async function updateEndpoint(
   owner: EndpointOwner,
   id: string,
   body: unknown,
-  by?: ChangeAuthor,
+  by: ChangeAuthor = OPERATOR,
 ): Promise<UpdatedEndpoint> {
   const input = parsed(UpdateBody, body);
   const current = await retrieveEndpoint(deps, owner, id);
@@ -171,19 +226,40 @@ export async function updateEndpoint(
     await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
   }
   const reenabling = input.disabled === false && current.disabledAt !== null;
+  const disabling = input.disabled === true && current.disabledAt === null;
   const missedSince = current.failingSince ?? current.disabledAt;
-  const endpoint = await deps.stores.webhookEndpoints.update(current.id, {
-    ...(url === undefined || current.isPrimary ? {} : { url }),
-    ...(input.enabled_events === undefined ? {} : { enabledEvents: input.enabled_events }),
-    ...(input.description === undefined ? {} : { description: input.description }),
-    ...(input.disabled === undefined
-      ? {}
-      : input.disabled
-        ? current.disabledAt === null
-          ? { disabled: { at: now, reason: "manual" } }
-          : {}
-        : { disabled: null }),
-  });
+  const changed = [
+    // The new URL's origin only, as every audited URL (its path or query may carry a token).
+    ...(url === undefined ? [] : [`url ${new URL(url).origin}`]),
+    ...(input.enabled_events === undefined ? [] : [eventsDetail(input.enabled_events)]),
+    ...(input.description === undefined ? [] : ["description"]),
+  ];
+  const action: AuditAction = changed.length > 0 ? "webhook_endpoint.update" : disabling ? "webhook_endpoint.disable" : "webhook_endpoint.enable";
+  const stateDetail = disabling
+    ? "disabled"
+    : reenabling
+      ? input.redeliver_missed === true
+        ? "enabled, redelivering what it missed"
+        : "enabled"
+      : "";
+  const detail = [...changed, ...(stateDetail === "" ? [] : [stateDetail])].join("; ");
+  const audit = detail === "" ? undefined : endpointAudit(deps, by, current, action, detail);
+  const endpoint = await deps.stores.webhookEndpoints.update(
+    current.id,
+    {
+      ...(url === undefined || current.isPrimary ? {} : { url }),
+      ...(input.enabled_events === undefined ? {} : { enabledEvents: input.enabled_events }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.disabled === undefined
+        ? {}
+        : input.disabled
+          ? current.disabledAt === null
+            ? { disabled: { at: now, reason: "manual" } }
+            : {}
+          : { disabled: null }),
+    },
+    audit,
+  );
   let redelivered = 0;
   if (reenabling && input.redeliver_missed === true && missedSince) {
     redelivered = await deps.stores.webhookEndpoints.requeueSince(endpoint, missedSince, now, true);
@@ -194,11 +270,11 @@ export async function updateEndpoint(
   return { endpoint, redelivered };
 }
 
-export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, by?: ChangeAuthor): Promise<WebhookEndpointRow> {
+export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, by: ChangeAuthor = OPERATOR): Promise<WebhookEndpointRow> {
   const current = await retrieveEndpoint(deps, owner, id);
   // The first endpoint is the merchant's URL of the mode: removing that removes it (the database follows).
   if (current.isPrimary) await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: null } : { testWebhookUrl: null }, by);
-  else await deps.stores.webhookEndpoints.delete(current.id);
+  else await deps.stores.webhookEndpoints.delete(current.id, endpointAudit(deps, by, current, "webhook_endpoint.delete", ""));
   return current;
 }
 
@@ -206,7 +282,12 @@ export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, i
  * A new signing secret, shown once; the previous one keeps signing for 24 hours. The first endpoint's
  * secret is the merchant's, which both modes' first endpoints share: it rotates for both.
  */
-export async function rotateEndpointSecret(deps: EndpointDeps, owner: EndpointOwner, id: string, by?: ChangeAuthor): Promise<WebhookEndpointView> {
+export async function rotateEndpointSecret(
+  deps: EndpointDeps,
+  owner: EndpointOwner,
+  id: string,
+  by: ChangeAuthor = OPERATOR,
+): Promise<WebhookEndpointView> {
   const current = await retrieveEndpoint(deps, owner, id);
   if (current.isPrimary) {
     const rotated = await rotateWebhookSecret(deps, owner.merchantId, by);
@@ -214,14 +295,18 @@ export async function rotateEndpointSecret(deps: EndpointDeps, owner: EndpointOw
   }
   const secret = newWebhookSecret();
   const rotatedAt = deps.clock.now();
-  const row = await deps.stores.webhookEndpoints.update(current.id, {
-    secret: {
-      secretEnc: deps.secrets.seal(secret),
-      rotatedAt,
-      previousSecretEnc: current.secretEnc,
-      previousSecretExpiresAt: new Date(rotatedAt.getTime() + WEBHOOK_SECRET_OVERLAP_MS),
+  const row = await deps.stores.webhookEndpoints.update(
+    current.id,
+    {
+      secret: {
+        secretEnc: deps.secrets.seal(secret),
+        rotatedAt,
+        previousSecretEnc: current.secretEnc,
+        previousSecretExpiresAt: new Date(rotatedAt.getTime() + WEBHOOK_SECRET_OVERLAP_MS),
+      },
     },
-  });
+    endpointAudit(deps, by, current, "webhook_endpoint.rotate_secret", "signing secret (the previous one signs for 24 hours)"),
+  );
   return { ...row, secret };
 }
 
@@ -248,19 +333,23 @@ export interface DeliveryPage {
   hasMore: boolean;
 }
 
-/** An endpoint's deliveries, newest first, `limit` after `starting_after`, of one status if asked. */
+/**
+ * An endpoint's deliveries, newest first, `limit` after `starting_after`, of one status if asked. `names`: the
+ * parameters as the adapter calls them, for the messages (GraphQL's `first`, `after`).
+ */
 export async function listDeliveries(
   deps: Pick<CoreDeps, "stores">,
   owner: EndpointOwner,
   endpointId: string,
   params: Record<string, unknown>,
+  names: Partial<Record<string, string>> = {},
 ): Promise<DeliveryPage> {
   const endpoint = await retrieveEndpoint(deps, owner, endpointId);
-  const query = parseListQuery(DeliveryListParams, params);
+  const query = parseListQuery(DeliveryListParams, params, names);
   let afterSeq: bigint | null = null;
   if (query.starting_after !== undefined) {
     const cursor = await deps.stores.webhookEndpoints.findDelivery(query.starting_after, owner.merchantId, owner.isLive);
-    if (!cursor || cursor.endpointId !== endpoint.id) throw errors.unknownCursor("starting_after", query.starting_after);
+    if (!cursor || cursor.endpointId !== endpoint.id) throw errors.unknownCursor(names.starting_after ?? "starting_after", query.starting_after);
     afterSeq = cursor.seq;
   }
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;

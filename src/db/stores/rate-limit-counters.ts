@@ -16,6 +16,7 @@
 // the totals it writes, so no attempt in flight slips past a limit however many arrive at once.
 import { errors } from "../../core/errors.ts";
 import type { CounterWindow, NextCounter, RateLimitCounters } from "../../core/rate-limits.ts";
+import { queryDirect } from "../direct-sql.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 
@@ -66,8 +67,10 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
   async function writeOne(request: Pending): Promise<void> {
     const { hit, read } = request;
     if (!hit) {
-      const rows = await db.$queryRaw<{ hits: number }[]>`
-        SELECT hits FROM rate_limit_counters WHERE key = ${read?.key} AND window_start = ${read?.start}`;
+      const rows = await queryDirect<{ hits: number }>(
+        db,
+        Prisma.sql`SELECT hits FROM rate_limit_counters WHERE key = ${read?.key} AND window_start = ${read?.start}`,
+      );
       request.resolve({ hits: 0, read: Number(rows[0]?.hits ?? 0) });
       return;
     }
@@ -85,7 +88,9 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
     const { next } = request;
     if (next) {
       // Counted only when the hit's total is within its limit; otherwise read, unchanged by this statement.
-      const rows = await db.$queryRaw<{ hits: number; read: number | null; next: number | null }[]>`
+      const rows = await queryDirect<{ hits: number; read: number | null; next: number | null }>(
+        db,
+        Prisma.sql`
         WITH hit AS (${upsert}),
         counted AS (
           INSERT INTO rate_limit_counters (key, window_start, hits, expires_at)
@@ -94,17 +99,21 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
           ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
           RETURNING hits)
         SELECT hit.hits, ${read ? readOf(read) : Prisma.sql`NULL::int`} AS read, COALESCE((SELECT hits FROM counted), ${readOf(next.window)}) AS next
-        FROM hit`;
+        FROM hit`,
+      );
       const row = rows[0];
       request.resolve({ hits: Number(row?.hits ?? 1), read: Number(row?.read ?? 0), next: Number(row?.next ?? 0) });
       return;
     }
     const rows = read
-      ? await db.$queryRaw<{ hits: number; read: number | null }[]>`
+      ? await queryDirect<{ hits: number; read: number | null }>(
+          db,
+          Prisma.sql`
           WITH hit AS (${upsert})
           SELECT hit.hits, ${readOf(read)} AS read
-          FROM hit`
-      : await db.$queryRaw<{ hits: number }[]>(upsert);
+          FROM hit`,
+        )
+      : await queryDirect<{ hits: number }>(db, upsert);
     const row = rows[0] as { hits: number; read?: number | null } | undefined;
     request.resolve({ hits: Number(row?.hits ?? 1), read: Number(row?.read ?? 0) });
   }
@@ -164,7 +173,9 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
     // The reads see the table as it was before the upserts; they never read a counter written here
     // (a failure counter's key differs from every request bucket's) but a next counter's, which
     // the 'next' rows then give as written.
-    const rows = await db.$queryRaw<CounterRow[]>`
+    const rows = await queryDirect<CounterRow>(
+      db,
+      Prisma.sql`
       WITH input AS (
         SELECT key, window_start::timestamptz AS window_start, expires_at::timestamptz AS expires_at, n
         FROM unnest(${hits.map((h) => h.window.key)}::text[], ${hits.map((h) => iso(h.window.start))}::text[],
@@ -181,7 +192,8 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
       SELECT 'read', c.key, c.window_start, c.hits
       FROM rate_limit_counters c
       JOIN unnest(${[...reads.values()].map((r) => r.key)}::text[], ${[...reads.values()].map((r) => iso(r.start))}::text[]) AS r(key, window_start)
-        ON c.key = r.key AND c.window_start = r.window_start::timestamptz${nextSql.rows}`;
+        ON c.key = r.key AND c.window_start = r.window_start::timestamptz${nextSql.rows}`,
+    );
     const totals = new Map<string, number>();
     const readTotals = new Map<string, number>();
     const nextTotals = new Map<string, number>();

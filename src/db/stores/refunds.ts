@@ -7,6 +7,7 @@ import type { RefundEventRow, RefundStore } from "../../core/stores/refunds.ts";
 import { Prisma } from "../generated/client.ts";
 import { notifySql } from "../notifications.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
+import { auditRow } from "./audit-log.ts";
 import { transactionInclude } from "./rows.ts";
 
 const refundInclude = { transaction: { include: transactionInclude } } as const;
@@ -34,7 +35,7 @@ async function writeEvent(tx: DatabaseTransaction, refund: RefundRecord, event: 
 
 export function refundStore(db: Database): RefundStore {
   return {
-    create: (refund, check, event, idempotency) =>
+    create: (refund, check, event, idempotency, audit) =>
       db.$transaction(async (tx) => {
         // The transaction's row lock: two refunds at once cannot both take what is left.
         await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${refund.transactionId} FOR UPDATE`;
@@ -49,6 +50,7 @@ export function refundStore(db: Database): RefundStore {
             data: { ...idempotency, transactionId: refund.transactionId, refundId: refund.id, createdAt: refund.createdAt },
           });
         }
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return row;
       }),
 
@@ -86,7 +88,7 @@ export function refundStore(db: Database): RefundStore {
       return rows.map(asRecord);
     },
 
-    change: (id, from, change, event, unclaimed = false) =>
+    change: (id, from, change, event, unclaimed = false, audit = null) =>
       db.$transaction(async (tx) => {
         const now = new Date();
         const rows = await tx.refund.updateManyAndReturn({
@@ -97,6 +99,7 @@ export function refundStore(db: Database): RefundStore {
         if (rows.length === 0) return null;
         const row = asRecord(await tx.refund.findUniqueOrThrow({ where: { id }, include: refundInclude }));
         if (event) await writeEvent(tx, row, event(row), now);
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return row;
       }),
 

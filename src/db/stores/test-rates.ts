@@ -1,5 +1,7 @@
 // Test mode's rates as an operator set them (table test_rates).
 import type { StoredTestRate, TestRateStore } from "../../core/stores/test-rates.ts";
+import { queryDirect } from "../direct-sql.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 
 export function testRateStore(db: Database): TestRateStore {
@@ -10,10 +12,12 @@ export function testRateStore(db: Database): TestRateStore {
     updatedAt: row.updatedAt,
   });
   return {
-    // Raw SQL: every test-mode initiate reads it, and a model query costs several times the CPU.
+    // Raw SQL on the driver (direct-sql.ts): every test-mode initiate reads it, and a model query costs several times the CPU.
     async get(cryptoSlug, fiatSlug) {
-      const [row] = await db.$queryRaw<{ rate: { toString(): string } }[]>`
-        SELECT rate FROM test_rates WHERE crypto_slug = ${cryptoSlug} AND fiat_slug = ${fiatSlug}`;
+      const [row] = await queryDirect<{ rate: { toString(): string } }>(
+        db,
+        Prisma.sql`SELECT rate FROM test_rates WHERE crypto_slug = ${cryptoSlug} AND fiat_slug = ${fiatSlug}`,
+      );
       return row ? row.rate.toString() : null;
     },
     list: async () => (await db.testRate.findMany()).map(stored),

@@ -20,6 +20,7 @@ export function listTransactions(db: Database, q: TransactionListQuery): Promise
     ...(q.search && "reference" in q.search ? { reference: q.search.reference } : {}),
     ...(q.search && "id" in q.search ? { id: q.search.id } : {}),
     ...(q.search && "customerEmail" in q.search ? { customerEmailKey: emailKey(q.search.customerEmail) } : {}),
+    ...(q.refunds ? { refunds: { some: q.refunds === "any" ? {} : { state: q.refunds } } } : {}),
     ...(q.after ? { OR: [{ createdAt: { lt: q.after.createdAt } }, { createdAt: q.after.createdAt, id: { lt: q.after.id } }] } : {}),
   };
   return db.transaction.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: q.limit, include: transactionInclude });

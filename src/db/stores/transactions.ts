@@ -18,6 +18,7 @@ import type {
 import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
+import { queryDirect } from "../direct-sql.ts";
 import { outboxRow } from "../outbox.ts";
 import type { Database } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
@@ -31,14 +32,16 @@ export function transactionStore(db: Database): TransactionStore {
     findFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude }),
 
     async findRowFor(id, merchantId, isLive) {
-      const [row] = await db.$queryRaw<Transaction[]>`
-        SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}`;
+      const [row] = await queryDirect<Transaction>(
+        db,
+        Prisma.sql`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}`,
+      );
       return row ?? null;
     },
 
     async findRowAndLease(id, merchantId, isLive, leasing) {
       const token = randomUUID();
-      const [found] = await db.$queryRaw<RowAndLease[]>(rowAndLeaseStatement(id, merchantId, isLive, leasing, token));
+      const [found] = await queryDirect<RowAndLease>(db, rowAndLeaseStatement(id, merchantId, isLive, leasing, token));
       if (!found) return { row: null, lease: null };
       const { leased, ...row } = found;
       return { row, lease: leased && leaseOf(leased, token) };
@@ -79,7 +82,7 @@ export function transactionStore(db: Database): TransactionStore {
     },
 
     async moveToPending(move) {
-      const outcome = moveOutcome(move, await db.$queryRaw<MoveCounts[]>(moveStatement(move)));
+      const outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move)));
       // Not moved because a concurrent request with the same key moved it first (this one waited for its
       // row lock): the key is taken now, and that request's answer is this one's.
       const key = move.idempotency;
@@ -547,7 +550,9 @@ export async function insertInitiatedTransaction(
   const remembered = idempotency
     ? Prisma.sql`, remembered AS (${rememberIdempotencyKey(idempotency, Prisma.sql`created.id`, t.createdAt)} FROM created)`
     : Prisma.empty;
-  await db.$executeRaw`
+  await queryDirect(
+    db,
+    Prisma.sql`
     WITH created AS (
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_email_key, customer_name, payment_link_id, is_live,
         status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
@@ -562,6 +567,7 @@ export async function insertInitiatedTransaction(
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
     INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
     SELECT ${event.id}, ${event.merchantId}, created.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
-    FROM created CROSS JOIN notified`;
+    FROM created CROSS JOIN notified`,
+  );
   return row;
 }

@@ -8,50 +8,44 @@ import type {
   DeliveryPageQuery,
   DeliverySettlement,
   DisabledEndpoint,
+  EndpointPatch,
   WebhookEndpointStore,
 } from "../../core/stores/webhook-endpoints.ts";
+import type { WebhookBacklog } from "../../core/stores/webhook-events.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
+import { auditRow } from "./audit-log.ts";
+import { backlogOf } from "./webhook-events.ts";
 
 /** Deliveries to a mode's first endpoint are its events' own state: their id is `wd_` and the event's. */
 const PRIMARY_DELIVERY = "wd_evt_";
 
 export function webhookEndpointStore(db: Database): WebhookEndpointStore {
   return {
-    create: (row, max) =>
+    create: (row, max, audit) =>
       db.$transaction(async (tx) => {
         // Serialises creations of one merchant, so two at once cannot both pass the limit.
         await tx.$queryRaw`SELECT id FROM merchants WHERE id = ${row.merchantId} FOR UPDATE`;
         const count = await tx.webhookEndpoint.count({ where: { merchantId: row.merchantId, isLive: row.isLive } });
         if (count >= max) return null;
-        return tx.webhookEndpoint.create({ data: row });
+        const created = await tx.webhookEndpoint.create({ data: row });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return created;
       }),
     list: (merchantId, isLive) =>
       db.webhookEndpoint.findMany({ where: { merchantId, isLive }, orderBy: [{ isPrimary: "desc" }, { createdAt: "asc" }, { id: "asc" }] }),
     find: (id, merchantId, isLive) => db.webhookEndpoint.findFirst({ where: { id, merchantId, isLive } }),
-    update: (id, patch) =>
-      db.webhookEndpoint.update({
-        where: { id },
-        data: {
-          ...(patch.url === undefined ? {} : { url: patch.url }),
-          ...(patch.description === undefined ? {} : { description: patch.description }),
-          ...(patch.enabledEvents === undefined ? {} : { enabledEvents: patch.enabledEvents }),
-          ...(patch.disabled === undefined
-            ? {}
-            : patch.disabled === null
-              ? { disabledAt: null, disabledReason: null, failingSince: null }
-              : { disabledAt: patch.disabled.at, disabledReason: patch.disabled.reason }),
-          ...(patch.secret === undefined
-            ? {}
-            : {
-                secretEnc: patch.secret.secretEnc,
-                secretRotatedAt: patch.secret.rotatedAt,
-                previousSecretEnc: patch.secret.previousSecretEnc,
-                previousSecretExpiresAt: patch.secret.previousSecretExpiresAt,
-              }),
-        },
+    update: (id, patch, audit) =>
+      db.$transaction(async (tx) => {
+        const updated = await tx.webhookEndpoint.update({ where: { id }, data: endpointChanges(patch) });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return updated;
       }),
-    async delete(id) {
-      await db.webhookEndpoint.delete({ where: { id } });
+    async delete(id, audit) {
+      await db.$transaction(async (tx) => {
+        await tx.webhookEndpoint.delete({ where: { id } });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+      });
     },
     claimDue: (now, leaseUntil, limit, onlyId) => claimDueDeliveries(db, now, leaseUntil, limit, onlyId),
     settle: (settlements) => settleDeliveries(db, settlements),
@@ -91,6 +85,29 @@ export function webhookEndpointStore(db: Database): WebhookEndpointStore {
     async skipPending(endpointId) {
       await db.webhookDelivery.updateMany({ where: { endpointId, state: "PENDING" }, data: { state: "SKIPPED", claimToken: null } });
     },
+    backlog: (now) => deliveriesBacklog(db, now),
+  };
+}
+
+/** An update's columns: a field left out of the patch is kept. */
+function endpointChanges(patch: EndpointPatch) {
+  return {
+    ...(patch.url === undefined ? {} : { url: patch.url }),
+    ...(patch.description === undefined ? {} : { description: patch.description }),
+    ...(patch.enabledEvents === undefined ? {} : { enabledEvents: patch.enabledEvents }),
+    ...(patch.disabled === undefined
+      ? {}
+      : patch.disabled === null
+        ? { disabledAt: null, disabledReason: null, failingSince: null }
+        : { disabledAt: patch.disabled.at, disabledReason: patch.disabled.reason }),
+    ...(patch.secret === undefined
+      ? {}
+      : {
+          secretEnc: patch.secret.secretEnc,
+          secretRotatedAt: patch.secret.rotatedAt,
+          previousSecretEnc: patch.secret.previousSecretEnc,
+          previousSecretExpiresAt: patch.secret.previousSecretExpiresAt,
+        }),
   };
 }
 
@@ -297,4 +314,23 @@ async function requeueSince(
       ON CONFLICT (event_id, endpoint_id) DO NOTHING`;
     return requeued + made;
   });
+}
+
+/**
+ * The outbox's backlog (webhook-events.ts) for the other endpoints: one statement over the PENDING range of
+ * the (state, next_attempt_at, seq) index, the endpoint's row and, per due delivery, the order rule's
+ * indexed look-up ((endpoint_id, transaction_id, event_seq)), as the claim reads them.
+ */
+function deliveriesBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
+  return backlogOf(
+    db,
+    Prisma.sql`
+      SELECT d.next_attempt_at, CASE WHEN d.next_attempt_at <= ${now} THEN NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries earlier
+          WHERE earlier.endpoint_id = d.endpoint_id AND earlier.transaction_id = d.transaction_id
+            AND earlier.event_seq < d.event_seq AND earlier.state = 'PENDING')
+        ELSE false END AS due
+      FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id AND ep.disabled_at IS NULL
+      WHERE d.state = 'PENDING'`,
+  );
 }

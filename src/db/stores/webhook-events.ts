@@ -187,15 +187,26 @@ function listEvents(db: Database, filter: EventFilter = {}) {
  * One statement over the PENDING range of the (state, next_attempt_at, seq) index, plus an indexed
  * look-up per pending event for the order rule ((transaction_id, type) index), as the claim does.
  */
-async function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
-  const [row] = await db.$queryRaw<{ pending: number; due: number; oldestDueAt: Date | null }[]>`
-    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE due))::int AS due,
-      min(next_attempt_at) FILTER (WHERE due) AS "oldestDueAt"
-    FROM (
+function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
+  return backlogOf(
+    db,
+    Prisma.sql`
       SELECT e.next_attempt_at, CASE WHEN e.next_attempt_at <= ${now} THEN NOT EXISTS (
           SELECT 1 FROM webhook_events earlier
           WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq AND earlier.state = 'PENDING')
         ELSE false END AS due
-      FROM webhook_events e WHERE e.state = 'PENDING') pending_events`;
+      FROM webhook_events e WHERE e.state = 'PENDING'`,
+  );
+}
+
+/**
+ * A backlog counted from `pendingRows`: one row per pending delivery, its `next_attempt_at` and `due`
+ * (due now and not held back by the order rule). The events' outbox and the endpoints' deliveries share it.
+ */
+export async function backlogOf(db: Database, pendingRows: Prisma.Sql): Promise<WebhookBacklog> {
+  const [row] = await db.$queryRaw<{ pending: number; due: number; oldestDueAt: Date | null }[]>`
+    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE due))::int AS due,
+      min(next_attempt_at) FILTER (WHERE due) AS "oldestDueAt"
+    FROM (${pendingRows}) pending_rows`;
   return { pending: row?.pending ?? 0, due: row?.due ?? 0, oldestDueAt: row?.oldestDueAt ?? null };
 }

@@ -36,6 +36,14 @@ export type CreateRefundInput = {
   valuation?: InputMaybe<RefundValuation>;
 };
 
+export type CreateWebhookEndpointInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Event types (payment.initiated, refund.created, …) or ["*"]. */
+  enabledEvents: Array<Scalars['String']['input']>;
+  /** http(s); https on a public host in live mode (the checks of a merchant's webhook URL). */
+  url: Scalars['String']['input'];
+};
+
 export type CryptoCurrency = {
   __typename?: 'CryptoCurrency';
   /** Digits after the point of amounts in this currency. */
@@ -55,6 +63,12 @@ export type Customer = {
 export type CustomerInput = {
   email: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type DeletedWebhookEndpoint = {
+  __typename?: 'DeletedWebhookEndpoint';
+  deleted: Scalars['Boolean']['output'];
+  id: Scalars['ID']['output'];
 };
 
 /** How much a transfer on a network roughly costs. */
@@ -147,12 +161,33 @@ export type Mutation = {
   cancelRefund: Refund;
   /** Gives money back on a transaction that received it (docs/refunds.md); Idempotency-Key honoured. Secret key only. */
   createRefund: Refund;
+  /**
+   * Adds a webhook endpoint in the secret key's mode (at most PAYGATE_WEBHOOK_ENDPOINTS_MAX per mode); its signing secret
+   * is in this reply only. The mode's first endpoint becomes the merchant's webhook URL. Secret key only.
+   */
+  createWebhookEndpoint: WebhookEndpoint;
+  /** Removes an endpoint; removing the mode's first removes the merchant's webhook URL of the mode. Secret key only. */
+  deleteWebhookEndpoint: DeletedWebhookEndpoint;
   /** Creates a transaction in INITIATED (public key or payment link). */
   initializeTransaction: Transaction;
   /** Locks the rate and hands out an address: INITIATED to PENDING (secret key, or the transaction's client secret). */
   initiatePayment: Transaction;
   /** Records the transaction hash the merchant paid a refund with; it succeeds once verified on chain. Secret key only. */
   markRefundPaid: Refund;
+  /** Queues again now every failed delivery of the endpoint whose event was written since `since` (ISO 8601). Secret key only. */
+  redeliverFailedWebhookDeliveries: RedeliveredWebhookDeliveries;
+  /** Queues one delivery (wd_…) again now with a fresh retry schedule. Secret key only. */
+  redeliverWebhookDelivery: WebhookDelivery;
+  /**
+   * A new signing secret, in this reply only; the previous one keeps signing deliveries for 24 hours. The mode's first
+   * endpoint's secret is the merchant's, shared by both modes' first endpoints. Secret key only.
+   */
+  rotateWebhookEndpointSecret: WebhookEndpoint;
+  /**
+   * Changes an endpoint's URL, events or description, or disables or re-enables it; re-enabled with redeliverMissed:
+   * true, what it missed while failing or disabled is queued again (redelivered says how many). Secret key only.
+   */
+  updateWebhookEndpoint: UpdateWebhookEndpointPayload;
 };
 
 
@@ -164,6 +199,16 @@ export type MutationCancelRefundArgs = {
 export type MutationCreateRefundArgs = {
   input: CreateRefundInput;
   transactionId: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -181,6 +226,28 @@ export type MutationInitiatePaymentArgs = {
 export type MutationMarkRefundPaidArgs = {
   id: Scalars['ID']['input'];
   txHash: Scalars['String']['input'];
+};
+
+
+export type MutationRedeliverFailedWebhookDeliveriesArgs = {
+  endpointId: Scalars['ID']['input'];
+  since: Scalars['String']['input'];
+};
+
+
+export type MutationRedeliverWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateWebhookEndpointSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
 };
 
 export type PageInfo = {
@@ -277,6 +344,16 @@ export type Query = {
    * cursor `after`; transactions made between pages neither repeat nor shift items. Secret key only (it shows customers).
    */
   transactions: TransactionConnection;
+  /**
+   * An endpoint's delivery log, newest first: `first` 1–100 (default 10) after the cursor `after` (a delivery's id),
+   * only the deliveries of `status` when given (FAILED, SUCCEEDED or PENDING). Secret key only; another merchant's or
+   * mode's endpoint is not found.
+   */
+  webhookDeliveries: WebhookDeliveryConnection;
+  /** A webhook endpoint (we_…) of the secret key's merchant and mode, or null. Secret key only. */
+  webhookEndpoint: Maybe<WebhookEndpoint>;
+  /** The secret key's merchant's webhook endpoints of the key's mode, oldest first (the mode's first endpoint first). Secret key only. */
+  webhookEndpoints: Array<WebhookEndpoint>;
 };
 
 
@@ -299,6 +376,19 @@ export type QueryTransactionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<TransactionFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  endpointId: Scalars['ID']['input'];
+  first?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<WebhookDeliveryStatus>;
+};
+
+
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /** The rate locked when the payment was initiated: fiat per one coin. */
@@ -376,6 +466,12 @@ export type ReceiptState =
   | 'REVERSED'
   /** On the chain (or in the mempool) with fewer confirmations than required: counted in amountUnconfirmed. */
   | 'SEEN';
+
+export type RedeliveredWebhookDeliveries = {
+  __typename?: 'RedeliveredWebhookDeliveries';
+  /** How many failed deliveries were queued again. */
+  queued: Scalars['Int']['output'];
+};
 
 /** Money given back to a customer (docs/refunds.md). Amounts are in the payment coin unless named fiat. */
 export type Refund = {
@@ -579,6 +675,106 @@ export type TransactionStatus =
   | 'PENDING'
   | 'SUCCESSFUL';
 
+/** A field left out is kept. */
+export type UpdateWebhookEndpointInput = {
+  /** null clears it. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** true disables it (manual); false enables it again. */
+  disabled?: InputMaybe<Scalars['Boolean']['input']>;
+  enabledEvents?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** With disabled: false only: true queues again what it missed while failing or disabled; false sends only what comes next. */
+  redeliverMissed?: InputMaybe<Scalars['Boolean']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdateWebhookEndpointPayload = {
+  __typename?: 'UpdateWebhookEndpointPayload';
+  endpoint: WebhookEndpoint;
+  /** Deliveries queued again by re-enabling with redeliverMissed: true; 0 otherwise. */
+  redelivered: Scalars['Int']['output'];
+};
+
+/** One event's delivery to one endpoint: the delivery log's row. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Attempts made since it was last queued. */
+  attempts: Scalars['Int']['output'];
+  /** When its event was written. */
+  createdAt: Scalars['DateTime']['output'];
+  deliveredAt: Maybe<Scalars['DateTime']['output']>;
+  endpointId: Scalars['ID']['output'];
+  /** evt_… */
+  eventId: Scalars['ID']['output'];
+  eventType: Scalars['String']['output'];
+  /** wd_… */
+  id: Scalars['ID']['output'];
+  lastAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  /** How long the last attempt took, in milliseconds. */
+  latencyMs: Maybe<Scalars['Int']['output']>;
+  /** When it is tried next; null once delivered or given up. */
+  nextAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  status: WebhookDeliveryStatus;
+  /** The receiver's HTTP status at the last attempt; null when it did not answer or none was made. */
+  statusCode: Maybe<Scalars['Int']['output']>;
+};
+
+/** A page of an endpoint's deliveries, newest first (Relay's connection). */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  edges: Array<WebhookDeliveryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** The delivery's id: pass it as `after` to continue after this delivery. */
+  cursor: Scalars['String']['output'];
+  node: WebhookDelivery;
+};
+
+export type WebhookDeliveryStatus =
+  /** Given up, or waiting for a retry after a failed attempt. */
+  | 'FAILED'
+  /** Not tried yet. */
+  | 'PENDING'
+  /** Not sent (the endpoint was re-enabled without redelivering what it missed). Not a filter of webhookDeliveries. */
+  | 'SKIPPED'
+  /** Delivered (a 2xx). */
+  | 'SUCCEEDED';
+
+/** A receiver of a merchant's webhook events in one mode (docs/webhooks.md, Several endpoints). */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  createdAt: Scalars['DateTime']['output'];
+  description: Maybe<Scalars['String']['output']>;
+  disabledAt: Maybe<Scalars['DateTime']['output']>;
+  /** manual or failing; null while enabled. */
+  disabledReason: Maybe<Scalars['String']['output']>;
+  /** The event types it receives (payment.*, refund.*), or ["*"]: every event. */
+  enabledEvents: Array<Scalars['String']['output']>;
+  /** Since when every attempt to it has failed; null while its last attempt succeeded. */
+  failingSince: Maybe<Scalars['DateTime']['output']>;
+  /** we_… */
+  id: Scalars['ID']['output'];
+  isLive: Scalars['Boolean']['output'];
+  /** Until when the secret before the last rotation still signs deliveries; null once past. */
+  previousSecretExpiresAt: Maybe<Scalars['DateTime']['output']>;
+  /** The mode's first endpoint: its URL and secret are the merchant's webhook URL and secret (merchant settings change them too). */
+  primary: Scalars['Boolean']['output'];
+  /** The signing secret (whsec_…): only in createWebhookEndpoint's and rotateWebhookEndpointSecret's reply (shown once); null elsewhere. */
+  secret: Maybe<Scalars['String']['output']>;
+  /** When its secret was last rotated; null if never. */
+  secretRotatedAt: Maybe<Scalars['DateTime']['output']>;
+  status: WebhookEndpointStatus;
+  updatedAt: Scalars['DateTime']['output'];
+  url: Scalars['String']['output'];
+};
+
+export type WebhookEndpointStatus =
+  /** By its merchant (disabledReason manual) or after failing every attempt for PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS (failing). */
+  | 'DISABLED'
+  | 'ENABLED';
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -654,11 +850,13 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreateRefundInput: CreateRefundInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CryptoCurrency: ResolverTypeWrapper<CryptoCurrency>;
   Customer: ResolverTypeWrapper<Customer>;
   CustomerInput: CustomerInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  DeletedWebhookEndpoint: ResolverTypeWrapper<DeletedWebhookEndpoint>;
   FeeLevel: FeeLevel;
   FiatCurrency: ResolverTypeWrapper<FiatCurrency>;
   FiatCurrencySlug: FiatCurrencySlug;
@@ -683,6 +881,7 @@ export type ResolversTypes = {
   RateSource: ResolverTypeWrapper<RateSource>;
   Receipt: ResolverTypeWrapper<TransactionReceipt>;
   ReceiptState: ReceiptState;
+  RedeliveredWebhookDeliveries: ResolverTypeWrapper<RedeliveredWebhookDeliveries>;
   Refund: ResolverTypeWrapper<Refund>;
   RefundAmountKind: RefundAmountKind;
   RefundPayment: ResolverTypeWrapper<RefundPayment>;
@@ -695,17 +894,27 @@ export type ResolversTypes = {
   TransactionEdge: ResolverTypeWrapper<Omit<TransactionEdge, 'node'> & { node: ResolversTypes['Transaction'] }>;
   TransactionFilter: TransactionFilter;
   TransactionStatus: TransactionStatus;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpdateWebhookEndpointPayload: ResolverTypeWrapper<UpdateWebhookEndpointPayload>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDelivery>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnection>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<WebhookDeliveryEdge>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpoint>;
+  WebhookEndpointStatus: WebhookEndpointStatus;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   CreateRefundInput: CreateRefundInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CryptoCurrency: CryptoCurrency;
   Customer: Customer;
   CustomerInput: CustomerInput;
   DateTime: Scalars['DateTime']['output'];
   Decimal: Scalars['Decimal']['output'];
+  DeletedWebhookEndpoint: DeletedWebhookEndpoint;
   FiatCurrency: FiatCurrency;
   ID: Scalars['ID']['output'];
   InitializeTransactionInput: InitializeTransactionInput;
@@ -726,6 +935,7 @@ export type ResolversParentTypes = {
   Quote: Quote;
   RateSource: RateSource;
   Receipt: TransactionReceipt;
+  RedeliveredWebhookDeliveries: RedeliveredWebhookDeliveries;
   Refund: Refund;
   RefundPayment: RefundPayment;
   String: Scalars['String']['output'];
@@ -734,6 +944,12 @@ export type ResolversParentTypes = {
   TransactionConnection: Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['TransactionEdge']> };
   TransactionEdge: Omit<TransactionEdge, 'node'> & { node: ResolversParentTypes['Transaction'] };
   TransactionFilter: TransactionFilter;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpdateWebhookEndpointPayload: UpdateWebhookEndpointPayload;
+  WebhookDelivery: WebhookDelivery;
+  WebhookDeliveryConnection: WebhookDeliveryConnection;
+  WebhookDeliveryEdge: WebhookDeliveryEdge;
+  WebhookEndpoint: WebhookEndpoint;
 };
 
 export type CryptoCurrencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CryptoCurrency'] = ResolversParentTypes['CryptoCurrency']> = {
@@ -755,6 +971,11 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
   name: 'Decimal';
 }
+
+export type DeletedWebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedWebhookEndpoint'] = ResolversParentTypes['DeletedWebhookEndpoint']> = {
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
 
 export type FiatCurrencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FiatCurrency'] = ResolversParentTypes['FiatCurrency']> = {
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -787,9 +1008,15 @@ export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends R
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCancelRefundArgs, 'id'>>;
   createRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCreateRefundArgs, 'input' | 'transactionId'>>;
+  createWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  deleteWebhookEndpoint?: Resolver<ResolversTypes['DeletedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
   initializeTransaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitializeTransactionArgs, 'input'>>;
   initiatePayment?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitiatePaymentArgs, 'input' | 'transactionId'>>;
   markRefundPaid?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationMarkRefundPaidArgs, 'id' | 'txHash'>>;
+  redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliveredWebhookDeliveries'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'endpointId' | 'since'>>;
+  redeliverWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'id'>>;
+  rotateWebhookEndpointSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -840,6 +1067,9 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   refund?: Resolver<Maybe<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryRefundArgs, 'id'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<QueryTransactionsArgs>>;
+  webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'endpointId'>>;
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
+  webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
 };
 
 export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Quote'] = ResolversParentTypes['Quote']> = {
@@ -873,6 +1103,10 @@ export type ReceiptResolvers<ContextType = GraphQLContext, ParentType extends Re
   state?: Resolver<ResolversTypes['ReceiptState'], ParentType, ContextType>;
   transactionHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type RedeliveredWebhookDeliveriesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliveredWebhookDeliveries'] = ResolversParentTypes['RedeliveredWebhookDeliveries']> = {
+  queued?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type RefundResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Refund'] = ResolversParentTypes['Refund']> = {
@@ -972,11 +1206,60 @@ export type TransactionEdgeResolvers<ContextType = GraphQLContext, ParentType ex
   node?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
 };
 
+export type UpdateWebhookEndpointPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateWebhookEndpointPayload'] = ResolversParentTypes['UpdateWebhookEndpointPayload']> = {
+  endpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType>;
+  redelivered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  endpointId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  eventType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  latencyMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+  statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+};
+
+export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  enabledEvents?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  failingSince?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  primary?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  secretRotatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookEndpointStatus'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   CryptoCurrency?: CryptoCurrencyResolvers<ContextType>;
   Customer?: CustomerResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Decimal?: GraphQLScalarType;
+  DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   FiatCurrency?: FiatCurrencyResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   LatePaymentDecision?: LatePaymentDecisionResolvers<ContextType>;
@@ -992,11 +1275,17 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Quote?: QuoteResolvers<ContextType>;
   RateSource?: RateSourceResolvers<ContextType>;
   Receipt?: ReceiptResolvers<ContextType>;
+  RedeliveredWebhookDeliveries?: RedeliveredWebhookDeliveriesResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;
   RefundPayment?: RefundPaymentResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
   TransactionConnection?: TransactionConnectionResolvers<ContextType>;
   TransactionEdge?: TransactionEdgeResolvers<ContextType>;
+  UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
 };
 

@@ -14,9 +14,11 @@ import { sessionRoutes } from "./routes/sessions.ts";
 import { managementRoutes } from "./routes/management.ts";
 import { networkRoutes } from "./routes/networks.ts";
 import { pricingRoutes } from "./routes/pricing.ts";
+import { refundRoutes } from "./routes/refunds.ts";
 import { securityRoutes } from "./routes/security.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userRoutes } from "./routes/users.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 import { sessionTokenOf } from "./session.ts";
 
 /** What a route module exports: it adds its routes (paths under /dashboard/api) to the router. */
@@ -32,6 +34,8 @@ const ROUTES: DashboardRoutes[] = [
   networkRoutes,
   pricingRoutes,
   securityRoutes,
+  webhookEndpointRoutes,
+  refundRoutes,
 ];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */

@@ -2,12 +2,11 @@
 // Events, each as it is written on any instance (what `paygate listen` follows). The stream and its
 // cursor are the core's (src/core/events/stream.ts); here the SSE framing, the heartbeat and the caps
 // on open streams, per key and per instance.
-import { createHash } from "node:crypto";
 import { Router } from "express";
 import { errors, PaygateError, RetryLaterError } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { WebhookEvent } from "../../core/records.ts";
-import type { EventStreamLimits, LiveConnections } from "../../edge/connection-limits.ts";
+import { CappedPlaces, credentialDigest, type EventStreamLimits, type LiveConnections } from "../../edge/connection-limits.ts";
 
 export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../edge/connection-limits.ts";
 import { sendError } from "../../edge/errors.ts";
@@ -32,32 +31,6 @@ export function streamMessage(event: WebhookEvent): EventStreamMessage {
   return { ...eventObject(event), body: event.body };
 }
 
-/** The open streams of this instance, counted per key (by a digest: the map holds no key) and in all. */
-class StreamSlots {
-  private readonly byKey = new Map<string, number>();
-  private open = 0;
-
-  constructor(private readonly limits: EventStreamLimits) {}
-
-  acquire(token: string): (() => void) | PaygateError {
-    const key = createHash("sha256").update(`paygate stream\0${token}`).digest("base64url");
-    if (this.open >= this.limits.total) return eventStreamErrors.full(this.limits.total);
-    const held = this.byKey.get(key) ?? 0;
-    if (held >= this.limits.perKey) return eventStreamErrors.tooManyForKey(this.limits.perKey);
-    this.byKey.set(key, held + 1);
-    this.open++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.open--;
-      const n = (this.byKey.get(key) ?? 1) - 1;
-      if (n <= 0) this.byKey.delete(key);
-      else this.byKey.set(key, n);
-    };
-  }
-}
-
 export interface EventStreamRoutes {
   router: Router;
   /** Ends every open stream (a stopping service: they never end by themselves). */
@@ -66,7 +39,8 @@ export interface EventStreamRoutes {
 
 export function eventStreamRoutes(gateway: PaymentGateway, live: LiveConnections, limits: EventStreamLimits): EventStreamRoutes {
   const router = Router();
-  const slots = new StreamSlots(limits);
+  // The streams of this instance, per key (by a digest: nothing holds the key) and in all.
+  const slots = new CappedPlaces<"key">({ total: limits.total, key: limits.perKey });
   const open = new Set<() => void>();
   let closing = false;
 
@@ -80,21 +54,21 @@ export function eventStreamRoutes(gateway: PaymentGateway, live: LiveConnections
       lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
     });
     res.locals.merchantId = stream.merchantId;
-    const slot = slots.acquire(token ?? "");
-    if (slot instanceof PaygateError) {
+    const slot = slots.acquire({ key: credentialDigest(token ?? "") });
+    if ("cap" in slot) {
       await stream.return();
-      return sendError(res, slot);
+      return sendError(res, slot.cap === "total" ? eventStreamErrors.full(slot.limit) : eventStreamErrors.tooManyForKey(slot.limit));
     }
     const lease = live.acquire(clientAddress(req), token);
     if ("cap" in lease) {
-      slot();
+      slot.release();
       await stream.return();
       return sendError(res, new RetryLaterError(lease.message, "too_many_live_connections", lease.retryAfterSeconds));
     }
     const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), limits.heartbeatMs);
     const end = () => {
       clearInterval(heartbeat);
-      slot();
+      slot.release();
       lease.release();
       open.delete(end);
       void stream.return();

@@ -3,60 +3,32 @@
 // rolling a key with a 1-hour overlap (the old key accepted, then refused on the test clock), a
 // wallet's preview of three addresses then Confirm, the gap-limit warning, a payment link created and deactivated, a
 // viewer without change controls; axe-core on each page at 375 px and on a desktop.
-import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NewMerchant } from "../../../src/core/merchants/merchants.ts";
-import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
-import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
-import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
+import { accessibilityViolations, DESKTOP, focusedId, MOBILE, WAIT } from "../../support/browser.ts";
+import { dashboardBrowserFixture, h1 } from "../../support/dashboard.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { manualClock } from "../../support/clock.ts";
 import { initializeBody } from "../../support/builders.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
 const BIP84_ADDRESSES = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"];
-const MOBILE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 800 };
-const WAIT = { timeout: 20_000 };
 const HOUR = 3_600_000;
 
 const clock = manualClock();
-let browser: Browser;
-let t: TestGateway;
 let receiver: WebhookReceiver;
-let merchant: NewMerchant;
 beforeAll(async () => {
-  [browser, t, receiver] = await Promise.all([launchBrowser(), startTestGateway({ clock }), startWebhookReceiver()]);
-  merchant = await t.merchant({ name: "Pages Shop", kyb: "VERIFIED", testWebhookUrl: receiver.url });
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
-  await t?.close();
 });
-
+const d = dashboardBrowserFixture({
+  gateway: { clock },
+  merchant: () => ({ name: "Pages Shop", kyb: "VERIFIED", testWebhookUrl: receiver.url }),
+});
 /** A page signed in as a new user of that role (signInBrowser: no sign-in form), at `path`, with confirmations accepted. */
-async function openAs(
-  role: "owner" | "viewer",
-  path: string,
-  viewport = DESKTOP,
-  merchantId = merchant.id,
-): Promise<{ page: Page; problems: string[] }> {
-  const client = await signedInAs(t, merchantId, role);
-  const context = await browser.newContext({ viewport });
-  await signInBrowser(context, t, client);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("dialog", (dialog) => void dialog.accept());
-  await page.goto(t.url + path);
-  return { page, problems };
-}
-
-const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name }).waitFor(WAIT);
-const focusedId = (page: Page) =>
-  page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
+const { openAs } = d;
 
 describe("the management pages in a browser", () => {
   it("webhooks: a test event's status, then a rotation whose new secret shows once and signs beside the old one", async () => {
@@ -80,7 +52,7 @@ describe("the management pages in a browser", () => {
     await page.locator("#webhook-url-error .alert").waitFor(WAIT);
     expect(await page.locator("#webhook-url-error").getAttribute("role")).toBe("alert");
     await expect.poll(() => page.getByLabel("Webhook URL (test mode)").getAttribute("aria-invalid"), WAIT).toBe("true");
-    expect((await t.gateway.merchantSettings(merchant.id)).webhookUrls.test).toBe(receiver.url);
+    expect((await d.t.gateway.merchantSettings(d.merchant.id)).webhookUrls.test).toBe(receiver.url);
     await page.getByLabel("Webhook URL (test mode)").fill(receiver.url);
 
     await page.getByRole("button", { name: "Rotate the secret" }).click();
@@ -92,16 +64,16 @@ describe("the management pages in a browser", () => {
 
     // A delivery now verifies with the old secret and with the new one.
     const received = receiver.received.length;
-    const initialized = await t.post("/v1/transaction", initializeBody({ amount: "25" }), { authorization: `Bearer ${merchant.testPublicKey}` });
+    const initialized = await d.t.post("/v1/transaction", initializeBody({ amount: "25" }), { authorization: `Bearer ${d.merchant.testPublicKey}` });
     expect(initialized.status).toBe(201);
-    await t.dispatcher().drain();
+    await d.t.dispatcher().drain();
     const delivery = receiver.received[received]!;
     const headers = {
       "webhook-id": String(delivery.headers["webhook-id"]),
       "webhook-timestamp": String(delivery.headers["webhook-timestamp"]),
       "webhook-signature": String(delivery.headers["webhook-signature"]),
     };
-    expect(new Webhook(merchant.webhookSecret).verify(delivery.body, headers)).toMatchObject({ event: "payment.initiated" });
+    expect(new Webhook(d.merchant.webhookSecret).verify(delivery.body, headers)).toMatchObject({ event: "payment.initiated" });
     expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({ event: "payment.initiated" });
 
     // Shown once: a reload shows when it was rotated, never the secret.
@@ -123,11 +95,11 @@ describe("the management pages in a browser", () => {
     const key = await page.locator("#new-api-key").inputValue();
     await expect.poll(() => page.locator("table").textContent(), WAIT).toContain("Expiring");
 
-    const list = async (secret: string) => (await fetch(`${t.url}/v1/transactions`, { headers: { authorization: `Bearer ${secret}` } })).status;
-    expect(await list(merchant.testSecretKey)).toBe(200);
+    const list = async (secret: string) => (await fetch(`${d.t.url}/v1/transactions`, { headers: { authorization: `Bearer ${secret}` } })).status;
+    expect(await list(d.merchant.testSecretKey)).toBe(200);
     expect(await list(key)).toBe(200);
     clock.advance(HOUR);
-    expect(await list(merchant.testSecretKey)).toBe(401);
+    expect(await list(d.merchant.testSecretKey)).toBe(401);
     expect(await list(key)).toBe(200);
     expect(problems).toEqual([]);
   });
@@ -155,11 +127,11 @@ describe("the management pages in a browser", () => {
   });
 
   it("wallets: the gap-limit warning once 20 handed-out addresses at the end are unpaid", async () => {
-    const gap = await t.merchant({ name: "Gap Shop" });
+    const gap = await d.t.merchant({ name: "Gap Shop" });
     const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
     for (let i = 0; i < 20; i++) {
-      const started = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(gap.testPublicKey));
-      expect((await t.post(`/v1/transaction/${started.body.data.id}/pay`, { currency_id: "4" }, bearer(gap.testSecretKey))).status).toBe(200);
+      const started = await d.t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(gap.testPublicKey));
+      expect((await d.t.post(`/v1/transaction/${started.body.data.id}/pay`, { currency_id: "4" }, bearer(gap.testSecretKey))).status).toBe(200);
     }
     const { page, problems } = await openAs("viewer", "/dashboard/wallets", MOBILE, gap.id);
     await h1(page, "Wallets");
@@ -175,12 +147,12 @@ describe("the management pages in a browser", () => {
     await page.getByRole("button", { name: "Create a payment link" }).click();
     await page.locator("#link-notice").filter({ hasText: "created" }).waitFor(WAIT);
     await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
-    const slug = (await t.gateway.listMerchantPaymentLinks(merchant.id))[0]!.slug;
+    const slug = (await d.t.gateway.listMerchantPaymentLinks(d.merchant.id))[0]!.slug;
     await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
     await page.getByRole("cell", { name: "Deactivated" }).waitFor(WAIT);
     expect(await page.locator("#link-notice").textContent()).toMatch(/is deactivated/);
     await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
-    expect((await t.gateway.listMerchantPaymentLinks(merchant.id))[0]).toMatchObject({ slug, active: false });
+    expect((await d.t.gateway.listMerchantPaymentLinks(d.merchant.id))[0]).toMatchObject({ slug, active: false });
     expect(problems).toEqual([]);
   });
 
@@ -192,14 +164,14 @@ describe("the management pages in a browser", () => {
       ["wallets", "Wallets"],
       ["payment-links", "Payment links"],
     ] as const) {
-      await page.goto(`${t.url}/dashboard/${path}`);
+      await page.goto(`${d.t.url}/dashboard/${path}`);
       await h1(page, title);
       await page.locator("main p.lead").waitFor(WAIT);
       expect(await page.locator("main button, main input, main select, main form").count(), path).toBe(0);
       expect(await page.locator(".kyb").textContent()).toBe("KYB verified");
     }
     // The test/live switch applies: the live URL (none) in live mode, the test one in test mode.
-    await page.goto(`${t.url}/dashboard/webhooks?mode=live`);
+    await page.goto(`${d.t.url}/dashboard/webhooks?mode=live`);
     await h1(page, "Webhooks");
     expect(await page.locator("#webhook-url-value").textContent()).toBe("No URL is set: events are not sent.");
     await page.getByRole("group", { name: "Mode" }).getByRole("link", { name: "Test" }).click();
@@ -216,7 +188,7 @@ describe("the management pages in a browser", () => {
         ["wallets?mode=live", "Wallets"],
         ["payment-links", "Payment links"],
       ] as const) {
-        await page.goto(`${t.url}/dashboard/${path}`);
+        await page.goto(`${d.t.url}/dashboard/${path}`);
         await h1(page, title);
         await page.locator("main .table-wrap, main #secret-info").first().waitFor(WAIT);
         expect(await accessibilityViolations(page), `${path} at ${viewport.width} px`).toEqual([]);

@@ -14,13 +14,12 @@ import { cryptoBySlug, type CryptoCurrency } from "../../../src/core/money/curre
 import { USDT_SEPOLIA_CONTRACT } from "../../../src/core/networks.ts";
 import { HdWalletRails } from "../../../src/rails/wallets/index.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../../support/anvil.ts";
-import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
+import { accessibilityViolations, focusedId, launchBrowser, WAIT } from "../../support/browser.ts";
 import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 
 const USDT = cryptoBySlug("USDT") as CryptoCurrency;
 const CHAIN_ID = 31_337;
-const WAIT = { timeout: 20_000 };
 const compiled = JSON.parse(readFileSync(new URL("../../rails/chains/token/TestToken.json", import.meta.url), "utf8")) as {
   contracts: Record<"TestToken6", { deployedBytecode: string }>;
 };
@@ -61,9 +60,6 @@ async function openAs(role: "owner" | "developer" | "viewer", path: string): Pro
   await page.goto(t.url + path);
   return { page, problems };
 }
-
-const focusedId = (page: Page) =>
-  page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
 
 describe("default networks on the Wallets page", () => {
   it("the owner picks TRON for USDT: saved, shown, announced with focus, audited; a network without a wallet cannot be picked", async () => {

@@ -3,44 +3,17 @@
 // form, a viewer reads only), a transaction's page showing its policies, its late-payment decision
 // and its quote's market rate, spread and providers, and the checkout's countdown following the
 // transaction's expires_in. axe-core on each page at 375 px and on a desktop.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NewMerchant } from "../../../src/core/merchants/merchants.ts";
-import { accessibilityViolations, launchBrowser } from "../../support/browser.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { accessibilityViolations, DESKTOP, MOBILE, WAIT } from "../../support/browser.ts";
 import { initializeBody } from "../../support/builders.ts";
-import { signedInAs, signInBrowser } from "../../support/dashboard.ts";
-import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
+import { dashboardBrowserFixture, h1 } from "../../support/dashboard.ts";
 
-const MOBILE = { width: 375, height: 812 };
-const DESKTOP = { width: 1280, height: 800 };
-const WAIT = { timeout: 20_000 };
+const d = dashboardBrowserFixture({ merchant: () => ({ name: "Pricing Shop" }) });
+const { openAs } = d;
 
-let browser: Browser;
-let t: TestGateway;
-let merchant: NewMerchant;
-beforeAll(async () => {
-  [browser, t] = await Promise.all([launchBrowser(), startTestGateway()]);
-  merchant = await t.merchant({ name: "Pricing Shop" });
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const secret = () => ({ authorization: `Bearer ${d.merchant.testSecretKey}` });
 
-const secret = () => ({ authorization: `Bearer ${merchant.testSecretKey}` });
-
-async function openAs(role: "owner" | "viewer", path: string, viewport = DESKTOP): Promise<{ page: Page; problems: string[] }> {
-  const client = await signedInAs(t, merchant.id, role);
-  const context = await browser.newContext({ viewport });
-  await signInBrowser(context, t, client);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  await page.goto(t.url + path);
-  return { page, problems };
-}
-
-const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name }).waitFor(WAIT);
 const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? "").trim();
 
 describe("the Pricing page", () => {
@@ -62,7 +35,7 @@ describe("the Pricing page", () => {
     await page.getByRole("button", { name: "Save pricing" }).click();
     await expect.poll(() => text(page, "#pricing-spread"), WAIT).toBe("1.25%");
     expect(await text(page, "#pricing-error")).toBe("");
-    const shown = await fetch(`${t.url}/v1/merchant/pricing`, { headers: secret() });
+    const shown = await fetch(`${d.t.url}/v1/merchant/pricing`, { headers: secret() });
     expect(((await shown.json()) as any).data.spread_percent).toBe("1.25");
     expect(problems).toEqual([]);
     await page.context().close();
@@ -82,7 +55,7 @@ describe("the Pricing page", () => {
 
 describe("a transaction's policies", () => {
   it("the transaction page shows the policies, the late-payment decision and the quote's market rate and spread", async () => {
-    const init = await t.post(
+    const init = await d.t.post(
       "/v1/transaction",
       initializeBody({
         expires_in: 600,
@@ -90,12 +63,12 @@ describe("a transaction's policies", () => {
         confirmations: { BTC: 2 },
         late_payment: { accept_if_rate_moved_below: "3" },
       }),
-      { authorization: `Bearer ${merchant.testPublicKey}` },
+      { authorization: `Bearer ${d.merchant.testPublicKey}` },
     );
     const id = init.body.data.id as string;
-    expect((await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, secret())).status).toBe(200);
-    await t.post(`/v1/test_helpers/transaction/${id}/expire`, {}, secret());
-    const late = await t.post(`/v1/test_helpers/transaction/${id}/payment`, { confirmations: 2 }, secret());
+    expect((await d.t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, secret())).status).toBe(200);
+    await d.t.post(`/v1/test_helpers/transaction/${id}/expire`, {}, secret());
+    const late = await d.t.post(`/v1/test_helpers/transaction/${id}/payment`, { confirmations: 2 }, secret());
     expect(late.body.data.status).toBe("SUCCESSFUL");
 
     for (const viewport of [MOBILE, DESKTOP]) {
@@ -118,12 +91,12 @@ describe("a transaction's policies", () => {
   });
 
   it("the checkout's countdown follows the transaction's expires_in", async () => {
-    const init = await t.post("/v1/transaction", initializeBody({ expires_in: 300 }), { authorization: `Bearer ${merchant.testPublicKey}` });
-    const page = await browser.newPage({ viewport: MOBILE });
+    const init = await d.t.post("/v1/transaction", initializeBody({ expires_in: 300 }), { authorization: `Bearer ${d.merchant.testPublicKey}` });
+    const page = await d.browser.newPage({ viewport: MOBILE });
     await page.goto(init.body.data.checkout_url as string);
     await page.getByRole("button", { name: /^Bitcoin/ }).click();
     await page.getByRole("heading", { level: 2, name: "Pay with Bitcoin" }).waitFor(WAIT);
-    const shown = await fetch(`${t.url}/v1/transaction/${init.body.data.id}`, { headers: secret() });
+    const shown = await fetch(`${d.t.url}/v1/transaction/${init.body.data.id}`, { headers: secret() });
     const expiresAt = ((await shown.json()) as any).data.expires_at as string;
     expect(await page.locator("#countdown").getAttribute("datetime")).toBe(expiresAt);
     expect(await text(page, "#countdown")).toMatch(/^(5:00|4:[0-5]\d)$/);

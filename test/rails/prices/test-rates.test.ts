@@ -16,7 +16,7 @@ const NGN = fiatBySlug("NGN") as FiatCurrency;
 let database: OpenDatabase;
 beforeAll(async () => {
   const testDb = await createTestDatabase();
-  database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close }, { migrate: false });
+  database = await openDatabaseOn({ factory: testDb.factory, close: testDb.close, query: testDb.query }, { migrate: false });
 });
 afterAll(() => database.close());
 

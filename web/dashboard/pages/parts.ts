@@ -44,6 +44,21 @@ export async function runChange(
   }
 }
 
+/**
+ * A form field as every page lays it out: the label for `control` (by its id), the control, a hint (the id
+ * the control's aria-describedby names), then anything after it (an error slot).
+ */
+export function field(label: string, control: HTMLElement, hint: { id: string; text: string } | null = null, ...after: (Node | null)[]): HTMLElement {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: control.id }, label),
+    control,
+    hint && h("p", { class: "hint", id: hint.id }, hint.text),
+    ...after,
+  );
+}
+
 /** A secret the service shows this once (it keeps only its hash or sealed copy): a read-only field, a copy button, what to do. */
 export function secretCard(id: string, title: string, secret: string, note: string): { card: HTMLElement; heading: HTMLElement } {
   const status = h("span", { role: "status" });

@@ -4,7 +4,7 @@
 // in the audit log).
 import { h, replace } from "../../shared/dom.ts";
 import type { PageContext } from "../context.ts";
-import { alertSlot, runChange } from "./parts.ts";
+import { alertSlot, field, runChange } from "./parts.ts";
 
 interface Pricing {
   spread_percent: string;
@@ -71,30 +71,17 @@ function pricingForm(ctx: PageContext, current: Pricing, show: (p: Pricing) => v
     "form",
     { class: "card", "aria-labelledby": "pricing-change", novalidate: true },
     h("h2", { id: "pricing-change" }, "Change the pricing"),
-    h(
-      "div",
-      { class: "field" },
-      h("label", { for: "pricing-spread-input" }, "Spread (percent)"),
-      spread,
-      h(
-        "p",
-        { class: "hint", id: "pricing-spread-hint" },
-        `From ${current.spread_bounds.min} to ${current.spread_bounds.max}, e.g. 1.5. 0: the market rate as it is.`,
-      ),
-    ),
-    h(
-      "div",
-      { class: "field" },
-      h("label", { for: "pricing-sources-input" }, "Price providers, in order (comma-separated)"),
-      sources,
-      h(
-        "p",
-        { class: "hint", id: "pricing-sources-hint" },
+    field("Spread (percent)", spread, {
+      id: "pricing-spread-hint",
+      text: `From ${current.spread_bounds.min} to ${current.spread_bounds.max}, e.g. 1.5. 0: the market rate as it is.`,
+    }),
+    field("Price providers, in order (comma-separated)", sources, {
+      id: "pricing-sources-hint",
+      text:
         `Available: ${current.available_sources.join(", ") || "none"}` +
-          (current.minimum_sources > 1 ? `; name at least ${current.minimum_sources}` : "") +
-          ". Leave it empty for the operator's.",
-      ),
-    ),
+        (current.minimum_sources > 1 ? `; name at least ${current.minimum_sources}` : "") +
+        ". Leave it empty for the operator's.",
+    }),
     error,
     save,
   );

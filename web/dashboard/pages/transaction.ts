@@ -6,6 +6,7 @@ import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
 import type { PageContext } from "../context.ts";
 import { when } from "./parts.ts";
+import { refundsSection } from "./refunds.ts";
 import { STATUS_LABELS, type TransactionRow } from "./transactions.ts";
 
 interface Attempt {
@@ -111,6 +112,8 @@ export async function renderTransaction(ctx: PageContext, main: HTMLElement): Pr
     quote(t),
     policies(t),
     receipts(t),
+    // Issue 26: only a transaction that received money can be refunded (or has refunds).
+    t.amount_paid !== null && Number(t.amount_paid) > 0 ? refundsSection(ctx, t) : null,
     h("h2", {}, "Webhook events"),
     t.events.length === 0
       ? h("p", {}, "No webhook events (they are kept 30 days).")

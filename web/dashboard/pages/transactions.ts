@@ -21,6 +21,9 @@ export interface TransactionRow {
   amount_paid: string | null;
   customer_email: string;
   customer_name: string | null;
+  /** The list's only: what its pending and succeeded refunds take back (null: none), and how many are pending. */
+  refunded?: string | null;
+  refunds_pending?: number;
 }
 
 interface Page {
@@ -38,7 +41,7 @@ export const STATUS_LABELS: Record<TransactionRow["status"], string> = {
 };
 
 /** The filters as the page's address holds them, by their form names. */
-const FILTERS = ["q", "status", "currency", "payment_currency", "from", "to"] as const;
+const FILTERS = ["q", "status", "currency", "payment_currency", "refunds", "from", "to"] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 export async function renderTransactions(ctx: PageContext, main: HTMLElement): Promise<void> {
@@ -143,6 +146,7 @@ function apiQuery(filters: Filters): Record<string, string> {
   if (filters.status) query.status = filters.status;
   if (filters.currency) query.currency = filters.currency;
   if (filters.payment_currency) query.payment_currency = filters.payment_currency;
+  if (filters.refunds) query.refunds = filters.refunds;
   if (filters.from && isDay(filters.from)) query["created[gte]"] = `${filters.from}T00:00:00Z`;
   if (filters.to && isDay(filters.to)) query["created[lt]"] = `${nextDay(filters.to)}T00:00:00Z`;
   return query;
@@ -187,6 +191,12 @@ function filterForm(ctx: PageContext, filters: Filters): HTMLElement {
     ["", "Any coin"],
     ...["BTC", "ETH", "LTC", "BNB", "USDT"].map((slug): [string, string] => [slug, slug]),
   ]);
+  const refunds = select("tx-refunds", "refunds", filters.refunds, [
+    ["", "Any"],
+    ["any", "Has refunds"],
+    ["pending", "Refund pending"],
+    ["succeeded", "Refund succeeded"],
+  ]);
   const from = h("input", { id: "tx-from", name: "from", type: "date", value: filters.from ?? "" });
   const to = h("input", { id: "tx-to", name: "to", type: "date", value: filters.to ?? "" });
   const form = h(
@@ -202,6 +212,7 @@ function filterForm(ctx: PageContext, filters: Filters): HTMLElement {
     h("div", { class: "field" }, h("label", { for: "tx-status" }, "Status"), status),
     h("div", { class: "field" }, h("label", { for: "tx-currency" }, "Currency"), currency),
     h("div", { class: "field" }, h("label", { for: "tx-coin" }, "Paid in"), coin),
+    h("div", { class: "field" }, h("label", { for: "tx-refunds" }, "Refunds"), refunds),
     h("div", { class: "field" }, h("label", { for: "tx-from" }, "Created from (UTC)"), from),
     h("div", { class: "field" }, h("label", { for: "tx-to" }, "Created to (UTC, included)"), to),
     h(
@@ -214,7 +225,7 @@ function filterForm(ctx: PageContext, filters: Filters): HTMLElement {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const query: Record<string, string> = {};
-    for (const field of [search, status, currency, coin, from, to]) {
+    for (const field of [search, status, currency, coin, refunds, from, to]) {
       const value = field.value.trim();
       if (value) query[field.name] = value;
     }
@@ -228,7 +239,11 @@ function table(ctx: PageContext, rows: TransactionRow[]): HTMLElement {
     "table",
     { class: "table transactions" },
     h("caption", { class: "sr-only" }, "Transactions, newest first"),
-    h("thead", {}, h("tr", {}, ...["Created", "Reference", "Customer", "Amount", "Paid", "Status"].map((title) => h("th", { scope: "col" }, title)))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, ...["Created", "Reference", "Customer", "Amount", "Paid", "Status", "Refunded"].map((title) => h("th", { scope: "col" }, title))),
+    ),
     h(
       "tbody",
       {},
@@ -246,8 +261,16 @@ function table(ctx: PageContext, rows: TransactionRow[]): HTMLElement {
           h("td", { "data-label": "Amount" }, t.currency ? fiat(t.amount, t.currency) : t.amount),
           h("td", { "data-label": "Paid" }, t.payment_currency ? `${t.amount_paid ?? "0"} of ${t.payment_amount ?? "?"} ${t.payment_currency}` : "—"),
           h("td", { "data-label": "Status" }, h("span", { class: `status status-${t.status.toLowerCase()}` }, STATUS_LABELS[t.status])),
+          h("td", { "data-label": "Refunded" }, refundedText(t)),
         ),
       ),
     ),
   );
+}
+
+/** The Refunded column: the amount its pending and succeeded refunds take back, and how many still wait to be paid. */
+function refundedText(t: TransactionRow): string {
+  if (!t.refunded) return "—";
+  const pending = t.refunds_pending ?? 0;
+  return `${t.refunded} ${t.payment_currency ?? ""}${pending > 0 ? ` (${pending} pending)` : ""}`;
 }

@@ -3,7 +3,7 @@
 // compare with the merchant's own wallet), then Confirm saves it. A viewer reads the list only.
 import { h, replace } from "../../shared/dom.ts";
 import type { PageContext } from "../context.ts";
-import { alertSlot, modeLabel, runChange, table } from "./parts.ts";
+import { alertSlot, field, modeLabel, runChange, table } from "./parts.ts";
 
 interface Wallet {
   currency: string;
@@ -209,23 +209,14 @@ function setForm(ctx: PageContext, networks: CoinNetwork[], reload: () => Promis
     { class: "card", "aria-labelledby": "wallet-title", novalidate: true },
     h("h2", { id: "wallet-title" }, `Set a wallet (${modeLabel(ctx.mode)})`),
     h("div", { class: "field" }, h("label", { for: "wallet-coin" }, "Coin"), coin),
-    h(
-      "div",
-      { class: "field" },
-      h("label", { for: "wallet-network" }, "Network"),
-      network,
-      h("p", { class: "hint", id: "wallet-network-hint" }, "Payments on any other network never reach this wallet's addresses."),
-    ),
-    h(
-      "div",
-      { class: "field" },
-      h("label", { for: "wallet-key" }, "Account extended public key"),
+    field("Network", network, { id: "wallet-network-hint", text: "Payments on any other network never reach this wallet's addresses." }),
+    field(
+      "Account extended public key",
       key,
-      h(
-        "p",
-        { class: "hint", id: "wallet-key-hint" },
-        ctx.mode === "live" ? "A mainnet key (xpub, ypub, zpub…), never a private key." : "A testnet key (tpub, vpub…), never a private key.",
-      ),
+      {
+        id: "wallet-key-hint",
+        text: ctx.mode === "live" ? "A mainnet key (xpub, ypub, zpub…), never a private key." : "A testnet key (tpub, vpub…), never a private key.",
+      },
       error,
     ),
     preview,

@@ -1,9 +1,11 @@
 // Webhooks, per mode: the URL (the service's checks, its error shown next to the field), "send a
 // test event" with the attempt it made, and the signing secret's rotation (confirm; the new secret
-// shown once; the old one keeps signing for 24 hours). A viewer reads the settings only.
+// shown once; the old one keeps signing for 24 hours). A viewer reads the settings only. Below, the
+// mode's endpoints and their delivery log (webhook-endpoints.ts).
 import { h, replace } from "../../shared/dom.ts";
 import type { PageContext } from "../context.ts";
 import { alertSlot, modeLabel, runChange, secretCard, when } from "./parts.ts";
+import { endpointsSection } from "./webhook-endpoints.ts";
 
 interface Settings {
   mode: string;
@@ -42,6 +44,12 @@ export async function renderWebhooks(ctx: PageContext, main: HTMLElement): Promi
       s.previous_secret_expires_at ? ` The previous secret also signs deliveries until ${when(s.previous_secret_expires_at)}.` : "",
     );
   showSecretInfo(settings.webhook_secret);
+  // The endpoints (issue 27) are read before the page is drawn, so it appears whole. The URL above is
+  // the first endpoint's: a change on either side is shown on the other.
+  let showUrl: (url: string | null) => void = () => {};
+  const endpoints = await endpointsSection(ctx, manage, (url) => showUrl(url));
+  const url = manage ? urlForm(ctx, settings.webhook_url, endpoints.reload) : urlReadOnly(settings.webhook_url);
+  showUrl = url.show;
 
   replace(
     main,
@@ -52,7 +60,7 @@ export async function renderWebhooks(ctx: PageContext, main: HTMLElement): Promi
       `Where the service sends the events of ${modeLabel(ctx.mode)} payments, signed with Standard Webhooks.`,
       manage ? "" : ctx.roleNote(" Your role can read these settings; a developer or an owner can change them."),
     ),
-    manage ? urlForm(ctx, settings.webhook_url) : urlReadOnly(settings.webhook_url),
+    url.element,
     manage ? testEvent(ctx) : null,
     h(
       "section",
@@ -62,19 +70,30 @@ export async function renderWebhooks(ctx: PageContext, main: HTMLElement): Promi
       secretInfo,
       manage ? rotate(ctx, showSecretInfo) : null,
     ),
+    endpoints.cards,
   );
 }
 
-function urlReadOnly(url: string | null): HTMLElement {
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "url-title" },
-    h("h2", { id: "url-title" }, "Webhook URL"),
-    h("p", { id: "webhook-url-value" }, url ?? "No URL is set: events are not sent."),
-  );
+/** The URL card, and how it shows a URL changed elsewhere on the page. */
+interface UrlCard {
+  element: HTMLElement;
+  show(url: string | null): void;
 }
 
-function urlForm(ctx: PageContext, current: string | null): HTMLElement {
+function urlReadOnly(url: string | null): UrlCard {
+  const value = h("p", { id: "webhook-url-value" });
+  const show = (now: string | null) => replace(value, now ?? "No URL is set: events are not sent.");
+  show(url);
+  return {
+    element: h("section", { class: "card", "aria-labelledby": "url-title" }, h("h2", { id: "url-title" }, "Webhook URL"), value),
+    show,
+  };
+}
+
+/** `saved`: the endpoints read again once the URL is saved (the first endpoint is this URL). */
+function urlForm(ctx: PageContext, current: string | null, saved: () => Promise<void>): UrlCard {
+  // The URL as the service has it: a change made elsewhere replaces the field's text unless it is being edited.
+  let known = current ?? "";
   const error = alertSlot("webhook-url-error");
   const input = h("input", {
     id: "webhook-url",
@@ -114,16 +133,24 @@ function urlForm(ctx: PageContext, current: string | null): HTMLElement {
       error,
       async () => {
         input.removeAttribute("aria-invalid");
-        const saved = await ctx.api.request<Settings>("PUT", ctx.withMode("/webhook-url"), { url: input.value.trim() === "" ? null : input.value });
-        input.value = saved.webhook_url ?? "";
-        ctx.announce(saved.webhook_url ? "Webhook URL saved" : "Webhook URL removed");
+        const answer = await ctx.api.request<Settings>("PUT", ctx.withMode("/webhook-url"), { url: input.value.trim() === "" ? null : input.value });
+        known = answer.webhook_url ?? "";
+        input.value = known;
+        ctx.announce(answer.webhook_url ? "Webhook URL saved" : "Webhook URL removed");
+        void saved();
       },
       input,
     ).then(() => {
       if (error.childElementCount > 0) input.setAttribute("aria-invalid", "true");
     });
   });
-  return form;
+  return {
+    element: form,
+    show(url) {
+      if (input.value.trim() === known) input.value = url ?? "";
+      known = url ?? "";
+    },
+  };
 }
 
 function testEvent(ctx: PageContext): HTMLElement {

@@ -55,3 +55,18 @@ export type TransactionStatus =
   | 'INITIATED'
   | 'PENDING'
   | 'SUCCESSFUL';
+
+export type WebhookDeliveryStatus =
+  /** Given up, or waiting for a retry after a failed attempt. */
+  | 'FAILED'
+  /** Not tried yet. */
+  | 'PENDING'
+  /** Not sent (the endpoint was re-enabled without redelivering what it missed). Not a filter of webhookDeliveries. */
+  | 'SKIPPED'
+  /** Delivered (a 2xx). */
+  | 'SUCCEEDED';
+
+export type WebhookEndpointStatus =
+  /** By its merchant (disabledReason manual) or after failing every attempt for PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS (failing). */
+  | 'DISABLED'
+  | 'ENABLED';

@@ -17,7 +17,8 @@ import { actorOf, isLiveOf, modeOf, sendData } from "../session.ts";
 export function transactionRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/transactions", async (req, res) => {
     const page = await gateway.dashboardTransactions(actorOf(res), isLiveOf(req), listQueryOf(req));
-    sendData(res, { transactions: page.transactions.map(transactionSummary), has_more: page.hasMore });
+    const rows = page.transactions.map((t) => ({ ...transactionSummary(t), refunded: decimal(t.refunded), refunds_pending: t.refundsPending }));
+    sendData(res, { transactions: rows, has_more: page.hasMore });
   });
 
   router.get("/transactions.csv", async (req, res) => {
