@@ -416,13 +416,12 @@ function webhookDeliveryOf(entry: DeliveryLogEntry): WebhookDelivery {
   };
 }
 
-/** The delivery log's parameters as the graph names them, for the core's messages. */
+/** A cursor page's parameters as the graph names them (Relay's), for the core's messages. */
 const DELIVERY_LIST_NAMES = { limit: "first", starting_after: "after" } as const;
 
 /** The list's parameters as the graph names them, for the core's messages. */
 const GRAPH_NAMES = {
-  limit: "first",
-  starting_after: "after",
+  ...DELIVERY_LIST_NAMES,
   status: "filter.status",
   currency: "filter.currency",
   payment_currency: "filter.paymentCurrency",

@@ -1,23 +1,15 @@
 // The dashboard's JSON API (/dashboard/api) from its page: the session cookie travels by itself
 // (same origin), every change carries the session's CSRF token, and failures come back as ApiError
 // (the service's message, reason and field problems) or NetworkError (no answer at all).
+import type { DashboardPermission, DashboardRole } from "../../src/core/dashboard/access.ts";
 import { ApiError, NetworkError } from "../shared/graphql.ts";
 
 export { ApiError, NetworkError };
 
 export type Mode = "test" | "live";
-export type Role = "owner" | "developer" | "viewer";
-export type Permission =
-  | "read"
-  | "manage_keys"
-  | "manage_webhooks"
-  | "manage_wallets"
-  | "manage_default_networks"
-  | "manage_payment_links"
-  | "manage_pricing"
-  | "manage_users"
-  | "read_audit_log"
-  | "manage_refunds";
+// The core's own lists (type-only: nothing of the core is bundled), so a new role or permission reaches the pages.
+export type Role = DashboardRole;
+export type Permission = DashboardPermission;
 
 /** GET /dashboard/api/session. */
 export interface Session {

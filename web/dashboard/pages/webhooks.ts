@@ -4,7 +4,7 @@
 // mode's endpoints and their delivery log (webhook-endpoints.ts).
 import { h, replace } from "../../shared/dom.ts";
 import type { PageContext } from "../context.ts";
-import { alertSlot, modeLabel, runChange, secretCard, when } from "./parts.ts";
+import { alertSlot, field, modeLabel, runChange, secretCard, when } from "./parts.ts";
 import { endpointsSection } from "./webhook-endpoints.ts";
 
 interface Settings {
@@ -110,18 +110,16 @@ function urlForm(ctx: PageContext, current: string | null, saved: () => Promise<
     "form",
     { class: "card", "aria-labelledby": "url-title", novalidate: true },
     h("h2", { id: "url-title" }, "Webhook URL"),
-    h(
-      "div",
-      { class: "field" },
-      h("label", { for: "webhook-url" }, `Webhook URL (${modeLabel(ctx.mode)})`),
+    field(
+      `Webhook URL (${modeLabel(ctx.mode)})`,
       input,
-      h(
-        "p",
-        { class: "hint", id: "webhook-url-hint" },
-        ctx.mode === "live"
-          ? "An https address on the internet. Leave it empty and save to stop sending events."
-          : "An http or https address. Local and private addresses (http://127.0.0.1:… for local development) only where the operator allows them. Leave it empty and save to stop sending events.",
-      ),
+      {
+        id: "webhook-url-hint",
+        text:
+          ctx.mode === "live"
+            ? "An https address on the internet. Leave it empty and save to stop sending events."
+            : "An http or https address. Local and private addresses (http://127.0.0.1:… for local development) only where the operator allows them. Leave it empty and save to stop sending events.",
+      },
       error,
     ),
     save,
