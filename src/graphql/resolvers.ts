@@ -8,7 +8,7 @@ import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
-import { deliveryStatus, previousSecretExpiry, type EndpointOwner, type WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import { deliveryStatus, type EndpointOwner, type WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import { selectsBelow } from "./selection.ts";
@@ -392,7 +392,7 @@ function webhookEndpointOf(endpoint: WebhookEndpointRow | WebhookEndpointView): 
     failingSince: iso(endpoint.failingSince),
     primary: endpoint.isPrimary,
     secretRotatedAt: iso(endpoint.secretRotatedAt),
-    previousSecretExpiresAt: iso(previousSecretExpiry(endpoint, new Date())),
+    previousSecretExpiresAt: iso(endpoint.previousSecretExpiresAt),
     secret: "secret" in endpoint && endpoint.secret !== undefined ? endpoint.secret : null,
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),

@@ -296,6 +296,26 @@ describe("the mode's first endpoint is the merchant's webhook URL", () => {
     expect(received(server, rotated.body.data.secret)).toEqual(["payment.initiated"]);
     expect(String(server.requests[0]?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
   });
+
+  it("shows until when the previous secret signs by the service's clock, and null once the 24 hours are past", async () => {
+    const clock = manualClock();
+    const own = await startTestGateway({ clock });
+    try {
+      const keys = await own.merchant({ name: "Overlap Ltd", testWebhookUrl: (await serve(ok, "/p")).url });
+      const owner = await own.gateway.webhookEndpointOwner(keys.testSecretKey);
+      const created = await own.gateway.createWebhookEndpoint(owner, { url: (await serve(ok, "/overlap")).url, enabled_events: ["*"] });
+      expect(created.previousSecretExpiresAt).toBeNull();
+      const rotated = await own.gateway.rotateWebhookEndpointSecret(owner, created.id);
+      expect(rotated.previousSecretExpiresAt).toEqual(new Date(clock.now().getTime() + 24 * HOUR));
+      clock.advance(24 * HOUR - 1);
+      expect((await own.gateway.retrieveWebhookEndpoint(owner, created.id)).previousSecretExpiresAt).toEqual(rotated.previousSecretExpiresAt);
+      clock.advance(1);
+      expect((await own.gateway.retrieveWebhookEndpoint(owner, created.id)).previousSecretExpiresAt).toBeNull();
+      expect((await own.gateway.listWebhookEndpoints(owner)).find((e) => e.id === created.id)?.previousSecretExpiresAt).toBeNull();
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe("bad input: a clear 4xx and nothing changed", () => {

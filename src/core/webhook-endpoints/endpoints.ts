@@ -140,10 +140,13 @@ export interface WebhookEndpointView extends WebhookEndpointRow {
   secret?: string;
 }
 
-/** Until when the secret before the last rotation still signs deliveries; null once past (or never rotated). */
-export function previousSecretExpiry(endpoint: Pick<WebhookEndpointRow, "previousSecretExpiresAt">, now: Date): Date | null {
-  const expiresAt = endpoint.previousSecretExpiresAt;
-  return expiresAt !== null && expiresAt > now ? expiresAt : null;
+/**
+ * An endpoint as its callers show it: `previousSecretExpiresAt` is until when the secret before the
+ * last rotation still signs deliveries, null once past (or never rotated), by the core's clock.
+ */
+function shown<T extends WebhookEndpointRow>(deps: Pick<CoreDeps, "clock">, row: T): T {
+  const expiresAt = row.previousSecretExpiresAt;
+  return { ...row, previousSecretExpiresAt: expiresAt !== null && expiresAt > deps.clock.now() ? expiresAt : null };
 }
 
 export async function createEndpoint(
@@ -167,7 +170,7 @@ export async function createEndpoint(
       { enabledEvents: input.enabled_events, description: input.description ?? null },
       endpointAudit(deps, by, primary, "webhook_endpoint.create", `${eventsDetail(input.enabled_events)} (the merchant's webhook URL)`),
     );
-    return { ...row, secret: deps.secrets.open(row.secretEnc) };
+    return shown(deps, { ...row, secret: deps.secrets.open(row.secretEnc) });
   }
   const secret = newWebhookSecret();
   const id = newEndpointId();
@@ -185,17 +188,17 @@ export async function createEndpoint(
     endpointAudit(deps, by, { id, ...owner, url }, "webhook_endpoint.create", eventsDetail(input.enabled_events)),
   );
   if (!row) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
-  return { ...row, secret };
+  return shown(deps, { ...row, secret });
 }
 
-export function listEndpoints(deps: Pick<CoreDeps, "stores">, owner: EndpointOwner): Promise<WebhookEndpointRow[]> {
-  return deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive);
+export async function listEndpoints(deps: Pick<CoreDeps, "stores" | "clock">, owner: EndpointOwner): Promise<WebhookEndpointRow[]> {
+  return (await deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive)).map((row) => shown(deps, row));
 }
 
-export async function retrieveEndpoint(deps: Pick<CoreDeps, "stores">, owner: EndpointOwner, id: string): Promise<WebhookEndpointRow> {
+export async function retrieveEndpoint(deps: Pick<CoreDeps, "stores" | "clock">, owner: EndpointOwner, id: string): Promise<WebhookEndpointRow> {
   const row = ENDPOINT_ID.test(id) ? await deps.stores.webhookEndpoints.find(id, owner.merchantId, owner.isLive) : null;
   if (!row) throw errors.webhookEndpointNotFound(id);
-  return row;
+  return shown(deps, row);
 }
 
 /** What an update did beyond the fields: how many missed deliveries were queued again on re-enabling. */
@@ -267,7 +270,7 @@ export async function updateEndpoint(
     // Without redelivery nothing from before is sent: what waited while it was failing or disabled is dropped.
     await deps.stores.webhookEndpoints.skipPending(endpoint.id);
   }
-  return { endpoint, redelivered };
+  return { endpoint: shown(deps, endpoint), redelivered };
 }
 
 export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, by: ChangeAuthor = OPERATOR): Promise<WebhookEndpointRow> {
@@ -307,7 +310,7 @@ export async function rotateEndpointSecret(
     },
     endpointAudit(deps, by, current, "webhook_endpoint.rotate_secret", "signing secret (the previous one signs for 24 hours)"),
   );
-  return { ...row, secret };
+  return shown(deps, { ...row, secret });
 }
 
 // ── The delivery log ──
@@ -338,7 +341,7 @@ export interface DeliveryPage {
  * parameters as the adapter calls them, for the messages (GraphQL's `first`, `after`).
  */
 export async function listDeliveries(
-  deps: Pick<CoreDeps, "stores">,
+  deps: Pick<CoreDeps, "stores" | "clock">,
   owner: EndpointOwner,
   endpointId: string,
   params: Record<string, unknown>,

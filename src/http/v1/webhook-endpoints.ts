@@ -4,7 +4,7 @@ import { Router, type Request } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../../core/stores/webhook-endpoints.ts";
-import { deliveryStatus, previousSecretExpiry, type WebhookEndpointView } from "../../core/webhook-endpoints/endpoints.ts";
+import { deliveryStatus, type WebhookEndpointView } from "../../core/webhook-endpoints/endpoints.ts";
 import { bearerToken, noStore } from "../../edge/headers.ts";
 import { jsonBody } from "../body.ts";
 
@@ -84,7 +84,7 @@ export function webhookEndpointObject(endpoint: WebhookEndpointRow | WebhookEndp
     /** The mode's first endpoint: the merchant's webhook URL and secret (merchant settings change it too). */
     primary: endpoint.isPrimary,
     secret_rotated_at: iso(endpoint.secretRotatedAt),
-    previous_secret_expires_at: iso(previousSecretExpiry(endpoint, new Date())),
+    previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt),
     created_at: endpoint.createdAt.toISOString(),
     updated_at: endpoint.updatedAt.toISOString(),
     ...("secret" in endpoint && endpoint.secret !== undefined ? { secret: endpoint.secret } : {}),
