@@ -37,7 +37,15 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const pay = async (address: string, amount: string) => String(await node.send("sendtoaddress", [address, amount], FUNDER));
+/**
+ * Sends from the funder and waits until every wallet has been told of it: Core tells wallets of a new
+ * mempool transaction on its validation queue, after sendtoaddress answers (seen on a loaded machine).
+ */
+const pay = async (address: string, amount: string) => {
+  const txid = String(await node.send("sendtoaddress", [address, amount], FUNDER));
+  await node.send("syncwithvalidationinterfacequeue", []);
+  return txid;
+};
 const watches = async (wallet: string, address: string) =>
   ((await node.send("getaddressinfo", [address], wallet)) as { iswatchonly: boolean }).iswatchonly;
 
