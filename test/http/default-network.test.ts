@@ -98,6 +98,43 @@ describe("the merchant's default network per coin", () => {
     expect(body.data?.initiatePayment).toEqual({ paymentNetwork: { slug: "bsc", name: "BNB Smart Chain testnet" } });
   });
 
+  it("checks a refund address on the default network, and frees the index leased with the read when it refuses it", async () => {
+    const wallet = { currency: USDT, network: "tron" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "tron") };
+    await t.gateway.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
+    const processor = await t.db.paymentProcessor.findFirstOrThrow({
+      where: { merchantId: keys.id, currencyId: USDT.id, network: "tron", isLive: false },
+    });
+    const walletId = processor.walletId as number;
+    // The wallet's slots are made by its first lease: one initiate on it first.
+    const first = await t.post(`/v1/transaction/${await initialized()}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
+    expect([first.status, first.body.data.payment_network]).toEqual([200, "tron"]);
+
+    // An Ethereum address is a refund address on Ethereum, not on TRON, the network the default picks.
+    const evmAddress = "0x52908400098527886E0F7030069857D2E4169EE7";
+    const refused = await t.post(
+      `/v1/transaction/${await initialized()}/pay`,
+      { currency_id: "3", refund_address: evmAddress },
+      bearer(keys.testSecretKey),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      {
+        field: "refund_address",
+        message:
+          "refund_address is not a valid USDT address for test mode: it is a hex address; give the TRON address in its usual form, 34 characters starting with T",
+      },
+    ]);
+    const now = new Date();
+    const leased = await t.db.walletIndexSlot.count({ where: { walletId, leasedUntil: { gt: now } } });
+    expect(leased).toBe(0);
+    // The index leased with the read and freed is the next initiate's: no gap.
+    const next = await t.post(`/v1/transaction/${await initialized()}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
+    expect(next.status).toBe(200);
+    const row = await t.db.transaction.findUniqueOrThrow({ where: { id: next.body.data.id }, select: { derivationIndex: true } });
+    expect(row.derivationIndex).toBe(1);
+    expect((await t.db.wallet.findUniqueOrThrow({ where: { id: walletId } })).nextIndex).toBe(2);
+  });
+
   it("is changed back by setting the coin's own network", async () => {
     await t.gateway.updateMerchant(keys.id, { defaultNetworks: [{ currency: USDT, network: "ethereum", isLive: false }] });
     expect(await t.gateway.defaultNetworks(keys.id)).toEqual([{ currency: "USDT", isLive: false, network: "ethereum" }]);

@@ -231,15 +231,21 @@ describe("wallet indexes", () => {
     const [first, second] = await initialize(keys, 2);
     const { transactions } = prismaStores(a.db);
     const now = new Date();
-    const leasing = { currencyId: 4, now, until: new Date(now.getTime() + 60_000) };
+    const window = { now, until: new Date(now.getTime() + 60_000) };
+    // Initiate's read (findForInitiate) as the row and the lease it gives.
+    const findRowAndLease = async (id: string, merchantId: number, isLive: boolean, coin: { currencyId: number }) => {
+      const { row, lease } = await transactions.findForInitiate(id, merchantId, isLive, coin, window);
+      return { row, lease };
+    };
+    const leasing = { currencyId: 4 };
 
     // The wallet's slots are made by its first lease, not by the read: nothing to lease yet.
-    const before = await transactions.findRowAndLease(first!, keys.id, false, leasing);
+    const before = await findRowAndLease(first!, keys.id, false, leasing);
     expect(before).toMatchObject({ row: { id: first, status: "INITIATED" }, lease: null });
     expect((await pay(a, keys, first!)).status).toBe(200);
 
     const { walletId } = await indexesOf(keys);
-    const found = await transactions.findRowAndLease(second!, keys.id, false, leasing);
+    const found = await findRowAndLease(second!, keys.id, false, leasing);
     expect(found.row).toEqual(await transactions.findRowFor(second!, keys.id, false));
     expect(found.lease).toMatchObject({ walletId, index: 1, slot: expect.any(Number), token: expect.any(String) });
     expect((await indexesOf(keys)).next).toBe(2);
@@ -247,10 +253,10 @@ describe("wallet indexes", () => {
     await transactions.releaseIndex(found.lease);
 
     // A PENDING transaction, another merchant's, the other mode, a currency without a wallet: no lease.
-    expect(await transactions.findRowAndLease(first!, keys.id, false, leasing)).toMatchObject({ row: { status: "PENDING" }, lease: null });
-    expect(await transactions.findRowAndLease(second!, keys.id + 1000, false, leasing)).toEqual({ row: null, lease: null });
-    expect(await transactions.findRowAndLease(second!, keys.id, true, leasing)).toEqual({ row: null, lease: null });
-    expect(await transactions.findRowAndLease(second!, keys.id, false, { ...leasing, currencyId: 999 })).toMatchObject({
+    expect(await findRowAndLease(first!, keys.id, false, leasing)).toMatchObject({ row: { status: "PENDING" }, lease: null });
+    expect(await findRowAndLease(second!, keys.id + 1000, false, leasing)).toEqual({ row: null, lease: null });
+    expect(await findRowAndLease(second!, keys.id, true, leasing)).toEqual({ row: null, lease: null });
+    expect(await findRowAndLease(second!, keys.id, false, { ...leasing, currencyId: 999 })).toMatchObject({
       row: { id: second },
       lease: null,
     });

@@ -179,14 +179,6 @@ export interface MerchantStore {
   defaultNetworks(merchantId: number): Promise<DefaultNetworkWrite[]>;
   /** The network the merchant set for a coin in a mode; null: none set. */
   defaultNetwork(merchantId: number, currencyId: number, isLive: boolean): Promise<string | null>;
-  /**
-   * What initiate reads of its merchant, in one statement: the pricing (null: no such merchant) and,
-   * when `defaultFor` is given, the network the merchant set for that coin in that mode (null: none set).
-   */
-  initiateSettings(
-    merchantId: number,
-    defaultFor: { currencyId: number; isLive: boolean } | null,
-  ): Promise<{ pricing: MerchantPricingRow | null; defaultNetwork: string | null }>;
   /** The wallets that receive the merchant's payments (one per currency and mode), with their use; null: no such merchant. */
   walletUsage(merchantId: number): Promise<WalletUsageRow[] | null>;
   /** Newest first; null when there is no such merchant. */

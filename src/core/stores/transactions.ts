@@ -8,6 +8,7 @@ import type { StoredRateSource } from "../transactions/rate-sources.ts";
 import type { StoredReceipt } from "../transactions/receipts.ts";
 import type { TransactionRecord } from "../transactions/record.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
+import type { MerchantPricingRow } from "./merchants.ts";
 
 /** A transaction as initialize creates it, before it is written. */
 export interface NewTransaction {
@@ -62,12 +63,33 @@ export interface IndexLease {
   token: string;
 }
 
-/** What initiate asks to lease with its read of the transaction (TransactionStore.findRowAndLease). */
-export interface EarlyLease {
+/**
+ * The coin initiate reads its merchant's default network for, and leases on with its read of the
+ * transaction (TransactionStore.findForInitiate). `network`: the one the request names; without it, the
+ * network the merchant set for the coin in the mode, else the coin's own default (the order initiate's
+ * check follows).
+ */
+export interface InitiateCoin {
   currencyId: number;
   network?: NetworkSlug;
+}
+
+/** A lease taken at `now`, held until `until`. */
+export interface LeaseWindow {
   now: Date;
   until: Date;
+}
+
+/** What initiate reads with its transaction (TransactionStore.findForInitiate). */
+export interface InitiateRead {
+  row: Transaction | null;
+  lease: IndexLease | null;
+  /** The wallet network the lease was taken on; null without a lease. */
+  leasedOn: string | null;
+  /** The merchant's pricing (providers and spread): a change applies to the next initiate. */
+  pricing: MerchantPricingRow | null;
+  /** The network the merchant set for the coin in the mode; null: none set, or no coin asked about. */
+  defaultNetwork: string | null;
 }
 
 /** Initiate's move INITIATED → PENDING at a leased index (TransactionStore.moveToPending), in one statement. */
@@ -196,16 +218,12 @@ export interface TransactionStore {
   /** The same row without its merchant, for a caller that already knows it: one statement instead of two (polls, initiate). */
   findRowFor(id: string, merchantId: number, isLive: boolean): Promise<Transaction | null>;
   /**
-   * findRowFor, and in the same statement, if the transaction is INITIATED, leaseIndex for the
-   * merchant's wallet of `leasing.currencyId` in the transaction's mode. The lease is null when none
-   * was taken for any reason (no such row, not INITIATED, no wallet, no slot free or made yet).
+   * Initiate's one read: findRowFor, what initiate needs of its merchant (the default network for
+   * `coin`), and, if the transaction is INITIATED and `lease` is given, leaseIndex for the merchant's
+   * wallet of `coin` in the transaction's mode, all in one statement. The lease is null when none was
+   * taken for any reason (no coin, no such row, not INITIATED, no wallet, no slot free or made yet).
    */
-  findRowAndLease(
-    id: string,
-    merchantId: number,
-    isLive: boolean,
-    leasing: EarlyLease,
-  ): Promise<{ row: Transaction | null; lease: IndexLease | null }>;
+  findForInitiate(id: string, merchantId: number, isLive: boolean, coin: InitiateCoin | null, lease: LeaseWindow | null): Promise<InitiateRead>;
   /**
    * Takes an index of the wallet that receives `wallet`'s payments, until `until`: the lowest free one
    * (released, or whose lease ran out by `now`), else the wallet's next index, unless all of the

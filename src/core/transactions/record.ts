@@ -1,6 +1,6 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
 import type { Transaction } from "../records.ts";
-import type { EarlyLease, IndexLease, TransactionStore } from "../stores/transactions.ts";
+import type { InitiateCoin, InitiateRead, LeaseWindow, TransactionStore } from "../stores/transactions.ts";
 
 export type TransactionRecord = Transaction & { merchant: { id: number; name: string } };
 
@@ -45,19 +45,21 @@ export async function transactionFor(transactions: TransactionStore, caller: Rea
 }
 
 /**
- * transactionFor for initiate, which also leases an index of the wallet it will pay to in the same
- * statement when the transaction is INITIATED (TransactionStore.findRowAndLease): one round trip fewer.
+ * transactionFor for initiate, which also reads what it needs of the merchant and, given `lease`,
+ * leases an index of the wallet it will pay to in the same statement when the transaction is
+ * INITIATED (TransactionStore.findForInitiate): one round trip where there were three.
  */
-export async function transactionAndLeaseFor(
+export async function transactionForInitiate(
   transactions: TransactionStore,
   caller: Reacher,
   id: string,
-  leasing: EarlyLease,
-): Promise<{ transaction: TransactionRecord | null; lease: IndexLease | null }> {
+  coin: InitiateCoin | null,
+  lease: LeaseWindow | null,
+): Promise<Omit<InitiateRead, "row"> & { transaction: TransactionRecord | null }> {
   const storedId = reachableId(caller, id);
-  if (storedId === null) return { transaction: null, lease: null };
-  const { row, lease } = await transactions.findRowAndLease(storedId, caller.merchant.id, caller.isLive, leasing);
-  return { transaction: row && withCallersMerchant(row, caller), lease };
+  if (storedId === null) return { transaction: null, lease: null, leasedOn: null, pricing: null, defaultNetwork: null };
+  const { row, ...read } = await transactions.findForInitiate(storedId, caller.merchant.id, caller.isLive, coin, lease);
+  return { transaction: row && withCallersMerchant(row, caller), ...read };
 }
 
 /** The id as stored, if the rule above lets the caller look it up. */

@@ -3,8 +3,6 @@
 import { cryptoById } from "../../core/money/currencies.ts";
 import { isNetworkSlug, networkOrDefault, type NetworkSlug } from "../../core/networks.ts";
 import type { DefaultNetworkWrite, MerchantStore, WalletWrite } from "../../core/stores/merchants.ts";
-import { queryDirect } from "../direct-sql.ts";
-import { Prisma } from "../generated/client.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 
@@ -95,20 +93,6 @@ export function merchantStore(db: Database): MerchantStore {
           previousWebhookSecretExpiresAt: true,
         },
       }),
-
-    async initiateSettings(merchantId, defaultFor) {
-      // One round trip where two model reads were (docs/benchmarks.md, issue 30).
-      const [row] = await queryDirect<{ spreadPercent: { toString(): string } | null; sources: string[] | null; defaultNetwork: string | null }>(
-        db,
-        Prisma.sql`
-          SELECT m.price_spread_percent AS "spreadPercent", m.price_sources AS "sources",
-            (SELECT d.network FROM merchant_default_networks d
-             WHERE d.merchant_id = m.id AND d.currency_id = ${defaultFor?.currencyId ?? null}::int AND d.is_live = ${defaultFor?.isLive ?? null}::boolean) AS "defaultNetwork"
-          FROM merchants m WHERE m.id = ${merchantId}`,
-      );
-      if (!row) return { pricing: null, defaultNetwork: null };
-      return { pricing: { spreadPercent: row.spreadPercent, sources: row.sources ?? [] }, defaultNetwork: row.defaultNetwork };
-    },
 
     async pricing(merchantId) {
       const row = await db.merchant.findUnique({ where: { id: merchantId }, select: { priceSpreadPercent: true, priceSources: true } });

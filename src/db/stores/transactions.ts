@@ -7,8 +7,9 @@ import { Decimal } from "../../core/money/amounts.ts";
 import { randomUUID } from "node:crypto";
 import type { IdempotencyRecord } from "../../core/stores/idempotency.ts";
 import type {
-  EarlyLease,
   IndexLease,
+  InitiateCoin,
+  LeaseWindow,
   NewTransaction,
   PendingMove,
   ReceiptTotals,
@@ -39,12 +40,18 @@ export function transactionStore(db: Database): TransactionStore {
       return row ?? null;
     },
 
-    async findRowAndLease(id, merchantId, isLive, leasing) {
+    async findForInitiate(id, merchantId, isLive, coin, lease) {
       const token = randomUUID();
-      const [found] = await queryDirect<RowAndLease>(db, rowAndLeaseStatement(id, merchantId, isLive, leasing, token));
-      if (!found) return { row: null, lease: null };
-      const { leased, ...row } = found;
-      return { row, lease: leased && leaseOf(leased, token) };
+      const [found] = await queryDirect<InitiateRow>(db, initiateReadStatement(id, merchantId, isLive, coin, lease, token));
+      if (!found) return { row: null, lease: null, leasedOn: null, pricing: null, defaultNetwork: null };
+      const { leased, settings_found, settings_spread, settings_sources, settings_default_network, ...row } = found;
+      return {
+        row,
+        lease: leased && leaseOf(leased, token),
+        leasedOn: leased?.network ?? null,
+        pricing: settings_found ? { spreadPercent: settings_spread, sources: settings_sources ?? [] } : null,
+        defaultNetwork: settings_default_network,
+      };
     },
 
     async leaseIndex(wallet, now, until, slots) {
@@ -363,20 +370,22 @@ const FREE = new Date(0);
  * crash was never used. No row when no slot is free (or the wallet has none yet, or there is no wallet).
  */
 function leaseStatement(wallet: WalletOf, now: Date, until: Date, token: string): Prisma.Sql {
-  return Prisma.sql`WITH ${leaseSteps(wallet, Prisma.sql`TRUE`, now, until, token)} SELECT * FROM leased`;
+  const network = Prisma.sql`${networkOfWallet(wallet.currencyId, wallet.network)}`;
+  return Prisma.sql`WITH ${leaseSteps(wallet, network, Prisma.sql`TRUE`, now, until, token)} SELECT * FROM leased`;
 }
 
 /**
- * The lease as the steps of a WITH, ending in `leased` (at most one row); it leases only if `when` holds.
- * Shared by the lease alone and by initiate's read of its transaction, which leases in the same
- * statement when the transaction is INITIATED (one round trip fewer per initiate).
+ * The lease as the steps of a WITH, ending in `leased` (at most one row); it leases only if `when`
+ * holds, on the wallet of the network `network` evaluates to. Shared by the lease alone and by
+ * initiate's read of its transaction, which leases in the same statement when the transaction is
+ * INITIATED (one round trip fewer per initiate).
  */
-function leaseSteps(wallet: WalletOf, when: Prisma.Sql, now: Date, until: Date, token: string): Prisma.Sql {
+function leaseSteps(wallet: Omit<WalletOf, "network">, network: Prisma.Sql, when: Prisma.Sql, now: Date, until: Date, token: string): Prisma.Sql {
   return Prisma.sql`
     wallet AS (
-      SELECT wallet_id AS id FROM payment_processors
+      SELECT wallet_id AS id, network FROM payment_processors
       WHERE merchant_id = ${wallet.merchantId} AND currency_id = ${wallet.currencyId} AND is_live = ${wallet.isLive}
-        AND network = ${networkOfWallet(wallet.currencyId, wallet.network)} AND ${when}),
+        AND network = ${network} AND ${when}),
     chosen AS (
       SELECT wallet_id, slot, derivation_index FROM wallet_index_slots
       WHERE wallet_id = (SELECT id FROM wallet) AND leased_until <= ${now}
@@ -392,7 +401,8 @@ function leaseSteps(wallet: WalletOf, when: Prisma.Sql, now: Date, until: Date, 
       SET derivation_index = COALESCE(chosen.derivation_index, (SELECT derivation_index FROM bumped)), token = ${token}, leased_until = ${until}
       FROM chosen
       WHERE s.wallet_id = chosen.wallet_id AND s.slot = chosen.slot
-      RETURNING s.wallet_id, s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = s.wallet_id) AS extended_public_key)`;
+      RETURNING s.wallet_id, s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = s.wallet_id) AS extended_public_key,
+        (SELECT network FROM wallet) AS network)`;
 }
 
 interface LeaseRow {
@@ -400,6 +410,7 @@ interface LeaseRow {
   slot: number;
   derivation_index: number | null;
   extended_public_key: string | null;
+  network: string;
 }
 
 /** A leased row as a lease; null when the wallet went away meanwhile (no index or key). */
@@ -409,19 +420,44 @@ function leaseOf(row: LeaseRow, token: string): IndexLease | null {
 }
 
 /**
- * The transaction's row, and an index of `leasing`'s wallet leased in the same statement if the
- * transaction is INITIATED and a slot is free: the lease's row as one JSON column, null without one.
+ * Initiate's read (TransactionStore.findForInitiate): the transaction's row; the merchant's pricing and
+ * its default network for the coin in the mode; and an index leased, in the same statement, if the
+ * transaction is INITIATED and a slot is free, on the network asked for, else the merchant's default
+ * for the coin, else the coin's own: the lease's row as one JSON column, null without one.
  */
-function rowAndLeaseStatement(id: string, merchantId: number, isLive: boolean, leasing: EarlyLease, token: string): Prisma.Sql {
-  const wallet = { merchantId, currencyId: leasing.currencyId, network: leasing.network, isLive };
-  const initiated = Prisma.sql`EXISTS (SELECT 1 FROM t WHERE t.status = 'INITIATED')`;
+function initiateReadStatement(
+  id: string,
+  merchantId: number,
+  isLive: boolean,
+  coin: InitiateCoin | null,
+  lease: LeaseWindow | null,
+  token: string,
+): Prisma.Sql {
+  const currencyId = coin?.currencyId ?? null;
+  const wallet = { merchantId, currencyId: currencyId ?? 0, isLive };
+  const network = Prisma.sql`COALESCE(${coin?.network ?? null}::text, (SELECT default_network FROM settings), ${currencyId === null ? "" : networkOfWallet(currencyId, undefined)})`;
+  const initiated = Prisma.sql`${lease !== null && coin !== null} AND EXISTS (SELECT 1 FROM t WHERE t.status = 'INITIATED')`;
+  const now = lease?.now ?? new Date(0);
   return Prisma.sql`
     WITH t AS (SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}),
-    ${leaseSteps(wallet, initiated, leasing.now, leasing.until, token)}
-    SELECT t.*, to_jsonb(leased) AS leased FROM t LEFT JOIN leased ON TRUE`;
+    settings AS (
+      SELECT m.price_spread_percent AS spread, m.price_sources AS sources,
+        (SELECT d.network FROM merchant_default_networks d
+         WHERE d.merchant_id = m.id AND d.currency_id = ${currencyId}::int AND d.is_live = ${isLive}) AS default_network
+      FROM merchants m WHERE m.id = ${merchantId}),
+    ${leaseSteps(wallet, network, initiated, now, lease?.until ?? now, token)}
+    SELECT t.*, to_jsonb(leased) AS leased, settings.spread AS settings_spread, settings.sources AS settings_sources,
+      settings.default_network AS settings_default_network, EXISTS (SELECT 1 FROM settings) AS settings_found
+    FROM t LEFT JOIN leased ON TRUE LEFT JOIN settings ON TRUE`;
 }
 
-type RowAndLease = Transaction & { leased: LeaseRow | null };
+type InitiateRow = Transaction & {
+  leased: LeaseRow | null;
+  settings_found: boolean;
+  settings_spread: { toString(): string } | null;
+  settings_sources: string[] | null;
+  settings_default_network: string | null;
+};
 
 interface MoveCounts {
   moved: number;
@@ -458,7 +494,10 @@ function moveStatement(move: PendingMove): Prisma.Sql {
         quote_market_rate = ${fields.quoteMarketRate ?? null}::numeric, quote_spread_percent = ${fields.quoteSpreadPercent ?? null}::numeric, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
         payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${lease.index},
         initiated_at = ${now}, updated_at = ${now}
-      WHERE id = ${t.id} AND status = 'INITIATED' AND EXISTS (SELECT 1 FROM held)
+      -- status as text: not a condition the (status, expires_at) index answers. Without statistics (a new
+      -- table) the planner ties that index with the primary key and may pick it, then walks every
+      -- INITIATED entry, dead ones included, for the one id (docs/benchmarks.md, issue 30).
+      WHERE id = ${t.id} AND status::text = 'INITIATED' AND EXISTS (SELECT 1 FROM held)
       RETURNING id),
     used AS (
       UPDATE wallet_index_slots SET derivation_index = NULL, token = NULL, leased_until = ${FREE}

@@ -13,6 +13,7 @@ import type {
 } from "../../core/stores/webhook-endpoints.ts";
 import type { WebhookBacklog } from "../../core/stores/webhook-events.ts";
 import { Prisma } from "../generated/client.ts";
+import { queryDirect } from "../direct-sql.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 import { backlogOf } from "./webhook-events.ts";
@@ -122,7 +123,9 @@ type ClaimedRow = Omit<ClaimedDelivery, "claimToken">;
 async function claimDueDeliveries(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedDelivery[]> {
   const claimToken = randomUUID();
   const only = onlyId ?? null;
-  const rows = await db.$queryRaw<ClaimedRow[]>`
+  const rows = await queryDirect<ClaimedRow>(
+    db,
+    Prisma.sql`
     WITH due AS (
       SELECT d.id FROM webhook_deliveries d
       WHERE d.state = 'PENDING' AND d.next_attempt_at <= ${now}
@@ -143,7 +146,8 @@ async function claimDueDeliveries(db: Database, now: Date, leaseUntil: Date, lim
     RETURNING w.id, w.event_id AS "eventId", w.endpoint_id AS "endpointId", e.merchant_id AS "merchantId", e.type,
       e.is_live AS "isLive", e.body, w.attempt_count AS "attemptCount", ep.url, ep.secret_enc AS "secretEnc",
       ep.previous_secret_enc AS "previousSecretEnc", ep.previous_secret_expires_at AS "previousSecretExpiresAt",
-      e.created_at AS "createdAt"`;
+      e.created_at AS "createdAt"`,
+  );
   return rows.map((row) => ({ ...row, claimToken }));
 }
 

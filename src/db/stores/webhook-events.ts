@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ClaimedEvent, EventFilter, Settlement, WebhookBacklog, WebhookEventStore } from "../../core/stores/webhook-events.ts";
 import { Prisma } from "../generated/client.ts";
+import { queryDirect } from "../direct-sql.ts";
 import type { Database } from "../types.ts";
 
 export function webhookEventStore(db: Database): WebhookEventStore {
@@ -52,49 +53,16 @@ const FIRST_ENDPOINT_TAKES = Prisma.sql`
 
 /**
  * Takes up to `limit` due events and holds them until `leaseUntil`: a dispatcher that dies holding
- * one lets it fall due again then. Only the oldest undelivered event of each transaction is due, so
- * a transaction's events arrive in order; SKIP LOCKED lets dispatchers on one database share the
- * work without waiting on each other or taking the same event.
- *
- * The cost must not grow with the backlog: the due events are read in index order and the scan
- * stops at `limit`, each checked by two indexed look-ups (its merchant's URL, an earlier pending
- * event of its transaction). The planner, whose statistics see few PENDING rows, would rather
- * bitmap-scan and sort the whole backlog (10 ms a claim at 1,500 due, growing with it, which capped
- * delivery exactly when it fell behind), so this transaction forbids bitmap scans and sorts.
+ * one lets it fall due again then. The statement, its order rule and why it forbids the planner
+ * bitmap scans and sorts are in its migration (paygate_claim_due_webhook_events): one statement on
+ * the driver where a batch transaction of four ran through Prisma (issue 30).
  */
 async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedEvent[]> {
   const claimToken = randomUUID();
-  const only = onlyId ?? null;
-  // An operator's redelivery of one event (`only`) skips the order rule and is taken even without a
-  // URL (so that it can say so); the loop takes neither. `state NOT IN (…)` is PENDING in a form no
-  // index answers, so the look-up goes through the transaction's own events.
-  // A batch transaction, not an interactive one: the same two statements for half the CPU.
-  const [, rows] = await db.$transaction([
-    db.$queryRaw`SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
-    db.$queryRaw<ClaimedRow[]>`
-      WITH due AS (
-        SELECT e.id FROM webhook_events e
-        WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
-          AND (${only}::text IS NULL OR e.id = ${only}::text)
-          AND (${only}::text IS NOT NULL OR EXISTS (${FIRST_ENDPOINT_TAKES}))
-          AND (${only}::text IS NOT NULL OR (
-            SELECT 1 FROM webhook_events earlier
-            WHERE earlier.transaction_id = e.transaction_id AND earlier.seq < e.seq
-              AND earlier.state NOT IN ('DELIVERED', 'FAILED', 'SKIPPED') LIMIT 1) IS NULL)
-        ORDER BY e.next_attempt_at, e.seq
-        LIMIT ${limit}
-        FOR UPDATE OF e SKIP LOCKED)
-      UPDATE webhook_events w
-      SET claim_token = ${claimToken}, next_attempt_at = ${leaseUntil}
-      FROM due, merchants m
-      WHERE w.id = due.id AND m.id = w.merchant_id
-      RETURNING w.id, w.merchant_id AS "merchantId", w.transaction_id AS "transactionId", w.type, w.is_live AS "isLive",
-        w.body, w.attempt_count AS "attemptCount", m.live_webhook_url AS "liveWebhookUrl",
-        m.test_webhook_url AS "testWebhookUrl", m.webhook_secret_enc AS "webhookSecretEnc",
-        m.previous_webhook_secret_enc AS "previousWebhookSecretEnc",
-        m.previous_webhook_secret_expires_at AS "previousWebhookSecretExpiresAt", w.created_at AS "createdAt",
-        (SELECT p.id FROM webhook_endpoints p WHERE p.merchant_id = w.merchant_id AND p.is_live = w.is_live AND p.is_primary LIMIT 1) AS "endpointId"`,
-  ]);
+  const rows = await queryDirect<ClaimedRow>(
+    db,
+    Prisma.sql`SELECT * FROM paygate_claim_due_webhook_events(${now}, ${leaseUntil}, ${limit}::int, ${onlyId ?? null}::text, ${claimToken})`,
+  );
   return rows.map((row) => ({ ...row, claimToken }));
 }
 
@@ -104,16 +72,22 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
  * without a URL may produce events as fast as the API takes requests.
  */
 async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
-  return db.$executeRaw`
+  const [row] = await queryDirect<{ skipped: number }>(
+    db,
+    Prisma.sql`
     WITH unroutable AS (
       SELECT e.id FROM webhook_events e
       WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
         AND NOT EXISTS (${FIRST_ENDPOINT_TAKES})
       ORDER BY e.next_attempt_at, e.seq
       LIMIT ${limit}
-      FOR UPDATE OF e SKIP LOCKED)
-    UPDATE webhook_events w SET state = 'SKIPPED', claim_token = NULL
-    FROM unroutable WHERE w.id = unroutable.id`;
+      FOR UPDATE OF e SKIP LOCKED),
+    skipped AS (
+      UPDATE webhook_events w SET state = 'SKIPPED', claim_token = NULL
+      FROM unroutable WHERE w.id = unroutable.id RETURNING 1)
+    SELECT count(*)::int AS skipped FROM skipped`,
+  );
+  return row?.skipped ?? 0;
 }
 
 /**
@@ -138,7 +112,9 @@ async function settleEvents(db: Database, settlements: readonly Settlement[]): P
     attempt ? [{ eventId: event.id, ...attempt, retryAfter: attempt.retryAfter ?? null }] : [],
   );
   const column = <T, K extends keyof T>(rows: T[], key: K) => rows.map((row) => row[key]);
-  await db.$executeRaw`
+  await queryDirect(
+    db,
+    Prisma.sql`
     WITH input AS (
       SELECT * FROM unnest(${column(states, "id")}::text[], ${column(states, "token")}::text[], ${column(states, "state")}::text[],
         ${column(states, "nextAt")}::text[], ${column(states, "deliveredAt")}::text[], ${column(states, "attempted")}::int[])
@@ -157,7 +133,8 @@ async function settleEvents(db: Database, settlements: readonly Settlement[]): P
       ${column(attempts, "url")}::text[], ${column(attempts, "statusCode")}::int[], ${column(attempts, "latencyMs")}::int[],
       ${column(attempts, "responseBody")}::text[], ${column(attempts, "error")}::text[], ${column(attempts, "succeeded")}::boolean[],
       ${column(attempts, "trigger")}::text[], ${column(attempts, "retryAfter")}::text[])
-      AS a(event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)`;
+      AS a(event_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)`,
+  );
 }
 
 /** Puts an event back in the queue, due now, with a fresh retry schedule. Null when there is no such event. */
