@@ -84,7 +84,7 @@ import type { WatchedAddress, WatchShare } from "./stores/transactions.ts";
 import type { EventFilter, EventWithAttempts, WebhookBacklog } from "./stores/webhook-events.ts";
 import { initializeTransaction, type InitializeRequest } from "./transactions/initialize.ts";
 import * as refunds from "./refunds/refunds.ts";
-import type { CreateRefundRequest, RefundOutcome, RefundRequest } from "./refunds/refunds.ts";
+import type { RefundOutcome, RefundRequest } from "./refunds/refunds.ts";
 import type { RefundRecord, RefundSummary } from "./refunds/view.ts";
 import { initiatePayment, type InitiateRequest } from "./transactions/initiate.ts";
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
@@ -291,54 +291,41 @@ export class PaymentGateway {
     return expireDue(this.deps.stores.transactions, this.deps.clock.now(), limit, this.deps.lifecycle);
   }
 
-  // ── Refunds (issue 26; src/core/refunds) ──
+  // ── Refunds (issue 26; src/core/refunds): whose refunds (a secret key's, or a dashboard user's once its role allows it), then one use case each ──
 
-  createRefund(request: CreateRefundRequest): Promise<RefundOutcome> {
-    return refunds.createRefund(this.deps, request);
+  /** The merchant and mode a secret key reaches: whose refunds a REST or GraphQL call works on. */
+  refundOwner(bearerToken: string | undefined): Promise<refunds.RefundOwner> {
+    return refunds.keyOwner(this.deps, bearerToken);
   }
 
-  retrieveRefund(bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-    return refunds.retrieveRefund(this.deps, bearerToken, id);
+  /** A dashboard user's merchant in the mode shown, once its role allows it (`read`, or `manage_refunds` for a change, audited as the user's). */
+  dashboardRefundOwner(actor: DashboardActor, isLive: boolean, permission: Parameters<typeof refunds.dashboardOwner>[2]): refunds.RefundOwner {
+    return refunds.dashboardOwner(actor, isLive, permission);
   }
 
-  transactionRefunds(bearerToken: string | undefined, transactionId: string) {
-    return refunds.transactionRefunds(this.deps, bearerToken, transactionId);
+  /** The REST body and Idempotency-Key (docs/refunds.md); the dashboard's Refund action sends the same. */
+  createRefund(owner: refunds.RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+    return refunds.createRefund(this.deps, owner, request);
   }
 
-  listRefunds(bearerToken: string | undefined, params: Record<string, unknown>) {
-    return refunds.listRefunds(this.deps, bearerToken, params);
+  retrieveRefund(owner: refunds.RefundOwner, id: string): Promise<RefundOutcome> {
+    return refunds.retrieveRefund(this.deps, owner, id);
   }
 
-  cancelRefund(bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-    return refunds.cancelRefund(this.deps, bearerToken, id);
+  transactionRefunds(owner: refunds.RefundOwner, transactionId: string): Promise<refunds.TransactionRefunds> {
+    return refunds.transactionRefunds(this.deps, owner, transactionId);
   }
 
-  markRefundPaid(bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
-    return refunds.markRefundPaid(this.deps, bearerToken, id, body);
+  listRefunds(owner: refunds.RefundOwner, params: Record<string, unknown>) {
+    return refunds.listRefunds(this.deps, owner, params);
   }
 
-  // The dashboard's refunds: each checks the actor's role (read, or manage_refunds for a change), then
-  // runs the API's own use case on its merchant in the mode shown; changes go to the audit log.
-
-  /** The transaction page's Refund action: the REST body and Idempotency-Key (docs/refunds.md). */
-  createDashboardRefund(actor: DashboardActor, isLive: boolean, request: RefundRequest): Promise<RefundOutcome> {
-    return refunds.createDashboardRefund(this.deps, actor, isLive, request);
+  cancelRefund(owner: refunds.RefundOwner, id: string): Promise<RefundOutcome> {
+    return refunds.cancelRefund(this.deps, owner, id);
   }
 
-  dashboardRefund(actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
-    return refunds.retrieveDashboardRefund(this.deps, actor, isLive, id);
-  }
-
-  dashboardTransactionRefunds(actor: DashboardActor, isLive: boolean, transactionId: string): Promise<refunds.TransactionRefunds> {
-    return refunds.dashboardTransactionRefunds(this.deps, actor, isLive, transactionId);
-  }
-
-  cancelDashboardRefund(actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
-    return refunds.cancelDashboardRefund(this.deps, actor, isLive, id);
-  }
-
-  markDashboardRefundPaid(actor: DashboardActor, isLive: boolean, id: string, body: unknown): Promise<RefundOutcome> {
-    return refunds.markDashboardRefundPaid(this.deps, actor, isLive, id, body);
+  markRefundPaid(owner: refunds.RefundOwner, id: string, body: unknown): Promise<RefundOutcome> {
+    return refunds.markRefundPaid(this.deps, owner, id, body);
   }
 
   /** The transactions' refunds in short and what is left to refund (the transaction replies' added fields). */

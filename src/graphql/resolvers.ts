@@ -65,7 +65,7 @@ export const resolvers: Resolvers = {
     refund: (_root, { id }, ctx) =>
       fromCore(async () => {
         try {
-          const found = await ctx.gateway.retrieveRefund(ctx.bearerToken, id);
+          const found = await ctx.gateway.retrieveRefund(await refundOwner(ctx), id);
           ctx.seenMerchant(found.merchantId);
           return refundOf(found.refund);
         } catch (error) {
@@ -181,8 +181,7 @@ export const resolvers: Resolvers = {
       }),
     createRefund: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
-        const made = await ctx.gateway.createRefund({
-          bearerToken: ctx.bearerToken,
+        const made = await ctx.gateway.createRefund(await refundOwner(ctx), {
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
           // REST's body, so both share one parser and one set of messages.
@@ -202,13 +201,13 @@ export const resolvers: Resolvers = {
       }),
     cancelRefund: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const canceled = await ctx.gateway.cancelRefund(ctx.bearerToken, id);
+        const canceled = await ctx.gateway.cancelRefund(await refundOwner(ctx), id);
         ctx.seenMerchant(canceled.merchantId);
         return refundOf(canceled.refund);
       }),
     markRefundPaid: (_root, { id, txHash }, ctx) =>
       fromCore(async () => {
-        const marked = await ctx.gateway.markRefundPaid(ctx.bearerToken, id, { tx_hash: txHash });
+        const marked = await ctx.gateway.markRefundPaid(await refundOwner(ctx), id, { tx_hash: txHash });
         ctx.seenMerchant(marked.merchantId);
         return refundOf(marked.refund);
       }),
@@ -306,9 +305,9 @@ export const resolvers: Resolvers = {
     reversedAt: ({ record }) => record.reversedAt?.toISOString() ?? null,
     // Refunds are the secret key's (the same readers as the customer): null for the others.
     refunds: async ({ record, customerVisible }, _args, ctx) =>
-      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(ctx.bearerToken, record.id)).refunds.map(refundOf)) : null,
+      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(await refundOwner(ctx), record.id)).refunds.map(refundOf)) : null,
     amountRefundable: async ({ record, customerVisible }, _args, ctx) =>
-      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(ctx.bearerToken, record.id)).amountRefundable) : null,
+      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(await refundOwner(ctx), record.id)).amountRefundable) : null,
   },
 
   Receipt: {
@@ -368,6 +367,9 @@ const upper = <T extends string>(value: T) => value.toUpperCase() as Uppercase<T
 /** The fields given: a null in the graph's input is a field left out of REST's body. */
 const defined = (fields: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+
+/** Whose refunds: the secret key's merchant and mode (a public key gets REST's 401). */
+const refundOwner = (ctx: GraphQLContext) => ctx.gateway.refundOwner(ctx.bearerToken);
 
 /** The secret key's merchant and mode (a public key gets REST's 401), named to the request log. */
 async function endpointOwner(ctx: GraphQLContext): Promise<EndpointOwner> {

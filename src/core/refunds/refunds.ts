@@ -2,7 +2,7 @@
 // list, cancel, mark paid, and the customer's claim of an address. Rules are in rules.ts; the chain
 // side (RefundPayments, the refund watcher) builds the unsigned transaction and closes refunds.
 import { z } from "zod";
-import { authorize, type DashboardActor } from "../dashboard/access.ts";
+import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
 import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError, PaygateError } from "../errors.ts";
@@ -47,14 +47,10 @@ export interface RefundRequest {
   idempotencyKey?: string;
 }
 
-export interface CreateRefundRequest extends RefundRequest {
-  bearerToken: string | undefined;
-}
-
 /**
- * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (`by` null) and a
- * dashboard user (`by` its author, so its changes go to the audit log) each resolve to one, then
- * share every rule below.
+ * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (keyOwner, `by`
+ * null) and a dashboard user (dashboardOwner, `by` its author, so its changes go to the audit log)
+ * each resolve to one once, then call the same functions below.
  */
 export interface RefundOwner {
   merchantId: number;
@@ -78,13 +74,20 @@ function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: Fia
 }
 
 /** A secret key's merchant and mode (a public key or client secret is refused; so is a deactivated merchant's key). */
-async function keyOwner(deps: RefundDeps, bearerToken: string | undefined): Promise<RefundOwner> {
+export async function keyOwner(deps: Pick<RefundDeps, "credentials">, bearerToken: string | undefined): Promise<RefundOwner> {
   const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
   return { merchantId: caller.merchant.id, isLive: caller.isLive, by: null };
 }
 
-/** A dashboard user's merchant in the mode the dashboard shows, after its role is checked (a deactivated merchant's changes are refused there). */
-function actorOwner(actor: DashboardActor, isLive: boolean, permission: "read" | "manage_refunds"): RefundOwner {
+/**
+ * A dashboard user's merchant in the mode the dashboard shows, after its role is checked: `read` to
+ * read, `manage_refunds` to change (a deactivated merchant's changes are refused there).
+ */
+export function dashboardOwner(
+  actor: DashboardActor,
+  isLive: boolean,
+  permission: Extract<DashboardPermission, "read" | "manage_refunds">,
+): RefundOwner {
   authorize(actor, permission);
   return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor) };
 }
@@ -94,21 +97,11 @@ function auditOf(deps: RefundDeps, owner: RefundOwner, action: AuditAction, targ
   return owner.by === null ? null : auditEntry(owner.by, owner.merchantId, deps.clock.now(), action, target);
 }
 
-/** POST /v1/transaction/:id/refunds. */
-export async function createRefund(deps: RefundDeps, request: CreateRefundRequest): Promise<RefundOutcome> {
-  const { bearerToken, ...rest } = request;
-  return createRefundFor(deps, await keyOwner(deps, bearerToken), rest);
-}
-
 /**
- * The dashboard's Refund action: the same request as the API's, with the Idempotency-Key the form
- * sends (one per form shown), so a double submission makes one refund.
+ * POST /v1/transaction/:id/refunds, and the dashboard's Refund action (manage_refunds) with the
+ * Idempotency-Key its form sends (one per form shown), so a double submission makes one refund.
  */
-export function createDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, request: RefundRequest): Promise<RefundOutcome> {
-  return createRefundFor(deps, actorOwner(actor, isLive, "manage_refunds"), request);
-}
-
-async function createRefundFor(deps: RefundDeps, owner: RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+export async function createRefund(deps: RefundDeps, owner: RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
   const caller = { merchant: { id: owner.merchantId }, isLive: owner.isLive };
   const parsed = parseBody(RefundBody, request.body);
   const problems = requestProblems(parsed, request.idempotencyKey);
@@ -315,17 +308,8 @@ async function ownRefund(deps: RefundDeps, owner: RefundOwner, id: string): Prom
   return found;
 }
 
-/** GET /v1/refunds/:id. */
-export async function retrieveRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-  return retrieveRefundFor(deps, await keyOwner(deps, bearerToken), id);
-}
-
-/** The dashboard's refund: what the API shows (how to pay it while pending), for any role. */
-export async function retrieveDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
-  return retrieveRefundFor(deps, actorOwner(actor, isLive, "read"), id);
-}
-
-async function retrieveRefundFor(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
+/** GET /v1/refunds/:id, and the dashboard's refund (any role): how to pay it while pending. */
+export async function retrieveRefund(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
   return { merchantId: owner.merchantId, refund: await shown(deps, await ownRefund(deps, owner, id)) };
 }
 
@@ -335,22 +319,8 @@ export interface TransactionRefunds {
   amountRefundable: string | null;
 }
 
-/** GET /v1/transaction/:id/refunds: oldest first, with what is left to refund. */
-export async function transactionRefunds(deps: RefundDeps, bearerToken: string | undefined, transactionId: string): Promise<TransactionRefunds> {
-  return transactionRefundsFor(deps, await keyOwner(deps, bearerToken), transactionId);
-}
-
-/** The transaction page's refunds, for any role. */
-export async function dashboardTransactionRefunds(
-  deps: RefundDeps,
-  actor: DashboardActor,
-  isLive: boolean,
-  transactionId: string,
-): Promise<TransactionRefunds> {
-  return transactionRefundsFor(deps, actorOwner(actor, isLive, "read"), transactionId);
-}
-
-async function transactionRefundsFor(deps: RefundDeps, owner: RefundOwner, transactionId: string): Promise<TransactionRefunds> {
+/** GET /v1/transaction/:id/refunds and the transaction page's refunds (any role): oldest first, with what is left to refund. */
+export async function transactionRefunds(deps: RefundDeps, owner: RefundOwner, transactionId: string): Promise<TransactionRefunds> {
   const transaction = await findTransactionFor(deps.stores.transactions, transactionId, owner.merchantId, owner.isLive);
   if (!transaction) throw errors.transactionNotFound(transactionId);
   const rows = await deps.stores.refunds.listForTransaction(transaction.id);
@@ -393,27 +363,26 @@ export const RefundListParams = z.object({
 /** GET /v1/refunds: the merchant's refunds of the key's mode, newest first, with the cursor of /v1/transactions. */
 export async function listRefunds(
   deps: RefundDeps,
-  bearerToken: string | undefined,
+  owner: RefundOwner,
   params: Record<string, unknown>,
 ): Promise<{ merchantId: number; refunds: RefundView[]; hasMore: boolean }> {
-  const caller = await deps.credentials.authenticateSecret(bearerToken);
   const query = parseListQuery(RefundListParams, params);
   let after: { createdAt: Date; id: string } | null = null;
   if (query.starting_after !== undefined) {
-    const cursor = await deps.stores.refunds.findFor(query.starting_after, caller.merchant.id, caller.isLive);
+    const cursor = await deps.stores.refunds.findFor(query.starting_after, owner.merchantId, owner.isLive);
     if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
     after = { createdAt: cursor.createdAt, id: cursor.id };
   }
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await deps.stores.refunds.page({
-    merchantId: caller.merchant.id,
-    isLive: caller.isLive,
+    merchantId: owner.merchantId,
+    isLive: owner.isLive,
     transactionId: query.transaction?.toLowerCase() ?? null,
     after,
     limit: limit + 1,
   });
   const page = pageOf(rows, limit);
-  return { merchantId: caller.merchant.id, refunds: page.items.map((r) => refundView(r)), hasMore: page.hasMore };
+  return { merchantId: owner.merchantId, refunds: page.items.map((r) => refundView(r)), hasMore: page.hasMore };
 }
 
 /** A pending refund's change with its event; 409 when it is no longer pending (also when it moved in between). */
@@ -440,16 +409,8 @@ async function changePending(
   return changed;
 }
 
-/** POST /v1/refunds/:id/cancel. */
-export async function cancelRefund(deps: RefundDeps, bearerToken: string | undefined, id: string): Promise<RefundOutcome> {
-  return cancelRefundFor(deps, await keyOwner(deps, bearerToken), id);
-}
-
-export async function cancelDashboardRefund(deps: RefundDeps, actor: DashboardActor, isLive: boolean, id: string): Promise<RefundOutcome> {
-  return cancelRefundFor(deps, actorOwner(actor, isLive, "manage_refunds"), id);
-}
-
-async function cancelRefundFor(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
+/** POST /v1/refunds/:id/cancel, and the dashboard's (manage_refunds). */
+export async function cancelRefund(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
   const refund = await ownRefund(deps, owner, id);
   const audit = auditOf(deps, owner, "refund.cancel", `${refund.id} on transaction ${refund.transactionId}`);
   const canceled = await changePending(deps, refund, { state: "canceled", canceledAt: deps.clock.now() }, "refund.canceled", audit);
@@ -467,25 +428,12 @@ export const MarkPaidBody = z.object({
 });
 
 /**
- * POST /v1/refunds/:id/mark_paid: the merchant says it paid with `tx_hash`. The refund stays pending,
- * marked `merchant` with verification pending, until the chain side sees that transaction reach the
- * destination (refundSucceeded) or finds it does not (refundVerificationFailed).
+ * POST /v1/refunds/:id/mark_paid, and the dashboard's (manage_refunds): the merchant says it paid with
+ * `tx_hash`. The refund stays pending, marked `merchant` with verification pending, until the chain
+ * side sees that transaction reach the destination (refundSucceeded) or finds it does not
+ * (refundVerificationFailed).
  */
-export async function markRefundPaid(deps: RefundDeps, bearerToken: string | undefined, id: string, body: unknown): Promise<RefundOutcome> {
-  return markRefundPaidFor(deps, await keyOwner(deps, bearerToken), id, body);
-}
-
-export async function markDashboardRefundPaid(
-  deps: RefundDeps,
-  actor: DashboardActor,
-  isLive: boolean,
-  id: string,
-  body: unknown,
-): Promise<RefundOutcome> {
-  return markRefundPaidFor(deps, actorOwner(actor, isLive, "manage_refunds"), id, body);
-}
-
-async function markRefundPaidFor(deps: RefundDeps, owner: RefundOwner, id: string, body: unknown): Promise<RefundOutcome> {
+export async function markRefundPaid(deps: RefundDeps, owner: RefundOwner, id: string, body: unknown): Promise<RefundOutcome> {
   const parsed = parseBody(MarkPaidBody, body);
   if (!parsed.ok) throw errors.refundValidation(parsed.errors);
   const refund = await ownRefund(deps, owner, id);

@@ -1,6 +1,6 @@
 // REST controllers of refunds (issue 26; docs/refunds.md): parse the request, call the core, shape
 // the reply. Secret key only; the rules are the core's (src/core/refunds).
-import { Router, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { RefundOutcome } from "../../core/refunds/refunds.ts";
@@ -17,10 +17,10 @@ function sendRefund(res: Response, outcome: RefundOutcome, status = 200): void {
 
 export function refundRoutes(gateway: PaymentGateway): Router {
   const router = Router();
+  const owner = (req: Request) => gateway.refundOwner(bearerToken(req.headers.authorization));
 
   router.post("/v1/transaction/:transaction_id/refunds", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    const outcome = await gateway.createRefund({
-      bearerToken: bearerToken(req.headers.authorization),
+    const outcome = await gateway.createRefund(await owner(req), {
       transactionId: String(req.params.transaction_id),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -29,29 +29,29 @@ export function refundRoutes(gateway: PaymentGateway): Router {
   });
 
   router.get("/v1/transaction/:transaction_id/refunds", noStore, async (req, res) => {
-    const found = await gateway.transactionRefunds(bearerToken(req.headers.authorization), String(req.params.transaction_id));
+    const found = await gateway.transactionRefunds(await owner(req), String(req.params.transaction_id));
     res.locals.merchantId = found.merchantId;
     const body: TransactionRefundsResponse = { status: "success", data: found.refunds, meta: { amount_refundable: found.amountRefundable } };
     res.status(200).json(body);
   });
 
   router.get("/v1/refunds", noStore, async (req, res) => {
-    const page = await gateway.listRefunds(bearerToken(req.headers.authorization), { ...req.query });
+    const page = await gateway.listRefunds(await owner(req), { ...req.query });
     res.locals.merchantId = page.merchantId;
     const body: RefundListResponse = { status: "success", data: page.refunds, has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 
   router.get("/v1/refunds/:refund_id", noStore, async (req, res) => {
-    sendRefund(res, await gateway.retrieveRefund(bearerToken(req.headers.authorization), String(req.params.refund_id)));
+    sendRefund(res, await gateway.retrieveRefund(await owner(req), String(req.params.refund_id)));
   });
 
   router.post("/v1/refunds/:refund_id/cancel", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.cancelRefund(bearerToken(req.headers.authorization), String(req.params.refund_id)));
+    sendRefund(res, await gateway.cancelRefund(await owner(req), String(req.params.refund_id)));
   });
 
   router.post("/v1/refunds/:refund_id/mark_paid", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.markRefundPaid(bearerToken(req.headers.authorization), String(req.params.refund_id), req.body));
+    sendRefund(res, await gateway.markRefundPaid(await owner(req), String(req.params.refund_id), req.body));
   });
 
   return router;

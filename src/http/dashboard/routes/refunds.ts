@@ -1,18 +1,21 @@
 // The dashboard's refunds (issue 26; docs/refunds.md): POST /transactions/:id/refunds (the REST body and
 // Idempotency-Key), GET /transactions/:id/refunds, GET /refunds/:id (how to pay it: PSBT in base64, EVM
 // fields, URI and QR), GET /refunds/:id/psbt (the PSBT as a file for the merchant's wallet),
-// POST /refunds/:id/cancel and POST /refunds/:id/mark_paid. All take ?mode=; the gateway authorizes
-// (manage_refunds for a change) and runs the API's own use cases, so errors are the API's (error shape,
-// status and reason).
-import type { Router } from "express";
+// POST /refunds/:id/cancel and POST /refunds/:id/mark_paid. All take ?mode=; each resolves the owner
+// once (the gateway checks the role: read, or manage_refunds for a change) and runs the API's own use
+// cases, so errors are the API's (error shape, status and reason).
+import type { Request, Response, Router } from "express";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import { idempotencyKeyHeader } from "../../../edge/headers.ts";
 import { actorOf, isLiveOf, sendData } from "../session.ts";
 
 export function refundRoutes(router: Router, gateway: PaymentGateway): void {
+  const reader = (req: Request, res: Response) => gateway.dashboardRefundOwner(actorOf(res), isLiveOf(req), "read");
+  const manager = (req: Request, res: Response) => gateway.dashboardRefundOwner(actorOf(res), isLiveOf(req), "manage_refunds");
+
   router.post("/transactions/:id/refunds", async (req, res) => {
-    const outcome = await gateway.createDashboardRefund(actorOf(res), isLiveOf(req), {
+    const outcome = await gateway.createRefund(manager(req, res), {
       transactionId: String(req.params.id),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -23,16 +26,16 @@ export function refundRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.get("/transactions/:id/refunds", async (req, res) => {
-    const found = await gateway.dashboardTransactionRefunds(actorOf(res), isLiveOf(req), String(req.params.id));
+    const found = await gateway.transactionRefunds(reader(req, res), String(req.params.id));
     sendData(res, { refunds: found.refunds, amount_refundable: found.amountRefundable });
   });
 
   router.get("/refunds/:id", async (req, res) => {
-    sendData(res, (await gateway.dashboardRefund(actorOf(res), isLiveOf(req), String(req.params.id))).refund);
+    sendData(res, (await gateway.retrieveRefund(reader(req, res), String(req.params.id))).refund);
   });
 
   router.get("/refunds/:id/psbt", async (req, res) => {
-    const { refund } = await gateway.dashboardRefund(actorOf(res), isLiveOf(req), String(req.params.id));
+    const { refund } = await gateway.retrieveRefund(reader(req, res), String(req.params.id));
     const psbt = refund.payment?.psbt;
     if (!psbt) throw errors.refundPsbtNotFound(refund.id);
     res.status(200);
@@ -43,10 +46,10 @@ export function refundRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.post("/refunds/:id/cancel", async (req, res) => {
-    sendData(res, (await gateway.cancelDashboardRefund(actorOf(res), isLiveOf(req), String(req.params.id))).refund);
+    sendData(res, (await gateway.cancelRefund(manager(req, res), String(req.params.id))).refund);
   });
 
   router.post("/refunds/:id/mark_paid", async (req, res) => {
-    sendData(res, (await gateway.markDashboardRefundPaid(actorOf(res), isLiveOf(req), String(req.params.id), req.body)).refund);
+    sendData(res, (await gateway.markRefundPaid(manager(req, res), String(req.params.id), req.body)).refund);
   });
 }
