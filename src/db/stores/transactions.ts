@@ -33,10 +33,7 @@ export function transactionStore(db: Database): TransactionStore {
     findFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude }),
 
     async findRowFor(id, merchantId, isLive) {
-      const [row] = await queryDirect<Transaction>(
-        db,
-        Prisma.sql`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}`,
-      );
+      const [row] = await queryDirect<Transaction>(db, Prisma.sql`WITH ${ownTransaction(id, merchantId, isLive)} SELECT * FROM t`);
       return row ?? null;
     },
 
@@ -359,6 +356,18 @@ const TRANSACTION_COLUMNS = Prisma.raw(
     .join(", "),
 );
 
+/**
+ * The steps of a WITH that end in `t`: the transaction `id` if it is the merchant's, in the mode. Looked
+ * up by its primary key alone, then checked: given all three conditions at once, a planner without
+ * statistics (a new table) may take the (merchant_id, is_live, …, id) index instead, and a prepared
+ * statement keeps that plan, which reads every entry of the merchant's mode for one row (issue 30).
+ */
+function ownTransaction(id: string, merchantId: number, isLive: boolean): Prisma.Sql {
+  return Prisma.sql`
+    by_id AS MATERIALIZED (SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id}),
+    t AS (SELECT * FROM by_id WHERE "merchantId" = ${merchantId} AND "isLive" = ${isLive})`;
+}
+
 /** A released lease's end: long past, so the next lease takes it. */
 const FREE = new Date(0);
 
@@ -439,7 +448,7 @@ function initiateReadStatement(
   const initiated = Prisma.sql`${lease !== null && coin !== null} AND EXISTS (SELECT 1 FROM t WHERE t.status = 'INITIATED')`;
   const now = lease?.now ?? new Date(0);
   return Prisma.sql`
-    WITH t AS (SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE id = ${id} AND merchant_id = ${merchantId} AND is_live = ${isLive}),
+    WITH ${ownTransaction(id, merchantId, isLive)},
     settings AS (
       SELECT m.price_spread_percent AS spread, m.price_sources AS sources,
         (SELECT d.network FROM merchant_default_networks d

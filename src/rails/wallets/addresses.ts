@@ -7,7 +7,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { bytesToNumberBE } from "@noble/curves/utils.js";
+import { bytesToNumberBE, numberToBytesBE } from "@noble/curves/utils.js";
 import type { Network, UtxoNetwork } from "./networks.ts";
 
 const base58check = createBase58check(sha256);
@@ -25,8 +25,26 @@ export function receiveChainOf(account: HDKey): HDKey {
 /** The address at `index` below the external chain node `chain`. */
 export function deriveReceiveAddress(network: Network, chain: HDKey, index: number): string {
   const child = receivePoint(chain, index);
-  if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, hash160(child.toBytes(true)));
-  return evmAddressOf(child.toBytes(false));
+  if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, hash160(encodePoint(child, true)));
+  return evmAddressOfUncompressed(encodePoint(child, false));
+}
+
+/**
+ * SEC1 encoding of a derived point (compressed: 02/03 and x; else 04, x and y) with one field
+ * inversion: the library's toBytes checks the point first, which takes a second (a sixth of a
+ * derivation). A point made by childPoint is on the curve and not the identity.
+ */
+export function encodePoint(point: CurvePoint, compressed: boolean): Uint8Array {
+  const { x, y } = point.toAffine();
+  const out = new Uint8Array(compressed ? 33 : 65);
+  out.set(numberToBytesBE(x, 32), 1);
+  if (compressed) {
+    out[0] = (y & 1n) === 1n ? 0x03 : 0x02;
+  } else {
+    out[0] = 0x04;
+    out.set(numberToBytesBE(y, 32), 33);
+  }
+  return out;
 }
 
 export type CurvePoint = InstanceType<typeof secp256k1.Point>;
@@ -96,7 +114,11 @@ export function p2wpkhAddress(hrp: string, pubKeyHash: Uint8Array): string {
 
 /** EIP-55 address of a secp256k1 public key (compressed or not). */
 export function evmAddressOf(publicKey: Uint8Array): string {
-  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  return evmAddressOfUncompressed(secp256k1.Point.fromBytes(publicKey).toBytes(false));
+}
+
+/** EIP-55 address of an uncompressed public key (04, x, y) known to be valid. */
+function evmAddressOfUncompressed(uncompressed: Uint8Array): string {
   const hash = keccak_256(uncompressed.subarray(1));
   return toChecksumAddress(bytesToHex(hash.subarray(12)));
 }

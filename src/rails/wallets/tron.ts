@@ -29,7 +29,7 @@ import { LRUCache } from "lru-cache";
 import type { CryptoSlug } from "../../core/money/currencies.ts";
 import { CHAINS, COIN_NETWORKS } from "../../core/networks.ts";
 import type { ExtendedKeyCheck } from "../../core/ports.ts";
-import { receiveChainOf, receivePoint } from "./addresses.ts";
+import { encodePoint, receiveChainOf, receivePoint } from "./addresses.ts";
 import { type AccountKeyCheck, type AccountKeyRules, checkAccountKey, createAccountKey, decodeBase58check } from "./extended-keys.ts";
 import { assertPositive } from "./payment-uri.ts";
 
@@ -58,7 +58,11 @@ export const TRON_KEY_RULES: AccountKeyRules = {
 
 /** The TRON address of a secp256k1 public key (compressed or not). */
 export function tronAddressOf(publicKey: Uint8Array): string {
-  const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  return tronAddressOfUncompressed(secp256k1.Point.fromBytes(publicKey).toBytes(false));
+}
+
+/** The address of an uncompressed public key (04, x, y) known to be valid. */
+function tronAddressOfUncompressed(uncompressed: Uint8Array): string {
   return tronAddressFromBytes(keccak_256(uncompressed.subarray(1)).subarray(12));
 }
 
@@ -150,7 +154,7 @@ export function tronReceiveChain(isLive: boolean, extendedPublicKey: string): HD
 
 /** Receive address `index` below the external chain node of a TRON account (<account>/0). */
 export function deriveTronAddress(chain: HDKey, index: number): string {
-  return tronAddressOf(receivePoint(chain, index).toBytes(false));
+  return tronAddressOfUncompressed(encodePoint(receivePoint(chain, index), false));
 }
 
 /** A fresh TRON account for test mode: the tpub of m/44'/195'/0' of a random seed, whose private parts are dropped. */
