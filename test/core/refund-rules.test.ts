@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PaygateError } from "../../src/core/errors.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import { cryptoBySlug, fiatBySlug } from "../../src/core/money/currencies.ts";
-import { amountOf, bodyProblems, destinationProblem, RefundBody, refundableOf } from "../../src/core/refunds/rules.ts";
+import { amountOf, bodyProblems, countedRefundsOf, destinationProblem, RefundBody, refundableOf } from "../../src/core/refunds/rules.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 
 const LTC = cryptoBySlug("LTC")!;
@@ -28,6 +28,16 @@ describe("what is left to refund", () => {
     expect(refundableOf(paid("1.5"), new Decimal("0.4")).toFixed()).toBe("1.1");
     expect(refundableOf({ amountPaid: null }, new Decimal(0)).toFixed()).toBe("0");
     expect(refundableOf(paid("1"), new Decimal("2")).toFixed()).toBe("0");
+  });
+
+  it("counts the pending and succeeded refunds, exactly, and not the canceled ones", () => {
+    const refunds = [
+      { state: "pending" as const, amount: new Decimal("0.1") },
+      { state: "canceled" as const, amount: new Decimal("5") },
+      { state: "succeeded" as const, amount: new Decimal("0.2") },
+    ];
+    expect(countedRefundsOf(refunds).toFixed()).toBe("0.3");
+    expect(countedRefundsOf([]).toFixed()).toBe("0");
   });
 });
 

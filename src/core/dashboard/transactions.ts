@@ -8,8 +8,9 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { redeliverEvent } from "../events/deliveries.ts";
 import { isEventId } from "../events/list.ts";
-import { Decimal } from "../money/amounts.ts";
+import type { Decimal } from "../money/amounts.ts";
 import { refundSummaries } from "../refunds/refunds.ts";
+import { COUNTED_REFUND_STATES, countedRefundsOf } from "../refunds/rules.ts";
 import type { RefundSummary } from "../refunds/view.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { EventWithAttempts } from "../stores/webhook-events.ts";
@@ -54,9 +55,10 @@ export async function listDashboardTransactions(
 }
 
 function refundedOf(summary: RefundSummary | undefined): { refunded: Decimal | null; refundsPending: number } {
-  const counted = (summary?.refunds ?? []).filter((r) => r.state === "pending" || r.state === "succeeded");
+  const refunds = summary?.refunds ?? [];
+  const counted = refunds.filter((r) => COUNTED_REFUND_STATES.includes(r.state));
   return {
-    refunded: counted.length === 0 ? null : counted.reduce((sum, r) => sum.plus(r.amount), new Decimal(0)),
+    refunded: counted.length === 0 ? null : countedRefundsOf(counted),
     refundsPending: counted.filter((r) => r.state === "pending").length,
   };
 }

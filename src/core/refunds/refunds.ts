@@ -23,6 +23,7 @@ import {
   amountOf,
   bodyProblems,
   CLAIM_TOKEN,
+  countedRefundsOf,
   DEFAULT_CLAIM_DAYS,
   destinationProblem,
   isRefundId,
@@ -323,12 +324,11 @@ export interface TransactionRefunds {
 export async function transactionRefunds(deps: RefundDeps, owner: RefundOwner, transactionId: string): Promise<TransactionRefunds> {
   const transaction = await findTransactionFor(deps.stores.transactions, transactionId, owner.merchantId, owner.isLive);
   if (!transaction) throw errors.transactionNotFound(transactionId);
-  const rows = await deps.stores.refunds.listForTransaction(transaction.id);
-  const summary = (await refundSummaries(deps, [transaction])).get(transaction.id);
+  const rows = await deps.stores.refunds.listForTransactions([transaction.id]);
   return {
     merchantId: owner.merchantId,
     refunds: rows.map((r) => refundView(r)),
-    amountRefundable: summary?.amount_refundable ?? null,
+    amountRefundable: summaryOf(transaction, rows).amount_refundable,
   };
 }
 
@@ -337,19 +337,18 @@ export async function refundSummaries(
   deps: Pick<RefundDeps, "stores">,
   transactions: readonly TransactionRecord[],
 ): Promise<Map<string, RefundSummary>> {
-  const summaries = new Map<string, RefundSummary>();
-  const refunded = transactions.length === 0 ? new Map<string, Decimal>() : await deps.stores.refunds.refundedAmounts(transactions.map((t) => t.id));
-  const withRefunds = transactions.filter((t) => refunded.has(t.id));
-  const rows = await Promise.all(withRefunds.map((t) => deps.stores.refunds.listForTransaction(t.id)));
-  const byTransaction = new Map(withRefunds.map((t, i) => [t.id, rows[i] ?? []]));
-  for (const t of transactions) {
-    const refunds = byTransaction.get(t.id) ?? [];
-    summaries.set(t.id, {
-      refunds: refunds.map((r) => ({ id: r.id, state: r.state, amount: r.amount.toFixed(), created_at: r.createdAt.toISOString() })),
-      amount_refundable: t.paymentCurrencyId === null ? null : refundableOf(t, refunded.get(t.id) ?? new Decimal(0)).toFixed(),
-    });
-  }
-  return summaries;
+  const rows = await deps.stores.refunds.listForTransactions(transactions.map((t) => t.id));
+  const byTransaction = new Map<string, RefundRecord[]>();
+  for (const row of rows) byTransaction.set(row.transactionId, [...(byTransaction.get(row.transactionId) ?? []), row]);
+  return new Map(transactions.map((t) => [t.id, summaryOf(t, byTransaction.get(t.id) ?? [])]));
+}
+
+/** A transaction's refunds in short (oldest first) and what is left to refund. */
+function summaryOf(t: TransactionRecord, refunds: readonly RefundRecord[]): RefundSummary {
+  return {
+    refunds: refunds.map((r) => ({ id: r.id, state: r.state, amount: r.amount.toFixed(), created_at: r.createdAt.toISOString() })),
+    amount_refundable: t.paymentCurrencyId === null ? null : refundableOf(t, countedRefundsOf(refunds)).toFixed(),
+  };
 }
 
 const REFUND_CURSOR = /^re_[0-9a-f-]{36}$/;

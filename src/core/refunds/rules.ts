@@ -7,7 +7,7 @@ import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts
 import type { CryptoCurrency, FiatCurrency } from "../money/currencies.ts";
 import type { NetworkSlug } from "../networks.ts";
 import type { PaymentRails } from "../ports.ts";
-import type { RefundAmountKind, RefundValuation, Transaction } from "../records.ts";
+import type { RefundAmountKind, RefundState, RefundValuation, Transaction } from "../records.ts";
 import { isStorableText } from "../transactions/requests.ts";
 
 export const REFUND_ID = /^re_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -69,6 +69,14 @@ export function bodyProblems(body: RefundRequestBody, crypto: CryptoCurrency): F
 /** What counted towards the payment and may be given back: the confirmed amount paid. */
 export function receivedOf(t: Pick<Transaction, "amountPaid">): Decimal {
   return new Decimal(t.amountPaid?.toString() ?? 0);
+}
+
+/** The refunds that count against what may be refunded: those not canceled. */
+export const COUNTED_REFUND_STATES: readonly RefundState[] = ["pending", "succeeded"];
+
+/** The sum of the refunds that count (COUNTED_REFUND_STATES). */
+export function countedRefundsOf(refunds: readonly { state: RefundState; amount: { toString(): string } }[]): Decimal {
+  return refunds.filter((r) => COUNTED_REFUND_STATES.includes(r.state)).reduce((sum, r) => sum.plus(r.amount.toString()), new Decimal(0));
 }
 
 /** What is left to refund: what arrived and counts, less the refunds pending or succeeded. */

@@ -49,8 +49,8 @@ export interface RefundStore {
   /** The refund of this merchant and mode, or null. */
   findFor(id: string, merchantId: number, isLive: boolean): Promise<RefundRecord | null>;
   findByClaimHash(hash: string): Promise<RefundRecord | null>;
-  /** The transaction's refunds, oldest first. */
-  listForTransaction(transactionId: string): Promise<RefundRecord[]>;
+  /** The refunds of these transactions, oldest first: one read for a page of transactions. */
+  listForTransactions(transactionIds: readonly string[]): Promise<RefundRecord[]>;
   /** Per transaction: the sum of its pending and succeeded refunds (absent: none). */
   refundedAmounts(transactionIds: readonly string[]): Promise<Map<string, Decimal>>;
   /** Newest first by (createdAt, id), after the cursor, up to the limit. */

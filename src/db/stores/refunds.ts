@@ -2,6 +2,7 @@
 // and announces it (NOTIFY, so the dispatcher wakes) in the same database transaction.
 import type { Decimal } from "../../core/money/amounts.ts";
 import { Decimal as CoreDecimal } from "../../core/money/amounts.ts";
+import { COUNTED_REFUND_STATES } from "../../core/refunds/rules.ts";
 import type { RefundRecord } from "../../core/refunds/view.ts";
 import type { RefundEventRow, RefundStore } from "../../core/stores/refunds.ts";
 import { Prisma } from "../generated/client.ts";
@@ -11,7 +12,7 @@ import { auditRow } from "./audit-log.ts";
 import { transactionInclude } from "./rows.ts";
 
 const refundInclude = { transaction: { include: transactionInclude } } as const;
-const COUNTED_STATES = ["pending", "succeeded"];
+const COUNTED_STATES = [...COUNTED_REFUND_STATES];
 
 /** Prisma's row typed as the core's record: state, kind and valuation are the values the core wrote. */
 const asRecord = (row: unknown) => row as RefundRecord;
@@ -58,8 +59,16 @@ export function refundStore(db: Database): RefundStore {
 
     findByClaimHash: async (hash) => asRecord(await db.refund.findUnique({ where: { claimTokenHash: hash }, include: refundInclude })),
 
-    listForTransaction: async (transactionId) =>
-      (await db.refund.findMany({ where: { transactionId }, include: refundInclude, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(asRecord),
+    listForTransactions: async (transactionIds) =>
+      transactionIds.length === 0
+        ? []
+        : (
+            await db.refund.findMany({
+              where: { transactionId: { in: [...transactionIds] } },
+              include: refundInclude,
+              orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+            })
+          ).map(asRecord),
 
     async refundedAmounts(transactionIds) {
       const totals = new Map<string, Decimal>();
