@@ -12,6 +12,10 @@
 // each batch, then the median and the least per build and mode. Load moves every figure; the pairing
 // is what makes two builds comparable. NODE_EXTRA adds node flags ("{name}" is replaced by NAME), e.g.
 // NODE_EXTRA="--cpu-prof --cpu-prof-dir=/tmp/prof-{name}". BENCH_POSTGRES_URL as for the bench.
+// For an experiment on one build (the same DIR may be given twice, under two names): ENV_<NAME> adds
+// variables to its service ("PAYGATE_WEBHOOK_DISPATCHER=false"), SQL_<NAME> runs statements on its
+// database once its merchant is made ("DROP TRIGGER …"), and KEEP_DATABASES=1 keeps the scratch
+// databases for EXPLAIN afterwards (their URLs are printed).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
@@ -141,6 +145,17 @@ async function start(name: string, root: string): Promise<Build> {
   const keys = JSON.parse(created) as Keys;
   const wallet = ["bin/paygate.mjs", "merchant", "update", String(keys.id), "--wallet", `BTC=${LIVE_BTC_ZPUB}`, "--mode", "live", "--json"];
   await runToCompletion("merchant update", wallet, env, root, 180_000);
+  const experiment = process.env[`SQL_${name}`];
+  if (experiment) {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(experiment);
+    } finally {
+      await client.end();
+    }
+    console.error(`${name}: ran SQL_${name}`);
+  }
   const port = await freePort();
   const extra = (process.env.NODE_EXTRA ?? "")
     .split(" ")
@@ -148,7 +163,13 @@ async function start(name: string, root: string): Promise<Build> {
     .map((flag) => flag.replaceAll("{name}", name));
   const counting = process.env.COUNT ? ["--import", path.join(HERE, "count-statements.mjs")] : [];
   const args = [...extra, ...counting, "--max-old-space-size=512", "--max-semi-space-size=8", "dist/main.js"];
-  const child = startChild(name, args, { ...env, PORT: String(port) }, root);
+  const own = Object.fromEntries(
+    (process.env[`ENV_${name}`] ?? "")
+      .split(" ")
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+  const child = startChild(name, args, { ...env, ...own, PORT: String(port) }, root);
   const url = `http://127.0.0.1:${port}`;
   await waitForHealthy(`${url}/healthz`, child, 120_000);
   const build: Build = { name, url, child, keys, ids: { live: [], test: [] }, database, countFile, figures: new Map() };
@@ -238,7 +259,8 @@ try {
 } finally {
   for (const build of builds) {
     await build.child.stop();
-    await build.database.drop().catch(() => {});
+    if (process.env.KEEP_DATABASES) console.error(`${build.name}: kept ${build.database.url}`);
+    else await build.database.drop().catch(() => {});
   }
   await admin.end();
   await prices.close();
