@@ -339,7 +339,11 @@ export async function refundSummaries(
 ): Promise<Map<string, RefundSummary>> {
   const rows = await deps.stores.refunds.listForTransactions(transactions.map((t) => t.id));
   const byTransaction = new Map<string, RefundRecord[]>();
-  for (const row of rows) byTransaction.set(row.transactionId, [...(byTransaction.get(row.transactionId) ?? []), row]);
+  for (const row of rows) {
+    const list = byTransaction.get(row.transactionId);
+    if (list) list.push(row);
+    else byTransaction.set(row.transactionId, [row]);
+  }
   return new Map(transactions.map((t) => [t.id, summaryOf(t, byTransaction.get(t.id) ?? [])]));
 }
 

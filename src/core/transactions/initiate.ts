@@ -50,10 +50,9 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
   // if the transaction is INITIATED, leases an index of the wallet the request will pay to (one round
   // trip where there were three). Leased only for a request that what is known before the read lets
   // through; one the merchant's default network then refuses frees its index.
-  const crypto = cryptoById(body.currency_id);
-  const named = body.network ?? null;
-  const coin = crypto ? { currencyId: crypto.id, ...(named !== null && isNetworkSlug(named) ? { network: named } : {}) } : null;
-  const leasable = crypto !== undefined && caller.merchant.active && (named === null || (isNetworkSlug(named) && !!coinNetwork(crypto.slug, named)));
+  const requested = requestedCoin(body);
+  const coin = requested.ok ? { currencyId: requested.crypto.id, ...(requested.named === null ? {} : { network: requested.named }) } : null;
+  const leasable = requested.ok && caller.merchant.active;
   const now = deps.clock.now();
   const read = await transactionForInitiate(
     stores.transactions,
@@ -63,7 +62,7 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
     leasable ? { now, until: new Date(now.getTime() + INDEX_LEASE_MS) } : null,
   );
   const { transaction, pricing } = read;
-  const checked = checkRequest(deps.rails, caller, body, read.defaultNetwork);
+  const checked = checkRequest(deps.rails, caller, body, requested, read.defaultNetwork);
   let early = read.lease;
   if (early && (!checked.ok || read.leasedOn !== checked.network)) {
     await releaseIndex(deps, early);
@@ -84,17 +83,39 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
   }
 }
 
+/** The coin the request asks for and the network it names (null: none named), checked before the read (which leases on them). */
+type RequestedCoin = { ok: true; crypto: CryptoCurrency; named: NetworkSlug | null } | { ok: false; error: PaygateError };
+
+function requestedCoin(body: InitiateBody): RequestedCoin {
+  const crypto = cryptoById(body.currency_id);
+  if (!crypto) return { ok: false, error: errors.unsupportedCurrency(body.currency_id, SUPPORTED_CURRENCIES) };
+  const named = body.network ?? null;
+  if (named === null) return { ok: true, crypto, named };
+  return isCoinNetwork(crypto, named) ? { ok: true, crypto, named } : { ok: false, error: networkRefused(crypto, named) };
+}
+
+const isCoinNetwork = (crypto: CryptoCurrency, network: string): network is NetworkSlug =>
+  isNetworkSlug(network) && !!coinNetwork(crypto.slug, network);
+
+const networkRefused = (crypto: CryptoCurrency, network: string) =>
+  errors.initiateValidation([
+    { field: "network", message: `network must be one of ${allowedNetworksText(crypto.slug)} for ${crypto.slug} (got '${network}')` },
+  ]);
+
 /** What the request asks for, checked against what needs no transaction: the currency, the refund address, the merchant. */
 type CheckedRequest = { ok: true; crypto: CryptoCurrency; network: NetworkSlug; refundAddress: string | null } | { ok: false; error: PaygateError };
 
-function checkRequest(rails: PaymentRails, caller: Caller, body: InitiateBody, merchantDefault: string | null): CheckedRequest {
-  const crypto = cryptoById(body.currency_id);
-  if (!crypto) return { ok: false, error: errors.unsupportedCurrency(body.currency_id, SUPPORTED_CURRENCIES) };
-  const network = body.network ?? merchantDefault ?? defaultNetworkOf(crypto.slug);
-  if (!isNetworkSlug(network) || !coinNetwork(crypto.slug, network)) {
-    const message = `network must be one of ${allowedNetworksText(crypto.slug)} for ${crypto.slug} (got '${network}')`;
-    return { ok: false, error: errors.initiateValidation([{ field: "network", message }]) };
-  }
+function checkRequest(
+  rails: PaymentRails,
+  caller: Caller,
+  body: InitiateBody,
+  requested: RequestedCoin,
+  merchantDefault: string | null,
+): CheckedRequest {
+  if (!requested.ok) return requested;
+  const { crypto } = requested;
+  const network = requested.named ?? merchantDefault ?? defaultNetworkOf(crypto.slug);
+  if (!isCoinNetwork(crypto, network)) return { ok: false, error: networkRefused(crypto, network) };
   const refundAddress = body.refund_address ?? null;
   if (refundAddress !== null && !rails.isValidAddress(crypto, caller.isLive, refundAddress, network)) {
     const where = body.network ? ` on ${network}` : "";
