@@ -209,33 +209,30 @@ try {
         const pid = build.child.pid;
         if (pid === undefined) throw new Error(`${build.name} has no process`);
         await new Promise((resolve) => setTimeout(resolve, 200));
-        const backends = (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [build.database.name])).rows.map(
-          (r) => r.pid,
-        );
-        const databaseMs = () =>
-          backends.reduce(
-            (sum, backend) =>
-              sum +
-              (() => {
-                try {
-                  return cpuMs(backend);
-                } catch {
-                  return 0;
-                }
-              })(),
-            0,
-          );
-        const [count0, service0, database0] = [await statements(build), cpuMs(pid), databaseMs()];
+        // Backends of the build's database, by pid: one that connects during the batch (the pool closes
+        // idle connections while the other builds run) counts from 0, so none of its work is missed.
+        const backendsNow = async () =>
+          (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [build.database.name])).rows.map((r) => r.pid);
+        const cpuOrZero = (backend: number) => {
+          try {
+            return cpuMs(backend);
+          } catch {
+            return 0;
+          }
+        };
+        const before = new Map((await backendsNow()).map((backend) => [backend, cpuOrZero(backend)]));
+        const databaseMs = async () => (await backendsNow()).reduce((sum, backend) => sum + cpuOrZero(backend) - (before.get(backend) ?? 0), 0);
+        const [count0, service0] = [await statements(build), cpuMs(pid)];
         if (mode === "init") await initialize(build, "live", BATCH, false);
         else await initiate(build, mode, BATCH);
-        const [service1, database1, count1] = [cpuMs(pid), databaseMs(), await statements(build)];
+        const [service1, database, count1] = [cpuMs(pid), await databaseMs(), await statements(build)];
         const figures = build.figures.get(mode) ?? { service: [], database: [], statements: [] };
         build.figures.set(mode, figures);
         figures.service.push((service1 - service0) / BATCH);
-        figures.database.push((database1 - database0) / BATCH);
+        figures.database.push(database / BATCH);
         figures.statements.push((count1 - count0) / BATCH);
         console.error(
-          `round ${round} ${mode} ${build.name}: service ${((service1 - service0) / BATCH).toFixed(2)} ms, database ${((database1 - database0) / BATCH).toFixed(2)} ms, statements ${((count1 - count0) / BATCH).toFixed(2)}, load ${os.loadavg()[0]?.toFixed(1)}`,
+          `round ${round} ${mode} ${build.name}: service ${((service1 - service0) / BATCH).toFixed(2)} ms, database ${(database / BATCH).toFixed(2)} ms, statements ${((count1 - count0) / BATCH).toFixed(2)}, load ${os.loadavg()[0]?.toFixed(1)}`,
         );
       }
     }

@@ -154,6 +154,21 @@ describe("what is not sent", () => {
     expect(report).toMatchObject({ outcome: { state: "SKIPPED" }, attempt: null });
   });
 
+  it("writes an event of a mode without a URL SKIPPED, and skips when due one whose URL went after it was written", async () => {
+    const keys = await merchantWithReceiver();
+    const kept = await initialize(keys.testPublicKey);
+    const eventOf = (transactionId: string) => t.db.webhookEvent.findFirstOrThrow({ where: { transactionId } });
+    expect(await eventOf(kept)).toMatchObject({ state: "PENDING", attemptCount: 0 });
+    await t.gateway.updateMerchant(keys.id, { testWebhookUrl: null });
+    const written = await initialize(keys.testPublicKey);
+    // Routed as it is written: nothing for the dispatcher to walk or to update later.
+    expect(await eventOf(written)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
+    const reports = await t.dispatcher().drain();
+    expect(reports.map((r) => r.eventId)).not.toContain((await eventOf(kept)).id);
+    expect(await eventOf(kept)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it("refuses, without connecting, a live URL on a private address unless the operator allows it", async () => {
     const keys = await t.merchant({ name: "Live Local", kyb: "VERIFIED" });
     // Set behind the URL check's back, as if the operator had allowed private addresses then.

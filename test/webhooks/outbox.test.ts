@@ -9,7 +9,9 @@ let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 
 beforeAll(async () => {
   t = await startTestGateway();
-  keys = await t.merchant({ name: "Acme Stores" });
+  // A URL for test mode: its events wait for the dispatcher (PENDING); a mode without one has its
+  // events written SKIPPED (test/webhooks/dispatcher.test.ts). No dispatcher runs here.
+  keys = await t.merchant({ name: "Acme Stores", testWebhookUrl: "https://hooks.example.com/paygate" });
 });
 afterAll(() => t.close());
 

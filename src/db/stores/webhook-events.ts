@@ -44,12 +44,10 @@ interface ClaimedRow extends Omit<ClaimedEvent, "claimToken"> {}
 
 /**
  * The event `e` goes to its mode's first endpoint (the merchant's webhook URL of the mode, issue 27):
- * there is one, enabled, whose filter takes the event's type. Its row exists exactly while the URL is set.
+ * the rule is the database's (paygate_first_endpoint_takes, migration 20261127030000), which also
+ * routes each event as it is written and guards the claim.
  */
-const FIRST_ENDPOINT_TAKES = Prisma.sql`
-  SELECT 1 FROM webhook_endpoints p
-  WHERE p.merchant_id = e.merchant_id AND p.is_live = e.is_live AND p.is_primary AND p.disabled_at IS NULL
-    AND ('*' = ANY(p.enabled_events) OR e.type = ANY(p.enabled_events))`;
+const FIRST_ENDPOINT_TAKES = Prisma.sql`paygate_first_endpoint_takes(e.merchant_id, e.is_live, e.type)`;
 
 /**
  * Takes up to `limit` due events and holds them until `leaseUntil`: a dispatcher that dies holding
@@ -68,8 +66,9 @@ async function claimDueEvents(db: Database, now: Date, leaseUntil: Date, limit: 
 
 /**
  * Marks due events whose merchant has no URL for their mode as skipped, up to `limit` in one
- * statement, and returns how many: nothing is sent and nothing retried. In bulk, because a merchant
- * without a URL may produce events as fast as the API takes requests.
+ * statement, and returns how many: nothing is sent and nothing retried. An event written while its
+ * mode had no URL is written SKIPPED (the route trigger); these are the ones whose URL went after
+ * they were written, in bulk, because a merchant may produce events as fast as the API takes requests.
  */
 async function skipUnroutableEvents(db: Database, now: Date, limit: number): Promise<number> {
   const [row] = await queryDirect<{ skipped: number }>(
@@ -78,7 +77,7 @@ async function skipUnroutableEvents(db: Database, now: Date, limit: number): Pro
     WITH unroutable AS (
       SELECT e.id FROM webhook_events e
       WHERE e.state = 'PENDING' AND e.next_attempt_at <= ${now}
-        AND NOT EXISTS (${FIRST_ENDPOINT_TAKES})
+        AND NOT ${FIRST_ENDPOINT_TAKES}
       ORDER BY e.next_attempt_at, e.seq
       LIMIT ${limit}
       FOR UPDATE OF e SKIP LOCKED),
