@@ -230,19 +230,24 @@ async function renderPage(page: DashboardPage | null): Promise<void> {
     main.setAttribute("aria-busy", "false");
     return arrived("Page not found");
   }
-  replace(main, h("h1", {}, page.title), h("p", { class: "loading" }, "Loading…"));
+  // Each render fills its own element: one left behind (the user went on while it waited for its data)
+  // writes into an element no longer shown, however late its answer comes, and says nothing.
+  const view = h("div", { class: "page" });
+  replace(main, view);
+  replace(view, h("h1", {}, page.title), h("p", { class: "loading" }, "Loading…"));
   try {
-    await page.render(context(), main);
+    await page.render(context(), view);
   } catch (error) {
+    if (!view.isConnected) return;
     if (error instanceof ApiError && error.status === 401) {
       session = null;
       return navigate(href("/sign-in", next(page.path)), true);
     }
-    replace(main, h("h1", {}, page.title), h("p", { class: "alert", role: "alert" }, messageOf(error)));
+    replace(view, h("h1", {}, page.title), h("p", { class: "alert", role: "alert" }, messageOf(error)));
   } finally {
-    main.setAttribute("aria-busy", "false");
+    if (view.isConnected) main.setAttribute("aria-busy", "false");
   }
-  arrived(page.title);
+  if (view.isConnected) arrived(page.title);
 }
 
 async function signOut(path: "/session" | "/sessions"): Promise<void> {

@@ -252,4 +252,33 @@ describe("the dashboard in a browser", () => {
       .waitFor(WAIT);
     await context.close();
   });
+
+  it("keeps the page opened last when the one before it gets its data later", async () => {
+    const { context, page, problems } = await open("/dashboard/sign-in?next=home", DESKTOP);
+    // The home page's figures are held until the Security page has been opened and shown.
+    let releaseHome: () => void = () => {};
+    const homeHeld = new Promise<void>((resolve) => {
+      releaseHome = resolve;
+    });
+    await page.route(/\/dashboard\/api\/home/, async (route) => {
+      await homeHeld;
+      await route.continue();
+    });
+    await signInWithKeyboard(page, owner.email, owner.password);
+    await h1(page, "Home");
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Security" }).click();
+    await h1(page, "Security");
+    await page.locator("main").getByText("Loading…").waitFor({ state: "detached", ...WAIT });
+    const home = page.waitForResponse(/\/dashboard\/api\/home/, WAIT);
+    releaseHome();
+    await home;
+    // Time for the late answer to be read and rendered (on a page no longer shown): the Security page
+    // stays, its title too, with nothing of the home page.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 250)));
+    expect(await page.title()).toBe("Security · paygate dashboard");
+    expect(await page.getByRole("heading", { level: 1 }).allTextContents()).toEqual(["Security"]);
+    expect(await page.locator("main").getAttribute("aria-busy")).toBe("false");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
