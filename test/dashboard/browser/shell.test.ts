@@ -268,7 +268,10 @@ describe("the dashboard in a browser", () => {
     await h1(page, "Home");
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Security" }).click();
     await h1(page, "Security");
-    await page.locator("main").getByText("Loading…").waitFor({ state: "detached", ...WAIT });
+    await page
+      .locator("main")
+      .getByText("Loading…")
+      .waitFor({ state: "detached", ...WAIT });
     const home = page.waitForResponse(/\/dashboard\/api\/home/, WAIT);
     releaseHome();
     await home;
