@@ -73,6 +73,9 @@ describe("GET /v1/events", () => {
     const skipped = await t.merchant({ name: "No URL" });
     await init(failing.testPublicKey);
     await init(skipped.testPublicKey);
+    // A mode without a URL: the event is skipped as it is written, before any dispatcher runs.
+    const asWritten = (await get("/v1/events", skipped.testSecretKey)).body.data[0];
+    expect(asWritten.delivery).toEqual({ state: "skipped", attempts: 0, next_attempt_at: null, delivered_at: null });
     receiver.answer = () => ({ status: 500, body: "down" });
     try {
       await t.dispatcher({ retryScheduleMs: [] }).drain();

@@ -31,6 +31,9 @@ export interface DashboardPage {
   nav?: boolean;
   /** Where the mode switch leads from this page: one transaction exists in one mode only, so its list. */
   modeSwitchTo?: string;
-  /** Fills `main` (its <h1> first: focus goes to it after navigation). */
+  /**
+   * Fills `main`, this render's own element inside the page's <main> (its <h1> first: focus goes to it
+   * after navigation). A render the user has left writes into an element no longer shown.
+   */
   render(ctx: PageContext, main: HTMLElement): void | Promise<void>;
 }
