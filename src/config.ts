@@ -281,7 +281,7 @@ export const WebhookEnvSchema = z.object({
     .max(60_000)
     .default(250)
     .describe(
-      "How often an idle dispatcher looks for due events. A new event wakes it at once ([Live updates](graphql.md#live-updates)), so this paces retries and is the fallback. Default: `250` ms.",
+      "How often an idle dispatcher looks for due events. An attempt that falls due wakes it at once ([Live updates](graphql.md#live-updates)), so this paces retries and is the fallback. Default: `250` ms.",
     ),
   PAYGATE_WEBHOOK_CONCURRENCY: z.coerce
     .number()

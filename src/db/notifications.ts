@@ -7,6 +7,12 @@ import type { TransactionChange, TransactionChanges } from "../core/stores/trans
 import { Prisma } from "./generated/client.ts";
 
 export const CHANGES_CHANNEL = "paygate_changes";
+/**
+ * Notified by the outbox's triggers when an event or a delivery becomes due for an attempt (migration
+ * 20261127060000), with an empty payload: one notification per database transaction.
+ */
+export const DELIVERIES_DUE_CHANNEL = "paygate_deliveries_due";
+const DELIVERIES_DUE: TransactionChange = { kind: "deliveries-due" };
 
 /** Where notifications are heard: a PostgreSQL server (a connection of its own) or the embedded PGlite. */
 export type NotificationSource = { kind: "postgres"; url: string } | { kind: "pglite"; pglite: PGlite };
@@ -101,11 +107,16 @@ export class ChangeFeed implements TransactionChanges {
     if (change) this.emit(change);
   };
 
+  private onDeliveriesDue = (): void => {
+    this.emit(DELIVERIES_DUE);
+  };
+
   private async listenPGlite(pglite: PGlite): Promise<void> {
     if (pglite.closed) return;
     const unlisten = await pglite.listen(CHANGES_CHANNEL, this.onPayload);
+    const unlistenDue = await pglite.listen(DELIVERIES_DUE_CHANNEL, this.onDeliveriesDue);
     this.stopListening = async () => {
-      if (!pglite.closed) await unlisten();
+      if (!pglite.closed) await Promise.all([unlisten(), unlistenDue()]);
     };
     if (this.closed) return this.stopListening();
     this.emit({ kind: "resync" });
@@ -129,7 +140,10 @@ export class ChangeFeed implements TransactionChanges {
         await client.connect();
         client.on("notification", (message) => {
           if (message.channel === CHANGES_CHANNEL && message.payload !== undefined) this.onPayload(message.payload);
+          else if (message.channel === DELIVERIES_DUE_CHANNEL) this.onDeliveriesDue();
         });
+        // Changes last: an operator finds the listening session by its last statement, `LISTEN paygate_changes`.
+        await client.query(`LISTEN ${DELIVERIES_DUE_CHANNEL}`);
         await client.query(`LISTEN ${CHANGES_CHANNEL}`);
         this.stopListening = end;
         if (this.closed) break;

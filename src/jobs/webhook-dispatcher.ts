@@ -133,9 +133,13 @@ export class WebhookDispatcher implements EventRedelivery {
     this.running = null;
   }
 
-  /** An event was committed (or notifications may have been missed): look now, after a short debounce. */
+  /**
+   * An attempt fell due (or notifications may have been missed): look now, after a short debounce. A
+   * transaction's change does not wake it: the event it wrote may be due for no endpoint (a mode
+   * without a URL), and the outbox announces the ones that are (`deliveries-due`).
+   */
   private readonly onChange = (change: TransactionChange): void => {
-    if (change.kind === "changed" && !change.eventWritten) return;
+    if (change.kind === "changed") return;
     this.wakeSoon();
   };
 

@@ -74,6 +74,52 @@ describe("notifications", () => {
     expect(changesOf(rolledBack)).toHaveLength(1); // its initialize only
   });
 
+  it("announce an attempt due only when the outbox has one: an event for a URL, a delivery to an endpoint, one set back to PENDING", async () => {
+    const hooked = await t.merchant({ name: "Hooked Stores", testWebhookUrl: "https://hooks.example.com/paygate" });
+    const due = () => heard.filter((c) => c.kind === "deliveries-due").length;
+    // Notifications arrive in commit order: once a later commit's are heard, an earlier one's would have been.
+    const dueAfter = async (write: () => Promise<string>): Promise<number> => {
+      const before = due();
+      const id = await write();
+      await until(() => changesOf(id).length > 0);
+      const marker = await t.post("/v1/transaction", initializeBody(), bearer(hooked.testPublicKey));
+      expect(marker.status).toBe(201);
+      await until(() => changesOf(marker.body.data.id).length === 1 && due() > before);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return due() - before - 1; // the marker's own
+    };
+
+    // A mode without a URL: its event is written SKIPPED and wakes no dispatcher.
+    expect(await dueAfter(initialize)).toBe(0);
+    const skipped = await t.db.webhookEvent.findFirstOrThrow({ where: { merchantId: keys.id }, orderBy: { seq: "desc" } });
+    expect(skipped.state).toBe("SKIPPED");
+
+    // The same event set back to PENDING (a redelivery) is due again; a PENDING row updated in place is not.
+    expect(
+      await dueAfter(async () => {
+        await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { state: "PENDING" } });
+        await t.db.transaction.update({ where: { id: skipped.transactionId }, data: { description: "redelivered" } });
+        return skipped.transactionId;
+      }),
+    ).toBe(1);
+    expect(
+      await dueAfter(async () => {
+        await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { attemptCount: 1 } });
+        await t.db.transaction.update({ where: { id: skipped.transactionId }, data: { description: "retried" } });
+        return skipped.transactionId;
+      }),
+    ).toBe(0);
+
+    // Another endpoint of that mode takes the event: the delivery to it is due, though the event is skipped.
+    const endpoint = await t.post(
+      "/v1/webhook_endpoints",
+      { url: "https://books.example.com/hooks", enabled_events: ["*"] },
+      bearer(keys.testSecretKey),
+    );
+    expect(endpoint.status).toBe(201);
+    expect(await dueAfter(initialize)).toBe(1);
+  });
+
   it("travel as a small payload, and a foreign one is ignored", () => {
     const payload = changePayload("3f0e8d4a-6c1b-4e0f-9a57-0d2b3c4e5f60", true);
     expect(Buffer.byteLength(payload)).toBeLessThan(100);

@@ -1,6 +1,7 @@
 // The dispatcher wakes on the database's notification of a new event rather than waiting for its
 // poll: with a 10 s poll, a new event is delivered well within a second. Under a stream of
-// notifications it claims at most every 20 ms, so that each claim takes a batch.
+// notifications it claims at most every 20 ms, so that each claim takes a batch. An event written for
+// no endpoint (a mode without a URL) wakes it not at all.
 import { expect, it } from "vitest";
 import type { TransactionChange, TransactionChanges } from "../../src/core/stores/transaction-changes.ts";
 import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
@@ -45,7 +46,7 @@ it("claims at most every 20 ms under a stream of notifications, and at once afte
     },
   };
   const notify = () => {
-    for (const listener of listeners) listener({ kind: "changed", transactionId: "txn", eventWritten: true });
+    for (const listener of listeners) listener({ kind: "deliveries-due" });
   };
   const real = t.stores.webhookEvents;
   const claimedAt: number[] = [];
@@ -82,5 +83,46 @@ it("claims at most every 20 ms under a stream of notifications, and at once afte
   const gaps = claimedAt.slice(1).map((at, i) => at - (claimedAt[i] ?? 0));
   // Timers fire a little late or early, never by a debounce's 2 ms.
   expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15);
+  await dispatcher.stop();
+});
+
+it("is not woken by an event no endpoint takes, and is by a delivery to another endpoint", async () => {
+  const keys = await t.merchant({ name: "Unhooked Ltd" }); // no URL in either mode
+  const real = t.stores.webhookEvents;
+  let claims = 0;
+  const events: WebhookEventStore = {
+    ...real,
+    claimDue: (...args) => {
+      claims++;
+      return real.claimDue(...args);
+    },
+  };
+  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { events });
+  dispatcher.start();
+  await sleep(300); // its first look found nothing; now it waits 10 s
+  claims = 0;
+
+  const unrouted = await t.post("/v1/transaction", initializeBody({ amount: "25" }), { authorization: `Bearer ${keys.testPublicKey}` });
+  expect(unrouted.status).toBe(201);
+  await sleep(300);
+  expect(claims).toBe(0);
+  const skipped = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: unrouted.body.data.id } });
+  expect(skipped.state).toBe("SKIPPED");
+
+  const endpoint = await t.post(
+    "/v1/webhook_endpoints",
+    { url: receiver.url, enabled_events: ["payment.initiated"] },
+    { authorization: `Bearer ${keys.testSecretKey}` },
+  );
+  expect(endpoint.status).toBe(201);
+  const receivedBefore = receiver.received.length;
+  const started = Date.now();
+  const routed = await t.post("/v1/transaction", initializeBody({ amount: "26" }), { authorization: `Bearer ${keys.testPublicKey}` });
+  expect(routed.status).toBe(201);
+  await receiver.waitFor(receivedBefore + 1, 9_000);
+  expect(Date.now() - started).toBeLessThan(1_000);
+  expect(claims).toBeGreaterThan(0);
+  const event = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: routed.body.data.id } });
+  expect(receiver.received[receivedBefore]!.headers["webhook-id"]).toBe(event.id);
   await dispatcher.stop();
 });

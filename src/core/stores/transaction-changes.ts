@@ -4,10 +4,14 @@
 /**
  * What the database announces after a commit (PostgreSQL LISTEN/NOTIFY, sent inside the writing
  * transaction, so a rolled-back change announces nothing): a transaction changed, and whether that
- * change wrote a webhook event. `resync`: the listening connection was (re)established, so changes
+ * change wrote a webhook event; and, separately, that the outbox has an attempt due. `resync`: the listening connection was (re)established, so changes
  * may have been missed meanwhile and every listener should re-read what it follows.
  */
-export type TransactionChange = { kind: "changed"; transactionId: string; eventWritten: boolean } | { kind: "resync" };
+export type TransactionChange =
+  | { kind: "changed"; transactionId: string; eventWritten: boolean }
+  | { kind: "resync" }
+  /** A webhook event or delivery became due for an attempt (written PENDING, or set back to it): dispatchers look. */
+  | { kind: "deliveries-due" };
 
 /** Every instance's transaction changes, in this process: one listening connection, fanned out. */
 export interface TransactionChanges {

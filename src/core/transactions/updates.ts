@@ -118,6 +118,7 @@ export class TransactionFollowers {
   }
 
   private readonly onChange = (change: TransactionChange): void => {
+    if (change.kind === "deliveries-due") return;
     if (change.kind === "resync") {
       for (const shared of this.byId.values()) shared.refresh();
       return;
