@@ -4,8 +4,9 @@
 /**
  * What the database announces after a commit (PostgreSQL LISTEN/NOTIFY, sent inside the writing
  * transaction, so a rolled-back change announces nothing): a transaction changed, and whether that
- * change wrote a webhook event; and, separately, that the outbox has an attempt due. `resync`: the listening connection was (re)established, so changes
- * may have been missed meanwhile and every listener should re-read what it follows.
+ * change wrote a webhook event; and, separately, that the outbox has an attempt due (`deliveries-due`).
+ * `resync`: the listening connection was (re)established, so changes may have been missed meanwhile
+ * and every listener should re-read what it follows.
  */
 export type TransactionChange =
   | { kind: "changed"; transactionId: string; eventWritten: boolean }
