@@ -1,6 +1,7 @@
 // Transaction changes between instances: PostgreSQL NOTIFY, sent inside the database transaction
 // that changes a transaction (so what was rolled back is never announced), and one LISTEN per
-// process, fanned out in memory (docs/graphql.md, Live updates). PGlite has LISTEN/NOTIFY too, in-process.
+// process, fanned out in memory (docs/graphql.md, Live updates). The same connection hears the outbox's
+// notice that an attempt fell due (DELIVERIES_DUE_CHANNEL). PGlite has LISTEN/NOTIFY too, in-process.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";

@@ -3,7 +3,8 @@
 // middleware) hooks the model's writes, so no code path can change a state and forget its event,
 // and a rolled-back change leaves no event behind. The dispatcher (src/webhooks) delivers them.
 // The same hook announces every write of a transaction (NOTIFY, src/db/notifications.ts) in that
-// database transaction: live updates and the dispatcher's wake-up hear of it once it commits.
+// database transaction: live updates and event streams hear of it once it commits. Dispatchers are
+// woken by the outbox's own triggers, only for an event due for an endpoint (paygate_deliveries_due).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { paymentEventFor, type TransactionSnapshot } from "../core/events/payment-events.ts";
 import type { PrismaClient } from "./generated/client.ts";

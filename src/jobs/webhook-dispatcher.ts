@@ -61,8 +61,8 @@ export interface DispatcherDeps {
   /** Attempts by outcome and delivery delays (GET /metrics). */
   metrics?: WebhookMetrics;
   /**
-   * The database's change notifications: a committed event wakes the dispatcher at once (any
-   * instance's), and the poll is only the fallback. Without them it finds events by its poll alone.
+   * The database's notifications: an attempt that falls due (`deliveries-due`, from any instance)
+   * wakes the dispatcher at once, and the poll is only the fallback. Without them it polls alone.
    */
   changes?: TransactionChanges;
 }
