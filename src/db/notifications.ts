@@ -4,7 +4,7 @@
 // notice that an attempt fell due (DELIVERIES_DUE_CHANNEL). PGlite has LISTEN/NOTIFY too, in-process.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";
+import { CHANGE_TOPICS, type ChangeTopic, type TransactionChange, type TransactionChanges } from "../core/stores/transaction-changes.ts";
 import { Prisma } from "./generated/client.ts";
 
 export const CHANGES_CHANNEL = "paygate_changes";
@@ -51,14 +51,37 @@ export interface ChangeFeedOptions {
   retryMaxMs?: number;
 }
 
+/** The channel of each topic, in the order a session listens to them (see listenPostgres). */
+const CHANNELS: readonly (readonly [ChangeTopic, string])[] = [
+  ["deliveries-due", DELIVERIES_DUE_CHANNEL],
+  ["changed", CHANGES_CHANNEL],
+];
+
+interface Subscription {
+  listener: (change: TransactionChange) => void;
+  topics: ReadonlySet<ChangeTopic>;
+}
+
+/** One connection's listening: the topics it LISTENs to (or has asked to), and how to ask for one more. */
+interface Session {
+  listening: Set<ChangeTopic>;
+  listen(channel: string): Promise<void>;
+}
+
 /**
  * The process's one listener. It connects when the first subscriber arrives (a CLI command that
- * follows nothing opens no connection), announces `resync` each time it is listening (first time
- * included: a subscriber that read before then re-reads), and on PostgreSQL reconnects with
- * exponential backoff when its connection drops.
+ * follows nothing opens no connection) and LISTENs only to the topics its subscribers hear: a
+ * transaction's change costs the database a delivery to every session listening to it, so a process
+ * whose only subscribers are dispatchers does not ask for them (issue 30). It announces `resync` each
+ * time it starts listening (first time included: a subscriber that read before then re-reads), to the
+ * subscribers of the topics it started on, and on PostgreSQL reconnects with exponential backoff when
+ * its connection drops.
  */
 export class ChangeFeed implements TransactionChanges {
-  private readonly listeners = new Set<(change: TransactionChange) => void>();
+  private readonly subscriptions = new Set<Subscription>();
+  /** Every topic a subscriber has asked for; never narrowed (a session keeps what it listens to). */
+  private readonly wanted = new Set<ChangeTopic>();
+  private session: Session | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
   private stopListening: (() => Promise<void>) | null = null;
@@ -72,17 +95,25 @@ export class ChangeFeed implements TransactionChanges {
     this.log = options.log ?? (() => {});
   }
 
-  subscribe(listener: (change: TransactionChange) => void): () => void {
-    this.listeners.add(listener);
-    if (!this.closed) this.started ??= this.source.kind === "postgres" ? this.listenPostgres(this.source.url) : this.listenPGlite(this.source.pglite);
+  subscribe(listener: (change: TransactionChange) => void, topics: readonly ChangeTopic[] = CHANGE_TOPICS): () => void {
+    const subscription: Subscription = { listener, topics: new Set(topics) };
+    this.subscriptions.add(subscription);
+    for (const topic of topics) this.wanted.add(topic);
+    if (!this.closed) {
+      if (this.started === null) {
+        this.started = this.source.kind === "postgres" ? this.listenPostgres(this.source.url) : this.listenPGlite(this.source.pglite);
+      } else if (this.session) {
+        void this.listenMore(this.session);
+      }
+    }
     return () => {
-      this.listeners.delete(listener);
+      this.subscriptions.delete(subscription);
     };
   }
 
-  /** How many listeners the process has (GraphQL subscriptions, dispatchers). */
+  /** How many subscribers the process has (GraphQL subscriptions, event streams, dispatchers). */
   get listenerCount(): number {
-    return this.listeners.size;
+    return this.subscriptions.size;
   }
 
   async close(): Promise<void> {
@@ -90,11 +121,13 @@ export class ChangeFeed implements TransactionChanges {
     this.wakeRetry?.();
     await this.stopListening?.();
     await this.started;
-    this.listeners.clear();
+    this.subscriptions.clear();
   }
 
-  private emit(change: TransactionChange): void {
-    for (const listener of [...this.listeners]) {
+  /** Hands `change` to the subscribers of `topics`. */
+  private emit(change: TransactionChange, topics: readonly ChangeTopic[]): void {
+    for (const { listener, topics: heard } of [...this.subscriptions]) {
+      if (!topics.some((topic) => heard.has(topic))) continue;
       try {
         listener(change);
       } catch (error) {
@@ -105,22 +138,55 @@ export class ChangeFeed implements TransactionChanges {
 
   private onPayload = (payload: string): void => {
     const change = parsePayload(payload);
-    if (change) this.emit(change);
+    if (change) this.emit(change, ["changed"]);
   };
 
   private onDeliveriesDue = (): void => {
-    this.emit(DELIVERIES_DUE);
+    this.emit(DELIVERIES_DUE, ["deliveries-due"]);
   };
+
+  /**
+   * LISTENs to the wanted topics `session` does not listen to yet, in CHANNELS' order; the topics it
+   * started on. A topic is marked before its LISTEN is sent, so two callers never send it twice.
+   */
+  private async listenWanted(session: Session): Promise<ChangeTopic[]> {
+    const added: ChangeTopic[] = [];
+    for (const [topic, channel] of CHANNELS) {
+      if (!this.wanted.has(topic) || session.listening.has(topic)) continue;
+      session.listening.add(topic);
+      await session.listen(channel);
+      added.push(topic);
+    }
+    return added;
+  }
+
+  /** A subscriber asked for a topic the live session does not listen to: it does now. */
+  private async listenMore(session: Session): Promise<void> {
+    try {
+      const added = await this.listenWanted(session);
+      if (added.length > 0 && this.session === session) this.emit({ kind: "resync" }, added);
+    } catch {
+      // The connection failed: the reconnection listens to every wanted topic, then announces resync.
+    }
+  }
 
   private async listenPGlite(pglite: PGlite): Promise<void> {
     if (pglite.closed) return;
-    const unlisten = await pglite.listen(CHANGES_CHANNEL, this.onPayload);
-    const unlistenDue = await pglite.listen(DELIVERIES_DUE_CHANNEL, this.onDeliveriesDue);
-    this.stopListening = async () => {
-      if (!pglite.closed) await Promise.all([unlisten(), unlistenDue()]);
+    const unlistens: (() => Promise<void>)[] = [];
+    const session: Session = {
+      listening: new Set(),
+      listen: async (channel) => {
+        unlistens.push(await pglite.listen(channel, channel === CHANGES_CHANNEL ? this.onPayload : this.onDeliveriesDue));
+      },
     };
+    this.session = session;
+    this.stopListening = async () => {
+      this.session = null;
+      if (!pglite.closed) await Promise.all(unlistens.map((unlisten) => unlisten()));
+    };
+    await this.listenWanted(session);
     if (this.closed) return this.stopListening();
-    this.emit({ kind: "resync" });
+    this.emit({ kind: "resync" }, CHANGE_TOPICS);
   }
 
   private async listenPostgres(url: string): Promise<void> {
@@ -143,15 +209,21 @@ export class ChangeFeed implements TransactionChanges {
           if (message.channel === CHANGES_CHANNEL && message.payload !== undefined) this.onPayload(message.payload);
           else if (message.channel === DELIVERIES_DUE_CHANNEL) this.onDeliveriesDue();
         });
-        // Changes last: an operator finds the listening session by its last statement, `LISTEN paygate_changes`.
-        await client.query(`LISTEN ${DELIVERIES_DUE_CHANNEL}`);
-        await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+        const session: Session = {
+          listening: new Set(),
+          listen: async (channel) => {
+            await client.query(`LISTEN ${channel}`);
+          },
+        };
+        this.session = session;
+        // Changes last: an operator finds the session that hears them by its last statement, `LISTEN paygate_changes`.
+        await this.listenWanted(session);
         this.stopListening = end;
         if (this.closed) break;
         if (lostAt !== null) this.log(`change notifications: listening again after ${((Date.now() - lostAt) / 1000).toFixed(1)} s`);
         failures = 0;
         lostAt = null;
-        this.emit({ kind: "resync" });
+        this.emit({ kind: "resync" }, CHANGE_TOPICS);
         const reason = await dropped;
         if (this.closed) break;
         lostAt = Date.now();
@@ -163,6 +235,7 @@ export class ChangeFeed implements TransactionChanges {
           this.log(`change notifications: cannot listen (${(error as Error).message}); retrying`);
         }
       } finally {
+        this.session = null;
         this.stopListening = null;
         await end();
       }

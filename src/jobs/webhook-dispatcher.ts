@@ -17,7 +17,7 @@ import {
 } from "../core/events/deliveries.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
-import type { TransactionChange, TransactionChanges } from "../core/stores/transaction-changes.ts";
+import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
 import type { AttemptRecord } from "../core/stores/webhook-events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
@@ -117,7 +117,7 @@ export class WebhookDispatcher implements EventRedelivery {
   start(): void {
     if (this.running) return;
     this.stopping = false;
-    this.unsubscribe = this.deps.changes?.subscribe(this.onChange) ?? null;
+    this.unsubscribe = this.deps.changes?.subscribe(this.onChange, ["deliveries-due"]) ?? null;
     this.running = this.loop();
   }
 
@@ -134,12 +134,11 @@ export class WebhookDispatcher implements EventRedelivery {
   }
 
   /**
-   * An attempt fell due (or notifications may have been missed): look now, after a short debounce. A
-   * transaction's change does not wake it: the event it wrote may be due for no endpoint (a mode
-   * without a URL), and the outbox announces the ones that are (`deliveries-due`).
+   * An attempt fell due (or notifications may have been missed): look now, after a short debounce. It
+   * hears the outbox's due notices only, not transactions' changes: the event a change wrote may be
+   * due for no endpoint (a mode without a URL), and the outbox announces the ones that are.
    */
-  private readonly onChange = (change: TransactionChange): void => {
-    if (change.kind === "changed") return;
+  private readonly onChange = (): void => {
     this.wakeSoon();
   };
 

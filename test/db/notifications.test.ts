@@ -3,7 +3,7 @@
 // never announced. On PGlite and on PostgreSQL (a LISTEN connection of its own).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TransactionChange } from "../../src/core/stores/transaction-changes.ts";
-import { changePayload, parsePayload } from "../../src/db/notifications.ts";
+import { ChangeFeed, changePayload, type NotificationSource, parsePayload } from "../../src/db/notifications.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
 
@@ -118,6 +118,53 @@ describe("notifications", () => {
     );
     expect(endpoint.status).toBe(201);
     expect(await dueAfter(initialize)).toBe(1);
+  });
+
+  it("are asked of the database only for the topics a subscriber hears: a dispatcher alone is sent no transaction's change", async () => {
+    // A feed of its own, named on PostgreSQL so that its session's last statement can be read.
+    const source = t.store.notifications;
+    const named: NotificationSource =
+      source.kind === "postgres"
+        ? { kind: "postgres", url: `${source.url}${source.url.includes("?") ? "&" : "?"}application_name=paygate_topics_test` }
+        : source;
+    const feed = new ChangeFeed(named);
+    const lastStatement = async (): Promise<string | null> => {
+      if (named.kind !== "postgres") return null;
+      const rows = await t.db.$queryRaw<{ query: string }[]>`SELECT query FROM pg_stat_activity WHERE application_name = 'paygate_topics_test'`;
+      return rows.length === 1 ? (rows[0]?.query ?? null) : `${rows.length} sessions`;
+    };
+    // A merchant without URL or endpoint: its events fall due for no one.
+    const quiet = await t.merchant({ name: "Quiet Stores" });
+    const initializeQuietly = async (): Promise<string> => {
+      const res = await t.post("/v1/transaction", initializeBody(), bearer(quiet.testPublicKey));
+      expect(res.status).toBe(201);
+      return res.body.data.id;
+    };
+    const dispatcherHeard: TransactionChange[] = [];
+    const followerHeard: TransactionChange[] = [];
+    try {
+      feed.subscribe((change) => dispatcherHeard.push(change), ["deliveries-due"]);
+      await until(() => dispatcherHeard.some((c) => c.kind === "resync"));
+      if (named.kind === "postgres") expect(await lastStatement()).toBe("LISTEN paygate_deliveries_due");
+
+      // A change no subscriber of the feed hears: heard by the gateway's feed (all topics), not by this one.
+      const unheard = await initializeQuietly();
+      await until(() => changesOf(unheard).length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(dispatcherHeard.filter((c) => c.kind !== "resync")).toEqual([]);
+
+      // A live update arrives: the feed listens to changes from now on, and tells that subscriber to re-read.
+      feed.subscribe((change) => followerHeard.push(change), ["changed"]);
+      await until(() => followerHeard.some((c) => c.kind === "resync"));
+      if (named.kind === "postgres") expect(await lastStatement()).toBe("LISTEN paygate_changes");
+      const heardNow = await initializeQuietly();
+      await until(() => followerHeard.some((c) => c.kind === "changed" && c.transactionId === heardNow));
+      expect(followerHeard.some((c) => c.kind === "changed" && c.transactionId === unheard)).toBe(false);
+      // The dispatcher's subscriber still hears neither the change nor a second resync.
+      expect(dispatcherHeard).toEqual([{ kind: "resync" }]);
+    } finally {
+      await feed.close();
+    }
   });
 
   it("travel as a small payload, and a foreign one is ignored", () => {

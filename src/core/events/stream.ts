@@ -63,7 +63,7 @@ export class EventStreams {
   }
 
   add(stream: StreamState): () => void {
-    this.unsubscribe ??= this.changes.subscribe(this.onChange);
+    this.unsubscribe ??= this.changes.subscribe(this.onChange, ["changed"]);
     this.open.add(stream);
     return () => {
       this.open.delete(stream);
@@ -71,7 +71,7 @@ export class EventStreams {
   }
 
   private readonly onChange = (change: TransactionChange): void => {
-    if (change.kind === "deliveries-due" || (change.kind === "changed" && !change.eventWritten)) return;
+    if (change.kind === "changed" && !change.eventWritten) return;
     for (const stream of this.open) stream.wake(change.kind === "changed" ? change.transactionId : null);
   };
 }

@@ -14,8 +14,19 @@ export type TransactionChange =
   /** A webhook event or delivery became due for an attempt (written PENDING, or set back to it): dispatchers look. */
   | { kind: "deliveries-due" };
 
+/**
+ * What a subscriber hears besides `resync`: transactions' changes (live updates, event streams) or the
+ * outbox's due notices (dispatchers). The database is asked only for what some subscriber hears: a
+ * process with dispatchers and no live update is not sent every transaction's change.
+ */
+export type ChangeTopic = "changed" | "deliveries-due";
+export const CHANGE_TOPICS: readonly ChangeTopic[] = ["changed", "deliveries-due"];
+
 /** Every instance's transaction changes, in this process: one listening connection, fanned out. */
 export interface TransactionChanges {
-  /** Calls `listener` for each change until the returned function is called. */
-  subscribe(listener: (change: TransactionChange) => void): () => void;
+  /**
+   * Calls `listener` for each change of `topics` (all by default), and for each `resync` that concerns
+   * them, until the returned function is called.
+   */
+  subscribe(listener: (change: TransactionChange) => void, topics?: readonly ChangeTopic[]): () => void;
 }

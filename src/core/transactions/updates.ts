@@ -98,7 +98,7 @@ export class TransactionFollowers {
    * followers reach it in the same merchant and mode, so the first one's read serves them all.
    */
   follow(transactionId: string, read: () => Promise<ReadState | null>, follower: Follower): () => void {
-    this.unsubscribe ??= this.changes.subscribe(this.onChange);
+    this.unsubscribe ??= this.changes.subscribe(this.onChange, ["changed"]);
     const id = transactionId.toLowerCase();
     let shared = this.byId.get(id);
     if (!shared) {
@@ -118,12 +118,11 @@ export class TransactionFollowers {
   }
 
   private readonly onChange = (change: TransactionChange): void => {
-    if (change.kind === "deliveries-due") return;
     if (change.kind === "resync") {
       for (const shared of this.byId.values()) shared.refresh();
       return;
     }
-    this.byId.get(change.transactionId)?.refresh();
+    if (change.kind === "changed") this.byId.get(change.transactionId)?.refresh();
   };
 }
 

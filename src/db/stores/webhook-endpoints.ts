@@ -322,7 +322,7 @@ async function requeueSince(
 
 /**
  * The outbox's backlog (webhook-events.ts) for the other endpoints: one statement over the PENDING range of
- * the (state, next_attempt_at, seq) index, the endpoint's row and, per due delivery, the order rule's
+ * the deliveries' (state, next_attempt_at, seq) index, the endpoint's row and, per due delivery, the order rule's
  * indexed look-up ((endpoint_id, transaction_id, event_seq)), as the claim reads them.
  */
 function deliveriesBacklog(db: Database, now: Date): Promise<WebhookBacklog> {

@@ -153,14 +153,15 @@ function listEvents(db: Database, filter: EventFilter = {}) {
       ...(filter.state === undefined ? {} : { state: filter.state }),
       ...(filter.transactionId === undefined ? {} : { transactionId: filter.transactionId }),
     },
-    orderBy: { seq: "desc" },
+    // Newest first through the created_at index (seq has none); seq orders the events of one instant.
+    orderBy: [{ createdAt: "desc" }, { seq: "desc" }],
     take: filter.limit ?? 50,
     include: { attempts: { orderBy: { id: "desc" } }, transaction: { select: { reference: true } } },
   });
 }
 
 /**
- * One statement over the PENDING range of the (state, next_attempt_at, seq) index, plus an indexed
+ * One statement over the partial (next_attempt_at, seq) index of PENDING events, plus an indexed
  * look-up per pending event for the order rule ((transaction_id, type) index), as the claim does.
  */
 function webhookBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
