@@ -185,11 +185,12 @@ describe("webhook endpoints over GraphQL", () => {
     expect(events).toEqual(["payment.initiated", "payment.initiated"]);
   });
 
-  it("makes the mode's first endpoint the merchant's webhook URL, with the merchant's secret", async () => {
+  it("makes the mode's first endpoint the merchant's webhook URL, with test mode's own secret (never the one that signs live)", async () => {
     const keys = await t.merchant({ name: "Graph First Ltd" });
     const server = await serve(ok, "/graph-first");
     const made = await graph(keys.testSecretKey, CREATE, { input: { url: server.url, enabledEvents: ["*"] } });
-    expect(made.data.createWebhookEndpoint).toMatchObject({ primary: true, url: server.url, secret: keys.webhookSecret });
+    expect(made.data.createWebhookEndpoint).toMatchObject({ primary: true, url: server.url, secret: expect.stringMatching(/^whsec_/) });
+    expect(made.data.createWebhookEndpoint.secret).not.toBe(keys.webhookSecret);
     expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBe(server.url);
   });
 });

@@ -266,7 +266,9 @@ describe("the mode's first endpoint is the merchant's webhook URL", () => {
     const keys = await t.merchant({ name: "First Endpoint Ltd" });
     const server = await serve(ok, "/first");
     const created = await call("POST", "/v1/webhook_endpoints", keys.testSecretKey, { url: server.url, enabled_events: ["*"] });
-    expect(created.body.data).toMatchObject({ primary: true, url: server.url, secret: keys.webhookSecret });
+    // Test mode's own secret: the merchant's (keys.webhookSecret) signs live deliveries (issue 41).
+    expect(created.body.data).toMatchObject({ primary: true, url: server.url, secret: expect.stringMatching(/^whsec_/) });
+    expect(created.body.data.secret).not.toBe(keys.webhookSecret);
     expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBe(server.url);
 
     await t.gateway.updateMerchant(keys.id, { testWebhookUrl: `${server.url}/v2` });

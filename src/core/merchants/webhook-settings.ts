@@ -8,7 +8,7 @@ import type { KybStatus } from "./kyb.ts";
 import type { ChangeAuthor } from "../dashboard/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, type Mode } from "./mode.ts";
-import { signingSecrets } from "./webhook-secrets.ts";
+import { modeSecrets, signingSecrets } from "./webhook-secrets.ts";
 
 export interface MerchantSettings {
   id: number;
@@ -96,7 +96,7 @@ export async function sendTestEvent(
     messageId: id,
     timestamp: attemptedAt,
     body,
-    secrets: signingSecrets(row, attemptedAt, deps.secrets),
+    secrets: signingSecrets(modeSecrets(row, checked), attemptedAt, deps.secrets),
   });
   return { id, mode: checked, url, attemptedAt, body, ...result };
 }

@@ -90,7 +90,14 @@ export interface MerchantSettingsRow {
   webhookSecretRotatedAt: Date | null;
   previousWebhookSecretEnc: string | null;
   previousWebhookSecretExpiresAt: Date | null;
+  /** Test mode's own secrets (core/merchants/webhook-secrets.ts); null: the ones above sign test deliveries too. */
+  testWebhookSecretEnc: string | null;
+  testPreviousWebhookSecretEnc: string | null;
+  testPreviousWebhookSecretExpiresAt: Date | null;
 }
+
+/** Which signing secret a rotation changes: one mode's, or the merchant's (both modes get the new one). */
+export type WebhookSecretScope = "live" | "test" | "both";
 
 /** A merchant's pricing (src/core/merchants/pricing.ts) as stored. */
 export interface MerchantPricingRow {
@@ -154,10 +161,20 @@ export interface MerchantStore {
   /** Sets both, with the audit log's entry, in one database transaction; false: no such merchant. */
   setPricing(merchantId: number, pricing: { spreadPercent: string | null; sources: string[] }, now: Date, audit: AuditWrite): Promise<boolean>;
   /**
-   * In one statement: the current secret becomes the previous one (until `previousExpiresAt`),
-   * `sealed` the current one. Whatever was previous before is dropped. False: no such merchant.
+   * In one statement, for the scope's modes: the current secret becomes the previous one (until
+   * `previousExpiresAt`; null: none), `sealed` the current one; whatever was previous before is dropped.
+   * Live alone: test mode keeps signing with what it had (given live mode's old secrets if it had none
+   * of its own). Both: test mode with a secret of its own rotates too; without, it follows live mode.
+   * False: no such merchant.
    */
-  rotateWebhookSecret(merchantId: number, sealed: string, now: Date, previousExpiresAt: Date, audit?: AuditWrite): Promise<boolean>;
+  rotateWebhookSecret(
+    merchantId: number,
+    scope: WebhookSecretScope,
+    sealed: string,
+    now: Date,
+    previousExpiresAt: Date | null,
+    audit?: AuditWrite,
+  ): Promise<boolean>;
   /** Every key of the merchant, newest first; null when there is no such merchant. */
   apiKeys(merchantId: number): Promise<ApiKeyListRow[] | null>;
   /**

@@ -112,9 +112,24 @@ export interface DeliveryPageQuery {
   limit: number;
 }
 
+/** A mode's first endpoint: the merchant's webhook URL of the mode, with its filter and description. */
+export interface FirstEndpointWrite {
+  merchantId: number;
+  isLive: boolean;
+  url: string;
+  enabledEvents: string[];
+  description: string | null;
+}
+
 export interface WebhookEndpointStore {
   /** Adds the endpoint unless its merchant already has `max` in its mode; false then (nothing written). `audit`: written with it. */
   create(row: NewEndpointRow, max: number, audit?: AuditWrite): Promise<WebhookEndpointRow | null>;
+  /**
+   * Makes the mode's first endpoint (sets the merchant's URL of the mode) unless it has one: null then,
+   * nothing written. Serialised per merchant with `create`, so of creations at once exactly one is the first.
+   * `audit`: the entries written with it, given the new row.
+   */
+  createFirst(first: FirstEndpointWrite, audit: (row: WebhookEndpointRow) => AuditWrite[]): Promise<WebhookEndpointRow | null>;
   /** The merchant's endpoints of a mode, oldest first. */
   list(merchantId: number, isLive: boolean): Promise<WebhookEndpointRow[]>;
   /** The endpoint of this merchant and mode, or null. */

@@ -1,8 +1,8 @@
 // Webhook endpoints (issue 27): a merchant's receivers per mode, each with the events it wants, a
 // description, enabled or disabled, and a signing secret of its own (shown once, rotated with the
 // 24-hour overlap of webhook-secrets.ts). A mode's first endpoint is the merchant's webhook URL and
-// secret of before: changing its URL or secret goes through the merchant (updateMerchant,
-// rotateWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
+// that mode's secret: changing its URL or secret goes through the merchant (updateMerchant,
+// rotateModeWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
 import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
@@ -14,7 +14,7 @@ import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "
 import { privateTargetsHint } from "../merchants/private-targets.ts";
 import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
-import { rotateWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
+import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
 import { newWebhookSecret, randomToken } from "../secrets.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
@@ -162,15 +162,9 @@ export async function createEndpoint(
   if (existing.length >= max) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
   // The mode's first endpoint is the merchant's webhook URL (and secret): one made when there is none becomes it.
   if (existing.length === 0) {
-    await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
-    const primary = (await deps.stores.webhookEndpoints.list(owner.merchantId, owner.isLive)).find((e) => e.isPrimary);
-    if (!primary) throw new Error("The first webhook endpoint was not mirrored from the merchant's URL");
-    const row = await deps.stores.webhookEndpoints.update(
-      primary.id,
-      { enabledEvents: input.enabled_events, description: input.description ?? null },
-      endpointAudit(deps, by, primary, "webhook_endpoint.create", `${eventsDetail(input.enabled_events)} (the merchant's webhook URL)`),
-    );
-    return shown(deps, { ...row, secret: deps.secrets.open(row.secretEnc) });
+    const first = await createFirstEndpoint(deps, owner, url, input, by);
+    if (first) return first;
+    // Another request made the first one meanwhile: this one is an endpoint of its own.
   }
   const secret = newWebhookSecret();
   const id = newEndpointId();
@@ -189,6 +183,32 @@ export async function createEndpoint(
   );
   if (!row) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
   return shown(deps, { ...row, secret });
+}
+
+/**
+ * The mode's first endpoint, unless another request made it first (null). Its secret signs the
+ * mode's deliveries: live mode's is the merchant's; test mode gets a new one here, so that a test
+ * credential never sees a secret that signs live deliveries (issue 41).
+ */
+async function createFirstEndpoint(
+  deps: EndpointDeps,
+  owner: EndpointOwner,
+  url: string,
+  input: { enabled_events: string[]; description?: string | undefined },
+  by: ChangeAuthor,
+): Promise<WebhookEndpointView | null> {
+  const mode = owner.isLive ? "live" : "test";
+  const made = await deps.stores.webhookEndpoints.createFirst(
+    { ...owner, url, enabledEvents: input.enabled_events, description: input.description ?? null },
+    (row) => [
+      auditEntry(by, owner.merchantId, deps.clock.now(), "webhook_url.set", webhookUrlTarget(mode, url)),
+      endpointAudit(deps, by, row, "webhook_endpoint.create", `${eventsDetail(input.enabled_events)} (the merchant's webhook URL)`),
+    ],
+  );
+  if (!made) return null;
+  if (owner.isLive) return shown(deps, { ...made, secret: deps.secrets.open(made.secretEnc) });
+  const rotated = await rotateModeWebhookSecret(deps, owner.merchantId, "test", false, by);
+  return { ...(await retrieveEndpoint(deps, owner, made.id)), secret: rotated.webhookSecret };
 }
 
 export async function listEndpoints(deps: Pick<CoreDeps, "stores" | "clock">, owner: EndpointOwner): Promise<WebhookEndpointRow[]> {
@@ -283,7 +303,7 @@ export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, i
 
 /**
  * A new signing secret, shown once; the previous one keeps signing for 24 hours. The first endpoint's
- * secret is the merchant's, which both modes' first endpoints share: it rotates for both.
+ * secret is its mode's (webhook-secrets.ts): the other mode's is left as it was.
  */
 export async function rotateEndpointSecret(
   deps: EndpointDeps,
@@ -293,7 +313,7 @@ export async function rotateEndpointSecret(
 ): Promise<WebhookEndpointView> {
   const current = await retrieveEndpoint(deps, owner, id);
   if (current.isPrimary) {
-    const rotated = await rotateWebhookSecret(deps, owner.merchantId, by);
+    const rotated = await rotateModeWebhookSecret(deps, owner.merchantId, owner.isLive ? "live" : "test", true, by);
     return { ...(await retrieveEndpoint(deps, owner, id)), secret: rotated.webhookSecret };
   }
   const secret = newWebhookSecret();

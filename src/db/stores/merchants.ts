@@ -2,7 +2,8 @@
 // with are written in one database transaction; so are a change and its wallets.
 import { cryptoById } from "../../core/money/currencies.ts";
 import { isNetworkSlug, networkOrDefault, type NetworkSlug } from "../../core/networks.ts";
-import type { DefaultNetworkWrite, MerchantStore, WalletWrite } from "../../core/stores/merchants.ts";
+import type { DefaultNetworkWrite, MerchantStore, WalletWrite, WebhookSecretScope } from "../../core/stores/merchants.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 
@@ -91,6 +92,9 @@ export function merchantStore(db: Database): MerchantStore {
           webhookSecretRotatedAt: true,
           previousWebhookSecretEnc: true,
           previousWebhookSecretExpiresAt: true,
+          testWebhookSecretEnc: true,
+          testPreviousWebhookSecretEnc: true,
+          testPreviousWebhookSecretExpiresAt: true,
         },
       }),
 
@@ -108,16 +112,11 @@ export function merchantStore(db: Database): MerchantStore {
         return changed === 1;
       }),
 
-    rotateWebhookSecret: (merchantId, sealed, now, previousExpiresAt, audit) =>
+    rotateWebhookSecret: (merchantId, scope, sealed, now, previousExpiresAt, audit) =>
       db.$transaction(async (tx) => {
         // One statement: the right-hand sides read the row as it was, so two rotations at once cannot lose a secret half-way.
         const changed = await tx.$executeRaw`
-          UPDATE merchants
-          SET previous_webhook_secret_enc = webhook_secret_enc,
-              previous_webhook_secret_expires_at = ${previousExpiresAt},
-              webhook_secret_enc = ${sealed},
-              webhook_secret_rotated_at = ${now},
-              updated_at = ${now}
+          UPDATE merchants SET ${rotationOf(scope, sealed, now, previousExpiresAt)}, updated_at = ${now}
           WHERE id = ${merchantId}`;
         if (changed === 1 && audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return changed === 1;
@@ -269,4 +268,34 @@ async function connectWallet(tx: DatabaseTransaction, merchantId: number, wallet
 export function networkOfWallet(currencyId: number, network: string | undefined): NetworkSlug | "" {
   const coin = cryptoById(currencyId);
   return coin ? networkOrDefault(coin.slug, network) : "";
+}
+
+/**
+ * The SET list of a rotation (core/stores/merchants.ts, rotateWebhookSecret). A null test secret
+ * means test mode signs with live mode's: a live rotation first gives test mode live's old ones,
+ * a merchant-wide one leaves it following live, a test one gives it its own.
+ */
+function rotationOf(scope: WebhookSecretScope, sealed: string, now: Date, previousExpiresAt: Date | null): Prisma.Sql {
+  const live = Prisma.sql`previous_webhook_secret_enc = webhook_secret_enc, previous_webhook_secret_expires_at = ${previousExpiresAt}::timestamptz,
+    webhook_secret_enc = ${sealed}, webhook_secret_rotated_at = ${now}::timestamptz`;
+  if (scope === "test") {
+    return Prisma.sql`test_previous_webhook_secret_enc = CASE WHEN ${previousExpiresAt}::timestamptz IS NULL THEN NULL
+        ELSE COALESCE(test_webhook_secret_enc, webhook_secret_enc) END,
+      test_previous_webhook_secret_expires_at = ${previousExpiresAt}::timestamptz,
+      test_webhook_secret_enc = ${sealed},
+      test_webhook_secret_rotated_at = CASE WHEN ${previousExpiresAt}::timestamptz IS NULL THEN NULL ELSE ${now}::timestamptz END`;
+  }
+  if (scope === "live") {
+    return Prisma.sql`${live},
+      test_webhook_secret_enc = COALESCE(test_webhook_secret_enc, webhook_secret_enc),
+      test_webhook_secret_rotated_at = CASE WHEN test_webhook_secret_enc IS NULL THEN webhook_secret_rotated_at ELSE test_webhook_secret_rotated_at END,
+      test_previous_webhook_secret_enc = CASE WHEN test_webhook_secret_enc IS NULL THEN previous_webhook_secret_enc ELSE test_previous_webhook_secret_enc END,
+      test_previous_webhook_secret_expires_at = CASE WHEN test_webhook_secret_enc IS NULL THEN previous_webhook_secret_expires_at
+        ELSE test_previous_webhook_secret_expires_at END`;
+  }
+  return Prisma.sql`${live},
+    test_previous_webhook_secret_enc = test_webhook_secret_enc,
+    test_previous_webhook_secret_expires_at = CASE WHEN test_webhook_secret_enc IS NULL THEN NULL ELSE ${previousExpiresAt}::timestamptz END,
+    test_webhook_secret_rotated_at = CASE WHEN test_webhook_secret_enc IS NULL THEN NULL ELSE ${now}::timestamptz END,
+    test_webhook_secret_enc = CASE WHEN test_webhook_secret_enc IS NULL THEN NULL ELSE ${sealed} END`;
 }

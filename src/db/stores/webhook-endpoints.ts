@@ -33,6 +33,26 @@ export function webhookEndpointStore(db: Database): WebhookEndpointStore {
         if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return created;
       }),
+    createFirst: (first, audit) =>
+      db.$transaction(async (tx) => {
+        // The lock `create` takes too: a creation that waits here sees the first endpoint once it is made.
+        const [merchant] = await tx.$queryRaw<{ url: string | null }[]>`
+          SELECT CASE WHEN ${first.isLive} THEN live_webhook_url ELSE test_webhook_url END AS url
+          FROM merchants WHERE id = ${first.merchantId} FOR UPDATE`;
+        if (!merchant || merchant.url !== null) return null;
+        // The merchants trigger makes the endpoint row (migration 20261126125655).
+        await tx.merchant.update({
+          where: { id: first.merchantId },
+          data: first.isLive ? { liveWebhookUrl: first.url } : { testWebhookUrl: first.url },
+        });
+        const primary = await tx.webhookEndpoint.findFirstOrThrow({ where: { merchantId: first.merchantId, isLive: first.isLive, isPrimary: true } });
+        const row = await tx.webhookEndpoint.update({
+          where: { id: primary.id },
+          data: { enabledEvents: first.enabledEvents, description: first.description },
+        });
+        await tx.auditLogEntry.createMany({ data: audit(row).map(auditRow) });
+        return row;
+      }),
     list: (merchantId, isLive) =>
       db.webhookEndpoint.findMany({ where: { merchantId, isLive }, orderBy: [{ isPrimary: "desc" }, { createdAt: "asc" }, { id: "asc" }] }),
     find: (id, merchantId, isLive) => db.webhookEndpoint.findFirst({ where: { id, merchantId, isLive } }),
