@@ -352,6 +352,21 @@ export const errors = {
       "Your second factor is on already: turn it off first (with your password and a code) to set up another authenticator app",
       "second_factor_enabled",
     ),
+  // ── Who may change what with an API key (issue 41: src/core/merchants/key-access.ts) ──
+  /** A test-mode key asked to change a setting live mode uses: a test key is handed to a test environment. */
+  testKeyForLiveSetting: (setting: string) =>
+    new PaygateError(
+      "forbidden",
+      `A test-mode key cannot change the merchant's ${setting}, which live payments use: use the live secret key (sec_live_…) or the dashboard`,
+      "test_key_live_setting",
+    ),
+  /** The key was rolled by a dashboard user whose role lacks the permission: a key does what its role may, whatever the door. */
+  keyRoleForbidden: (role: string, permission: string) =>
+    new PaygateError(
+      "forbidden",
+      `This key was rolled by a ${role}, and that role cannot ${permission.replaceAll("_", " ")}: use a key rolled by an owner, or ask an owner of this merchant`,
+      "key_role_forbidden",
+    ),
   secondFactorNotEnabled: () => new PaygateError("invalid_state", "This account has no second factor to turn off", "second_factor_not_enabled"),
   dashboardEmailNotFound: (email: string) =>
     new PaygateError("not_found", `No dashboard user has the e-mail '${printable(email)}'`, "dashboard_user_not_found"),

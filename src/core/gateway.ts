@@ -44,7 +44,8 @@ import type { CoreDeps } from "./deps.ts";
 import { type NetworkSlug, transactionExplorer } from "./networks.ts";
 import { pruneIdempotencyKeys } from "./idempotency.ts";
 import type { Caller } from "./merchants/credentials.ts";
-import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
+import { authorizeKey, keyAuthor, requireLiveKey } from "./merchants/key-access.ts";
+import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type KeyRoller, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
 import { NO_PRIVATE_TARGETS, shownResponseBody, type PrivateTargets } from "./merchants/private-targets.ts";
@@ -293,9 +294,16 @@ export class PaymentGateway {
 
   // ── Refunds (issue 26; src/core/refunds): whose refunds (a secret key's, or a dashboard user's once its role allows it), then one use case each ──
 
-  /** The merchant and mode a secret key reaches: whose refunds a REST or GraphQL call works on. */
-  refundOwner(bearerToken: string | undefined): Promise<refunds.RefundOwner> {
-    return refunds.keyOwner(this.deps, bearerToken);
+  /**
+   * The merchant and mode a secret key reaches: whose refunds a REST or GraphQL call works on, once the
+   * key's role allows it (`read`, or `manage_refunds` for a change, audited as the key from `clientAddress`).
+   */
+  refundOwner(
+    bearerToken: string | undefined,
+    clientAddress: string | null = null,
+    permission: "read" | "manage_refunds" = "manage_refunds",
+  ): Promise<refunds.RefundOwner> {
+    return refunds.keyOwner(this.deps, bearerToken, clientAddress, permission);
   }
 
   /** A dashboard user's merchant in the mode shown, once its role allows it (`read`, or `manage_refunds` for a change, audited as the user's). */
@@ -421,13 +429,19 @@ export class PaymentGateway {
     return { merchantId: caller.merchant.id, pricing: await merchantPricing(this.deps, caller.merchant.id) };
   }
 
-  /** POST /v1/merchant/pricing: the secret key's merchant sets its pricing (in the audit log as the operator: an API key is no user). */
+  /**
+   * POST /v1/merchant/pricing: the secret key's merchant sets its pricing. A live key only (pricing is
+   * what live payments use), one whose role may manage pricing; audited as the key (key-access.ts).
+   */
   async setPricingForKey(
     bearerToken: string | undefined,
     input: { spread?: unknown; sources?: unknown },
+    clientAddress: string | null = null,
   ): Promise<{ merchantId: number; pricing: MerchantPricing }> {
     const caller = await this.deps.credentials.authenticateSecret(bearerToken);
-    const pricing = await setMerchantPricing(this.deps, caller.merchant.id, input, OPERATOR);
+    requireLiveKey(caller, "pricing");
+    authorizeKey(caller, "manage_pricing");
+    const pricing = await setMerchantPricing(this.deps, caller.merchant.id, input, keyAuthor(caller, clientAddress));
     return { merchantId: caller.merchant.id, pricing };
   }
 
@@ -461,8 +475,13 @@ export class PaymentGateway {
   }
 
   /** A new key of a kind and mode (returned once); the keys it replaces work until the chosen end. */
-  async rollMerchantApiKey(merchantId: number, request: ApiKeyRollRequest, by: ChangeAuthor = OPERATOR): Promise<RolledApiKey> {
-    const rolled = await rollApiKey(this.deps, merchantId, request, by);
+  async rollMerchantApiKey(
+    merchantId: number,
+    request: ApiKeyRollRequest,
+    by: ChangeAuthor = OPERATOR,
+    rolledBy: KeyRoller | null = null,
+  ): Promise<RolledApiKey> {
+    const rolled = await rollApiKey(this.deps, merchantId, request, by, rolledBy);
     // A key ended now ends its live updates in this process at once (other instances at their next check).
     await this.liveCredentials.recheckAll();
     return rolled;
@@ -534,7 +553,7 @@ export class PaymentGateway {
   async rollApiKey(actor: DashboardActor, request: ApiKeyRollRequest): Promise<RolledApiKey> {
     authorize(actor, "manage_keys");
     requireRecentAuthentication(this.dashboard, actor);
-    return this.rollMerchantApiKey(actor.merchantId, request, authorOf(actor));
+    return this.rollMerchantApiKey(actor.merchantId, request, authorOf(actor), { userId: actor.userId, email: actor.email, role: actor.role });
   }
 
   /** Sudo mode too: the preview is the first step of a wallet change, so the prompt comes before the merchant compares addresses. */
@@ -619,10 +638,18 @@ export class PaymentGateway {
 
   // ── Webhook endpoints (issue 27): the REST API's with a secret key (its merchant and mode), the CLI's with an owner ──
 
-  /** The merchant and mode a secret key reaches: whose endpoints a REST call manages. */
-  async webhookEndpointOwner(bearerToken: string | undefined): Promise<endpoints.EndpointOwner> {
+  /**
+   * The merchant and mode a secret key reaches: whose endpoints a REST or GraphQL call manages, once the
+   * key's role allows it (`read`, or `manage_webhooks` for a change, audited as the key from `clientAddress`).
+   */
+  async webhookEndpointOwner(
+    bearerToken: string | undefined,
+    clientAddress: string | null = null,
+    permission: "read" | "manage_webhooks" = "manage_webhooks",
+  ): Promise<endpoints.EndpointOwner> {
     const caller = await this.deps.credentials.authenticateSecret(bearerToken);
-    return { merchantId: caller.merchant.id, isLive: caller.isLive };
+    authorizeKey(caller, permission);
+    return { merchantId: caller.merchant.id, isLive: caller.isLive, by: keyAuthor(caller, clientAddress) };
   }
 
   createWebhookEndpoint(owner: endpoints.EndpointOwner, body: unknown): Promise<endpoints.WebhookEndpointView> {

@@ -10,6 +10,8 @@ export interface GraphQLContext {
   gateway: PaymentGateway;
   /** The key from `Authorization: Bearer …`, when sent. */
   bearerToken: string | undefined;
+  /** The client's address (as REST reads it), for the audit log of changes made with a key. */
+  clientAddress: string | null;
   /** The `Idempotency-Key` header, when sent: it applies to the request's mutation. */
   idempotencyKey: string | undefined;
   /** The X-Request-Id of the HTTP request, for log lines. */

@@ -181,7 +181,7 @@ export const resolvers: Resolvers = {
       }),
     createRefund: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
-        const made = await ctx.gateway.createRefund(await refundOwner(ctx), {
+        const made = await ctx.gateway.createRefund(await refundOwner(ctx, "manage_refunds"), {
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
           // REST's body, so both share one parser and one set of messages.
@@ -201,13 +201,13 @@ export const resolvers: Resolvers = {
       }),
     cancelRefund: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const canceled = await ctx.gateway.cancelRefund(await refundOwner(ctx), id);
+        const canceled = await ctx.gateway.cancelRefund(await refundOwner(ctx, "manage_refunds"), id);
         ctx.seenMerchant(canceled.merchantId);
         return refundOf(canceled.refund);
       }),
     markRefundPaid: (_root, { id, txHash }, ctx) =>
       fromCore(async () => {
-        const marked = await ctx.gateway.markRefundPaid(await refundOwner(ctx), id, { tx_hash: txHash });
+        const marked = await ctx.gateway.markRefundPaid(await refundOwner(ctx, "manage_refunds"), id, { tx_hash: txHash });
         ctx.seenMerchant(marked.merchantId);
         return refundOf(marked.refund);
       }),
@@ -216,7 +216,7 @@ export const resolvers: Resolvers = {
       fromCore(async () =>
         webhookEndpointOf(
           await ctx.gateway.createWebhookEndpoint(
-            await endpointOwner(ctx),
+            await endpointOwner(ctx, "manage_webhooks"),
             defined({ url: input.url, enabled_events: input.enabledEvents, description: input.description }),
           ),
         ),
@@ -224,7 +224,7 @@ export const resolvers: Resolvers = {
     updateWebhookEndpoint: (_root, { id, input }, ctx) =>
       fromCore(async () => {
         const updated = await ctx.gateway.updateWebhookEndpoint(
-          await endpointOwner(ctx),
+          await endpointOwner(ctx, "manage_webhooks"),
           id,
           // description: null clears it, as in REST; the other fields left null are left out.
           {
@@ -241,15 +241,17 @@ export const resolvers: Resolvers = {
       }),
     deleteWebhookEndpoint: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const deleted = await ctx.gateway.deleteWebhookEndpoint(await endpointOwner(ctx), id);
+        const deleted = await ctx.gateway.deleteWebhookEndpoint(await endpointOwner(ctx, "manage_webhooks"), id);
         return { id: deleted.id, deleted: true };
       }),
     rotateWebhookEndpointSecret: (_root, { id }, ctx) =>
-      fromCore(async () => webhookEndpointOf(await ctx.gateway.rotateWebhookEndpointSecret(await endpointOwner(ctx), id))),
+      fromCore(async () => webhookEndpointOf(await ctx.gateway.rotateWebhookEndpointSecret(await endpointOwner(ctx, "manage_webhooks"), id))),
     redeliverWebhookDelivery: (_root, { id }, ctx) =>
-      fromCore(async () => webhookDeliveryOf(await ctx.gateway.redeliverWebhookDelivery(await endpointOwner(ctx), id))),
+      fromCore(async () => webhookDeliveryOf(await ctx.gateway.redeliverWebhookDelivery(await endpointOwner(ctx, "manage_webhooks"), id))),
     redeliverFailedWebhookDeliveries: (_root, { endpointId, since }, ctx) =>
-      fromCore(async () => ({ queued: await ctx.gateway.redeliverFailedWebhookDeliveries(await endpointOwner(ctx), endpointId, { since }) })),
+      fromCore(async () => ({
+        queued: await ctx.gateway.redeliverFailedWebhookDeliveries(await endpointOwner(ctx, "manage_webhooks"), endpointId, { since }),
+      })),
   },
 
   Subscription: {
@@ -369,11 +371,12 @@ const defined = (fields: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
 
 /** Whose refunds: the secret key's merchant and mode (a public key gets REST's 401). */
-const refundOwner = (ctx: GraphQLContext) => ctx.gateway.refundOwner(ctx.bearerToken);
+const refundOwner = (ctx: GraphQLContext, permission: "read" | "manage_refunds" = "read") =>
+  ctx.gateway.refundOwner(ctx.bearerToken, ctx.clientAddress, permission);
 
 /** The secret key's merchant and mode (a public key gets REST's 401), named to the request log. */
-async function endpointOwner(ctx: GraphQLContext): Promise<EndpointOwner> {
-  const owner = await ctx.gateway.webhookEndpointOwner(ctx.bearerToken);
+async function endpointOwner(ctx: GraphQLContext, permission: "read" | "manage_webhooks" = "read"): Promise<EndpointOwner> {
+  const owner = await ctx.gateway.webhookEndpointOwner(ctx.bearerToken, ctx.clientAddress, permission);
   ctx.seenMerchant(owner.merchantId);
   return owner;
 }

@@ -12,7 +12,7 @@ import express, { type RequestHandler } from "express";
 import type { GraphQLSchema, ValidationRule } from "graphql";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { bearerToken, idempotencyKeyHeader } from "../edge/headers.ts";
-import { moreRequests, type RateLimitOptions } from "../edge/rate-limits.ts";
+import { clientAddress, moreRequests, type RateLimitOptions } from "../edge/rate-limits.ts";
 import { RETRY_AFTER_SECONDS } from "../edge/status.ts";
 import type { Logger } from "../logging.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -89,6 +89,7 @@ export async function createGraphQL(
     context: async ({ req, res }) => ({
       gateway,
       bearerToken: bearerToken(req.headers.authorization),
+      clientAddress: clientAddress(req),
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
       requestId: String(res.locals.requestId),
       seenMerchant: (id: number) => {

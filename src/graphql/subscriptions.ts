@@ -172,6 +172,7 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
         const context: GraphQLContext = {
           gateway,
           bearerToken: bearerToken(authorization),
+          clientAddress: address,
           idempotencyKey: undefined,
           requestId,
           seenMerchant: () => {},
@@ -234,6 +235,7 @@ export function createSubscriptions(gateway: PaymentGateway, options: Subscripti
       const context: GraphQLContext & Record<PropertyKey, unknown> = {
         gateway,
         bearerToken: bearerToken(req.raw.headers.authorization),
+        clientAddress: clientAddress(req.raw),
         idempotencyKey: undefined,
         requestId: String(res.locals.requestId),
         seenMerchant: (id: number) => {

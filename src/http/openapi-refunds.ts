@@ -61,7 +61,7 @@ function listRefusal(): PaygateError {
 }
 
 export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDocParts): void {
-  const { secretKey, secretOnly, any, withPath, withBody, errorResponses, limited } = parts;
+  const { secretKey, secretOnly, keyRole, any, withPath, withBody, errorResponses, limited } = parts;
   const notFound = { error: errors.refundNotFound("…"), when: "an unknown id, another merchant's or the other mode's refund" };
   const notPending = { error: errors.refundNotPending("succeeded"), when: "the refund is no longer pending" };
   const validation = { error: errors.refundValidation([]), when: "missing or invalid fields; `errors` names each" };
@@ -81,6 +81,7 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
       ...errorResponses([
         validation,
         secretOnly,
+        keyRole,
         { error: errors.transactionNotFound("…"), when: "an unknown id, another merchant's or the other mode's transaction" },
         { error: errors.idempotencyConflict(), when: "an Idempotency-Key used with other parameters or for another operation" },
         { error: errors.refundOverLimit("0.0004 BTC"), when: "more than what is left to refund (`nothing_overpaid`, `nothing_received` alike)" },
@@ -165,7 +166,7 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     request: { params: refundId },
     responses: {
       200: limited(RefundResponse, "The canceled refund."),
-      ...errorResponses([secretOnly, notFound, notPending, ...withPath, ...withBody, ...any]),
+      ...errorResponses([secretOnly, keyRole, notFound, notPending, ...withPath, ...withBody, ...any]),
     },
   });
 
@@ -180,7 +181,7 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     request: { params: refundId, body: json(MarkPaidRequest, "The transaction hash.") },
     responses: {
       200: limited(RefundResponse, "The refund, still pending until verified."),
-      ...errorResponses([validation, secretOnly, notFound, notPending, ...withPath, ...withBody, ...any]),
+      ...errorResponses([validation, secretOnly, keyRole, notFound, notPending, ...withPath, ...withBody, ...any]),
     },
   });
 }

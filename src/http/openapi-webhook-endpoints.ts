@@ -15,6 +15,8 @@ interface ErrorCase {
 export interface EndpointDocParts {
   secretKey: { [name: string]: string[] }[];
   secretOnly: ErrorCase;
+  /** A change refused to a key rolled by a dashboard user whose role may not make it (src/core/merchants/key-access.ts). */
+  keyRole: ErrorCase;
   any: ErrorCase[];
   withPath: ErrorCase[];
   withBody: ErrorCase[];
@@ -118,7 +120,7 @@ const endpointId = z.object({
 });
 
 export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: EndpointDocParts): void {
-  const { secretKey, secretOnly, any, withPath, withBody, errorResponses, limited } = parts;
+  const { secretKey, secretOnly, keyRole, any, withPath, withBody, errorResponses, limited } = parts;
   const invalid: ErrorCase = {
     error: errors.webhookEndpointValidation([{ field: "enabled_events", message: "names no event type: payment.bogus" }]),
     when: "a URL that fails the checks of webhook URLs, an unknown event type, an unknown field; the message names each",
@@ -142,6 +144,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
         invalid,
         { error: errors.webhookEndpointLimit(16, "test"), when: "the merchant already has PAYGATE_WEBHOOK_ENDPOINTS_MAX endpoints in this mode" },
         secretOnly,
+        keyRole,
         ...withBody,
         ...any,
       ]),
@@ -178,7 +181,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     request: { params: endpointId, ...json(UpdateBody) },
     responses: {
       200: limited(WebhookEndpointUpdateResponse, "The endpoint."),
-      ...errorResponses([invalid, secretOnly, notFound, ...withPath, ...withBody, ...any]),
+      ...errorResponses([invalid, secretOnly, keyRole, notFound, ...withPath, ...withBody, ...any]),
     },
   });
   registry.registerPath({
@@ -189,7 +192,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     summary: "Delete a webhook endpoint",
     description: "With its delivery log. Deleting the mode's first endpoint removes the merchant's webhook URL of the mode.",
     request: { params: endpointId },
-    responses: { 200: limited(WebhookEndpointDeletedResponse, "Deleted."), ...errorResponses([secretOnly, notFound, ...withPath, ...any]) },
+    responses: { 200: limited(WebhookEndpointDeletedResponse, "Deleted."), ...errorResponses([secretOnly, keyRole, notFound, ...withPath, ...any]) },
   });
   registry.registerPath({
     ...base,
@@ -202,7 +205,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     request: { params: endpointId },
     responses: {
       200: limited(WebhookEndpointResponse, "The endpoint, with its new secret."),
-      ...errorResponses([secretOnly, notFound, ...withPath, ...any]),
+      ...errorResponses([secretOnly, keyRole, notFound, ...withPath, ...any]),
     },
   });
   registry.registerPath({
@@ -257,7 +260,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     },
     responses: {
       202: limited(RedeliverFailedResponse, "How many were queued."),
-      ...errorResponses([invalid, secretOnly, notFound, ...withPath, ...withBody, ...any]),
+      ...errorResponses([invalid, secretOnly, keyRole, notFound, ...withPath, ...withBody, ...any]),
     },
   });
   registry.registerPath({
@@ -276,6 +279,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
       202: limited(WebhookDeliveryResponse, "The delivery, pending."),
       ...errorResponses([
         secretOnly,
+        keyRole,
         { error: errors.webhookDeliveryNotFound("…"), when: "an unknown id, another merchant's or the other mode's delivery" },
         ...withPath,
         ...withBody,

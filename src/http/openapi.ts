@@ -100,6 +100,12 @@ function errorResponses(cases: ErrorCase[]) {
   );
 }
 
+// A change made with a key rolled by a dashboard user whose role may not make it (issue 41).
+const KEY_ROLE: ErrorCase = {
+  error: errors.keyRoleForbidden("developer", "manage_pricing"),
+  when: "the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles)",
+};
+
 // Failures every route can answer with.
 const ANY: ErrorCase[] = [
   {
@@ -466,6 +472,8 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
           when: "a spread outside its bounds or not a decimal string, an unknown or repeated provider, fewer providers than the quorum, an unknown field; the message names each",
         },
         SECRET_ONLY,
+        { error: errors.testKeyForLiveSetting("pricing"), when: "a test-mode secret key: pricing is what live payments use" },
+        KEY_ROLE,
         ...WITH_BODY,
         ...ANY,
       ]),
@@ -544,7 +552,16 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   }
 
   // The paths described in their own files, with this document's security schemes, parameters and errors.
-  const shared = { secretKey, secretOnly: SECRET_ONLY, any: ANY, withPath: WITH_PATH, withBody: WITH_BODY, errorResponses, limited };
+  const shared = {
+    secretKey,
+    secretOnly: SECRET_ONLY,
+    keyRole: KEY_ROLE,
+    any: ANY,
+    withPath: WITH_PATH,
+    withBody: WITH_BODY,
+    errorResponses,
+    limited,
+  };
   registerRefundPaths(registry, shared);
   registerWebhookEndpointPaths(registry, shared);
 

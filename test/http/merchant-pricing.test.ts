@@ -107,7 +107,7 @@ describe("merchant pricing with the median of four providers", () => {
   });
 
   it("applies the spread exactly, in the merchant's favour, and shows the market rate, the spread and the rate used", async () => {
-    const set = await t.post("/v1/merchant/pricing", { spread: "1.5" }, bearer(keys.testSecretKey));
+    const set = await t.post("/v1/merchant/pricing", { spread: "1.5" }, bearer(keys.liveSecretKey));
     expect(set.status).toBe(200);
     expect(set.body.data).toMatchObject({ spread_percent: "1.5", sources: [] });
 
@@ -138,11 +138,11 @@ describe("merchant pricing with the median of four providers", () => {
   });
 
   it("a rate with more than 18 decimals after the spread is rounded down: never less coin than exact", async () => {
-    expect((await t.post("/v1/merchant/pricing", { spread: "0.0003" }, bearer(keys.testSecretKey))).status).toBe(200);
+    expect((await t.post("/v1/merchant/pricing", { spread: "0.0003" }, bearer(keys.liveSecretKey))).status).toBe(200);
     const paid = await initiate(t, keys, "test", "100");
     const rate = new Decimal(paid.body.data.meta.quote.rate);
     expect(rate.toFixed()).toBe(new Decimal("65000").times("0.999997").toFixed());
-    expect((await t.post("/v1/merchant/pricing", { spread: "0" }, bearer(keys.testSecretKey))).body.data.spread_percent).toBe("0");
+    expect((await t.post("/v1/merchant/pricing", { spread: "0" }, bearer(keys.liveSecretKey))).body.data.spread_percent).toBe("0");
   });
 
   it("asks only the merchant's providers, in its order, for the median; none chosen again: all of them", async () => {
@@ -168,7 +168,7 @@ describe("merchant pricing with the median of four providers", () => {
   });
 
   it("refuses bad input with 400 naming the field, and changes nothing", async () => {
-    await t.post("/v1/merchant/pricing", { spread: "2", sources: ["kraken", "binance"] }, bearer(keys.testSecretKey));
+    await t.post("/v1/merchant/pricing", { spread: "2", sources: ["kraken", "binance"] }, bearer(keys.liveSecretKey));
     const cases: [unknown, string, string][] = [
       [{ spread: "10.5" }, "spread", "spread must be a decimal string from 0 to 10 (percent), with at most 4 decimal places"],
       [{ spread: "-1" }, "spread", "spread must be a decimal string from 0 to 10 (percent), with at most 4 decimal places"],
@@ -190,24 +190,24 @@ describe("merchant pricing with the median of four providers", () => {
       [{ margin: "1" }, "margin", "margin: unknown field; send spread and/or sources"],
     ];
     for (const [body, field, message] of cases) {
-      const res = await t.post("/v1/merchant/pricing", body, bearer(keys.testSecretKey));
+      const res = await t.post("/v1/merchant/pricing", body, bearer(keys.liveSecretKey));
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ status: "error", code: "validation_error", reason: "invalid_pricing", message });
       expect(res.body.errors).toEqual([{ field, message }]);
     }
     const notJson = await fetch(`${t.url}/v1/merchant/pricing`, {
       method: "POST",
-      headers: { ...bearer(keys.testSecretKey), "content-type": "application/json" },
+      headers: { ...bearer(keys.liveSecretKey), "content-type": "application/json" },
       body: "{",
     });
     expect(notJson.status).toBe(400);
-    const array = await t.post("/v1/merchant/pricing", ["kraken"], bearer(keys.testSecretKey));
+    const array = await t.post("/v1/merchant/pricing", ["kraken"], bearer(keys.liveSecretKey));
     expect(array.status).toBe(400);
     expect(array.body.message).toMatch(/^the body must be a JSON object/);
 
     const shown = await getPricing(t, keys.testSecretKey);
     expect(shown.body.data).toMatchObject({ spread_percent: "2", sources: ["kraken", "binance"] });
-    await t.post("/v1/merchant/pricing", { spread: null, sources: [] }, bearer(keys.testSecretKey));
+    await t.post("/v1/merchant/pricing", { spread: null, sources: [] }, bearer(keys.liveSecretKey));
   });
 
   it("takes the secret key only", async () => {

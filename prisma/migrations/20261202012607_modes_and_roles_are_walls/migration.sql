@@ -1,7 +1,8 @@
 -- Modes and roles are walls (issue 41).
 
 -- API keys remember who rolled them and that user's role: a key may do what its role may.
-ALTER TABLE "api_keys" ADD COLUMN     "created_by_role" TEXT,
+ALTER TABLE "api_keys" ADD COLUMN     "created_by_email" TEXT,
+ADD COLUMN     "created_by_role" TEXT,
 ADD COLUMN     "created_by_user_id" TEXT;
 
 -- A change made with a secret key is audited as that key (its id and prefix), made by its creator.

@@ -63,6 +63,11 @@ export interface DashboardActor {
   mustEnrolSecondFactor: boolean;
 }
 
+/** Whether a role holds a permission, whatever the merchant's state (an API key's rolled-by role: key-access.ts). */
+export function roleGrants(role: DashboardRole, permission: DashboardPermission): boolean {
+  return GRANTS[role].has(permission);
+}
+
 export function isDashboardRole(value: string): value is DashboardRole {
   return (DASHBOARD_ROLES as readonly string[]).includes(value);
 }

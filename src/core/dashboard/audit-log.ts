@@ -43,7 +43,7 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who made a change: a dashboard user (from its request's address), or the operator at the command line. */
+/** Who made a change: a dashboard user or a secret key (from its request's address), or the operator at the command line. */
 export type ChangeAuthor = AuditActorWrite;
 
 /** The CLI's changes: the operator has the database and the encryption key already, so it is named, not authenticated. */
@@ -76,7 +76,11 @@ export function webhookUrlTarget(mode: "test" | "live", url: string | null): str
 export interface AuditLogEntryView {
   id: string;
   at: Date;
-  actor: { kind: "user"; userId: string | null; email: string | null } | { kind: "operator" };
+  actor:
+    | { kind: "user"; userId: string | null; email: string | null }
+    /** A secret key's change: the key, and who rolled it (null: the operator made it). */
+    | { kind: "api_key"; keyId: number | null; keyPrefix: string | null; createdByUserId: string | null; createdByEmail: string | null }
+    | { kind: "operator" };
   action: string;
   target: string;
   clientAddress: string | null;
@@ -109,7 +113,18 @@ function viewOf(row: AuditLogRow): AuditLogEntryView {
   return {
     id: String(row.id),
     at: row.createdAt,
-    actor: row.actorKind === "operator" ? { kind: "operator" } : { kind: "user", userId: row.actorUserId, email: row.actorEmail },
+    actor:
+      row.actorKind === "operator"
+        ? { kind: "operator" }
+        : row.actorKind === "api_key"
+          ? {
+              kind: "api_key",
+              keyId: row.actorApiKeyId,
+              keyPrefix: row.actorApiKeyPrefix,
+              createdByUserId: row.actorUserId,
+              createdByEmail: row.actorEmail,
+            }
+          : { kind: "user", userId: row.actorUserId, email: row.actorEmail },
     action: row.action,
     target: row.target,
     clientAddress: row.clientAddress,

@@ -1,6 +1,9 @@
 // A merchant's API keys: the list a dashboard shows (never a secret) and rolling a key. A roll makes a
 // new key of one kind and mode, shown once, and gives the keys it replaces an end: now, or after an
 // overlap of 1 or 24 hours in which both work, so a merchant can deploy the new key without downtime.
+// A key rolled in the dashboard remembers who rolled it and that user's role: it may do what the role
+// may (key-access.ts), so no role gains through a key what the dashboard refuses it.
+import type { DashboardRole } from "../dashboard/access.ts";
 import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
@@ -15,10 +18,18 @@ export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
 export const OLD_KEY_OVERLAPS = { now: 0, "1h": 60 * 60 * 1000, "24h": 24 * 60 * 60 * 1000 } as const;
 export type OldKeyExpiry = keyof typeof OLD_KEY_OVERLAPS;
 
-export function apiKeyRow(kind: "PUBLIC" | "SECRET", isLive: boolean, key: string): ApiKeyWrite {
+/** The dashboard user who rolls a key: the key may do what this role may (key-access.ts). */
+export interface KeyRoller {
+  userId: string;
+  email: string;
+  role: DashboardRole;
+}
+
+export function apiKeyRow(kind: "PUBLIC" | "SECRET", isLive: boolean, key: string, rolledBy: KeyRoller | null = null): ApiKeyWrite {
   // A secret key keeps only enough of itself to be recognised in a list.
   const prefix = kind === "PUBLIC" ? key : `${key.slice(0, 13)}…`;
-  return { kind, isLive, prefix, keyHash: hashKey(key) };
+  const creator = rolledBy === null ? {} : { createdByUserId: rolledBy.userId, createdByEmail: rolledBy.email, createdByRole: rolledBy.role };
+  return { kind, isLive, prefix, keyHash: hashKey(key), ...creator };
 }
 
 export interface ApiKeyView {
@@ -73,6 +84,7 @@ export async function rollApiKey(
   merchantId: number,
   request: ApiKeyRollRequest,
   by: ChangeAuthor = OPERATOR,
+  rolledBy: KeyRoller | null = null,
 ): Promise<RolledApiKey> {
   const mode = checkedMode(request.mode);
   const kind = request.kind;
@@ -84,7 +96,7 @@ export async function rollApiKey(
   }
   const now = deps.clock.now();
   const key = kind === "public" ? newPublicKey(mode) : newSecretKey(mode);
-  const row = apiKeyRow(kind === "public" ? "PUBLIC" : "SECRET", mode === "live", key);
+  const row = apiKeyRow(kind === "public" ? "PUBLIC" : "SECRET", mode === "live", key, rolledBy);
   const ended = await deps.stores.merchants.rollApiKey(merchantId, {
     kind: row.kind,
     isLive: row.isLive,

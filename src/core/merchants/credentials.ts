@@ -20,7 +20,26 @@ export interface Caller {
    * which reach every transaction of their merchant and mode. Enforced by transactionFor (record.ts).
    */
   transactionId: string | null;
+  /** The API key that proved the call (null: a payment link or a client secret): what it may do and whom the audit log names. */
+  key: ApiKeyIdentity | null;
 }
+
+/** A key as the audit log names it, with the dashboard user who rolled it (null: the operator made it) and that user's role then. */
+export interface ApiKeyIdentity {
+  id: number;
+  prefix: string;
+  createdByUserId: string | null;
+  createdByEmail: string | null;
+  createdByRole: string | null;
+}
+
+const identityOf = (row: ApiKeyRow): ApiKeyIdentity => ({
+  id: row.id,
+  prefix: row.prefix,
+  createdByUserId: row.createdByUserId,
+  createdByEmail: row.createdByEmail,
+  createdByRole: row.createdByRole,
+});
 
 /** Which credentials an operation takes besides a secret key. */
 export interface InitiatorOptions {
@@ -112,13 +131,13 @@ export class Credentials {
       const key = await this.findActiveKey(credential.publicKey, "PUBLIC");
       if (!key) throw errors.invalidPublicKey("invalid_public_key");
       if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-      return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null };
+      return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null, key: identityOf(key) };
     }
     const slug = credential.paymentLink;
     const link = await this.links.get(slug, () => this.store.paymentLinkBySlug(slug));
     if (!link?.active) throw errors.invalidPublicKey("invalid_payment_link");
     if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
-    return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK", transactionId: null };
+    return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK", transactionId: null, key: null };
   }
 
   /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */
@@ -127,7 +146,7 @@ export class Credentials {
     if (!token.startsWith("sec_")) throw errors.secretKeyRequired();
     const key = await this.findActiveKey(token, "SECRET");
     if (!key) throw errors.invalidSecretKey();
-    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET", transactionId: null };
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "SECRET", transactionId: null, key: identityOf(key) };
   }
 
   /** Initiate's credential: a secret key, or where the operation allows it, the transaction's client secret. */
@@ -143,7 +162,7 @@ export class Credentials {
     if (clientSecretTransactionId(token) !== null) return this.authenticateClientSecret(token);
     const key = await this.findActiveKey(token, "PUBLIC");
     if (!key) throw errors.invalidApiKey();
-    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null };
+    return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null, key: identityOf(key) };
   }
 
   /**
@@ -162,6 +181,6 @@ export class Credentials {
       return found?.clientSecretEnc ? found : null;
     });
     if (!row?.clientSecretEnc || !sameSecret(box.open(row.clientSecretEnc), token)) throw errors.invalidClientSecret();
-    return { merchant: row.merchant, isLive: row.isLive, paymentLinkId: null, keyKind: "CLIENT_SECRET", transactionId: row.id };
+    return { merchant: row.merchant, isLive: row.isLive, paymentLinkId: null, keyKind: "CLIENT_SECRET", transactionId: row.id, key: null };
   }
 }

@@ -10,6 +10,7 @@ import { refundEvent } from "../events/refund-events.ts";
 import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { Caller } from "../merchants/credentials.ts";
+import { authorizeKey, keyAuthor } from "../merchants/key-access.ts";
 import { Decimal } from "../money/amounts.ts";
 import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "../money/currencies.ts";
 import { networkOrDefault } from "../networks.ts";
@@ -49,9 +50,9 @@ export interface RefundRequest {
 }
 
 /**
- * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (keyOwner, `by`
- * null) and a dashboard user (dashboardOwner, `by` its author, so its changes go to the audit log)
- * each resolve to one once, then call the same functions below.
+ * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (keyOwner) and a
+ * dashboard user (dashboardOwner) each resolve to one once, after their role is checked, then call
+ * the same functions below; a change's `by` (the key or the user) goes to the audit log, a read's is null.
  */
 export interface RefundOwner {
   merchantId: number;
@@ -75,9 +76,15 @@ function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: Fia
 }
 
 /** A secret key's merchant and mode (a public key or client secret is refused; so is a deactivated merchant's key). */
-export async function keyOwner(deps: Pick<RefundDeps, "credentials">, bearerToken: string | undefined): Promise<RefundOwner> {
+export async function keyOwner(
+  deps: Pick<RefundDeps, "credentials">,
+  bearerToken: string | undefined,
+  clientAddress: string | null,
+  permission: Extract<DashboardPermission, "read" | "manage_refunds">,
+): Promise<RefundOwner> {
   const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
-  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: null };
+  authorizeKey(caller, permission);
+  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: permission === "read" ? null : keyAuthor(caller, clientAddress) };
 }
 
 /**

@@ -10,7 +10,14 @@ export interface MerchantIdentity {
 }
 
 export interface ApiKeyRow {
+  id: number;
   kind: "PUBLIC" | "SECRET";
+  /** What the key list shows of it. */
+  prefix: string;
+  /** Who rolled it in the dashboard and with which role (null: the operator made it); the key may do what that role may. */
+  createdByUserId: string | null;
+  createdByEmail: string | null;
+  createdByRole: string | null;
   isLive: boolean;
   revokedAt: Date | null;
   /** A rolled key's end (src/core/merchants/api-keys.ts); null: none. */

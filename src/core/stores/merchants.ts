@@ -11,6 +11,10 @@ export interface ApiKeyWrite {
   /** What a list shows of the key: a public key whole, a secret key's first characters. */
   prefix: string;
   keyHash: string;
+  /** Who rolled it in the dashboard, and that user's role then (absent: the operator made it). */
+  createdByUserId?: string;
+  createdByEmail?: string;
+  createdByRole?: string;
 }
 
 export interface WalletWrite {

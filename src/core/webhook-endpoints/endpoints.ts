@@ -6,7 +6,7 @@
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
 import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
-import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
@@ -29,10 +29,12 @@ const ENDPOINT_ID = /^we_[0-9A-Za-z]{1,64}$/;
 const DELIVERY_ID = /^wd_(?:evt_)?[0-9A-Za-z]{1,64}$/;
 export const newEndpointId = () => `we_${randomToken(24)}`;
 
-/** Whose endpoints a call reaches: the secret key's merchant and mode. */
+/** Whose endpoints a call reaches: the secret key's merchant and mode, or a dashboard user's, and who acts (the audit log's author). */
 export interface EndpointOwner {
   merchantId: number;
   isLive: boolean;
+  /** Absent: the operator (the CLI). */
+  by?: ChangeAuthor;
 }
 
 export type EndpointDeps = MerchantDeps & Pick<CoreDeps, "clock"> & { webhookEndpointsMax?: number };
@@ -48,7 +50,7 @@ export function dashboardOwner(
   permission: Extract<DashboardPermission, "read" | "manage_webhooks">,
 ): EndpointOwner {
   authorize(actor, permission);
-  return { merchantId: actor.merchantId, isLive };
+  return { merchantId: actor.merchantId, isLive, by: authorOf(actor) };
 }
 
 /**
@@ -153,7 +155,7 @@ export async function createEndpoint(
   deps: EndpointDeps,
   owner: EndpointOwner,
   body: unknown,
-  by: ChangeAuthor = OPERATOR,
+  by: ChangeAuthor = owner.by ?? OPERATOR,
 ): Promise<WebhookEndpointView> {
   const input = parsed(CreateBody, body);
   const url = checkedUrl(deps, input.url, owner.isLive);
@@ -179,7 +181,13 @@ export async function createEndpoint(
       secretEnc: deps.secrets.seal(secret),
     },
     max,
-    endpointAudit(deps, by, { id, ...owner, url }, "webhook_endpoint.create", eventsDetail(input.enabled_events)),
+    endpointAudit(
+      deps,
+      by,
+      { id, merchantId: owner.merchantId, isLive: owner.isLive, url },
+      "webhook_endpoint.create",
+      eventsDetail(input.enabled_events),
+    ),
   );
   if (!row) throw errors.webhookEndpointLimit(max, owner.isLive ? "live" : "test");
   return shown(deps, { ...row, secret });
@@ -199,7 +207,7 @@ async function createFirstEndpoint(
 ): Promise<WebhookEndpointView | null> {
   const mode = owner.isLive ? "live" : "test";
   const made = await deps.stores.webhookEndpoints.createFirst(
-    { ...owner, url, enabledEvents: input.enabled_events, description: input.description ?? null },
+    { merchantId: owner.merchantId, isLive: owner.isLive, url, enabledEvents: input.enabled_events, description: input.description ?? null },
     (row) => [
       auditEntry(by, owner.merchantId, deps.clock.now(), "webhook_url.set", webhookUrlTarget(mode, url)),
       endpointAudit(deps, by, row, "webhook_endpoint.create", `${eventsDetail(input.enabled_events)} (the merchant's webhook URL)`),
@@ -236,7 +244,7 @@ export async function updateEndpoint(
   owner: EndpointOwner,
   id: string,
   body: unknown,
-  by: ChangeAuthor = OPERATOR,
+  by: ChangeAuthor = owner.by ?? OPERATOR,
 ): Promise<UpdatedEndpoint> {
   const input = parsed(UpdateBody, body);
   const current = await retrieveEndpoint(deps, owner, id);
@@ -293,7 +301,12 @@ export async function updateEndpoint(
   return { endpoint: shown(deps, endpoint), redelivered };
 }
 
-export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, by: ChangeAuthor = OPERATOR): Promise<WebhookEndpointRow> {
+export async function deleteEndpoint(
+  deps: EndpointDeps,
+  owner: EndpointOwner,
+  id: string,
+  by: ChangeAuthor = owner.by ?? OPERATOR,
+): Promise<WebhookEndpointRow> {
   const current = await retrieveEndpoint(deps, owner, id);
   // The first endpoint is the merchant's URL of the mode: removing that removes it (the database follows).
   if (current.isPrimary) await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: null } : { testWebhookUrl: null }, by);
@@ -309,7 +322,7 @@ export async function rotateEndpointSecret(
   deps: EndpointDeps,
   owner: EndpointOwner,
   id: string,
-  by: ChangeAuthor = OPERATOR,
+  by: ChangeAuthor = owner.by ?? OPERATOR,
 ): Promise<WebhookEndpointView> {
   const current = await retrieveEndpoint(deps, owner, id);
   if (current.isPrimary) {

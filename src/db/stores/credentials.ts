@@ -8,7 +8,19 @@ export function credentialStore(db: Database): CredentialStore {
     apiKeyByHash: (keyHash) =>
       db.apiKey.findUnique({
         where: { keyHash },
-        select: { kind: true, isLive: true, revokedAt: true, expiresAt: true, keyHash: true, merchant: merchantIdentity },
+        select: {
+          id: true,
+          kind: true,
+          prefix: true,
+          createdByUserId: true,
+          createdByEmail: true,
+          createdByRole: true,
+          isLive: true,
+          revokedAt: true,
+          expiresAt: true,
+          keyHash: true,
+          merchant: merchantIdentity,
+        },
       }),
     clientSecretOf: (id) =>
       db.transaction.findUnique({ where: { id }, select: { id: true, isLive: true, clientSecretEnc: true, merchant: merchantIdentity } }),

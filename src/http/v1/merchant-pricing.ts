@@ -5,6 +5,7 @@ import { errors, type FieldError, type PaygateError } from "../../core/errors.ts
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { MerchantPricing } from "../../core/merchants/pricing.ts";
 import { bearerToken, noStore } from "../../edge/headers.ts";
+import { clientAddress } from "../../edge/rate-limits.ts";
 import { jsonBody } from "../body.ts";
 import type { MerchantPricingResponse } from "../schemas.ts";
 
@@ -29,7 +30,7 @@ export function merchantPricingRoutes(gateway: PaymentGateway): Router {
     if (extra.length > 0) {
       throw errors.invalidPricing(extra.map((field) => ({ field, message: `${field}: unknown field; send spread and/or sources` })));
     }
-    const { merchantId, pricing } = await gateway.setPricingForKey(bearerToken(req.headers.authorization), { spread, sources });
+    const { merchantId, pricing } = await gateway.setPricingForKey(bearerToken(req.headers.authorization), { spread, sources }, clientAddress(req));
     res.locals.merchantId = merchantId;
     res.status(200).json(pricingResponse(pricing));
   });

@@ -5,6 +5,7 @@ import { errors } from "../../core/errors.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
 import type { RefundOutcome } from "../../core/refunds/refunds.ts";
 import { bearerToken, idempotencyKeyHeader, noStore } from "../../edge/headers.ts";
+import { clientAddress } from "../../edge/rate-limits.ts";
 import { jsonBody } from "../body.ts";
 import type { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "../schemas.ts";
 
@@ -17,10 +18,12 @@ function sendRefund(res: Response, outcome: RefundOutcome, status = 200): void {
 
 export function refundRoutes(gateway: PaymentGateway): Router {
   const router = Router();
-  const owner = (req: Request) => gateway.refundOwner(bearerToken(req.headers.authorization));
+  // A read needs the key's role to read, a change to manage refunds (audited as the key, from the client's address).
+  const owner = (req: Request, permission: "read" | "manage_refunds" = "read") =>
+    gateway.refundOwner(bearerToken(req.headers.authorization), clientAddress(req), permission);
 
   router.post("/v1/transaction/:transaction_id/refunds", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    const outcome = await gateway.createRefund(await owner(req), {
+    const outcome = await gateway.createRefund(await owner(req, "manage_refunds"), {
       transactionId: String(req.params.transaction_id),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -47,11 +50,11 @@ export function refundRoutes(gateway: PaymentGateway): Router {
   });
 
   router.post("/v1/refunds/:refund_id/cancel", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.cancelRefund(await owner(req), String(req.params.refund_id)));
+    sendRefund(res, await gateway.cancelRefund(await owner(req, "manage_refunds"), String(req.params.refund_id)));
   });
 
   router.post("/v1/refunds/:refund_id/mark_paid", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.markRefundPaid(await owner(req), String(req.params.refund_id), req.body));
+    sendRefund(res, await gateway.markRefundPaid(await owner(req, "manage_refunds"), String(req.params.refund_id), req.body));
   });
 
   return router;

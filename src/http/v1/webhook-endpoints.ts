@@ -6,13 +6,16 @@ import type { PaymentGateway } from "../../core/gateway.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../../core/stores/webhook-endpoints.ts";
 import { deliveryStatus, type WebhookEndpointView } from "../../core/webhook-endpoints/endpoints.ts";
 import { bearerToken, noStore } from "../../edge/headers.ts";
+import { clientAddress } from "../../edge/rate-limits.ts";
 import { jsonBody } from "../body.ts";
 
 export function webhookEndpointRoutes(gateway: PaymentGateway): Router {
   const router = Router();
   const body = jsonBody(errors.webhookEndpointValidation);
+  // A read needs the key's role to read, a change to manage webhooks (audited as the key, from the client's address).
   const owner = async (req: Request, res: { locals: Record<string, unknown> }) => {
-    const found = await gateway.webhookEndpointOwner(bearerToken(req.headers.authorization));
+    const permission = req.method === "GET" ? "read" : "manage_webhooks";
+    const found = await gateway.webhookEndpointOwner(bearerToken(req.headers.authorization), clientAddress(req), permission);
     res.locals.merchantId = found.merchantId;
     return found;
   };

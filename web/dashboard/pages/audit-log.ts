@@ -8,7 +8,8 @@ import { alertSlot, runChange, when } from "./parts.ts";
 interface Entry {
   id: string;
   created_at: string;
-  actor: { kind: "user" | "operator"; user_id: string | null; email: string | null; label: string };
+  /** api_key: a change made with a secret key (label names the key and who rolled it). */
+  actor: { kind: "user" | "api_key" | "operator"; user_id: string | null; email: string | null; label: string };
   action: string;
   target: string;
   client_address: string | null;

@@ -62,13 +62,23 @@ const keyBody = (key: SecurityKeyView) => ({
   transports: key.transports,
 });
 
+function actorBody(actor: AuditLogEntryView["actor"]) {
+  if (actor.kind === "operator") return { kind: "operator", user_id: null, email: null, label: "operator (CLI)" };
+  if (actor.kind === "user") return { kind: "user", user_id: actor.userId, email: actor.email, label: actor.email ?? actor.userId ?? "unknown user" };
+  const rolledBy = actor.createdByUserId === null ? "made by the operator" : `rolled by ${actor.createdByEmail ?? actor.createdByUserId}`;
+  return {
+    kind: "api_key",
+    user_id: actor.createdByUserId,
+    email: actor.createdByEmail,
+    api_key: { id: actor.keyId, prefix: actor.keyPrefix },
+    label: `API key ${actor.keyPrefix ?? actor.keyId ?? "?"} (${rolledBy})`,
+  };
+}
+
 const entryBody = (entry: AuditLogEntryView) => ({
   id: entry.id,
   created_at: entry.at.toISOString(),
-  actor:
-    entry.actor.kind === "operator"
-      ? { kind: "operator", user_id: null, email: null, label: "operator (CLI)" }
-      : { kind: "user", user_id: entry.actor.userId, email: entry.actor.email, label: entry.actor.email ?? entry.actor.userId ?? "unknown user" },
+  actor: actorBody(entry.actor),
   action: entry.action,
   target: entry.target,
   client_address: entry.clientAddress,
