@@ -180,7 +180,7 @@ export type Mutation = {
   redeliverWebhookDelivery: WebhookDelivery;
   /**
    * A new signing secret, in this reply only; the previous one keeps signing deliveries for 24 hours. The mode's first
-   * endpoint's secret is the merchant's, shared by both modes' first endpoints. Secret key only.
+   * endpoint's secret is its mode's: the other mode's is left as it was. Secret key only.
    */
   rotateWebhookEndpointSecret: WebhookEndpoint;
   /**
@@ -759,7 +759,7 @@ export type WebhookEndpoint = {
   isLive: Scalars['Boolean']['output'];
   /** Until when the secret before the last rotation still signs deliveries; null once past. */
   previousSecretExpiresAt: Maybe<Scalars['DateTime']['output']>;
-  /** The mode's first endpoint: its URL and secret are the merchant's webhook URL and secret (merchant settings change them too). */
+  /** The mode's first endpoint: its URL and secret are the merchant's webhook URL and that mode's secret (merchant settings change them too). */
   primary: Scalars['Boolean']['output'];
   /** The signing secret (whsec_…): only in createWebhookEndpoint's and rotateWebhookEndpointSecret's reply (shown once); null elsewhere. */
   secret: Maybe<Scalars['String']['output']>;
