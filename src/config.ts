@@ -786,7 +786,7 @@ export const EnvSchema = z.object({
     .max(1440)
     .default(10)
     .describe(
-      "Sudo mode: changing a wallet, a webhook URL or secret, an API key, users or a second factor asks for the password (and code) again when the session last proved them longer ago than this (1–1440). Default: `10` minutes.",
+      "Sudo mode: changing a wallet, a webhook URL or secret, an API key, users or a second factor, or making a refund, asks for the password (and code) again when the session last proved them longer ago than this (1–1440). Default: `10` minutes.",
     ),
   NODE_ENV: z.string().optional().describe("`production` turns the GraphQL introspection and landing page off by default. Default: unset."),
   /** Default: on, except when NODE_ENV=production. */

@@ -303,8 +303,14 @@ export class PaymentGateway {
     return refunds.dashboardOwner(actor, isLive, permission);
   }
 
-  /** The REST body and Idempotency-Key (docs/refunds.md); the dashboard's Refund action sends the same. */
-  createRefund(owner: refunds.RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+  /**
+   * The REST body and Idempotency-Key (docs/refunds.md); the dashboard's Refund action sends the same.
+   * From the dashboard it needs a recent password (sudo mode): a refund sends money out and its reply
+   * holds the claim link, so a stolen session could send it anywhere. Cancelling and marking paid
+   * need none: they stop a refund or record the merchant's own payment, and hand out nothing.
+   */
+  async createRefund(owner: refunds.RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+    if (owner.authenticatedAt) requireRecentAuthentication(this.dashboard, { authenticatedAt: owner.authenticatedAt });
     return refunds.createRefund(this.deps, owner, request);
   }
 

@@ -57,6 +57,8 @@ export interface RefundOwner {
   merchantId: number;
   isLive: boolean;
   by: ChangeAuthor | null;
+  /** When the dashboard user last proved its password (making a refund needs it recent); null for a secret key. */
+  authenticatedAt: Date | null;
 }
 
 export interface RefundOutcome {
@@ -77,7 +79,7 @@ function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: Fia
 /** A secret key's merchant and mode (a public key or client secret is refused; so is a deactivated merchant's key). */
 export async function keyOwner(deps: Pick<RefundDeps, "credentials">, bearerToken: string | undefined): Promise<RefundOwner> {
   const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
-  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: null };
+  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: null, authenticatedAt: null };
 }
 
 /**
@@ -90,7 +92,7 @@ export function dashboardOwner(
   permission: Extract<DashboardPermission, "read" | "manage_refunds">,
 ): RefundOwner {
   authorize(actor, permission);
-  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor) };
+  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor), authenticatedAt: actor.authenticatedAt };
 }
 
 /** The audit log's entry of a dashboard user's change; none for a secret key's. */
