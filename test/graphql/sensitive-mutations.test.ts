@@ -86,7 +86,8 @@ describe("mutations that move money or hand out a one-time secret", () => {
   });
 
   it("refuses two webhook secrets in one request", async () => {
-    const endpoint = (alias: string) => `${alias}: createWebhookEndpoint(input: { url: "https://example.com/${alias}", enabledEvents: ["*"] }) { id secret }`;
+    const endpoint = (alias: string) =>
+      `${alias}: createWebhookEndpoint(input: { url: "https://example.com/${alias}", enabledEvents: ["*"] }) { id secret }`;
     const before = await t.db.webhookEndpoint.count({ where: { merchantId: keys.id } });
     expectRefused(await graph(`mutation { ${endpoint("a")} ${endpoint("b")} }`), "createWebhookEndpoint 2 times");
     expect(await t.db.webhookEndpoint.count({ where: { merchantId: keys.id } })).toBe(before);
