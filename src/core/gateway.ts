@@ -47,13 +47,21 @@ import type { Caller } from "./merchants/credentials.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
-import { NO_PRIVATE_TARGETS, shownResponseBody, type PrivateTargets } from "./merchants/private-targets.ts";
+import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./merchants/private-targets.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
 import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "./merchants/default-networks.ts";
 import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./merchants/funds-held.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
-import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
+import {
+  merchantSettings,
+  sendTestEvent,
+  setWebhookUrl,
+  shownTestEvent,
+  type MerchantSettings,
+  type ShownTestEvent,
+  type TestEventAttempt,
+} from "./merchants/webhook-settings.ts";
 import {
   createMerchant,
   createPaymentLink,
@@ -525,11 +533,14 @@ export class PaymentGateway {
     return this.rotateMerchantWebhookSecret(actor.merchantId, authorOf(actor));
   }
 
-  /** As sendMerchantTestEvent, but never with the body of an answer from a private address (the operator's CLI shows it). */
-  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
+  /**
+   * As sendMerchantTestEvent (the operator's CLI, which shows everything), but to a private target
+   * only whether it was delivered, unless the operator asked for details; never a private answer's body.
+   */
+  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<ShownTestEvent> {
     authorize(actor, "manage_webhooks");
     const attempt = await this.sendMerchantTestEvent(actor.merchantId, mode);
-    return { ...attempt, responseBody: shownResponseBody(attempt) };
+    return shownTestEvent(attempt, { details: this.deps.webhookTestEventDetails ?? false, privateTargets: this.deps.privateWebhookTargets });
   }
 
   async listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {
