@@ -301,6 +301,11 @@ export const WebhookEnvSchema = z.object({
     .describe(
       "Let test webhook URLs name private, loopback and link-local addresses (`http://127.0.0.1:4000/…`): for local development on the embedded database. With PostgreSQL (a shared deployment) they are refused unless set; dashboard users never see what such an address answers ([Webhook destinations](security.md#webhook-destinations)). Default: `true` without `DATABASE_URL`, `false` with it.",
     ),
+  PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: boolean
+    .default(false)
+    .describe(
+      "Show the dashboard's test events to private and local webhook URLs with their status code, error text and latency. Off, such a test event says only whether it was delivered, so a dashboard user cannot map which local ports are open ([Webhook destinations](security.md#webhook-destinations)); the body such an address answers is never shown. Default: `false`.",
+    ),
   PAYGATE_WEBHOOK_PRIVATE_ALLOWLIST: z
     .string()
     .default("")
@@ -345,6 +350,8 @@ export interface WebhookConfig {
   privateTargets: PrivateTargets;
   /** The most webhook endpoints per merchant and mode. */
   endpointsMax: number;
+  /** The dashboard's test events to private targets show status, error and latency (else only delivered or not). */
+  testEventDetails: boolean;
   /** An endpoint failing every attempt for this long is disabled. */
   disableAfterMs: number;
 }
@@ -786,7 +793,7 @@ export const EnvSchema = z.object({
     .max(1440)
     .default(10)
     .describe(
-      "Sudo mode: changing a wallet, a webhook URL or secret, an API key, users or a second factor asks for the password (and code) again when the session last proved them longer ago than this (1–1440). Default: `10` minutes.",
+      "Sudo mode: changing a wallet, a webhook URL or secret, an API key, users or a second factor, or making a refund, asks for the password (and code) again when the session last proved them longer ago than this (1–1440). Default: `10` minutes.",
     ),
   NODE_ENV: z.string().optional().describe("`production` turns the GraphQL introspection and landing page off by default. Default: unset."),
   /** Default: on, except when NODE_ENV=production. */
@@ -914,6 +921,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.PAYGATE_WEBHOOK_POLL_MS,
       concurrency: e.PAYGATE_WEBHOOK_CONCURRENCY,
       endpointsMax: e.PAYGATE_WEBHOOK_ENDPOINTS_MAX,
+      testEventDetails: e.PAYGATE_WEBHOOK_TEST_EVENT_DETAILS,
       disableAfterMs: Math.round(e.PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000),
       privateTargets: {
         live: e.PAYGATE_WEBHOOK_ALLOW_PRIVATE,

@@ -133,6 +133,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     redelivery: webhooks,
     privateWebhookTargets: config.webhooks.privateTargets,
     webhookEndpointsMax: config.webhooks.endpointsMax,
+    webhookTestEventDetails: config.webhooks.testEventDetails,
     publicUrl: config.publicUrl,
     refundClaimDays: config.refundClaimDays,
     explorers: config.chains.explorers,

@@ -17,6 +17,7 @@ describe("webhook, lifecycle and watcher configuration", () => {
       concurrency: 16,
       privateTargets: { live: false, test: true, allowlist: PrivateAllowlist.NONE },
       endpointsMax: 16,
+      testEventDetails: false,
       disableAfterMs: 259_200_000,
     });
     const days = config.webhooks.retryScheduleMs.reduce((a, b) => a + b, 0) / 86_400_000;
@@ -46,6 +47,7 @@ describe("webhook, lifecycle and watcher configuration", () => {
       PAYGATE_WEBHOOK_CONCURRENCY: "4",
       PAYGATE_WEBHOOK_ALLOW_PRIVATE: "1",
       PAYGATE_WEBHOOK_ENDPOINTS_MAX: "4",
+      PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: "true",
       PAYGATE_WEBHOOK_DISABLE_AFTER_HOURS: "1.5",
       PAYGATE_INITIATED_WINDOW_MINUTES: "60",
       PAYGATE_CHECKOUT_WINDOW_MINUTES: "15",
@@ -80,6 +82,7 @@ describe("webhook, lifecycle and watcher configuration", () => {
       concurrency: 4,
       privateTargets: { live: true, test: true, allowlist: PrivateAllowlist.NONE },
       endpointsMax: 4,
+      testEventDetails: true,
       disableAfterMs: 5_400_000,
     });
     expect(config.lifecycle).toEqual({

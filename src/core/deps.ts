@@ -30,6 +30,8 @@ export interface CoreDeps {
   privateWebhookTargets: PrivateTargets;
   /** The most webhook endpoints per merchant and mode (PAYGATE_WEBHOOK_ENDPOINTS_MAX); 16 when not given. */
   webhookEndpointsMax?: number;
+  /** PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: the dashboard's test events to private targets show status, error and latency; off when not given. */
+  webhookTestEventDetails?: boolean;
   /** Windows and tolerance of a transaction's life. */
   lifecycle: LifecyclePolicy;
   /** PAYGATE_PUBLIC_URL: the service's public base URL (no trailing slash), for checkout_url. */

@@ -429,6 +429,14 @@ export const errors = {
   securityKeyNotFound: () => new PaygateError("not_found", "This account has no such security key", "security_key_not_found"),
   noSecurityKey: () =>
     new PaygateError("invalid_state", "This account has no security key: use your authenticator app's code instead", "security_key_none"),
+  // ── Several mutations in one GraphQL request (src/graphql/mutation-limits.ts) ──
+  /** A mutation that moves money or hands out a one-time secret shares its request: refused before anything runs. */
+  sensitiveMutationsBatched: (fields: string) =>
+    new PaygateError(
+      "bad_request",
+      `A mutation that moves money or hands out a one-time secret must be the only mutation in its request; this one holds ${fields}. Send each in its own request; nothing was run`,
+      "sensitive_mutations_batched",
+    ),
 };
 
 /** A refusal the client may retry after a wait (sent as Retry-After): sign-in throttling. */

@@ -48,13 +48,21 @@ import { authorizeKey, keyAuthor, requireLiveKey } from "./merchants/key-access.
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type KeyRoller, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./merchants/kyb.ts";
 import { checkedMode, type Mode } from "./merchants/mode.ts";
-import { NO_PRIVATE_TARGETS, shownResponseBody, type PrivateTargets } from "./merchants/private-targets.ts";
+import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./merchants/private-targets.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
 import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "./merchants/default-networks.ts";
 import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./merchants/funds-held.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
-import { merchantSettings, sendTestEvent, setWebhookUrl, type MerchantSettings, type TestEventAttempt } from "./merchants/webhook-settings.ts";
+import {
+  merchantSettings,
+  sendTestEvent,
+  setWebhookUrl,
+  shownTestEvent,
+  type MerchantSettings,
+  type ShownTestEvent,
+  type TestEventAttempt,
+} from "./merchants/webhook-settings.ts";
 import {
   createMerchant,
   createPaymentLink,
@@ -311,8 +319,14 @@ export class PaymentGateway {
     return refunds.dashboardOwner(actor, isLive, permission);
   }
 
-  /** The REST body and Idempotency-Key (docs/refunds.md); the dashboard's Refund action sends the same. */
-  createRefund(owner: refunds.RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+  /**
+   * The REST body and Idempotency-Key (docs/refunds.md); the dashboard's Refund action sends the same.
+   * From the dashboard it needs a recent password (sudo mode): a refund sends money out and its reply
+   * holds the claim link, so a stolen session could send it anywhere. Cancelling and marking paid
+   * need none: they stop a refund or record the merchant's own payment, and hand out nothing.
+   */
+  async createRefund(owner: refunds.RefundOwner, request: RefundRequest): Promise<RefundOutcome> {
+    if (owner.authenticatedAt) requireRecentAuthentication(this.dashboard, { authenticatedAt: owner.authenticatedAt });
     return refunds.createRefund(this.deps, owner, request);
   }
 
@@ -538,11 +552,14 @@ export class PaymentGateway {
     return this.rotateMerchantWebhookSecret(actor.merchantId, authorOf(actor));
   }
 
-  /** As sendMerchantTestEvent, but never with the body of an answer from a private address (the operator's CLI shows it). */
-  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<TestEventAttempt> {
+  /**
+   * As sendMerchantTestEvent (the operator's CLI, which shows everything), but to a private target
+   * only whether it was delivered, unless the operator asked for details; never a private answer's body.
+   */
+  async sendTestEvent(actor: DashboardActor, mode: Mode): Promise<ShownTestEvent> {
     authorize(actor, "manage_webhooks");
     const attempt = await this.sendMerchantTestEvent(actor.merchantId, mode);
-    return { ...attempt, responseBody: shownResponseBody(attempt) };
+    return shownTestEvent(attempt, { details: this.deps.webhookTestEventDetails ?? false, privateTargets: this.deps.privateWebhookTargets });
   }
 
   async listApiKeys(actor: DashboardActor): Promise<ApiKeyView[]> {

@@ -1,6 +1,7 @@
 // The dashboard's management operations at the gateway, on a real database and real HTTP: webhook
 // secret rotation with its 24-hour overlap, test events, webhook URLs, API key rolling, wallets
 // (preview, set, gap limit), payment links and the settings read. Each checks the actor's role first.
+import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { DashboardActor, DashboardRole } from "../../src/core/dashboard/access.ts";
@@ -24,7 +25,8 @@ let t: TestGateway;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  t = await startTestGateway({ clock });
+  // The receivers are on 127.0.0.1: the operator's setting shows their test events' status and latency (issue 41).
+  t = await startTestGateway({ clock, env: { PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: "true" } });
 });
 afterAll(() => t.close());
 beforeEach(async () => {
@@ -143,6 +145,7 @@ describe("test events", () => {
       url: receiver.url,
     });
     expect(attempt.id).toMatch(/^evt_test_[0-9A-Za-z]{24}$/);
+    assert.ok(!attempt.detailsWithheld);
     expect(attempt.latencyMs).toBeGreaterThanOrEqual(0);
 
     const request = receiver.received[0]!;

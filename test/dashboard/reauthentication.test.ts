@@ -17,6 +17,7 @@ import {
   type DashboardAnswer,
   type DashboardClient,
 } from "../support/dashboard.ts";
+import { initializeBody } from "../support/builders.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -180,5 +181,56 @@ describe("sudo mode", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe("sudo mode for refunds (issue 41)", () => {
+  /** A test-mode LTC transaction the test helper paid; with no refund address, a refund of it hands out a claim link. */
+  async function paid(keys: NewMerchant, refundAddress?: string): Promise<string> {
+    const init = await t.post("/v1/transaction", initializeBody({ amount: "100" }), { authorization: `Bearer ${keys.testPublicKey}` });
+    const id: string = init.body.data.id;
+    const secret = { authorization: `Bearer ${keys.testSecretKey}` };
+    const pay = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "7", ...(refundAddress ? { refund_address: refundAddress } : {}) }, secret);
+    expect(pay.status).toBe(200);
+    expect((await t.post(`/v1/test_helpers/transaction/${id}/payment`, {}, secret)).status).toBe(200);
+    return id;
+  }
+  const LTC_TEST_ADDRESS = "tltc1q33andx3shykl4uhyerlfhkl7u64mwvz9sa0pdn";
+  const REFUND = { amount_kind: "custom", amount: "0.001", amount_currency: "LTC" };
+
+  it("refuses a stale session's refund (403) with no refund made, and makes it with its claim link after re-authenticating", async () => {
+    const keys = await t.merchant({ name: "Refund Sudo" });
+    const id = await paid(keys);
+    const owner = await signedInAs(t, keys.id, "owner");
+    clock.advance(30 * MINUTE);
+
+    const refused = await owner.post(`${API}/transactions/${id}/refunds?mode=test`, REFUND);
+    expectDashboardError(refused, 403, "reauthentication_required", REAUTHENTICATION_MESSAGE);
+    expect(refused.body.message).toBe(REAUTHENTICATION_MESSAGE);
+    expect(await t.db.refund.count({ where: { transactionId: id } })).toBe(0);
+    expect(await t.db.auditLogEntry.count({ where: { merchantId: keys.id, action: { startsWith: "refund." } } })).toBe(0);
+
+    expect((await owner.post(`${API}/session/reauthenticate`, { password: TEST_PASSWORD })).status).toBe(200);
+    const made = await owner.post(`${API}/transactions/${id}/refunds?mode=test`, REFUND);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.data).toMatchObject({ state: "pending", destination_source: "claim" });
+    expect(made.body.data.refund_url).toMatch(/\/refund\/[0-9A-Za-z]{32}$/);
+    expect(await t.db.refund.count({ where: { transactionId: id } })).toBe(1);
+  });
+
+  it("lets a stale session cancel a refund and mark one paid: neither moves money nor hands out a link", async () => {
+    const keys = await t.merchant({ name: "Refund Sudo Later" });
+    const owner = await signedInAs(t, keys.id, "owner");
+    const first = await owner.post(`${API}/transactions/${await paid(keys)}/refunds?mode=test`, REFUND);
+    const second = await owner.post(`${API}/transactions/${await paid(keys, LTC_TEST_ADDRESS)}/refunds?mode=test`, REFUND);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    clock.advance(30 * MINUTE);
+
+    const canceled = await owner.post(`${API}/refunds/${first.body.data.id}/cancel?mode=test`, {});
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    expect(canceled.body.data.state).toBe("canceled");
+    const marked = await owner.post(`${API}/refunds/${second.body.data.id}/mark_paid?mode=test`, { tx_hash: "ab".repeat(32) });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    expect(marked.body.data.tx_hash).toBe("ab".repeat(32));
   });
 });

@@ -153,7 +153,8 @@ describe("with private test destinations off (the default with DATABASE_URL)", (
 });
 
 describe("with an allowlist", () => {
-  const s = setUp({ privateWebhookTargets: { test: false, allowlist: allowlist("127.0.0.1") } });
+  // The operator's setting shows the test event's status and latency (issue 41; test-event-details.test.ts has it off).
+  const s = setUp({ privateWebhookTargets: { test: false, allowlist: allowlist("127.0.0.1") }, env: { PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: "true" } });
 
   it("takes and delivers to a listed host only, and never shows what it answered", async () => {
     const port = new URL(s.receiver.url).port;
@@ -173,7 +174,8 @@ describe("with an allowlist", () => {
 });
 
 describe("with private test destinations on (the embedded database's local setup)", () => {
-  const s = setUp({});
+  // The operator's setting shows the test event's status (issue 41; test-event-details.test.ts has it off).
+  const s = setUp({ env: { PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: "true" } });
 
   it("delivers to a local receiver, but never shows its answer to a dashboard user", async () => {
     const port = new URL(s.receiver.url).port;

@@ -18,7 +18,7 @@ import { sessionOf, type DashboardDeps, type DashboardSession } from "./sessions
 export type Reauthentication = { password: unknown } & SecondFactorProof;
 
 /** Refuses (403 `reauthentication_required`, nothing changed) an actor whose last proof is older than the policy allows. */
-export function requireRecentAuthentication(deps: Pick<DashboardDeps, "clock" | "policy">, actor: DashboardActor): void {
+export function requireRecentAuthentication(deps: Pick<DashboardDeps, "clock" | "policy">, actor: Pick<DashboardActor, "authenticatedAt">): void {
   if (deps.clock.now().getTime() - actor.authenticatedAt.getTime() < deps.policy.reauthenticationMs) return;
   throw errors.reauthenticationRequired(Math.round(deps.policy.reauthenticationMs / 60_000));
 }

@@ -8,7 +8,9 @@ import type { KybStatus } from "./kyb.ts";
 import type { ChangeAuthor } from "../dashboard/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, type Mode } from "./mode.ts";
+import { privateExceptions, shownResponseBody, type PrivateTargets } from "./private-targets.ts";
 import { modeSecrets, signingSecrets } from "./webhook-secrets.ts";
+import { namesPrivateHost } from "./webhook-url.ts";
 
 export interface MerchantSettings {
   id: number;
@@ -60,6 +62,28 @@ export interface TestEventAttempt extends WebhookAttemptResult {
   attemptedAt: Date;
   /** The exact body sent. */
   body: string;
+}
+
+/**
+ * A test event as a dashboard user may see it. To a private or local target, only whether it was
+ * delivered: its status, error text and latency would tell which of our network's ports are open
+ * (a port scan one click at a time), unless the operator asked for them
+ * (PAYGATE_WEBHOOK_TEST_EVENT_DETAILS). The body a private address answers is never shown.
+ */
+export type ShownTestEvent =
+  | (TestEventAttempt & { detailsWithheld: false })
+  | (Pick<TestEventAttempt, "id" | "mode" | "url" | "attemptedAt" | "body" | "ok"> & { detailsWithheld: true });
+
+export function shownTestEvent(attempt: TestEventAttempt, settings: { details: boolean; privateTargets: PrivateTargets }): ShownTestEvent {
+  // A private host the mode may reach could be probed; one it may not was refused before connecting,
+  // and that refusal says what the operator can allow. Where the connection went counts too: a
+  // public-looking name may resolve to a private address.
+  const probable = namesPrivateHost(attempt.url) && privateExceptions(settings.privateTargets, attempt.mode) !== undefined;
+  if (!settings.details && (attempt.privateAddress || probable)) {
+    const { id, mode, url, attemptedAt, body, ok } = attempt;
+    return { id, mode, url, attemptedAt, body, ok, detailsWithheld: true };
+  }
+  return { ...attempt, responseBody: shownResponseBody(attempt), detailsWithheld: false };
 }
 
 /**

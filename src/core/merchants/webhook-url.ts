@@ -83,6 +83,15 @@ function refuse(reason: string): UrlCheck {
 
 const INTERNAL_SUFFIXES = [".internal", ".local", ".home.arpa"];
 
+/** The URL names a private, loopback, reserved, local or intranet host (the checks a public webhook URL must pass). */
+export function namesPrivateHost(url: string): boolean {
+  try {
+    return privateHostProblem(new URL(url).hostname) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Why a URL host (as `URL.hostname` gives it) is not a public one, or null if it may be. */
 function privateHostProblem(hostname: string): string | null {
   // The URL parser has already turned numeric forms such as 0x7f.1 into dotted quads.

@@ -58,6 +58,8 @@ export interface RefundOwner {
   merchantId: number;
   isLive: boolean;
   by: ChangeAuthor | null;
+  /** When the dashboard user last proved its password (making a refund needs it recent); null for a secret key. */
+  authenticatedAt: Date | null;
 }
 
 export interface RefundOutcome {
@@ -84,7 +86,8 @@ export async function keyOwner(
 ): Promise<RefundOwner> {
   const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
   authorizeKey(caller, permission);
-  return { merchantId: caller.merchant.id, isLive: caller.isLive, by: permission === "read" ? null : keyAuthor(caller, clientAddress) };
+  const by = permission === "read" ? null : keyAuthor(caller, clientAddress);
+  return { merchantId: caller.merchant.id, isLive: caller.isLive, by, authenticatedAt: null };
 }
 
 /**
@@ -97,7 +100,7 @@ export function dashboardOwner(
   permission: Extract<DashboardPermission, "read" | "manage_refunds">,
 ): RefundOwner {
   authorize(actor, permission);
-  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor) };
+  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor), authenticatedAt: actor.authenticatedAt };
 }
 
 /** The audit log's entry of a dashboard user's change; none for a secret key's. */

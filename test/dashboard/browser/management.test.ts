@@ -24,7 +24,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 const d = dashboardBrowserFixture({
-  gateway: { clock },
+  // The receiver is on 127.0.0.1: the operator's setting shows its test event's status (issue 41).
+  gateway: { clock, env: { PAYGATE_WEBHOOK_TEST_EVENT_DETAILS: "true" } },
   merchant: () => ({ name: "Pages Shop", kyb: "VERIFIED", testWebhookUrl: receiver.url }),
 });
 /** A page signed in as a new user of that role (signInBrowser: no sign-in form), at `path`, with confirmations accepted. */

@@ -14,11 +14,19 @@ interface Settings {
   webhook_secret: { rotated_at: string | null; previous_secret_expires_at: string | null };
 }
 
-interface Attempt {
+interface AttemptShown {
   id: string;
   url: string;
   attempted_at: string;
+  /** Delivered: a 2xx answer. */
   ok: boolean;
+}
+
+/** To a private or local URL only whether it was delivered (unless the operator shows details): no port scans. */
+type Attempt = (AttemptShown & { details_withheld: true }) | (AttemptShown & AttemptDetails);
+
+interface AttemptDetails {
+  details_withheld: false;
   status_code: number | null;
   latency_ms: number;
   response_body: string | null;
@@ -160,6 +168,28 @@ function testEvent(ctx: PageContext): HTMLElement {
       replace(result);
       const attempt = await ctx.api.post<Attempt>(ctx.withMode("/webhook-test"));
       const heading = h("h3", { tabindex: "-1", id: "test-result-title" }, attempt.ok ? "Delivered" : "Not delivered");
+      if (attempt.details_withheld) {
+        replace(
+          result,
+          heading,
+          h(
+            "dl",
+            { class: "attempt" },
+            h("dt", {}, "URL"),
+            h("dd", {}, attempt.url),
+            h("dt", {}, "Details"),
+            h(
+              "dd",
+              { id: "test-status" },
+              "Not shown: the endpoint is on a private or local address, and the dashboard says only whether it was delivered there (its status, error and timing would map the service's network). Your operator can show them (PAYGATE_WEBHOOK_TEST_EVENT_DETAILS).",
+            ),
+            h("dt", {}, "Event id"),
+            h("dd", {}, attempt.id),
+          ),
+        );
+        heading.focus();
+        return;
+      }
       replace(
         result,
         heading,

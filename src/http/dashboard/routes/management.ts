@@ -56,12 +56,12 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
 
   router.post("/webhook-test", async (req, res) => {
     const attempt = await gateway.sendTestEvent(actorOf(res), modeOf(req));
+    const shown = { id: attempt.id, mode: attempt.mode, url: attempt.url, attempted_at: attempt.attemptedAt.toISOString(), ok: attempt.ok };
+    // To a private target, whether it was delivered and nothing more (the core decides).
+    if (attempt.detailsWithheld) return sendData(res, { ...shown, details_withheld: true });
     sendData(res, {
-      id: attempt.id,
-      mode: attempt.mode,
-      url: attempt.url,
-      attempted_at: attempt.attemptedAt.toISOString(),
-      ok: attempt.ok,
+      ...shown,
+      details_withheld: false,
       status_code: attempt.statusCode,
       latency_ms: attempt.latencyMs,
       response_body: attempt.responseBody,
