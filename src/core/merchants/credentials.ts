@@ -1,5 +1,6 @@
-// Who is calling, and in which mode. Public keys and payment links open initialize; a secret key
-// opens initiate; a transaction's client secret reads and pays that one transaction (the customer's
+// Who is calling, and in which mode. Public keys and payment links open initialize (with a public
+// key, a secret key of its merchant and mode also sets the merchant's rules); a secret key opens
+// initiate; a transaction's client secret reads and pays that one transaction (the customer's
 // browser holds it). Keys of one mode never reach objects of the other.
 import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
