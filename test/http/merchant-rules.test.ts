@@ -4,6 +4,7 @@
 // the Authorization header and the public key in the body (or GraphQL's input.publicKey).
 import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CUSTOMER_FIELDS, InitializeBody, MERCHANT_RULE_FIELDS } from "../../src/core/transactions/requests.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
 import { graphqlFailure } from "../support/graphql-errors.ts";
@@ -37,6 +38,16 @@ const RULES: { field: string; rest: Record<string, unknown>; graph: Record<strin
     graph: { latePayment: { acceptIfRateMovedBelow: "10" } },
   },
 ];
+
+describe("the one list of what a customer's credential may send", () => {
+  it("is the spec's fields and the checkout's; every other field of initialize is the merchant's rule", () => {
+    expect([...CUSTOMER_FIELDS].sort()).toEqual(
+      ["amount", "cancel_url", "currency", "customer", "description", "locale", "meta", "payment_link", "public_key", "return_url"].sort(),
+    );
+    expect(MERCHANT_RULE_FIELDS).toEqual(["expires_in", "underpayment_tolerance", "confirmations", "late_payment"]);
+    expect([...CUSTOMER_FIELDS, ...MERCHANT_RULE_FIELDS].sort()).toEqual(Object.keys(InitializeBody.shape).sort());
+  });
+});
 
 describe("REST initialize: the merchant's rules need the secret key", () => {
   it("a payment link with underpayment_tolerance: 403 naming the field, nothing created", async () => {
