@@ -61,6 +61,12 @@ export interface Paygate {
   };
 }
 
+/**
+ * Initialize's fields that loosen what the merchant accepts: paygate takes them only from the
+ * merchant's server, with the secret key in the header and the public key in the body (issue 41).
+ */
+const MERCHANT_RULES = ["expires_in", "underpayment_tolerance", "confirmations", "late_payment"] as const;
+
 /** openapi-fetch's answer: the data of a success, else a PaygateApiError with paygate's message. */
 function unwrap<D extends { data?: unknown }>(result: { data?: D; error?: unknown; response: Response }): D {
   if (result.data === undefined) throw new PaygateApiError(result.response.status, result.error);
@@ -79,15 +85,20 @@ export function createPaygate(options: PaygateOptions): Paygate {
   const idempotency = (o?: RequestOptions) => (o?.idempotencyKey === undefined ? {} : { "Idempotency-Key": o.idempotencyKey });
   // Initialize is the public key's (spec 4): a secret key alone is refused there with paygate's message.
   const initializeKey = options.publicKey ?? key;
+  // The merchant's rules need both keys: the secret one proves the merchant, the public one names merchant and mode.
+  const merchantKeys =
+    options.secretKey !== undefined && options.publicKey !== undefined ? { secret: options.secretKey, public: options.publicKey } : null;
 
   return {
     rest,
     transactions: {
       async initialize(body, o) {
+        const setsRules = MERCHANT_RULES.some((field) => body[field] !== undefined && body[field] !== null);
+        const asMerchant = merchantKeys !== null && setsRules && body.payment_link === undefined ? merchantKeys : null;
         const result = await rest.POST("/v1/transaction", {
-          body,
+          body: asMerchant ? { ...body, public_key: body.public_key ?? asMerchant.public } : body,
           params: { header: idempotency(o) },
-          headers: { authorization: `Bearer ${initializeKey}` },
+          headers: { authorization: `Bearer ${asMerchant ? asMerchant.secret : initializeKey}` },
         });
         return unwrap(result).data;
       },

@@ -66,6 +66,30 @@ describe("createPaygate over REST", () => {
     expect(data?.data.id).toBe(initialized.id);
   });
 
+  it("sends the merchant's rules with the secret key and the public key in the body, when it holds both (issue 41)", async () => {
+    const both = createPaygate({ baseUrl: t.url, publicKey: keys.testPublicKey, secretKey: keys.testSecretKey });
+    const made = await both.transactions.initialize({
+      customer: { email: "ada@example.com" },
+      currency: "USD",
+      amount: "5",
+      underpayment_tolerance: "2.5",
+      confirmations: { BTC: 2 },
+    });
+    expect(made.policies).toMatchObject({ underpayment_tolerance: "2.5", confirmations: { BTC: 2 } });
+
+    // A browser holds the public key only: paygate refuses the merchant's rules from it.
+    const browser = createPaygate({ baseUrl: t.url, publicKey: keys.testPublicKey });
+    const refused = await browser.transactions
+      .initialize({ customer: { email: "ada@example.com" }, currency: "USD", amount: "5", expires_in: 600 })
+      .then(
+        () => null,
+        (e: unknown) => e as PaygateApiError,
+      );
+    expect(refused).toBeInstanceOf(PaygateApiError);
+    expect([refused?.status, refused?.reason]).toEqual([403, "merchant_rule_needs_secret_key"]);
+    expect(refused?.message).toMatch(/^403: expires_in is the merchant's rule, not the customer's/);
+  });
+
   it("throws paygate's refusals as PaygateApiError with status, reason and message", async () => {
     const wrongKey = createPaygate({ baseUrl: t.url, secretKey: "sec_test_nope" });
     const refused = await wrongKey.transactions.retrieve("00000000-0000-4000-8000-000000000000").catch((e: unknown) => e);

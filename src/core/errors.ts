@@ -437,6 +437,21 @@ export const errors = {
       `A mutation that moves money or hands out a one-time secret must be the only mutation in its request; this one holds ${fields}. Send each in its own request; nothing was run`,
       "sensitive_mutations_batched",
     ),
+  // ── Initialize: the merchant's rules (issue 41; src/core/transactions/initialize.ts) ──
+  /** A customer's credential (a public key, a payment link: both ship in browsers) sent fields only the merchant's secret key sets. */
+  merchantRuleNeedsSecretKey: (fields: string[]) => {
+    const one = fields.length === 1;
+    const names = one ? fields[0] : `${fields.slice(0, -1).join(", ")} and ${fields.at(-1)}`;
+    return new PaygateError(
+      "forbidden",
+      `${names} ${one ? "is the merchant's rule" : "are the merchant's rules"}, not the customer's: a public key or a payment link cannot set ${one ? "it" : "them"}; send ${one ? "it" : "them"} from your server with your secret key in Authorization: Bearer sec_… and your public key in the body's public_key (GraphQL: input.publicKey)`,
+      "merchant_rule_needs_secret_key",
+      fields.map((field) => ({ field, message: `${field} is the merchant's rule: send it with the secret key` })),
+    );
+  },
+  /** The secret key sent with a public key to prove the merchant is another merchant's, or of the other mode. */
+  secretKeyMismatch: (message: string) =>
+    new PaygateError("validation_error", MESSAGES.initializeValidation, "secret_key_mismatch", [{ field: "public_key", message }]),
 };
 
 /** A refusal the client may retry after a wait (sent as Retry-After): sign-in throttling. */

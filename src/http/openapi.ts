@@ -199,7 +199,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
     operationId: "initializeTransaction",
     summary: "Initialize a transaction",
     description:
-      "Spec 4.1. Credential: a public key (Authorization header or body `public_key`) or a payment link (body `payment_link`). Creates an `INITIATED` transaction and its `payment.initiated` event.",
+      "Spec 4.1. Credential: a public key (Authorization header or body `public_key`) or a payment link (body `payment_link`). Creates an `INITIATED` transaction and its `payment.initiated` event. The merchant's rules (`expires_in`, `underpayment_tolerance`, `confirmations`, `late_payment`) loosen what the merchant accepts, so a public key or payment link alone cannot send them (403): send them from your server with the secret key in `Authorization: Bearer sec_…` and the public key in the body's `public_key`.",
     security: publicKey,
     request: { headers: idempotencyKey, body: json(InitializeBody, "The order: customer, fiat currency and amount.") },
     responses: {
@@ -212,6 +212,18 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
         {
           error: errors.invalidPublicKey("invalid_public_key"),
           when: "an unknown or revoked key or link, an inactive merchant, a fiat other than USD or NGN",
+        },
+        {
+          error: errors.secretKeyMismatch(""),
+          when: "a secret key in the header of another merchant or mode than the body's `public_key`",
+        },
+        {
+          error: errors.invalidSecretKey(),
+          when: "an unknown or revoked secret key in the header with the body's `public_key`",
+        },
+        {
+          error: errors.merchantRuleNeedsSecretKey(["underpayment_tolerance"]),
+          when: "a merchant's rule (`expires_in`, `underpayment_tolerance`, `confirmations`, `late_payment`) sent with a public key or payment link alone",
         },
         {
           error: errors.kybRequired(KYB_REFUSALS.NONE, "kyb_none"),

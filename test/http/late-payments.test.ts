@@ -31,10 +31,13 @@ beforeEach(() => {
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const secret = () => bearer(keys.testSecretKey);
+/** Initialize from the merchant's server (issue 41): the secret key in the header, the public key in the body. */
+const initializeAsMerchant = (extra: Record<string, unknown>) =>
+  t.post("/v1/transaction", initializeBody({ amount: "100", public_key: keys.testPublicKey, ...extra }), secret());
 
 /** Initialized with `extra`, initiated in BTC at the current test rate, then its window closed. */
 async function expiredTransaction(extra: Record<string, unknown>): Promise<{ id: string; due: number }> {
-  const init = await t.post("/v1/transaction", initializeBody({ amount: "100", ...extra }), bearer(keys.testPublicKey));
+  const init = await initializeAsMerchant(extra);
   expect(init.status).toBe(201);
   const id = init.body.data.id as string;
   const paid = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, secret());
@@ -168,28 +171,20 @@ describe("initialize's late_payment", () => {
   ];
   it.each(refusals)("refuses it %s with 400 naming the field and the bounds, creating nothing", async (_name, latePayment, field, message) => {
     const before = await count();
-    const res = await t.post("/v1/transaction", initializeBody({ late_payment: latePayment }), bearer(keys.testPublicKey));
+    const res = await initializeAsMerchant({ late_payment: latePayment });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: "error", message: "Validation Error", errors: [{ field, message }] });
     expect(await count()).toBe(before);
   });
 
   it("refuses an unknown key inside it", async () => {
-    const res = await t.post(
-      "/v1/transaction",
-      initializeBody({ late_payment: { accept_if_rate_moved_below: "1", refund: true } }),
-      bearer(keys.testPublicKey),
-    );
+    const res = await initializeAsMerchant({ late_payment: { accept_if_rate_moved_below: "1", refund: true } });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe("late_payment");
   });
 
   it("is stored and shown at initialize; the spec's request shows it null", async () => {
-    const made = await t.post(
-      "/v1/transaction",
-      initializeBody({ late_payment: { accept_if_rate_moved_below: " 2.50 " } }),
-      bearer(keys.testPublicKey),
-    );
+    const made = await initializeAsMerchant({ late_payment: { accept_if_rate_moved_below: " 2.50 " } });
     expect(made.status).toBe(201);
     expect(made.body.data.policies.late_payment).toEqual({ accept_if_rate_moved_below: "2.5", decision: null });
     expect((await t.db.transaction.findUniqueOrThrow({ where: { id: made.body.data.id } })).policyLatePaymentPercent?.toString()).toBe("2.5");
@@ -198,11 +193,17 @@ describe("initialize's late_payment", () => {
   });
 
   it("GraphQL takes latePayment, stores and shows it, and refuses it out of bounds with the REST message", async () => {
-    const client = new GraphQLClient(`${t.url}/graphql`, { headers: { authorization: `Bearer ${keys.testPublicKey}` } });
+    const client = new GraphQLClient(`${t.url}/graphql`, { headers: secret() });
     const mutation = `mutation Initialize($input: InitializeTransactionInput!) {
       initializeTransaction(input: $input) { id policies { latePayment { acceptIfRateMovedBelow decision { accepted } } } }
     }`;
-    const input = (latePayment: unknown) => ({ customer: { email: "ada@example.com" }, currency: "USD", amount: "10", latePayment });
+    const input = (latePayment: unknown) => ({
+      customer: { email: "ada@example.com" },
+      currency: "USD",
+      amount: "10",
+      publicKey: keys.testPublicKey,
+      latePayment,
+    });
     const made = await client.request<{ initializeTransaction: { id: string; policies: unknown } }>(mutation, {
       input: input({ acceptIfRateMovedBelow: "1.25" }),
     });

@@ -65,7 +65,12 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const initialize = paths["/v1/transaction"]?.post?.responses ?? {};
-    expect(Object.keys(initialize).sort()).toEqual(["201", "400", "403", "404", "409", "413", "415", "422", "429", "500", "503"]);
+    // 401: an unknown secret key sent with the public key to set the merchant's rules (issue 41).
+    expect(Object.keys(initialize).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"]);
+    expect(initialize["403"]?.content?.["application/json"]?.examples?.merchant_rule_needs_secret_key?.value.message).toMatch(
+      /^underpayment_tolerance is the merchant's rule, not the customer's/,
+    );
+    expect(initialize["401"]?.content?.["application/json"]?.examples?.invalid_secret_key?.value.message).toBe("Invalid Secret Key");
     expect(initialize["400"]?.content?.["application/json"]?.examples?.invalid_request?.value.message).toBe("Validation Error");
     expect(initialize["404"]?.content?.["application/json"]?.examples?.invalid_public_key?.value.message).toBe("Invalid Public Key");
     const initiate = paths["/v1/transaction/{transaction_id}/pay"]?.post?.responses ?? {};

@@ -19,10 +19,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const secret = () => ({ authorization: `Bearer ${keys.testSecretKey}` });
+// The merchant's server (issue 41): its secret key in the header, the public key in the body.
 const initialize = (extra: Record<string, unknown>) =>
-  t.post("/v1/transaction", initializeBody({ customer: { email: "ada@example.com" }, amount: "100", ...extra }), {
-    authorization: `Bearer ${keys.testPublicKey}`,
-  });
+  t.post(
+    "/v1/transaction",
+    initializeBody({ customer: { email: "ada@example.com" }, amount: "100", public_key: keys.testPublicKey, ...extra }),
+    secret(),
+  );
 const count = () => t.db.transaction.count();
 async function read(id: string) {
   const res = await fetch(`${t.url}/v1/transaction/${id}`, { headers: secret() });
@@ -182,11 +185,17 @@ describe("REST initialize with per-payment policies", () => {
 const INITIALIZE = `mutation Initialize($input: InitializeTransactionInput!) {
   initializeTransaction(input: $input) { id policies { expiresIn underpaymentTolerance confirmations } }
 }`;
-const graphInput = (extra: Record<string, unknown>) => ({ customer: { email: "ada@example.com" }, currency: "USD", amount: "10", ...extra });
+const graphInput = (extra: Record<string, unknown>) => ({
+  customer: { email: "ada@example.com" },
+  currency: "USD",
+  amount: "10",
+  publicKey: keys.testPublicKey,
+  ...extra,
+});
 
 describe("GraphQL initializeTransaction with per-payment policies", () => {
   it("stores and shows them", async () => {
-    const client = new GraphQLClient(`${t.url}/graphql`, { headers: { authorization: `Bearer ${keys.testPublicKey}` } });
+    const client = new GraphQLClient(`${t.url}/graphql`, { headers: secret() });
     const { initializeTransaction: made } = await client.request<{ initializeTransaction: { id: string; policies: unknown } }>(INITIALIZE, {
       input: graphInput({ expiresIn: 120, underpaymentTolerance: "1.25", confirmations: { LTC: 3 } }),
     });
@@ -196,7 +205,7 @@ describe("GraphQL initializeTransaction with per-payment policies", () => {
   });
 
   it("refuses a policy outside the bounds with the REST message, creating nothing", async () => {
-    const client = new GraphQLClient(`${t.url}/graphql`, { headers: { authorization: `Bearer ${keys.testPublicKey}` } });
+    const client = new GraphQLClient(`${t.url}/graphql`, { headers: secret() });
     const before = await count();
     const failure = await graphqlFailure(client.request(INITIALIZE, { input: graphInput({ expiresIn: 30 }) }));
     expect(JSON.stringify(failure)).toContain("expires_in must be a whole number of seconds from 60 to 604800");

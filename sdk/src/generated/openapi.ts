@@ -11,7 +11,7 @@ export type paths = {
         put?: never;
         /**
          * Initialize a transaction
-         * @description Spec 4.1. Credential: a public key (Authorization header or body `public_key`) or a payment link (body `payment_link`). Creates an `INITIATED` transaction and its `payment.initiated` event.
+         * @description Spec 4.1. Credential: a public key (Authorization header or body `public_key`) or a payment link (body `payment_link`). Creates an `INITIATED` transaction and its `payment.initiated` event. The merchant's rules (`expires_in`, `underpayment_tolerance`, `confirmations`, `late_payment`) loosen what the merchant accepts, so a public key or payment link alone cannot send them (403): send them from your server with the secret key in `Authorization: Bearer sec_…` and the public key in the body's `public_key`.
          */
         post: operations["initializeTransaction"];
         delete?: never;
@@ -1410,17 +1410,17 @@ export interface operations {
                      */
                     locale?: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
                     /**
-                     * @description Seconds the checkout stays payable once initiated, within the operator's bounds (PAYGATE_POLICY_EXPIRES_IN_…). Absent: PAYGATE_CHECKOUT_WINDOW_MINUTES.
+                     * @description Seconds the checkout stays payable once initiated, within the operator's bounds (PAYGATE_POLICY_EXPIRES_IN_…). Absent: PAYGATE_CHECKOUT_WINDOW_MINUTES. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example 900
                      */
                     expires_in?: number | null;
                     /**
-                     * @description Percent a payment may fall short and still complete, a decimal string, within the operator's bounds. Absent: PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT.
+                     * @description Percent a payment may fall short and still complete, a decimal string, within the operator's bounds. Absent: PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example 2.5
                      */
                     underpayment_tolerance?: string | null;
                     /**
-                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC), within the operator's bounds; the coins not named keep the operator's setting.
+                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC), within the operator's bounds; the coins not named keep the operator's setting. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example {
                      *       "BTC": 2
                      *     }
@@ -1429,7 +1429,7 @@ export interface operations {
                         [key: string]: number;
                     } | null;
                     /**
-                     * @description What to do with a payment that covers the transaction after its checkout window closed: accept it (SUCCESSFUL) when the market rate moved less than `accept_if_rate_moved_below` percent since the rate was locked, within the operator's bounds (PAYGATE_POLICY_LATE_PAYMENT_…); otherwise it is recorded as late (`paid_late`) and left to the merchant. Absent: every late payment is left to the merchant.
+                     * @description What to do with a payment that covers the transaction after its checkout window closed: accept it (SUCCESSFUL) when the market rate moved less than `accept_if_rate_moved_below` percent since the rate was locked, within the operator's bounds (PAYGATE_POLICY_LATE_PAYMENT_…); otherwise it is recorded as late (`paid_late`) and left to the merchant. Absent: every late payment is left to the merchant. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example {
                      *       "accept_if_rate_moved_below": "2"
                      *     }
@@ -1458,7 +1458,7 @@ export interface operations {
                     "application/json": components["schemas"]["InitializeResponse"];
                 };
             };
-            /** @description `invalid_request`: missing or invalid fields, invalid JSON, no credential, a key and a link; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            /** @description `invalid_request`: missing or invalid fields, invalid JSON, no credential, a key and a link; `secret_key_mismatch`: a secret key in the header of another merchant or mode than the body's `public_key`; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1467,7 +1467,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            /** @description `invalid_secret_key`: an unknown or revoked secret key in the header with the body's `public_key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_rule_needs_secret_key`: a merchant's rule (`expires_in`, `underpayment_tolerance`, `confirmations`, `late_payment`) sent with a public key or payment link alone; `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
             403: {
                 headers: {
                     [name: string]: unknown;

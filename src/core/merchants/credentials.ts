@@ -1,5 +1,6 @@
-// Who is calling, and in which mode. Public keys and payment links open initialize; a secret key
-// opens initiate; a transaction's client secret reads and pays that one transaction (the customer's
+// Who is calling, and in which mode. Public keys and payment links open initialize (with a public
+// key, a secret key of its merchant and mode also sets the merchant's rules); a secret key opens
+// initiate; a transaction's client secret reads and pays that one transaction (the customer's
 // browser holds it). Keys of one mode never reach objects of the other.
 import { LRUCache } from "lru-cache";
 import { errors } from "../errors.ts";
@@ -138,6 +139,28 @@ export class Credentials {
     if (!link?.active) throw errors.invalidPublicKey("invalid_payment_link");
     if (!link.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
     return { merchant: link.merchant, isLive: link.isLive, paymentLinkId: link.id, keyKind: "PAYMENT_LINK", transactionId: null, key: null };
+  }
+
+  /**
+   * Initialize from the merchant's server: the public key names merchant and mode as
+   * authenticatePublic does (404), and the secret key in the header proves the caller is the merchant
+   * (401 when not a secret key, 400 when another merchant's or the other mode's). The caller is the
+   * secret key's, so it may set the merchant's rules (initialize.ts).
+   */
+  async authenticateMerchantServer(publicKey: string, secretKey: string): Promise<Caller> {
+    const caller = await this.authenticatePublic({ publicKey });
+    const proof = await this.authenticateSecret(secretKey);
+    const how = "send the secret key of the public key's merchant and mode";
+    if (proof.merchant.id !== caller.merchant.id) {
+      throw errors.secretKeyMismatch(`the secret key in the Authorization header is another merchant's than public_key: ${how}`);
+    }
+    if (proof.isLive !== caller.isLive) {
+      const mode = (live: boolean) => (live ? "live" : "test");
+      throw errors.secretKeyMismatch(
+        `the secret key in the Authorization header is a ${mode(proof.isLive)} key and public_key a ${mode(caller.isLive)} key: ${how}`,
+      );
+    }
+    return { ...caller, keyKind: "SECRET", key: proof.key };
   }
 
   /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */

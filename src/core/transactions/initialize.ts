@@ -9,7 +9,7 @@ import { fiatBySlug } from "../money/currencies.ts";
 import { CANCEL_URL, checkWebhookUrl, RETURN_URL, type UrlKind } from "../merchants/webhook-url.ts";
 import { newClientSecret, newReference } from "../secrets.ts";
 import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
-import { InitializeBody, parseBody } from "./requests.ts";
+import { InitializeBody, merchantRulesOf, parseBody } from "./requests.ts";
 import { checkoutLink } from "./checkout.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 import { policiesOf } from "./policies.ts";
@@ -58,7 +58,12 @@ async function initializeOnce(
   if (!parsed.ok || problems.length > 0) throw errors.initializeValidation(problems);
   const body = parsed.value;
 
-  const caller = await credentials.authenticatePublic(credentialOf(body, request.bearerToken));
+  const credential = credentialOf(body, request.bearerToken);
+  const caller =
+    "secretKey" in credential
+      ? await credentials.authenticateMerchantServer(credential.publicKey, credential.secretKey)
+      : await credentials.authenticatePublic(credential);
+  requireMerchantForRules(body, caller);
   const currency = fiatBySlug(body.currency.toUpperCase());
   if (!currency) throw errors.invalidPublicKey("unsupported_currency");
   const amount = new Decimal(body.amount);
@@ -113,11 +118,15 @@ function parametersOf(body: InitializeBody) {
   return parameters;
 }
 
+type InitializeCredential = { publicKey: string } | { paymentLink: string } | { publicKey: string; secretKey: string };
+
 /**
  * The body's `public_key` and the header's Bearer key are interchangeable (spec 4.1 rule 2);
- * sending both with different values, or either with a payment link, is a validation error.
+ * sending both with different values, or either with a payment link, is a validation error. The one
+ * exception: a secret key in the header with the body's public key is the merchant's server, proving
+ * it may set the merchant's rules. A secret key alone stays the spec's lookup as a public key (404).
  */
-function credentialOf(body: InitializeBody, bearer: string | undefined): { publicKey: string } | { paymentLink: string } {
+function credentialOf(body: InitializeBody, bearer: string | undefined): InitializeCredential {
   if (body.payment_link !== undefined) {
     if (bearer !== undefined || body.public_key !== undefined) {
       throw errors.initializeValidation([
@@ -126,6 +135,7 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
     }
     return { paymentLink: body.payment_link };
   }
+  if (body.public_key !== undefined && bearer?.startsWith("sec_")) return { publicKey: body.public_key, secretKey: bearer };
   if (body.public_key !== undefined && bearer !== undefined && body.public_key !== bearer) {
     throw errors.initializeValidation([
       { field: "public_key", message: "public_key differs from the key in the Authorization header; send one of them" },
@@ -138,6 +148,16 @@ function credentialOf(body: InitializeBody, bearer: string | undefined): { publi
     ]);
   }
   return { publicKey };
+}
+
+/**
+ * Issue 41: a customer's credential (a public key, a payment link) ships in browsers, so it may send
+ * the customer's fields only; the merchant's rules loosen what the merchant accepts and need its
+ * secret key. A payment link's transactions keep the operator's defaults (no per-link policies yet).
+ */
+function requireMerchantForRules(body: InitializeBody, caller: Caller): void {
+  const rules = merchantRulesOf(body);
+  if (rules.length > 0 && caller.keyKind !== "SECRET") throw errors.merchantRuleNeedsSecretKey(rules);
 }
 
 /**

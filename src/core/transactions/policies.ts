@@ -36,25 +36,34 @@ export const DEFAULT_POLICY_BOUNDS: PolicyBounds = {
 const TOLERANCE_DECIMALS = 4;
 const COIN_SLUGS: readonly string[] = [...new Set(CRYPTO_CURRENCIES.map((c) => c.slug))];
 
-/** The request fields (types only; the bounds are the operator's, checked by policiesOf). */
+/** Said in each field's description: who may send it (issue 41; requests.ts, merchantRulesOf). */
+const MERCHANT_RULE =
+  " The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).";
+
+/** The request fields (types only; the bounds are the operator's, checked by policiesOf). The merchant's rules: only its secret key sets them. */
 export const PolicyFields = {
-  expires_in: z.number({ error: "expires_in must be a number of seconds" }).nullish().meta({
-    description:
-      "Seconds the checkout stays payable once initiated, within the operator's bounds (PAYGATE_POLICY_EXPIRES_IN_…). Absent: PAYGATE_CHECKOUT_WINDOW_MINUTES.",
-    example: 900,
-  }),
-  underpayment_tolerance: z.string({ error: 'underpayment_tolerance must be a percentage as a decimal string such as "2.5"' }).trim().nullish().meta({
-    description:
-      "Percent a payment may fall short and still complete, a decimal string, within the operator's bounds. Absent: PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT.",
-    example: "2.5",
-  }),
+  expires_in: z
+    .number({ error: "expires_in must be a number of seconds" })
+    .nullish()
+    .meta({
+      description: `Seconds the checkout stays payable once initiated, within the operator's bounds (PAYGATE_POLICY_EXPIRES_IN_…). Absent: PAYGATE_CHECKOUT_WINDOW_MINUTES.${MERCHANT_RULE}`,
+      example: 900,
+    }),
+  underpayment_tolerance: z
+    .string({ error: 'underpayment_tolerance must be a percentage as a decimal string such as "2.5"' })
+    .trim()
+    .nullish()
+    .meta({
+      description: `Percent a payment may fall short and still complete, a decimal string, within the operator's bounds. Absent: PAYGATE_UNDERPAYMENT_TOLERANCE_PERCENT.${MERCHANT_RULE}`,
+      example: "2.5",
+    }),
   confirmations: z
     .record(z.string(), z.number({ error: "must be a number of confirmations" }), {
       error: 'confirmations must be a JSON object of coin to confirmations, such as {"BTC": 2}',
     })
     .nullish()
     .meta({
-      description: `Confirmations a payment needs, by coin (${COIN_SLUGS.join(", ")}), within the operator's bounds; the coins not named keep the operator's setting.`,
+      description: `Confirmations a payment needs, by coin (${COIN_SLUGS.join(", ")}), within the operator's bounds; the coins not named keep the operator's setting.${MERCHANT_RULE}`,
       example: { BTC: 2 },
     }),
   late_payment: z
@@ -70,7 +79,8 @@ export const PolicyFields = {
     .nullish()
     .meta({
       description:
-        "What to do with a payment that covers the transaction after its checkout window closed: accept it (SUCCESSFUL) when the market rate moved less than `accept_if_rate_moved_below` percent since the rate was locked, within the operator's bounds (PAYGATE_POLICY_LATE_PAYMENT_…); otherwise it is recorded as late (`paid_late`) and left to the merchant. Absent: every late payment is left to the merchant.",
+        "What to do with a payment that covers the transaction after its checkout window closed: accept it (SUCCESSFUL) when the market rate moved less than `accept_if_rate_moved_below` percent since the rate was locked, within the operator's bounds (PAYGATE_POLICY_LATE_PAYMENT_…); otherwise it is recorded as late (`paid_late`) and left to the merchant. Absent: every late payment is left to the merchant." +
+        MERCHANT_RULE,
       example: { accept_if_rate_moved_below: "2" },
     }),
 };

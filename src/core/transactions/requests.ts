@@ -63,7 +63,11 @@ const meta = z
     description: `The merchant's own JSON object, echoed back: at most ${MAX_META_BYTES} bytes as JSON, ${MAX_META_DEPTH} levels deep, no "__proto__" key, no NUL characters.`,
   });
 
-export const InitializeBody = z.object({
+/**
+ * Initialize's fields that a customer's credential may send: a public key and a payment link ship in
+ * browsers, so whatever they send, the customer may have chosen.
+ */
+const CustomerFields = {
   customer: z.object({
     email: z
       .string()
@@ -99,10 +103,25 @@ export const InitializeBody = z.object({
       description: `The hosted checkout's language: one of ${CHECKOUT_LOCALES.join(", ")}. Absent: the customer's browser decides.`,
       example: "fr",
     }),
-  ...PolicyFields,
-});
+};
+
+export const InitializeBody = z.object({ ...CustomerFields, ...PolicyFields });
 // Which credential may come with which is initialize's rule (credentialOf, src/core/transactions/initialize.ts).
 export type InitializeBody = z.infer<typeof InitializeBody>;
+
+export const CUSTOMER_FIELDS: readonly string[] = Object.keys(CustomerFields);
+/**
+ * The merchant's rules: every other field. Each loosens what the merchant accepts (tolerance,
+ * confirmations, expiry, late payments: PolicyFields), so only the merchant's secret key sets them
+ * (issue 41; initialize enforces it). A field added later is the merchant's until listed above.
+ */
+export const MERCHANT_RULE_FIELDS: readonly string[] = Object.keys(InitializeBody.shape).filter((field) => !CUSTOMER_FIELDS.includes(field));
+
+/** The merchant's rules the request sets (a null sets none), in MERCHANT_RULE_FIELDS' order. */
+export function merchantRulesOf(body: InitializeBody): string[] {
+  const given: Record<string, unknown> = body;
+  return MERCHANT_RULE_FIELDS.filter((field) => given[field] !== undefined && given[field] !== null);
+}
 
 const CURRENCY_ID_FORMAT = 'currency_id must be a numeric string such as "4"';
 

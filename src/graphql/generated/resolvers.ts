@@ -89,29 +89,34 @@ export type FiatCurrencySlug =
   | 'NGN'
   | 'USD';
 
+/**
+ * initializeTransaction's order. expiresIn, underpaymentTolerance, confirmations and latePayment are the merchant's rules:
+ * with a public key or a payment link alone they are refused (FORBIDDEN, 403); send them from your server with the secret
+ * key in Authorization: Bearer sec_… and the public key in publicKey.
+ */
 export type InitializeTransactionInput = {
   amount: Scalars['Decimal']['input'];
   /** The hosted checkout's "back to the shop" link, shown before paying: the rules of returnUrl. */
   cancelUrl?: InputMaybe<Scalars['String']['input']>;
-  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. */
+  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. The merchant's rule: needs the secret key. */
   confirmations?: InputMaybe<Scalars['JSON']['input']>;
   currency: FiatCurrencySlug;
   customer: CustomerInput;
   description?: InputMaybe<Scalars['String']['input']>;
-  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
+  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. The merchant's rule: needs the secret key. */
   expiresIn?: InputMaybe<Scalars['Int']['input']>;
-  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. */
+  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. The merchant's rule: needs the secret key. */
   latePayment?: InputMaybe<LatePaymentInput>;
   /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
   locale?: InputMaybe<Scalars['String']['input']>;
   meta?: InputMaybe<Scalars['JSON']['input']>;
   /** A payment link slug (pl_…); not together with a public key. */
   paymentLink?: InputMaybe<Scalars['String']['input']>;
-  /** Instead of Authorization: Bearer pub_… */
+  /** Instead of Authorization: Bearer pub_…; with Authorization: Bearer sec_… (the merchant's server), the key that names merchant and mode. */
   publicKey?: InputMaybe<Scalars['String']['input']>;
   /** Where the hosted checkout sends the customer back: http(s), https on a public host in live mode (as a webhook URL). */
   returnUrl?: InputMaybe<Scalars['String']['input']>;
-  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. */
+  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. The merchant's rule: needs the secret key. */
   underpaymentTolerance?: InputMaybe<Scalars['Decimal']['input']>;
 };
 
@@ -168,7 +173,7 @@ export type Mutation = {
   createWebhookEndpoint: WebhookEndpoint;
   /** Removes an endpoint; removing the mode's first removes the merchant's webhook URL of the mode. Secret key only. */
   deleteWebhookEndpoint: DeletedWebhookEndpoint;
-  /** Creates a transaction in INITIATED (public key or payment link). */
+  /** Creates a transaction in INITIATED (public key or payment link; the merchant's rules need the secret key too). */
   initializeTransaction: Transaction;
   /** Locks the rate and hands out an address: INITIATED to PENDING (secret key, or the transaction's client secret). */
   initiatePayment: Transaction;

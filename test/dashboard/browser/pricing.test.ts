@@ -57,13 +57,15 @@ describe("a transaction's policies", () => {
   it("the transaction page shows the policies, the late-payment decision and the quote's market rate and spread", async () => {
     const init = await d.t.post(
       "/v1/transaction",
+      // The merchant's rules need the merchant's server (issue 41): the secret key, the public key in the body.
       initializeBody({
+        public_key: d.merchant.testPublicKey,
         expires_in: 600,
         underpayment_tolerance: "2.5",
         confirmations: { BTC: 2 },
         late_payment: { accept_if_rate_moved_below: "3" },
       }),
-      { authorization: `Bearer ${d.merchant.testPublicKey}` },
+      secret(),
     );
     const id = init.body.data.id as string;
     expect((await d.t.post(`/v1/transaction/${id}/pay`, { currency_id: "4" }, secret())).status).toBe(200);
@@ -91,7 +93,7 @@ describe("a transaction's policies", () => {
   });
 
   it("the checkout's countdown follows the transaction's expires_in", async () => {
-    const init = await d.t.post("/v1/transaction", initializeBody({ expires_in: 300 }), { authorization: `Bearer ${d.merchant.testPublicKey}` });
+    const init = await d.t.post("/v1/transaction", initializeBody({ public_key: d.merchant.testPublicKey, expires_in: 300 }), secret());
     const page = await d.browser.newPage({ viewport: MOBILE });
     await page.goto(init.body.data.checkout_url as string);
     await page.getByRole("button", { name: /^Bitcoin/ }).click();

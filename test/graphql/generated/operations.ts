@@ -13,29 +13,34 @@ export type FiatCurrencySlug =
   | 'NGN'
   | 'USD';
 
+/**
+ * initializeTransaction's order. expiresIn, underpaymentTolerance, confirmations and latePayment are the merchant's rules:
+ * with a public key or a payment link alone they are refused (FORBIDDEN, 403); send them from your server with the secret
+ * key in Authorization: Bearer sec_… and the public key in publicKey.
+ */
 export type InitializeTransactionInput = {
   amount: string;
   /** The hosted checkout's "back to the shop" link, shown before paying: the rules of returnUrl. */
   cancelUrl?: string | null | undefined;
-  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. */
+  /** Confirmations by coin, e.g. {"BTC": 2}, within the operator's bounds. Absent: the operator's. The merchant's rule: needs the secret key. */
   confirmations?: Record<string, unknown> | null | undefined;
   currency: FiatCurrencySlug;
   customer: CustomerInput;
   description?: string | null | undefined;
-  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. */
+  /** Seconds the checkout stays payable once initiated, within the operator's bounds. Absent: the operator's window. The merchant's rule: needs the secret key. */
   expiresIn?: number | null | undefined;
-  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. */
+  /** Accept a payment that arrives after the window closed when the rate moved less than a percent. Absent: left to the merchant. The merchant's rule: needs the secret key. */
   latePayment?: LatePaymentInput | null | undefined;
   /** The hosted checkout's language: en, fr, es, pt, de or ar. Absent: the customer's browser decides. */
   locale?: string | null | undefined;
   meta?: Record<string, unknown> | null | undefined;
   /** A payment link slug (pl_…); not together with a public key. */
   paymentLink?: string | null | undefined;
-  /** Instead of Authorization: Bearer pub_… */
+  /** Instead of Authorization: Bearer pub_…; with Authorization: Bearer sec_… (the merchant's server), the key that names merchant and mode. */
   publicKey?: string | null | undefined;
   /** Where the hosted checkout sends the customer back: http(s), https on a public host in live mode (as a webhook URL). */
   returnUrl?: string | null | undefined;
-  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. */
+  /** Percent a payment may fall short and still complete, within the operator's bounds. Absent: the operator's. The merchant's rule: needs the secret key. */
   underpaymentTolerance?: string | null | undefined;
 };
 
