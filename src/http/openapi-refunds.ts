@@ -31,7 +31,12 @@ const RefundRequest = z
   .meta({ id: "RefundRequest" });
 
 const MarkPaidRequest = z
-  .object({ tx_hash: z.string().meta({ description: "The refund's chain transaction hash." }) })
+  .object({
+    tx_hash: z.string().meta({
+      description: "The refund's chain transaction hash.",
+      example: "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+    }),
+  })
   .meta({ id: "MarkPaidRequest" });
 
 const refundId = z.object({

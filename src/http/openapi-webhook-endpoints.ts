@@ -95,11 +95,11 @@ const RedeliverFailedResponse = envelope(z.object({ queued: z.number().int() }),
 
 const CreateBody = z
   .object({
-    url: z.string().meta({ description: "http(s); live mode: https on a public host (docs/webhooks.md)." }),
+    url: z.string().meta({ description: "http(s); live mode: https on a public host (docs/webhooks.md).", example: "https://shop.example.com/webhooks" }),
     enabled_events: z
       .array(z.string())
       .min(1)
-      .meta({ description: `Event types (${EVENT_TYPES.join(", ")}) or \`["*"]\`.` }),
+      .meta({ description: `Event types (${EVENT_TYPES.join(", ")}) or \`["*"]\`.`, example: ["*"] }),
     description: z.string().max(500).optional(),
   })
   .meta({ id: "WebhookEndpointCreate" });

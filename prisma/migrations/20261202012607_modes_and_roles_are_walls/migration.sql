@@ -45,10 +45,14 @@ BEGIN
     IF mode_url IS NULL THEN
       DELETE FROM "webhook_endpoints" WHERE "merchant_id" = NEW."id" AND "is_live" = mode_live AND "is_primary";
     ELSE
+      -- Only a row whose mode changed is written: a change of one mode leaves the other's row as it was.
       UPDATE "webhook_endpoints" SET "url" = mode_url, "secret_enc" = mode_secret, "secret_rotated_at" = mode_rotated_at,
         "previous_secret_enc" = mode_previous, "previous_secret_expires_at" = mode_previous_expires_at, "updated_at" = CURRENT_TIMESTAMP
-      WHERE "merchant_id" = NEW."id" AND "is_live" = mode_live AND "is_primary";
-      IF NOT FOUND THEN
+      WHERE "merchant_id" = NEW."id" AND "is_live" = mode_live AND "is_primary"
+        AND ("url", "secret_enc", "secret_rotated_at", "previous_secret_enc", "previous_secret_expires_at")
+          IS DISTINCT FROM (mode_url, mode_secret, mode_rotated_at, mode_previous, mode_previous_expires_at);
+      IF NOT FOUND AND NOT EXISTS (
+        SELECT 1 FROM "webhook_endpoints" WHERE "merchant_id" = NEW."id" AND "is_live" = mode_live AND "is_primary") THEN
         INSERT INTO "webhook_endpoints" ("id", "merchant_id", "is_live", "is_primary", "url", "enabled_events", "secret_enc",
           "secret_rotated_at", "previous_secret_enc", "previous_secret_expires_at")
         VALUES ('we_' || replace(gen_random_uuid()::text, '-', ''), NEW."id", mode_live, true, mode_url, ARRAY['*'], mode_secret,

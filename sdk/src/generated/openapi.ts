@@ -1207,7 +1207,10 @@ export type components = {
             meta: Record<string, never>;
         };
         MarkPaidRequest: {
-            /** @description The refund's chain transaction hash. */
+            /**
+             * @description The refund's chain transaction hash.
+             * @example 0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b
+             */
             tx_hash: string;
         };
         WebhookEndpointResponse: {
