@@ -95,7 +95,9 @@ const RedeliverFailedResponse = envelope(z.object({ queued: z.number().int() }),
 
 const CreateBody = z
   .object({
-    url: z.string().meta({ description: "http(s); live mode: https on a public host (docs/webhooks.md).", example: "https://shop.example.com/webhooks" }),
+    url: z
+      .string()
+      .meta({ description: "http(s); live mode: https on a public host (docs/webhooks.md).", example: "https://shop.example.com/webhooks" }),
     enabled_events: z
       .array(z.string())
       .min(1)
