@@ -22,6 +22,8 @@ const CHAIN_ID = 31_337;
 const REQUIRED = 2;
 const SEED = randomBytes(32);
 const account = HDKey.fromMasterSeed(SEED).derive("m/44'/60'/0'");
+// USDT on an account of its own: two EVM wallets on one key would hand out the same addresses (issue 42).
+const usdtAccount = HDKey.fromMasterSeed(SEED).derive("m/44'/60'/1'");
 const compiled = JSON.parse(readFileSync(new URL("../rails/chains/token/TestToken.json", import.meta.url), "utf8")) as {
   contracts: Record<"TestToken6", { deployedBytecode: string }>;
 };
@@ -52,9 +54,12 @@ beforeAll(async () => {
     { PAYGATE_ETH_TEST_RPC_URL: anvil.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID), PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED) },
     ["ETH", "USDT"],
   );
-  const tpub = serializeKey(account, "tpub");
   await service.runtime.gateway.updateMerchant(service.merchant.id, {
-    wallets: (["ETH", "USDT"] as const).map((slug) => ({ currency: cryptoBySlug(slug) as CryptoCurrency, isLive: false, extendedPublicKey: tpub })),
+    wallets: ([["ETH", account], ["USDT", usdtAccount]] as const).map(([slug, key]) => ({
+      currency: cryptoBySlug(slug) as CryptoCurrency,
+      isLive: false,
+      extendedPublicKey: serializeKey(key, "tpub"),
+    })),
   });
 });
 afterAll(async () => {
@@ -93,9 +98,15 @@ const unpadded = (bytes: Uint8Array) =>
 const quantity = (n: bigint) =>
   n === 0n ? new Uint8Array() : hexToBytes(n.toString(16).padStart(n.toString(16).length + (n.toString(16).length % 2), "0"));
 
+/** The EVM address of a derived key (lower case). */
+const addressOfKey = (key: HDKey) =>
+  `0x${bytesToHex(keccak_256(secp256k1.Point.fromBytes(key.publicKey as Uint8Array).toBytes(false).subarray(1)).subarray(-20))}`;
+
 /** Signs paygate's unsigned transaction with the key of `index` (EIP-155 legacy form), as the merchant's wallet would. */
 async function signAndSend(tx: NonNullable<NonNullable<RefundBody["payment"]>["evm_transaction"]>, index: number, gasPrice: bigint): Promise<string> {
-  const key = account.deriveChild(0).deriveChild(index);
+  // The account whose address `index` is the one paid (each coin has its own).
+  const key = [account, usdtAccount].map((a) => a.deriveChild(0).deriveChild(index)).find((k) => addressOfKey(k) === tx.from.toLowerCase());
+  if (!key) throw new Error(`no account of the test derives ${tx.from} at index ${index}`);
   const nonce = BigInt(String(await anvil.send("eth_getTransactionCount", [tx.from, "latest"])));
   const fields: Rlp[] = [
     quantity(nonce),

@@ -100,8 +100,9 @@ export interface E2eService {
 export function merchantTestKeys(seed: Uint8Array): Record<CryptoSlug, string> {
   const master = HDKey.fromMasterSeed(seed);
   const utxo = serializeKey(master.derive("m/84'/1'/0'"), "vpub");
-  const evm = serializeKey(master.derive("m/44'/60'/0'"), "tpub");
-  return { BTC: utxo, LTC: utxo, ETH: evm, USDT: evm, BNB: evm };
+  // One EVM account per coin: two EVM wallets on one key would hand out the same addresses (issue 42).
+  const evm = (account: number) => serializeKey(master.derive(`m/44'/60'/${account}'`), "tpub");
+  return { BTC: utxo, LTC: utxo, ETH: evm(0), USDT: evm(1), BNB: evm(2) };
 }
 
 /** `runtime`: over startRuntime's wiring (e.g. `addressWatch: null`: initiate tells no node of its addresses). */

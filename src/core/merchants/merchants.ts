@@ -13,6 +13,7 @@ import type { KybStatus } from "./kyb.ts";
 
 export type { KybStatus };
 import { privateTargetsHint } from "./private-targets.ts";
+import { addressWalletOf, refuseSharedEvmAddresses } from "./shared-addresses.ts";
 import { checkWebhookUrl } from "./webhook-url.ts";
 
 export type MerchantDeps = Pick<CoreDeps, "stores" | "rails" | "secrets" | "privateWebhookTargets" | "clock">;
@@ -90,6 +91,18 @@ export async function updateMerchant(
 ): Promise<MerchantWithWallets> {
   const urls = checkedWebhookUrls(deps, input);
   const wallets = (input.wallets ?? []).map((wallet) => ({ ...wallet, ...checkWalletKey(deps, wallet) }));
+  if (wallets.length > 0) {
+    const kept = (await deps.stores.merchants.walletUsage(id)) ?? [];
+    refuseSharedEvmAddresses(
+      wallets.map((w) => ({
+        coin: w.currency.slug,
+        network: w.network ?? defaultNetworkOf(w.currency.slug),
+        isLive: w.isLive,
+        extendedPublicKey: w.extendedPublicKey,
+      })),
+      kept.flatMap((row) => addressWalletOf(row) ?? []),
+    );
+  }
   const defaultNetworks = (input.defaultNetworks ?? []).map(checkedDefaultNetwork);
   const result = await deps.stores.merchants.update(id, {
     ...(input.active === undefined ? {} : { active: input.active }),
