@@ -55,7 +55,12 @@ beforeAll(async () => {
     ["ETH", "USDT"],
   );
   await service.runtime.gateway.updateMerchant(service.merchant.id, {
-    wallets: ([["ETH", account], ["USDT", usdtAccount]] as const).map(([slug, key]) => ({
+    wallets: (
+      [
+        ["ETH", account],
+        ["USDT", usdtAccount],
+      ] as const
+    ).map(([slug, key]) => ({
       currency: cryptoBySlug(slug) as CryptoCurrency,
       isLive: false,
       extendedPublicKey: serializeKey(key, "tpub"),
@@ -100,7 +105,13 @@ const quantity = (n: bigint) =>
 
 /** The EVM address of a derived key (lower case). */
 const addressOfKey = (key: HDKey) =>
-  `0x${bytesToHex(keccak_256(secp256k1.Point.fromBytes(key.publicKey as Uint8Array).toBytes(false).subarray(1)).subarray(-20))}`;
+  `0x${bytesToHex(
+    keccak_256(
+      secp256k1.Point.fromBytes(key.publicKey as Uint8Array)
+        .toBytes(false)
+        .subarray(1),
+    ).subarray(-20),
+  )}`;
 
 /** Signs paygate's unsigned transaction with the key of `index` (EIP-155 legacy form), as the merchant's wallet would. */
 async function signAndSend(tx: NonNullable<NonNullable<RefundBody["payment"]>["evm_transaction"]>, index: number, gasPrice: bigint): Promise<string> {
