@@ -1,6 +1,8 @@
 // The operator CLI on the configured database: in this process through runCli (src/cli/run.ts), and
 // as an operator runs it, `paygate …` in a child process, where the process itself is what is tested.
 import { describe, expect, it } from "vitest";
+import { cryptoBySlug, type CryptoCurrency } from "../src/core/money/currencies.ts";
+import { HdWalletRails } from "../src/rails/wallets/index.ts";
 import { CHILD_TIMEOUT_MS, itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
 const BIP84_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs";
@@ -55,6 +57,19 @@ describe("paygate CLI", () => {
     expect(summary).toMatchObject({ id: merchantId, active: false, kyb: "verified" });
     expect(summary.wallets).toContainEqual({ currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB, nextIndex: 0 });
     expect(summary.wallets.filter((w: { mode: string }) => w.mode === "test")).toHaveLength(5);
+  });
+
+  it("sets a wallet on a network other than the coin's default (USDT@bsc), and shows it so", async () => {
+    const key = new HdWalletRails().createTestWallet(cryptoBySlug("USDT") as CryptoCurrency, "bsc");
+    const res = await paygate("merchant", "update", String(merchantId), "--wallet", `USDT@bsc=${key}`, "--mode", "test", "--json");
+    expect(res.code, res.stderr).toBe(0);
+    const summary = JSON.parse(res.stdout);
+    expect(summary.wallets).toContainEqual({ currency: "USDT@bsc", mode: "test", extendedPublicKey: key, nextIndex: 0 });
+    // USDT on its default network keeps its own wallet.
+    expect(summary.wallets.filter((w: { currency: string; mode: string }) => w.currency === "USDT" && w.mode === "test")).toHaveLength(1);
+    const unknown = await paygate("merchant", "update", String(merchantId), "--wallet", `USDT@polygon=${key}`, "--mode", "test");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--wallet USDT@polygon: unknown network; USDT is paid on /);
   });
 
   it("refuses a wallet key of the wrong network, saying why, and changes nothing", async () => {

@@ -12,6 +12,8 @@ import { fundsHeldCsv } from "../core/merchants/funds-held.ts";
 import type { PrivateTargets } from "../core/merchants/private-targets.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
+import { allowedNetworksText, defaultNetworkOf, isNetworkSlug } from "../core/networks.ts";
+import type { CryptoSlug } from "../core/money/currencies.ts";
 import { parseTestRate } from "../core/money/test-rates.ts";
 import type { EventFilter } from "../core/stores/webhook-events.ts";
 // The runtime (Prisma, the database drivers, the chain and wallet rails) and the logger are loaded
@@ -199,15 +201,21 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
   if (mode !== "live" && mode !== "test") throw new UsageError(`--mode must be live or test; got '${mode}'.`);
   const wallets: WalletSetting[] = (options.wallet ?? []).map((spec) => {
     const eq = spec.indexOf("=");
-    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
+    // CURRENCY or CURRENCY@NETWORK (USDT@bsc): a coin paid on several networks has a wallet on each.
+    const [name = "", on] = (eq > 0 ? spec.slice(0, eq).trim() : "").split("@", 2);
     const key = eq > 0 ? spec.slice(eq + 1).trim() : "";
     const currency = cryptoBySlug(name.toUpperCase()) ?? (/^\d+$/.test(name) ? cryptoById(Number(name)) : undefined);
     if (!currency || !key) {
       throw new UsageError(
-        `--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`,
+        `--wallet takes CURRENCY=EXTENDED_PUBLIC_KEY or CURRENCY@NETWORK=EXTENDED_PUBLIC_KEY with CURRENCY one of ${CRYPTO_CURRENCIES.map((c) => c.slug).join(", ")}; got '${spec}'.`,
       );
     }
-    return { currency, isLive: mode === "live", extendedPublicKey: key };
+    if (on === undefined) return { currency, isLive: mode === "live", extendedPublicKey: key };
+    const network = on.trim().toLowerCase();
+    if (!isNetworkSlug(network)) {
+      throw new UsageError(`--wallet ${name}@${on}: unknown network; ${currency.slug} is paid on ${allowedNetworksText(currency.slug)}.`);
+    }
+    return { currency, network, isLive: mode === "live", extendedPublicKey: key };
   });
   const defaultNetworks: DefaultNetworkSetting[] = (options.defaultNetwork ?? []).map((spec) => {
     const [name = "", network = ""] = spec.split("=", 2).map((part) => part.trim());
@@ -235,7 +243,8 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     return { merchant: updated, defaults: await rt.gateway.defaultNetworks(id) };
   });
   const walletRows = merchant.paymentProcessors.map((p) => ({
-    currency: p.currency.slug,
+    // A wallet on a network other than the coin's default names it (USDT@bsc), as --wallet takes it.
+    currency: p.network === defaultNetworkOf(p.currency.slug as CryptoSlug) ? p.currency.slug : `${p.currency.slug}@${p.network}`,
     mode: p.isLive ? "live" : "test",
     extendedPublicKey: p.wallet.extendedPublicKey,
     nextIndex: p.wallet.nextIndex,
@@ -255,7 +264,7 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
   say(ctx, `Updated merchant ${summary.id} "${summary.name}": active=${summary.active}, KYB ${summary.kyb}.`);
   say(ctx, `Webhooks: live ${summary.liveWebhookUrl ?? "(none)"}, test ${summary.testWebhookUrl ?? "(none)"}.`);
   say(ctx, "Wallets:");
-  for (const w of walletRows) say(ctx, `  ${w.mode.padEnd(4)} ${w.currency.padEnd(4)} ${w.extendedPublicKey} (next index ${w.nextIndex})`);
+  for (const w of walletRows) say(ctx, `  ${w.mode.padEnd(4)} ${w.currency.padEnd(9)} ${w.extendedPublicKey} (next index ${w.nextIndex})`);
   if (summary.defaultNetworks.length > 0) {
     say(ctx, `Default networks: ${summary.defaultNetworks.map((d) => `${d.mode} ${d.currency} on ${d.network}`).join(", ")}.`);
   }

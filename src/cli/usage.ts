@@ -27,11 +27,12 @@ public address); --test-webhook-url receives test-mode events (http://127.0.0.1:
     path: "merchant update",
     synopsis: [
       `ID [--active true|false] [--webhook-url URL|""] [--test-webhook-url URL|""]`,
-      "   [--kyb STATUS] [--wallet CURRENCY=EXTENDED_PUBLIC_KEY ...] [--default-network CURRENCY=NETWORK ...]",
+      "   [--kyb STATUS] [--wallet CURRENCY[@NETWORK]=EXTENDED_PUBLIC_KEY ...] [--default-network CURRENCY=NETWORK ...]",
       "   [--mode live|test] [--json]",
     ],
     about: `Change a merchant ("" removes a URL). --wallet sets the wallet that receives CURRENCY (${CRYPTOS})
-in --mode (default live); give the account-level extended public key, never a private key.
+in --mode (default live), on its default network or on NETWORK (USDT@bsc=xpub…, USDT@tron=…); give the
+account-level extended public key, never a private key.
 --default-network sets the network CURRENCY is paid on in --mode when an initiate names none
 (e.g. USDT=tron); the merchant needs a wallet on it.`,
   },
