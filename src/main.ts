@@ -23,6 +23,12 @@ const STOP_DEADLINE_MS = 10_000;
 const IDLE_GRACE_MS = 1_000;
 const SIGNALS = ["SIGTERM", "SIGINT"] as const;
 type Signal = (typeof SIGNALS)[number];
+/**
+ * A signal this soon after the first is the same one, relayed: a terminal's Ctrl-C (and a SIGTERM
+ * to the process group) reaches npm, tsx and the service alike, and npm and tsx pass theirs on, so
+ * one Ctrl-C arrives two or three times within about 100 ms. Only a signal sent later means "now".
+ */
+const RELAYED_SIGNAL_MS = 1_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -34,7 +40,11 @@ async function main(): Promise<void> {
   // exits at once.
   let stop: ((signal: Signal) => void) | null = null;
   let signalledDuringStart: Signal | null = null;
+  let firstSignalAt: number | null = null;
   const onSignal = (signal: Signal) => {
+    const now = Date.now();
+    if (firstSignalAt !== null && now - firstSignalAt < RELAYED_SIGNAL_MS) return;
+    firstSignalAt ??= now;
     if (stop) return stop(signal);
     if (signalledDuringStart) {
       log(`${signal} again while starting: exiting now`);
