@@ -32,7 +32,10 @@ export function apiReference(): Router {
   router.get("/openapi.json", (_req, res) => {
     res.json(document);
   });
-  router.get("/docs", (_req, res) => {
+  router.get("/docs", (req, res) => {
+    // The page's links are relative (so that it works behind a path prefix): at /docs/ they would
+    // name /docs/docs/assets/…, a blank page. Sent back to /docs, relatively for the same reason.
+    if (req.originalUrl.split("?")[0]?.endsWith("/")) return res.redirect(301, "../docs");
     res.type("html").send(page);
   });
   router.use("/docs/assets", express.static(assets, { index: false, maxAge: "1d" }));

@@ -122,4 +122,13 @@ describe("the reference page", () => {
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
     expect((await fetch(`${t.url}/docs/assets/no-such-file.js`)).status).toBe(404);
   });
+
+  it("sends /docs/ (a trailing slash, where its relative links would break) back to /docs", async () => {
+    const slash = await fetch(`${t.url}/docs/`, { redirect: "manual" });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get("location")).toBe("../docs");
+    const followed = await fetch(`${t.url}/docs/?x=1`);
+    expect(followed.url).toBe(`${t.url}/docs`);
+    expect(await followed.text()).toContain('src="docs/assets/swagger-ui-bundle.js"');
+  });
 });
