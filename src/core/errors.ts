@@ -35,9 +35,19 @@ export class PaygateError extends Error {
     /** Narrower than `code`, for callers that branch on the cause (e.g. `merchant_inactive`). */
     readonly reason: string = code,
     readonly errors: FieldError[] = [],
+    /**
+     * What the caller most likely got wrong and how to mend it, where the message cannot say it (the
+     * spec fixes "Invalid Public Key"): an extension field of the error body, absent when there is none.
+     */
+    readonly hint: string | null = null,
   ) {
     super(message);
     this.name = "PaygateError";
+  }
+
+  /** The same error with a hint (see `hint`). */
+  withHint(hint: string): PaygateError {
+    return new PaygateError(this.code, this.message, this.reason, this.errors, hint);
   }
 }
 

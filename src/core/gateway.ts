@@ -99,7 +99,8 @@ import { initiatePayment, type InitiateRequest } from "./transactions/initiate.t
 import { checkoutOf, type CheckoutLink } from "./transactions/checkout.ts";
 import { paymentOptions, type PaymentOptionsResult } from "./transactions/payment-options.ts";
 import { paymentRequestOf } from "./transactions/payment-request.ts";
-import type { TransactionRecord } from "./transactions/record.ts";
+import { transactionNotFoundFor, type TransactionRecord } from "./transactions/record.ts";
+import type { PaygateError } from "./errors.ts";
 import { clientSecretVisibleTo, retrieveTransaction } from "./transactions/retrieve.ts";
 import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type TransactionDetails } from "./transactions/details.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
@@ -206,6 +207,11 @@ export class PaymentGateway {
   /** The initiated transaction with all its reply shows (details.ts): the QR image, checkout link and receipts. */
   initiatePayment(request: InitiateRequest): Promise<DetailedOutcome> {
     return initiatePayment(this.deps, request);
+  }
+
+  /** The 404 for a transaction the caller does not reach, with a hint when it is its merchant's of the other mode. */
+  transactionNotFound(caller: Caller, id: string): Promise<PaygateError> {
+    return transactionNotFoundFor(this.deps.stores.transactions, caller, id);
   }
 
   retrieveTransaction(bearerToken: string | undefined, id: string) {

@@ -1,4 +1,4 @@
-// One error body for every failure: { status: "error", message, code, reason, errors } on REST,
+// One error body for every failure: { status: "error", message, code, reason, errors[, hint] } on REST,
 // the body an API declares for its own paths elsewhere (GraphQL's { errors: [...] } on /graphql,
 // declared by the app with errorBodyOn). The status comes from the code.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
@@ -15,6 +15,8 @@ const restErrorBody: ErrorBody = (error) => ({
   code: error.code,
   reason: error.reason,
   errors: error.errors,
+  // An extension: what the caller most likely got wrong, where the message is the spec's.
+  ...(error.hint === null ? {} : { hint: error.hint }),
 });
 
 /**

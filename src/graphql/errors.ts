@@ -30,7 +30,13 @@ const camel = (field: FieldError): FieldError => ({
 });
 
 function extensionsOf(error: PaygateError) {
-  return { code: CODES[error.code], status: HTTP_STATUS[error.code], reason: error.reason, errors: error.errors.map(camel) };
+  return {
+    code: CODES[error.code],
+    status: HTTP_STATUS[error.code],
+    reason: error.reason,
+    errors: error.errors.map(camel),
+    ...(error.hint === null ? {} : { hint: error.hint }),
+  };
 }
 
 export function toGraphQLError(error: PaygateError): GraphQLError {

@@ -453,6 +453,10 @@ export const ErrorResponse = z
     code: z.enum(ERROR_CODES).meta({ description: "The broad class; it decides the HTTP status." }),
     reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (docs/rest-api.md, Errors)." }),
     errors: z.array(z.object({ field: z.string(), message: z.string() })).meta({ description: "Field problems; empty otherwise." }),
+    hint: z.string().optional().meta({
+      description:
+        "Not in the spec: what was most likely meant, where the message is the spec's (a secret key sent to initialize, a key of the other mode).",
+    }),
   })
   .meta({ id: "Error" });
 

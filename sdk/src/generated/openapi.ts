@@ -840,6 +840,8 @@ export type components = {
                 field: string;
                 message: string;
             }[];
+            /** @description Not in the spec: what was most likely meant, where the message is the spec's (a secret key sent to initialize, a key of the other mode). */
+            hint?: string;
         };
         TransactionResponse: {
             /** @enum {string} */
@@ -1252,9 +1254,17 @@ export type components = {
             secret?: string;
         };
         WebhookEndpointCreate: {
-            /** @description http(s); live mode: https on a public host (docs/webhooks.md). */
+            /**
+             * @description http(s); live mode: https on a public host (docs/webhooks.md).
+             * @example https://shop.example.com/webhooks
+             */
             url: string;
-            /** @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled) or `["*"]`. */
+            /**
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled) or `["*"]`.
+             * @example [
+             *       "*"
+             *     ]
+             */
             enabled_events: string[];
             description?: string;
         };

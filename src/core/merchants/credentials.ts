@@ -34,6 +34,19 @@ export interface ApiKeyIdentity {
   createdByRole: string | null;
 }
 
+/** Spec 5's 404 for an unknown public key, with a hint when the key sent is plainly not a public key. */
+function publicKeyRefusal(sent: string) {
+  const refusal = errors.invalidPublicKey("invalid_public_key");
+  if (sent.startsWith("sec_")) {
+    return refusal.withHint(
+      "A secret key (sec_…) was sent where initialize takes the public key (pub_…): send the public key, and keep the secret key on your server",
+    );
+  }
+  return sent.startsWith("pub_")
+    ? refusal
+    : refusal.withHint("A public key starts with pub_test_ or pub_live_: copy it whole from the dashboard or `paygate merchant create`");
+}
+
 const identityOf = (row: ApiKeyRow): ApiKeyIdentity => ({
   id: row.id,
   prefix: row.prefix,
@@ -130,7 +143,7 @@ export class Credentials {
   async authenticatePublic(credential: { publicKey: string } | { paymentLink: string }): Promise<Caller> {
     if ("publicKey" in credential) {
       const key = await this.findActiveKey(credential.publicKey, "PUBLIC");
-      if (!key) throw errors.invalidPublicKey("invalid_public_key");
+      if (!key) throw publicKeyRefusal(credential.publicKey);
       if (!key.merchant.active) throw errors.invalidPublicKey("merchant_inactive");
       return { merchant: key.merchant, isLive: key.isLive, paymentLinkId: null, keyKind: "PUBLIC", transactionId: null, key: identityOf(key) };
     }

@@ -18,7 +18,7 @@ import type { RefundInstructions } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
-import { findTransactionFor, isTransactionId, type TransactionRecord } from "../transactions/record.ts";
+import { findTransactionFor, isTransactionId, transactionNotFoundFor, type TransactionRecord } from "../transactions/record.ts";
 import { parseBody } from "../transactions/requests.ts";
 import {
   amountOf,
@@ -119,7 +119,7 @@ export async function createRefund(deps: RefundDeps, owner: RefundOwner, request
   if (!parsed.ok || problems.length > 0) throw errors.refundValidation(problems);
   const body = parsed.value;
   const transaction = await findTransactionFor(deps.stores.transactions, request.transactionId, caller.merchant.id, caller.isLive);
-  if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  if (!transaction) throw await transactionNotFoundFor(deps.stores.transactions, caller, request.transactionId);
 
   const scope = scopeOf(request.idempotencyKey, caller, `refund:${transaction.id}`, body);
   const earlier = scope && (await replayOf(deps, scope));
@@ -333,7 +333,9 @@ export interface TransactionRefunds {
 /** GET /v1/transaction/:id/refunds and the transaction page's refunds (any role): oldest first, with what is left to refund. */
 export async function transactionRefunds(deps: RefundDeps, owner: RefundOwner, transactionId: string): Promise<TransactionRefunds> {
   const transaction = await findTransactionFor(deps.stores.transactions, transactionId, owner.merchantId, owner.isLive);
-  if (!transaction) throw errors.transactionNotFound(transactionId);
+  if (!transaction) {
+    throw await transactionNotFoundFor(deps.stores.transactions, { merchant: { id: owner.merchantId }, isLive: owner.isLive }, transactionId);
+  }
   const rows = await deps.stores.refunds.listForTransactions([transaction.id]);
   return {
     merchantId: owner.merchantId,

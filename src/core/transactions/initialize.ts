@@ -5,7 +5,7 @@ import { errors } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { KYB_REFUSALS } from "../merchants/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
-import { fiatBySlug } from "../money/currencies.ts";
+import { FIAT_CURRENCIES, fiatBySlug } from "../money/currencies.ts";
 import { CANCEL_URL, checkWebhookUrl, RETURN_URL, type UrlKind } from "../merchants/webhook-url.ts";
 import { newClientSecret, newReference } from "../secrets.ts";
 import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
@@ -65,7 +65,12 @@ async function initializeOnce(
       : await credentials.authenticatePublic(credential);
   requireMerchantForRules(body, caller);
   const currency = fiatBySlug(body.currency.toUpperCase());
-  if (!currency) throw errors.invalidPublicKey("unsupported_currency");
+  if (!currency) {
+    const slugs = FIAT_CURRENCIES.map((c) => c.slug).join(" or ");
+    throw errors
+      .invalidPublicKey("unsupported_currency")
+      .withHint(`${JSON.stringify(body.currency.slice(0, 20))} is not a currency paygate prices in: send ${slugs}`);
+  }
   const amount = new Decimal(body.amount);
   const problem = fiatAmountProblem(amount, currency);
   if (problem) throw errors.initializeValidation([{ field: "amount", message: problem }]);

@@ -10,7 +10,7 @@ import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { storedRateSources } from "./rate-sources.ts";
-import { transactionForInitiate, type TransactionRecord } from "./record.ts";
+import { transactionForInitiate, transactionNotFoundFor, type TransactionRecord } from "./record.ts";
 import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
@@ -68,7 +68,7 @@ async function initiateTransaction(deps: InitiateDeps, request: InitiateRequest)
     await releaseIndex(deps, early);
     early = null;
   }
-  if (!transaction) throw errors.transactionNotFound(request.transactionId);
+  if (!transaction) throw await transactionNotFoundFor(deps.stores.transactions, caller, request.transactionId);
   // Before the state checks: a retry of an initiate that went through answers as the first did.
   const scope = scopeOf(request.idempotencyKey, caller, `initiate:${transaction.id}`, body);
   let handedOver = false;

@@ -1,4 +1,5 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
+import { errors, type PaygateError } from "../errors.ts";
 import type { Transaction } from "../records.ts";
 import type { InitiateCoin, InitiateRead, LeaseWindow, TransactionStore } from "../stores/transactions.ts";
 
@@ -28,6 +29,27 @@ export async function findTransactionFor(
 ): Promise<TransactionRecord | null> {
   const storedId = storedIdOf(id);
   return storedId === null ? null : transactions.findFor(storedId, merchantId, isLive);
+}
+
+/**
+ * "No transaction with id …", with a hint when the id is one of the caller's merchant's transactions
+ * of the other mode: a key of the wrong mode is the usual mistake, and the merchant's own key may be
+ * told so. A caller bound to one transaction (a client secret) gets no hint.
+ */
+export async function transactionNotFoundFor(
+  transactions: TransactionStore,
+  caller: { merchant: { id: number }; isLive: boolean; transactionId?: string | null },
+  id: string,
+): Promise<PaygateError> {
+  const refusal = errors.transactionNotFound(id);
+  const storedId = storedIdOf(id);
+  if (storedId === null || (caller.transactionId ?? null) !== null) return refusal;
+  const other = await transactions.findRowFor(storedId, caller.merchant.id, !caller.isLive);
+  if (!other) return refusal;
+  const [mine, theirs] = caller.isLive ? ["live", "test"] : ["test", "live"];
+  return refusal.withHint(
+    `The key sent is a ${mine}-mode key and this is a ${theirs}-mode transaction: use the ${theirs} key (pub_${theirs}_… or sec_${theirs}_…)`,
+  );
 }
 
 /** Who asks for a transaction: a key, a payment link or a client secret (merchants/credentials.ts). */

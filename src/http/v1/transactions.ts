@@ -37,7 +37,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     const id = String(req.params.transaction_id);
     const { details, caller } = await gateway.transactionDetails(bearerToken(req.headers.authorization), id);
     res.locals.merchantId = caller.merchant.id;
-    if (!details) throw errors.transactionNotFound(id);
+    if (!details) throw await gateway.transactionNotFound(caller, id);
     if (caller.keyKind !== "SECRET") return sendPayable(res, details);
     // A secret key also sees the refunds and what is left to refund (issue 26): fields added to table 2.2.
     const summary = (await gateway.refundSummaries([details.transaction])).get(details.transaction.id);
