@@ -22,7 +22,7 @@ export function createLogger({ level = "info", destination }: LoggerOptions = {}
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** The plain-text loggers of the jobs and the rails, writing into the structured log. */
-export function lineLogger(logger: Logger, level: "info" | "warn" | "error" = "info"): (line: string) => void {
-  return (line) => logger[level](line);
+/** The plain-text loggers of the jobs and the rails, writing into the structured log; a line may ask for `warn` (a failing node). */
+export function lineLogger(logger: Logger, level: "info" | "warn" | "error" = "info"): (line: string, lineLevel?: "warn") => void {
+  return (line, lineLevel) => logger[lineLevel ?? level](line);
 }

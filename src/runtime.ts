@@ -23,6 +23,7 @@ import { WebhookDeliveries } from "./core/events/deliveries.ts";
 import { webhookSender } from "./webhooks/http-sender.ts";
 import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains, type WatchSettings } from "./jobs/payment-watcher.ts";
+import type { LineLog } from "./jobs/ticker.ts";
 import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
@@ -67,7 +68,8 @@ export function watchSettings(config: Config): WatchSettings {
 export interface RuntimeOverrides {
   prices?: PriceFeed;
   chains?: ConfiguredChains;
-  log?: (line: string) => void;
+  /** The jobs' lines; a failing chain node's at `warn` (src/logging.ts's lineLogger takes the level). */
+  log?: LineLog;
   /** Prometheus metrics (GET /metrics, given to createApp too): the jobs, the price feeds and the database report to it. */
   metrics?: PaygateMetrics;
   /** An open database instead of opening config.database (a test's fresh database, or a second instance on one); closed with the runtime. */

@@ -165,11 +165,13 @@ export interface AddressBalances {
 /**
  * Told of each address initiate hands out. A backend that must be told of an address before it can
  * see payments to it (an own node's watch-only wallet) takes it at once instead of at the watcher's
- * next pass, so a payment sent right away is seen at 0 confirmations. Not waited for by initiate.
+ * next pass, so a payment sent right away is seen at 0 confirmations. Not waited for by initiate: the
+ * address is watched from `since` (its hand-out time) however late it reaches the node, so a pass that
+ * imports it finds a payment mined before.
  */
 export interface AddressWatch {
   /** Never rejects: what it could not do, the watcher's next pass does. */
-  handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug): Promise<void>;
+  handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug, since: Date): Promise<void>;
 }
 
 /** What one HTTP attempt to a webhook URL came to (never thrown: a failure is a result). */

@@ -13,7 +13,7 @@ import { ChainNodeError } from "../rails/chains/errors.ts";
 import type { ConfiguredNode } from "../rails/chains/index.ts";
 import type { ChainNodeLabels, WatcherMetrics } from "../observability/hooks.ts";
 import { wholeWatchList, type WatchShare, type WatchShares } from "../core/transactions/watch-shares.ts";
-import { Ticker } from "./ticker.ts";
+import { type LineLog, Ticker } from "./ticker.ts";
 
 export interface WatchSettings {
   intervalMs: number;
@@ -92,7 +92,7 @@ export class PaymentWatcher extends Ticker {
     private readonly gateway: PaymentGateway,
     private readonly chains: ConfiguredChains,
     private readonly settings: WatchSettings,
-    log: (line: string) => void = () => {},
+    log: LineLog = () => {},
     /** Several instances on one database: each reads its share of the addresses. */
     private readonly shares: WatchShares = wholeWatchList,
     /** Pass durations and addresses per pass (GET /metrics). */
@@ -273,14 +273,20 @@ export class PaymentWatcher extends Ticker {
       const known = this.failing.get(node);
       if (known === undefined) {
         this.failing.set(node, { network, since: now, saidAt: now, unsaid: 0 });
-        const remedy = variable ? ` (set ${variable} to a node this machine can reach, or to none to stop watching ${network})` : "";
+        // A node on another chain is reachable: the variable must name one of the right chain.
+        const wrongChain = [...errors.keys()].some((e) => e instanceof ChainNodeError && e.reason === "wrong_network");
+        const target = wrongChain ? "a node on the right chain" : "a node this machine can reach";
+        const remedy = variable ? ` (set ${variable} to ${target}, or to none to stop watching ${network})` : "";
+        // warn: payments go unwatched while it lasts, and alerting on warnings must see it.
         this.log(
           `payment watcher: ${network}: ${message}; the addresses are read again every ${seconds} s, and this is said again at most once a minute while it lasts${remedy}`,
+          "warn",
         );
       } else if (now - known.saidAt >= NODE_LOG_INTERVAL_MS) {
         const unsaid = known.unsaid + errors.size;
         this.log(
           `payment watcher: ${network}: still failing since ${new Date(known.since).toISOString()} (${unsaid} failed node read${unsaid === 1 ? "" : "s"} in the last ${Math.round((now - known.saidAt) / 1000)} s): ${message}`,
+          "warn",
         );
         known.saidAt = now;
         known.unsaid = 0;

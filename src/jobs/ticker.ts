@@ -1,6 +1,9 @@
 // A job that runs `tick` every interval until stopped; a failing tick is logged and retried.
 import { isDatabaseOutage } from "../core/errors.ts";
 
+/** A job's log: a line, at `warn` when something goes unwatched or undone while it lasts (else info). */
+export type LineLog = (line: string, level?: "warn") => void;
+
 export abstract class Ticker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -9,7 +12,7 @@ export abstract class Ticker {
   constructor(
     private readonly name: string,
     private readonly intervalMs: number,
-    protected readonly log: (line: string) => void,
+    protected readonly log: LineLog,
   ) {}
 
   abstract tick(): Promise<unknown>;

@@ -72,7 +72,7 @@ describe("LTC on the own node: an address is imported when it is handed out", ()
     const txid = await pay(t0.payment_address, amountOf(t0).toFixed(8));
     await untold.runtime.watcher.tick();
     expect(await watches("untold", t0.payment_address)).toBe(true);
-    // The wallet never saw it (imported after it arrived, no rescan): the mempool read found it.
+    // The wallet never saw it (imported after it arrived; the import's rescan reads blocks only): the mempool read found it.
     await expect(node.send("gettransaction", [txid, true], "untold")).rejects.toThrow(/Invalid or non-wallet transaction id/);
     let t = await untold.get(t0.id);
     expect(progress(t)).toEqual({

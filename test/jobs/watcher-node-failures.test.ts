@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
+import { createLogger, lineLogger } from "../../src/logging.ts";
 import { wholeWatchList } from "../../src/jobs/watch-shares.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -231,5 +232,52 @@ describe("the nodes at start", () => {
     } finally {
       await starting.stop();
     }
+  });
+});
+
+describe("how a failing node is logged (issue 42)", () => {
+  /** A watcher of its own writing through the service's structured log, its lines captured. */
+  function loggedWatcher() {
+    const lines: { level: string; msg: string }[] = [];
+    const logger = createLogger({ destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    const chains = new ChainWatchers({
+      timeoutMs: 300,
+      esplora: { BTC: { test: esplora.url }, LTC: {} },
+      evm: { ethereum: { test: evm.url }, bsc: {} },
+      esploraTuning: { tipMaxAgeMs: 0 },
+      evmTuning: { headMaxAgeMs: 0 },
+    });
+    const settings = { intervalMs: 15_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2, now: () => clock.now };
+    return { lines, watcher: new PaymentWatcher(t.gateway, chains, settings, lineLogger(logger), wholeWatchList) };
+  }
+
+  it("says a node failure at warn (payments go unwatched), and its recovery at info", async () => {
+    await pending("4");
+    const { lines, watcher: own } = loggedWatcher();
+    esplora.failure = (path) => (path.startsWith("/address/") ? { raw: "<html><body>Service Unavailable</body></html>" } : null);
+    await own.tick();
+    expect(lines.filter((l) => l.msg.startsWith("payment watcher: BTC test:")).map((l) => l.level)).toEqual(["warn"]);
+    esplora.failure = null;
+    await own.tick();
+    expect(lines.filter((l) => l.msg.startsWith("payment watcher: BTC test:")).map((l) => [l.level, /answers again/.test(l.msg)])).toEqual([
+      ["warn", false],
+      ["info", true],
+    ]);
+  });
+
+  it("says a node on the wrong chain at warn, asking for a node on the right chain", async () => {
+    await pending("6");
+    const { lines, watcher: own } = loggedWatcher();
+    evm.chainId = 1; // Ethereum mainnet, where test mode reads Sepolia
+    try {
+      await own.tick();
+    } finally {
+      evm.chainId = 11_155_111;
+    }
+    const said = lines.filter((l) => /^payment watcher: (ETH|USDT) test/.test(l.msg));
+    expect(said.map((l) => l.level)).toEqual(["warn"]);
+    expect(said[0]?.msg).toMatch(
+      /the node is on chain id 1 \(Ethereum\).* \(set PAYGATE_ETH_TEST_RPC_URL to a node on the right chain, or to none to stop watching (ETH test|ETH test, USDT test|USDT test, ETH test)\)$/,
+    );
   });
 });

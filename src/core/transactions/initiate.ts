@@ -202,7 +202,9 @@ async function initiateOnce(
     if (typeof outcome === "object") {
       // Not waited for: the reply does not depend on the node, and the watcher's pass takes what this misses.
       const handedOut = outcome.moved.paymentAddress;
-      if (handedOut !== null) deps.addressWatch?.handedOut(crypto, caller.isLive, handedOut, network).catch(() => {});
+      // Watched from its hand-out time: a node that imports it late still finds a payment mined before.
+      if (handedOut !== null)
+        deps.addressWatch?.handedOut(crypto, caller.isLive, handedOut, network, outcome.moved.initiatedAt ?? now).catch(() => {});
       return outcome.moved;
     }
     // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.

@@ -7,11 +7,17 @@
 // never the password.
 //
 // Watching. The handed-out addresses are imported into a watch-only descriptor wallet on the node
-// (created if missing: `createwallet NAME disable_private_keys blank descriptors`), as `addr(A)#checksum`
-// with `timestamp: "now"` (a fresh address has no history, so no rescan), once per address: all
-// addresses new to a pass in `importdescriptors` requests of 100. A node built without SQLite (Debian's
-// litecoind 0.21) has no descriptor wallets: there the wallet is a legacy watch-only one and the
-// addresses go in by `importmulti` (watchonly, no rescan), 100 a request as well. Bitcoin Core 0.21 to 28 has both.
+// (created if missing: `createwallet NAME disable_private_keys blank descriptors`), as `addr(A)#checksum`,
+// once per address: all addresses new to a pass in `importdescriptors` requests of 100. A node built
+// without SQLite (Debian's litecoind 0.21) has no descriptor wallets: there the wallet is a legacy
+// watch-only one and the addresses go in by `importmulti` (watchonly, with its rescan), 100 a request as
+// well. Bitcoin Core 0.21 to 28 has both. Each address is imported with the time it was handed out
+// (initiate's time, less the block-time margin, sinceMarginMs) as its timestamp, and the node rescans
+// the blocks from then (Core starts 2 h before the oldest timestamp of a request): an import that lands
+// late (the node away at initiate, a restart before the import, a pass that imports what initiate's
+// import missed) still finds a payment mined before it. A fresh address costs a rescan of the last hours'
+// blocks. An address the wallet already holds with a timestamp as early (an import by an earlier run:
+// getaddressinfo, one batch) is not imported again, so a restart rescans nothing for it.
 // An address is imported when it is handed out (handedOut, from initiate; the pass imports what that
 // missed, as after a restart or a node that was away). A wallet learns of mempool transactions only as
 // they arrive, and Core before 24 does not look at its mempool on import (Litecoin Core 0.21 does not):
@@ -52,10 +58,18 @@ const WALLET_NOT_FOUND = -18;
 /**
  * Addresses per import request. The node's time per address grows with the batch (litecoind 0.21:
  * 10,000 in one importmulti took 33 s, 500 at a time 0.25 s each; a busy machine took 14 ms an
- * address), and each batch must finish within the request timeout (PAYGATE_CHAIN_TIMEOUT_MS, 5 s by
- * default); a batch done is remembered, so an interrupted import goes on from there.
+ * address, without a rescan), and each request rescans the blocks since its oldest timestamp; a batch
+ * done is remembered, so an interrupted import goes on from there.
  */
 const IMPORT_BATCH = 100;
+/**
+ * The wait for an import request: the node answers once its rescan of the blocks since the oldest
+ * timestamp is done (seconds for recent blocks), longer than the node timeout. An import that fails is
+ * made again rather than trusted (importAgain): its rescan may have been cut short.
+ */
+const IMPORT_TIMEOUT_MS = 120_000;
+/** Addresses asked per getaddressinfo batch (whether the wallet already watches them). */
+const KNOWN_BATCH = 1_000;
 /** getmempoolentry's code for a transaction the mempool does not hold. */
 const NOT_IN_MEMPOOL = -5;
 /** Mempool transactions decoded per request (getrawtransaction batches) when an import looks for earlier payments. */
@@ -132,12 +146,20 @@ export class CoreRpcClient {
   private walletOpening: Promise<void> | null = null;
   /** A descriptor wallet (importdescriptors); else a legacy one (importmulti). */
   private descriptors = true;
-  /** Addresses the pass wants watched; imported ones; refused ones with the node's reason. */
-  private readonly wanted = new Set<string>();
+  /**
+   * Addresses the pass wants watched, each with its import timestamp (UNIX seconds: when it was handed
+   * out, less sinceMarginMs); imported ones; refused ones with the node's reason.
+   */
+  private readonly wanted = new Map<string, number>();
   private readonly imported = new Set<string>();
   private readonly refused = new Map<string, string>();
   /** Imported, but the mempool not yet read for them (scanMempool). */
   private readonly unscanned = new Set<string>();
+  /**
+   * To import without asking the wallet first: handed out by this process (new to the wallet), or an
+   * import of them that failed (the node may hold them with its rescan cut short).
+   */
+  private readonly importAgain = new Set<string>();
   private readonly txs = new Map<string, WalletTx>();
   /** Txids by the address they pay: an address's look-up costs its own transactions, not the whole wallet's history. */
   private readonly txidsByAddress = new Map<string, Set<string>>();
@@ -165,9 +187,9 @@ export class CoreRpcClient {
   }
 
   /** One JSON-RPC call; `wallet`: to the watch-only wallet's endpoint. */
-  async call(method: string, params: unknown[] = [], wallet = false): Promise<ExactJson> {
+  async call(method: string, params: unknown[] = [], wallet = false, timeoutMs = this.options.timeoutMs): Promise<ExactJson> {
     const where = `${this.name}: ${method}`;
-    const { status, body } = await this.post(where, { jsonrpc: "1.0", id: ++this.id, method, params }, wallet);
+    const { status, body } = await this.post(where, { jsonrpc: "1.0", id: ++this.id, method, params }, wallet, timeoutMs);
     if (!isExactObject(body)) throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer`, { reason: answerReason(status) });
     rpcError(body, where);
     if (status < 200 || status >= 300) throw new ChainNodeError(`${where}: HTTP ${status}`, { reason: "http_status" });
@@ -175,11 +197,11 @@ export class CoreRpcClient {
   }
 
   /** One method with many parameter lists in one request (a JSON-RPC batch): each answer, or the node's error for it. */
-  async batch(method: string, paramLists: unknown[][]): Promise<(ExactJson | CoreRpcError)[]> {
+  async batch(method: string, paramLists: unknown[][], wallet = false): Promise<(ExactJson | CoreRpcError)[]> {
     const where = `${this.name}: ${method}`;
     const first = this.id + 1;
     const payload = paramLists.map((params) => ({ jsonrpc: "1.0", id: ++this.id, method, params }));
-    const { status, body } = await this.post(where, payload, false);
+    const { status, body } = await this.post(where, payload, wallet, this.options.timeoutMs);
     if (!Array.isArray(body)) {
       if (isExactObject(body)) rpcError(body, where);
       throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC batch answer`, { reason: answerReason(status) });
@@ -203,7 +225,7 @@ export class CoreRpcClient {
     });
   }
 
-  private async post(where: string, payload: unknown, wallet: boolean): Promise<{ status: number; body: ExactJson }> {
+  private async post(where: string, payload: unknown, wallet: boolean, timeoutMs: number): Promise<{ status: number; body: ExactJson }> {
     const url = wallet ? `${this.base}/wallet/${encodeURIComponent(this.options.wallet)}` : this.base;
     const authorization = await this.authorization();
     this.requests++;
@@ -211,7 +233,7 @@ export class CoreRpcClient {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...(authorization ? { authorization } : {}) },
       body: JSON.stringify(payload),
-      timeoutMs: this.options.timeoutMs,
+      timeoutMs,
       maxBytes: MAX_BODY_BYTES,
     });
     if (!outcome.ok) {
@@ -235,12 +257,13 @@ export class CoreRpcClient {
   }
 
   /**
-   * An address was just handed out (initiate): it is imported now rather than at the next pass, and the
-   * mempool read for a payment already sent to it. Never rejects: what fails here the next pass imports
-   * (the address is wanted) and says.
+   * An address was just handed out (initiate, at `since`): it is imported now rather than at the next
+   * pass, and the mempool read for a payment already sent to it. Never rejects: what fails here the next
+   * pass imports (the address is wanted, with the same timestamp) and says.
    */
-  async handedOut(address: string): Promise<void> {
-    this.wanted.add(address);
+  async handedOut(address: string, since: Date): Promise<void> {
+    this.want(address, since);
+    this.importAgain.add(address);
     try {
       // The chain is checked once (and again after the node was unreachable), not at every address handed out.
       if (!this.chainChecked) await this.chainInfo();
@@ -252,16 +275,24 @@ export class CoreRpcClient {
     }
   }
 
-  /** A pass begins: these addresses are watched (imported at the pass's first read), and the node is read anew. */
-  beginPass(addresses: readonly string[]): void {
-    for (const address of addresses) this.wanted.add(address);
+  /** A pass begins: these addresses, handed out at `since`, are watched (imported at the pass's first read), and the node is read anew. */
+  beginPass(addresses: readonly { address: string; since: Date }[]): void {
+    for (const { address, since } of addresses) this.want(address, since);
     this.pass = null;
+  }
+
+  /** `address` is watched from `since` on: its import's timestamp, the earliest asked. */
+  private want(address: string, since: Date): void {
+    // Block timestamps may lag (sinceMarginMs, as receiptsTo counts them); never before the epoch.
+    const timestamp = Math.max(0, Math.floor((since.getTime() - this.sinceMarginMs) / 1000));
+    const known = this.wanted.get(address);
+    if (known === undefined || timestamp < known) this.wanted.set(address, timestamp);
   }
 
   /** Every output paying `address` in the wallet's view: on the best chain, or unconfirmed in the mempool. */
   async receiptsTo(address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
     if (!this.wanted.has(address)) {
-      this.wanted.add(address);
+      this.want(address, options.since);
       this.pass = null;
     }
     this.pass ??= this.read();
@@ -539,16 +570,24 @@ export class CoreRpcClient {
   }
 
   /**
-   * Imports the addresses not yet in the wallet, IMPORT_BATCH a request, then reads the mempool for
-   * payments to them (scanMempool); one the node refuses is remembered with its reason. Imports run one
-   * after another. A batch done is remembered (an interrupted import goes on from there); an address
-   * counts as imported once the mempool was read for it too.
+   * Imports the addresses not yet in the wallet, IMPORT_BATCH a request (the oldest first, so that each
+   * request's rescan starts near its own addresses' time), then reads the mempool for payments to them
+   * (scanMempool); one the node refuses is remembered with its reason. Imports run one after another.
+   * A batch done is remembered (an interrupted import goes on from there); an address counts as
+   * imported once the mempool was read for it too.
    */
   private importNew(): Promise<void> {
     const run = this.importQueue.then(async () => {
-      const fresh = [...this.wanted].filter((a) => !this.imported.has(a) && !this.refused.has(a) && !this.unscanned.has(a));
-      for (let at = 0; at < fresh.length; at += IMPORT_BATCH) {
-        for (const address of await this.importBatch(fresh.slice(at, at + IMPORT_BATCH))) this.unscanned.add(address);
+      const fresh = [...this.wanted]
+        .filter(([a]) => !this.imported.has(a) && !this.refused.has(a) && !this.unscanned.has(a))
+        .sort(([, a], [, b]) => a - b);
+      for (const address of await this.alreadyWatched(fresh)) this.unscanned.add(address);
+      const missing = fresh.filter(([a]) => !this.unscanned.has(a));
+      for (let at = 0; at < missing.length; at += IMPORT_BATCH) {
+        const batch = missing.slice(at, at + IMPORT_BATCH);
+        for (const [address] of batch) this.importAgain.add(address);
+        for (const address of await this.importBatch(batch)) this.unscanned.add(address);
+        for (const [address] of batch) this.importAgain.delete(address);
       }
       if (this.unscanned.size === 0) return;
       await this.scanMempool(this.unscanned);
@@ -559,21 +598,48 @@ export class CoreRpcClient {
     return run;
   }
 
-  /** One import request; the addresses the node took. */
-  private async importBatch(fresh: string[]): Promise<string[]> {
+  /**
+   * Of `fresh` (address, import timestamp), those the wallet already watches from that timestamp or
+   * earlier: imported (and rescanned) by an earlier run, so importing them again would only rescan. The
+   * ones handed out by this process, or whose import failed, are not asked (importAgain).
+   */
+  private async alreadyWatched(fresh: readonly [string, number][]): Promise<string[]> {
+    const ask = fresh.filter(([a]) => !this.importAgain.has(a));
+    const watched: string[] = [];
+    for (let at = 0; at < ask.length; at += KNOWN_BATCH) {
+      const chunk = ask.slice(at, at + KNOWN_BATCH);
+      const answers = await this.batch(
+        "getaddressinfo",
+        chunk.map(([address]) => [address]),
+        true,
+      );
+      answers.forEach((answer, i) => {
+        const [address, timestamp] = chunk[i] as [string, number];
+        if (answer instanceof CoreRpcError || !isExactObject(answer)) return; // the import says what is wrong
+        const held = answer.get("iswatchonly") === true || answer.get("ismine") === true;
+        const since = wholeNumber(answer.get("timestamp"));
+        if (held && since !== null && since <= timestamp) watched.push(address);
+      });
+    }
+    return watched;
+  }
+
+  /** One import request of (address, timestamp) pairs, the node rescanning from the oldest; the addresses the node took. */
+  private async importBatch(fresh: readonly [string, number][]): Promise<string[]> {
     const method = this.descriptors ? "importdescriptors" : "importmulti";
     const results = await this.call(
       method,
       this.descriptors
-        ? [fresh.map((address) => ({ desc: withChecksum(`addr(${address})`), timestamp: "now" }))]
-        : [fresh.map((address) => ({ scriptPubKey: { address }, timestamp: "now", watchonly: true })), { rescan: false }],
+        ? [fresh.map(([address, timestamp]) => ({ desc: withChecksum(`addr(${address})`), timestamp }))]
+        : [fresh.map(([address, timestamp]) => ({ scriptPubKey: { address }, timestamp, watchonly: true })), { rescan: true }],
       true,
+      Math.max(this.options.timeoutMs, IMPORT_TIMEOUT_MS),
     );
     if (!Array.isArray(results) || results.length !== fresh.length)
       throw new ChainNodeError(`${this.name}: ${method}: not one result per address`, { reason: "malformed" });
     const accepted: string[] = [];
     results.forEach((result, i) => {
-      const address = fresh[i] as string;
+      const [address] = fresh[i] as [string, number];
       if (isExactObject(result) && result.get("success") === true) {
         accepted.push(address);
         return;

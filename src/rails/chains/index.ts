@@ -262,7 +262,7 @@ export class ChainWatchers implements ChainWatcher, AddressBalances, AddressWatc
   beginPass(payments: readonly PassPayment[]): void {
     for (const [key, entry] of this.clients) {
       if (entry.kind !== "core") continue;
-      entry.client.beginPass(payments.filter((p) => clientKey(p.currency.slug, p.network, p.isLive ? "live" : "test") === key).map((p) => p.address));
+      entry.client.beginPass(payments.filter((p) => clientKey(p.currency.slug, p.network, p.isLive ? "live" : "test") === key));
     }
     const native = new Map<EvmRpcClient, PassPayment[]>();
     for (const [key, entry] of this.clients) {
@@ -277,12 +277,13 @@ export class ChainWatchers implements ChainWatcher, AddressBalances, AddressWatc
   }
 
   /**
-   * Initiate handed out `address`: an own BTC/LTC node imports it now (and reads its mempool for a
-   * payment already sent), not at the watcher's next pass. Other backends need no telling. Never rejects.
+   * Initiate handed out `address` at `since`: an own BTC/LTC node imports it now, watched from then
+   * (and reads its mempool for a payment already sent), not at the watcher's next pass. Other backends
+   * need no telling. Never rejects.
    */
-  async handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network?: NetworkSlug): Promise<void> {
+  async handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug | undefined, since: Date): Promise<void> {
     const entry = this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
-    if (entry?.kind === "core") await entry.client.handedOut(address);
+    if (entry?.kind === "core") await entry.client.handedOut(address, since);
   }
 
   async receiptsTo(

@@ -37,6 +37,9 @@ function watcher(url = node.url, wallet = `paygate${++wallets}`) {
 const client = (options: Partial<CoreRpcOptions> & { wallet: string }) =>
   new CoreRpcClient({ url: node.url, chain: "regtest", timeoutMs: 10_000, variables: VARIABLES, ...options });
 
+/** What a pass gives a client: the addresses, each handed out at `since`. */
+const handedOutAt = (since: Date, ...addresses: string[]) => addresses.map((address) => ({ address, since }));
+
 /** One pass over `addresses`, as the payment watcher makes it: the receipts of each. */
 async function pass(chains: ChainWatchers, addresses: string[]) {
   chains.beginPass(addresses.map((address) => ({ currency: LTC, isLive: false, address, since: SINCE, receipts: [] })));
@@ -181,7 +184,7 @@ describe("own node (Litecoin Core regtest)", () => {
     const chains = watcher(node.url, "handout");
     await pass(chains, []); // the wallet exists, nothing is watched
     const address = await node.newAddress();
-    await chains.handedOut(LTC, false, address, "litecoin");
+    await chains.handedOut(LTC, false, address, "litecoin", new Date());
     expect(((await node.send("getaddressinfo", [address], "handout")) as { iswatchonly: boolean }).iswatchonly).toBe(true);
     const txid = await pay(address, 0.15);
     // The wallet saw it arrive (no mempool read needed), and the pass finds it at 0 confirmations.
@@ -200,7 +203,7 @@ describe("own node (Litecoin Core regtest)", () => {
       const perPass: number[] = [];
       for (let i = 0; i < 3; i++) {
         const before = rpc.requests;
-        rpc.beginPass(addresses);
+        rpc.beginPass(handedOutAt(SINCE, ...addresses));
         for (const address of addresses) await rpc.receiptsTo(address, { since: SINCE });
         perPass.push(rpc.requests - before);
         if (i === 0) await pay(addresses[0] as string, 0.01);
@@ -211,10 +214,11 @@ describe("own node (Litecoin Core regtest)", () => {
     const one = await measure(1);
     const thirty = await measure(30);
     // First pass: chain check, the wallet (getwalletinfo, loadwallet, createwallet as a descriptor
-    // wallet, refused without SQLite, then as a legacy one, getwalletinfo), one import for every new
-    // address, the mempool read after it (getrawmempool: empty here), listsinceblock. Then
-    // getblockchaininfo and listsinceblock, and while a payment is unconfirmed one batch of getmempoolentry.
-    expect(one).toEqual([9, 3, 2]);
+    // wallet, refused without SQLite, then as a legacy one, getwalletinfo), one batch of getaddressinfo
+    // (does the wallet watch them already, as after a restart?), one import for every new address, the
+    // mempool read after it (getrawmempool: empty here), listsinceblock. Then getblockchaininfo and
+    // listsinceblock, and while a payment is unconfirmed one batch of getmempoolentry.
+    expect(one).toEqual([10, 3, 2]);
     expect(thirty).toEqual(one);
   });
 
@@ -227,7 +231,7 @@ describe("own node (Litecoin Core regtest)", () => {
       `Core RPC (${new URL(node.url).host}): the node is on chain "regtest", not "test": nothing is read from it (fix PAYGATE_LTC_TEST_NODE_URL or PAYGATE_LTC_TEST_CHAIN)`,
     );
     // An address handed out is not imported either (nothing is written to such a node).
-    await rpc.handedOut(address);
+    await rpc.handedOut(address, new Date());
     const wallets = (await node.send("listwallets")) as string[];
     expect(wallets).not.toContain("wrongchain");
   });
@@ -259,12 +263,12 @@ describe("own node (Litecoin Core regtest)", () => {
     const rpc = client({ wallet: "ondisk", url: `http://${new URL(node.url).host}`, cookieFile: `${node.datadir}/regtest/.cookie` });
     const address = await node.newAddress();
     const txid = await pay(address, 0.3);
-    // Imported after the payment was sent, with no rescan: the mempool read after the import finds it.
+    // Imported after the payment was sent (the import's rescan reads blocks only): the mempool read after the import finds it.
     expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.txHash, r.amount.toString(), r.confirmations])).toEqual([
       [txid, "0.3", 0],
     ]);
     await node.mine(1);
-    rpc.beginPass([address]);
+    rpc.beginPass(handedOutAt(SINCE, address));
     const receipts = await rpc.receiptsTo(address, { since: SINCE });
     expect(receipts.map((r) => [r.txHash, r.amount.toString(), r.confirmations])).toEqual([[txid, "0.3", 1]]);
     expect((await node.send("listwallets")) as string[]).toContain("ondisk");
@@ -327,18 +331,18 @@ describe("own node failures", () => {
     const behind = new URL(node.url);
     const rpc = client({ wallet: "lagging", url: `http://${behind.username}:${behind.password}@127.0.0.1:${proxy.port}` });
     const address = await node.newAddress();
-    await rpc.handedOut(address);
+    await rpc.handedOut(address, new Date());
     const txid = await pay(address, 0.35);
     const key = `${txid}:${await voutTo(txid, address)}`;
-    rpc.beginPass([address]);
+    rpc.beginPass(handedOutAt(SINCE, address));
     expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 0]]);
 
     await node.mine(1);
     stale = lastListing; // the wallet still at the block before: the payment unconfirmed, while the mempool no longer holds it
-    rpc.beginPass([address]);
+    rpc.beginPass(handedOutAt(SINCE, address));
     expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 0]]);
     stale = null;
-    rpc.beginPass([address]);
+    rpc.beginPass(handedOutAt(SINCE, address));
     expect((await rpc.receiptsTo(address, { since: SINCE })).map((r) => [r.key, r.confirmations])).toEqual([[key, 1]]);
   });
 
@@ -346,10 +350,63 @@ describe("own node failures", () => {
     const rpc = client({ wallet: "refusing" });
     const good = await node.newAddress();
     const testnet = "tltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kwcyyyx";
-    rpc.beginPass([good, testnet]);
+    rpc.beginPass(handedOutAt(SINCE, good, testnet));
     expect(await rpc.receiptsTo(good, { since: SINCE })).toEqual([]);
     const error = await rpc.receiptsTo(testnet, { since: SINCE }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(new RegExp(`^Core RPC \\(${new URL(node.url).host}\\): the node refused to watch ${testnet}: .+`));
+  });
+});
+
+describe("own node: an address that reaches the wallet after its payment was mined (issue 42)", () => {
+  const serve = useRecordingServers();
+
+  /** A proxy in front of the node that records every request (a JSON-RPC batch is one request). */
+  async function recordingProxy() {
+    const target = new URL(node.url);
+    const proxy = await serve((res, req) => {
+      fetch(`http://${target.host}${req.url}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: String(req.headers.authorization) },
+        body: req.body,
+      })
+        .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()))
+        .catch(() => res.socket?.destroy());
+    });
+    const calls = () => proxy.requests.flatMap((r) => [JSON.parse(r.body) as { method: string; params: unknown[] }].flat());
+    return { url: `http://${target.username}:${target.password}@127.0.0.1:${proxy.port}`, calls };
+  }
+
+  it("finds a payment mined before its address was imported: the import rescans the blocks from the time it was handed out", async () => {
+    const rpc = client({ wallet: "minedbefore" });
+    const address = await node.newAddress();
+    const handedOut = new Date();
+    const txid = await pay(address, 0.45);
+    await node.mine(2);
+    // The first read imports the address: the payment is in no mempool any more, and in no block after the import.
+    expect((await rpc.receiptsTo(address, { since: handedOut })).map((r) => [r.key, r.amount.toString(), r.confirmations])).toEqual([
+      [`${txid}:${await voutTo(txid, address)}`, "0.45", 2],
+    ]);
+    await expect(node.send("gettransaction", [txid, true], "minedbefore")).resolves.toMatchObject({ txid, confirmations: 2 });
+  });
+
+  it("after a restart, imports again only the addresses the wallet does not watch from their hand-out time", async () => {
+    const first = client({ wallet: "restarted" });
+    const [kept, late] = [await node.newAddress(), await node.newAddress()];
+    const handedOut = new Date();
+    first.beginPass(handedOutAt(handedOut, kept));
+    expect(await first.receiptsTo(kept, { since: handedOut })).toEqual([]);
+    // `late` reached the wallet as of "now", without a rescan, after its payment was mined (as before issue 42).
+    const txid = await pay(late, 0.05);
+    await node.mine(1);
+    await node.send("importmulti", [[{ scriptPubKey: { address: late }, timestamp: "now", watchonly: true }], { rescan: false }], "restarted");
+    // A new client on the same wallet: the service restarted, with nothing imported in its memory.
+    const proxy = await recordingProxy();
+    const second = client({ wallet: "restarted", url: proxy.url });
+    expect((await second.receiptsTo(late, { since: handedOut })).map((r) => [r.txHash, r.confirmations])).toEqual([[txid, 1]]);
+    expect(await second.receiptsTo(kept, { since: handedOut })).toEqual([]);
+    // One import, of `late` alone: `kept` is watched from its hand-out time already (no second rescan for it).
+    const imports = proxy.calls().filter((c) => c.method === "importmulti");
+    expect(imports.map((c) => (c.params[0] as { scriptPubKey: { address: string } }[]).map((r) => r.scriptPubKey.address))).toEqual([[late]]);
   });
 });
 
