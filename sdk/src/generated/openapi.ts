@@ -350,7 +350,7 @@ export type paths = {
         put?: never;
         /**
          * Mark a refund paid
-         * @description The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified.
+         * @description The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified. One chain transaction closes one refund: a hash that already closed another refund of the mode is refused (409 `refund_tx_hash_taken`).
          */
         post: operations["markRefundPaid"];
         delete?: never;
@@ -1252,9 +1252,17 @@ export type components = {
             secret?: string;
         };
         WebhookEndpointCreate: {
-            /** @description http(s); live mode: https on a public host (docs/webhooks.md). */
+            /**
+             * @description http(s); live mode: https on a public host (docs/webhooks.md).
+             * @example https://shop.example.com/webhooks
+             */
             url: string;
-            /** @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled) or `["*"]`. */
+            /**
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled) or `["*"]`.
+             * @example [
+             *       "*"
+             *     ]
+             */
             enabled_events: string[];
             description?: string;
         };
@@ -3506,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `refund_not_pending`: the refund is no longer pending */
+            /** @description `refund_not_pending`: the refund is no longer pending; `refund_tx_hash_taken`: the transaction already closed another refund of the mode */
             409: {
                 headers: {
                     [name: string]: unknown;
