@@ -689,6 +689,14 @@ export type components = {
                     data: string;
                     chainId: number;
                     gas: string;
+                    /** @description 2: an EIP-1559 transaction, with maxFeePerGas and maxPriorityFeePerGas; 0: legacy, with gasPrice (a chain without base fee). */
+                    type: 0 | 2;
+                    /** @description Wei per gas for a legacy transaction (eth_gasPrice); null when no node answered. */
+                    gasPrice: string | null;
+                    /** @description EIP-1559, wei per gas: 2 × the latest base fee + maxPriorityFeePerGas. */
+                    maxFeePerGas: string | null;
+                    /** @description EIP-1559, wei per gas: the node's suggested tip. */
+                    maxPriorityFeePerGas: string | null;
                 } | null;
                 gas_needed: {
                     coin: string;
