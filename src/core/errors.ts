@@ -462,6 +462,13 @@ export const errors = {
   /** The secret key sent with a public key to prove the merchant is another merchant's, or of the other mode. */
   secretKeyMismatch: (message: string) =>
     new PaygateError("validation_error", MESSAGES.initializeValidation, "secret_key_mismatch", [{ field: "public_key", message }]),
+  /** mark_paid with a chain transaction that already closed another refund (issue 42): one transaction closes one refund. */
+  refundTxHashTaken: (hash: string) =>
+    new PaygateError(
+      "conflict",
+      `The transaction ${printable(hash)} already closed another refund: one chain transaction closes one refund; pay this refund with a transaction of its own`,
+      "refund_tx_hash_taken",
+    ),
 };
 
 /** A refusal the client may retry after a wait (sent as Retry-After): sign-in throttling. */

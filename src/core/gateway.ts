@@ -375,9 +375,17 @@ export class PaymentGateway {
     return this.deps.stores.refunds.openWithDestination(limit);
   }
 
-  /** For the refund watcher: the refund's transaction reached its destination (refund.succeeded); null when not pending. */
-  refundSucceeded(id: string, txHash: string, paidBy: "watcher" | "merchant"): Promise<RefundRecord | null> {
+  /**
+   * For the refund watcher: the refund's transaction reached its destination (refund.succeeded); null
+   * when not pending, `tx_taken` when that transaction closed another refund already.
+   */
+  refundSucceeded(id: string, txHash: string, paidBy: "watcher" | "merchant"): Promise<RefundRecord | "tx_taken" | null> {
     return refunds.refundSucceeded(this.deps, id, txHash, paidBy);
+  }
+
+  /** For the refund watcher: of these tx hashes (lower case), those that closed a refund of the mode. */
+  refundTxHashesTaken(isLive: boolean, hashes: readonly string[]): Promise<Set<string>> {
+    return refunds.refundTxHashesTaken(this.deps, isLive, hashes);
   }
 
   /** For the refund watcher: a merchant's tx_hash does not pay the refund (verification failed; it stays pending). */

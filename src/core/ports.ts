@@ -240,6 +240,23 @@ export interface RefundSpendRequest {
   deductNetworkFee: boolean;
 }
 
+/** An EVM refund's unsigned transaction; amounts in decimal strings (wei, gas units, wei per gas). */
+export type EvmRefundTransaction = {
+  from: string;
+  to: string;
+  value: string;
+  data: string;
+  chainId: number;
+  gas: string;
+  /** 2 (EIP-1559) when the chain's blocks have a base fee and the max fees are given; else 0 (legacy, gasPrice). */
+  type: 0 | 2;
+  /** The node's eth_gasPrice, for a legacy transaction (a wallet or chain without EIP-1559); null when no node answered. */
+  gasPrice: string | null;
+  /** EIP-1559: 2 × the latest base fee + the tip; null on a chain without base fee. */
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+};
+
 export interface RefundInstructions {
   /** Payment URI for the destination and amount (BIP 21 / EIP-681 / TRON). */
   uri: string;
@@ -249,7 +266,7 @@ export interface RefundInstructions {
   networkFee: string | null;
   /** After a deducted fee. */
   amountToCustomer: string;
-  evmTransaction: { from: string; to: string; value: string; data: string; chainId: number; gas: string } | null;
+  evmTransaction: EvmRefundTransaction | null;
   gasNeeded: { coin: string; amount: string } | null;
   /** What the merchant must add to its wallet setting for a signable PSBT. */
   keyOriginMissing: string | null;

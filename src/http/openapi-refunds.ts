@@ -181,12 +181,22 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     operationId: "markRefundPaid",
     summary: "Mark a refund paid",
     description:
-      "The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified.",
+      "The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified. One chain transaction closes one refund: a hash that already closed another refund of the mode is refused (409 `refund_tx_hash_taken`).",
     security: secretKey,
     request: { params: refundId, body: json(MarkPaidRequest, "The transaction hash.") },
     responses: {
       200: limited(RefundResponse, "The refund, still pending until verified."),
-      ...errorResponses([validation, secretOnly, keyRole, notFound, notPending, ...withPath, ...withBody, ...any]),
+      ...errorResponses([
+        validation,
+        secretOnly,
+        keyRole,
+        notFound,
+        notPending,
+        { error: errors.refundTxHashTaken("…"), when: "the transaction already closed another refund of the mode" },
+        ...withPath,
+        ...withBody,
+        ...any,
+      ]),
     },
   });
 }

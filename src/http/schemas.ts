@@ -232,7 +232,23 @@ export const Refund = z
           psbt: nullable(z.string().meta({ description: "Unsigned BIP 174 PSBT, base64 (BTC, LTC)." })),
           network_fee: nullable(z.string()),
           evm_transaction: nullable(
-            z.object({ from: z.string(), to: z.string(), value: z.string(), data: z.string(), chainId: z.number().int(), gas: z.string() }),
+            z.object({
+              from: z.string(),
+              to: z.string(),
+              value: z.string(),
+              data: z.string(),
+              chainId: z.number().int(),
+              gas: z.string(),
+              type: z.union([z.literal(0), z.literal(2)]).meta({
+                description:
+                  "2: an EIP-1559 transaction, with maxFeePerGas and maxPriorityFeePerGas; 0: legacy, with gasPrice (a chain without base fee).",
+              }),
+              gasPrice: nullable(
+                z.string().meta({ description: "Wei per gas for a legacy transaction (eth_gasPrice); null when no node answered." }),
+              ),
+              maxFeePerGas: nullable(z.string().meta({ description: "EIP-1559, wei per gas: 2 × the latest base fee + maxPriorityFeePerGas." })),
+              maxPriorityFeePerGas: nullable(z.string().meta({ description: "EIP-1559, wei per gas: the node's suggested tip." })),
+            }),
           ),
           gas_needed: nullable(z.object({ coin: z.string(), amount: z.string() })),
           key_origin_missing: nullable(z.string()),

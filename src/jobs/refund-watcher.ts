@@ -6,6 +6,8 @@
 // merchant's tx_hash (mark paid) is checked the same way: found paying the destination, it succeeds
 // as the merchant's; not found, the refund's verification says failed (not found yet) and the
 // refund stays pending: a later pass that finds it, or any other transaction that pays it, closes it.
+// One chain transaction closes one refund (issue 42): the hashes that closed refunds are read from the
+// database, whose unique index decides a race between instances, so a restart changes nothing.
 import type { PaymentGateway } from "../core/gateway.ts";
 import { Decimal } from "../core/money/amounts.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
@@ -31,11 +33,8 @@ export interface RefundWatchSettings {
 export type RefundOutcome = "succeeded" | "verification_failed" | "waiting";
 
 export class RefundWatcher extends Ticker {
-  /** Hashes that closed a refund in this process: one transaction never closes two refunds to one address. */
-  private readonly used = new Set<string>();
-
   constructor(
-    private readonly gateway: Pick<PaymentGateway, "refundsToWatch" | "refundSucceeded" | "refundVerificationFailed">,
+    private readonly gateway: Pick<PaymentGateway, "refundsToWatch" | "refundSucceeded" | "refundVerificationFailed" | "refundTxHashesTaken">,
     private readonly chains: RefundChains,
     private readonly settings: RefundWatchSettings,
     log: (line: string) => void = () => {},
@@ -60,6 +59,9 @@ export class RefundWatcher extends Ticker {
         receipts: [],
       })),
     );
+    // A hash a merchant named for one pending refund (mark paid) is that refund's: no other takes it.
+    const named = new Map<string, string>();
+    for (const { refund } of refunds) if (refund.paidBy === "merchant" && refund.txHash !== null) named.set(refund.txHash.toLowerCase(), refund.id);
     const outcomes = new Map<string, RefundOutcome>();
     for (const { refund, currency, network, destination } of refunds) {
       try {
@@ -69,7 +71,7 @@ export class RefundWatcher extends Ticker {
           requiredConfirmations: required,
           network,
         });
-        outcomes.set(refund.id, await this.settle(refund, receipts, required));
+        outcomes.set(refund.id, await this.settle(refund, receipts, required, named));
       } catch (error) {
         this.log(`refund watcher: ${refund.id} (${currency.slug} to ${destination}): ${(error as Error).message}; trying again next pass`);
       }
@@ -77,24 +79,40 @@ export class RefundWatcher extends Ticker {
     return outcomes;
   }
 
-  private async settle(refund: RefundRecord, receipts: readonly ObservedReceipt[], required: number): Promise<RefundOutcome> {
+  private async settle(
+    refund: RefundRecord,
+    receipts: readonly ObservedReceipt[],
+    required: number,
+    named: ReadonlyMap<string, string>,
+  ): Promise<RefundOutcome> {
     const paying = payingTransactions(receipts, new Decimal(refund.amountToCustomer.toString()));
     const confirmed = (hash: string) => (paying.get(hash) ?? -1) >= required;
     const merchantHash = refund.paidBy === "merchant" && refund.txHash !== null ? refund.txHash.toLowerCase() : null;
-    if (merchantHash !== null && confirmed(merchantHash)) return this.succeed(refund, merchantHash, "merchant");
-    const found = [...paying.keys()].find((hash) => confirmed(hash) && !this.used.has(hash));
-    if (found !== undefined && found !== merchantHash) return this.succeed(refund, found, "watcher");
-    if (merchantHash !== null && !paying.has(merchantHash)) {
+    const taken = await this.gateway.refundTxHashesTaken(refund.isLive, [...paying.keys()]);
+    let merchantTaken = merchantHash !== null && taken.has(merchantHash);
+    if (merchantHash !== null && !merchantTaken && confirmed(merchantHash)) {
+      const outcome = await this.succeed(refund, merchantHash, "merchant");
+      if (outcome !== "tx_taken") return outcome;
+      merchantTaken = true;
+    }
+    // Any other confirmed transaction that pays it; one taken meanwhile (by another instance) leaves the next.
+    for (const hash of paying.keys()) {
+      if (hash === merchantHash || taken.has(hash) || !confirmed(hash) || (named.get(hash) ?? refund.id) !== refund.id) continue;
+      const outcome = await this.succeed(refund, hash, "watcher");
+      if (outcome !== "tx_taken") return outcome;
+    }
+    // The merchant's hash pays nothing here, or paid another refund: it does not close this one.
+    if (merchantHash !== null && (merchantTaken || !paying.has(merchantHash))) {
       if (refund.verification !== "failed") await this.gateway.refundVerificationFailed(refund.id);
       return "verification_failed";
     }
     return "waiting";
   }
 
-  private async succeed(refund: RefundRecord, hash: string, paidBy: "watcher" | "merchant"): Promise<RefundOutcome> {
-    if (!(await this.gateway.refundSucceeded(refund.id, hash, paidBy))) return "waiting";
-    this.used.add(hash);
-    return "succeeded";
+  private async succeed(refund: RefundRecord, hash: string, paidBy: "watcher" | "merchant"): Promise<RefundOutcome | "tx_taken"> {
+    const closed = await this.gateway.refundSucceeded(refund.id, hash, paidBy);
+    if (closed === "tx_taken") return "tx_taken";
+    return closed === null ? "waiting" : "succeeded";
   }
 }
 

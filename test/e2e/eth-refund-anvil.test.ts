@@ -2,7 +2,9 @@
 // address (a native transfer with the gas taken out of a refund of everything; the token's transfer
 // with the ETH its gas needs stated), the test signs it with the paid address's key derived from the
 // merchant's test seed (EIP-155, as a wallet would), sends it raw, and the refund watcher closes the
-// refund with its hash once it has its confirmations.
+// refund with its hash once it has its confirmations. The fees (issue 42): an EIP-1559 (type 2)
+// transaction from the node's base fee and tip, signed and mined; on a chain before London (anvil
+// --hardfork berlin) the legacy gas price alone.
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
@@ -38,7 +40,18 @@ interface RefundBody {
   paid_by: string | null;
   payment: {
     uri: string;
-    evm_transaction: { from: string; to: string; value: string; data: string; chainId: number; gas: string } | null;
+    evm_transaction: {
+      from: string;
+      to: string;
+      value: string;
+      data: string;
+      chainId: number;
+      gas: string;
+      type: number;
+      gasPrice: string | null;
+      maxFeePerGas: string | null;
+      maxPriorityFeePerGas: string | null;
+    } | null;
     gas_needed: { coin: string; amount: string } | null;
   } | null;
 }
@@ -113,12 +126,19 @@ const addressOfKey = (key: HDKey) =>
     ).subarray(-20),
   )}`;
 
-/** Signs paygate's unsigned transaction with the key of `index` (EIP-155 legacy form), as the merchant's wallet would. */
-async function signAndSend(tx: NonNullable<NonNullable<RefundBody["payment"]>["evm_transaction"]>, index: number, gasPrice: bigint): Promise<string> {
-  // The account whose address `index` is the one paid (each coin has its own).
+type EvmTransaction = NonNullable<NonNullable<RefundBody["payment"]>["evm_transaction"]>;
+
+/** The key of `index` of the account whose address it is the one paid (each coin has its own account). */
+function keyOf(tx: EvmTransaction, index: number): HDKey {
   const key = [account, usdtAccount].map((a) => a.deriveChild(0).deriveChild(index)).find((k) => addressOfKey(k) === tx.from.toLowerCase());
   if (!key) throw new Error(`no account of the test derives ${tx.from} at index ${index}`);
-  const nonce = BigInt(String(await anvil.send("eth_getTransactionCount", [tx.from, "latest"])));
+  return key;
+}
+
+/** Signs paygate's unsigned transaction with the key of `index` (EIP-155 legacy form), as the merchant's wallet would. */
+async function signAndSend(tx: EvmTransaction, index: number, gasPrice: bigint, node: Anvil = anvil): Promise<string> {
+  const key = keyOf(tx, index);
+  const nonce = BigInt(String(await node.send("eth_getTransactionCount", [tx.from, "latest"])));
   const fields: Rlp[] = [
     quantity(nonce),
     quantity(gasPrice),
@@ -131,7 +151,28 @@ async function signAndSend(tx: NonNullable<NonNullable<RefundBody["payment"]>["e
   const signature = secp256k1.sign(digest, key.privateKey as Uint8Array, { prehash: false, format: "recovered" });
   const v = BigInt(tx.chainId) * 2n + 35n + BigInt(signature[0] as number);
   const raw = rlp([...fields, quantity(v), unpadded(signature.slice(1, 33)), unpadded(signature.slice(33))]);
-  return String(await anvil.send("eth_sendRawTransaction", [`0x${bytesToHex(raw)}`]));
+  return String(await node.send("eth_sendRawTransaction", [`0x${bytesToHex(raw)}`]));
+}
+
+/** Signs it as an EIP-1559 transaction (type 2, EIP-2718's envelope) with the fees paygate gave. */
+async function signAndSendType2(tx: EvmTransaction, index: number): Promise<string> {
+  const key = keyOf(tx, index);
+  const nonce = BigInt(String(await anvil.send("eth_getTransactionCount", [tx.from, "latest"])));
+  const fields: Rlp[] = [
+    quantity(BigInt(tx.chainId)),
+    quantity(nonce),
+    quantity(BigInt(tx.maxPriorityFeePerGas ?? "x")),
+    quantity(BigInt(tx.maxFeePerGas ?? "x")),
+    quantity(BigInt(tx.gas)),
+    hexToBytes(tx.to.slice(2)),
+    quantity(BigInt(tx.value)),
+    hexToBytes(tx.data.slice(2)),
+    [],
+  ];
+  const digest = keccak_256(Uint8Array.from([2, ...rlp(fields)]));
+  const signature = secp256k1.sign(digest, key.privateKey as Uint8Array, { prehash: false, format: "recovered" });
+  const signed = rlp([...fields, quantity(BigInt(signature[0] as number)), unpadded(signature.slice(1, 33)), unpadded(signature.slice(33))]);
+  return String(await anvil.send("eth_sendRawTransaction", [`0x02${bytesToHex(signed)}`]));
 }
 
 const call = async (method: string, route: string, body?: unknown) => {
@@ -227,5 +268,101 @@ describe("EVM refunds through the service on anvil", () => {
     await anvil.mine(REQUIRED);
     const closed = await refundUntil(refund.id, (r) => r.state === "succeeded", "succeeded");
     expect([closed.tx_hash, closed.paid_by]).toEqual([hash, "watcher"]);
+  }, 120_000);
+
+  it("ETH: EIP-1559 fees from the node's base fee and tip; the type 2 transaction signed from them is mined and closes the refund", async () => {
+    const customer = anvil.accounts[3] as string;
+    const t0 = await service.initiate("ETH", "30", customer);
+    const due = dueUnits(t0);
+    await anvil.sendTransaction({ to: t0.payment_address, value: due });
+    await anvil.mine(REQUIRED);
+    await service.until(t0.id, (t) => t.status === "SUCCESSFUL", "SUCCESSFUL");
+
+    const created = await call("POST", `/v1/transaction/${t0.id}/refunds`, { amount_kind: "full" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const refund = created.body.data as RefundBody;
+    const tx = refund.payment?.evm_transaction;
+    if (!tx || refund.network_fee === null || tx.maxFeePerGas === null || tx.maxPriorityFeePerGas === null || tx.gasPrice === null) {
+      throw new Error(`no type 2 transaction: ${JSON.stringify(refund)}`);
+    }
+    const block = (await anvil.send("eth_getBlockByNumber", ["latest", false])) as { baseFeePerGas: string };
+    const [maxFee, tip, gasPrice] = [BigInt(tx.maxFeePerGas), BigInt(tx.maxPriorityFeePerGas), BigInt(tx.gasPrice)];
+    expect(tx.type).toBe(2);
+    expect(tip).toBe(BigInt(String(await anvil.send("eth_maxPriorityFeePerGas"))));
+    expect(maxFee >= BigInt(block.baseFeePerGas) + tip && gasPrice > 0n).toBe(true);
+    // A refund of everything keeps the most its gas can cost, at the higher of the two prices: either signs.
+    const fee = BigInt(tx.gas) * (maxFee > gasPrice ? maxFee : gasPrice);
+    expect(toWei(refund.network_fee)).toBe(fee);
+    expect(BigInt(tx.value)).toBe(due - fee);
+
+    const hash = await signAndSendType2(tx, await indexOf(t0.id));
+    await anvil.mine(REQUIRED);
+    const receipt = (await anvil.send("eth_getTransactionReceipt", [hash])) as { type: string; status: string; effectiveGasPrice: string };
+    expect([receipt.type, receipt.status]).toEqual(["0x2", "0x1"]);
+    const closed = await refundUntil(refund.id, (r) => r.state === "succeeded", "succeeded");
+    expect([closed.tx_hash, closed.paid_by]).toEqual([hash, "watcher"]);
+    // The fee paid below the most kept stays at the paid address, to the wei.
+    const paid = BigInt(tx.gas) * BigInt(receipt.effectiveGasPrice);
+    expect(BigInt(String(await anvil.send("eth_getBalance", [t0.payment_address, "latest"])))).toBe(fee - paid);
+  }, 120_000);
+});
+
+describe("EVM refunds on a chain without EIP-1559 (anvil --hardfork berlin)", () => {
+  let berlin: Anvil;
+  let old: E2eService;
+
+  beforeAll(async () => {
+    berlin = await startAnvil({ chainId: CHAIN_ID, hardfork: "berlin" });
+    old = await startE2eService(
+      { PAYGATE_ETH_TEST_RPC_URL: berlin.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID), PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED) },
+      ["ETH"],
+    );
+    await old.runtime.gateway.updateMerchant(old.merchant.id, {
+      wallets: [{ currency: cryptoBySlug("ETH") as CryptoCurrency, isLive: false, extendedPublicKey: serializeKey(account, "tpub") }],
+    });
+  });
+  afterAll(async () => {
+    await old?.close();
+    await berlin?.stop();
+  });
+
+  it("gives the legacy gas price alone (type 0); signed with it, the refund closes", async () => {
+    const customer = berlin.accounts[1] as string;
+    const t0 = await old.initiate("ETH", "30", customer);
+    const due = dueUnits(t0);
+    // Anvil's own sendTransaction fills in EIP-1559 fees, which berlin refuses: the payment with a gas price.
+    const gasPrice = String(await berlin.send("eth_gasPrice"));
+    await berlin.send("eth_sendTransaction", [{ from: DEV_ACCOUNT, to: t0.payment_address, value: `0x${due.toString(16)}`, gasPrice }]);
+    await berlin.mine(REQUIRED);
+    await old.until(t0.id, (t) => t.status === "SUCCESSFUL", "SUCCESSFUL");
+
+    const response = await fetch(`${old.url}/v1/transaction/${t0.id}/refunds`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${old.merchant.testSecretKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount_kind: "full" }),
+    });
+    const refund = ((await response.json()) as { data: RefundBody }).data;
+    expect(response.status, JSON.stringify(refund)).toBe(201);
+    const tx = refund.payment?.evm_transaction;
+    if (!tx || tx.gasPrice === null || refund.network_fee === null) throw new Error(`no legacy transaction: ${JSON.stringify(refund)}`);
+    expect([tx.type, tx.maxFeePerGas, tx.maxPriorityFeePerGas]).toEqual([0, null, null]);
+    expect(BigInt(tx.gasPrice)).toBe(BigInt(String(await berlin.send("eth_gasPrice"))));
+    expect(toWei(refund.network_fee)).toBe(BigInt(tx.gas) * BigInt(tx.gasPrice));
+
+    const row = await old.runtime.database.db.transaction.findUniqueOrThrow({ where: { id: t0.id }, select: { derivationIndex: true } });
+    const hash = await signAndSend(tx, row.derivationIndex as number, BigInt(tx.gasPrice), berlin);
+    await berlin.mine(REQUIRED);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const got = await fetch(`${old.url}/v1/refunds/${refund.id}`, { headers: { authorization: `Bearer ${old.merchant.testSecretKey}` } });
+      const now = ((await got.json()) as { data: RefundBody }).data;
+      if (now.state === "succeeded") {
+        expect(now.tx_hash).toBe(hash);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`refund ${refund.id} did not succeed: ${JSON.stringify(now)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(BigInt(String(await berlin.send("eth_getBalance", [t0.payment_address, "latest"])))).toBe(0n);
   }, 120_000);
 });

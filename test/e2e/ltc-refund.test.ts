@@ -2,7 +2,8 @@
 // a refund whose unsigned PSBT paygate builds (key origins from the wallet's descriptor setting,
 // checked with the node's decodepsbt and analyzepsbt), signed with the merchant's test seed,
 // finalised and broadcast by the node, mined, and seen by the refund watcher, which closes the refund
-// with that hash. A merchant's tx_hash (mark paid) is verified on the chain the same way.
+// with that hash. A merchant's tx_hash (mark paid) is verified on the chain the same way. One chain
+// transaction closes one refund, also after a restart and with two watchers at once (issue 42).
 import { randomBytes } from "node:crypto";
 import { HDKey } from "@scure/bip32";
 import { Transaction as BtcTransaction } from "@scure/btc-signer";
@@ -10,6 +11,8 @@ import { base64 } from "@scure/base";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
+import { RefundWatcher } from "../../src/jobs/refund-watcher.ts";
+import { ChainWatchers } from "../../src/rails/chains/index.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { FUNDER, startLitecoind, type Litecoind } from "../support/litecoind.ts";
 import { amountOf, watchedBy } from "./ltc.ts";
@@ -192,5 +195,72 @@ describe("LTC refunds through the service on a regtest node", () => {
     await node.mine(REQUIRED);
     const closed = await refundUntil(id, (r) => r.state === "succeeded", "succeeded");
     expect([closed.tx_hash, closed.paid_by, closed.verification]).toEqual([sent, "merchant", "verified"]);
+  }, 120_000);
+
+  it("closes one refund with one transaction: a second refund to the address stays pending after a restart and with two watchers at once", async () => {
+    const { t, refundAddress } = await paidTransaction();
+    const part = amountOf(t).times("0.2").toDecimalPlaces(8, Decimal.ROUND_DOWN);
+    const make = async () => {
+      const made = await call("POST", `/v1/transaction/${t.id}/refunds`, { amount_kind: "custom", amount: part.toFixed(), amount_currency: "LTC" });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return (made.body.data as RefundBody).id;
+    };
+    // Watchers of this test's own, each with its own memory, as a restarted service or a second instance has.
+    const watcher = () =>
+      new RefundWatcher(service.runtime.gateway, new ChainWatchers(service.config.chains), {
+        intervalMs: 60_000,
+        requiredConfirmations: () => REQUIRED,
+      });
+    const succeededEvents = (id: string) => service.runtime.database.db.webhookEvent.count({ where: { refundId: id, type: "refund.succeeded" } });
+    await service.runtime.refundWatcher.stop();
+    try {
+      const first = await make();
+      const second = await make();
+      // A first pass has the node's watch-only wallet take the destination (imported without a rescan).
+      const unpaid = await watcher().tick();
+      expect([unpaid.get(first), unpaid.get(second)]).toEqual(["waiting", "waiting"]);
+      const paying = String(await node.send("sendtoaddress", [refundAddress, part.toFixed(8)], FUNDER));
+      await node.mine(REQUIRED);
+
+      const before = await watcher().tick();
+      expect([before.get(first), before.get(second)]).toEqual(["succeeded", "waiting"]);
+      // The restart: a new watcher knows nothing of the last one, and reads the same answer from the database.
+      const after = await watcher().tick();
+      expect(after.get(second)).toBe("waiting");
+      const closed = await refundOf(first);
+      expect([closed.state, closed.tx_hash, closed.paid_by]).toEqual(["succeeded", paying, "watcher"]);
+      const waiting = await refundOf(second);
+      expect([waiting.state, waiting.tx_hash, waiting.paid_by]).toEqual(["pending", null, null]);
+      expect(await succeededEvents(second)).toBe(0);
+      // Nor may the merchant name that transaction for the second refund.
+      const refused = await call("POST", `/v1/refunds/${second}/mark_paid`, { tx_hash: paying });
+      expect([refused.status, refused.body.message]).toEqual([
+        409,
+        `The transaction ${paying} already closed another refund: one chain transaction closes one refund; pay this refund with a transaction of its own`,
+      ]);
+
+      // A third refund marked paid by the merchant with the next transaction, then two watchers at once:
+      // the older second refund leaves that transaction to the refund the merchant named, and each closes once.
+      const third = await make();
+      const next = String(await node.send("sendtoaddress", [refundAddress, part.toFixed(8)], FUNDER));
+      expect((await call("POST", `/v1/refunds/${third}/mark_paid`, { tx_hash: next })).status).toBe(200);
+      await node.mine(REQUIRED);
+      const outcomes = await Promise.all([watcher().tick(), watcher().tick()]);
+      expect(outcomes.map((o) => o.get(second))).toEqual(["waiting", "waiting"]);
+      // The other watcher found it closed already (waiting) or no longer pending (not read).
+      expect(outcomes.filter((o) => o.get(third) === "succeeded")).toHaveLength(1);
+      const merchants = await refundOf(third);
+      expect([merchants.state, merchants.tx_hash, merchants.paid_by, merchants.verification]).toEqual(["succeeded", next, "merchant", "verified"]);
+      expect([(await refundOf(second)).state, await succeededEvents(second), await succeededEvents(third)]).toEqual(["pending", 0, 1]);
+
+      // Its own transaction closes the second, under two watchers at once: once, with one event.
+      const own = String(await node.send("sendtoaddress", [refundAddress, part.toFixed(8)], FUNDER));
+      await node.mine(REQUIRED);
+      const last = await Promise.all([watcher().tick(), watcher().tick()]);
+      expect(last.filter((o) => o.get(second) === "succeeded")).toHaveLength(1);
+      expect([(await refundOf(second)).tx_hash, await succeededEvents(second)]).toEqual([own, 1]);
+    } finally {
+      service.runtime.refundWatcher.start();
+    }
   }, 120_000);
 });

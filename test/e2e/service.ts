@@ -12,7 +12,7 @@ import path from "node:path";
 import { HDKey } from "@scure/bip32";
 import { expect } from "vitest";
 import { createApp, type PaygateApp } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../src/core/money/currencies.ts";
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { CONNECTIONS_CHECKING_INTERVAL_MS } from "../../src/edge/connection-limits.ts";
@@ -72,6 +72,8 @@ export interface Transaction {
 
 export interface E2eService {
   url: string;
+  /** The configuration it runs with: a test's own job (a second refund watcher) reads the same nodes. */
+  config: Config;
   runtime: Runtime;
   merchant: NewMerchant;
   receiver: WebhookReceiver;
@@ -186,6 +188,7 @@ export async function startE2eService(
   };
   const service: E2eService = {
     url,
+    config,
     runtime,
     merchant,
     receiver,

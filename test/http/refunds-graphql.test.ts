@@ -25,11 +25,12 @@ async function graph(query: string, variables: Record<string, unknown>, key = ke
   };
 }
 
-async function paidTransaction(): Promise<string> {
+async function paidTransaction(refundAddress?: string): Promise<string> {
   const init = await t.post("/v1/transaction", initializeBody(), { authorization: `Bearer ${keys.testPublicKey}` });
   const id: string = init.body.data.id;
   const auth = { authorization: `Bearer ${keys.testSecretKey}` };
-  expect((await t.post(`/v1/transaction/${id}/pay`, { currency_id: "7" }, auth)).status).toBe(200);
+  const pay = { currency_id: "7", ...(refundAddress === undefined ? {} : { refund_address: refundAddress }) };
+  expect((await t.post(`/v1/transaction/${id}/pay`, pay, auth)).status).toBe(200);
   expect((await t.post(`/v1/test_helpers/transaction/${id}/payment`, {}, auth)).status).toBe(200);
   return id;
 }
@@ -85,6 +86,23 @@ describe("refunds over GraphQL", () => {
     });
     expect(mark.errors?.[0]?.extensions.status).toBe(400);
     expect(await t.db.refund.count()).toBe(before);
+  });
+
+  it("refuses markRefundPaid with a transaction that closed another refund (409), with nothing changed", async () => {
+    const id = await paidTransaction("tltc1q33andx3shykl4uhyerlfhkl7u64mwvz9sa0pdn");
+    const input = { amountKind: "CUSTOM", amount: "0.001", amountCurrency: "LTC" };
+    const first = (await graph(CREATE, { id, input })).data.createRefund;
+    const second = (await graph(CREATE, { id, input })).data.createRefund;
+    const hash = "5a".repeat(32);
+    const closed = await t.gateway.refundSucceeded(first.id, hash, "watcher");
+    expect(closed !== "tx_taken" && closed?.state).toBe("succeeded");
+    const mark = await graph(`mutation($id: ID!, $hash: String!) { markRefundPaid(id: $id, txHash: $hash) { id } }`, { id: second.id, hash });
+    expect(mark.errors?.[0]?.message).toBe(
+      `The transaction ${hash} already closed another refund: one chain transaction closes one refund; pay this refund with a transaction of its own`,
+    );
+    expect(mark.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", status: 409 });
+    const read = await graph(`query($id: ID!) { refund(id: $id) { ${REFUND_FIELDS} } }`, { id: second.id });
+    expect(read.data.refund).toMatchObject({ state: "PENDING", txHash: null, paidBy: null, verification: null });
   });
 
   it("honours the Idempotency-Key", async () => {

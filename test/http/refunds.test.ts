@@ -347,7 +347,7 @@ describe("cancel and mark paid", () => {
 
     // The chain side's verdict, through the core.
     const done = await t.gateway.refundSucceeded(r.id, hash.toLowerCase(), "merchant");
-    expect(done?.state).toBe("succeeded");
+    expect(done !== "tx_taken" && done?.state).toBe("succeeded");
     const shown = (await get(`/v1/refunds/${r.id}`)).body.data;
     expect(shown).toMatchObject({ state: "succeeded", verification: "verified", paid_by: "merchant" });
     expect(shown.succeeded_at).not.toBeNull();
@@ -377,6 +377,38 @@ describe("cancel and mark paid", () => {
       "Missing or invalid refund fields",
     );
     expect(refused.errors[0].message).toMatch(/no destination yet/);
+  });
+
+  it("closes one refund per chain transaction: a hash that closed a refund is refused at mark_paid (409) and by the chain side", async () => {
+    const tx = await paid({ refundAddress: LTC_TEST_ADDRESS });
+    const custom = { amount_kind: "custom", amount: "0.001", amount_currency: "LTC" };
+    const first = (await refund(tx.id, custom)).body.data;
+    const second = (await refund(tx.id, custom)).body.data;
+    const hash = "ef".repeat(32);
+    const closed = await t.gateway.refundSucceeded(first.id, hash, "watcher");
+    expect(closed !== "tx_taken" && closed?.state).toBe("succeeded");
+    expect(await t.gateway.refundTxHashesTaken(false, [hash, "01".repeat(32)])).toEqual(new Set([hash]));
+    // In the other mode the hash names another chain's transaction: nothing taken there.
+    expect(await t.gateway.refundTxHashesTaken(true, [hash])).toEqual(new Set());
+
+    const refused = await expectRefused(
+      () => postWith(`/v1/refunds/${second.id}/mark_paid`, { tx_hash: hash.toUpperCase() }, secret()),
+      409,
+      `The transaction ${hash} already closed another refund: one chain transaction closes one refund; pay this refund with a transaction of its own`,
+    );
+    expect(refused.reason).toBe("refund_tx_hash_taken");
+    // The chain side (another instance, or a race past mark_paid's check): the database's unique index refuses it.
+    expect(await t.gateway.refundSucceeded(second.id, hash, "watcher")).toBe("tx_taken");
+    expect(await t.gateway.refundSucceeded(second.id, hash, "merchant")).toBe("tx_taken");
+    const still = (await get(`/v1/refunds/${second.id}`)).body.data;
+    expect([still.state, still.tx_hash, still.succeeded_at]).toEqual(["pending", null, null]);
+    expect(await t.db.webhookEvent.count({ where: { refundId: second.id, type: "refund.succeeded" } })).toBe(0);
+
+    // Its own transaction closes it.
+    const own = "fe".repeat(32);
+    expect((await postWith(`/v1/refunds/${second.id}/mark_paid`, { tx_hash: own }, secret())).status).toBe(200);
+    const done = await t.gateway.refundSucceeded(second.id, own, "merchant");
+    expect(done !== "tx_taken" && done?.txHash).toBe(own);
   });
 });
 

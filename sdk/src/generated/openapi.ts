@@ -350,7 +350,7 @@ export type paths = {
         put?: never;
         /**
          * Mark a refund paid
-         * @description The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified.
+         * @description The merchant paid it from elsewhere: `tx_hash` is recorded (`paid_by` `merchant`, `verification` `pending`) and checked on chain; the refund succeeds (`refund.succeeded`) once it is verified. One chain transaction closes one refund: a hash that already closed another refund of the mode is refused (409 `refund_tx_hash_taken`).
          */
         post: operations["markRefundPaid"];
         delete?: never;
@@ -689,6 +689,14 @@ export type components = {
                     data: string;
                     chainId: number;
                     gas: string;
+                    /** @description 2: an EIP-1559 transaction, with maxFeePerGas and maxPriorityFeePerGas; 0: legacy, with gasPrice (a chain without base fee). */
+                    type: 0 | 2;
+                    /** @description Wei per gas for a legacy transaction (eth_gasPrice); null when no node answered. */
+                    gasPrice: string | null;
+                    /** @description EIP-1559, wei per gas: 2 × the latest base fee + maxPriorityFeePerGas. */
+                    maxFeePerGas: string | null;
+                    /** @description EIP-1559, wei per gas: the node's suggested tip. */
+                    maxPriorityFeePerGas: string | null;
                 } | null;
                 gas_needed: {
                     coin: string;
@@ -3516,7 +3524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `refund_not_pending`: the refund is no longer pending */
+            /** @description `refund_not_pending`: the refund is no longer pending; `refund_tx_hash_taken`: the transaction already closed another refund of the mode */
             409: {
                 headers: {
                     [name: string]: unknown;

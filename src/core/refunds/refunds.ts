@@ -5,7 +5,7 @@ import { z } from "zod";
 import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
 import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
-import { errors, type FieldError, PaygateError } from "../errors.ts";
+import { DuplicateKeyError, errors, type FieldError, PaygateError } from "../errors.ts";
 import { refundEvent } from "../events/refund-events.ts";
 import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
@@ -458,6 +458,10 @@ export async function markRefundPaid(deps: RefundDeps, owner: RefundOwner, id: s
     ]);
   }
   const hash = parsed.value.tx_hash.toLowerCase();
+  // Checked here for the message; the unique index decides when the chain side closes the refund.
+  if (refund.state === "pending" && (await deps.stores.refunds.closingTxHashes(refund.isLive, [hash])).has(hash)) {
+    throw errors.refundTxHashTaken(hash);
+  }
   const audit = auditOf(deps, owner, "refund.mark_paid", `${refund.id} with ${hash}`);
   const marked = await changePending(deps, refund, { txHash: hash, paidBy: "merchant", verification: "pending" }, null, audit);
   return { merchantId: owner.merchantId, refund: await shown(deps, marked) };
@@ -465,14 +469,16 @@ export async function markRefundPaid(deps: RefundDeps, owner: RefundOwner, id: s
 
 /**
  * For the chain side (issue 26): the refund's transaction reached its destination. `paidBy` `watcher`
- * when the watcher found it, `merchant` when it verified a merchant's tx_hash. Null when not pending.
+ * when the watcher found it, `merchant` when it verified a merchant's tx_hash. Null when not pending;
+ * `tx_taken` when that transaction already closed another refund of the mode (issue 42): one chain
+ * transaction closes one refund, and this one stays pending.
  */
 export async function refundSucceeded(
   deps: Pick<RefundDeps, "stores" | "clock">,
   id: string,
   txHash: string,
   paidBy: "watcher" | "merchant",
-): Promise<RefundRecord | null> {
+): Promise<RefundRecord | "tx_taken" | null> {
   const change: RefundChange = {
     state: "succeeded",
     succeededAt: deps.clock.now(),
@@ -480,7 +486,18 @@ export async function refundSucceeded(
     paidBy,
     verification: paidBy === "merchant" ? "verified" : null,
   };
-  return deps.stores.refunds.change(id, "pending", change, (record) => refundEvent("refund.succeeded", record));
+  try {
+    return await deps.stores.refunds.change(id, "pending", change, (record) => refundEvent("refund.succeeded", record));
+  } catch (error) {
+    // The refunds' unique index on succeeded tx hashes: another refund (another instance's, or just now) took it.
+    if (error instanceof DuplicateKeyError) return "tx_taken";
+    throw error;
+  }
+}
+
+/** For the chain side: of these tx hashes (lower case), those that closed a refund of the mode; none closes a second. */
+export function refundTxHashesTaken(deps: Pick<RefundDeps, "stores">, isLive: boolean, hashes: readonly string[]): Promise<Set<string>> {
+  return deps.stores.refunds.closingTxHashes(isLive, hashes);
 }
 
 /** For the chain side: a merchant's tx_hash does not pay the refund; it stays pending for another. */

@@ -58,7 +58,8 @@ export interface RefundStore {
   /**
    * Applies `change` to the refund if it is still `from` (and, with `unclaimed`, has no destination
    * yet), writing `event` (and a dashboard user's `audit` entry) in the same database transaction;
-   * null when it had moved on (nothing written).
+   * null when it had moved on (nothing written). A change to succeeded with a tx_hash that already
+   * closed another refund of the mode fails with DuplicateKeyError (a unique index: nothing written).
    */
   change(
     id: string,
@@ -70,4 +71,6 @@ export interface RefundStore {
   ): Promise<RefundRecord | null>;
   /** Pending refunds that have a destination, for the chain side's watch (oldest first, up to `limit`). */
   openWithDestination(limit: number): Promise<RefundRecord[]>;
+  /** Of these tx hashes (lower case), those that closed a succeeded refund of the mode. */
+  closingTxHashes(isLive: boolean, hashes: readonly string[]): Promise<Set<string>>;
 }

@@ -122,5 +122,14 @@ export function refundStore(db: Database): RefundStore {
           take: limit,
         })
       ).map(asRecord),
+
+    async closingTxHashes(isLive, hashes) {
+      if (hashes.length === 0) return new Set();
+      const rows = await db.refund.findMany({
+        where: { isLive, state: "succeeded", txHash: { in: [...hashes] } },
+        select: { txHash: true },
+      });
+      return new Set(rows.flatMap((row) => (row.txHash === null ? [] : [row.txHash])));
+    },
   };
 }

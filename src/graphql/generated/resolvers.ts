@@ -530,7 +530,11 @@ export type RefundAmountKind =
 /** How to pay a refund: its URI and QR, and the unsigned transaction the merchant signs in its own wallet. */
 export type RefundPayment = {
   __typename?: 'RefundPayment';
-  /** The unsigned EVM transaction's fields, as JSON: from, to, value, data, chainId, gas. */
+  /**
+   * The unsigned EVM transaction's fields, as JSON: from, to, value, data, chainId, gas, and its fees: type 2
+   * (EIP-1559) with maxFeePerGas and maxPriorityFeePerGas, or type 0 (a chain without base fee); gasPrice for a
+   * legacy transaction either way. Amounts are decimal strings (wei, gas units, wei per gas).
+   */
   evmTransaction: Maybe<Scalars['JSON']['output']>;
   /** The native coin the paying address needs for gas, as JSON: coin, amount. */
   gasNeeded: Maybe<Scalars['JSON']['output']>;

@@ -163,6 +163,10 @@ describe("refunds on the transaction page", () => {
       data: `0xa9059cbb000000000000000000000000${customer.slice(2).toLowerCase()}0000000000000000000000000000000000000000000000000000000000989680`,
       chainId: 1,
       gas: "52314",
+      type: 2,
+      gasPrice: "15000000000",
+      maxFeePerGas: "20000000000",
+      maxPriorityFeePerGas: "1000000000",
     };
     const usdtRefund = {
       ...read.body.data,
@@ -212,6 +216,10 @@ describe("refunds on the transaction page", () => {
       Data: evm.data,
       "Chain id": "1",
       Gas: "52314",
+      Type: "2 (EIP-1559)",
+      "Max fee per gas (wei)": "20000000000",
+      "Max priority fee per gas (wei)": "1000000000",
+      "Gas price (wei, legacy)": "15000000000",
     });
     const pay = (await panel.locator(".refund-payment").textContent()) ?? "";
     expect(pay).toContain("The unsigned transaction to sign with the key of the paid address:");

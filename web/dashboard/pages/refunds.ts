@@ -424,6 +424,10 @@ function payment(ctx: PageContext, r: Refund): HTMLElement {
             ["Data", h("code", {}, evm.data)],
             ["Chain id", String(evm.chainId)],
             ["Gas", evm.gas],
+            ["Type", evm.type === 2 ? "2 (EIP-1559)" : "0 (legacy)"],
+            ["Max fee per gas (wei)", evm.maxFeePerGas],
+            ["Max priority fee per gas (wei)", evm.maxPriorityFeePerGas],
+            ["Gas price (wei, legacy)", evm.gasPrice],
           ]),
         )
       : null,
