@@ -355,6 +355,16 @@ export async function userResetSecondFactor(ctx: CliContext, options: UserResetO
   say(ctx, "The user signs in with its password alone now, and can set up a new authenticator app on the Security page.");
 }
 
+export async function userSignInLink(ctx: CliContext, options: UserResetOptions): Promise<void> {
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  const issued = await withRuntime(ctx, (rt) => rt.gateway.issueDashboardSignInLink(options.email));
+  const expires = issued.signInUrlExpiresAt?.toISOString() ?? null;
+  if (options.json) return print(ctx, { ...issued.user, signInUrl: issued.signInUrl, signInUrlExpiresAt: expires });
+  say(ctx, `New one-time sign-in link for ${issued.user.email} (${issued.user.id}), ${issued.user.role}.`);
+  say(ctx, `Shown once; it sets a new password and ends the user's other sessions, until ${expires}:`);
+  say(ctx, `  ${issued.signInUrl}`);
+}
+
 /** The whole of standard input, less one final line break (what `echo` or a here-string adds). */
 async function readPassword(ctx: CliContext): Promise<string> {
   if (!ctx.stdin) throw new UsageError("--password-stdin needs standard input; pipe the password in.");

@@ -147,6 +147,11 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(userCreate, () => commands.userCreate(ctx, userCreate.opts<commands.UserCreateOptions>()));
 
+  const userLink = leaf(user, "userSignInLink", ctx)
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--json", "print the link as JSON");
+  act(userLink, () => commands.userSignInLink(ctx, userLink.opts<commands.UserResetOptions>()));
+
   const userReset = leaf(user, "userResetSecondFactor", ctx)
     .option("--email <email>", "the user's e-mail (required)")
     .option("--json", "print one JSON object");

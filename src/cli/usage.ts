@@ -67,6 +67,13 @@ PAYGATE_PUBLIC_URL/dashboard/welcome#…) that lets the user set a password; or,
 --password-stdin, take the password from standard input (at least 10 characters). An e-mail
 belongs to one user across all merchants.`,
   },
+  userSignInLink: {
+    path: "user sign-in-link",
+    synopsis: ["--email EMAIL [--json]"],
+    about: `Print a new one-time sign-in link (valid 24 hours) for a dashboard user locked out: a lost
+password, or a first link that was never used. Using it sets a new password and ends the user's
+other sessions. Works while the service runs. Recorded in the merchant's audit log as the operator's.`,
+  },
   userResetSecondFactor: {
     path: "user reset-second-factor",
     synopsis: ["--email EMAIL [--json]"],

@@ -38,7 +38,7 @@ import {
   type SignedIn,
 } from "./dashboard/sessions.ts";
 import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./dashboard/throttle.ts";
-import { changeRole, createUser, inviteUser, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
+import { changeRole, createUser, inviteUser, issueSignInLink, listUsers, removeUser, type CreatedUser } from "./dashboard/users.ts";
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "./deps.ts";
 import { type NetworkSlug, transactionExplorer } from "./networks.ts";
@@ -931,6 +931,11 @@ export class PaymentGateway {
   /** The options for navigator.credentials.get() that re-authenticate the session's user with a security key. */
   reauthenticationSecurityKeyOptions(token: string | undefined, clientAddress: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
     return reauthenticationOptions(this.dashboard, token, clientAddress);
+  }
+
+  /** The operator's `paygate user sign-in-link`: a new one-time sign-in link for a user locked out (a lost password, an unused link). */
+  issueDashboardSignInLink(email: unknown): Promise<CreatedUser> {
+    return issueSignInLink(this.dashboard, email);
   }
 
   /** The operator's `paygate user reset-second-factor`: a user who lost its app and recovery codes signs in with its password again. */

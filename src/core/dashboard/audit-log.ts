@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   "user.invite",
   "user.role_change",
   "user.remove",
+  "user.sign_in_link",
   "second_factor.enable",
   "second_factor.disable",
   "security_key.add",

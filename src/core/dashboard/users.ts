@@ -51,6 +51,24 @@ export async function createUser(
   return { user: userView(row), signInUrl: token && signInUrl(deps.publicUrl, token), signInUrlExpiresAt: token ? expiresAt : null };
 }
 
+/**
+ * The operator's way back in for a user who lost its password or never used its link (issue 46: a
+ * sole owner was locked out): a new one-time sign-in link, shown once, valid as long as the first.
+ * Using it sets a new password and ends the user's other sessions (useSignInLink); the old password
+ * works until then. Audited as the operator's.
+ */
+export async function issueSignInLink(deps: DashboardDeps, email: unknown): Promise<CreatedUser> {
+  const normal = normalEmail(email);
+  const user = await deps.store.userToRecover(normal);
+  if (!user) throw errors.dashboardEmailNotFound(normal);
+  const token = randomToken(43);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.policy.signInLinkMs);
+  const audit = auditEntry(OPERATOR, user.merchantId, now, "user.sign_in_link", `${user.email} (${user.role}): a new one-time sign-in link`);
+  await deps.store.addSignInLink(user.id, { tokenHash: hashKey(token), createdAt: now, expiresAt }, audit);
+  return { user: userView(user), signInUrl: signInUrl(deps.publicUrl, token), signInUrlExpiresAt: expiresAt };
+}
+
 /** An owner invites a user: it gets a one-time sign-in link, shown once, to pass on. */
 export function inviteUser(deps: DashboardDeps, actor: DashboardActor, input: { email: unknown; role: unknown }): Promise<CreatedUser> {
   authorize(actor, "manage_users");

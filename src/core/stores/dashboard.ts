@@ -73,6 +73,10 @@ export interface DashboardStore {
   ): Promise<DashboardUserRow>;
   /** The account (the user with a password) of the e-mail at any merchant, or null. */
   userByEmail(email: string): Promise<DashboardUserRow | null>;
+  /** The e-mail's account (the user with a password), else its newest user; null: no user has it. */
+  userToRecover(email: string): Promise<DashboardUserRow | null>;
+  /** A new one-time sign-in link for the user, with its audit entry. */
+  addSignInLink(userId: string, link: SignInLinkWrite, audit: AuditWrite): Promise<void>;
   /** Whether any merchant has a user with this e-mail, with a password or not. */
   emailInUse(email: string): Promise<boolean>;
   /** The user of this merchant, or null. */

@@ -39,6 +39,22 @@ export function dashboardStore(db: Database): DashboardStore {
       return row && userRow(row);
     },
 
+    userToRecover: async (email) => {
+      const row = await db.dashboardUser.findFirst({
+        where: { email },
+        select: user,
+        // The account (a password set) first, else the newest invitation.
+        orderBy: [{ passwordHash: { sort: "asc", nulls: "last" } }, { createdAt: "desc" }, { id: "desc" }],
+      });
+      return row && userRow(row);
+    },
+
+    addSignInLink: (userId, link, audit) =>
+      db.$transaction(async (tx) => {
+        await tx.dashboardSignInLink.create({ data: { ...link, userId } });
+        await tx.auditLogEntry.create({ data: auditRow(audit) });
+      }),
+
     emailInUse: async (email) => (await db.dashboardUser.count({ where: { email } })) > 0,
 
     userOf: async (merchantId, id) => {
