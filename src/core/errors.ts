@@ -362,6 +362,13 @@ export const errors = {
       "Your second factor is on already: turn it off first (with your password and a code) to set up another authenticator app",
       "second_factor_enabled",
     ),
+  /** A test payment recorded on a transaction that has no coin or address yet (the spec's "not initiated" says the opposite). */
+  testPaymentBeforeInitiate: () =>
+    new PaygateError(
+      "invalid_state",
+      "This transaction has no coin or payment address yet: initiate it first (POST /v1/transaction/:id/pay with a currency_id), then record its test payment",
+      "transaction_not_initiated",
+    ),
   // ── Who may change what with an API key (issue 41: src/core/merchants/key-access.ts) ──
   /** A test-mode key asked to change a setting live mode uses: a test key is handed to a test environment. */
   testKeyForLiveSetting: (setting: string) =>

@@ -526,7 +526,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   testHelper("payment", "Test mode: record a payment", "Records a confirmed receipt as the chain watcher would (docs/lifecycle.md).", [
     { ...INITIATE_VALIDATION, when: "an amount that is not a positive decimal within the coin's precision" },
     {
-      error: errors.notInitiated("transaction_not_initiated"),
+      error: errors.testPaymentBeforeInitiate(),
       when: "no coin chosen yet; nothing owed gives reason nothing_owed",
     },
   ]);

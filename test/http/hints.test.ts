@@ -84,3 +84,17 @@ describe("a key of the other mode", () => {
     expect(unknown.body.hint).toBeUndefined();
   });
 });
+
+describe("the test helper's payment on a transaction not yet initiated", () => {
+  it('says to initiate it first (it used to answer the spec\'s "The transaction is not initiated", which says the opposite)', async () => {
+    const init = await t.post("/v1/transaction", initializeBody(), bearer(keys.testPublicKey));
+    const res = await t.post(`/v1/test_helpers/transaction/${init.body.data.id}/payment`, {}, bearer(keys.testSecretKey));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      reason: "transaction_not_initiated",
+      message:
+        "This transaction has no coin or payment address yet: initiate it first (POST /v1/transaction/:id/pay with a currency_id), then record its test payment",
+    });
+    expect((await t.db.transaction.findUniqueOrThrow({ where: { id: init.body.data.id } })).status).toBe("INITIATED");
+  });
+});

@@ -53,7 +53,7 @@ export async function recordTestPayment(deps: TestHelperDeps, request: TestHelpe
   if (!parsed.ok) throw errors.initiateValidation(parsed.errors);
   const transaction = await testTransaction(deps, request);
   const crypto = transaction.paymentCurrencyId === null ? undefined : cryptoById(transaction.paymentCurrencyId);
-  if (!crypto || transaction.paymentAmount === null) throw errors.notInitiated("transaction_not_initiated");
+  if (!crypto || transaction.paymentAmount === null) throw errors.testPaymentBeforeInitiate();
   const amount = parsed.value.amount === undefined ? owedOn(transaction) : new Decimal(parsed.value.amount);
   if (parsed.value.amount === undefined && amount.lte(0)) throw errors.nothingOwed();
   if (amount.lte(0) || amount.gt(MAX_CRYPTO_AMOUNT) || amount.decimalPlaces() > crypto.decimals) {
