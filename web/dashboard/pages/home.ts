@@ -81,14 +81,26 @@ function volumeSection(home: Home): HTMLElement {
       h("h3", { class: "chart-title" }, `${v.currency} per day`),
       barChart(labels, [{ label: v.currency, data: v.days.map((d) => Number(d.amount)), backgroundColor: COLORS[i % COLORS.length] }]),
     ]),
-    compact(
-      table(
-        "Volume paid per day",
-        ["Day", ...home.volume.map((v) => v.currency)],
-        (home.volume[0]?.days ?? []).map((d, row) => [dayLabel(d.day), ...home.volume.map((v) => fiat(v.days[row]?.amount ?? "0", v.currency))]),
+    figures(
+      "Volume paid per day",
+      compact(
+        table(
+          "Volume paid per day",
+          ["Day", ...home.volume.map((v) => v.currency)],
+          (home.volume[0]?.days ?? []).map((d, row) => [dayLabel(d.day), ...home.volume.map((v) => fiat(v.days[row]?.amount ?? "0", v.currency))]),
+        ),
       ),
     ),
   );
+}
+
+/**
+ * A chart's figures, one click away: a disclosure (details/summary: a button to the keyboard and to
+ * screen readers, which announce it collapsed or expanded) that holds the table. Shown in full, a
+ * 30-row table of mostly zeroes under the chart pushed the rest of the page down.
+ */
+function figures(what: string, wrap: HTMLElement): HTMLElement {
+  return h("details", { class: "chart-figures" }, h("summary", {}, `${what} as a table`), wrap);
 }
 
 /** A narrow table that stays a table on a phone (30 rows as cards would be a long scroll). */
@@ -105,10 +117,13 @@ function statusSection(home: Home): HTMLElement {
       home.statuses.map((s) => STATUS_LABELS[s.status]),
       [{ label: "Transactions", data: home.statuses.map((s) => s.count), backgroundColor: COLORS[0] }],
     ),
-    table(
+    figures(
       "Transactions by status",
-      ["Status", "Transactions"],
-      home.statuses.map((s) => [STATUS_LABELS[s.status], String(s.count)]),
+      table(
+        "Transactions by status",
+        ["Status", "Transactions"],
+        home.statuses.map((s) => [STATUS_LABELS[s.status], String(s.count)]),
+      ),
     ),
   );
 }
@@ -126,10 +141,13 @@ function coinSection(home: Home): HTMLElement {
       ],
       true,
     ),
-    table(
+    figures(
       "Payments by coin",
-      ["Coin", "Checkouts", "Paid", "Amount received"],
-      home.coins.map((c) => [c.currency, String(c.checkouts), String(c.payments), crypto(c.amount_paid, c.currency)]),
+      table(
+        "Payments by coin",
+        ["Coin", "Checkouts", "Paid", "Amount received"],
+        home.coins.map((c) => [c.currency, String(c.checkouts), String(c.payments), crypto(c.amount_paid, c.currency)]),
+      ),
     ),
   );
 }
