@@ -16,6 +16,7 @@ const ONE_PASS_ONLY = [
   "test/rails/chains/evm-finality-anvil.test.ts",
   "test/rails/chains/tron-anvil.test.ts",
   "test/rails/chains/core-node.test.ts",
+  "test/rails/chains/own-node-doc.test.ts",
   "test/rails/chains/node-outages.test.ts",
   "test/rails/chains/bsc-usdt-anvil.test.ts",
   "test/rails/chains/utxo-holdings.test.ts",

@@ -38,7 +38,8 @@ export function litecoindBinary(): string {
   }
 }
 
-export async function startLitecoind(): Promise<Litecoind> {
+/** `args`: more command-line options for the node (e.g. a second `-rpcauth` user with an `-rpcwhitelist`). */
+export async function startLitecoind(options: { args?: readonly string[] } = {}): Promise<Litecoind> {
   const binary = litecoindBinary();
   const datadir = await mkdtemp(join(tmpdir(), "paygate-litecoind-"));
   const rpcUser = "paygate";
@@ -58,6 +59,7 @@ export async function startLitecoind(): Promise<Litecoind> {
     "-daemon=0",
     // rpcauth (not rpcpassword), so the node also writes its .cookie file.
     `-rpcauth=${rpcAuth(rpcUser, rpcPassword)}`,
+    ...(options.args ?? []),
   ];
   const launch = () => {
     const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -111,7 +113,7 @@ export async function startLitecoind(): Promise<Litecoind> {
 }
 
 /** -rpcauth's value: user:salt$HMAC-SHA256(key salt, password), as share/rpcauth/rpcauth.py writes it. */
-function rpcAuth(user: string, password: string): string {
+export function rpcAuth(user: string, password: string): string {
   const salt = randomBytes(16).toString("hex");
   return `${user}:${salt}$${createHmac("sha256", salt).update(password).digest("hex")}`;
 }
