@@ -301,7 +301,10 @@ describe("test helper errors", () => {
     const init = await t.post("/v1/transaction", initializeBody({ customer: { email: "cy@example.com" }, amount: "5" }), bearer(keys.testPublicKey));
     const res = await payTest(init.body.data.id);
     expect(res.status).toBe(422);
-    expect(res.body.message).toBe("The transaction is not initiated");
+    // Issue 46: it said the spec's initiate message, "The transaction is not initiated", which says the opposite.
+    expect(res.body.message).toBe(
+      "This transaction has no coin or payment address yet: initiate it first (POST /v1/transaction/:id/pay with a currency_id), then record its test payment",
+    );
   });
 
   it("answers a bad amount with 400 and changes nothing", async () => {
