@@ -106,6 +106,7 @@ import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type Transa
 import { listTransactions, type TransactionListParam, type TransactionPage } from "./transactions/list.ts";
 import { listEvents, pruneEvents, retrieveEvent, type EventPage } from "./events/list.ts";
 import * as endpoints from "./webhook-endpoints/endpoints.ts";
+import * as deliveryLog from "./webhook-endpoints/delivery-log.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "./stores/webhook-endpoints.ts";
 import { redeliverEvent } from "./events/deliveries.ts";
 import { type EventStream, type EventStreamRequest, EventStreams, openEventStream } from "./events/stream.ts";
@@ -713,16 +714,16 @@ export class PaymentGateway {
     endpointId: string,
     params: Record<string, unknown>,
     names?: Partial<Record<string, string>>,
-  ): Promise<endpoints.DeliveryPage> {
-    return endpoints.listDeliveries(this.deps, owner, endpointId, params, names);
+  ): Promise<deliveryLog.DeliveryPage> {
+    return deliveryLog.listDeliveries(this.deps, owner, endpointId, params, names);
   }
 
   redeliverWebhookDelivery(owner: endpoints.EndpointOwner, id: string): Promise<DeliveryLogEntry> {
-    return endpoints.redeliverDelivery(this.deps, owner, id);
+    return deliveryLog.redeliverDelivery(this.deps, owner, id);
   }
 
   redeliverFailedWebhookDeliveries(owner: endpoints.EndpointOwner, endpointId: string, body: unknown): Promise<number> {
-    return endpoints.redeliverFailed(this.deps, owner, endpointId, body);
+    return deliveryLog.redeliverFailed(this.deps, owner, endpointId, body);
   }
 
   // The dashboard's (its Webhooks page): the actor's merchant in the mode shown, once its role allows it
@@ -764,16 +765,16 @@ export class PaymentGateway {
     isLive: boolean,
     endpointId: string,
     params: Record<string, unknown>,
-  ): Promise<endpoints.DeliveryPage> {
-    return endpoints.listDeliveries(this.deps, endpoints.dashboardOwner(actor, isLive, "read"), endpointId, params);
+  ): Promise<deliveryLog.DeliveryPage> {
+    return deliveryLog.listDeliveries(this.deps, endpoints.dashboardOwner(actor, isLive, "read"), endpointId, params);
   }
 
   async dashboardRedeliverWebhookDelivery(actor: DashboardActor, isLive: boolean, id: string): Promise<DeliveryLogEntry> {
-    return endpoints.redeliverDelivery(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), id);
+    return deliveryLog.redeliverDelivery(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), id);
   }
 
   async dashboardRedeliverFailedWebhookDeliveries(actor: DashboardActor, isLive: boolean, endpointId: string, body: unknown): Promise<number> {
-    return endpoints.redeliverFailed(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), endpointId, body);
+    return deliveryLog.redeliverFailed(this.deps, endpoints.dashboardOwner(actor, isLive, "manage_webhooks"), endpointId, body);
   }
 
   /** The owner of an endpoint change by a dashboard user: its role first, then a recent password where the change needs one. */

@@ -8,7 +8,8 @@ import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
-import { deliveryStatus, type EndpointOwner, type WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import { deliveryStatus } from "../core/webhook-endpoints/delivery-log.ts";
+import type { EndpointOwner, WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import { selectsBelow } from "./selection.ts";

@@ -10,14 +10,13 @@ import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, typ
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
-import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import { privateTargetsHint } from "../merchants/private-targets.ts";
 import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
 import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
 import { newWebhookSecret, randomToken } from "../secrets.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
-import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
+import type { WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
 
 /** Every event type: an endpoint's filter `*`. */
 export const ALL_EVENTS = "*";
@@ -26,7 +25,7 @@ export const DISABLE_AFTER_HOURS_DEFAULT = 72;
 const DESCRIPTION_MAX = 500;
 
 const ENDPOINT_ID = /^we_[0-9A-Za-z]{1,64}$/;
-const DELIVERY_ID = /^wd_(?:evt_)?[0-9A-Za-z]{1,64}$/;
+export const DELIVERY_ID = /^wd_(?:evt_)?[0-9A-Za-z]{1,64}$/;
 export const newEndpointId = () => `we_${randomToken(24)}`;
 
 /** Whose endpoints a call reaches: the secret key's merchant and mode, or a dashboard user's, and who acts (the audit log's author). */
@@ -112,11 +111,12 @@ const UpdateBody = z.strictObject({
   redeliver_missed: z.boolean({ error: "must be true or false" }).optional(),
 });
 
-const RedeliverFailedBody = z.strictObject({
+export const RedeliverFailedBody = z.strictObject({
   since: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time, e.g. 2026-11-26T12:00:00Z" }),
 });
 
-function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+/** The body checked against `schema`; a 400 naming each field otherwise (webhook endpoints' one error). */
+export function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const fieldErrors: FieldError[] = result.error.issues.map((issue) => ({
@@ -344,72 +344,4 @@ export async function rotateEndpointSecret(
     endpointAudit(deps, by, current, "webhook_endpoint.rotate_secret", "signing secret (the previous one signs for 24 hours)"),
   );
   return shown(deps, { ...row, secret });
-}
-
-// ── The delivery log ──
-
-export type DeliveryStatus = "succeeded" | "failed" | "pending" | "skipped";
-
-/** succeeded: delivered; failed: given up, or retrying after a failed attempt; pending: not tried yet; skipped: not sent. */
-export function deliveryStatus(entry: Pick<DeliveryLogEntry, "state" | "attemptCount">): DeliveryStatus {
-  if (entry.state === "DELIVERED") return "succeeded";
-  if (entry.state === "FAILED") return "failed";
-  if (entry.state === "SKIPPED") return "skipped";
-  return entry.attemptCount > 0 ? "failed" : "pending";
-}
-
-const DeliveryListParams = z.object({
-  limit: limitParam.optional(),
-  starting_after: single.regex(DELIVERY_ID, "must be the id (wd_…) of a delivery of the previous page").optional(),
-  status: single.pipe(z.enum(["failed", "succeeded", "pending"], { error: "must be one of failed, succeeded, pending" })).optional(),
-});
-
-export interface DeliveryPage {
-  deliveries: DeliveryLogEntry[];
-  hasMore: boolean;
-}
-
-/**
- * An endpoint's deliveries, newest first, `limit` after `starting_after`, of one status if asked. `names`: the
- * parameters as the adapter calls them, for the messages (GraphQL's `first`, `after`).
- */
-export async function listDeliveries(
-  deps: Pick<CoreDeps, "stores" | "clock">,
-  owner: EndpointOwner,
-  endpointId: string,
-  params: Record<string, unknown>,
-  names: Partial<Record<string, string>> = {},
-): Promise<DeliveryPage> {
-  const endpoint = await retrieveEndpoint(deps, owner, endpointId);
-  const query = parseListQuery(DeliveryListParams, params, names);
-  let afterSeq: bigint | null = null;
-  if (query.starting_after !== undefined) {
-    const cursor = await deps.stores.webhookEndpoints.findDelivery(query.starting_after, owner.merchantId, owner.isLive);
-    if (!cursor || cursor.endpointId !== endpoint.id) throw errors.unknownCursor(names.starting_after ?? "starting_after", query.starting_after);
-    afterSeq = cursor.seq;
-  }
-  const limit = query.limit ?? LIST_LIMIT_DEFAULT;
-  const rows = await deps.stores.webhookEndpoints.page({ endpoint, status: query.status ?? null, afterSeq, limit: limit + 1 });
-  const page = pageOf(rows, limit);
-  return { deliveries: page.items, hasMore: page.hasMore };
-}
-
-/** One delivery of the owner's, queued again now with a fresh schedule; the dispatcher sends it on its next pass. */
-export async function redeliverDelivery(deps: Pick<CoreDeps, "stores" | "clock">, owner: EndpointOwner, id: string): Promise<DeliveryLogEntry> {
-  const delivery = DELIVERY_ID.test(id) ? await deps.stores.webhookEndpoints.findDelivery(id, owner.merchantId, owner.isLive) : null;
-  if (!delivery) throw errors.webhookDeliveryNotFound(id);
-  await deps.stores.webhookEndpoints.requeueDelivery(delivery.id, deps.clock.now());
-  return (await deps.stores.webhookEndpoints.findDelivery(id, owner.merchantId, owner.isLive)) ?? delivery;
-}
-
-/** Every failed delivery of the endpoint whose event was written since `since`, queued again now; how many. */
-export async function redeliverFailed(
-  deps: Pick<CoreDeps, "stores" | "clock">,
-  owner: EndpointOwner,
-  endpointId: string,
-  body: unknown,
-): Promise<number> {
-  const endpoint = await retrieveEndpoint(deps, owner, endpointId);
-  const input = parsed(RedeliverFailedBody, body);
-  return deps.stores.webhookEndpoints.requeueSince(endpoint, new Date(input.since), deps.clock.now(), false);
 }
