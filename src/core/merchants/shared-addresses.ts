@@ -7,16 +7,16 @@
 // its own (m/44'/60'/0', m/44'/60'/1', …). UTXO and TRON addresses differ by network, so they may share.
 import { createBase58check } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { errors } from "../errors.ts";
-import { CHAINS, networkOrDefault, type NetworkSlug } from "../networks.ts";
-import type { CryptoCurrency } from "../money/currencies.ts";
+import { errors, PaygateError } from "../errors.ts";
+import { CHAINS, defaultNetworkOf, networkOrDefault, type NetworkSlug } from "../networks.ts";
+import type { CryptoCurrency, CryptoSlug } from "../money/currencies.ts";
 import { cryptoById } from "../money/currencies.ts";
 
 const base58check = createBase58check(sha256);
 
 /** A wallet as far as its addresses go: its coin, network, mode and account key. */
 export interface AddressWallet {
-  coin: string;
+  coin: CryptoSlug;
   network: NetworkSlug;
   isLive: boolean;
   extendedPublicKey: string;
@@ -61,4 +61,48 @@ export function addressWalletOf(row: { currencyId: number; network: string; isLi
   const coin: CryptoCurrency | undefined = cryptoById(row.currencyId);
   if (!coin) return null;
   return { coin: coin.slug, network: networkOrDefault(coin.slug, row.network), isLive: row.isLive, extendedPublicKey: row.extendedPublicKey };
+}
+
+/**
+ * Initiate's refusal (409) of a wallet whose EVM key another wallet of the merchant has in the mode,
+ * set before that was refused: both would hand out the same addresses (USDT on bsc and ethereum
+ * collided on the same index at every try, a 500). Nothing is handed out until one of them has a key
+ * of its own; the hint names the one set later, which setting refuses now. `siblings`: the lease's.
+ */
+export function refuseSharedKeyAtInitiate(
+  wallet: AddressWallet & { walletId: number },
+  siblings: readonly { walletId: number; currencyId: number; network: string; extendedPublicKey: string }[],
+): void {
+  if (CHAINS[wallet.network].family !== "evm") return;
+  const account = accountOf(wallet.extendedPublicKey);
+  for (const sibling of siblings) {
+    const other = addressWalletOf({ ...sibling, isLive: wallet.isLive });
+    if (!other || CHAINS[other.network].family !== "evm" || accountOf(other.extendedPublicKey) !== account) continue;
+    const later = sibling.walletId > wallet.walletId ? other : wallet;
+    const mode = wallet.isLive ? "live" : "test";
+    const cli = later.network === defaultNetworkOf(later.coin) ? later.coin : `${later.coin}@${later.network}`;
+    throw new PaygateError(
+      "conflict",
+      `The merchant's ${label(wallet)} has the key of its ${label(other)}: both would hand out the same addresses, so neither hands out one until one of them has an account key of its own; nothing was changed`,
+      "wallet_key_shared",
+      [],
+      `Give the ${later.coin} wallet on ${later.network} (${mode} mode) an account of its own (m/44'/60'/N' with an N no other EVM wallet of the merchant uses): paygate merchant update ID --mode ${mode} --wallet ${cli}=EXTENDED_PUBLIC_KEY, or the dashboard's Wallets page`,
+    );
+  }
+}
+
+/**
+ * Initiate's refusal (409) of an address that another transaction of the mode already has in the same
+ * coin: a key another wallet holds too (another merchant's, or one set before that was refused).
+ */
+export function paymentAddressTaken(coin: CryptoSlug, network: NetworkSlug, isLive: boolean): PaygateError {
+  const mode = isLive ? "live" : "test";
+  const cli = network === defaultNetworkOf(coin) ? coin : `${coin}@${network}`;
+  return new PaygateError(
+    "conflict",
+    `The merchant's ${coin} wallet on ${network} (${mode} mode) hands out an address another ${coin} payment already has: its key is another wallet's too; nothing was changed`,
+    "payment_address_taken",
+    [],
+    `Give the ${coin} wallet on ${network} (${mode} mode) an account key no other wallet has: paygate merchant update ID --mode ${mode} --wallet ${cli}=EXTENDED_PUBLIC_KEY, or the dashboard's Wallets page`,
+  );
 }

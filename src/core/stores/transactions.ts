@@ -61,6 +61,19 @@ export interface IndexLease {
   extendedPublicKey: string;
   /** Which initiate holds it: the move takes the index only with it. */
   token: string;
+  /**
+   * The merchant's other wallets of the mode (read with the lease): initiate refuses a wallet whose
+   * EVM key another of them has, set before that was refused (issue 42). Absent: not read.
+   */
+  siblings?: SiblingWallet[];
+}
+
+/** Another wallet of the merchant in the lease's mode: its coin, network, key and when it was set (its id). */
+export interface SiblingWallet {
+  walletId: number;
+  currencyId: number;
+  network: string;
+  extendedPublicKey: string;
 }
 
 /**
@@ -237,8 +250,10 @@ export interface TransactionStore {
    * Moves the transaction to PENDING at the lease's index and address, if it is still INITIATED and
    * the lease still held; the lease is used up with it, in one statement. "not_initiated" and
    * "lease_lost" leave the lease as it was; a key taken by another request throws DuplicateKeyError.
+   * "address_taken": another transaction of the mode holds the address in that coin (a key another
+   * wallet has too), nothing written.
    */
-  moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost">;
+  moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost" | "address_taken">;
   /**
    * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
    * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the

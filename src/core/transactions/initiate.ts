@@ -7,6 +7,7 @@ import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type Fiat
 import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
 import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote, type QuoteOptions } from "../ports.ts";
 import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
+import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../merchants/shared-addresses.ts";
 import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { storedRateSources } from "./rate-sources.ts";
@@ -158,6 +159,7 @@ async function initiateOnce(
   // wallet run side by side (docs/wallets-and-chains.md). Leased before the quote, so a merchant
   // without a wallet hears so (404) even while prices are unavailable; a failed quote frees the index.
   let lease = early ?? (await leaseIndex(deps, crypto, network, caller));
+  await refuseSharedKey(deps, lease, crypto, network, caller.isLive);
   let quote: PriceQuote;
   let rate: Decimal;
   let spreadPercent: string;
@@ -208,13 +210,25 @@ async function initiateOnce(
       return outcome.moved;
     }
     // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
-    if (outcome === "not_initiated") {
+    if (outcome === "not_initiated" || outcome === "address_taken") {
       await releaseIndex(deps, lease);
-      throw errors.notInitiated("transaction_not_initiated");
+      throw outcome === "address_taken" ? paymentAddressTaken(crypto.slug, network, caller.isLive) : errors.notInitiated("transaction_not_initiated");
     }
     // lease_lost: this request stalled past its lease and the index went to another; take a new one.
     if (attempt >= LEASE_ATTEMPTS) throw walletBusy(crypto);
     lease = await leaseIndex(deps, crypto, network, caller);
+    await refuseSharedKey(deps, lease, crypto, network, caller.isLive);
+  }
+}
+
+/** A wallet on an EVM key another of the merchant's wallets has (set before issue 42 refused it): 409, the lease freed. */
+async function refuseSharedKey(deps: InitiateDeps, lease: IndexLease, crypto: CryptoCurrency, network: NetworkSlug, isLive: boolean): Promise<void> {
+  try {
+    const wallet = { walletId: lease.walletId, coin: crypto.slug, network, isLive, extendedPublicKey: lease.extendedPublicKey };
+    refuseSharedKeyAtInitiate(wallet, lease.siblings ?? []);
+  } catch (error) {
+    await releaseIndex(deps, lease);
+    throw error;
   }
 }
 

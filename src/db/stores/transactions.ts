@@ -13,6 +13,7 @@ import type {
   NewTransaction,
   PendingMove,
   ReceiptTotals,
+  SiblingWallet,
   TransactionStore,
   WalletOf,
 } from "../../core/stores/transactions.ts";
@@ -411,7 +412,12 @@ function leaseSteps(wallet: Omit<WalletOf, "network">, network: Prisma.Sql, when
       FROM chosen
       WHERE s.wallet_id = chosen.wallet_id AND s.slot = chosen.slot
       RETURNING s.wallet_id, s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = s.wallet_id) AS extended_public_key,
-        (SELECT network FROM wallet) AS network)`;
+        (SELECT network FROM wallet) AS network,
+        -- The merchant's other wallets of the mode (a few rows): initiate refuses an EVM key two of them share.
+        (SELECT COALESCE(json_agg(json_build_object('walletId', w.id, 'currencyId', p.currency_id, 'network', p.network,
+           'extendedPublicKey', w.extended_public_key)), '[]'::json)
+         FROM payment_processors p JOIN wallets w ON w.id = p.wallet_id
+         WHERE p.merchant_id = ${wallet.merchantId} AND p.is_live = ${wallet.isLive} AND p.wallet_id <> s.wallet_id) AS siblings)`;
 }
 
 interface LeaseRow {
@@ -420,12 +426,15 @@ interface LeaseRow {
   derivation_index: number | null;
   extended_public_key: string | null;
   network: string;
+  /** JSON: parsed by the driver, or its text (PGlite's raw queries). */
+  siblings: SiblingWallet[] | string | null;
 }
 
 /** A leased row as a lease; null when the wallet went away meanwhile (no index or key). */
 function leaseOf(row: LeaseRow, token: string): IndexLease | null {
   const { wallet_id: walletId, slot, derivation_index: index, extended_public_key: extendedPublicKey } = row;
-  return index === null || extendedPublicKey === null ? null : { walletId, slot, index, extendedPublicKey, token };
+  const siblings: SiblingWallet[] = typeof row.siblings === "string" ? JSON.parse(row.siblings) : (row.siblings ?? []);
+  return index === null || extendedPublicKey === null ? null : { walletId, slot, index, extendedPublicKey, token, siblings };
 }
 
 /**
@@ -471,6 +480,7 @@ type InitiateRow = Transaction & {
 interface MoveCounts {
   moved: number;
   held: number;
+  taken: number;
 }
 
 /**
@@ -496,6 +506,11 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       SELECT 1 FROM wallet_index_slots
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}
       FOR UPDATE),
+    -- The address already another transaction's in this coin and mode (two wallets on one key): the
+    -- unique index would refuse the move with a 500, and the next try would lease the same index.
+    taken AS (
+      SELECT 1 FROM transactions WHERE is_live = ${t.isLive} AND payment_currency_id = ${fields.paymentCurrencyId}
+        AND payment_address = ${move.address} AND id <> ${t.id}),
     moved AS (
       UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${after.paymentNetwork},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
@@ -506,7 +521,7 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       -- status as text: not a condition the (status, expires_at) index answers. Without statistics (a new
       -- table) the planner ties that index with the primary key and may pick it, then walks every
       -- INITIATED entry, dead ones included, for the one id (docs/benchmarks.md, issue 30).
-      WHERE id = ${t.id} AND status::text = 'INITIATED' AND EXISTS (SELECT 1 FROM held)
+      WHERE id = ${t.id} AND status::text = 'INITIATED' AND EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM taken)
       RETURNING id),
     used AS (
       UPDATE wallet_index_slots SET derivation_index = NULL, token = NULL, leased_until = ${FREE}
@@ -517,7 +532,7 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
       SELECT ${event.id}, ${event.merchantId}, moved.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
       FROM moved CROSS JOIN notified)
-    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM held)::int AS held`;
+    SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM taken)::int AS taken`;
 }
 
 /** The transaction as the move leaves it. */
@@ -541,9 +556,10 @@ function moved(move: PendingMove): TransactionRecord {
   };
 }
 
-function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: TransactionRecord } | "not_initiated" | "lease_lost" {
+function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: TransactionRecord } | "not_initiated" | "lease_lost" | "address_taken" {
   const [counts] = rows;
   if (counts && counts.moved > 0) return { moved: moved(move) };
+  if (counts && counts.held > 0 && counts.taken > 0) return "address_taken";
   return counts && counts.held > 0 ? "not_initiated" : "lease_lost";
 }
 
