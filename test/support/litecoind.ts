@@ -38,13 +38,16 @@ export function litecoindBinary(): string {
   }
 }
 
-/** `args`: more command-line options for the node (e.g. a second `-rpcauth` user with an `-rpcwhitelist`). */
-export async function startLitecoind(options: { args?: readonly string[] } = {}): Promise<Litecoind> {
+/**
+ * `args`: more command-line options for the node (e.g. a second `-rpcauth` user with an `-rpcwhitelist`).
+ * `replacing`: a node started in its place, at its URL (RPC port and password) on a new datadir.
+ */
+export async function startLitecoind(options: { args?: readonly string[]; replacing?: Litecoind } = {}): Promise<Litecoind> {
   const binary = litecoindBinary();
   const datadir = await mkdtemp(join(tmpdir(), "paygate-litecoind-"));
   const rpcUser = "paygate";
-  const rpcPassword = `pw-${randomBytes(12).toString("hex")}`;
-  const [rpcPort, port] = [await freePort(), await freePort()];
+  const rpcPassword = options.replacing?.rpcPassword ?? `pw-${randomBytes(12).toString("hex")}`;
+  const [rpcPort, port] = [options.replacing ? Number(new URL(options.replacing.url).port) : await freePort(), await freePort()];
   const args = [
     "-regtest",
     `-datadir=${datadir}`,

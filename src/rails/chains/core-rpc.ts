@@ -17,7 +17,10 @@
 // late (the node away at initiate, a restart before the import, a pass that imports what initiate's
 // import missed) still finds a payment mined before it. A fresh address costs a rescan of the last hours'
 // blocks. An address the wallet already holds with a timestamp as early (an import by an earlier run:
-// getaddressinfo, one batch) is not imported again, so a restart rescans nothing for it.
+// getaddressinfo, one batch) is not imported again, so a restart rescans nothing for it. The same question
+// is asked again of every address when the node may be another (issue 42): it went away (a refused
+// connection, no cookie), its wallet is missing, or it does not know the last block read (`Block not
+// found`); a node replaced or resynced from scratch at runtime then gets the addresses it lacks.
 // An address is imported when it is handed out (handedOut, from initiate; the pass imports what that
 // missed, as after a restart or a node that was away). A wallet learns of mempool transactions only as
 // they arrive, and Core before 24 does not look at its mempool on import (Litecoin Core 0.21 does not):
@@ -55,6 +58,8 @@ import { ChainNodeError } from "./errors.ts";
 const MAX_BODY_BYTES = 64_000_000;
 /** Core's error codes that mean "no such wallet" (not found, not loaded). */
 const WALLET_NOT_FOUND = -18;
+/** listsinceblock's code for a block the node does not know (RPC_INVALID_ADDRESS_OR_KEY). */
+const BLOCK_NOT_FOUND = -5;
 /**
  * Addresses per import request. The node's time per address grows with the batch (litecoind 0.21:
  * 10,000 in one importmulti took 33 s, 500 at a time 0.25 s each; a busy machine took 14 ms an
@@ -191,7 +196,7 @@ export class CoreRpcClient {
     const where = `${this.name}: ${method}`;
     const { status, body } = await this.post(where, { jsonrpc: "1.0", id: ++this.id, method, params }, wallet, timeoutMs);
     if (!isExactObject(body)) throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC answer`, { reason: answerReason(status) });
-    rpcError(body, where);
+    this.walletGone(body, wallet, where);
     if (status < 200 || status >= 300) throw new ChainNodeError(`${where}: HTTP ${status}`, { reason: "http_status" });
     return result(body, where);
   }
@@ -203,7 +208,7 @@ export class CoreRpcClient {
     const payload = paramLists.map((params) => ({ jsonrpc: "1.0", id: ++this.id, method, params }));
     const { status, body } = await this.post(where, payload, wallet, this.options.timeoutMs);
     if (!Array.isArray(body)) {
-      if (isExactObject(body)) rpcError(body, where);
+      if (isExactObject(body)) this.walletGone(body, wallet, where);
       throw new ChainNodeError(`${where}: HTTP ${status}, not a JSON-RPC batch answer`, { reason: answerReason(status) });
     }
     const answers = new Map<number, ExactObject>();
@@ -225,9 +230,30 @@ export class CoreRpcClient {
     });
   }
 
+  /**
+   * Throws the node's error of one answer. "No such wallet" at the wallet's endpoint: the node lost it
+   * (replaced, or restarted without loading it), so the next read opens it again and checks the imports.
+   */
+  private walletGone(answer: ExactObject, wallet: boolean, where: string): void {
+    try {
+      rpcError(answer, where);
+    } catch (error) {
+      if (wallet && error instanceof CoreRpcError && error.code === WALLET_NOT_FOUND) this.walletReady = false;
+      throw error;
+    }
+  }
+
   private async post(where: string, payload: unknown, wallet: boolean, timeoutMs: number): Promise<{ status: number; body: ExactJson }> {
     const url = wallet ? `${this.base}/wallet/${encodeURIComponent(this.options.wallet)}` : this.base;
-    const authorization = await this.authorization();
+    let authorization: string | null;
+    try {
+      authorization = await this.authorization();
+    } catch (error) {
+      // No cookie: the node is stopped, and the one that writes it next may be another (as for a refused connection).
+      this.walletReady = false;
+      this.chainChecked = false;
+      throw error;
+    }
     this.requests++;
     const outcome = await fetchPrefix(url, {
       method: "POST",
@@ -388,7 +414,18 @@ export class CoreRpcClient {
     if (tip === null) throw new ChainNodeError(`${this.name}: getblockchaininfo: no block count`, { reason: "malformed" });
     await this.ensureWallet();
     await this.importNew();
-    const since = object(await this.call("listsinceblock", [this.lastBlock, 1, true, true], true), "listsinceblock");
+    let since: ExactObject;
+    try {
+      since = object(await this.call("listsinceblock", [this.lastBlock, 1, true, true], true), "listsinceblock");
+    } catch (error) {
+      if (!(error instanceof CoreRpcError && error.code === BLOCK_NOT_FOUND && this.lastBlock !== null)) throw error;
+      // The node does not know the last block read: another node (replaced, or synced from scratch on a
+      // new datadir) whose wallet may hold none of the addresses. Checked and imported again, then read whole.
+      this.checkImportsAgain();
+      await this.importNew();
+      this.lastBlock = null;
+      since = object(await this.call("listsinceblock", [null, 1, true, true], true), "listsinceblock");
+    }
     const listed = this.parseList(since.get("transactions"), "transactions");
     for (const txid of this.parseList(since.get("removed"), "removed").keys()) {
       if (!listed.has(txid)) this.putTx(txid, null);
@@ -566,7 +603,19 @@ export class CoreRpcClient {
       );
     }
     this.descriptors = info.get("descriptors") === true;
+    // Opened again after the node went away or lost the wallet: it may be another node's, or a new one.
+    this.checkImportsAgain();
     this.walletReady = true;
+  }
+
+  /**
+   * Every address imported so far is asked of the wallet again at the next import (getaddressinfo, a
+   * batch per 1,000), and what it does not watch from its hand-out time is imported with it and rescanned:
+   * a node replaced or resynced from scratch at runtime holds none of them. Refusals are asked again too.
+   */
+  private checkImportsAgain(): void {
+    this.imported.clear();
+    this.refused.clear();
   }
 
   /**
