@@ -3,7 +3,8 @@
 // makes read the node. The address is imported with the time it was handed out, and the node rescans
 // the blocks since: the pass that imports it late finds the payment in its block, whether initiate's
 // import never came (a service whose initiate tells no node), failed (the node away at initiate), or
-// the service restarted before any pass (a new watcher on the same database).
+// the service restarted before any pass (a new watcher on the same database); and with no pause at all
+// between initiate (whose import is not waited for), the payment and its blocks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
 import { ChainWatchers } from "../../src/rails/chains/index.ts";
@@ -59,6 +60,14 @@ const succeeded = (t: Transaction, txid: string) => ({
 });
 
 describe("LTC on the own node: a payment mined before its address reached the wallet is seen", () => {
+  it("initiate, pay and mine two blocks with no pause: initiate's own import (not waited for) races the payment, and the next pass finds it", async () => {
+    const t0 = await told.initiate("LTC", "40");
+    const txid = await payAndMine(t0);
+    await told.runtime.watcher.tick();
+    expect(await watches("told", t0.payment_address)).toBe(true);
+    expect(progress(await told.get(t0.id))).toEqual(succeeded(t0, txid));
+  });
+
   it("the pass imports the address after the payment was mined (two blocks at once), and finds it: the transaction succeeds", async () => {
     const t0 = await untold.initiate("LTC", "40");
     const txid = await payAndMine(t0);
