@@ -1,10 +1,18 @@
 // The end-to-end cases of a native EVM coin (ETH, BNB) through the service on an anvil node, shared by
 // the ETH and BNB files: a dev account pays with a real signed transaction (anvil mines its block),
 // blocks are mined with anvil_mine, a reorganisation replaces blocks (anvil_reorg).
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { expect, it } from "vitest";
 import type { CryptoSlug } from "../../src/core/money/currencies.ts";
 import type { Anvil } from "../support/anvil.ts";
 import { eventArrives, progress, type E2eService, type Transaction } from "./service.ts";
+
+/** A contract call's data: the function's selector and its arguments as 32-byte words (mint, transfer). */
+export function abiCall(signature: string, ...args: (string | bigint)[]): string {
+  const selector = bytesToHex(keccak_256(utf8ToBytes(signature)).slice(0, 4));
+  return `0x${selector}${args.map((a) => BigInt(a).toString(16).padStart(64, "0")).join("")}`;
+}
 
 /** The amount due in base units, exactly, from the payment URI (EIP-681's value= or uint256=). */
 export function dueUnits(t: Transaction): bigint {

@@ -5,8 +5,6 @@
 // and USDT on BNB Smart Chain (a second anvil on BSC testnet's chain id), whose gas is BNB.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { HDKey } from "@scure/bip32";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
@@ -14,7 +12,7 @@ import { CHAINS, USDT_BSC_TESTNET_CONTRACT } from "../../src/core/networks.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
 import { serializeKey } from "../support/hd-keys.ts";
-import { dueUnits } from "./evm.ts";
+import { abiCall, dueUnits } from "./evm.ts";
 import { initializeBody } from "../support/builders.ts";
 import { startE2eService, type E2eService, type Transaction } from "./service.ts";
 
@@ -59,11 +57,6 @@ afterAll(async () => {
   await bsc?.stop();
 });
 
-function abiCall(signature: string, ...args: (string | bigint)[]): string {
-  const selector = bytesToHex(keccak_256(utf8ToBytes(signature)).slice(0, 4));
-  return `0x${selector}${args.map((a) => BigInt(a).toString(16).padStart(64, "0")).join("")}`;
-}
-
 describe("ETH and USDT of one merchant on one node", () => {
   it("refuses one key for both, and with an account each, ETH sent to a USDT order's address is no ETH order's payment", async () => {
     const gateway = service.runtime.gateway;
@@ -74,18 +67,25 @@ describe("ETH and USDT of one merchant on one node", () => {
     await gateway.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(1))] });
     const eth = await service.initiate("ETH", "10");
     const usdt = await service.initiate("USDT", "10");
-    expect(usdt.payment_address.toLowerCase()).not.toBe(eth.payment_address.toLowerCase());
-
-    // The merchant funds the USDT address's gas (as docs/refunds.md says before a USDT refund); the customer pays USDT in the same blocks.
-    const gas = await anvil.sendTransaction({ to: usdt.payment_address, value: 10n ** 15n });
-    await anvil.sendTransaction({ to: USDT_SEPOLIA_CONTRACT, data: abiCall("transfer(address,uint256)", usdt.payment_address, dueUnits(usdt)) });
-    await anvil.mine(2);
-    await service.until(usdt.id, (t) => t.status === "SUCCESSFUL", "the USDT order paid (its blocks read)");
-    const after = await service.until(eth.id, () => true, "the ETH order");
-    expect(after).toMatchObject({ status: "PENDING", amount_paid: null });
-    expect(after.receipts.map((r) => r.tx_hash)).not.toContain(gas);
+    await gasIsNoPayment(anvil, USDT_SEPOLIA_CONTRACT, eth, usdt);
   });
 });
+
+/**
+ * Two orders #0 of one merchant, in the chain's coin and in USDT, at addresses apart: the merchant funds
+ * the USDT address's gas (as docs/refunds.md says before a USDT refund) and the customer pays USDT in the
+ * same blocks; the coin sent for gas is no payment of the order in that coin.
+ */
+async function gasIsNoPayment(node: Anvil, contract: string, coinOrder: Transaction, usdt: Transaction): Promise<void> {
+  expect(usdt.payment_address.toLowerCase()).not.toBe(coinOrder.payment_address.toLowerCase());
+  const gas = await node.sendTransaction({ to: usdt.payment_address, value: 10n ** 15n });
+  await node.sendTransaction({ to: contract, data: abiCall("transfer(address,uint256)", usdt.payment_address, dueUnits(usdt)) });
+  await node.mine(2);
+  await service.until(usdt.id, (t) => t.status === "SUCCESSFUL", "the USDT order paid (its blocks read)");
+  const after = await service.until(coinOrder.id, () => true, "the order in the chain's coin");
+  expect(after).toMatchObject({ status: "PENDING", amount_paid: null });
+  expect(after.receipts.map((r) => r.tx_hash)).not.toContain(gas);
+}
 
 /** A transaction initialized and initiated in USDT on bsc (the service's initiate takes the coin's default network). */
 async function initiateOnBsc(usd: string): Promise<Transaction> {
@@ -110,16 +110,6 @@ describe("BNB and USDT on bsc of one merchant on one node", () => {
     // Accounts no wallet of this merchant had: both orders below are #0 of their wallets.
     await gateway.updateMerchant(service.merchant.id, { wallets: [wallet("BNB", account(2)), wallet("USDT", account(3), "bsc")] });
     const bnb = await service.initiate("BNB", "10");
-    const usdt = await initiateOnBsc("10");
-    expect(usdt.payment_address.toLowerCase()).not.toBe(bnb.payment_address.toLowerCase());
-
-    // The merchant funds the USDT address's gas in BNB (docs/refunds.md); the customer pays USDT in the same blocks.
-    const gas = await bsc.sendTransaction({ to: usdt.payment_address, value: 10n ** 15n });
-    await bsc.sendTransaction({ to: USDT_BSC_TESTNET_CONTRACT, data: abiCall("transfer(address,uint256)", usdt.payment_address, dueUnits(usdt)) });
-    await bsc.mine(2);
-    await service.until(usdt.id, (t) => t.status === "SUCCESSFUL", "the USDT order on bsc paid (its blocks read)");
-    const after = await service.until(bnb.id, () => true, "the BNB order");
-    expect(after).toMatchObject({ status: "PENDING", amount_paid: null });
-    expect(after.receipts.map((r) => r.tx_hash)).not.toContain(gas);
+    await gasIsNoPayment(bsc, USDT_BSC_TESTNET_CONTRACT, bnb, await initiateOnBsc("10"));
   });
 });

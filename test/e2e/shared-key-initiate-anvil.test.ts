@@ -5,15 +5,13 @@
 // address that an old version handed out to two orders is counted once, for the order of its coin.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
 import { CHAINS, USDT_BSC_TESTNET_CONTRACT } from "../../src/core/networks.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
 import { initializeBody } from "../support/builders.ts";
-import { decimalOf, dueUnits } from "./evm.ts";
+import { abiCall, decimalOf, dueUnits } from "./evm.ts";
 import { merchantTestKeys, startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 const compiled = JSON.parse(readFileSync(new URL("../rails/chains/token/TestToken.json", import.meta.url), "utf8")) as {
@@ -42,11 +40,6 @@ afterAll(async () => {
   await eth?.stop();
   await bsc?.stop();
 });
-
-function abiCall(signature: string, ...args: (string | bigint)[]): string {
-  const selector = bytesToHex(keccak_256(utf8ToBytes(signature)).slice(0, 4));
-  return `0x${selector}${args.map((a) => BigInt(a).toString(16).padStart(64, "0")).join("")}`;
-}
 
 const db = () => service.runtime.database.db;
 
@@ -102,6 +95,18 @@ async function unchanged(id: string): Promise<void> {
   expect(await db().webhookEvent.count({ where: { transactionId: id, type: "payment.pending" } })).toBe(0);
 }
 
+/** An initiate answered 409 with this body, the transaction left as it was. */
+async function refused(
+  answer: Promise<{ status: number; body: object }>,
+  id: string,
+  expected: { reason: string; message: string; hint: string },
+): Promise<void> {
+  const res = await answer;
+  expect(res.status).toBe(409);
+  expect(res.body).toMatchObject({ status: "error", ...expected });
+  await unchanged(id);
+}
+
 const sharedMessage = (wallet: string, other: string) =>
   `The merchant's ${wallet} has the key of its ${other}: both would hand out the same addresses, so neither hands out one until one of them has an account key of its own; nothing was changed`;
 const changeHint = (wallet: string, cli: string) =>
@@ -118,26 +123,19 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
 
     const id = await m.initialize();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const res = await m.pay(id, { currency_id: String(USDT.id), network: "bsc" });
-      expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({
-        status: "error",
+      await refused(m.pay(id, { currency_id: String(USDT.id), network: "bsc" }), id, {
         reason: "wallet_key_shared",
         message: sharedMessage("USDT wallet on bsc (test mode)", "USDT wallet on ethereum (test mode)"),
         hint: changeHint("USDT wallet on bsc (test mode)", "USDT@bsc"),
       });
-      await unchanged(id);
     }
     // The ethereum wallet, set first, is refused alike: its next addresses are the bsc wallet's too.
     const other = await m.initialize();
-    const res = await m.pay(other, { currency_id: String(USDT.id) });
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({
+    await refused(m.pay(other, { currency_id: String(USDT.id) }), other, {
       reason: "wallet_key_shared",
       message: sharedMessage("USDT wallet on ethereum (test mode)", "USDT wallet on bsc (test mode)"),
       hint: changeHint("USDT wallet on bsc (test mode)", "USDT@bsc"),
     });
-    await unchanged(other);
 
     // As the hint says: the bsc wallet on an account of its own. Both hand out again, apart.
     await service.runtime.gateway.updateMerchant(m.id, {
@@ -162,14 +160,11 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
       [ETH, "ETH wallet on ethereum (test mode)", "USDT wallet on ethereum (test mode)"],
     ] as const) {
       const id = await m.initialize();
-      const res = await m.pay(id, { currency_id: String(currency.id) });
-      expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({
+      await refused(m.pay(id, { currency_id: String(currency.id) }), id, {
         reason: "wallet_key_shared",
         message: sharedMessage(wallet, other),
         hint: changeHint("ETH wallet on ethereum (test mode)", "ETH"),
       });
-      await unchanged(id);
     }
   });
 
@@ -182,16 +177,12 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
     expect((await a.pay(await a.initialize(), { currency_id: String(USDT.id) })).status).toBe(200);
     const id = await b.initialize();
     for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await b.pay(id, { currency_id: String(USDT.id), network: "bsc" });
-      expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({
-        status: "error",
+      await refused(b.pay(id, { currency_id: String(USDT.id), network: "bsc" }), id, {
         reason: "payment_address_taken",
         message:
           "The merchant's USDT wallet on bsc (test mode) hands out an address another USDT payment already has: its key is another wallet's too; nothing was changed",
         hint: "Give the USDT wallet on bsc (test mode) an account key no other wallet has: paygate merchant update ID --mode test --wallet USDT@bsc=EXTENDED_PUBLIC_KEY, or the dashboard's Wallets page",
       });
-      await unchanged(id);
     }
     expect((await walletOf(b.id, USDT, "bsc")).nextIndex).toBe(1);
   });
