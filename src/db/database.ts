@@ -1,6 +1,7 @@
 // Opens the store: embedded PGlite or a PostgreSQL server, migrated, with the currency catalogue in place.
 import { ALL_CURRENCIES } from "../core/money/currencies.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+import { seedEmbeddedDatabase } from "./embedded-template.ts";
 import { createAdapterFactory, type DatabaseTarget, type PoolStats } from "./adapters.ts";
 import { PrismaClient } from "./generated/client.ts";
 import { PaygateError } from "../core/errors.ts";
@@ -43,6 +44,11 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     if (target.kind === "postgres" && (options.migrate ?? true)) {
       await migratePostgres(target, options.log);
       options = { ...options, migrate: false };
+    }
+    if (target.kind === "pglite" && target.dataDir !== null) {
+      // A new folder starts as a copy of a migrated one: seconds of initdb and migrations saved (issue 46).
+      const template = await seedEmbeddedDatabase(target.dataDir);
+      if (template) options.log?.(`new embedded database in ${target.dataDir}: a copy of the migrated one in ${template}`);
     }
     adapter = await createAdapterFactory(target);
   } catch (error) {

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { explorerLink, type NetworkSlug, networkName } from "../../src/core/networks.ts";
-import { formatFiat, type Locale, LOCALES, MESSAGES, networkLabelIn } from "../../web/checkout/i18n.ts";
+import { coinNameIn, formatFiat, type Locale, LOCALES, MESSAGES, networkLabelIn } from "../../web/checkout/i18n.ts";
 import { accessibilityViolations } from "../support/browser.ts";
 import { checkoutFixture, DESKTOP, failedRequestsOf, heading, MOBILE, problemsOf as scriptProblemsOf, text, WAIT } from "./support.ts";
 
@@ -159,10 +159,14 @@ describe("network names and the API's refusals in every language", () => {
         const paying = await f.initialize({ locale, customer: { email: "ada@example.com" } }, { keys: merchant });
         const page = await open(paying.checkoutUrl);
         await heading(page, m.chooseTitle);
-        await page.getByRole("button", { name: /^Tether \(USDT\)/ }).click();
+        const tether = coinNameIn({ slug: "USDT", name: "Tether" }, m);
+        await page.getByRole("button", { name: new RegExp(`^${tether} \\(USDT\\)`) }).click();
         await page.locator("#pay-network").waitFor(WAIT);
         const ethereum = networkLabelIn({ slug: "ethereum", name: networkName("ethereum", false), standard: "ERC-20" }, false, m);
         expect(await text(page, "#pay-network")).toBe(ethereum);
+        // Issue 46: the heading names the coin in the language's letters, as the network line does.
+        expect(await text(page, "#panel-title")).toBe(m.payWith(tether));
+        if (locale === "ar") expect(await text(page, "#panel-title"), "Latin letters in the Arabic heading").not.toMatch(/[A-Za-z]/);
         expect(await text(page, ".note")).toBe(m.sendExactly("USDT", ethereum));
         if (locale !== "en") expect(ethereum).not.toContain(networkName("ethereum", false));
         await page.close();
@@ -172,7 +176,7 @@ describe("network names and the API's refusals in every language", () => {
         const choosing = await open(refused.checkoutUrl);
         await heading(choosing, m.chooseTitle);
         await f.t.db.merchant.update({ where: { id: merchant.id }, data: { active: false } });
-        await choosing.getByRole("button", { name: /^Bitcoin \(BTC\)/ }).click();
+        await choosing.getByRole("button", { name: new RegExp(`^${coinNameIn({ slug: "BTC", name: "Bitcoin" }, m)} \\(BTC\\)`) }).click();
         const said = m.pickRefused(m.apiErrors.merchant_inactive);
         await choosing.getByRole("alert").filter({ hasText: said }).waitFor(WAIT);
         expect(await choosing.locator("#panel").textContent()).not.toContain("The transaction is not initiated");

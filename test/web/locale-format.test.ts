@@ -2,7 +2,17 @@
 // each exactly, digit for digit, where a float would round.
 import { describe, expect, it } from "vitest";
 import { CHECKOUT_LOCALES } from "../../src/core/transactions/locales.ts";
-import { chooseLocale, directionOf, formatCrypto, formatDecimal, formatFiat, LOCALES, MESSAGES } from "../../web/checkout/i18n.ts";
+import {
+  chooseLocale,
+  coinNameIn,
+  directionOf,
+  formatCrypto,
+  formatDecimal,
+  formatFiat,
+  LOCALES,
+  MESSAGES,
+  networkLabelIn,
+} from "../../web/checkout/i18n.ts";
 
 describe("the checkout's language", () => {
   it("offers exactly the API's list, each with every text", () => {
@@ -19,6 +29,44 @@ describe("the checkout's language", () => {
     expect(chooseLocale(null, null, ["ja", "zh-CN"])).toBe("en");
     expect(directionOf("ar")).toBe("rtl");
     expect(directionOf("de")).toBe("ltr");
+  });
+});
+
+/** Every text of a locale, its functions called with sample arguments (a string, a count). */
+function textsOf(value: unknown, where: string): [string, string][] {
+  if (typeof value === "string") return [[where, value]];
+  if (typeof value === "function") return [[where, String(Reflect.apply(value, undefined, ["X", 3, "Y", "Z"]))]];
+  if (typeof value === "object" && value !== null) return Object.entries(value).flatMap(([key, inner]) => textsOf(inner, `${where}.${key}`));
+  return [];
+}
+
+describe("typography and names in each language (issue 46)", () => {
+  it("French: a no-break space before ':' and ';', so no line of the page starts with one", () => {
+    const texts = textsOf(MESSAGES.fr, "fr");
+    expect(texts.length).toBeGreaterThan(100);
+    const breakable = texts.filter(([, text]) => /[ \t\n][:;?!]/.test(text)).map(([where]) => where);
+    expect(breakable).toEqual([]);
+    // The test-mode banner broke before its colon at 1,280 px.
+    expect(MESSAGES.fr.testModeText).toContain("test\u00a0: aucun");
+  });
+
+  it("Arabic: a coin is named in Arabic letters, as its network line names it", () => {
+    const ar = MESSAGES.ar;
+    const bitcoin = coinNameIn({ slug: "BTC", name: "Bitcoin" }, ar);
+    expect(bitcoin).toBe(networkLabelIn({ slug: "bitcoin", name: "Bitcoin", standard: null }, true, ar));
+    expect(ar.payWith(bitcoin)).not.toMatch(/[A-Za-z]/);
+    for (const [slug, name] of <[string, string][]>[
+      ["USDT", "Tether"],
+      ["BTC", "Bitcoin"],
+      ["BNB", "BNB"],
+      ["ETH", "Ethereum"],
+      ["LTC", "Litecoin"],
+    ]) {
+      expect(coinNameIn({ slug, name }, ar), slug).not.toMatch(/[A-Za-z]/);
+      // The languages in Latin letters keep the API's name; an unknown coin keeps it everywhere.
+      expect(coinNameIn({ slug, name }, MESSAGES.fr), slug).toBe(name);
+    }
+    expect(coinNameIn({ slug: "XMR", name: "Monero" }, ar)).toBe("Monero");
   });
 });
 

@@ -5,7 +5,7 @@
 // from Intl (read off small numbers), so no amount passes through a float.
 import { ar } from "./locales/ar.ts";
 import { de } from "./locales/de.ts";
-import { en, type Messages, type NetworkNames } from "./locales/en.ts";
+import { type CoinNames, en, type Messages, type NetworkNames } from "./locales/en.ts";
 import { es } from "./locales/es.ts";
 import { fr } from "./locales/fr.ts";
 import { pt } from "./locales/pt.ts";
@@ -46,6 +46,12 @@ export function networkLabelIn(network: { slug: string; name: string; standard: 
   const own = names && Object.hasOwn(names, network.slug) ? names[network.slug as keyof NetworkNames][isLive ? "live" : "test"] : null;
   const name = own ?? network.name;
   return network.standard ? `${name} (${network.standard})` : name;
+}
+
+/** A coin's name in the page's language ("بيتكوين"), else the API's ("Bitcoin"). */
+export function coinNameIn(coin: { slug: string; name: string }, m: Messages): string {
+  const names = m.coinNames;
+  return names && Object.hasOwn(names, coin.slug) ? names[coin.slug as keyof CoinNames] : coin.name;
 }
 
 /** The first supported language among the browser's (navigator.languages: "fr-CA" → fr). */

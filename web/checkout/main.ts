@@ -22,6 +22,7 @@ import {
   type Locale,
   MESSAGES,
   type Messages,
+  coinNameIn,
   networkLabelIn,
   spokenTimeLeft,
 } from "./i18n.ts";
@@ -277,7 +278,7 @@ function renderChoose(options: PaymentOptions | null): void {
     for (const b of buttons) b.disabled = true;
     refundError.textContent = "";
     pickError.replaceChildren();
-    pickStatus.textContent = m.gettingAddress(option.currency.name);
+    pickStatus.textContent = m.gettingAddress(coinNameIn(option.currency, m));
     setBusy(true);
     try {
       const transaction = await api.initiate(option.currency.id, option.network.slug, refundInput.value.trim() || null);
@@ -317,7 +318,7 @@ function renderChoose(options: PaymentOptions | null): void {
         disabled: !option.available,
         onclick: () => void pick(option),
       },
-      h("span", { class: "coin-name" }, `${option.currency.name} (${option.currency.slug})`),
+      h("span", { class: "coin-name" }, `${coinNameIn(option.currency, m)} (${option.currency.slug})`),
       several(option.currency.slug) ? h("span", { class: "coin-network" }, m.onNetwork(networkLabelIn(option.network, isLive, m))) : "",
       h("span", { class: "coin-amount" }, option.available && option.amount ? m.about(crypto(option.amount, option.currency.slug)) : m.noPrice),
     );
@@ -338,7 +339,7 @@ function renderChoose(options: PaymentOptions | null): void {
 
 function pickFailure(error: unknown, option: PaymentOption): string {
   if (error instanceof NetworkError) return m.pickUnreachable;
-  if (error instanceof ApiError && error.reason === "quote_unavailable") return m.pickUnpriced(option.currency.name);
+  if (error instanceof ApiError && error.reason === "quote_unavailable") return m.pickUnpriced(coinNameIn(option.currency, m));
   if (error instanceof ApiError) return m.pickRefused(apiErrorText(error, m));
   return m.pickFailed;
 }
@@ -351,7 +352,7 @@ function renderPay(t: Transaction): void {
     showError("other");
     return;
   }
-  const network = t.paymentNetwork ? networkLabelIn(t.paymentNetwork, t.isLive, m) : coin.name;
+  const network = t.paymentNetwork ? networkLabelIn(t.paymentNetwork, t.isLive, m) : coinNameIn(coin, m);
 
   const copyStatus = h("p", { class: "copy-status", role: "status" });
   let clearCopyStatus: number | undefined;
@@ -417,7 +418,7 @@ function renderPay(t: Transaction): void {
 
   replace(
     panel,
-    h("h2", { id: "panel-title", tabindex: "-1" }, m.payWith(coin.name)),
+    h("h2", { id: "panel-title", tabindex: "-1" }, m.payWith(coinNameIn(coin, m))),
     h("div", { class: "status", id: "pay-status", role: "status" }),
     h(
       "p",
@@ -656,7 +657,7 @@ function receiptOf(t: Transaction, s: Summary): HTMLElement {
       last ? row(m.date, h("time", { datetime: last, id: "receipt-date" }, formatDateTime(last, locale))) : null,
       coin && t.amountPaid ? row(m.amountPaid, h("span", { class: "value number", id: "receipt-amount" }, crypto(t.amountPaid, coin.slug))) : null,
       row(m.orderTotal, h("span", { class: "value number" }, fiat(s.amount, s.currency))),
-      coin ? row(m.coin, h("span", { class: "value" }, `${coin.name} (${coin.slug})`)) : null,
+      coin ? row(m.coin, h("span", { class: "value" }, `${coinNameIn(coin, m)} (${coin.slug})`)) : null,
       t.paymentNetwork ? row(m.network, h("span", { class: "value" }, networkLabelIn(t.paymentNetwork, t.isLive, m))) : null,
       hashes.length > 0 ? row(m.transaction, h("ul", { class: "hashes", id: "receipt-transactions" }, ...hashes.map(explorer))) : null,
     ),

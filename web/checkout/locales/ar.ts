@@ -105,6 +105,8 @@ export const ar: Messages = {
     bitcoin: { live: "بيتكوين", test: "بيتكوين (شبكة اختبار)" },
     litecoin: { live: "لايتكوين", test: "لايتكوين (شبكة اختبار)" },
   },
+  // The same letters as the network line: the heading said "Bitcoin" above "بيتكوين" (issue 46).
+  coinNames: { USDT: "تيثر", BTC: "بيتكوين", BNB: "بي إن بي", ETH: "إيثريوم", LTC: "لايتكوين" },
   apiErrors: {
     BAD_REQUEST: "تعذّرت قراءة الطلب.",
     BAD_USER_INPUT: "شيء ما في الطلب غير صالح.",

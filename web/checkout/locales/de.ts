@@ -107,6 +107,7 @@ export const de: Messages = {
     bitcoin: { live: "Bitcoin", test: "Bitcoin (Testnetz)" },
     litecoin: { live: "Litecoin", test: "Litecoin (Testnetz)" },
   },
+  coinNames: null,
   apiErrors: {
     BAD_REQUEST: "Die Anfrage konnte nicht gelesen werden.",
     BAD_USER_INPUT: "Etwas an der Anfrage ist ungültig.",

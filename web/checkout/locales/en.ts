@@ -3,6 +3,8 @@ import type { ApiErrorKey } from "../api-errors.ts";
 
 /** A network's name in live and test mode, by the API's network slug (src/core/networks.ts). */
 export type NetworkNames = Record<"ethereum" | "bsc" | "tron" | "bitcoin" | "litecoin", { live: string; test: string }>;
+/** A coin's name by the API's currency slug (src/core/money/currencies.ts). */
+export type CoinNames = Record<"USDT" | "BTC" | "BNB" | "ETH" | "LTC", string>;
 
 export const en = {
   language: "Language",
@@ -103,6 +105,8 @@ export const en = {
   connectionLost: "Connection to the payment service lost: retrying. A payment you send meanwhile is still counted.",
   /** Network names in this language by network slug; null: the API's own (English) names, from src/core/networks.ts. */
   networkNames: null as NetworkNames | null,
+  /** Coin names in this language by currency slug, as networkNames; null: the API's own (Latin letters). */
+  coinNames: null as CoinNames | null,
   /** What an API error means to the customer, by its reason or GraphQL code (api-errors.ts): never the API's own message. */
   apiErrors: {
     BAD_REQUEST: "The request could not be read.",

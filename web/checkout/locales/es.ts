@@ -104,6 +104,7 @@ export const es: Messages = {
     bitcoin: { live: "Bitcoin", test: "Bitcoin (red de pruebas)" },
     litecoin: { live: "Litecoin", test: "Litecoin (red de pruebas)" },
   },
+  coinNames: null,
   apiErrors: {
     BAD_REQUEST: "No se pudo leer la solicitud.",
     BAD_USER_INPUT: "Algo en la solicitud no es válido.",

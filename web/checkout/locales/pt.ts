@@ -104,6 +104,7 @@ export const pt: Messages = {
     bitcoin: { live: "Bitcoin", test: "Bitcoin (rede de teste)" },
     litecoin: { live: "Litecoin", test: "Litecoin (rede de teste)" },
   },
+  coinNames: null,
   apiErrors: {
     BAD_REQUEST: "Não foi possível ler a solicitação.",
     BAD_USER_INPUT: "Algo na solicitação não é válido.",
