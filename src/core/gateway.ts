@@ -113,6 +113,7 @@ import { type EventStream, type EventStreamRequest, EventStreams, openEventStrea
 import type { WebhookEvent } from "./records.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
 import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
+import { watchList } from "./watching/watched-payments.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 
@@ -410,11 +411,7 @@ export class PaymentGateway {
    * of them, this instance's share when several watch.
    */
   watchList(lateGraceMs: number, limit: number, share: WatchShare = { index: 0, of: 1 }, finalityWatchMs = lateGraceMs): Promise<WatchedAddress[]> {
-    if (!Number.isInteger(share.of) || share.of < 1 || !Number.isInteger(share.index) || share.index < 0 || share.index >= share.of) {
-      throw new RangeError(`A watch share is an index below its count, got ${share.index} of ${share.of}`);
-    }
-    const now = this.deps.clock.now().getTime();
-    return this.deps.stores.transactions.watchList(new Date(now - lateGraceMs), limit, share, new Date(now - finalityWatchMs));
+    return watchList({ transactions: this.deps.stores.transactions, clock: this.deps.clock }, lateGraceMs, limit, share, finalityWatchMs);
   }
 
   /** Records what a chain watcher saw at a transaction's address, and moves the transaction on. */

@@ -1,35 +1,18 @@
-// Watches the payment addresses of open transactions through the chain nodes and feeds what it sees
-// to the core (applyReceipts), which records it and moves the transaction on. It also keeps an eye
-// on recently abandoned addresses, so that a late payment is recorded rather than lost. Instances on
-// one PostgreSQL database share the addresses, each reading its part (src/core/transactions/watch-shares.ts).
-import type { PaymentGateway } from "../core/gateway.ts";
-import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
-import { defaultNetworkOf, networkOrDefault, type NetworkSlug } from "../core/networks.ts";
-import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
-import type { WatchedAddress } from "../core/stores/transactions.ts";
-import { counts, isFinal } from "../core/transactions/lifecycle.ts";
-import { requiredConfirmationsOf } from "../core/transactions/policies.ts";
+// Schedules the payment watcher's passes (src/core/watching/watch-pass.ts: the rules of a pass) and
+// says what the chain nodes did: which failed and what to do about it, which answer again, and the
+// metrics. Instances on one PostgreSQL database share the addresses, each reading its part
+// (src/core/transactions/watch-shares.ts); a pass reads at most MAX_PER_PASS of them.
+import type { CryptoCurrency } from "../core/money/currencies.ts";
+import { defaultNetworkOf, type NetworkSlug } from "../core/networks.ts";
+import { type PassChains, type PassRead, WatchPass, type WatchPassSettings, type WatchedPayments } from "../core/watching/watch-pass.ts";
 import { ChainNodeError } from "../rails/chains/errors.ts";
 import type { ConfiguredNode } from "../rails/chains/index.ts";
 import type { ChainNodeLabels, WatcherMetrics } from "../observability/hooks.ts";
 import { wholeWatchList, type WatchShare, type WatchShares } from "../core/transactions/watch-shares.ts";
 import { type LineLog, Ticker } from "./ticker.ts";
 
-export interface WatchSettings {
+export interface WatchSettings extends WatchPassSettings {
   intervalMs: number;
-  /** Node requests under way at once. */
-  concurrency: number;
-  /** How long after it was abandoned an address is still watched for late payments. */
-  lateGraceMs: number;
-  /** On the payment's network (core/networks.ts; absent: the coin's default). */
-  requiredConfirmations(currency: CryptoCurrency, network?: NetworkSlug): number;
-  /**
-   * Confirmations after which a SUCCESSFUL transaction's receipts are final and it leaves the watch
-   * list (src/core/transactions/lifecycle.ts); none: final once counted.
-   */
-  finalityConfirmations?(currency: CryptoCurrency, network?: NetworkSlug): number;
-  /** The longest a SUCCESSFUL transaction is watched for its finality after its window closed. Default 7 days. */
-  finalityWatchMs?: number;
   /** Milliseconds since the epoch (tests). Default Date.now. */
   now?: () => number;
 }
@@ -38,29 +21,15 @@ export interface WatchSettings {
 const NODE_LOG_INTERVAL_MS = 60_000;
 
 /**
- * A chain watcher that may say which networks it has a node for, which variable names each node, and
- * want the pass's addresses first (to read each new block once for all of them, not once per address),
- * with the receipts recorded for each: a receipt missing from a read is recorded as dropped, so one the
- * chain still holds must be found even where the watcher's scan does not reach (after a restart).
+ * The chains of a pass (core/watching/watch-pass.ts), which may also say which variable names each
+ * node and what kind of node it is (the log lines and metrics), and list the configured nodes.
  */
-export type ConfiguredChains = ChainWatcher & {
-  supports?(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): boolean;
+export type ConfiguredChains = PassChains & {
   nodeVariable?(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): string;
   /** The kind of node that reads the currency in that mode (esplora, core, evm): the metrics' `backend`. */
   backendOf?(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): string | undefined;
   /** Each configured node once, with the coins it reads and its start-up check (checked when the watcher starts). */
   nodes?(): readonly ConfiguredNode[];
-  beginPass?(
-    payments: readonly {
-      currency: CryptoCurrency;
-      network: NetworkSlug;
-      isLive: boolean;
-      address: string;
-      since: Date;
-      /** What an EVM client needs of the receipts recorded (their keys). */
-      receipts: readonly { key: string }[];
-    }[],
-  ): void;
 };
 
 export interface WatchReport {
@@ -71,25 +40,18 @@ export interface WatchReport {
   failed: number;
 }
 
-/** How long after its window closed a SUCCESSFUL transaction is at most watched for its finality (a node that never tells). */
-const FINALITY_WATCH_MS = 7 * 24 * 3_600_000;
-
 /** The most addresses one pass of one instance looks at; the oldest deadlines first. */
 const MAX_PER_PASS = 10_000;
 
 export class PaymentWatcher extends Ticker {
   /** Failing nodes (by the variable that names them): the networks said, since when, when it was last said, and the failed reads since. */
   private readonly failing = new Map<string, { network: string; since: number; saidAt: number; unsaid: number }>();
-  /**
-   * SUCCESSFUL transactions whose counted receipts one read did not show (transaction id → their keys):
-   * recorded gone, a reversal, only when the next read agrees. A node behind a load balancer, or a
-   * read racing the node's mempool, can miss a transaction for a moment (an own node's wallet lagging
-   * its mempool is handled in core-rpc.ts, checkMempool); a reversal is told once.
-   */
-  private readonly absentOnce = new Map<string, string>();
+  /** The pass's rules; it keeps what one read saw missing until the next. */
+  private readonly pass: WatchPass;
 
   constructor(
-    private readonly gateway: PaymentGateway,
+    /** The watch list and the lifecycle's record of a read (the gateway's watchList and applyReceipts). */
+    payments: WatchedPayments,
     private readonly chains: ConfiguredChains,
     private readonly settings: WatchSettings,
     log: LineLog = () => {},
@@ -99,6 +61,7 @@ export class PaymentWatcher extends Ticker {
     private readonly metrics?: WatcherMetrics,
   ) {
     super("payment watcher", settings.intervalMs, log);
+    this.pass = new WatchPass(payments, chains, settings);
   }
 
   /** Bumped by each start and stop: a start-up check's outcome is said only if no stop came since its start. */
@@ -174,85 +137,38 @@ export class PaymentWatcher extends Ticker {
     const share = await this.shares.current();
     if (share === null) return { share, watched: 0, changed: 0, failed: 0 };
     const started = performance.now();
-    const rows = await this.gateway.watchList(this.settings.lateGraceMs, MAX_PER_PASS, share, this.settings.finalityWatchMs ?? FINALITY_WATCH_MS);
-    const report: WatchReport = { share, watched: 0, changed: 0, failed: 0 };
     /** By node (the variable that names it: ETH and USDT share one), what failed; by network, what was read. */
     const failures = new Map<string, NodeFailure>();
     const answered = new Map<string, { node: string; labels: ChainNodeLabels }>();
-    let storeError: unknown = null;
-    const queue = rows.flatMap((row) => {
-      const currency = row.paymentCurrencyId === null ? undefined : cryptoById(row.paymentCurrencyId);
-      if (!currency || row.paymentAddress === null || row.initiatedAt === null) return [];
-      const network = networkOrDefault(currency.slug, row.paymentNetwork);
-      if (this.chains.supports && !this.chains.supports(currency, row.isLive, network)) return [];
-      return [{ ...row, currency, network, address: row.paymentAddress, since: row.initiatedAt }];
-    });
-    this.chains.beginPass?.([...queue]);
-    const work = async () => {
-      for (let item = queue.shift(); item; item = queue.shift()) {
-        report.watched++;
-        // The transaction's own confirmations for its coin (initialize's policy), else the operator's.
-        const required = requiredConfirmationsOf(item, item.currency.slug, this.settings.requiredConfirmations(item.currency, item.network));
-        const { network, labels, variable, node } = this.describeRead(item.currency, item.network, item.isLive);
-        let observed: ObservedReceipt[];
-        try {
-          observed = await this.chains.receiptsTo(item.currency, item.isLive, item.address, {
-            since: item.since,
-            requiredConfirmations: required,
-            network: item.network,
-            ...(item.status === "SUCCESSFUL" ? { settled: true } : {}),
-          });
-        } catch (error) {
-          // Nothing is recorded for this address: the next pass reads it again.
-          report.failed++;
-          const failure = failures.get(node) ?? { message: (error as Error).message, variable, networks: new Set<string>(), errors: new Map() };
-          failure.networks.add(network);
-          if (!failure.errors.has(error)) failure.errors.set(error, labels);
-          failures.set(node, failure);
-          continue;
-        }
+    const { storeError, ...counted } = await this.pass.run(share, MAX_PER_PASS, {
+      readFailed: (read, error) => {
+        const { network, labels, variable, node } = this.describe(read);
+        const failure = failures.get(node) ?? { message: (error as Error).message, variable, networks: new Set<string>(), errors: new Map() };
+        failure.networks.add(network);
+        if (!failure.errors.has(error)) failure.errors.set(error, labels);
+        failures.set(node, failure);
+      },
+      answered: (read) => {
+        const { network, labels, node } = this.describe(read);
         answered.set(network, { node, labels });
-        const finality = Math.max(required, this.settings.finalityConfirmations?.(item.currency, item.network) ?? required);
-        if (sameView(item, observed, required, finality)) continue;
-        if (this.awaitsSecondRead(item, observed)) continue;
-        try {
-          const recorded = await this.gateway.applyReceipts(item.id, {
-            receipts: observed,
-            requiredConfirmations: required,
-            finalityConfirmations: finality,
-            source: "chain",
-            complete: true,
-          });
-          report.changed++;
-          if (recorded.reversedAt !== null && item.reversedAt === null) {
-            this.metrics?.paymentReversed?.(item.currency.slug);
-            this.log(`payment watcher: ${network}: the payment of transaction ${item.id} left the chain after it succeeded (payment.reversed)`);
-          }
-        } catch (error) {
-          // The database, not the node: the pass goes on, and the ticker says it once at the end.
-          report.failed++;
-          storeError ??= error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.settings.concurrency) }, work));
+      },
+      reversed: (read) => {
+        this.metrics?.paymentReversed?.(read.currency.slug);
+        this.log(
+          `payment watcher: ${this.describe(read).network}: the payment of transaction ${read.transactionId} left the chain after it succeeded (payment.reversed)`,
+        );
+      },
+    });
+    const report: WatchReport = { share, ...counted };
     this.reportNodes(failures, answered);
     this.metrics?.watchPass(report, (performance.now() - started) / 1000);
-    if (storeError !== null) throw storeError;
+    // The database, not the node: the pass went on, and the ticker says it once.
+    if (storeError !== null) throw storeError.error;
     return report;
   }
 
-  /** Whether counted receipts of a SUCCESSFUL transaction are missing from this read for the first time (then nothing is recorded yet). */
-  private awaitsSecondRead(item: WatchedAddress, observed: ObservedReceipt[]): boolean {
-    const seen = new Set(observed.map((o) => o.key));
-    const gone = item.status === "SUCCESSFUL" ? item.receipts.filter((r) => r.status === "CONFIRMED" && !seen.has(r.key)).map((r) => r.key) : [];
-    const key = gone.sort().join(" ");
-    if (key === "" || this.absentOnce.get(item.id) === key) {
-      this.absentOnce.delete(item.id);
-      return false;
-    }
-    this.absentOnce.set(item.id, key);
-    return true;
+  private describe(read: PassRead): NodeRead {
+    return this.describeRead(read.currency, read.network, read.isLive);
   }
 
   /**
@@ -322,24 +238,4 @@ interface NodeFailure {
   networks: Set<string>;
   /** Each distinct error once, with the labels of the first read it failed: reads that share one request (a listsinceblock, a block scan) fail with the same error. */
   errors: Map<unknown, ChainNodeLabels>;
-}
-
-/**
- * Whether the node shows what is already recorded: same receipts and amounts, the confirmed ones
- * still confirmed, and the others with the same confirmations (a checkout shows their count).
- */
-function sameView(watched: WatchedAddress, observed: ObservedReceipt[], required: number, finality: number): boolean {
-  const stored = watched.receipts;
-  if (stored.length !== observed.length) return false;
-  // A SUCCESSFUL transaction whose receipts all reached finality: recorded, so that it leaves the list.
-  if (watched.status === "SUCCESSFUL" && observed.every((o) => isFinal(o, finality))) return false;
-  const byKey = new Map(stored.map((s) => [s.key, s]));
-  return observed.every((o) => {
-    const s = byKey.get(o.key);
-    if (s === undefined || !o.amount.eq(s.amount.toString())) return false;
-    if (s.replaceable !== (o.confirmations === 0 && o.replaceable === true)) return false;
-    // Until final, a SUCCESSFUL transaction's receipts show their depth block by block (a write per block, not per pass).
-    if (watched.status === "SUCCESSFUL" && s.confirmations !== o.confirmations) return false;
-    return counts(o, required) ? s.status === "CONFIRMED" : s.status === "SEEN" && s.confirmations === o.confirmations;
-  });
 }

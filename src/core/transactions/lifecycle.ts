@@ -94,13 +94,16 @@ export interface ReceiptUpdate {
   complete: boolean;
 }
 
+/** What recording receipts writes through: the receipts under the row lock, and a late payment's decision. */
+export type ReceiptWriter = Pick<TransactionStore, "recordReceipts" | "settleLatePayment">;
+
 /**
  * Records what arrived at a transaction's address and moves it on: amount_paid is the sum of
  * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. The store runs it
  * under the transaction's row lock, so a concurrent expiry or another watcher sees the result, not a half.
  */
 export async function applyReceipts(
-  transactions: TransactionStore,
+  transactions: ReceiptWriter,
   transactionId: string,
   update: ReceiptUpdate,
   now: Date,
@@ -112,7 +115,7 @@ export async function applyReceipts(
 }
 
 function recordReceipts(
-  transactions: TransactionStore,
+  transactions: ReceiptWriter,
   transactionId: string,
   update: ReceiptUpdate,
   now: Date,
@@ -243,7 +246,7 @@ export interface LatePaymentDeps {
  * the watcher's next pass asks again.
  */
 export async function settleLatePayment(
-  deps: LatePaymentDeps & { transactions: TransactionStore; lifecycle: LifecyclePolicy },
+  deps: LatePaymentDeps & { transactions: Pick<TransactionStore, "settleLatePayment">; lifecycle: LifecyclePolicy },
   t: TransactionRecord,
 ): Promise<TransactionRecord> {
   if (t.status !== "ABANDONED" || t.policyLatePaymentPercent === null || (t.latePayment !== null && t.latePayment !== undefined)) return t;

@@ -14,7 +14,8 @@
 // rejects with ChainNotConfiguredError naming the variable to set. A JSON-RPC node must be on the
 // mode's chain (eth_chainId; test mode may name another chain id for a local development chain).
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../core/money/currencies.ts";
-import type { AddressBalances, AddressHoldings, AddressWatch, ChainWatcher, ObservedReceipt } from "../../core/ports.ts";
+import type { AddressBalances, AddressHoldings, AddressWatch, ObservedReceipt } from "../../core/ports.ts";
+import type { PassChains } from "../../core/watching/watch-pass.ts";
 import { CHAINS, COIN_NETWORKS, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks } from "../wallets/networks.ts";
 import { CHAIN_ID_VARIABLES, CORE_NODE_VARIABLES, NODE_VARIABLES } from "./config.ts";
@@ -123,7 +124,7 @@ type Client =
   | { kind: "evm"; client: EvmRpcClient }
   | { kind: "tron"; client: TronRpcClient };
 
-export class ChainWatchers implements ChainWatcher, AddressBalances, AddressWatch {
+export class ChainWatchers implements PassChains, AddressBalances, AddressWatch {
   /** By `COIN:network:mode`. */
   private readonly clients = new Map<string, Client>();
   private readonly networks: ReadonlyMap<string, CurrencyNetworks>;

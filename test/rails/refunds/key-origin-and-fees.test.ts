@@ -10,7 +10,7 @@ import { cryptoBySlug } from "../../../src/core/money/currencies.ts";
 import { buildRefundPsbt, dustOf, feeFor, outputScript, type RefundPsbtRequest } from "../../../src/rails/refunds/psbt.ts";
 import { p2wpkhAddress } from "../../../src/rails/wallets/addresses.ts";
 import { RefundRails } from "../../../src/rails/refunds/index.ts";
-import { payingTransactions } from "../../../src/jobs/refund-watcher.ts";
+import { payingTransactions } from "../../../src/core/refunds/watch.ts";
 import { Decimal } from "../../../src/core/money/amounts.ts";
 import { HdWalletRails } from "../../../src/rails/wallets/index.ts";
 import { buildCoinNetworkTable } from "../../../src/rails/wallets/networks.ts";
