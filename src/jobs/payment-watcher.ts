@@ -174,7 +174,12 @@ export class PaymentWatcher extends Ticker {
     const share = await this.shares.current();
     if (share === null) return { share, watched: 0, changed: 0, failed: 0 };
     const started = performance.now();
-    const rows = await this.gateway.watchList(this.settings.lateGraceMs, MAX_PER_PASS, share, this.settings.finalityWatchMs ?? FINALITY_WATCH_MS);
+    const rows = await this.gateway.payments.watchList(
+      this.settings.lateGraceMs,
+      MAX_PER_PASS,
+      share,
+      this.settings.finalityWatchMs ?? FINALITY_WATCH_MS,
+    );
     const report: WatchReport = { share, watched: 0, changed: 0, failed: 0 };
     /** By node (the variable that names it: ETH and USDT share one), what failed; by network, what was read. */
     const failures = new Map<string, NodeFailure>();
@@ -216,7 +221,7 @@ export class PaymentWatcher extends Ticker {
         if (sameView(item, observed, required, finality)) continue;
         if (this.awaitsSecondRead(item, observed)) continue;
         try {
-          const recorded = await this.gateway.applyReceipts(item.id, {
+          const recorded = await this.gateway.payments.applyReceipts(item.id, {
             receipts: observed,
             requiredConfirmations: required,
             finalityConfirmations: finality,

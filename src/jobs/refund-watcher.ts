@@ -8,7 +8,7 @@
 // refund stays pending: a later pass that finds it, or any other transaction that pays it, closes it.
 // One chain transaction closes one refund (issue 42): the hashes that closed refunds are read from the
 // database, whose unique index decides a race between instances, so a restart changes nothing.
-import type { PaymentGateway } from "../core/gateway.ts";
+import type { Refunds } from "../core/refunds/facade.ts";
 import { Decimal } from "../core/money/amounts.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import { networkOrDefault, type NetworkSlug } from "../core/networks.ts";
@@ -34,7 +34,7 @@ export type RefundOutcome = "succeeded" | "verification_failed" | "waiting";
 
 export class RefundWatcher extends Ticker {
   constructor(
-    private readonly gateway: Pick<PaymentGateway, "refundsToWatch" | "refundSucceeded" | "refundVerificationFailed" | "refundTxHashesTaken">,
+    private readonly refunds: Pick<Refunds, "refundsToWatch" | "refundSucceeded" | "refundVerificationFailed" | "refundTxHashesTaken">,
     private readonly chains: RefundChains,
     private readonly settings: RefundWatchSettings,
     log: (line: string) => void = () => {},
@@ -44,7 +44,7 @@ export class RefundWatcher extends Ticker {
 
   /** One pass over the pending refunds with a destination: what each came to, by refund id. */
   async tick(): Promise<Map<string, RefundOutcome>> {
-    const refunds = (await this.gateway.refundsToWatch(BATCH)).flatMap((refund) => {
+    const refunds = (await this.refunds.refundsToWatch(BATCH)).flatMap((refund) => {
       const currency = cryptoById(refund.transaction.paymentCurrencyId ?? 0);
       if (currency === undefined || refund.destination === null) return [];
       return [{ refund, currency, network: networkOrDefault(currency.slug, refund.transaction.paymentNetwork), destination: refund.destination }];
@@ -88,7 +88,7 @@ export class RefundWatcher extends Ticker {
     const paying = payingTransactions(receipts, new Decimal(refund.amountToCustomer.toString()));
     const confirmed = (hash: string) => (paying.get(hash) ?? -1) >= required;
     const merchantHash = refund.paidBy === "merchant" && refund.txHash !== null ? refund.txHash.toLowerCase() : null;
-    const taken = await this.gateway.refundTxHashesTaken(refund.isLive, [...paying.keys()]);
+    const taken = await this.refunds.refundTxHashesTaken(refund.isLive, [...paying.keys()]);
     let merchantTaken = merchantHash !== null && taken.has(merchantHash);
     if (merchantHash !== null && !merchantTaken && confirmed(merchantHash)) {
       const outcome = await this.succeed(refund, merchantHash, "merchant");
@@ -103,14 +103,14 @@ export class RefundWatcher extends Ticker {
     }
     // The merchant's hash pays nothing here, or paid another refund: it does not close this one.
     if (merchantHash !== null && (merchantTaken || !paying.has(merchantHash))) {
-      if (refund.verification !== "failed") await this.gateway.refundVerificationFailed(refund.id);
+      if (refund.verification !== "failed") await this.refunds.refundVerificationFailed(refund.id);
       return "verification_failed";
     }
     return "waiting";
   }
 
   private async succeed(refund: RefundRecord, hash: string, paidBy: "watcher" | "merchant"): Promise<RefundOutcome | "tx_taken"> {
-    const closed = await this.gateway.refundSucceeded(refund.id, hash, paidBy);
+    const closed = await this.refunds.refundSucceeded(refund.id, hash, paidBy);
     if (closed === "tx_taken") return "tx_taken";
     return closed === null ? "waiting" : "succeeded";
   }

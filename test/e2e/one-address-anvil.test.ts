@@ -48,11 +48,11 @@ function abiCall(signature: string, ...args: (string | bigint)[]): string {
 describe("ETH and USDT of one merchant on one node", () => {
   it("refuses one key for both, and with an account each, ETH sent to a USDT order's address is no ETH order's payment", async () => {
     const gateway = service.runtime.gateway;
-    await expect(gateway.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(0))] })).rejects.toThrow(
-      /^ETH wallet on ethereum \(test mode\): this key is already the USDT wallet on ethereum \(test mode\)/,
-    );
+    await expect(
+      gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(0))] }),
+    ).rejects.toThrow(/^ETH wallet on ethereum \(test mode\): this key is already the USDT wallet on ethereum \(test mode\)/);
     // Fresh accounts: both orders below are #0 of their wallets.
-    await gateway.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(1))] });
+    await gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(1))] });
     const eth = await service.initiate("ETH", "10");
     const usdt = await service.initiate("USDT", "10");
     expect(usdt.payment_address.toLowerCase()).not.toBe(eth.payment_address.toLowerCase());

@@ -2,15 +2,12 @@
 // list, cancel, mark paid, and the customer's claim of an address. Rules are in rules.ts; the chain
 // side (RefundPayments, the refund watcher) builds the unsigned transaction and closes refunds.
 import { z } from "zod";
-import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
-import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { DuplicateKeyError, errors, type FieldError, PaygateError } from "../errors.ts";
 import { refundEvent } from "../events/refund-events.ts";
 import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
-import type { Caller } from "../merchants/credentials.ts";
-import { authorizeKey, keyAuthor } from "../merchants/key-access.ts";
 import { Decimal } from "../money/amounts.ts";
 import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "../money/currencies.ts";
 import { networkOrDefault } from "../networks.ts";
@@ -50,16 +47,14 @@ export interface RefundRequest {
 }
 
 /**
- * Whose refunds a call works on: a merchant in one mode, and who acts. A secret key (keyOwner) and a
- * dashboard user (dashboardOwner) each resolve to one once, after their role is checked, then call
- * the same functions below; a change's `by` (the key or the user) goes to the audit log, a read's is null.
+ * Whose refunds a call works on: a merchant in one mode, and who acts. The refunds façade (facade.ts)
+ * makes one from a caller's MerchantAccess once its permission is checked; a change's `by` (the key or
+ * the user) goes to the audit log, a read's is null.
  */
 export interface RefundOwner {
   merchantId: number;
   isLive: boolean;
   by: ChangeAuthor | null;
-  /** When the dashboard user last proved its password (making a refund needs it recent); null for a secret key. */
-  authenticatedAt: Date | null;
 }
 
 export interface RefundOutcome {
@@ -77,33 +72,7 @@ function currenciesOf(t: TransactionRecord): { crypto: CryptoCurrency; fiat: Fia
   return crypto && fiat ? { crypto, fiat } : null;
 }
 
-/** A secret key's merchant and mode (a public key or client secret is refused; so is a deactivated merchant's key). */
-export async function keyOwner(
-  deps: Pick<RefundDeps, "credentials">,
-  bearerToken: string | undefined,
-  clientAddress: string | null,
-  permission: Extract<DashboardPermission, "read" | "manage_refunds">,
-): Promise<RefundOwner> {
-  const caller: Caller = await deps.credentials.authenticateSecret(bearerToken);
-  authorizeKey(caller, permission);
-  const by = permission === "read" ? null : keyAuthor(caller, clientAddress);
-  return { merchantId: caller.merchant.id, isLive: caller.isLive, by, authenticatedAt: null };
-}
-
-/**
- * A dashboard user's merchant in the mode the dashboard shows, after its role is checked: `read` to
- * read, `manage_refunds` to change (a deactivated merchant's changes are refused there).
- */
-export function dashboardOwner(
-  actor: DashboardActor,
-  isLive: boolean,
-  permission: Extract<DashboardPermission, "read" | "manage_refunds">,
-): RefundOwner {
-  authorize(actor, permission);
-  return { merchantId: actor.merchantId, isLive, by: permission === "read" ? null : authorOf(actor), authenticatedAt: actor.authenticatedAt };
-}
-
-/** The audit log's entry of a dashboard user's change; none for a secret key's. */
+/** The audit log's entry of a change; none for a read. */
 function auditOf(deps: RefundDeps, owner: RefundOwner, action: AuditAction, target: string): AuditWrite | null {
   return owner.by === null ? null : auditEntry(owner.by, owner.merchantId, deps.clock.now(), action, target);
 }
