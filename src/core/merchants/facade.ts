@@ -24,7 +24,7 @@ export class Merchants {
   ) {}
 
   /** Name, KYB, webhook URLs per mode and the signing secret's rotation state; never a secret. */
-  settings(access: MerchantAccess): Promise<MerchantSettings> {
+  async settings(access: MerchantAccess): Promise<MerchantSettings> {
     access.require("read");
     return merchantSettings(this.deps, access.merchantId);
   }
@@ -33,14 +33,14 @@ export class Merchants {
   // password in the dashboard (sudo mode) and are written to the audit log as whoever acts.
 
   /** One mode's webhook URL (null or "" removes it), with merchant update's checks. */
-  setWebhookUrl(access: MerchantAccess, mode: Mode, url: string | null): Promise<MerchantSettings> {
+  async setWebhookUrl(access: MerchantAccess, mode: Mode, url: string | null): Promise<MerchantSettings> {
     access.require("manage_webhooks");
     access.requireRecentProof();
     return setWebhookUrl(this.deps, access.merchantId, mode, url, access.by);
   }
 
   /** A new signing secret (returned once); the previous one keeps signing deliveries for 24 hours. */
-  rotateWebhookSecret(access: MerchantAccess): Promise<RotatedWebhookSecret> {
+  async rotateWebhookSecret(access: MerchantAccess): Promise<RotatedWebhookSecret> {
     access.require("manage_webhooks");
     access.requireRecentProof();
     return rotateWebhookSecret(this.deps, access.merchantId, access.by);
@@ -58,7 +58,7 @@ export class Merchants {
   }
 
   /** Every key of the merchant for display (prefix, kind, mode, dates, status); never a secret. */
-  listApiKeys(access: MerchantAccess): Promise<ApiKeyView[]> {
+  async listApiKeys(access: MerchantAccess): Promise<ApiKeyView[]> {
     access.require("read");
     return listApiKeys(this.deps, access.merchantId);
   }
@@ -76,69 +76,69 @@ export class Merchants {
   }
 
   /** The checks of setting a wallet key, and the next three addresses it would hand out; nothing stored. Sudo mode too: the preview is the first step of a wallet change. */
-  previewWallet(access: MerchantAccess, request: WalletRequest): Promise<WalletPreview> {
+  async previewWallet(access: MerchantAccess, request: WalletRequest): Promise<WalletPreview> {
     access.require("manage_wallets");
     access.requireRecentProof();
     return previewWallet(this.deps, access.merchantId, request);
   }
 
-  setWallet(access: MerchantAccess, request: WalletRequest): Promise<WalletView> {
+  async setWallet(access: MerchantAccess, request: WalletRequest): Promise<WalletView> {
     access.require("manage_wallets");
     access.requireRecentProof();
     return setWallet(this.deps, access.merchantId, request, access.by);
   }
 
   /** Every coin in both modes, with its wallet (key shortened), next index and gap-limit warning. */
-  listWallets(access: MerchantAccess): Promise<WalletView[]> {
+  async listWallets(access: MerchantAccess): Promise<WalletView[]> {
     access.require("read");
     return listWallets(this.deps, access.merchantId);
   }
 
   /** What each handed-out address holds now, with the fee coin a token on it needs (`paygate holdings`). */
-  fundsHeld(access: MerchantAccess, query: FundsHeldQuery): Promise<HeldFunds[]> {
+  async fundsHeld(access: MerchantAccess, query: FundsHeldQuery): Promise<HeldFunds[]> {
     access.require("read");
     return fundsHeld(this.deps, access.merchantId, query);
   }
 
   /** Each coin's network choices in a mode, the one chosen marked. */
-  defaultNetworkChoices(access: MerchantAccess, mode: Mode): Promise<DefaultNetworkChoice[]> {
+  async defaultNetworkChoices(access: MerchantAccess, mode: Mode): Promise<DefaultNetworkChoice[]> {
     access.require("read");
     return defaultNetworkChoices(this.deps, access.merchantId, checkedMode(mode) === "live");
   }
 
   /** The owner's call: it decides where customers pay when a request names no network. */
-  setDefaultNetwork(access: MerchantAccess, request: { currency: string; network: string; mode: Mode }): Promise<DefaultNetworkChoice[]> {
+  async setDefaultNetwork(access: MerchantAccess, request: { currency: string; network: string; mode: Mode }): Promise<DefaultNetworkChoice[]> {
     access.require("manage_default_networks");
     const isLive = checkedMode(request.mode) === "live";
     return setDefaultNetwork(this.deps, access.merchantId, { currency: request.currency, network: request.network, isLive }, access.by);
   }
 
   /** The merchant's spread and price providers (merchant pricing), with the providers it may choose from. */
-  pricing(access: MerchantAccess): Promise<MerchantPricing> {
+  async pricing(access: MerchantAccess): Promise<MerchantPricing> {
     access.require("read");
     return merchantPricing(this.deps, access.merchantId);
   }
 
   /** Sets the spread and/or the providers: what customers pay, so owners only, and never with a test key. */
-  setPricing(access: MerchantAccess, input: { spread?: unknown; sources?: unknown }): Promise<MerchantPricing> {
+  async setPricing(access: MerchantAccess, input: { spread?: unknown; sources?: unknown }): Promise<MerchantPricing> {
     access.requireLiveSetting("pricing");
     access.require("manage_pricing");
     return setMerchantPricing(this.deps, access.merchantId, input, access.by);
   }
 
-  listPaymentLinks(access: MerchantAccess): Promise<PaymentLinkView[]> {
+  async listPaymentLinks(access: MerchantAccess): Promise<PaymentLinkView[]> {
     access.require("read");
     return listPaymentLinks(this.deps, access.merchantId);
   }
 
   /** A new payment link of a mode. */
-  createPaymentLink(access: MerchantAccess, mode: Mode): Promise<{ slug: string }> {
+  async createPaymentLink(access: MerchantAccess, mode: Mode): Promise<{ slug: string }> {
     access.require("manage_payment_links");
     return createPaymentLink(this.deps, access.merchantId, checkedMode(mode) === "live");
   }
 
   /** The link starts no more transactions; not_found for an unknown slug or another merchant's link. */
-  deactivatePaymentLink(access: MerchantAccess, slug: string): Promise<PaymentLinkView> {
+  async deactivatePaymentLink(access: MerchantAccess, slug: string): Promise<PaymentLinkView> {
     access.require("manage_payment_links");
     return deactivatePaymentLink(this.deps, access.merchantId, slug);
   }

@@ -29,29 +29,29 @@ export class Refunds {
    * holds the claim link, so a stolen session could send it anywhere. Cancelling and marking paid
    * need none: they stop a refund or record the merchant's own payment, and hand out nothing.
    */
-  createRefund(access: MerchantAccess, request: RefundRequest): Promise<RefundOutcome> {
+  async createRefund(access: MerchantAccess, request: RefundRequest): Promise<RefundOutcome> {
     const owner = changerOf(access);
     access.requireRecentProof();
     return refunds.createRefund(this.deps, owner, request);
   }
 
-  retrieveRefund(access: MerchantAccess, id: string): Promise<RefundOutcome> {
+  async retrieveRefund(access: MerchantAccess, id: string): Promise<RefundOutcome> {
     return refunds.retrieveRefund(this.deps, readerOf(access), id);
   }
 
-  transactionRefunds(access: MerchantAccess, transactionId: string): Promise<refunds.TransactionRefunds> {
+  async transactionRefunds(access: MerchantAccess, transactionId: string): Promise<refunds.TransactionRefunds> {
     return refunds.transactionRefunds(this.deps, readerOf(access), transactionId);
   }
 
-  listRefunds(access: MerchantAccess, params: Record<string, unknown>) {
+  async listRefunds(access: MerchantAccess, params: Record<string, unknown>) {
     return refunds.listRefunds(this.deps, readerOf(access), params);
   }
 
-  cancelRefund(access: MerchantAccess, id: string): Promise<RefundOutcome> {
+  async cancelRefund(access: MerchantAccess, id: string): Promise<RefundOutcome> {
     return refunds.cancelRefund(this.deps, changerOf(access), id);
   }
 
-  markRefundPaid(access: MerchantAccess, id: string, body: unknown): Promise<RefundOutcome> {
+  async markRefundPaid(access: MerchantAccess, id: string, body: unknown): Promise<RefundOutcome> {
     return refunds.markRefundPaid(this.deps, changerOf(access), id, body);
   }
 

@@ -45,32 +45,32 @@ export class Webhooks {
     return endpoints.knownEventTypes();
   }
 
-  listEndpoints(access: MerchantAccess): Promise<WebhookEndpointRow[]> {
+  async listEndpoints(access: MerchantAccess): Promise<WebhookEndpointRow[]> {
     return endpoints.listEndpoints(this.deps, reader(access));
   }
 
-  retrieveEndpoint(access: MerchantAccess, id: string): Promise<WebhookEndpointRow> {
+  async retrieveEndpoint(access: MerchantAccess, id: string): Promise<WebhookEndpointRow> {
     return endpoints.retrieveEndpoint(this.deps, reader(access), id);
   }
 
-  createEndpoint(access: MerchantAccess, body: unknown): Promise<endpoints.WebhookEndpointView> {
+  async createEndpoint(access: MerchantAccess, body: unknown): Promise<endpoints.WebhookEndpointView> {
     return endpoints.createEndpoint(this.deps, changer(access, "create", body), body);
   }
 
-  updateEndpoint(access: MerchantAccess, id: string, body: unknown): Promise<endpoints.UpdatedEndpoint> {
+  async updateEndpoint(access: MerchantAccess, id: string, body: unknown): Promise<endpoints.UpdatedEndpoint> {
     return endpoints.updateEndpoint(this.deps, changer(access, "update", body), id, body);
   }
 
-  deleteEndpoint(access: MerchantAccess, id: string): Promise<WebhookEndpointRow> {
+  async deleteEndpoint(access: MerchantAccess, id: string): Promise<WebhookEndpointRow> {
     return endpoints.deleteEndpoint(this.deps, changer(access, "delete"), id);
   }
 
-  rotateEndpointSecret(access: MerchantAccess, id: string): Promise<endpoints.WebhookEndpointView> {
+  async rotateEndpointSecret(access: MerchantAccess, id: string): Promise<endpoints.WebhookEndpointView> {
     return endpoints.rotateEndpointSecret(this.deps, changer(access, "rotate_secret"), id);
   }
 
   /** `names`: the list's parameters in the adapter's words, for its messages (GraphQL's first, after). */
-  listDeliveries(
+  async listDeliveries(
     access: MerchantAccess,
     endpointId: string,
     params: Record<string, unknown>,
@@ -79,12 +79,12 @@ export class Webhooks {
     return deliveryLog.listDeliveries(this.deps, reader(access), endpointId, params, names);
   }
 
-  redeliverDelivery(access: MerchantAccess, id: string): Promise<DeliveryLogEntry> {
+  async redeliverDelivery(access: MerchantAccess, id: string): Promise<DeliveryLogEntry> {
     access.require("manage_webhooks");
     return deliveryLog.redeliverDelivery(this.deps, access, id);
   }
 
-  redeliverFailedDeliveries(access: MerchantAccess, endpointId: string, body: unknown): Promise<number> {
+  async redeliverFailedDeliveries(access: MerchantAccess, endpointId: string, body: unknown): Promise<number> {
     access.require("manage_webhooks");
     return deliveryLog.redeliverFailed(this.deps, access, endpointId, body);
   }
