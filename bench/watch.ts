@@ -295,7 +295,7 @@ async function withRuntime(run: (rt: Runtime, merchantId: number, url: string) =
       { log: () => {} },
     );
     try {
-      await run(rt, (await rt.gateway.createMerchant({ name: "Watch bench" })).id, scratch.url);
+      await run(rt, (await rt.gateway.operator.createMerchant({ name: "Watch bench" })).id, scratch.url);
     } finally {
       await rt.close();
     }

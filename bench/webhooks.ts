@@ -113,12 +113,12 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
   // This process writes the events through the core, as the service would (migrations applied here).
   const rt = await startRuntime(loadConfig(env), { log: () => {} });
   cleanup.defer("close the bench's database pool", () => rt.close());
-  const merchant = await rt.gateway.createMerchant({ name: "Webhook bench", testWebhookUrl: receiver.url });
+  const merchant = await rt.gateway.operator.createMerchant({ name: "Webhook bench", testWebhookUrl: receiver.url });
   await endMigrationLockHolders(database.url);
   const commits = new Map<string, number>(); // transaction reference → when its initialize resolved
   const write = async (i: number) => {
     const body = { customer: { email: `bench${i}@example.com` }, currency: "USD", amount: "10" };
-    const { transaction } = await rt.gateway.initializeTransaction({ bearerToken: merchant.testPublicKey, body });
+    const { transaction } = await rt.gateway.payments.initializeTransaction({ bearerToken: merchant.testPublicKey, body });
     commits.set(transaction.reference, performance.now());
   };
   const eventIds = async () => new Set((await rt.database.db.webhookEvent.findMany({ select: { id: true } })).map((e) => e.id));

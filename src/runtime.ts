@@ -153,14 +153,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     },
   });
   overrides.metrics?.observeDatabase({
-    webhookBacklog: () => gateway.webhookBacklog(),
-    webhookDeliveriesBacklog: () => gateway.webhookDeliveriesBacklog(),
+    webhookBacklog: () => gateway.operator.webhookBacklog(),
+    webhookDeliveriesBacklog: () => gateway.operator.webhookDeliveriesBacklog(),
     poolStats: database.poolStats,
   });
   const expiry = new ExpiryScheduler(gateway, config.lifecycle.expiryIntervalMs, overrides.log, overrides.metrics);
   // Its own clients of the same nodes: the destinations stay in its block scan, not in the payment watcher's pass.
   const refundWatcher = new RefundWatcher(
-    gateway,
+    gateway.refunds,
     chains instanceof ChainWatchers ? new ChainWatchers(config.chains) : chains,
     { intervalMs: config.watch.intervalMs, requiredConfirmations: (currency, network) => config.chains.requiredConfirmations(currency, network) },
     overrides.log,

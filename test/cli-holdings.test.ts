@@ -43,11 +43,11 @@ async function handOut(keys: { testPublicKey: string; testSecretKey: string }, c
   try {
     const addresses: string[] = [];
     for (const currencyId of currencyIds) {
-      const created = await runtime.gateway.initializeTransaction({
+      const created = await runtime.gateway.payments.initializeTransaction({
         bearerToken: keys.testPublicKey,
         body: { customer: { email: "ada@example.com" }, currency: "USD", amount: "40" },
       });
-      const paid = await runtime.gateway.initiatePayment({
+      const paid = await runtime.gateway.payments.initiatePayment({
         bearerToken: keys.testSecretKey,
         transactionId: created.transaction.id,
         body: { currency_id: currencyId },

@@ -167,7 +167,7 @@ describe("paygate listen", () => {
         (r) => (JSON.parse(r.body) as { data: { transaction: { reference: string } } }).data.transaction.reference,
       );
       const references = await Promise.all(
-        [before, during].map(async (id) => (await t.gateway.transactionDetails(keys.testSecretKey, id)).details?.transaction.reference),
+        [before, during].map(async (id) => (await t.gateway.payments.transactionDetails(keys.testSecretKey, id)).details?.transaction.reference),
       );
       expect(transactions).toEqual([references[0], references[0], references[1], references[1]]);
       expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(4);

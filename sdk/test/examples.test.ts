@@ -22,8 +22,8 @@ describe("examples/sdk-receiver.ts", () => {
     const keys = await t.merchant({ name: "Receiver Shop" });
     const { server, url } = await startReceiver(keys.webhookSecret, 0, (event: WebhookEvent) => void handled.push(describeEvent(event)));
     try {
-      await t.gateway.updateMerchant(keys.id, { testWebhookUrl: url });
-      const test = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+      await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: url });
+      const test = await t.gateway.operator.sendTestEvent(keys.id, "test");
       expect(test.statusCode).toBe(200);
       expect(handled).toEqual(["verified webhook.test: the test endpoint works"]);
 
@@ -54,7 +54,7 @@ describe("examples/sdk-integration.ts", () => {
     const shop = createShop({ paygateUrl: t.url, publicKey: keys.testPublicKey, secretKey: keys.testSecretKey, webhookSecret: keys.webhookSecret });
     const shopUrl = await shop.listen();
     try {
-      await t.gateway.updateMerchant(keys.id, { testWebhookUrl: `${shopUrl}/webhooks` });
+      await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: `${shopUrl}/webhooks` });
       const placed = await fetch(`${shopUrl}/orders`, { method: "POST", body: JSON.stringify({ email: "ada@example.com", amount: "25.00" }) });
       expect(placed.status, await placed.clone().text()).toBe(201);
       const { order_id: orderId, checkout_url: checkoutUrl } = (await placed.json()) as { order_id: string; checkout_url: string };

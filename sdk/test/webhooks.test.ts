@@ -43,7 +43,7 @@ describe("webhooks.verify", () => {
   });
 
   it("accepts the dashboard's webhook.test", async () => {
-    const attempt = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+    const attempt = await t.gateway.operator.sendTestEvent(keys.id, "test");
     expect(attempt.statusCode).toBe(200);
     const received = receiver.received.find((r) => r.headers["webhook-id"] === attempt.id);
     expect(received).toBeDefined();

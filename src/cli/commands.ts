@@ -132,11 +132,11 @@ export async function merchantCreate(ctx: CliContext, options: MerchantCreateOpt
   const kybStatus = kybOption(options.kyb);
   const { merchant, owner, ownerError } = await withRuntime(ctx, async (rt) => {
     const merchant = await withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () =>
-      rt.gateway.createMerchant({ name, ...webhookUrls(options), kybStatus }),
+      rt.gateway.operator.createMerchant({ name, ...webhookUrls(options), kybStatus }),
     );
     if (options.ownerEmail === undefined) return { merchant, owner: null, ownerError: null };
     try {
-      const owner = await rt.gateway.createDashboardUser({ merchantId: merchant.id, email: options.ownerEmail, role: "owner" });
+      const owner = await rt.gateway.operator.createDashboardUser({ merchantId: merchant.id, email: options.ownerEmail, role: "owner" });
       return { merchant, owner, ownerError: null };
     } catch (error) {
       // The merchant's secrets are shown only now: print them whatever became of its owner.
@@ -155,8 +155,8 @@ export async function merchantCreate(ctx: CliContext, options: MerchantCreateOpt
   }
 }
 
-type CreatedMerchant = Awaited<ReturnType<Runtime["gateway"]["createMerchant"]>>;
-type CreatedOwner = Awaited<ReturnType<Runtime["gateway"]["createDashboardUser"]>>;
+type CreatedMerchant = Awaited<ReturnType<Runtime["gateway"]["operator"]["createMerchant"]>>;
+type CreatedOwner = Awaited<ReturnType<Runtime["gateway"]["operator"]["createDashboardUser"]>>;
 
 function sayMerchantCreated(ctx: CliContext, merchant: CreatedMerchant, kybStatus: KybStatus | undefined, owner: CreatedOwner | null): void {
   say(
@@ -239,8 +239,10 @@ export async function merchantUpdate(ctx: CliContext, idText: string | undefined
     throw new UsageError("Nothing to change: give --active, --webhook-url, --test-webhook-url, --kyb, --wallet or --default-network.");
   }
   const { merchant, defaults } = await withRuntime(ctx, async (rt) => {
-    const updated = await withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () => rt.gateway.updateMerchant(id, input));
-    return { merchant: updated, defaults: await rt.gateway.defaultNetworks(id) };
+    const updated = await withWebhookUrlHint(options.webhookUrl, rt.gateway.privateWebhookTargets, () =>
+      rt.gateway.operator.updateMerchant(id, input),
+    );
+    return { merchant: updated, defaults: await rt.gateway.operator.defaultNetworks(id) };
   });
   const walletRows = merchant.paymentProcessors.map((p) => ({
     // A wallet on a network other than the coin's default names it (USDT@bsc), as --wallet takes it.
@@ -290,7 +292,9 @@ export async function merchantPricing(ctx: CliContext, idText: string | undefine
         }),
   };
   const changing = Object.keys(input).length > 0;
-  const pricing = await withRuntime(ctx, (rt) => (changing ? rt.gateway.setMerchantPricing(id, input) : rt.gateway.merchantPricing(id)));
+  const pricing = await withRuntime(ctx, (rt) =>
+    changing ? rt.gateway.merchants.setPricing(rt.gateway.access.operator(id), input) : rt.gateway.merchants.pricing(rt.gateway.access.operator(id)),
+  );
   if (options.json) return print(ctx, pricing);
   say(ctx, `${changing ? "Updated" : "Pricing of"} merchant ${id}: spread ${pricing.spreadPercent}% (at most ${pricing.spreadBounds.max}%).`);
   say(
@@ -308,7 +312,7 @@ export async function paymentLinkCreate(ctx: CliContext, options: PaymentLinkCre
   if (options.merchant === undefined) throw new UsageError("--merchant ID is required.");
   const id = merchantId(options.merchant);
   const isLive = options.live === true;
-  const link = await withRuntime(ctx, (rt) => rt.gateway.createPaymentLink(id, isLive));
+  const link = await withRuntime(ctx, (rt) => rt.gateway.merchants.createPaymentLink(rt.gateway.access.operator(id), isLive ? "live" : "test"));
   if (options.json) return print(ctx, link);
   say(ctx, `Created ${isLive ? "live" : "test"} payment link ${link.slug} for merchant ${id}.`);
 }
@@ -329,7 +333,7 @@ export async function userCreate(ctx: CliContext, options: UserCreateOptions): P
   const id = merchantId(options.merchant);
   const password = options.passwordStdin ? await readPassword(ctx) : undefined;
   const created = await withRuntime(ctx, (rt) =>
-    rt.gateway.createDashboardUser({ merchantId: id, email: options.email, role: options.role, password }),
+    rt.gateway.operator.createDashboardUser({ merchantId: id, email: options.email, role: options.role, password }),
   );
   if (options.json) {
     return print(ctx, { ...created.user, merchantId: id, signInUrl: created.signInUrl, signInUrlExpiresAt: created.signInUrlExpiresAt });
@@ -349,7 +353,7 @@ export interface UserResetOptions extends JsonOption {
 
 export async function userResetSecondFactor(ctx: CliContext, options: UserResetOptions): Promise<void> {
   if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
-  const reset = await withRuntime(ctx, (rt) => rt.gateway.resetDashboardSecondFactor(options.email));
+  const reset = await withRuntime(ctx, (rt) => rt.gateway.operator.resetDashboardSecondFactor(options.email));
   if (options.json) return print(ctx, { ...reset, secondFactor: false });
   say(ctx, `Turned off the second factor of ${reset.email} (${reset.userId}), user of merchant ${reset.merchantId}.`);
   say(ctx, "The user signs in with its password alone now, and can set up a new authenticator app on the Security page.");
@@ -357,7 +361,7 @@ export async function userResetSecondFactor(ctx: CliContext, options: UserResetO
 
 export async function userSignInLink(ctx: CliContext, options: UserResetOptions): Promise<void> {
   if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
-  const issued = await withRuntime(ctx, (rt) => rt.gateway.issueDashboardSignInLink(options.email));
+  const issued = await withRuntime(ctx, (rt) => rt.gateway.operator.issueDashboardSignInLink(options.email));
   const expires = issued.signInUrlExpiresAt?.toISOString() ?? null;
   if (options.json) return print(ctx, { ...issued.user, signInUrl: issued.signInUrl, signInUrlExpiresAt: expires });
   say(ctx, `New one-time sign-in link for ${issued.user.email} (${issued.user.id}), ${issued.user.role}.`);
@@ -374,7 +378,7 @@ async function readPassword(ctx: CliContext): Promise<string> {
 }
 
 export async function testRatesList(ctx: CliContext, options: JsonOption): Promise<void> {
-  const rates = await withRuntime(ctx, (rt) => rt.gateway.listTestRates());
+  const rates = await withRuntime(ctx, (rt) => rt.gateway.operator.listTestRates());
   if (options.json) return print(ctx, { rates });
   say(ctx, "Test-mode rates (fiat per coin):");
   for (const r of rates) {
@@ -390,7 +394,7 @@ export async function testRatesSet(ctx: CliContext, crypto: string, fiat: string
     if (error instanceof PaygateError) throw new UsageError(error.message);
     throw error;
   }
-  const change = await withRuntime(ctx, (rt) => rt.gateway.setTestRate({ crypto, fiat, rate }));
+  const change = await withRuntime(ctx, (rt) => rt.gateway.operator.setTestRate({ crypto, fiat, rate }));
   if (options.json) return print(ctx, change);
   const before = change.previous ? `${change.previous.rate} (${change.previous.origin})` : "no rate";
   say(ctx, `Set the test rate of ${change.crypto}/${change.fiat} to ${change.rate} ${change.fiat} per ${change.crypto}; it was ${before}.`);
@@ -468,7 +472,7 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
     ...(state === undefined ? {} : { state: state.toUpperCase() as EventFilter["state"] }),
     ...(options.transaction === undefined ? {} : { transactionId: options.transaction }),
   };
-  const events = await withRuntime(ctx, (rt) => rt.gateway.listWebhookEvents(filter));
+  const events = await withRuntime(ctx, (rt) => rt.gateway.operator.listWebhookEvents(filter));
   const rows = events.map((e) => ({
     id: e.id,
     type: e.type,
@@ -506,7 +510,7 @@ export async function webhooksList(ctx: CliContext, options: WebhooksListOptions
 export async function webhooksRedeliver(ctx: CliContext, id: string, options: JsonOption): Promise<void> {
   if (!/^evt_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`An event id looks like evt_…; got '${id}'.`);
   // The gateway's redelivery, as the dashboard's (through the runtime's dispatcher).
-  const report = await withRuntime(ctx, (rt) => rt.gateway.redeliverWebhookEvent(id));
+  const report = await withRuntime(ctx, (rt) => rt.gateway.operator.redeliverWebhookEvent(id));
   if (!report) throw errors.webhookEventNotFound(id);
   const result = {
     id: report.eventId,
@@ -548,7 +552,7 @@ export function modeOption(value: string | undefined, fallback?: Mode): Mode {
 
 export async function webhooksRotateSecret(ctx: CliContext, options: MerchantOption): Promise<void> {
   const id = requiredMerchant(options);
-  const rotated = await withRuntime(ctx, (rt) => rt.gateway.rotateMerchantWebhookSecret(id));
+  const rotated = await withRuntime(ctx, (rt) => rt.gateway.merchants.rotateWebhookSecret(rt.gateway.access.operator(id)));
   const result = { ...rotated, rotatedAt: rotated.rotatedAt.toISOString(), previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
   if (options.json) return print(ctx, result);
   say(
@@ -569,7 +573,7 @@ export interface SendTestOptions extends MerchantOption {
 export async function webhooksSendTest(ctx: CliContext, options: SendTestOptions): Promise<void> {
   const id = requiredMerchant(options);
   const mode = modeOption(options.mode, "test");
-  const attempt = await withRuntime(ctx, (rt) => rt.gateway.sendMerchantTestEvent(id, mode));
+  const attempt = await withRuntime(ctx, (rt) => rt.gateway.operator.sendTestEvent(id, mode));
   if (options.json) return print(ctx, { ...attempt, attemptedAt: attempt.attemptedAt.toISOString() });
   const answer = attempt.statusCode === null ? `no response (${attempt.error})` : `HTTP ${attempt.statusCode}`;
   say(ctx, `Sent a ${mode} webhook.test event (${attempt.id}) to ${attempt.url}: ${answer} in ${attempt.latencyMs} ms.`);
@@ -578,7 +582,7 @@ export async function webhooksSendTest(ctx: CliContext, options: SendTestOptions
 
 export async function keysList(ctx: CliContext, options: MerchantOption): Promise<void> {
   const id = requiredMerchant(options);
-  const keys = await withRuntime(ctx, (rt) => rt.gateway.listMerchantApiKeys(id));
+  const keys = await withRuntime(ctx, (rt) => rt.gateway.merchants.listApiKeys(rt.gateway.access.operator(id)));
   const rows = keys.map((k) => ({
     ...k,
     createdAt: k.createdAt.toISOString(),
@@ -611,7 +615,9 @@ export async function keysRoll(ctx: CliContext, options: KeysRollOptions): Promi
       oldExpires === undefined ? "--old-expires now|1h|24h is required." : `--old-expires must be now, 1h or 24h; got '${oldExpires}'.`,
     );
   }
-  const rolled = await withRuntime(ctx, (rt) => rt.gateway.rollMerchantApiKey(id, { mode, kind, oldExpires: oldExpires as OldKeyExpiry }));
+  const rolled = await withRuntime(ctx, (rt) =>
+    rt.gateway.merchants.rollApiKey(rt.gateway.access.operator(id), { mode, kind, oldExpires: oldExpires as OldKeyExpiry }),
+  );
   const replaced = rolled.replaced.map((r) => ({ prefix: r.prefix, expiresAt: r.expiresAt.toISOString() }));
   if (options.json) return print(ctx, { ...rolled, replaced });
   say(ctx, `Rolled the ${mode} ${kind} key of merchant ${id}.\n\n  new ${mode} ${kind} key   ${rolled.key}\n`);
@@ -622,7 +628,7 @@ export async function keysRoll(ctx: CliContext, options: KeysRollOptions): Promi
 
 export async function paymentLinkList(ctx: CliContext, options: MerchantOption): Promise<void> {
   const id = requiredMerchant(options);
-  const links = await withRuntime(ctx, (rt) => rt.gateway.listMerchantPaymentLinks(id));
+  const links = await withRuntime(ctx, (rt) => rt.gateway.merchants.listPaymentLinks(rt.gateway.access.operator(id)));
   const rows = links.map((l) => ({ ...l, createdAt: l.createdAt.toISOString() }));
   if (options.json) return print(ctx, { paymentLinks: rows });
   if (rows.length === 0) return say(ctx, `Merchant ${id} has no payment links.`);
@@ -633,7 +639,7 @@ export async function paymentLinkList(ctx: CliContext, options: MerchantOption):
 
 export async function paymentLinkDeactivate(ctx: CliContext, slug: string, options: MerchantOption): Promise<void> {
   const id = requiredMerchant(options);
-  const link = await withRuntime(ctx, (rt) => rt.gateway.deactivateMerchantPaymentLink(id, slug));
+  const link = await withRuntime(ctx, (rt) => rt.gateway.merchants.deactivatePaymentLink(rt.gateway.access.operator(id), slug));
   if (options.json) return print(ctx, { ...link, createdAt: link.createdAt.toISOString() });
   say(ctx, `Deactivated ${link.mode} payment link ${link.slug} of merchant ${id}: it starts no more transactions.`);
 }
@@ -653,7 +659,7 @@ export async function holdings(ctx: CliContext, options: HoldingsOptions): Promi
   if (options.limit !== undefined && !/^\d{1,6}$/.test(options.limit))
     throw new UsageError(`--limit must be a whole number; got '${options.limit}'.`);
   const query = { isLive: mode === "live", network: options.network, limit: options.limit === undefined ? undefined : Number(options.limit) };
-  const rows = await withRuntime(ctx, (rt) => rt.gateway.merchantFundsHeld(id, query));
+  const rows = await withRuntime(ctx, (rt) => rt.gateway.merchants.fundsHeld(rt.gateway.access.operator(id), query));
   if (options.csv) {
     ctx.stdout.write(fundsHeldCsv(rows));
     return;

@@ -2,7 +2,8 @@
 // delivery log, through the core as the REST API does; each command prints what it did.
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
 import { deliveryStatus } from "../core/webhook-endpoints/delivery-log.ts";
-import type { EndpointOwner, WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import { type MerchantAccess, operatorAccess } from "../core/merchants/access.ts";
+import type { WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
 
 export interface EndpointOptions extends MerchantOption {
@@ -17,8 +18,8 @@ export interface EndpointOptions extends MerchantOption {
   limit?: string;
 }
 
-function ownerOf(options: EndpointOptions): EndpointOwner {
-  return { merchantId: requiredMerchant(options), isLive: modeOption(options.mode, "test") === "live" };
+function ownerOf(options: EndpointOptions): MerchantAccess {
+  return operatorAccess(requiredMerchant(options), modeOption(options.mode, "test") === "live");
 }
 
 const eventsOf = (events: string | undefined) =>
@@ -59,7 +60,7 @@ export async function webhookEndpointsCreate(ctx: CliContext, options: EndpointO
     enabled_events: eventsOf(options.events) ?? ["*"],
     ...(options.description === undefined ? {} : { description: options.description }),
   };
-  const endpoint = shown(await withRuntime(ctx, (rt) => rt.gateway.createWebhookEndpoint(owner, body)));
+  const endpoint = shown(await withRuntime(ctx, (rt) => rt.gateway.webhooks.createEndpoint(owner, body)));
   if (options.json) return print(ctx, endpoint);
   say(ctx, `Created webhook endpoint ${endpoint.id} of merchant ${owner.merchantId} (${endpoint.mode} mode):\n${line(endpoint)}`);
   if (endpoint.secret) say(ctx, `\n  signing secret    ${endpoint.secret}\n\nIt is shown only now; store it safely.`);
@@ -67,7 +68,7 @@ export async function webhookEndpointsCreate(ctx: CliContext, options: EndpointO
 
 export async function webhookEndpointsList(ctx: CliContext, options: EndpointOptions): Promise<void> {
   const owner = ownerOf(options);
-  const endpoints = (await withRuntime(ctx, (rt) => rt.gateway.listWebhookEndpoints(owner))).map(shown);
+  const endpoints = (await withRuntime(ctx, (rt) => rt.gateway.webhooks.listEndpoints(owner))).map(shown);
   if (options.json) return print(ctx, { endpoints });
   if (endpoints.length === 0) return say(ctx, `Merchant ${owner.merchantId} has no ${owner.isLive ? "live" : "test"}-mode webhook endpoints.`);
   for (const endpoint of endpoints) say(ctx, line(endpoint));
@@ -84,7 +85,7 @@ export async function webhookEndpointsUpdate(ctx: CliContext, id: string, option
     ...(options.disable ? { disabled: true } : {}),
     ...(options.enable ? { disabled: false, redeliver_missed: options.redeliverMissed === true } : {}),
   };
-  const updated = await withRuntime(ctx, (rt) => rt.gateway.updateWebhookEndpoint(owner, id, body));
+  const updated = await withRuntime(ctx, (rt) => rt.gateway.webhooks.updateEndpoint(owner, id, body));
   const endpoint = shown(updated.endpoint);
   if (options.json) return print(ctx, { ...endpoint, redelivered: updated.redelivered });
   say(ctx, `Updated webhook endpoint ${endpoint.id}:\n${line(endpoint)}`);
@@ -93,7 +94,7 @@ export async function webhookEndpointsUpdate(ctx: CliContext, id: string, option
 
 export async function webhookEndpointsDelete(ctx: CliContext, id: string, options: EndpointOptions): Promise<void> {
   const owner = ownerOf(options);
-  const deleted = shown(await withRuntime(ctx, (rt) => rt.gateway.deleteWebhookEndpoint(owner, id)));
+  const deleted = shown(await withRuntime(ctx, (rt) => rt.gateway.webhooks.deleteEndpoint(owner, id)));
   if (options.json) return print(ctx, { id: deleted.id, deleted: true });
   say(
     ctx,
@@ -103,7 +104,7 @@ export async function webhookEndpointsDelete(ctx: CliContext, id: string, option
 
 export async function webhookEndpointsRotateSecret(ctx: CliContext, id: string, options: EndpointOptions): Promise<void> {
   const owner = ownerOf(options);
-  const rotated = await withRuntime(ctx, (rt) => rt.gateway.rotateWebhookEndpointSecret(owner, id));
+  const rotated = await withRuntime(ctx, (rt) => rt.gateway.webhooks.rotateEndpointSecret(owner, id));
   const until = rotated.previousSecretExpiresAt?.toISOString() ?? null;
   if (options.json) return print(ctx, { id: rotated.id, secret: rotated.secret, previousSecretExpiresAt: until });
   say(
@@ -124,7 +125,7 @@ export async function webhookEndpointsDeliveries(ctx: CliContext, id: string, op
     ...(options.status === undefined ? {} : { status: options.status }),
     ...(options.limit === undefined ? {} : { limit: options.limit }),
   };
-  const page = await withRuntime(ctx, (rt) => rt.gateway.listWebhookDeliveries(owner, id, params));
+  const page = await withRuntime(ctx, (rt) => rt.gateway.webhooks.listDeliveries(owner, id, params));
   const rows = page.deliveries.map(deliveryRow);
   if (options.json) return print(ctx, { deliveries: rows, hasMore: page.hasMore });
   if (rows.length === 0) return say(ctx, "No deliveries.");

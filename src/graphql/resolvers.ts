@@ -9,7 +9,8 @@ import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
 import { deliveryStatus } from "../core/webhook-endpoints/delivery-log.ts";
-import type { EndpointOwner, WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import type { MerchantAccess } from "../core/merchants/access.ts";
+import type { WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import { selectsBelow } from "./selection.ts";
@@ -48,7 +49,7 @@ export const resolvers: Resolvers = {
           }).filter(([, value]) => value !== null && value !== undefined),
         );
         // Each row as of its receipts' moment, the page's receipts in one query (the core's details, as REST's).
-        const page = await ctx.gateway.listTransactionDetails(ctx.bearerToken, params, { ...perField(info), names: GRAPH_NAMES });
+        const page = await ctx.gateway.payments.listTransactionDetails(ctx.bearerToken, params, { ...perField(info), names: GRAPH_NAMES });
         ctx.seenMerchant(page.merchantId);
         const edges = page.details.map((details) => ({
           cursor: details.transaction.id,
@@ -59,14 +60,14 @@ export const resolvers: Resolvers = {
     transaction: (_root, { id }, ctx, info) =>
       fromCore(async () => {
         // The row and its receipts as of one moment (the core's details, as REST's GET /v1/transaction/:id).
-        const { details, caller } = await ctx.gateway.transactionDetails(ctx.bearerToken, id, perField(info));
+        const { details, caller } = await ctx.gateway.payments.transactionDetails(ctx.bearerToken, id, perField(info));
         ctx.seenMerchant(caller.merchant.id);
         return details && readParent(details, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
       }),
     refund: (_root, { id }, ctx) =>
       fromCore(async () => {
         try {
-          const found = await ctx.gateway.retrieveRefund(await refundOwner(ctx), id);
+          const found = await ctx.gateway.refunds.retrieveRefund(await merchantAccess(ctx), id);
           ctx.seenMerchant(found.merchantId);
           return refundOf(found.refund);
         } catch (error) {
@@ -77,7 +78,7 @@ export const resolvers: Resolvers = {
       }),
     paymentOptions: (_root, { transactionId }, ctx) =>
       fromCore(async () => {
-        const { paymentOptions: found, caller } = await ctx.gateway.paymentOptions(ctx.bearerToken, transactionId);
+        const { paymentOptions: found, caller } = await ctx.gateway.payments.paymentOptions(ctx.bearerToken, transactionId);
         ctx.seenMerchant(caller.merchant.id);
         if (!found) return null;
         const { transaction: t, fiat, options } = found;
@@ -97,7 +98,7 @@ export const resolvers: Resolvers = {
               name: o.network.name,
               standard: o.network.standard,
               chainId: o.network.chainId,
-              explorerTransactionUrl: ctx.gateway.transactionExplorer(o.network.slug, t.isLive),
+              explorerTransactionUrl: ctx.gateway.payments.transactionExplorer(o.network.slug, t.isLive),
             },
             feeLevel: o.network.feeLevel,
             feeCoin: o.network.feeCoin,
@@ -110,12 +111,12 @@ export const resolvers: Resolvers = {
       }),
     // Webhook endpoints: the secret key's merchant and mode, through the gateway methods REST calls.
     webhookEndpoints: (_root, _args, ctx) =>
-      fromCore(async () => (await ctx.gateway.listWebhookEndpoints(await endpointOwner(ctx))).map(webhookEndpointOf)),
+      fromCore(async () => (await ctx.gateway.webhooks.listEndpoints(await merchantAccess(ctx))).map(webhookEndpointOf)),
     webhookEndpoint: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const owner = await endpointOwner(ctx);
+        const owner = await merchantAccess(ctx);
         try {
-          return webhookEndpointOf(await ctx.gateway.retrieveWebhookEndpoint(owner, id));
+          return webhookEndpointOf(await ctx.gateway.webhooks.retrieveEndpoint(owner, id));
         } catch (error) {
           // As refund(id): another merchant's, mode's or an unknown endpoint is null.
           if (error instanceof PaygateError && error.reason === "webhook_endpoint_not_found") return null;
@@ -132,7 +133,7 @@ export const resolvers: Resolvers = {
             status: status?.toLowerCase(),
           }).filter(([, value]) => value !== null && value !== undefined),
         );
-        const page = await ctx.gateway.listWebhookDeliveries(await endpointOwner(ctx), endpointId, params, DELIVERY_LIST_NAMES);
+        const page = await ctx.gateway.webhooks.listDeliveries(await merchantAccess(ctx), endpointId, params, DELIVERY_LIST_NAMES);
         const edges = page.deliveries.map((d) => ({ cursor: d.id, node: webhookDeliveryOf(d) }));
         return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
       }),
@@ -141,7 +142,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     initializeTransaction: (_root, { input }, ctx) =>
       fromCore(async () => {
-        const initialized = await ctx.gateway.initializeTransaction({
+        const initialized = await ctx.gateway.payments.initializeTransaction({
           bearerToken: ctx.bearerToken,
           idempotencyKey: ctx.idempotencyKey,
           // The spec's body, so REST and GraphQL share one parser and one set of messages.
@@ -168,7 +169,7 @@ export const resolvers: Resolvers = {
       }),
     initiatePayment: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
-        const initiated = await ctx.gateway.initiatePayment({
+        const initiated = await ctx.gateway.payments.initiatePayment({
           bearerToken: ctx.bearerToken,
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
@@ -182,7 +183,7 @@ export const resolvers: Resolvers = {
       }),
     createRefund: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
-        const made = await ctx.gateway.createRefund(await refundOwner(ctx, "manage_refunds"), {
+        const made = await ctx.gateway.refunds.createRefund(await merchantAccess(ctx), {
           idempotencyKey: ctx.idempotencyKey,
           transactionId,
           // REST's body, so both share one parser and one set of messages.
@@ -202,13 +203,13 @@ export const resolvers: Resolvers = {
       }),
     cancelRefund: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const canceled = await ctx.gateway.cancelRefund(await refundOwner(ctx, "manage_refunds"), id);
+        const canceled = await ctx.gateway.refunds.cancelRefund(await merchantAccess(ctx), id);
         ctx.seenMerchant(canceled.merchantId);
         return refundOf(canceled.refund);
       }),
     markRefundPaid: (_root, { id, txHash }, ctx) =>
       fromCore(async () => {
-        const marked = await ctx.gateway.markRefundPaid(await refundOwner(ctx, "manage_refunds"), id, { tx_hash: txHash });
+        const marked = await ctx.gateway.refunds.markRefundPaid(await merchantAccess(ctx), id, { tx_hash: txHash });
         ctx.seenMerchant(marked.merchantId);
         return refundOf(marked.refund);
       }),
@@ -216,16 +217,16 @@ export const resolvers: Resolvers = {
     createWebhookEndpoint: (_root, { input }, ctx) =>
       fromCore(async () =>
         webhookEndpointOf(
-          await ctx.gateway.createWebhookEndpoint(
-            await endpointOwner(ctx, "manage_webhooks"),
+          await ctx.gateway.webhooks.createEndpoint(
+            await merchantAccess(ctx),
             defined({ url: input.url, enabled_events: input.enabledEvents, description: input.description }),
           ),
         ),
       ),
     updateWebhookEndpoint: (_root, { id, input }, ctx) =>
       fromCore(async () => {
-        const updated = await ctx.gateway.updateWebhookEndpoint(
-          await endpointOwner(ctx, "manage_webhooks"),
+        const updated = await ctx.gateway.webhooks.updateEndpoint(
+          await merchantAccess(ctx),
           id,
           // description: null clears it, as in REST; the other fields left null are left out.
           {
@@ -242,16 +243,16 @@ export const resolvers: Resolvers = {
       }),
     deleteWebhookEndpoint: (_root, { id }, ctx) =>
       fromCore(async () => {
-        const deleted = await ctx.gateway.deleteWebhookEndpoint(await endpointOwner(ctx, "manage_webhooks"), id);
+        const deleted = await ctx.gateway.webhooks.deleteEndpoint(await merchantAccess(ctx), id);
         return { id: deleted.id, deleted: true };
       }),
     rotateWebhookEndpointSecret: (_root, { id }, ctx) =>
-      fromCore(async () => webhookEndpointOf(await ctx.gateway.rotateWebhookEndpointSecret(await endpointOwner(ctx, "manage_webhooks"), id))),
+      fromCore(async () => webhookEndpointOf(await ctx.gateway.webhooks.rotateEndpointSecret(await merchantAccess(ctx), id))),
     redeliverWebhookDelivery: (_root, { id }, ctx) =>
-      fromCore(async () => webhookDeliveryOf(await ctx.gateway.redeliverWebhookDelivery(await endpointOwner(ctx, "manage_webhooks"), id))),
+      fromCore(async () => webhookDeliveryOf(await ctx.gateway.webhooks.redeliverDelivery(await merchantAccess(ctx), id))),
     redeliverFailedWebhookDeliveries: (_root, { endpointId, since }, ctx) =>
       fromCore(async () => ({
-        queued: await ctx.gateway.redeliverFailedWebhookDeliveries(await endpointOwner(ctx, "manage_webhooks"), endpointId, { since }),
+        queued: await ctx.gateway.webhooks.redeliverFailedDeliveries(await merchantAccess(ctx), endpointId, { since }),
       })),
   },
 
@@ -276,7 +277,7 @@ export const resolvers: Resolvers = {
     paymentNetwork: ({ view, record }, _args, ctx) =>
       view.paymentNetwork && {
         ...view.paymentNetwork,
-        explorerTransactionUrl: ctx.gateway.transactionExplorer(view.paymentNetwork.slug, record.isLive),
+        explorerTransactionUrl: ctx.gateway.payments.transactionExplorer(view.paymentNetwork.slug, record.isLive),
       },
     amountOwed: ({ view }) => view.amountOwed,
     paymentAddress: ({ record }) => record.paymentAddress,
@@ -308,9 +309,13 @@ export const resolvers: Resolvers = {
     reversedAt: ({ record }) => record.reversedAt?.toISOString() ?? null,
     // Refunds are the secret key's (the same readers as the customer): null for the others.
     refunds: async ({ record, customerVisible }, _args, ctx) =>
-      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(await refundOwner(ctx), record.id)).refunds.map(refundOf)) : null,
+      customerVisible
+        ? fromCore(async () => (await ctx.gateway.refunds.transactionRefunds(await merchantAccess(ctx), record.id)).refunds.map(refundOf))
+        : null,
     amountRefundable: async ({ record, customerVisible }, _args, ctx) =>
-      customerVisible ? fromCore(async () => (await ctx.gateway.transactionRefunds(await refundOwner(ctx), record.id)).amountRefundable) : null,
+      customerVisible
+        ? fromCore(async () => (await ctx.gateway.refunds.transactionRefunds(await merchantAccess(ctx), record.id)).amountRefundable)
+        : null,
   },
 
   Receipt: {
@@ -371,15 +376,11 @@ const upper = <T extends string>(value: T) => value.toUpperCase() as Uppercase<T
 const defined = (fields: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
 
-/** Whose refunds: the secret key's merchant and mode (a public key gets REST's 401). */
-const refundOwner = (ctx: GraphQLContext, permission: "read" | "manage_refunds" = "read") =>
-  ctx.gateway.refundOwner(ctx.bearerToken, ctx.clientAddress, permission);
-
-/** The secret key's merchant and mode (a public key gets REST's 401), named to the request log. */
-async function endpointOwner(ctx: GraphQLContext, permission: "read" | "manage_webhooks" = "read"): Promise<EndpointOwner> {
-  const owner = await ctx.gateway.webhookEndpointOwner(ctx.bearerToken, ctx.clientAddress, permission);
-  ctx.seenMerchant(owner.merchantId);
-  return owner;
+/** The secret key's merchant and mode (a public key gets REST's 401), named to the request log; each use case checks its permission. */
+async function merchantAccess(ctx: GraphQLContext): Promise<MerchantAccess> {
+  const access = await ctx.gateway.access.key(ctx.bearerToken, ctx.clientAddress);
+  ctx.seenMerchant(access.merchantId);
+  return access;
 }
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -441,12 +442,12 @@ const cryptoOf = (crypto: CryptoCurrency) => ({ id: crypto.id, slug: crypto.slug
 /** Authorized once, when the subscription starts: a refusal is the operation's error, and no event follows. */
 function transactionUpdated(): SubscriptionResolverObject<TransactionParent, unknown, GraphQLContext, SubscriptionTransactionUpdatedArgs> {
   return {
-    subscribe: (_root, { id }, ctx) => fromCore(() => ctx.gateway.transactionUpdates(ctx.bearerToken, id)),
+    subscribe: (_root, { id }, ctx) => fromCore(() => ctx.gateway.payments.transactionUpdates(ctx.bearerToken, id)),
     resolve: ({ transaction, receipts, caller }: TransactionUpdate, _args, ctx) => {
       ctx.seenMerchant(caller.merchant.id);
       // The receipts came with the update's one read, shared by every subscriber of the transaction.
       const visible = { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) };
-      return readParent({ transaction, view: ctx.gateway.describe(transaction), receipts }, visible);
+      return readParent({ transaction, view: ctx.gateway.payments.describe(transaction), receipts }, visible);
     },
   };
 }
@@ -493,5 +494,7 @@ function oncePerParent<T>(compute: (parent: TransactionParent, ctx: GraphQLConte
 
 // clientSecret and checkoutUrl share one opening of the sealed secret; paymentUri and qrCode one rendering.
 // A mutation's parent has them already (detailedParent); a query's asks only for the fields selected.
-const checkout = oncePerParent(async (parent, ctx) => parent.shown?.checkout ?? ctx.gateway.checkout(parent.record));
-const paymentRequest = oncePerParent(async (parent, ctx) => (parent.shown ? parent.shown.paymentRequest : ctx.gateway.paymentRequest(parent.record)));
+const checkout = oncePerParent(async (parent, ctx) => parent.shown?.checkout ?? ctx.gateway.payments.checkout(parent.record));
+const paymentRequest = oncePerParent(async (parent, ctx) =>
+  parent.shown ? parent.shown.paymentRequest : ctx.gateway.payments.paymentRequest(parent.record),
+);

@@ -116,7 +116,7 @@ export function refundClaimPage(gateway: PaymentGateway): Router {
   });
 
   router.get("/refund/:token", async (req, res) => {
-    const state = await gateway.refundClaim(String(req.params.token));
+    const state = await gateway.refunds.refundClaim(String(req.params.token));
     if (!state.ok) return refusalPage(res, state.status, state.message);
     claimForm(res, state, null, "");
   });
@@ -125,7 +125,7 @@ export function refundClaimPage(gateway: PaymentGateway): Router {
     if (!fromOwnOrigin(req, gateway.publicUrl)) return refusalPage(res, 403, "This form can only be sent from this refund page.");
     const token = String(req.params.token);
     const address: unknown = (req.body as Record<string, unknown> | undefined)?.address;
-    const outcome = await gateway.claimRefund(token, address);
+    const outcome = await gateway.refunds.claimRefund(token, address);
     if (outcome.ok) {
       const r = outcome.refund;
       headers(res);
@@ -138,7 +138,7 @@ export function refundClaimPage(gateway: PaymentGateway): Router {
       return;
     }
     if (outcome.fieldError) {
-      const state = await gateway.refundClaim(token);
+      const state = await gateway.refunds.refundClaim(token);
       if (state.ok) return claimForm(res, state, outcome.message, typeof address === "string" ? address : "", 400);
     }
     refusalPage(res, outcome.status, outcome.message);

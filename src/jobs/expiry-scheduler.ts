@@ -21,12 +21,12 @@ export class ExpiryScheduler extends Ticker {
 
   /** Abandons everything due now; returns how many. Forgets old Idempotency-Keys, events and dashboard sessions on the way. */
   async tick(): Promise<number> {
-    await this.gateway.pruneIdempotencyKeys();
-    await this.gateway.pruneWebhookEvents();
-    await this.gateway.pruneDashboardSessions();
+    await this.gateway.operator.pruneIdempotencyKeys();
+    await this.gateway.operator.pruneWebhookEvents();
+    await this.gateway.operator.pruneDashboardSessions();
     let total = 0;
     for (;;) {
-      const expired = await this.gateway.expireDue(BATCH);
+      const expired = await this.gateway.payments.expireDue(BATCH);
       total += expired.length;
       this.metrics?.transactionsExpired(expired);
       if (expired.length < BATCH) return total;

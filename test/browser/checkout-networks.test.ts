@@ -15,7 +15,7 @@ const f = checkoutFixture({
   merchant: "Two Chains Ltd",
   setUp: async (t, keys) => {
     const key = new HdWalletRails().createTestWallet(USDT, "bsc");
-    await t.gateway.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
   },
 });
 

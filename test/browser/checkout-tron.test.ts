@@ -13,7 +13,7 @@ const USDT = cryptoBySlug("USDT") as CryptoCurrency;
 const f = checkoutFixture({
   merchant: "Lagos Gadgets",
   setUp: async (t, keys) => {
-    await t.gateway.updateMerchant(keys.id, {
+    await t.gateway.operator.updateMerchant(keys.id, {
       wallets: [{ currency: USDT, network: "tron", isLive: false, extendedPublicKey: createTronTestWallet() }],
     });
   },

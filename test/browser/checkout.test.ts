@@ -212,7 +212,7 @@ describe("the checkout page from checkout_url", () => {
       blockHeight: confirmations ? 100 : null,
     });
 
-    await f.t.gateway.applyReceipts(id, { receipts: [receipt(0)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.payments.applyReceipts(id, { receipts: [receipt(0)], requiredConfirmations: 6, source: "chain", complete: true });
     await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
     expect(await text(page, "#pay-status .status-detail")).toBe(
       `${due.toFixed()} LTC arrived and awaits the network's confirmations (0 of 6). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
@@ -220,10 +220,10 @@ describe("the checkout page from checkout_url", () => {
     await expectAccessible(page, "confirming");
 
     // Each new block shows without a reload.
-    await f.t.gateway.applyReceipts(id, { receipts: [receipt(2)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.payments.applyReceipts(id, { receipts: [receipt(2)], requiredConfirmations: 6, source: "chain", complete: true });
     await page.locator("#pay-status .status-detail", { hasText: "confirmations (2 of 6)" }).waitFor(WAIT);
 
-    await f.t.gateway.applyReceipts(id, { receipts: [receipt(6)], requiredConfirmations: 6, source: "chain", complete: true });
+    await f.t.gateway.payments.applyReceipts(id, { receipts: [receipt(6)], requiredConfirmations: 6, source: "chain", complete: true });
     await heading(page, "Thank you: payment received");
     expect(await stillMarked(page)).toBe(true);
     expect(await page.getByRole("link", { name: /Return to/ }).count()).toBe(0); // no return_url given
@@ -237,12 +237,12 @@ describe("the checkout page from checkout_url", () => {
     await heading(page, "Pay with Litecoin");
     const due = new Decimal((await retrieve(id)).payment_amount);
     const rbf = { key: "beef:0", txHash: "beef", amount: due, confirmations: 0, blockHeight: null, replaceable: true };
-    await f.t.gateway.applyReceipts(id, { receipts: [rbf], requiredConfirmations: 0, source: "chain", complete: true });
+    await f.t.gateway.payments.applyReceipts(id, { receipts: [rbf], requiredConfirmations: 0, source: "chain", complete: true });
     await page.locator("#pay-status .status-title", { hasText: "Payment seen: waiting for confirmations" }).waitFor(WAIT);
     expect(await text(page, "#pay-status .status-detail")).toBe(
       `${due.toFixed()} LTC arrived and awaits the network's confirmations (your wallet marked it replaceable, so it counts from its first confirmation). Confirmed so far: 0 LTC of ${due.toFixed()} LTC. It completes by itself: you may close this page.`,
     );
-    await f.t.gateway.applyReceipts(id, {
+    await f.t.gateway.payments.applyReceipts(id, {
       receipts: [{ ...rbf, confirmations: 1, blockHeight: 100 }],
       requiredConfirmations: 0,
       source: "chain",

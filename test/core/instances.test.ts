@@ -58,10 +58,10 @@ afterAll(async () => {
 
 it("hands out each index once across instances initiating at the same time", async () => {
   const [a, b] = gateways as [PaymentGateway, PaymentGateway];
-  const m = await a.createMerchant({ name: "Busy" });
+  const m = await a.operator.createMerchant({ name: "Busy" });
   const ids: string[] = [];
   for (let i = 0; i < 16; i++) {
-    const { transaction: t } = await a.initializeTransaction({
+    const { transaction: t } = await a.payments.initializeTransaction({
       bearerToken: m.testPublicKey,
       body: initializeBody({ customer: { email: `c${i}@example.com` }, amount: "10" }),
     });
@@ -69,7 +69,11 @@ it("hands out each index once across instances initiating at the same time", asy
   }
   const results = await Promise.all(
     ids.map(async (id, i) => {
-      const initiated = await (i % 2 ? a : b).initiatePayment({ bearerToken: m.testSecretKey, transactionId: id, body: { currency_id: "4" } });
+      const initiated = await (i % 2 ? a : b).payments.initiatePayment({
+        bearerToken: m.testSecretKey,
+        transactionId: id,
+        body: { currency_id: "4" },
+      });
       return initiated.transaction;
     }),
   );

@@ -33,9 +33,9 @@ describe("wallets", () => {
   it("refuses a key that another merchant already receives on", async () => {
     const first = await t.merchant({ name: "First", wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] });
     const second = await t.merchant({ name: "Second" });
-    await expect(t.gateway.updateMerchant(second.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] })).rejects.toThrow(
-      /already belongs to another merchant/,
-    );
+    await expect(
+      t.gateway.operator.updateMerchant(second.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: ZPUB }] }),
+    ).rejects.toThrow(/already belongs to another merchant/);
     expect(await t.db.paymentProcessor.count({ where: { merchantId: second.id, isLive: true } })).toBe(0);
     expect(await t.db.paymentProcessor.count({ where: { merchantId: first.id, isLive: true } })).toBe(1);
   });
@@ -48,8 +48,10 @@ describe("wallets", () => {
     });
     await t.db.wallet.update({ where: { id: testBtc.walletId }, data: { nextIndex: 5 } });
     const otherKey = new HdWalletRails().createTestWallet(btc);
-    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: otherKey }] });
-    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: testBtc.wallet.extendedPublicKey }] });
+    await t.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: false, extendedPublicKey: otherKey }] });
+    await t.gateway.operator.updateMerchant(m.id, {
+      wallets: [{ currency: btc, isLive: false, extendedPublicKey: testBtc.wallet.extendedPublicKey }],
+    });
     const back = await t.db.paymentProcessor.findUniqueOrThrow({
       where: { merchantId_currencyId_network_isLive: { merchantId: m.id, currencyId: btc.id, network: "bitcoin", isLive: false } },
       include: { wallet: true },
@@ -61,7 +63,7 @@ describe("wallets", () => {
   it("refuses a private key and says why", async () => {
     const m = await t.merchant({ name: "Careless" });
     const xprv = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi";
-    const attempt = t.gateway.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: xprv }] });
+    const attempt = t.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: btc, isLive: true, extendedPublicKey: xprv }] });
     await expect(attempt).rejects.toBeInstanceOf(PaygateError);
     await expect(attempt).rejects.toMatchObject({ code: "validation_error", reason: "invalid_merchant_settings" });
     await expect(attempt).rejects.toThrow(/private key/);

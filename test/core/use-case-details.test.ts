@@ -17,23 +17,27 @@ const body = initializeBody();
 
 describe("the use cases' details", () => {
   it("initialize answers with the client secret and checkout URL, nothing payable yet", async () => {
-    const initialized = await t.gateway.initializeTransaction({ bearerToken: keys.testPublicKey, body });
+    const initialized = await t.gateway.payments.initializeTransaction({ bearerToken: keys.testPublicKey, body });
     const id = initialized.transaction.id;
     expect(initialized.checkout?.clientSecret).toMatch(new RegExp(`^${id}_secret_[0-9A-Za-z]{32}$`));
     expect(initialized.checkout?.checkoutUrl).toBe(`${t.gateway.publicUrl}/checkout/${initialized.checkout?.clientSecret}`);
     expect(initialized).toMatchObject({ paymentRequest: null, receipts: [], view: { paymentCurrency: null, payment: null } });
     // The secret handed out is the one sealed in the row: a replay (which opens it) shows the same.
-    const replay = await t.gateway.initializeTransaction({ bearerToken: keys.testPublicKey, body, idempotencyKey: `k-${id}` });
-    const again = await t.gateway.initializeTransaction({ bearerToken: keys.testPublicKey, body, idempotencyKey: `k-${id}` });
+    const replay = await t.gateway.payments.initializeTransaction({ bearerToken: keys.testPublicKey, body, idempotencyKey: `k-${id}` });
+    const again = await t.gateway.payments.initializeTransaction({ bearerToken: keys.testPublicKey, body, idempotencyKey: `k-${id}` });
     expect(again.replayed).toBe(true);
     expect(again.checkout).toEqual(replay.checkout);
-    const read = await t.gateway.transactionDetails(keys.testSecretKey, id);
+    const read = await t.gateway.payments.transactionDetails(keys.testSecretKey, id);
     expect(read.details?.checkout).toEqual(initialized.checkout);
   });
 
   it("initiate answers with the QR image, payment URI and checkout link, and REST shows exactly those", async () => {
-    const { transaction } = await t.gateway.initializeTransaction({ bearerToken: keys.testPublicKey, body });
-    const initiated = await t.gateway.initiatePayment({ bearerToken: keys.testSecretKey, transactionId: transaction.id, body: { currency_id: "4" } });
+    const { transaction } = await t.gateway.payments.initializeTransaction({ bearerToken: keys.testPublicKey, body });
+    const initiated = await t.gateway.payments.initiatePayment({
+      bearerToken: keys.testSecretKey,
+      transactionId: transaction.id,
+      body: { currency_id: "4" },
+    });
     expect(initiated.transaction.status).toBe("PENDING");
     expect(initiated.paymentRequest?.uri).toMatch(new RegExp(`^bitcoin:${initiated.transaction.paymentAddress}\\?amount=`));
     expect(initiated.paymentRequest?.qrCode).toMatch(/^data:image\/png;base64,/);
@@ -50,8 +54,8 @@ describe("the use cases' details", () => {
   });
 
   it("gives a public-key reader no client secret: the core does not open it", async () => {
-    const { transaction } = await t.gateway.initializeTransaction({ bearerToken: keys.testPublicKey, body });
-    const read = await t.gateway.transactionDetails(keys.testPublicKey, transaction.id);
+    const { transaction } = await t.gateway.payments.initializeTransaction({ bearerToken: keys.testPublicKey, body });
+    const read = await t.gateway.payments.transactionDetails(keys.testPublicKey, transaction.id);
     expect(read.details?.transaction.id).toBe(transaction.id);
     expect(read.details?.checkout).toBeNull();
     const res = await fetch(`${t.url}/v1/transaction/${transaction.id}`, { headers: { authorization: `Bearer ${keys.testPublicKey}` } });
@@ -61,7 +65,7 @@ describe("the use cases' details", () => {
   });
 
   it("lists every transaction of a page with its details, in the list's order", async () => {
-    const page = await t.gateway.listTransactionDetails(keys.testSecretKey, { limit: "3" });
+    const page = await t.gateway.payments.listTransactionDetails(keys.testSecretKey, { limit: "3" });
     expect(page.details.map((d) => d.transaction.id)).toEqual(page.transactions.map((tx) => tx.id));
     for (const d of page.details) expect(d.checkout?.clientSecret.startsWith(`${d.transaction.id}_secret_`)).toBe(true);
   });

@@ -114,7 +114,9 @@ describe("the audit log", () => {
   });
 
   it("records the operator's command-line changes as 'operator (CLI)'", async () => {
-    await t.gateway.updateMerchant(merchant.id, { wallets: [{ currency: cryptoBySlug("LTC")!, isLive: true, extendedPublicKey: BIP84_ZPUB }] });
+    await t.gateway.operator.updateMerchant(merchant.id, {
+      wallets: [{ currency: cryptoBySlug("LTC")!, isLive: true, extendedPublicKey: BIP84_ZPUB }],
+    });
     const owner = await signedInAs(t, merchant.id, "owner");
     const entries: Entry[] = (await owner.get(`${API}/audit-log?limit=3`)).body.data.entries;
     expect(lines(entries).slice(0, 2)).toEqual([`${owner.email}: sign_in password`, `operator (CLI): user.create ${owner.email} (owner)`]);
@@ -228,10 +230,10 @@ describe("the operator's commands", () => {
     const env = { ...paygate.env(), PAYGATE_DASHBOARD_REQUIRE_2FA: "true", PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: "3" };
     const runtime = await startRuntime(loadConfig(env));
     try {
-      await runtime.gateway.createDashboardUser({ merchantId, email: "strict@example.com", role: "developer", password: TEST_PASSWORD });
-      const signedIn = await runtime.gateway.signIn({ email: "strict@example.com", password: TEST_PASSWORD, clientAddress: "127.0.0.1" });
+      await runtime.gateway.operator.createDashboardUser({ merchantId, email: "strict@example.com", role: "developer", password: TEST_PASSWORD });
+      const signedIn = await runtime.gateway.accounts.signIn({ email: "strict@example.com", password: TEST_PASSWORD, clientAddress: "127.0.0.1" });
       if (signedIn.kind !== "signed_in") throw new Error("expected a session");
-      const session = await runtime.gateway.dashboardSession(signedIn.token);
+      const session = await runtime.gateway.accounts.session(signedIn.token);
       expect(session.actor.mustEnrolSecondFactor).toBe(true);
       expect(session.reauthenticateAfter.getTime() - session.actor.authenticatedAt.getTime()).toBe(3 * 60_000);
     } finally {
@@ -245,11 +247,16 @@ describe("the operator's commands", () => {
     const runtime = await startRuntime(loadConfig(paygate.env()));
     let userId: string;
     try {
-      const user = await runtime.gateway.createDashboardUser({ merchantId, email: "lost.phone@example.com", role: "owner", password: TEST_PASSWORD });
+      const user = await runtime.gateway.operator.createDashboardUser({
+        merchantId,
+        email: "lost.phone@example.com",
+        role: "owner",
+        password: TEST_PASSWORD,
+      });
       userId = user.user.id;
       const actor = freshActor(merchantId, "owner", systemClock, userId);
-      const { secret } = await runtime.gateway.beginSecondFactor(actor);
-      await runtime.gateway.confirmSecondFactor(actor, await totpCode(secret, new Date()));
+      const { secret } = await runtime.gateway.accounts.beginSecondFactor(actor);
+      await runtime.gateway.accounts.confirmSecondFactor(actor, await totpCode(secret, new Date()));
     } finally {
       await runtime.close();
     }

@@ -71,7 +71,7 @@ afterAll(async () => {
 
 describe("funds held on handed-out addresses", () => {
   it("lists each address with what it holds and the fee coin it needs, newest first: a token with no ETH needs ETH", async () => {
-    const rows = await t.gateway.merchantFundsHeld(merchant.id, { isLive: false, network: "ethereum" });
+    const rows = await t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "ethereum" });
     expect(rows.map((r) => [r.address, r.coin, r.standard, r.held?.toFixed(), r.feeCoin, r.feeCoinHeld?.toFixed(), r.needsFeeCoin, r.error])).toEqual(
       [
         [tokenAndFee, "USDT", "ERC-20", "1.000001", "ETH", "0.001", false, null],
@@ -84,26 +84,26 @@ describe("funds held on handed-out addresses", () => {
   });
 
   it("reads the chain as it is now: a new USDT address given only ETH holds no token and needs nothing; limit keeps the newest", async () => {
-    const before = await t.gateway.merchantFundsHeld(merchant.id, { isLive: false, network: "ethereum", limit: 3 });
+    const before = await t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "ethereum", limit: 3 });
     expect(before.find((r) => r.address === tokenOnly)?.needsFeeCoin).toBe(true);
     const other = await initiate("3");
     await anvil.sendTransaction({ to: other, value: 5n });
-    const after = await t.gateway.merchantFundsHeld(merchant.id, { isLive: false, network: "ethereum", limit: 1 });
+    const after = await t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "ethereum", limit: 1 });
     expect(after.map((r) => [r.address, r.held?.toFixed(), r.feeCoinHeld?.toFixed(), r.needsFeeCoin])).toEqual([
       [other, "0", "0.000000000000000005", false],
     ]);
   });
 
   it("another network's addresses are left out; the live mode has none", async () => {
-    expect(await t.gateway.merchantFundsHeld(merchant.id, { isLive: false, network: "bsc" })).toEqual([]);
-    expect(await t.gateway.merchantFundsHeld(merchant.id, { isLive: true })).toEqual([]);
+    expect(await t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "bsc" })).toEqual([]);
+    expect(await t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: true })).toEqual([]);
   });
 
   it("refuses an unknown network and a limit out of range, naming them", async () => {
-    await expect(t.gateway.merchantFundsHeld(merchant.id, { isLive: false, network: "solana" })).rejects.toThrow(
+    await expect(t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "solana" })).rejects.toThrow(
       "Invalid query parameter: network must be one of ethereum, bsc, tron, bitcoin, litecoin (got 'solana')",
     );
-    await expect(t.gateway.merchantFundsHeld(merchant.id, { isLive: false, limit: 0 })).rejects.toThrow(
+    await expect(t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, limit: 0 })).rejects.toThrow(
       "Invalid query parameter: limit must be a whole number from 1 to 1000",
     );
   });

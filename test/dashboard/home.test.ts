@@ -49,7 +49,7 @@ describe("the dashboard home's figures", () => {
     await t.db.transaction.update({ where: { id: edge }, data: { createdAt: new Date(first) } });
     await t.db.transaction.update({ where: { id: before }, data: { createdAt: new Date(first - 1) } });
 
-    const home = await t.gateway.dashboardHome(freshActor(keys.id, "viewer", systemClock), false);
+    const home = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "viewer", systemClock), false));
     expect(home.from).toBe(utcDay(first));
     expect(home.to).toBe(utcDay(today));
     expect(home.volume.map((v) => [v.currency, v.total, v.payments])).toEqual([
@@ -81,7 +81,7 @@ describe("the dashboard home's figures", () => {
     expect(home.conversion).toEqual({ initiated: 5, paid: 4, share: "80.0" });
 
     // Live mode is another business: nothing there.
-    const live = await t.gateway.dashboardHome(freshActor(keys.id, "viewer", systemClock), true);
+    const live = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "viewer", systemClock), true));
     expect(live.volume).toEqual([]);
     expect(live.statuses.every((s) => s.count === 0)).toBe(true);
     expect(live.coins).toEqual([]);
@@ -96,7 +96,7 @@ describe("the dashboard home's figures", () => {
     await t.dispatcher({ retryScheduleMs: [] }).drain(); // given up: FAILED
     await order(keys, "USD", "2", null, false);
     await t.dispatcher({ retryScheduleMs: [3_600_000] }).drain(); // failed once, retried in an hour: PENDING
-    const home = await t.gateway.dashboardHome(freshActor(keys.id, "owner", systemClock), false);
+    const home = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "owner", systemClock), false));
     expect(home.failingEndpoints).toHaveLength(1);
     const [endpoint] = home.failingEndpoints;
     expect(endpoint).toMatchObject({ url: receiver.url, failed: 1, retrying: 1, lastStatusCode: 500 });
@@ -106,7 +106,7 @@ describe("the dashboard home's figures", () => {
     receiver.answer = () => ({ status: 200, body: "ok" });
     await t.db.webhookEvent.updateMany({ where: { merchantId: keys.id, state: "PENDING" }, data: { nextAttemptAt: new Date(0) } });
     await t.dispatcher({ retryScheduleMs: [3_600_000] }).drain();
-    const after = await t.gateway.dashboardHome(freshActor(keys.id, "owner", systemClock), false);
+    const after = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "owner", systemClock), false));
     expect(after.failingEndpoints.map((f) => [f.failed, f.retrying])).toEqual([[1, 0]]);
   });
 
@@ -126,7 +126,7 @@ describe("the dashboard home's figures", () => {
     await t.dispatcher({ retryScheduleMs: [] }).drain(); // given up: FAILED
     await order(keys, "USD", "2", null, false);
     await t.dispatcher({ retryScheduleMs: [3_600_000] }).drain(); // failed once, retried in an hour: PENDING
-    const home = await t.gateway.dashboardHome(freshActor(keys.id, "owner", systemClock), false);
+    const home = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "owner", systemClock), false));
     expect(home.failingEndpoints).toEqual([
       { url: receiver.url, failed: 1, retrying: 1, lastAttemptAt: expect.any(Date), lastStatusCode: 503, lastError: null },
     ]);

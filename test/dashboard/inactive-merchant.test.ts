@@ -40,7 +40,7 @@ gatewayAndReceiverForFile(async (started) => {
   linkSlug = (await owner.post(`${API}/payment-links?mode=test`)).body.data.slug;
   const initialized = await t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${merchant.testPublicKey}` });
   eventId = (await owner.get(`${API}/transactions/${initialized.body.data.id}`)).body.data.events[0].id;
-  await t.gateway.updateMerchant(merchant.id, { active: false });
+  await t.gateway.operator.updateMerchant(merchant.id, { active: false });
 });
 
 /** Everything of the merchant a dashboard change could touch (bigints and dates as text). */
@@ -132,13 +132,13 @@ describe("a deactivated merchant's dashboard", () => {
   });
 
   it("takes changes again once the operator reactivates the merchant", async () => {
-    await t.gateway.updateMerchant(merchant.id, { active: true });
+    await t.gateway.operator.updateMerchant(merchant.id, { active: true });
     try {
       const created = await owner.post(`${API}/payment-links?mode=test`);
       expect(created.status).toBe(201);
       expect((await owner.get(`${API}/session`)).body.data.permissions).toContain("manage_payment_links");
     } finally {
-      await t.gateway.updateMerchant(merchant.id, { active: false });
+      await t.gateway.operator.updateMerchant(merchant.id, { active: false });
     }
   });
 });

@@ -78,12 +78,12 @@ describe("webhook signing secret rotation", () => {
   it("signs with the old and the new secret for 24 hours, then with the new one only", async () => {
     const keys = await t.merchant({ name: "Rotating Ltd", testWebhookUrl: receiver.url });
     const owner = actor(keys.id);
-    const rotated = await t.gateway.rotateWebhookSecret(owner);
+    const rotated = await t.gateway.merchants.rotateWebhookSecret(t.gateway.access.dashboard(owner));
     expect(rotated.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(rotated.webhookSecret).not.toBe(keys.webhookSecret);
     expect(rotated.previousSecretExpiresAt.getTime()).toBe(clock.now().getTime() + 24 * HOUR);
 
-    const settings = await t.gateway.settings(owner);
+    const settings = await t.gateway.merchants.settings(t.gateway.access.dashboard(owner));
     expect(settings.webhookSecret).toEqual({ rotatedAt: rotated.rotatedAt, previousSecretExpiresAt: rotated.previousSecretExpiresAt });
     expect(JSON.stringify(settings)).not.toContain("whsec_");
 
@@ -103,14 +103,17 @@ describe("webhook signing secret rotation", () => {
     expect(String(after.headers["webhook-signature"]).split(" ")).toHaveLength(1);
     expect(verify(rotated.webhookSecret, after, clock.now())).toMatchObject({ event: "payment.initiated" });
     expect(() => verify(keys.webhookSecret, after, clock.now())).toThrow(/No matching signature/);
-    expect((await t.gateway.settings(owner)).webhookSecret).toEqual({ rotatedAt: rotated.rotatedAt, previousSecretExpiresAt: null });
+    expect((await t.gateway.merchants.settings(t.gateway.access.dashboard(owner))).webhookSecret).toEqual({
+      rotatedAt: rotated.rotatedAt,
+      previousSecretExpiresAt: null,
+    });
   });
 
   it("drops the secret before the previous one at a second rotation", async () => {
     const keys = await t.merchant({ name: "Twice Rotated", testWebhookUrl: receiver.url });
-    const first = await t.gateway.rotateMerchantWebhookSecret(keys.id);
-    const second = await t.gateway.rotateMerchantWebhookSecret(keys.id);
-    const attempt = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+    const first = await t.gateway.merchants.rotateWebhookSecret(t.gateway.access.operator(keys.id));
+    const second = await t.gateway.merchants.rotateWebhookSecret(t.gateway.access.operator(keys.id));
+    const attempt = await t.gateway.operator.sendTestEvent(keys.id, "test");
     expect(attempt.statusCode).toBe(200);
     const request = receiver.received[0]!;
     expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(2);
@@ -121,11 +124,16 @@ describe("webhook signing secret rotation", () => {
 
   it("refuses a viewer and an unknown merchant, changing nothing", async () => {
     const keys = await t.merchant({ name: "Viewer Refused" });
-    await forbidden(t.gateway.rotateWebhookSecret(actor(keys.id, "viewer")));
-    expect((await t.gateway.merchantSettings(keys.id)).webhookSecret.rotatedAt).toBeNull();
-    await refused(t.gateway.rotateMerchantWebhookSecret(999_999), "not_found", "merchant_not_found", /No merchant with id 999999/);
+    await forbidden(t.gateway.merchants.rotateWebhookSecret(t.gateway.access.dashboard(actor(keys.id, "viewer"))));
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookSecret.rotatedAt).toBeNull();
+    await refused(
+      t.gateway.merchants.rotateWebhookSecret(t.gateway.access.operator(999_999)),
+      "not_found",
+      "merchant_not_found",
+      /No merchant with id 999999/,
+    );
     // A developer may.
-    expect((await t.gateway.rotateWebhookSecret(actor(keys.id, "developer"))).webhookSecret).toMatch(/^whsec_/);
+    expect((await t.gateway.merchants.rotateWebhookSecret(t.gateway.access.dashboard(actor(keys.id, "developer")))).webhookSecret).toMatch(/^whsec_/);
   });
 });
 
@@ -133,7 +141,7 @@ describe("test events", () => {
   it("POSTs a signed webhook.test to the mode's URL now and returns the attempt; nothing is stored", async () => {
     const keys = await t.merchant({ name: "Test Event Ltd", testWebhookUrl: receiver.url });
     receiver.answer = () => ({ status: 200, body: "received, thanks" });
-    const attempt = await t.gateway.sendTestEvent(actor(keys.id, "developer"), "test");
+    const attempt = await t.gateway.merchants.sendTestEvent(t.gateway.access.dashboard(actor(keys.id, "developer")), "test");
     // The receiver is on 127.0.0.1: a dashboard user sees the status, never what a private address answered.
     expect(attempt).toMatchObject({
       ok: true,
@@ -172,14 +180,14 @@ describe("test events", () => {
     const keys = await t.merchant({ name: "Failing Receiver", testWebhookUrl: receiver.url });
     receiver.answer = () => ({ status: 500, body: "x".repeat(5000) });
     // The operator's own call (the CLI) gets the body, a private address's included.
-    const failed = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+    const failed = await t.gateway.operator.sendTestEvent(keys.id, "test");
     expect(failed).toMatchObject({ ok: false, statusCode: 500, error: null, privateAddress: true });
     expect(failed.responseBody).toHaveLength(1024);
 
     const closed = await startWebhookReceiver();
     await closed.close();
-    await t.gateway.setMerchantWebhookUrl(keys.id, "test", closed.url);
-    const refusedConnection = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+    await t.gateway.merchants.setWebhookUrl(t.gateway.access.operator(keys.id), "test", closed.url);
+    const refusedConnection = await t.gateway.operator.sendTestEvent(keys.id, "test");
     expect(refusedConnection).toMatchObject({ ok: false, statusCode: null, responseBody: null });
     expect(refusedConnection.error).toEqual(expect.any(String));
   });
@@ -187,18 +195,18 @@ describe("test events", () => {
   it("refuses a mode without a URL (422, saying to set one), a bad mode and a viewer", async () => {
     const keys = await t.merchant({ name: "No Live URL", testWebhookUrl: receiver.url });
     await refused(
-      t.gateway.sendTestEvent(actor(keys.id), "live"),
+      t.gateway.merchants.sendTestEvent(t.gateway.access.dashboard(actor(keys.id)), "live"),
       "invalid_state",
       "webhook_url_missing",
       /^No live webhook URL is set, so there is nowhere to send a test event; set the live webhook URL first$/,
     );
     await refused(
-      t.gateway.sendTestEvent(actor(keys.id), "staging" as "test"),
+      t.gateway.merchants.sendTestEvent(t.gateway.access.dashboard(actor(keys.id)), "staging" as "test"),
       "validation_error",
       "invalid_merchant_settings",
       /mode must be test or live \(got 'staging'\)/,
     );
-    await forbidden(t.gateway.sendTestEvent(actor(keys.id, "viewer"), "test"));
+    await forbidden(t.gateway.merchants.sendTestEvent(t.gateway.access.dashboard(actor(keys.id, "viewer")), "test"));
     expect(receiver.received).toHaveLength(0);
   });
 });
@@ -207,27 +215,48 @@ describe("webhook URLs per mode", () => {
   it("sets and removes each mode's URL with the checks of today", async () => {
     const keys = await t.merchant({ name: "URL Setter" });
     const owner = actor(keys.id);
-    expect((await t.gateway.setWebhookUrl(owner, "test", receiver.url)).webhookUrls).toEqual({ test: receiver.url, live: null });
-    expect((await t.gateway.setWebhookUrl(actor(keys.id, "developer"), "live", "https://shop.example.com/hooks")).webhookUrls).toEqual({
+    expect((await t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(owner), "test", receiver.url)).webhookUrls).toEqual({
+      test: receiver.url,
+      live: null,
+    });
+    expect(
+      (await t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(actor(keys.id, "developer")), "live", "https://shop.example.com/hooks"))
+        .webhookUrls,
+    ).toEqual({
       test: receiver.url,
       live: "https://shop.example.com/hooks",
     });
     await refused(
-      t.gateway.setWebhookUrl(owner, "live", "http://127.0.0.1:4000/hooks"),
+      t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(owner), "live", "http://127.0.0.1:4000/hooks"),
       "validation_error",
       "invalid_merchant_settings",
       /Live webhook URL 'http:\/\/127\.0\.0\.1:4000\/hooks' is refused: live-mode webhook URLs must use https/,
     );
-    await refused(t.gateway.setWebhookUrl(owner, "test", "not a url"), "validation_error", "invalid_merchant_settings", /not a valid absolute URL/);
-    await forbidden(t.gateway.setWebhookUrl(actor(keys.id, "viewer"), "test", null));
-    expect((await t.gateway.settings(actor(keys.id, "viewer"))).webhookUrls.live).toBe("https://shop.example.com/hooks");
-    expect((await t.gateway.setWebhookUrl(owner, "live", null)).webhookUrls).toEqual({ test: receiver.url, live: null });
-    await refused(t.gateway.setMerchantWebhookUrl(999_999, "test", null), "not_found", "merchant_not_found", /No merchant with id 999999/);
+    await refused(
+      t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(owner), "test", "not a url"),
+      "validation_error",
+      "invalid_merchant_settings",
+      /not a valid absolute URL/,
+    );
+    await forbidden(t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(actor(keys.id, "viewer")), "test", null));
+    expect((await t.gateway.merchants.settings(t.gateway.access.dashboard(actor(keys.id, "viewer")))).webhookUrls.live).toBe(
+      "https://shop.example.com/hooks",
+    );
+    expect((await t.gateway.merchants.setWebhookUrl(t.gateway.access.dashboard(owner), "live", null)).webhookUrls).toEqual({
+      test: receiver.url,
+      live: null,
+    });
+    await refused(
+      t.gateway.merchants.setWebhookUrl(t.gateway.access.operator(999_999), "test", null),
+      "not_found",
+      "merchant_not_found",
+      /No merchant with id 999999/,
+    );
   });
 
   it("reads the settings: name, KYB, URLs, rotation state, never a secret", async () => {
     const keys = await t.merchant({ name: "Settings Ltd", kyb: "PENDING", testWebhookUrl: receiver.url });
-    expect(await t.gateway.settings(actor(keys.id, "viewer"))).toEqual({
+    expect(await t.gateway.merchants.settings(t.gateway.access.dashboard(actor(keys.id, "viewer")))).toEqual({
       id: keys.id,
       name: "Settings Ltd",
       active: true,
@@ -241,7 +270,11 @@ describe("webhook URLs per mode", () => {
 describe("API key rolling", () => {
   it("keeps the old secret key working until its chosen end, then refuses it with the usual 401", async () => {
     const keys = await t.merchant({ name: "Key Roller" });
-    const rolled = await t.gateway.rollApiKey(actor(keys.id, "developer"), { mode: "test", kind: "secret", oldExpires: "1h" });
+    const rolled = await t.gateway.merchants.rollApiKey(t.gateway.access.dashboard(actor(keys.id, "developer")), {
+      mode: "test",
+      kind: "secret",
+      oldExpires: "1h",
+    });
     expect(rolled.key).toMatch(/^sec_test_[0-9A-Za-z]{40}$/);
     expect(rolled.prefix).toBe(`${rolled.key.slice(0, 13)}…`);
     expect(rolled.replaced).toEqual([{ prefix: `${keys.testSecretKey.slice(0, 13)}…`, expiresAt: new Date(clock.now().getTime() + HOUR) }]);
@@ -261,10 +294,10 @@ describe("API key rolling", () => {
 
   it("ends the old public key now when asked, and a later 'now' roll cuts an earlier overlap short", async () => {
     const keys = await t.merchant({ name: "Public Roller" });
-    const first = await t.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "public", oldExpires: "24h" });
+    const first = await t.gateway.merchants.rollApiKey(t.gateway.access.operator(keys.id), { mode: "test", kind: "public", oldExpires: "24h" });
     expect(first.key).toMatch(/^pub_test_/);
     await initialize(keys.testPublicKey); // still works within its 24 hours
-    const second = await t.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "public", oldExpires: "now" });
+    const second = await t.gateway.merchants.rollApiKey(t.gateway.access.operator(keys.id), { mode: "test", kind: "public", oldExpires: "now" });
     expect(second.replaced.map((r) => r.prefix).sort()).toEqual([first.key, keys.testPublicKey].sort());
     for (const old of [keys.testPublicKey, first.key]) {
       const res = await t.post("/v1/transaction", initializeBody({ amount: "25" }), bearer(old));
@@ -273,7 +306,7 @@ describe("API key rolling", () => {
     }
     await initialize(second.key);
 
-    const list = await t.gateway.listApiKeys(actor(keys.id, "viewer"));
+    const list = await t.gateway.merchants.listApiKeys(t.gateway.access.dashboard(actor(keys.id, "viewer")));
     expect(list).toHaveLength(6);
     for (const key of list)
       expect(Object.keys(key).sort()).toEqual(["createdAt", "expiresAt", "id", "kind", "mode", "prefix", "revokedAt", "status"]);
@@ -289,7 +322,7 @@ describe("API key rolling", () => {
 
   it("refuses an expired key at its end even when the key was remembered (the found-key cache)", async () => {
     const keys = await t.merchant({ name: "Cached Roller" });
-    await t.gateway.rollMerchantApiKey(keys.id, { mode: "live", kind: "secret", oldExpires: "1h" });
+    await t.gateway.merchants.rollApiKey(t.gateway.access.operator(keys.id), { mode: "live", kind: "secret", oldExpires: "1h" });
     const cached = new Credentials(t.stores.credentials, { cacheMs: 24 * HOUR, clock });
     expect((await cached.authenticateSecret(keys.liveSecretKey)).keyKind).toBe("SECRET");
     clock.advance(HOUR);
@@ -302,14 +335,18 @@ describe("API key rolling", () => {
       const keys = await cached.merchant({ name: "Forgetful" });
       const list = async (key: string) => (await fetch(`${cached.url}/v1/transactions`, { headers: bearer(key) })).status;
       expect(await list(keys.testSecretKey)).toBe(200); // now remembered for 24 hours
-      const rolled = await cached.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "secret", oldExpires: "now" });
+      const rolled = await cached.gateway.merchants.rollApiKey(cached.gateway.access.operator(keys.id), {
+        mode: "test",
+        kind: "secret",
+        oldExpires: "now",
+      });
       expect(await list(keys.testSecretKey)).toBe(401);
       expect(await list(rolled.key)).toBe(200);
 
-      const link = await cached.gateway.createPaymentLink(keys.id, false);
+      const link = await cached.gateway.merchants.createPaymentLink(cached.gateway.access.operator(keys.id), "test");
       const start = () => cached.post("/v1/transaction", initializeBody({ payment_link: link.slug, amount: "25" }));
       expect((await start()).status).toBe(201); // remembered
-      await cached.gateway.deactivateMerchantPaymentLink(keys.id, link.slug);
+      await cached.gateway.merchants.deactivatePaymentLink(cached.gateway.access.operator(keys.id), link.slug);
       expect((await start()).status).toBe(404);
     } finally {
       await cached.close();
@@ -320,31 +357,33 @@ describe("API key rolling", () => {
     const keys = await t.merchant({ name: "Bad Roll" });
     const owner = actor(keys.id);
     await refused(
-      t.gateway.rollApiKey(owner, { mode: "prod" as "live", kind: "secret", oldExpires: "now" }),
+      t.gateway.merchants.rollApiKey(t.gateway.access.dashboard(owner), { mode: "prod" as "live", kind: "secret", oldExpires: "now" }),
       "validation_error",
       "invalid_merchant_settings",
       /mode must be test or live/,
     );
     await refused(
-      t.gateway.rollApiKey(owner, { mode: "live", kind: "private" as "secret", oldExpires: "now" }),
+      t.gateway.merchants.rollApiKey(t.gateway.access.dashboard(owner), { mode: "live", kind: "private" as "secret", oldExpires: "now" }),
       "validation_error",
       "invalid_merchant_settings",
       /kind must be public or secret \(got 'private'\)/,
     );
     await refused(
-      t.gateway.rollApiKey(owner, { mode: "live", kind: "secret", oldExpires: "2h" as "1h" }),
+      t.gateway.merchants.rollApiKey(t.gateway.access.dashboard(owner), { mode: "live", kind: "secret", oldExpires: "2h" as "1h" }),
       "validation_error",
       "invalid_merchant_settings",
       /oldExpires must be one of now, 1h, 24h \(got '2h'\)/,
     );
-    await forbidden(t.gateway.rollApiKey(actor(keys.id, "viewer"), { mode: "live", kind: "secret", oldExpires: "now" }));
+    await forbidden(
+      t.gateway.merchants.rollApiKey(t.gateway.access.dashboard(actor(keys.id, "viewer")), { mode: "live", kind: "secret", oldExpires: "now" }),
+    );
     await refused(
-      t.gateway.rollMerchantApiKey(999_999, { mode: "live", kind: "secret", oldExpires: "now" }),
+      t.gateway.merchants.rollApiKey(t.gateway.access.operator(999_999), { mode: "live", kind: "secret", oldExpires: "now" }),
       "not_found",
       "merchant_not_found",
       /No merchant with id 999999/,
     );
-    expect((await t.gateway.listMerchantApiKeys(keys.id)).every((k) => k.status === "active")).toBe(true);
+    expect((await t.gateway.merchants.listApiKeys(t.gateway.access.operator(keys.id))).every((k) => k.status === "active")).toBe(true);
     expect((await get("/v1/transactions", keys.liveSecretKey)).status).toBe(200);
   });
 });
@@ -352,7 +391,7 @@ describe("API key rolling", () => {
 describe("wallets", () => {
   it("previews the first three addresses of a new key, BIP84's own, and stores nothing", async () => {
     const keys = await t.merchant({ name: "Previewer" });
-    const preview = await t.gateway.previewWallet(actor(keys.id, "developer"), {
+    const preview = await t.gateway.merchants.previewWallet(t.gateway.access.dashboard(actor(keys.id, "developer")), {
       currency: "btc",
       mode: "live",
       extendedPublicKey: ` ${BIP84_ZPUB} `,
@@ -362,7 +401,9 @@ describe("wallets", () => {
     expect(preview.addresses.map((a) => a.index)).toEqual([0, 1, 2]);
     expect(preview.addresses.slice(0, 2).map((a) => a.address)).toEqual(BIP84_ADDRESSES);
     expect(preview.addresses[2]!.address).toBe(new HdWalletRails().deriveAddress(BTC, true, BIP84_ZPUB, 2));
-    const live = (await t.gateway.listWallets(actor(keys.id, "viewer"))).find((w) => w.currency === "BTC" && w.mode === "live");
+    const live = (await t.gateway.merchants.listWallets(t.gateway.access.dashboard(actor(keys.id, "viewer")))).find(
+      (w) => w.currency === "BTC" && w.mode === "live",
+    );
     expect(live).toEqual({
       currency: "BTC",
       network: "bitcoin",
@@ -379,41 +420,55 @@ describe("wallets", () => {
     const keys = await t.merchant({ name: "Preview Checks" });
     const owner = actor(keys.id);
     await refused(
-      t.gateway.previewWallet(owner, { currency: "ETH", mode: "live", extendedPublicKey: BIP84_ZPUB }),
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "ETH", mode: "live", extendedPublicKey: BIP84_ZPUB }),
       "validation_error",
       "invalid_merchant_settings",
       /^ETH wallet: expected a mainnet key \(xpub\)/,
     );
     await refused(
-      t.gateway.previewWallet(owner, { currency: "BTC", mode: "test", extendedPublicKey: BIP84_ZPUB }),
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "BTC", mode: "test", extendedPublicKey: BIP84_ZPUB }),
       "validation_error",
       "invalid_merchant_settings",
       /^BTC wallet: /,
     );
     await refused(
-      t.gateway.previewWallet(owner, { currency: "DOGE", mode: "live", extendedPublicKey: BIP84_ZPUB }),
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "DOGE", mode: "live", extendedPublicKey: BIP84_ZPUB }),
       "validation_error",
       "invalid_merchant_settings",
       /currency must be one of USDT, BTC, BNB, ETH, LTC \(got 'DOGE'\)/,
     );
     await refused(
-      t.gateway.previewWallet(owner, { currency: "BTC", mode: "live", extendedPublicKey: "  " }),
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "BTC", mode: "live", extendedPublicKey: "  " }),
       "validation_error",
       "invalid_merchant_settings",
       /give the account-level extended public key/,
     );
-    await forbidden(t.gateway.previewWallet(actor(keys.id, "viewer"), { currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB }));
+    await forbidden(
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(actor(keys.id, "viewer")), {
+        currency: "BTC",
+        mode: "live",
+        extendedPublicKey: BIP84_ZPUB,
+      }),
+    );
 
     const holder = await t.merchant({ name: "Key Holder" });
-    await t.gateway.setWallet(actor(holder.id), { currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB });
+    await t.gateway.merchants.setWallet(t.gateway.access.dashboard(actor(holder.id)), {
+      currency: "BTC",
+      mode: "live",
+      extendedPublicKey: BIP84_ZPUB,
+    });
     await refused(
-      t.gateway.previewWallet(owner, { currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB }),
+      t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB }),
       "validation_error",
       "invalid_merchant_settings",
       /BTC wallet: this key already belongs to another merchant/,
     );
     await refused(
-      t.gateway.previewMerchantWallet(999_999, { currency: "BTC", mode: "test", extendedPublicKey: await testKey(keys.id) }),
+      t.gateway.merchants.previewWallet(t.gateway.access.operator(999_999), {
+        currency: "BTC",
+        mode: "test",
+        extendedPublicKey: await testKey(keys.id),
+      }),
       "not_found",
       "merchant_not_found",
       /No merchant with id 999999/,
@@ -425,7 +480,11 @@ describe("wallets", () => {
     const key = await testKey(keys.id);
     // A fresh test-network key that nobody holds, made as a new merchant's are.
     const fresh = new HdWalletRails().createTestWallet(BTC);
-    const set = await t.gateway.setWallet(actor(keys.id, "developer"), { currency: "BTC", mode: "test", extendedPublicKey: fresh });
+    const set = await t.gateway.merchants.setWallet(t.gateway.access.dashboard(actor(keys.id, "developer")), {
+      currency: "BTC",
+      mode: "test",
+      extendedPublicKey: fresh,
+    });
     expect(set).toEqual({
       currency: "BTC",
       network: "bitcoin",
@@ -436,14 +495,20 @@ describe("wallets", () => {
       unpaidAtEnd: 0,
       gapWarning: null,
     });
-    await forbidden(t.gateway.setWallet(actor(keys.id, "viewer"), { currency: "BTC", mode: "test", extendedPublicKey: key }));
+    await forbidden(
+      t.gateway.merchants.setWallet(t.gateway.access.dashboard(actor(keys.id, "viewer")), { currency: "BTC", mode: "test", extendedPublicKey: key }),
+    );
     await refused(
-      t.gateway.setWallet(actor(keys.id), { currency: "BTC", mode: "live", extendedPublicKey: "xpub-nonsense" }),
+      t.gateway.merchants.setWallet(t.gateway.access.dashboard(actor(keys.id)), {
+        currency: "BTC",
+        mode: "live",
+        extendedPublicKey: "xpub-nonsense",
+      }),
       "validation_error",
       "invalid_merchant_settings",
       /^BTC wallet: /,
     );
-    const wallets = await t.gateway.listWallets(actor(keys.id, "viewer"));
+    const wallets = await t.gateway.merchants.listWallets(t.gateway.access.dashboard(actor(keys.id, "viewer")));
     expect(wallets).toHaveLength(10);
     expect(wallets.filter((w) => w.mode === "test").every((w) => w.nextIndex === 0)).toBe(true);
     expect(wallets.filter((w) => w.mode === "live").every((w) => w.extendedPublicKey === null)).toBe(true);
@@ -458,9 +523,10 @@ describe("wallets", () => {
       return id;
     };
     const first = await pay();
-    await t.gateway.recordTestPayment({ bearerToken: keys.testSecretKey, transactionId: first });
+    await t.gateway.payments.recordTestPayment({ bearerToken: keys.testSecretKey, transactionId: first });
     for (let i = 0; i < 19; i++) await pay();
-    const btc = async () => (await t.gateway.listMerchantWallets(keys.id)).find((w) => w.currency === "BTC" && w.mode === "test")!;
+    const btc = async () =>
+      (await t.gateway.merchants.listWallets(t.gateway.access.operator(keys.id))).find((w) => w.currency === "BTC" && w.mode === "test")!;
     expect(await btc()).toMatchObject({ nextIndex: 20, unpaidAtEnd: 19, gapWarning: null });
     await pay();
     const warned = await btc();
@@ -469,7 +535,11 @@ describe("wallets", () => {
       /^The last 20 BTC addresses handed out received nothing\. Wallets stop looking for payments after 20 unused addresses/,
     );
 
-    const preview = await t.gateway.previewMerchantWallet(keys.id, { currency: "BTC", mode: "test", extendedPublicKey: await testKey(keys.id) });
+    const preview = await t.gateway.merchants.previewWallet(t.gateway.access.operator(keys.id), {
+      currency: "BTC",
+      mode: "test",
+      extendedPublicKey: await testKey(keys.id),
+    });
     expect(preview.addresses.map((a) => a.index)).toEqual([21, 22, 23]);
   });
 });
@@ -484,45 +554,50 @@ describe("payment links", () => {
   it("lists links with mode, state and transaction count; a deactivated link starts no more transactions", async () => {
     const keys = await t.merchant({ name: "Link Lister" });
     const owner = actor(keys.id);
-    const test = await t.gateway.newPaymentLink(owner, "test");
-    const live = await t.gateway.newPaymentLink(owner, "live");
+    const test = await t.gateway.merchants.createPaymentLink(t.gateway.access.dashboard(owner), "test");
+    const live = await t.gateway.merchants.createPaymentLink(t.gateway.access.dashboard(owner), "live");
     const start = (slug: string) => t.post("/v1/transaction", initializeBody({ payment_link: slug, amount: "25" }));
     expect((await start(test.slug)).status).toBe(201);
 
-    const links = await t.gateway.listPaymentLinks(actor(keys.id, "viewer"));
+    const links = await t.gateway.merchants.listPaymentLinks(t.gateway.access.dashboard(actor(keys.id, "viewer")));
     expect(links.map((l) => [l.slug, l.mode, l.active, l.transactionCount])).toEqual([
       [live.slug, "live", true, 0],
       [test.slug, "test", true, 1],
     ]);
     expect(links[0]!.createdAt).toBeInstanceOf(Date);
 
-    const deactivated = await t.gateway.deactivatePaymentLink(owner, test.slug);
+    const deactivated = await t.gateway.merchants.deactivatePaymentLink(t.gateway.access.dashboard(owner), test.slug);
     expect(deactivated).toMatchObject({ slug: test.slug, active: false, transactionCount: 1 });
     const res = await start(test.slug);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: "not_found", reason: "invalid_payment_link", message: "Invalid Public Key" });
-    expect((await t.gateway.deactivatePaymentLink(owner, test.slug)).active).toBe(false); // again is fine
+    expect((await t.gateway.merchants.deactivatePaymentLink(t.gateway.access.dashboard(owner), test.slug)).active).toBe(false); // again is fine
   });
 
   it("refuses another merchant's link, a developer and a viewer", async () => {
     const keys = await t.merchant({ name: "Link Owner" });
     const other = await t.merchant({ name: "Link Thief" });
-    const link = await t.gateway.newPaymentLink(actor(keys.id), "test");
+    const link = await t.gateway.merchants.createPaymentLink(t.gateway.access.dashboard(actor(keys.id)), "test");
     await refused(
-      t.gateway.deactivatePaymentLink(actor(other.id), link.slug),
+      t.gateway.merchants.deactivatePaymentLink(t.gateway.access.dashboard(actor(other.id)), link.slug),
       "not_found",
       "payment_link_not_found",
       /This merchant has no payment link 'pl_/,
     );
-    await forbidden(t.gateway.deactivatePaymentLink(actor(keys.id, "developer"), link.slug));
-    await forbidden(t.gateway.newPaymentLink(actor(keys.id, "viewer"), "test"));
+    await forbidden(t.gateway.merchants.deactivatePaymentLink(t.gateway.access.dashboard(actor(keys.id, "developer")), link.slug));
+    await forbidden(t.gateway.merchants.createPaymentLink(t.gateway.access.dashboard(actor(keys.id, "viewer")), "test"));
     await refused(
-      t.gateway.newPaymentLink(actor(keys.id), "prod" as "live"),
+      t.gateway.merchants.createPaymentLink(t.gateway.access.dashboard(actor(keys.id)), "prod" as "live"),
       "validation_error",
       "invalid_merchant_settings",
       /mode must be test or live/,
     );
-    await refused(t.gateway.listMerchantPaymentLinks(999_999), "not_found", "merchant_not_found", /No merchant with id 999999/);
-    expect((await t.gateway.listMerchantPaymentLinks(keys.id))[0]!.active).toBe(true);
+    await refused(
+      t.gateway.merchants.listPaymentLinks(t.gateway.access.operator(999_999)),
+      "not_found",
+      "merchant_not_found",
+      /No merchant with id 999999/,
+    );
+    expect((await t.gateway.merchants.listPaymentLinks(t.gateway.access.operator(keys.id)))[0]!.active).toBe(true);
   });
 });

@@ -304,7 +304,7 @@ describe("refusals, with the API's errors and nothing changed", () => {
     const keys = await t.merchant({ name: "Dash Closed" });
     const tx = await paid(keys, LTC_TEST_ADDRESS);
     const owner = await signedInAs(t, keys.id, "owner");
-    await t.gateway.updateMerchant(keys.id, { active: false });
+    await t.gateway.operator.updateMerchant(keys.id, { active: false });
     const body = await refused(owner, `${API}/transactions/${tx.id}/refunds`, {}, 403);
     expect(body.reason).toBe("merchant_inactive");
     expect(body.message).toMatch(/^This merchant is deactivated, so its dashboard is read-only/);

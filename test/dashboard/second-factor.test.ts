@@ -357,14 +357,14 @@ describe("PAYGATE_DASHBOARD_REQUIRE_2FA", () => {
         "This service requires a second factor for owners and developers: set up an authenticator app or a security key on the Security page (/dashboard/security) first; until then nothing else is allowed";
       expect((await developer.get("/dashboard/api/transactions")).body).toMatchObject({ reason: "second_factor_enrolment_required", message });
       expect((await developer.get("/dashboard/api/transactions")).status).toBe(403);
-      const before = (await strict.gateway.merchantSettings(merchantId)).webhookUrls.test;
+      const before = (await strict.gateway.merchants.settings(strict.gateway.access.operator(merchantId))).webhookUrls.test;
       expectDashboardError(
         await developer.request("PUT", "/dashboard/api/webhook-url?mode=test", { url: "https://attacker.example/hook" }),
         403,
         "second_factor_enrolment_required",
         message,
       );
-      expect((await strict.gateway.merchantSettings(merchantId)).webhookUrls.test).toBe(before);
+      expect((await strict.gateway.merchants.settings(strict.gateway.access.operator(merchantId))).webhookUrls.test).toBe(before);
 
       // Enrolling is allowed; then everything the role may do.
       await enrolSecondFactor(developer, clock.now());

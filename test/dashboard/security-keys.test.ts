@@ -347,14 +347,14 @@ describe("re-authenticating and removing a key", () => {
 describe("the operator's reset (paygate user reset-second-factor)", () => {
   it("removes every security key of a user who lost them, audited as the operator's", async () => {
     const user = await userWithKey();
-    const reset = await t.gateway.resetDashboardSecondFactor(user.email);
+    const reset = await t.gateway.operator.resetDashboardSecondFactor(user.email);
     expect(reset.userId).toBe(user.userId);
     expect(await keysOf(user.userId)).toHaveLength(0);
     const [entry] = await t.db.auditLogEntry.findMany({ where: { merchantId, actorKind: "operator" }, orderBy: { id: "desc" }, take: 1 });
     expect(`${entry?.action} ${entry?.target}`).toBe(`security_key.remove ${user.email}: every security key (reset by the operator)`);
     expect((await passwordStep(user.email)).status).toBe(201);
     // Nothing left to reset.
-    await expect(t.gateway.resetDashboardSecondFactor(user.email)).rejects.toMatchObject({ reason: "second_factor_not_enabled" });
+    await expect(t.gateway.operator.resetDashboardSecondFactor(user.email)).rejects.toMatchObject({ reason: "second_factor_not_enabled" });
   });
 });
 

@@ -72,7 +72,7 @@ describe("signing in", () => {
 
   it("answers 401 'E-mail or password is incorrect' alike for a wrong password, an unknown e-mail and a user without a password", async () => {
     const user = await dashboardUser(t, merchant.id, "viewer");
-    const invited = await t.gateway.createDashboardUser({ merchantId: merchant.id, email: "invited-only@example.com", role: "viewer" });
+    const invited = await t.gateway.operator.createDashboardUser({ merchantId: merchant.id, email: "invited-only@example.com", role: "viewer" });
     expect(invited.signInUrl).not.toBeNull();
     for (const body of [
       { email: user.email, password: "not the password" },

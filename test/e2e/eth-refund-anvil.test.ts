@@ -67,7 +67,7 @@ beforeAll(async () => {
     { PAYGATE_ETH_TEST_RPC_URL: anvil.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID), PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED) },
     ["ETH", "USDT"],
   );
-  await service.runtime.gateway.updateMerchant(service.merchant.id, {
+  await service.runtime.gateway.operator.updateMerchant(service.merchant.id, {
     wallets: (
       [
         ["ETH", account],
@@ -317,7 +317,7 @@ describe("EVM refunds on a chain without EIP-1559 (anvil --hardfork berlin)", ()
       { PAYGATE_ETH_TEST_RPC_URL: berlin.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID), PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED) },
       ["ETH"],
     );
-    await old.runtime.gateway.updateMerchant(old.merchant.id, {
+    await old.runtime.gateway.operator.updateMerchant(old.merchant.id, {
       wallets: [{ currency: cryptoBySlug("ETH") as CryptoCurrency, isLive: false, extendedPublicKey: serializeKey(account, "tpub") }],
     });
   });

@@ -47,7 +47,7 @@ beforeAll(async () => {
     ["LTC"],
   );
   // The merchant's wallet as a descriptor key expression: its key with the seed's fingerprint and account path.
-  await service.runtime.gateway.updateMerchant(service.merchant.id, {
+  await service.runtime.gateway.operator.updateMerchant(service.merchant.id, {
     wallets: [{ currency: cryptoBySlug("LTC") as CryptoCurrency, isLive: false, extendedPublicKey: `[${FINGERPRINT}/84'/1'/0']${VPUB}` }],
   });
 });
@@ -207,7 +207,7 @@ describe("LTC refunds through the service on a regtest node", () => {
     };
     // Watchers of this test's own, each with its own memory, as a restarted service or a second instance has.
     const watcher = () =>
-      new RefundWatcher(service.runtime.gateway, new ChainWatchers(service.config.chains), {
+      new RefundWatcher(service.runtime.gateway.refunds, new ChainWatchers(service.config.chains), {
         intervalMs: 60_000,
         requiredConfirmations: () => REQUIRED,
       });

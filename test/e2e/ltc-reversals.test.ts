@@ -33,7 +33,7 @@ afterAll(async () => {
 /** Waits until the service's watch-only wallet holds the address (imported at the watcher's next pass). */
 const watched = (t: Transaction) => watchedBy(node, "reversals", t);
 
-const onWatchList = async (id: string) => (await service.runtime.gateway.watchList(0, 10_000)).some((w) => w.id === id);
+const onWatchList = async (id: string) => (await service.runtime.gateway.payments.watchList(0, 10_000)).some((w) => w.id === id);
 type Receipt = Transaction["receipts"][number] & { replaceable: boolean };
 const receipts = (t: Transaction) => (t.receipts as Receipt[]).map((r) => [r.tx_hash, r.confirmations, r.state, r.replaceable]);
 const reversedAt = (t: Transaction) => (t as Transaction & { reversed_at: string | null }).reversed_at;

@@ -60,11 +60,11 @@ afterAll(async () => {
 describe("ETH and USDT of one merchant on one node", () => {
   it("refuses one key for both, and with an account each, ETH sent to a USDT order's address is no ETH order's payment", async () => {
     const gateway = service.runtime.gateway;
-    await expect(gateway.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(0))] })).rejects.toThrow(
-      /^ETH wallet on ethereum \(test mode\): this key is already the USDT wallet on ethereum \(test mode\)/,
-    );
+    await expect(
+      gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(0))] }),
+    ).rejects.toThrow(/^ETH wallet on ethereum \(test mode\): this key is already the USDT wallet on ethereum \(test mode\)/);
     // Fresh accounts: both orders below are #0 of their wallets.
-    await gateway.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(1))] });
+    await gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("ETH", account(0)), wallet("USDT", account(1))] });
     const eth = await service.initiate("ETH", "10");
     const usdt = await service.initiate("USDT", "10");
     await gasIsNoPayment(anvil, USDT_SEPOLIA_CONTRACT, eth, usdt);
@@ -105,10 +105,10 @@ describe("BNB and USDT on bsc of one merchant on one node", () => {
   it("refuses one key for both, and with an account each, BNB sent to a USDT order's address for its gas is no BNB order's payment", async () => {
     const gateway = service.runtime.gateway;
     await expect(
-      gateway.updateMerchant(service.merchant.id, { wallets: [wallet("BNB", account(2)), wallet("USDT", account(2), "bsc")] }),
+      gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("BNB", account(2)), wallet("USDT", account(2), "bsc")] }),
     ).rejects.toThrow(/^BNB wallet on bsc \(test mode\): this key is already the USDT wallet on bsc \(test mode\)/);
     // Accounts no wallet of this merchant had: both orders below are #0 of their wallets.
-    await gateway.updateMerchant(service.merchant.id, { wallets: [wallet("BNB", account(2)), wallet("USDT", account(3), "bsc")] });
+    await gateway.operator.updateMerchant(service.merchant.id, { wallets: [wallet("BNB", account(2)), wallet("USDT", account(3), "bsc")] });
     const bnb = await service.initiate("BNB", "10");
     await gasIsNoPayment(bsc, USDT_BSC_TESTNET_CONTRACT, bnb, await initiateOnBsc("10"));
   });

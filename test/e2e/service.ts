@@ -167,9 +167,9 @@ export async function startE2eService(
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     app.serve(server);
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    merchant = await runtime.gateway.createMerchant({ name: "Regtest Stores", testWebhookUrl: receiver.url });
+    merchant = await runtime.gateway.operator.createMerchant({ name: "Regtest Stores", testWebhookUrl: receiver.url });
     const keys = merchantTestKeys(randomBytes(32));
-    await runtime.gateway.updateMerchant(merchant.id, {
+    await runtime.gateway.operator.updateMerchant(merchant.id, {
       wallets: coins.map((slug) => ({ currency: cryptoBySlug(slug) as CryptoCurrency, isLive: false, extendedPublicKey: keys[slug] })),
     });
     runtime.startBackgroundJobs();

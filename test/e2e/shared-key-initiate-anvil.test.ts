@@ -55,7 +55,7 @@ async function oldWallet(merchantId: number, currency: CryptoCurrency, network: 
 
 /** A merchant of its own, with REST calls on its test keys. */
 async function merchant(name: string) {
-  const created = await service.runtime.gateway.createMerchant({ name });
+  const created = await service.runtime.gateway.operator.createMerchant({ name });
   const call = async (route: string, key: string, body?: unknown) => {
     const res = await fetch(`${service.url}${route}`, {
       method: body === undefined ? "GET" : "POST",
@@ -116,7 +116,7 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
   it("USDT on bsc on USDT on ethereum's key: 409 naming the bsc wallet, every try, nothing changed; with its own key it hands out", async () => {
     const m = await merchant("Old Keys Bsc Ltd");
     const keys = merchantTestKeys(randomBytes(32));
-    await service.runtime.gateway.updateMerchant(m.id, { wallets: [{ currency: USDT, isLive: false, extendedPublicKey: keys.USDT }] });
+    await service.runtime.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: USDT, isLive: false, extendedPublicKey: keys.USDT }] });
     const first = await m.pay(await m.initialize(), { currency_id: String(USDT.id) });
     expect(first.status).toBe(200);
     await oldWallet(m.id, USDT, "bsc", keys.USDT);
@@ -138,7 +138,7 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
     });
 
     // As the hint says: the bsc wallet on an account of its own. Both hand out again, apart.
-    await service.runtime.gateway.updateMerchant(m.id, {
+    await service.runtime.gateway.operator.updateMerchant(m.id, {
       wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: merchantTestKeys(randomBytes(32)).USDT }],
     });
     const onBsc = await m.pay(id, { currency_id: String(USDT.id), network: "bsc" });
@@ -152,7 +152,7 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
   it("ETH and USDT on ethereum on one key: both refused with 409, the hint naming the wallet set later (ETH, after the USDT wallet a merchant starts with)", async () => {
     const m = await merchant("Old Keys Eth Ltd");
     const keys = merchantTestKeys(randomBytes(32));
-    await service.runtime.gateway.updateMerchant(m.id, { wallets: [{ currency: ETH, isLive: false, extendedPublicKey: keys.ETH }] });
+    await service.runtime.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: ETH, isLive: false, extendedPublicKey: keys.ETH }] });
     // The USDT wallet every merchant starts with in test mode, on the ETH wallet's key as an old version let it be.
     await db().wallet.update({ where: { id: (await walletOf(m.id, USDT, "ethereum")).id }, data: { extendedPublicKey: keys.ETH } });
     for (const [currency, wallet, other] of [
@@ -172,8 +172,8 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
     const a = await merchant("Key Owner Ltd");
     const b = await merchant("Key Borrower Ltd");
     const key = merchantTestKeys(randomBytes(32)).USDT;
-    await service.runtime.gateway.updateMerchant(a.id, { wallets: [{ currency: USDT, isLive: false, extendedPublicKey: key }] });
-    await service.runtime.gateway.updateMerchant(b.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
+    await service.runtime.gateway.operator.updateMerchant(a.id, { wallets: [{ currency: USDT, isLive: false, extendedPublicKey: key }] });
+    await service.runtime.gateway.operator.updateMerchant(b.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
     expect((await a.pay(await a.initialize(), { currency_id: String(USDT.id) })).status).toBe(200);
     const id = await b.initialize();
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -190,7 +190,7 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
   it("an address an old version handed out to an ETH order and a USDT order: each coin counted once, for its own order", async () => {
     const m = await merchant("Old Shared Address Ltd");
     const keys = merchantTestKeys(randomBytes(32));
-    await service.runtime.gateway.updateMerchant(m.id, {
+    await service.runtime.gateway.operator.updateMerchant(m.id, {
       wallets: [
         { currency: ETH, isLive: false, extendedPublicKey: keys.ETH },
         { currency: USDT, isLive: false, extendedPublicKey: keys.USDT },

@@ -25,7 +25,7 @@ beforeAll(async () => {
   anvil = await startNileWithUsdt();
   service = await startE2eService({ PAYGATE_TRON_TEST_RPC_URL: anvil.url, PAYGATE_CONFIRMATIONS_TRON: String(REQUIRED) }, []);
   const tronKey = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/195'/0'"), "tpub");
-  await service.runtime.gateway.updateMerchant(service.merchant.id, {
+  await service.runtime.gateway.operator.updateMerchant(service.merchant.id, {
     wallets: [{ currency: USDT, network: "tron", isLive: false, extendedPublicKey: tronKey }],
   });
 });

@@ -421,7 +421,7 @@ describe("receipts in live updates", () => {
     const a = { key: `${txHash}:0`, txHash, amount: half, blockHeight: 900 };
     const b = { key: `${txHash}:1`, txHash, amount: due.minus(half), blockHeight: 898 };
     const apply = (bConfirmations: number) =>
-      g.gateway.applyReceipts(id, {
+      g.gateway.payments.applyReceipts(id, {
         receipts: [
           { ...a, confirmations: 1 },
           { ...b, confirmations: bConfirmations },
@@ -457,7 +457,7 @@ describe("revoked keys end their live updates", () => {
     const ws = await openSocket(g, keys.testSecretKey, "198.51.100.70");
     ws.subscribe("1", id);
     expect((await ws.next("next", "1")).payload.data.transactionUpdated.customer.email).toBe("ada@example.com");
-    await g.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "secret", oldExpires: "now" });
+    await g.gateway.merchants.rollApiKey(g.gateway.access.operator(keys.id), { mode: "test", kind: "secret", oldExpires: "now" });
     expect(await ws.next("complete", "1")).toMatchObject({ type: "complete", id: "1" });
   });
 
@@ -473,7 +473,7 @@ describe("revoked keys end their live updates", () => {
     const ended = updates.next();
     await new Promise((resolve) => setTimeout(resolve, 200)); // several checks pass while the key works
     expect(live.held).toBe(1);
-    await g.gateway.rollMerchantApiKey(keys.id, { mode: "test", kind: "public", oldExpires: "now" });
+    await g.gateway.merchants.rollApiKey(g.gateway.access.operator(keys.id), { mode: "test", kind: "public", oldExpires: "now" });
     expect(await ended).toEqual({ done: true, value: undefined });
     expect(live.held).toBe(0);
     expect(followers.followed).toBe(0);

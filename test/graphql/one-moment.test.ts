@@ -24,7 +24,7 @@ const seen = (amount: Decimal): ObservedReceipt => ({
   blockHeight: null,
 });
 const record = (id: string, receipts: ObservedReceipt[]) =>
-  t.gateway.applyReceipts(id, { receipts, requiredConfirmations: 2, source: "chain", complete: true });
+  t.gateway.payments.applyReceipts(id, { receipts, requiredConfirmations: 2, source: "chain", complete: true });
 
 /** A BTC transaction with a payment seen, and the merchant's secret key. */
 async function seenPayment(): Promise<{ id: string; secretKey: string }> {

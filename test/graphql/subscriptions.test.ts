@@ -175,12 +175,12 @@ describe("transactionUpdated over WebSocket (graphql-ws)", () => {
 
   it("stops following a transaction when its subscriber leaves", async () => {
     const id = await initialize();
-    const before = t.gateway.followedTransactions;
+    const before = t.gateway.payments.followedTransactions;
     const updates = ws(id);
     await updates.data();
-    expect(t.gateway.followedTransactions).toBe(before + 1);
+    expect(t.gateway.payments.followedTransactions).toBe(before + 1);
     await updates.close();
-    await waitUntil(() => t.gateway.followedTransactions === before);
+    await waitUntil(() => t.gateway.payments.followedTransactions === before);
   });
 });
 

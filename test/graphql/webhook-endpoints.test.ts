@@ -191,7 +191,7 @@ describe("webhook endpoints over GraphQL", () => {
     const made = await graph(keys.testSecretKey, CREATE, { input: { url: server.url, enabledEvents: ["*"] } });
     expect(made.data.createWebhookEndpoint).toMatchObject({ primary: true, url: server.url, secret: expect.stringMatching(/^whsec_/) });
     expect(made.data.createWebhookEndpoint.secret).not.toBe(keys.webhookSecret);
-    expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBe(server.url);
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookUrls.test).toBe(server.url);
   });
 });
 

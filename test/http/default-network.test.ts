@@ -43,22 +43,22 @@ async function refusal(change: Promise<unknown>): Promise<{ code: string; reason
 describe("the merchant's default network per coin", () => {
   it("refuses a network that does not carry the coin, naming the allowed ones, and changes nothing", async () => {
     const setting = { currency: USDT, network: "litecoin", isLive: false };
-    expect(await refusal(t.gateway.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
+    expect(await refusal(t.gateway.operator.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
       code: "validation_error",
       reason: "invalid_merchant_settings",
       message: "default network must be one of ethereum, bsc, tron for USDT (got 'litecoin')",
     });
-    expect(await t.gateway.defaultNetworks(keys.id)).toEqual([]);
+    expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([]);
   });
 
   it("refuses a network the merchant has no wallet on (in that mode), and changes nothing", async () => {
     const setting = { currency: USDT, network: "bsc", isLive: false };
-    expect(await refusal(t.gateway.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
+    expect(await refusal(t.gateway.operator.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
       code: "validation_error",
       reason: "invalid_merchant_settings",
       message: "default network: no USDT wallet on bsc is set for test mode; add one before making bsc the default for USDT",
     });
-    expect(await t.gateway.defaultNetworks(keys.id)).toEqual([]);
+    expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([]);
     const id = await initialized();
     const pay = await t.post(`/v1/transaction/${id}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
     expect([pay.status, pay.body.data.payment_network]).toEqual([200, "ethereum"]);
@@ -66,8 +66,8 @@ describe("the merchant's default network per coin", () => {
 
   it("is set with the wallet on it, per mode, in the audit log; REST's initiate without `network` pays on it", async () => {
     const wallet = { currency: USDT, network: "bsc" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "bsc") };
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
-    expect(await t.gateway.defaultNetworks(keys.id)).toEqual([{ currency: "USDT", isLive: false, network: "bsc" }]);
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
+    expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([{ currency: "USDT", isLive: false, network: "bsc" }]);
     const audit = await t.db.auditLogEntry.findMany({ where: { merchantId: keys.id, action: "default_network.set" }, select: { target: true } });
     expect(audit).toEqual([{ target: "USDT test bsc" }]);
 
@@ -100,7 +100,7 @@ describe("the merchant's default network per coin", () => {
 
   it("checks a refund address on the default network, and frees the index leased with the read when it refuses it", async () => {
     const wallet = { currency: USDT, network: "tron" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "tron") };
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
     const processor = await t.db.paymentProcessor.findFirstOrThrow({
       where: { merchantId: keys.id, currencyId: USDT.id, network: "tron", isLive: false },
     });
@@ -136,8 +136,8 @@ describe("the merchant's default network per coin", () => {
   });
 
   it("is changed back by setting the coin's own network", async () => {
-    await t.gateway.updateMerchant(keys.id, { defaultNetworks: [{ currency: USDT, network: "ethereum", isLive: false }] });
-    expect(await t.gateway.defaultNetworks(keys.id)).toEqual([{ currency: "USDT", isLive: false, network: "ethereum" }]);
+    await t.gateway.operator.updateMerchant(keys.id, { defaultNetworks: [{ currency: USDT, network: "ethereum", isLive: false }] });
+    expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([{ currency: "USDT", isLive: false, network: "ethereum" }]);
     const pay = await t.post(`/v1/transaction/${await initialized()}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
     expect([pay.status, pay.body.data.payment_network]).toEqual([200, "ethereum"]);
   });

@@ -155,7 +155,7 @@ describe("GET /v1/events/stream", () => {
     const rolling = await t.merchant({ name: "Rolling Shop" });
     const s = await stream(t.url, rolling.testSecretKey);
     expect(s.status).toBe(200);
-    await t.gateway.rollMerchantApiKey(rolling.id, { mode: "test", kind: "secret", oldExpires: "now" });
+    await t.gateway.merchants.rollApiKey(t.gateway.access.operator(rolling.id), { mode: "test", kind: "secret", oldExpires: "now" });
     await s.ended;
     const again = await stream(t.url, rolling.testSecretKey);
     expect(again.status).toBe(401);

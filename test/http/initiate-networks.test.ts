@@ -20,7 +20,7 @@ beforeAll(async () => {
   t = await startTestGateway();
   keys = await t.merchant({ name: "Networks Ltd" });
   bscKey = new HdWalletRails().createTestWallet(USDT, "bsc");
-  await t.gateway.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: bscKey }] });
+  await t.gateway.operator.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: bscKey }] });
 });
 afterAll(() => t.close());
 
@@ -104,7 +104,7 @@ describe("REST initiate with a network", () => {
 describe("wallets per network", () => {
   it("refuses a USDT wallet on a network that does not carry USDT", async () => {
     await expect(
-      t.gateway.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bitcoin", isLive: false, extendedPublicKey: bscKey }] }),
+      t.gateway.operator.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bitcoin", isLive: false, extendedPublicKey: bscKey }] }),
     ).rejects.toThrow("USDT is paid on ethereum, bsc, tron, not bitcoin");
   });
 });
@@ -147,7 +147,7 @@ describe("GraphQL", () => {
   it("paymentOptions lists the merchant's default network of the mode first for each coin, then the table's order", async () => {
     const other = await t.merchant({ name: "Defaults Ltd" });
     const rails = new HdWalletRails();
-    await t.gateway.updateMerchant(other.id, {
+    await t.gateway.operator.updateMerchant(other.id, {
       wallets: [
         { currency: USDT, network: "bsc", isLive: false, extendedPublicKey: rails.createTestWallet(USDT, "bsc") },
         { currency: USDT, network: "tron", isLive: false, extendedPublicKey: rails.createTestWallet(USDT, "tron") },
@@ -166,9 +166,9 @@ describe("GraphQL", () => {
       return data.paymentOptions.options.filter((o) => o.currency.slug === "USDT").map((o) => o.network.slug);
     };
     expect(await usdtOrder()).toEqual(["ethereum", "bsc", "tron"]);
-    await t.gateway.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
+    await t.gateway.operator.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
     expect(await usdtOrder()).toEqual(["tron", "ethereum", "bsc"]);
-    await t.gateway.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
+    await t.gateway.operator.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
     expect(await usdtOrder()).toEqual(["bsc", "ethereum", "tron"]);
   });
 

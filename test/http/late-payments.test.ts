@@ -3,7 +3,7 @@
 // when the market rate moved less than that percent since it was locked (read through the price port
 // when the late payment is seen), else recorded as late (ABANDONED, paid_late) and left to the merchant;
 // the decision is stored and shown. Applied by the core's lifecycle on the watcher's path
-// (gateway.applyReceipts) and the test helper's. Without it, a late payment is recorded as today.
+// (gateway.payments.applyReceipts) and the test helper's. Without it, a late payment is recorded as today.
 // On PGlite, and PostgreSQL with DATABASE_URL.
 import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -90,7 +90,7 @@ describe("a late payment under the late-payment policy", () => {
   it("is decided on the watcher's path too (the core's lifecycle, through the gateway)", async () => {
     const { id, due } = await expiredTransaction({ late_payment: { accept_if_rate_moved_below: "0.5" } });
     moveRate("0.25");
-    const recorded = await t.gateway.applyReceipts(id, {
+    const recorded = await t.gateway.payments.applyReceipts(id, {
       receipts: [{ key: "a1:0", txHash: "a1", amount: new Decimal(due), confirmations: 3, blockHeight: 100 }],
       requiredConfirmations: 1,
       source: "chain",
@@ -112,11 +112,11 @@ describe("a late payment under the late-payment policy", () => {
       source: "chain" as const,
       complete: true,
     };
-    const first = await t.gateway.applyReceipts(id, update);
+    const first = await t.gateway.payments.applyReceipts(id, update);
     expect(first.status).toBe("ABANDONED");
     expect(first.latePayment).toBeNull();
     moveRate("1");
-    const next = await t.gateway.applyReceipts(id, update);
+    const next = await t.gateway.payments.applyReceipts(id, update);
     expect(next.status).toBe("SUCCESSFUL");
   });
 

@@ -207,7 +207,7 @@ describe("expiry in the background", () => {
     const unpaid = await pendingTransaction("4");
     const seen = await pendingTransaction("4");
     const future = await pendingTransaction("4");
-    await t.gateway.applyReceipts(seen.id, {
+    await t.gateway.payments.applyReceipts(seen.id, {
       receipts: [{ key: "ab:0", txHash: "ab", amount: new Decimal(seen.due), confirmations: 0, blockHeight: null }],
       requiredConfirmations: 2,
       source: "chain",
@@ -268,7 +268,7 @@ describe("receipts from a chain", () => {
     const { id, due } = await pendingTransaction("4");
     const receipt = { key: "cafe:1", txHash: "cafe", amount: new Decimal(due).div(2), confirmations: 1, blockHeight: 100 };
     const update = (receipts: (typeof receipt)[]) =>
-      t.gateway.applyReceipts(id, { receipts, requiredConfirmations: 1, source: "chain", complete: true });
+      t.gateway.payments.applyReceipts(id, { receipts, requiredConfirmations: 1, source: "chain", complete: true });
     expect((await update([receipt])).amountPaid?.toString()).toBe(new Decimal(due).div(2).toFixed());
     const afterReorg = await update([]);
     expect(afterReorg.amountPaid).toBeNull();

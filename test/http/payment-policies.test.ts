@@ -77,9 +77,9 @@ describe("REST initialize with per-payment policies", () => {
     const { id, expiresAt } = await pending({ expires_in: 60 });
     expect(new Date(expiresAt).getTime() - before).toBe(60_000);
     clock.advance(59_000);
-    expect((await t.gateway.expireDue()).map((r) => r.id)).not.toContain(id);
+    expect((await t.gateway.payments.expireDue()).map((r) => r.id)).not.toContain(id);
     clock.advance(1_000);
-    expect((await t.gateway.expireDue()).map((r) => r.id)).toContain(id);
+    expect((await t.gateway.payments.expireDue()).map((r) => r.id)).toContain(id);
     expect((await read(id)).data.status).toBe("ABANDONED");
   });
 

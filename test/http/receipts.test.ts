@@ -121,7 +121,12 @@ describe("REST", () => {
     const { id, due } = await pending("7");
     const txHash = "ab".repeat(32);
     const seen = { key: `${txHash}:1`, txHash, amount: new Decimal(due), blockHeight: 812_345 };
-    await t.gateway.applyReceipts(id, { receipts: [{ ...seen, confirmations: 1 }], requiredConfirmations: 6, source: "chain", complete: true });
+    await t.gateway.payments.applyReceipts(id, {
+      receipts: [{ ...seen, confirmations: 1 }],
+      requiredConfirmations: 6,
+      source: "chain",
+      complete: true,
+    });
     let [r] = (await get(`/v1/transaction/${id}`)).body.data.receipts;
     expect(r).toMatchObject({
       key: seen.key,
@@ -132,11 +137,16 @@ describe("REST", () => {
       state: "SEEN",
       source: "chain",
     });
-    await t.gateway.applyReceipts(id, { receipts: [{ ...seen, confirmations: 2 }], requiredConfirmations: 6, source: "chain", complete: true });
+    await t.gateway.payments.applyReceipts(id, {
+      receipts: [{ ...seen, confirmations: 2 }],
+      requiredConfirmations: 6,
+      source: "chain",
+      complete: true,
+    });
     [r] = (await get(`/v1/transaction/${id}`)).body.data.receipts;
     expect(r).toMatchObject({ confirmations: 2, state: "SEEN" });
     // Reorganised away: absent from the node's next view.
-    await t.gateway.applyReceipts(id, { receipts: [], requiredConfirmations: 6, source: "chain", complete: true });
+    await t.gateway.payments.applyReceipts(id, { receipts: [], requiredConfirmations: 6, source: "chain", complete: true });
     const after = (await get(`/v1/transaction/${id}`)).body.data;
     expect(after.receipts).toEqual([expect.objectContaining({ key: seen.key, state: "DROPPED", amount: due })]);
     expect(after.amount_paid).toBeNull();

@@ -94,7 +94,7 @@ describe("refunds over GraphQL", () => {
     const first = (await graph(CREATE, { id, input })).data.createRefund;
     const second = (await graph(CREATE, { id, input })).data.createRefund;
     const hash = "5a".repeat(32);
-    const closed = await t.gateway.refundSucceeded(first.id, hash, "watcher");
+    const closed = await t.gateway.refunds.refundSucceeded(first.id, hash, "watcher");
     expect(closed !== "tx_taken" && closed?.state).toBe("succeeded");
     const mark = await graph(`mutation($id: ID!, $hash: String!) { markRefundPaid(id: $id, txHash: $hash) { id } }`, { id: second.id, hash });
     expect(mark.errors?.[0]?.message).toBe(

@@ -346,12 +346,12 @@ describe("cancel and mark paid", () => {
     expect(marked.body.data).toMatchObject({ state: "pending", tx_hash: hash.toLowerCase(), paid_by: "merchant", verification: "pending" });
 
     // The chain side's verdict, through the core.
-    const done = await t.gateway.refundSucceeded(r.id, hash.toLowerCase(), "merchant");
+    const done = await t.gateway.refunds.refundSucceeded(r.id, hash.toLowerCase(), "merchant");
     expect(done !== "tx_taken" && done?.state).toBe("succeeded");
     const shown = (await get(`/v1/refunds/${r.id}`)).body.data;
     expect(shown).toMatchObject({ state: "succeeded", verification: "verified", paid_by: "merchant" });
     expect(shown.succeeded_at).not.toBeNull();
-    expect(await t.gateway.refundSucceeded(r.id, hash, "watcher")).toBeNull();
+    expect(await t.gateway.refunds.refundSucceeded(r.id, hash, "watcher")).toBeNull();
     await expectRefused(
       () => postWith(`/v1/refunds/${r.id}/cancel`, {}, secret()),
       409,
@@ -385,11 +385,11 @@ describe("cancel and mark paid", () => {
     const first = (await refund(tx.id, custom)).body.data;
     const second = (await refund(tx.id, custom)).body.data;
     const hash = "ef".repeat(32);
-    const closed = await t.gateway.refundSucceeded(first.id, hash, "watcher");
+    const closed = await t.gateway.refunds.refundSucceeded(first.id, hash, "watcher");
     expect(closed !== "tx_taken" && closed?.state).toBe("succeeded");
-    expect(await t.gateway.refundTxHashesTaken(false, [hash, "01".repeat(32)])).toEqual(new Set([hash]));
+    expect(await t.gateway.refunds.refundTxHashesTaken(false, [hash, "01".repeat(32)])).toEqual(new Set([hash]));
     // In the other mode the hash names another chain's transaction: nothing taken there.
-    expect(await t.gateway.refundTxHashesTaken(true, [hash])).toEqual(new Set());
+    expect(await t.gateway.refunds.refundTxHashesTaken(true, [hash])).toEqual(new Set());
 
     const refused = await expectRefused(
       () => postWith(`/v1/refunds/${second.id}/mark_paid`, { tx_hash: hash.toUpperCase() }, secret()),
@@ -398,8 +398,8 @@ describe("cancel and mark paid", () => {
     );
     expect(refused.reason).toBe("refund_tx_hash_taken");
     // The chain side (another instance, or a race past mark_paid's check): the database's unique index refuses it.
-    expect(await t.gateway.refundSucceeded(second.id, hash, "watcher")).toBe("tx_taken");
-    expect(await t.gateway.refundSucceeded(second.id, hash, "merchant")).toBe("tx_taken");
+    expect(await t.gateway.refunds.refundSucceeded(second.id, hash, "watcher")).toBe("tx_taken");
+    expect(await t.gateway.refunds.refundSucceeded(second.id, hash, "merchant")).toBe("tx_taken");
     const still = (await get(`/v1/refunds/${second.id}`)).body.data;
     expect([still.state, still.tx_hash, still.succeeded_at]).toEqual(["pending", null, null]);
     expect(await t.db.webhookEvent.count({ where: { refundId: second.id, type: "refund.succeeded" } })).toBe(0);
@@ -407,7 +407,7 @@ describe("cancel and mark paid", () => {
     // Its own transaction closes it.
     const own = "fe".repeat(32);
     expect((await postWith(`/v1/refunds/${second.id}/mark_paid`, { tx_hash: own }, secret())).status).toBe(200);
-    const done = await t.gateway.refundSucceeded(second.id, own, "merchant");
+    const done = await t.gateway.refunds.refundSucceeded(second.id, own, "merchant");
     expect(done !== "tx_taken" && done?.txHash).toBe(own);
   });
 });

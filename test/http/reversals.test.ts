@@ -48,11 +48,11 @@ const deeper = (r: ObservedReceipt, confirmations: number): ObservedReceipt => (
 
 /** What the watcher records for an LTC address: 6 confirmations count, 12 are final. */
 const watched = (id: string, receipts: ObservedReceipt[], required = 6) =>
-  t.gateway.applyReceipts(id, { receipts, requiredConfirmations: required, finalityConfirmations: 12, source: "chain", complete: true });
+  t.gateway.payments.applyReceipts(id, { receipts, requiredConfirmations: required, finalityConfirmations: 12, source: "chain", complete: true });
 
 const eventTypes = async (id: string) =>
   (await t.db.webhookEvent.findMany({ where: { transactionId: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
-const onWatchList = async (id: string) => (await t.gateway.watchList(0, 10_000)).some((w) => w.id === id);
+const onWatchList = async (id: string) => (await t.gateway.payments.watchList(0, 10_000)).some((w) => w.id === id);
 
 describe("watched until final", () => {
   it("keeps a SUCCESSFUL transaction on the watch list until its receipts are final, then lets it go", async () => {
@@ -73,15 +73,21 @@ describe("watched until final", () => {
     await watched(id, [output(due, 6)]);
     const closed = (await t.db.transaction.findUniqueOrThrow({ where: { id } })).expiresAt as Date;
     const within = Date.now() - closed.getTime() + 60_000;
-    expect((await t.gateway.watchList(0, 10_000, undefined, within)).some((w) => w.id === id)).toBe(true);
-    expect((await t.gateway.watchList(0, 10_000, undefined, within - 120_000)).some((w) => w.id === id)).toBe(false);
+    expect((await t.gateway.payments.watchList(0, 10_000, undefined, within)).some((w) => w.id === id)).toBe(true);
+    expect((await t.gateway.payments.watchList(0, 10_000, undefined, within - 120_000)).some((w) => w.id === id)).toBe(false);
   });
 
   it("lets an EVM node's finalized tag decide where it tells: not final while uncovered however deep, final once covered", async () => {
     const { id, due } = await pending("6");
     const transfer = output(due, 12);
     const eth = (receipt: ObservedReceipt) =>
-      t.gateway.applyReceipts(id, { receipts: [receipt], requiredConfirmations: 12, finalityConfirmations: 64, source: "chain", complete: true });
+      t.gateway.payments.applyReceipts(id, {
+        receipts: [receipt],
+        requiredConfirmations: 12,
+        finalityConfirmations: 64,
+        source: "chain",
+        complete: true,
+      });
     expect((await eth({ ...transfer, finalized: false })).status).toBe("SUCCESSFUL");
     expect((await eth({ ...transfer, confirmations: 70, finalized: false })).finalAt).toBeNull();
     expect(await onWatchList(id)).toBe(true);
@@ -166,10 +172,16 @@ describe("reversals", () => {
   it("takes an ETH balance part that vanished for a rekeyed or swept balance, not a reversal (DROPPED)", async () => {
     const { id, due } = await pending("6");
     const balance: ObservedReceipt = { key: "balance:confirmed", txHash: null, amount: due, confirmations: 12, blockHeight: null };
-    await t.gateway.applyReceipts(id, { receipts: [balance], requiredConfirmations: 12, finalityConfirmations: 64, source: "chain", complete: true });
+    await t.gateway.payments.applyReceipts(id, {
+      receipts: [balance],
+      requiredConfirmations: 12,
+      finalityConfirmations: 64,
+      source: "chain",
+      complete: true,
+    });
     // After the upgrade the same payment is a transfer keyed by its hash: the old balance receipt is dropped once.
     const transfer = output(due, 13);
-    const after = await t.gateway.applyReceipts(id, {
+    const after = await t.gateway.payments.applyReceipts(id, {
       receipts: [{ ...transfer, key: transfer.txHash as string }],
       requiredConfirmations: 12,
       finalityConfirmations: 64,

@@ -40,7 +40,7 @@ const walletsOf = async (merchantId: number) =>
 
 async function refused(merchantId: number, wallets: ReturnType<typeof wallet>[], message: string): Promise<void> {
   const before = await walletsOf(merchantId);
-  const error = await t.gateway.updateMerchant(merchantId, { wallets }).then(
+  const error = await t.gateway.operator.updateMerchant(merchantId, { wallets }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -56,11 +56,11 @@ describe("two EVM wallets of one merchant and mode on one key", () => {
   it("refuses USDT on the ETH wallet's key (the refund gas case), and USDT on bsc on USDT on ethereum's (the 500 case)", async () => {
     const keys = await t.merchant({ name: "Shared Keys Ltd" });
     const eth = serializeKey(evmAccount(), "tpub");
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("ETH", eth)] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("ETH", eth)] });
     await refused(keys.id, [wallet("USDT", eth)], clash("USDT wallet on ethereum (test mode)", "ETH wallet on ethereum (test mode)"));
 
     const usdt = serializeKey(evmAccount(1), "tpub");
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("USDT", usdt)] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("USDT", usdt)] });
     await refused(keys.id, [wallet("USDT", usdt, "bsc")], clash("USDT wallet on bsc (test mode)", "USDT wallet on ethereum (test mode)"));
     // BNB and USDT on bsc in one change.
     const bsc = serializeKey(evmAccount(2), "tpub");
@@ -74,7 +74,7 @@ describe("two EVM wallets of one merchant and mode on one key", () => {
   it("sees one key in its xpub and tpub forms", async () => {
     const keys = await t.merchant({ name: "Two Forms Ltd" });
     const account = evmAccount();
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("ETH", serializeKey(account, "tpub"))] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("ETH", serializeKey(account, "tpub"))] });
     await refused(
       keys.id,
       [wallet("BNB", serializeKey(account, "xpub"))],
@@ -86,18 +86,18 @@ describe("two EVM wallets of one merchant and mode on one key", () => {
     const keys = await t.merchant({ name: "Apart Ltd" });
     const eth = serializeKey(evmAccount(0), "tpub");
     const usdt = serializeKey(evmAccount(1), "tpub");
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("ETH", eth), wallet("USDT", usdt)] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("ETH", eth), wallet("USDT", usdt)] });
     // One wallet set again with its own key.
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("ETH", eth)] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("ETH", eth)] });
     const live = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'"), "xpub");
-    await t.gateway.updateMerchant(keys.id, {
+    await t.gateway.operator.updateMerchant(keys.id, {
       wallets: [
         wallet("ETH", live, undefined, true),
         wallet("ETH", serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'"), "tpub")),
       ],
     });
     const utxo = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/84'/1'/0'"), "vpub");
-    await t.gateway.updateMerchant(keys.id, { wallets: [wallet("BTC", utxo), wallet("LTC", utxo)] });
+    await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("BTC", utxo), wallet("LTC", utxo)] });
     const stored = JSON.parse(await walletsOf(keys.id)) as { currencyId: number; isLive: boolean; wallet: { extendedPublicKey: string } }[];
     expect(stored.find((p) => p.currencyId === coin("USDT").id && !p.isLive)?.wallet.extendedPublicKey).toBe(usdt);
     expect(stored.filter((p) => p.wallet.extendedPublicKey === utxo)).toHaveLength(2);

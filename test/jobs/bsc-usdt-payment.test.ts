@@ -34,7 +34,7 @@ beforeAll(async () => {
   t = await startTestGateway();
   keys = await t.merchant({ name: "BSC Shop" });
   const key = new HdWalletRails().createTestWallet(USDT, "bsc");
-  await t.gateway.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
+  await t.gateway.operator.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
   const chains = new ChainWatchers({
     timeoutMs: 5000,
     esplora: { BTC: {}, LTC: {} },

@@ -87,18 +87,18 @@ describe("Bitcoin through Esplora", () => {
     let r = await row(id);
     expect(r).toMatchObject({ status: "PENDING", amountPaid: null });
     expect(r.amountUnconfirmed?.toString()).toBe(first.toFixed());
-    expect(t.gateway.describe(r).payment?.state).toBe("underpaid");
+    expect(t.gateway.payments.describe(r).payment?.state).toBe("underpaid");
 
     esplora.txs.push({ txid: txid(2), outputs: [{ address, value: sats(due.minus(first)) }], height: null });
     await watcher.tick();
-    expect(t.gateway.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 0, requiredConfirmations: 2 });
+    expect(t.gateway.payments.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 0, requiredConfirmations: 2 });
 
     for (const tx of esplora.txs.slice(-2)) Object.assign(tx, { height: esplora.tip, blockTime: nowSeconds() }); // 1 confirmation
     await watcher.tick();
     r = await row(id);
     expect(r.status).toBe("PENDING");
     // What a checkout shows while it waits: 1 of 2 confirmations.
-    expect(t.gateway.describe(r).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 2 });
+    expect(t.gateway.payments.describe(r).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 2 });
 
     esplora.tip += 1; // 2 confirmations
     const report = await watcher.tick();
@@ -107,7 +107,7 @@ describe("Bitcoin through Esplora", () => {
     expect(r.status).toBe("SUCCESSFUL");
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
     expect(r.amountUnconfirmed).toBeNull();
-    expect(t.gateway.describe(r).payment).toMatchObject({ state: "paid", confirmations: null, requiredConfirmations: 2 });
+    expect(t.gateway.payments.describe(r).payment).toMatchObject({ state: "paid", confirmations: null, requiredConfirmations: 2 });
     expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.received"]);
   });
 
@@ -160,7 +160,7 @@ describe("Bitcoin through Esplora", () => {
     const r = await row(id);
     expect(r.status).toBe("ABANDONED");
     expect(r.amountPaid?.toString()).toBe(due.toFixed());
-    expect(t.gateway.describe(r).payment?.state).toBe("paid_late");
+    expect(t.gateway.payments.describe(r).payment?.state).toBe("paid_late");
     expect(await eventTypes(id)).toEqual(["payment.initiated", "payment.pending", "payment.abandoned"]);
   });
 
@@ -191,7 +191,7 @@ describe("Ethereum through JSON-RPC", () => {
     await watcher.tick();
     let r = await row(id);
     expect(r.status).toBe("PENDING"); // the second transfer has 1 of 3 confirmations
-    expect(t.gateway.describe(r).payment?.state).toBe("confirming");
+    expect(t.gateway.payments.describe(r).payment?.state).toBe("confirming");
     evm.head += 2;
     await watcher.tick();
     r = await row(id);
@@ -204,7 +204,7 @@ describe("Ethereum through JSON-RPC", () => {
     evm.head += 1;
     evm.transfers.push({ to: address, value: BigInt(due.times("1e18").toFixed(0)), txHash: hash(9), blockNumber: evm.head });
     await watcher.tick();
-    expect(t.gateway.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 3 });
+    expect(t.gateway.payments.describe(await row(id)).payment).toMatchObject({ state: "confirming", confirmations: 1, requiredConfirmations: 3 });
     evm.head += 2;
     await watcher.tick();
     const r = await row(id);

@@ -59,15 +59,15 @@ async function pass(w: PaymentWatcher) {
 }
 
 it("splits the watch list by a hash of the address: the shares are disjoint and together the whole list", async () => {
-  const whole = (await t.gateway.watchList(0, 1000)).map((row) => row.paymentAddress).sort();
+  const whole = (await t.gateway.payments.watchList(0, 1000)).map((row) => row.paymentAddress).sort();
   expect(whole).toEqual([...addresses].sort());
-  const parts = await Promise.all([0, 1, 2].map((index) => t.gateway.watchList(0, 1000, { index, of: 3 })));
+  const parts = await Promise.all([0, 1, 2].map((index) => t.gateway.payments.watchList(0, 1000, { index, of: 3 })));
   const seen = parts.flat().map((row) => row.paymentAddress);
   expect(new Set(seen).size).toBe(seen.length);
   expect(seen.sort()).toEqual(whole);
   for (const part of parts) expect(part.length).toBeGreaterThan(0); // 24 addresses in 3 parts: none empty in practice
   // The same address always falls in the same share.
-  expect((await t.gateway.watchList(0, 1000, { index: 1, of: 3 })).map((r) => r.id)).toEqual(parts[1]?.map((r) => r.id));
+  expect((await t.gateway.payments.watchList(0, 1000, { index: 1, of: 3 })).map((r) => r.id)).toEqual(parts[1]?.map((r) => r.id));
 });
 
 it("refuses a share that is not an index below its count", () => {
@@ -77,7 +77,7 @@ it("refuses a share that is not an index below its count", () => {
     { index: 0, of: 0 },
     { index: 0.5, of: 2 },
   ];
-  for (const share of bad) expect(() => t.gateway.watchList(0, 10, share)).toThrow(/A watch share is an index below its count/);
+  for (const share of bad) expect(() => t.gateway.payments.watchList(0, 10, share)).toThrow(/A watch share is an index below its count/);
 });
 
 it("shares the addresses among live instances, and covers a dead or stopped instance's share at the next pass", async () => {

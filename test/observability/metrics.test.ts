@@ -383,7 +383,7 @@ describe("database gauges", () => {
       expect(database.poolStats).toBeDefined();
       const metrics = new PaygateMetrics({ defaultMetrics: false });
       // The backlog from the test gateway's database: a scrape's own query must not queue on the pool under test.
-      metrics.observeDatabase({ webhookBacklog: () => t.gateway.webhookBacklog(), poolStats: database.poolStats });
+      metrics.observeDatabase({ webhookBacklog: () => t.gateway.operator.webhookBacklog(), poolStats: database.poolStats });
       const stats = () => database.poolStats!();
       const until = async (condition: () => boolean) => {
         for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));

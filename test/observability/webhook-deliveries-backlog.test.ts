@@ -119,7 +119,7 @@ describe("the webhook deliveries' backlog on GET /metrics", () => {
     const metrics = new PaygateMetrics({ defaultMetrics: false });
     const unreachable = { $queryRaw: () => Promise.reject(new Error("connection refused")) } as unknown as Database;
     metrics.observeDatabase({
-      webhookBacklog: () => t.gateway.webhookBacklog(),
+      webhookBacklog: () => t.gateway.operator.webhookBacklog(),
       webhookDeliveriesBacklog: () => webhookEndpointStore(unreachable).backlog(new Date()),
     });
     const exposition = parseExposition(await metrics.render());

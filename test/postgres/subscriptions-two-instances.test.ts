@@ -35,7 +35,7 @@ async function initializeAndInitiate(): Promise<string> {
 
 /** What instance B's payment watcher records when the node shows a payment with `confirmations`. */
 const watcherSees = (id: string, confirmations: number) =>
-  b.gateway.applyReceipts(id, {
+  b.gateway.payments.applyReceipts(id, {
     receipts: [{ key: "ab12:0", txHash: "ab12", amount: new Decimal(OWED), confirmations, blockHeight: confirmations > 0 ? 100 : null }],
     requiredConfirmations: 2,
     source: "chain",

@@ -36,15 +36,15 @@ afterAll(async () => {
 
 it("hands out test-mode ETH and BNB payment URIs on the configured local chains", async () => {
   const { gateway } = runtime;
-  const merchant = await gateway.createMerchant({ name: "Local Chain Ltd" });
+  const merchant = await gateway.operator.createMerchant({ name: "Local Chain Ltd" });
   const uris: string[] = [];
   for (const currencyId of ["6", "5"]) {
-    const { transaction: initialized } = await gateway.initializeTransaction({
+    const { transaction: initialized } = await gateway.payments.initializeTransaction({
       bearerToken: merchant.testPublicKey,
       idempotencyKey: undefined,
       body: initializeBody({ amount: "10" }),
     });
-    const initiated = await gateway.initiatePayment({
+    const initiated = await gateway.payments.initiatePayment({
       bearerToken: merchant.testSecretKey,
       idempotencyKey: undefined,
       transactionId: initialized.id,

@@ -92,7 +92,7 @@ export async function dashboardUser(
   role: DashboardRole,
   email = `${role}-${randomBytes(4).toString("hex")}@example.com`,
 ): Promise<{ email: string; password: string; userId: string }> {
-  const created = await t.gateway.createDashboardUser({ merchantId, email, role, password: TEST_PASSWORD });
+  const created = await t.gateway.operator.createDashboardUser({ merchantId, email, role, password: TEST_PASSWORD });
   return { email, password: TEST_PASSWORD, userId: created.user.id };
 }
 

@@ -239,9 +239,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
     async merchant({ name = "Acme Stores", kyb, active, wallets, liveWebhookUrl, testWebhookUrl } = {}) {
-      const created = await gateway.createMerchant({ name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
+      const created = await gateway.operator.createMerchant({ name, kybStatus: kyb, liveWebhookUrl, testWebhookUrl });
       if (active !== undefined || (wallets && wallets.length > 0)) {
-        await gateway.updateMerchant(created.id, { active, wallets });
+        await gateway.operator.updateMerchant(created.id, { active, wallets });
       }
       return created;
     },

@@ -77,7 +77,7 @@ describe("webhooks list and redeliver", () => {
     // The service would write this event; here the test opens the same database between CLI runs.
     const rt = await startRuntime(loadConfig(paygate.env()), { log: () => {} });
     try {
-      await rt.gateway.initializeTransaction({
+      await rt.gateway.payments.initializeTransaction({
         bearerToken: merchant.testPublicKey,
         body: initializeBody({ amount: "12.50" }),
       });

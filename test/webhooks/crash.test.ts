@@ -51,9 +51,9 @@ const exited = (child: ChildProcess) =>
 
 it("delivers every event of a burst after the worker is killed mid-way and restarted", { timeout: 90_000 }, async () => {
   const eventIds = await withRuntime(async (rt) => {
-    const merchant = await rt.gateway.createMerchant({ name: "Crash Test", testWebhookUrl: receiver.url });
+    const merchant = await rt.gateway.operator.createMerchant({ name: "Crash Test", testWebhookUrl: receiver.url });
     for (let i = 0; i < BURST; i++) {
-      await rt.gateway.initializeTransaction({
+      await rt.gateway.payments.initializeTransaction({
         bearerToken: merchant.testPublicKey,
         body: initializeBody({ customer: { email: `c${i}@example.com` }, amount: String(10 + i) }),
       });

@@ -159,7 +159,7 @@ describe("what is not sent", () => {
     const kept = await initialize(keys.testPublicKey);
     const eventOf = (transactionId: string) => t.db.webhookEvent.findFirstOrThrow({ where: { transactionId } });
     expect(await eventOf(kept)).toMatchObject({ state: "PENDING", attemptCount: 0 });
-    await t.gateway.updateMerchant(keys.id, { testWebhookUrl: null });
+    await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: null });
     const written = await initialize(keys.testPublicKey);
     // Routed as it is written: nothing for the dispatcher to walk or to update later.
     expect(await eventOf(written)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });

@@ -269,9 +269,9 @@ describe("the mode's first endpoint is the merchant's webhook URL", () => {
     // Test mode's own secret: the merchant's (keys.webhookSecret) signs live deliveries (issue 41).
     expect(created.body.data).toMatchObject({ primary: true, url: server.url, secret: expect.stringMatching(/^whsec_/) });
     expect(created.body.data.secret).not.toBe(keys.webhookSecret);
-    expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBe(server.url);
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookUrls.test).toBe(server.url);
 
-    await t.gateway.updateMerchant(keys.id, { testWebhookUrl: `${server.url}/v2` });
+    await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: `${server.url}/v2` });
     expect((await call("GET", `/v1/webhook_endpoints/${created.body.data.id}`, keys.testSecretKey)).body.data.url).toBe(`${server.url}/v2`);
 
     const rotated = await call("POST", `/v1/webhook_endpoints/${created.body.data.id}/rotate_secret`, keys.testSecretKey, {});
@@ -282,7 +282,7 @@ describe("the mode's first endpoint is the merchant's webhook URL", () => {
 
     const deleted = await call("DELETE", `/v1/webhook_endpoints/${created.body.data.id}`, keys.testSecretKey);
     expect(deleted.body.data).toEqual({ id: created.body.data.id, object: "webhook_endpoint", deleted: true });
-    expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBeNull();
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookUrls.test).toBeNull();
     expect((await call("GET", "/v1/webhook_endpoints", keys.testSecretKey)).body.data).toEqual([]);
   });
 
@@ -304,16 +304,16 @@ describe("the mode's first endpoint is the merchant's webhook URL", () => {
     const own = await startTestGateway({ clock });
     try {
       const keys = await own.merchant({ name: "Overlap Ltd", testWebhookUrl: (await serve(ok, "/p")).url });
-      const owner = await own.gateway.webhookEndpointOwner(keys.testSecretKey);
-      const created = await own.gateway.createWebhookEndpoint(owner, { url: (await serve(ok, "/overlap")).url, enabled_events: ["*"] });
+      const owner = await own.gateway.access.key(keys.testSecretKey);
+      const created = await own.gateway.webhooks.createEndpoint(owner, { url: (await serve(ok, "/overlap")).url, enabled_events: ["*"] });
       expect(created.previousSecretExpiresAt).toBeNull();
-      const rotated = await own.gateway.rotateWebhookEndpointSecret(owner, created.id);
+      const rotated = await own.gateway.webhooks.rotateEndpointSecret(owner, created.id);
       expect(rotated.previousSecretExpiresAt).toEqual(new Date(clock.now().getTime() + 24 * HOUR));
       clock.advance(24 * HOUR - 1);
-      expect((await own.gateway.retrieveWebhookEndpoint(owner, created.id)).previousSecretExpiresAt).toEqual(rotated.previousSecretExpiresAt);
+      expect((await own.gateway.webhooks.retrieveEndpoint(owner, created.id)).previousSecretExpiresAt).toEqual(rotated.previousSecretExpiresAt);
       clock.advance(1);
-      expect((await own.gateway.retrieveWebhookEndpoint(owner, created.id)).previousSecretExpiresAt).toBeNull();
-      expect((await own.gateway.listWebhookEndpoints(owner)).find((e) => e.id === created.id)?.previousSecretExpiresAt).toBeNull();
+      expect((await own.gateway.webhooks.retrieveEndpoint(owner, created.id)).previousSecretExpiresAt).toBeNull();
+      expect((await own.gateway.webhooks.listEndpoints(owner)).find((e) => e.id === created.id)?.previousSecretExpiresAt).toBeNull();
     } finally {
       await own.close();
     }

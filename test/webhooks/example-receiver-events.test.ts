@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe("the example receiver and the service's deliveries", () => {
   it("accepts the dashboard's test event with 200 and says so", async () => {
-    const attempt = await t.gateway.sendMerchantTestEvent(keys.id, "test");
+    const attempt = await t.gateway.operator.sendTestEvent(keys.id, "test");
     expect(attempt).toMatchObject({ ok: true, statusCode: 200, url });
     expect(JSON.parse(attempt.body)).toMatchObject({ event: "webhook.test", data: { mode: "test" } });
     await printed("verified webhook.test: the test endpoint works");

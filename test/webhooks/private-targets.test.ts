@@ -98,7 +98,7 @@ describe("with private test destinations off (the default with DATABASE_URL)", (
     ]) {
       expectRefusedUrl(await setTestUrl(s.developer, url), url);
     }
-    expect((await s.t.gateway.merchantSettings(s.merchant.id)).webhookUrls.test).toBeNull();
+    expect((await s.t.gateway.merchants.settings(s.t.gateway.access.operator(s.merchant.id))).webhookUrls.test).toBeNull();
     // A public one is still taken (plain http is fine in test mode).
     const accepted = await setTestUrl(s.developer, "http://hooks.example.com/paygate");
     expect(accepted.status).toBe(200);
@@ -108,18 +108,18 @@ describe("with private test destinations off (the default with DATABASE_URL)", (
 
   it("refuses them on the operator's paths too (merchant create and update), changing nothing", async () => {
     const before = await s.t.db.merchant.count();
-    await expect(s.t.gateway.createMerchant({ name: "Internal", testWebhookUrl: "http://127.0.0.1:4000/webhooks" })).rejects.toMatchObject({
+    await expect(s.t.gateway.operator.createMerchant({ name: "Internal", testWebhookUrl: "http://127.0.0.1:4000/webhooks" })).rejects.toMatchObject({
       reason: "invalid_merchant_settings",
       message: expect.stringContaining(
         `Test webhook URL 'http://127.0.0.1:4000/webhooks' is refused: test-mode webhook URLs must point at a public host: 127.0.0.1 is a private, loopback or reserved address; use a public hostname or IP; ${SETTING_HINT}`,
       ),
     });
     expect(await s.t.db.merchant.count()).toBe(before);
-    await expect(s.t.gateway.updateMerchant(s.merchant.id, { testWebhookUrl: "http://[::1]:4000/webhooks" })).rejects.toMatchObject({
+    await expect(s.t.gateway.operator.updateMerchant(s.merchant.id, { testWebhookUrl: "http://[::1]:4000/webhooks" })).rejects.toMatchObject({
       reason: "invalid_merchant_settings",
       message: expect.stringContaining(SETTING_HINT),
     });
-    expect((await s.t.gateway.merchantSettings(s.merchant.id)).webhookUrls.test).toBeNull();
+    expect((await s.t.gateway.merchants.settings(s.t.gateway.access.operator(s.merchant.id))).webhookUrls.test).toBeNull();
   });
 
   it("does not connect to a private URL stored earlier: the dispatcher's attempt and the test event say why", async () => {
@@ -188,7 +188,7 @@ describe("with private test destinations on (the embedded database's local setup
     }
     expect(s.receiver.received).toHaveLength(2);
     // The operator's own command (the CLI's call) shows it.
-    const operator = await s.t.gateway.sendMerchantTestEvent(s.merchant.id, "test");
+    const operator = await s.t.gateway.operator.sendTestEvent(s.merchant.id, "test");
     expect(operator.responseBody).toContain(s.token);
   });
 

@@ -102,7 +102,10 @@ describe("a test credential never reads or rotates the secret that signs live de
     }
     const liveAfter = await primaryOf(keys.liveSecretKey);
     expect(liveAfter).toMatchObject({ id: liveBefore.id, secret_rotated_at: null, previous_secret_expires_at: null });
-    expect((await t.gateway.merchantSettings(keys.id)).webhookSecret).toEqual({ rotatedAt: null, previousSecretExpiresAt: null });
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookSecret).toEqual({
+      rotatedAt: null,
+      previousSecretExpiresAt: null,
+    });
 
     await eventInEachMode(keys);
     expect(verifiesWith(live, keys.webhookSecret)).toBe(true);
@@ -131,7 +134,7 @@ describe("a test credential never reads or rotates the secret that signs live de
     // Test mode has a secret of its own first: the merchant's rotation still reaches it.
     const testFirst = await primaryOf(keys.testSecretKey);
     expect((await call("POST", `/v1/webhook_endpoints/${testFirst.id}/rotate_secret`, keys.testSecretKey, {})).status).toBe(200);
-    const rotated = await t.gateway.rotateMerchantWebhookSecret(keys.id);
+    const rotated = await t.gateway.merchants.rotateWebhookSecret(t.gateway.access.operator(keys.id));
 
     await eventInEachMode(keys);
     expect(verifiesWith(live, rotated.webhookSecret)).toBe(true);
@@ -154,7 +157,7 @@ describe("creating a mode's first endpoint, many at once", () => {
       expect(rows.find((r) => r.id === answer.body.data.id)).toMatchObject({ url: answer.body.data.url, primary: answer.body.data.primary });
     }
     const primary = rows.find((r) => r.primary);
-    expect((await t.gateway.merchantSettings(keys.id)).webhookUrls.test).toBe(primary?.url);
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(keys.id))).webhookUrls.test).toBe(primary?.url);
     expect(new Set(rows.map((r) => r.url)).size).toBe(10);
   });
 });

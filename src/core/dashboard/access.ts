@@ -100,3 +100,14 @@ export function authorize(actor: DashboardActor, permission: DashboardPermission
     "role_forbidden",
   );
 }
+
+/**
+ * What a use case on one merchant's objects needs of whoever acts, whichever door it came through:
+ * the merchant, the mode reached and a permission check (merchants/access.ts makes one per door).
+ */
+export interface MerchantReach {
+  readonly merchantId: number;
+  readonly isLive: boolean;
+  /** 403 unless the actor may. */
+  require(permission: DashboardPermission): void;
+}

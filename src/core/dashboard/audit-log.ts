@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { LIST_LIMIT_MAX, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { AuditActorWrite, AuditLogRow, AuditWrite } from "../stores/audit-log.ts";
-import { authorize, type DashboardActor } from "./access.ts";
+import type { DashboardActor, MerchantReach } from "./access.ts";
 
 export const AUDIT_ACTIONS = [
   "wallet.set",
@@ -100,12 +100,16 @@ const QUERY = z.object({
 });
 
 /** The actor's merchant's entries, newest first; `params`: `limit` (1–100, default 50) and `starting_after` (the last id of the previous page). */
-export async function auditLogPage(deps: Pick<CoreDeps, "stores">, actor: DashboardActor, params: Record<string, unknown>): Promise<AuditLogPage> {
-  authorize(actor, "read_audit_log");
+export async function auditLogPage(
+  deps: Pick<CoreDeps, "stores">,
+  access: Omit<MerchantReach, "isLive">,
+  params: Record<string, unknown>,
+): Promise<AuditLogPage> {
+  access.require("read_audit_log");
   const query = parseListQuery(QUERY, params);
   const limit = Math.min(query.limit ?? AUDIT_LOG_LIMIT_DEFAULT, LIST_LIMIT_MAX);
   const before = query.starting_after === undefined ? null : Number(query.starting_after);
-  const rows = await deps.stores.auditLog.page(actor.merchantId, before, limit + 1);
+  const rows = await deps.stores.auditLog.page(access.merchantId, before, limit + 1);
   const page = pageOf(rows, limit);
   return { entries: page.items.map(viewOf), hasMore: page.hasMore };
 }

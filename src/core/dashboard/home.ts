@@ -7,7 +7,7 @@ import type { CoreDeps } from "../deps.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { FailingEndpointRow, StatusCountRow } from "../stores/home-figures.ts";
-import { authorize, type DashboardActor } from "./access.ts";
+import type { MerchantReach } from "./access.ts";
 
 /** How many UTC days the home covers, today included. */
 export const HOME_DAYS = 30;
@@ -58,12 +58,13 @@ export interface DashboardHome {
 const dayOf = (time: number): string => new Date(time).toISOString().slice(0, 10);
 const exact = (amount: string): string => new Decimal(amount).toFixed();
 
-export async function dashboardHome(deps: Pick<CoreDeps, "stores" | "clock">, actor: DashboardActor, isLive: boolean): Promise<DashboardHome> {
-  authorize(actor, "read");
+export async function dashboardHome(deps: Pick<CoreDeps, "stores" | "clock">, access: MerchantReach): Promise<DashboardHome> {
+  access.require("read");
+  const { merchantId, isLive } = access;
   const today = Date.parse(`${dayOf(deps.clock.now().getTime())}T00:00:00Z`);
   const first = today - (HOME_DAYS - 1) * DAY_MS;
   const days = Array.from({ length: HOME_DAYS }, (_, i) => dayOf(first + i * DAY_MS));
-  const figures = await deps.stores.homeFigures.figures({ merchantId: actor.merchantId, isLive, since: new Date(first) });
+  const figures = await deps.stores.homeFigures.figures({ merchantId, isLive, since: new Date(first) });
 
   const byCurrency = new Map<number, Map<string, DayVolume>>();
   for (const row of figures.volume) {

@@ -18,7 +18,7 @@ import { transactionsCsv } from "../transactions/export.ts";
 import { listTransactionsOf, parseTransactionFilters, type TransactionPage } from "../transactions/list.ts";
 import { findTransactionFor, type TransactionRecord } from "../transactions/record.ts";
 import { viewOf, type TransactionView } from "../transactions/view.ts";
-import { authorize, type DashboardActor } from "./access.ts";
+import type { MerchantReach } from "./access.ts";
 
 /** One transaction as its page shows it. */
 export interface TransactionDetail {
@@ -44,12 +44,11 @@ export interface DashboardTransactionPage extends Omit<TransactionPage, "transac
 /** A page of the actor's merchant's transactions in one mode: the REST list's query, rules and cursor (list.ts). */
 export async function listDashboardTransactions(
   deps: Pick<CoreDeps, "stores">,
-  actor: DashboardActor,
-  isLive: boolean,
+  access: MerchantReach,
   params: Record<string, unknown>,
 ): Promise<DashboardTransactionPage> {
-  authorize(actor, "read");
-  const page = await listTransactionsOf(deps.stores, { merchantId: actor.merchantId, isLive, dashboard: true }, params);
+  access.require("read");
+  const page = await listTransactionsOf(deps.stores, { merchantId: access.merchantId, isLive: access.isLive, dashboard: true }, params);
   const summaries = await refundSummaries(deps, page.transactions);
   return { ...page, transactions: page.transactions.map((t) => ({ ...t, ...refundedOf(summaries.get(t.id)) })) };
 }
@@ -65,16 +64,15 @@ function refundedOf(summary: RefundSummary | undefined): { refunded: Decimal | n
 
 export async function dashboardTransaction(
   deps: Pick<CoreDeps, "stores" | "lifecycle">,
-  actor: DashboardActor,
-  isLive: boolean,
+  access: MerchantReach,
   id: string,
 ): Promise<TransactionDetail> {
-  authorize(actor, "read");
-  const transaction = await findTransactionFor(deps.stores.transactions, id, actor.merchantId, isLive);
+  access.require("read");
+  const transaction = await findTransactionFor(deps.stores.transactions, id, access.merchantId, access.isLive);
   if (!transaction) throw errors.transactionNotFound(id);
   const [receipts, events] = await Promise.all([
     deps.stores.transactions.receipts(transaction.id),
-    deps.stores.webhookEvents.list({ merchantId: actor.merchantId, transactionId: transaction.id }),
+    deps.stores.webhookEvents.list({ merchantId: access.merchantId, transactionId: transaction.id }),
   ]);
   return {
     transaction,
@@ -91,24 +89,22 @@ export async function dashboardTransaction(
  */
 export async function exportDashboardTransactions(
   deps: Pick<CoreDeps, "stores">,
-  actor: DashboardActor,
-  isLive: boolean,
+  access: MerchantReach,
   params: Record<string, unknown>,
 ): Promise<AsyncGenerator<string>> {
-  authorize(actor, "read");
-  const filters = parseTransactionFilters({ merchantId: actor.merchantId, isLive, dashboard: true }, params);
+  access.require("read");
+  const filters = parseTransactionFilters({ merchantId: access.merchantId, isLive: access.isLive, dashboard: true }, params);
   return transactionsCsv(deps.stores, filters);
 }
 
 /** Sends an event of the actor's merchant and mode again now, with one attempt, and says how it went. */
 export async function redeliverDashboardEvent(
   deps: Pick<CoreDeps, "stores" | "redelivery">,
-  actor: DashboardActor,
-  isLive: boolean,
+  access: MerchantReach,
   eventId: string,
 ): Promise<DeliveryReport> {
-  authorize(actor, "manage_webhooks");
-  const event = isEventId(eventId) ? await deps.stores.webhookEvents.findFor(eventId, actor.merchantId, isLive) : null;
+  access.require("manage_webhooks");
+  const event = isEventId(eventId) ? await deps.stores.webhookEvents.findFor(eventId, access.merchantId, access.isLive) : null;
   if (!event) throw errors.eventNotFound(eventId);
   const report = await redeliverEvent(deps.redelivery, event.id);
   // Pruned (30 days) between the two reads.

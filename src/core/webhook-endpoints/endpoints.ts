@@ -5,8 +5,7 @@
 // rotateModeWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
-import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
-import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
@@ -37,20 +36,6 @@ export interface EndpointOwner {
 }
 
 export type EndpointDeps = MerchantDeps & Pick<CoreDeps, "clock"> & { webhookEndpointsMax?: number };
-
-/**
- * Whose endpoints a dashboard user reaches: its merchant's, in the mode the dashboard shows, once its
- * role allows it (`read` to list, `manage_webhooks` to change). The secret-key API reaches its key's
- * merchant and mode (the gateway's webhookEndpointOwner); both then call the same functions below.
- */
-export function dashboardOwner(
-  actor: DashboardActor,
-  isLive: boolean,
-  permission: Extract<DashboardPermission, "read" | "manage_webhooks">,
-): EndpointOwner {
-  authorize(actor, permission);
-  return { merchantId: actor.merchantId, isLive, by: authorOf(actor) };
-}
 
 /**
  * The endpoint changes that need a recent password in the dashboard (sudo mode, as setting the webhook

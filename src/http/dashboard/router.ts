@@ -59,7 +59,7 @@ export function dashboardRouter(gateway: PaymentGateway, pages: DashboardPagesOp
 function session(gateway: PaymentGateway): RequestHandler {
   return async (req, res, next) => {
     if (isPublic(req)) return next();
-    const current = await gateway.dashboardSession(sessionTokenOf(req), clientAddress(req));
+    const current = await gateway.accounts.session(sessionTokenOf(req), clientAddress(req));
     res.locals.dashboardSession = current;
     res.locals.merchantId = current.merchant.id; // the request log's merchant
     next();

@@ -3,6 +3,8 @@
 // answers. Route modules use these and never read cookies or headers themselves.
 import type { Request, Response } from "express";
 import type { DashboardActor } from "../../core/dashboard/access.ts";
+import type { PaymentGateway } from "../../core/gateway.ts";
+import type { MerchantAccess } from "../../core/merchants/access.ts";
 import type { DashboardSession, SignedIn } from "../../core/dashboard/sessions.ts";
 import { errors } from "../../core/errors.ts";
 
@@ -69,3 +71,7 @@ export function clearSessionCookie(res: Response, publicUrl: string): void {
 }
 
 const cookieScope = (publicUrl: string) => ({ httpOnly: true, sameSite: "lax", path: "/dashboard", secure: publicUrl.startsWith("https:") }) as const;
+
+/** The signed-in user's access to its merchant (core/merchants/access.ts); `isLive`: the mode the page shows, where the use case has one. */
+export const accessOf = (gateway: Pick<PaymentGateway, "access">, res: Response, isLive = false): MerchantAccess =>
+  gateway.access.dashboard(actorOf(res), isLive);

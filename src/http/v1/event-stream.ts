@@ -49,7 +49,7 @@ export function eventStreamRoutes(gateway: PaymentGateway, live: LiveConnections
     const token = bearerToken(req.headers.authorization);
     const lastEventId = req.headers["last-event-id"];
     // Authenticated and the cursor found before anything is held or sent: a refusal is a plain JSON error.
-    const stream = await gateway.openEventStream(token, {
+    const stream = await gateway.webhooks.openEventStream(token, {
       params: { ...req.query },
       lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
     });

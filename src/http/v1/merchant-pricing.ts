@@ -13,9 +13,9 @@ export function merchantPricingRoutes(gateway: PaymentGateway): Router {
   const router = Router();
 
   router.get("/v1/merchant/pricing", noStore, async (req, res) => {
-    const { merchantId, pricing } = await gateway.pricingForKey(bearerToken(req.headers.authorization));
-    res.locals.merchantId = merchantId;
-    res.status(200).json(pricingResponse(pricing));
+    const access = await gateway.access.key(bearerToken(req.headers.authorization));
+    res.locals.merchantId = access.merchantId;
+    res.status(200).json(pricingResponse(await gateway.merchants.pricing(access)));
   });
 
   router.post("/v1/merchant/pricing", noStore, jsonBody(invalidPricingBody), async (req, res) => {
@@ -30,9 +30,9 @@ export function merchantPricingRoutes(gateway: PaymentGateway): Router {
     if (extra.length > 0) {
       throw errors.invalidPricing(extra.map((field) => ({ field, message: `${field}: unknown field; send spread and/or sources` })));
     }
-    const { merchantId, pricing } = await gateway.setPricingForKey(bearerToken(req.headers.authorization), { spread, sources }, clientAddress(req));
-    res.locals.merchantId = merchantId;
-    res.status(200).json(pricingResponse(pricing));
+    const access = await gateway.access.key(bearerToken(req.headers.authorization), clientAddress(req));
+    res.locals.merchantId = access.merchantId;
+    res.status(200).json(pricingResponse(await gateway.merchants.setPricing(access, { spread, sources })));
   });
 
   return router;

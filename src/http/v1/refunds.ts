@@ -18,12 +18,11 @@ function sendRefund(res: Response, outcome: RefundOutcome, status = 200): void {
 
 export function refundRoutes(gateway: PaymentGateway): Router {
   const router = Router();
-  // A read needs the key's role to read, a change to manage refunds (audited as the key, from the client's address).
-  const owner = (req: Request, permission: "read" | "manage_refunds" = "read") =>
-    gateway.refundOwner(bearerToken(req.headers.authorization), clientAddress(req), permission);
+  // The key's access; each use case checks what its role may do (changes audited as the key, from the client's address).
+  const owner = (req: Request) => gateway.access.key(bearerToken(req.headers.authorization), clientAddress(req));
 
   router.post("/v1/transaction/:transaction_id/refunds", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    const outcome = await gateway.createRefund(await owner(req, "manage_refunds"), {
+    const outcome = await gateway.refunds.createRefund(await owner(req), {
       transactionId: String(req.params.transaction_id),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -32,29 +31,29 @@ export function refundRoutes(gateway: PaymentGateway): Router {
   });
 
   router.get("/v1/transaction/:transaction_id/refunds", noStore, async (req, res) => {
-    const found = await gateway.transactionRefunds(await owner(req), String(req.params.transaction_id));
+    const found = await gateway.refunds.transactionRefunds(await owner(req), String(req.params.transaction_id));
     res.locals.merchantId = found.merchantId;
     const body: TransactionRefundsResponse = { status: "success", data: found.refunds, meta: { amount_refundable: found.amountRefundable } };
     res.status(200).json(body);
   });
 
   router.get("/v1/refunds", noStore, async (req, res) => {
-    const page = await gateway.listRefunds(await owner(req), { ...req.query });
+    const page = await gateway.refunds.listRefunds(await owner(req), { ...req.query });
     res.locals.merchantId = page.merchantId;
     const body: RefundListResponse = { status: "success", data: page.refunds, has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
 
   router.get("/v1/refunds/:refund_id", noStore, async (req, res) => {
-    sendRefund(res, await gateway.retrieveRefund(await owner(req), String(req.params.refund_id)));
+    sendRefund(res, await gateway.refunds.retrieveRefund(await owner(req), String(req.params.refund_id)));
   });
 
   router.post("/v1/refunds/:refund_id/cancel", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.cancelRefund(await owner(req, "manage_refunds"), String(req.params.refund_id)));
+    sendRefund(res, await gateway.refunds.cancelRefund(await owner(req), String(req.params.refund_id)));
   });
 
   router.post("/v1/refunds/:refund_id/mark_paid", noStore, jsonBody(errors.refundValidation), async (req, res) => {
-    sendRefund(res, await gateway.markRefundPaid(await owner(req, "manage_refunds"), String(req.params.refund_id), req.body));
+    sendRefund(res, await gateway.refunds.markRefundPaid(await owner(req), String(req.params.refund_id), req.body));
   });
 
   return router;

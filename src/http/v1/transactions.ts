@@ -11,7 +11,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   const router = Router();
 
   router.post("/v1/transaction", noStore, jsonBody(errors.initializeValidation), async (req, res) => {
-    const initialized = await gateway.initializeTransaction({
+    const initialized = await gateway.payments.initializeTransaction({
       bearerToken: bearerToken(req.headers.authorization),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -22,7 +22,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   });
 
   router.post("/v1/transaction/:transaction_id/pay", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
-    const initiated = await gateway.initiatePayment({
+    const initiated = await gateway.payments.initiatePayment({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
       body: req.body,
@@ -35,19 +35,19 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   // Not in the spec: what a checkout page (public key) or the merchant (secret key) polls.
   router.get("/v1/transaction/:transaction_id", noStore, async (req, res) => {
     const id = String(req.params.transaction_id);
-    const { details, caller } = await gateway.transactionDetails(bearerToken(req.headers.authorization), id);
+    const { details, caller } = await gateway.payments.transactionDetails(bearerToken(req.headers.authorization), id);
     res.locals.merchantId = caller.merchant.id;
-    if (!details) throw await gateway.transactionNotFound(caller, id);
+    if (!details) throw await gateway.payments.transactionNotFound(caller, id);
     if (caller.keyKind !== "SECRET") return sendPayable(res, details);
     // A secret key also sees the refunds and what is left to refund (issue 26): fields added to table 2.2.
-    const summary = (await gateway.refundSummaries([details.transaction])).get(details.transaction.id);
+    const summary = (await gateway.refunds.refundSummaries([details.transaction])).get(details.transaction.id);
     res.locals.merchantId = details.transaction.merchantId;
     res.status(200).json(success({ ...initiatedTransaction(details), ...summary }, details.transaction.requestMeta));
   });
 
   // Test mode only (not in the spec): stand-ins for the chain and the clock.
   router.post("/v1/test_helpers/transaction/:transaction_id/payment", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
-    const paid = await gateway.recordTestPayment({
+    const paid = await gateway.payments.recordTestPayment({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
       body: req.body,
@@ -56,7 +56,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
   });
 
   router.post("/v1/test_helpers/transaction/:transaction_id/expire", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
-    const expired = await gateway.expireTestTransaction({
+    const expired = await gateway.payments.expireTestTransaction({
       bearerToken: bearerToken(req.headers.authorization),
       transactionId: String(req.params.transaction_id),
     });

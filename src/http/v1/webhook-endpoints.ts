@@ -13,57 +13,56 @@ import { jsonBody } from "../body.ts";
 export function webhookEndpointRoutes(gateway: PaymentGateway): Router {
   const router = Router();
   const body = jsonBody(errors.webhookEndpointValidation);
-  // A read needs the key's role to read, a change to manage webhooks (audited as the key, from the client's address).
+  // The key's access; each use case checks what its role may do (changes audited as the key, from the client's address).
   const owner = async (req: Request, res: { locals: Record<string, unknown> }) => {
-    const permission = req.method === "GET" ? "read" : "manage_webhooks";
-    const found = await gateway.webhookEndpointOwner(bearerToken(req.headers.authorization), clientAddress(req), permission);
+    const found = await gateway.access.key(bearerToken(req.headers.authorization), clientAddress(req));
     res.locals.merchantId = found.merchantId;
     return found;
   };
   const ok = (data: unknown) => ({ status: "success", data, meta: {} });
 
   router.post("/v1/webhook_endpoints", noStore, body, async (req, res) => {
-    const endpoint = await gateway.createWebhookEndpoint(await owner(req, res), req.body);
+    const endpoint = await gateway.webhooks.createEndpoint(await owner(req, res), req.body);
     res.status(201).json(ok(webhookEndpointObject(endpoint)));
   });
 
   router.get("/v1/webhook_endpoints", noStore, async (req, res) => {
-    const all = await gateway.listWebhookEndpoints(await owner(req, res));
+    const all = await gateway.webhooks.listEndpoints(await owner(req, res));
     res.status(200).json({ status: "success", data: all.map((e) => webhookEndpointObject(e)), has_more: false, meta: {} });
   });
 
   router.get("/v1/webhook_endpoints/:endpoint_id", noStore, async (req, res) => {
-    const endpoint = await gateway.retrieveWebhookEndpoint(await owner(req, res), String(req.params.endpoint_id));
+    const endpoint = await gateway.webhooks.retrieveEndpoint(await owner(req, res), String(req.params.endpoint_id));
     res.status(200).json(ok(webhookEndpointObject(endpoint)));
   });
 
   router.post("/v1/webhook_endpoints/:endpoint_id", noStore, body, async (req, res) => {
-    const updated = await gateway.updateWebhookEndpoint(await owner(req, res), String(req.params.endpoint_id), req.body);
+    const updated = await gateway.webhooks.updateEndpoint(await owner(req, res), String(req.params.endpoint_id), req.body);
     res.status(200).json({ status: "success", data: webhookEndpointObject(updated.endpoint), meta: { redelivered: updated.redelivered } });
   });
 
   router.delete("/v1/webhook_endpoints/:endpoint_id", noStore, async (req, res) => {
-    const deleted = await gateway.deleteWebhookEndpoint(await owner(req, res), String(req.params.endpoint_id));
+    const deleted = await gateway.webhooks.deleteEndpoint(await owner(req, res), String(req.params.endpoint_id));
     res.status(200).json(ok({ id: deleted.id, object: "webhook_endpoint", deleted: true }));
   });
 
   router.post("/v1/webhook_endpoints/:endpoint_id/rotate_secret", noStore, body, async (req, res) => {
-    const rotated = await gateway.rotateWebhookEndpointSecret(await owner(req, res), String(req.params.endpoint_id));
+    const rotated = await gateway.webhooks.rotateEndpointSecret(await owner(req, res), String(req.params.endpoint_id));
     res.status(200).json(ok(webhookEndpointObject(rotated)));
   });
 
   router.get("/v1/webhook_endpoints/:endpoint_id/deliveries", noStore, async (req, res) => {
-    const page = await gateway.listWebhookDeliveries(await owner(req, res), String(req.params.endpoint_id), { ...req.query });
+    const page = await gateway.webhooks.listDeliveries(await owner(req, res), String(req.params.endpoint_id), { ...req.query });
     res.status(200).json({ status: "success", data: page.deliveries.map(webhookDeliveryObject), has_more: page.hasMore, meta: {} });
   });
 
   router.post("/v1/webhook_endpoints/:endpoint_id/redeliver_failed", noStore, body, async (req, res) => {
-    const queued = await gateway.redeliverFailedWebhookDeliveries(await owner(req, res), String(req.params.endpoint_id), req.body);
+    const queued = await gateway.webhooks.redeliverFailedDeliveries(await owner(req, res), String(req.params.endpoint_id), req.body);
     res.status(202).json(ok({ queued }));
   });
 
   router.post("/v1/webhook_deliveries/:delivery_id/redeliver", noStore, body, async (req, res) => {
-    const delivery = await gateway.redeliverWebhookDelivery(await owner(req, res), String(req.params.delivery_id));
+    const delivery = await gateway.webhooks.redeliverDelivery(await owner(req, res), String(req.params.delivery_id));
     res.status(202).json(ok(webhookDeliveryObject(delivery)));
   });
 

@@ -53,7 +53,7 @@ describe("the management pages in a browser", () => {
     await page.locator("#webhook-url-error .alert").waitFor(WAIT);
     expect(await page.locator("#webhook-url-error").getAttribute("role")).toBe("alert");
     await expect.poll(() => page.getByLabel("Webhook URL (test mode)").getAttribute("aria-invalid"), WAIT).toBe("true");
-    expect((await d.t.gateway.merchantSettings(d.merchant.id)).webhookUrls.test).toBe(receiver.url);
+    expect((await d.t.gateway.merchants.settings(d.t.gateway.access.operator(d.merchant.id))).webhookUrls.test).toBe(receiver.url);
     await page.getByLabel("Webhook URL (test mode)").fill(receiver.url);
 
     await page.getByRole("button", { name: "Rotate the secret" }).click();
@@ -148,12 +148,12 @@ describe("the management pages in a browser", () => {
     await page.getByRole("button", { name: "Create a payment link" }).click();
     await page.locator("#link-notice").filter({ hasText: "created" }).waitFor(WAIT);
     await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
-    const slug = (await d.t.gateway.listMerchantPaymentLinks(d.merchant.id))[0]!.slug;
+    const slug = (await d.t.gateway.merchants.listPaymentLinks(d.t.gateway.access.operator(d.merchant.id)))[0]!.slug;
     await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
     await page.getByRole("cell", { name: "Deactivated" }).waitFor(WAIT);
     expect(await page.locator("#link-notice").textContent()).toMatch(/is deactivated/);
     await expect.poll(() => focusedId(page), WAIT).toBe("link-notice");
-    expect((await d.t.gateway.listMerchantPaymentLinks(d.merchant.id))[0]).toMatchObject({ slug, active: false });
+    expect((await d.t.gateway.merchants.listPaymentLinks(d.t.gateway.access.operator(d.merchant.id)))[0]).toMatchObject({ slug, active: false });
     expect(problems).toEqual([]);
   });
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
   t = await startTestGateway({ env: { PAYGATE_ETH_TEST_RPC_URL: anvil.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID) } });
   merchant = await t.merchant({ name: "Networks Shop" });
   // A second USDT wallet, on TRON: TRON can then be the default; BNB Smart Chain (no wallet) cannot.
-  await t.gateway.updateMerchant(merchant.id, {
+  await t.gateway.operator.updateMerchant(merchant.id, {
     wallets: [{ currency: USDT, network: "tron", isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "tron") }],
   });
 }, 120_000);
@@ -87,7 +87,10 @@ describe("default networks on the Wallets page", () => {
     );
     await expect.poll(() => page.getByLabel("Default network for USDT").inputValue(), WAIT).toBe("tron");
     await expect
-      .poll(async () => (await t.gateway.defaultNetworks(merchant.id)).map((d) => `${d.currency} ${d.isLive ? "live" : "test"} ${d.network}`), WAIT)
+      .poll(
+        async () => (await t.gateway.operator.defaultNetworks(merchant.id)).map((d) => `${d.currency} ${d.isLive ? "live" : "test"} ${d.network}`),
+        WAIT,
+      )
       .toEqual(["USDT test tron"]);
     const audit = await t.db.auditLogEntry.findMany({ where: { merchantId: merchant.id, action: "default_network.set" } });
     expect(audit.map((a) => a.target)).toEqual(["USDT test tron"]);
@@ -122,7 +125,7 @@ describe("default networks on the Wallets page", () => {
     const coin = await owner.request("PUT", "/dashboard/api/default-networks/DOGE?mode=test", { network: "ethereum" });
     expect(coin.status).toBe(400);
     expect(coin.body.message).toBe("currency must be a coin this gateway takes (got 'DOGE')");
-    expect((await t.gateway.defaultNetworks(merchant.id)).map((d) => d.network)).toEqual(["tron"]);
+    expect((await t.gateway.operator.defaultNetworks(merchant.id)).map((d) => d.network)).toEqual(["tron"]);
   });
 });
 

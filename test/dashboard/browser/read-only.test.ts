@@ -15,7 +15,7 @@ beforeAll(async () => {
   [browser, t] = await Promise.all([launchBrowser(), startTestGateway()]);
   merchantId = (await t.merchant({ name: "Closed Stores", kyb: "VERIFIED" })).id;
   owner = await signedInAs(t, merchantId, "owner");
-  await t.gateway.updateMerchant(merchantId, { active: false });
+  await t.gateway.operator.updateMerchant(merchantId, { active: false });
 });
 afterAll(async () => {
   await browser?.close();
@@ -76,7 +76,7 @@ describe("a deactivated merchant's dashboard in a browser", () => {
     expect(await page.locator("#read-only-banner").isVisible()).toBe(true);
     expect(await accessibilityViolations(page), "Webhooks, read-only, desktop").toEqual([]);
 
-    await t.gateway.updateMerchant(merchantId, { active: true });
+    await t.gateway.operator.updateMerchant(merchantId, { active: true });
     try {
       await page.reload();
       await h1(page, "Webhooks");
@@ -84,7 +84,7 @@ describe("a deactivated merchant's dashboard in a browser", () => {
       await page.locator("main form").first().waitFor(WAIT);
       expect(await page.locator("#read-only-banner").isVisible()).toBe(false);
     } finally {
-      await t.gateway.updateMerchant(merchantId, { active: false });
+      await t.gateway.operator.updateMerchant(merchantId, { active: false });
     }
     expect(problems).toEqual([]);
     await context.close();

@@ -116,7 +116,10 @@ describe("two-factor authentication in a browser", () => {
     await dialog.getByRole("button", { name: "Confirm" }).click();
     await dialog.getByRole("alert").filter({ hasText: "The password is incorrect" }).waitFor(WAIT);
     await expect.poll(() => focusedId(page), WAIT).toBe("reauth-password");
-    expect((await t.gateway.listMerchantWallets(merchantId)).find((w) => w.currency === "BTC" && w.mode === "live")?.extendedPublicKey).toBeNull();
+    expect(
+      (await t.gateway.merchants.listWallets(t.gateway.access.operator(merchantId))).find((w) => w.currency === "BTC" && w.mode === "live")
+        ?.extendedPublicKey,
+    ).toBeNull();
     clock.advance(STEP);
     await dialog.getByLabel("Password").fill(TEST_PASSWORD);
     await dialog.getByLabel("Authentication code").fill(await totpCode(secret, clock.now()));
@@ -126,9 +129,10 @@ describe("two-factor authentication in a browser", () => {
     await page.getByRole("heading", { name: "Compare these BTC addresses with your wallet" }).waitFor(WAIT);
     await page.getByRole("button", { name: "Confirm" }).click();
     await page.locator("#wallet-saved").waitFor(WAIT);
-    expect((await t.gateway.listMerchantWallets(merchantId)).find((w) => w.currency === "BTC" && w.mode === "live")?.extendedPublicKey).toBe(
-      "zpub6rFR7y…GutZYs",
-    );
+    expect(
+      (await t.gateway.merchants.listWallets(t.gateway.access.operator(merchantId))).find((w) => w.currency === "BTC" && w.mode === "live")
+        ?.extendedPublicKey,
+    ).toBe("zpub6rFR7y…GutZYs");
 
     // The audit log shows it all, newest first.
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Audit log" }).click();
@@ -150,7 +154,7 @@ describe("two-factor authentication in a browser", () => {
     clock.advance(11 * 60_000);
     await page.goto(`${t.url}/dashboard/webhooks`);
     await h1(page, "Webhooks");
-    const before = (await t.gateway.merchantSettings(merchantId)).webhookUrls.test;
+    const before = (await t.gateway.merchants.settings(t.gateway.access.operator(merchantId))).webhookUrls.test;
     await page.getByLabel("Webhook URL (test mode)").fill("https://attacker.example/hooks");
     await page.getByRole("button", { name: "Save URL" }).click();
     const dialog = page.getByRole("dialog", { name: "Confirm it is you" });
@@ -161,7 +165,7 @@ describe("two-factor authentication in a browser", () => {
     await dialog.waitFor({ state: "detached", ...WAIT });
     await page.locator("#webhook-url-error .alert").waitFor(WAIT);
     expect(await page.locator("#webhook-url-error").textContent()).toMatch(/This change needs your password again/);
-    expect((await t.gateway.merchantSettings(merchantId)).webhookUrls.test).toBe(before);
+    expect((await t.gateway.merchants.settings(t.gateway.access.operator(merchantId))).webhookUrls.test).toBe(before);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -37,9 +37,9 @@ const deliver = () => d.t.dispatcher({ retryScheduleMs: [] }).drain();
 
 /** The shop's endpoint (the first test adds it in the page; a test run alone gets it through the gateway). */
 async function shopEndpoint(): Promise<{ id: string }> {
-  const owner = { merchantId: d.merchant.id, isLive: false };
-  const found = (await d.t.gateway.listWebhookEndpoints(owner)).find((e) => e.url === shop.url);
-  return found ?? d.t.gateway.createWebhookEndpoint(owner, { url: shop.url, enabled_events: ["payment.initiated"] });
+  const owner = d.t.gateway.access.operator(d.merchant.id);
+  const found = (await d.t.gateway.webhooks.listEndpoints(owner)).find((e) => e.url === shop.url);
+  return found ?? d.t.gateway.webhooks.createEndpoint(owner, { url: shop.url, enabled_events: ["payment.initiated"] });
 }
 
 const logRow = (page: Page, text: string) => page.locator("#delivery-rows tbody tr", { hasText: text });
@@ -225,8 +225,8 @@ describe("the Webhooks page's endpoints in a browser", () => {
     await expect.poll(() => first.locator("code").first().textContent(), WAIT).toBe(primary.url);
     await expect.poll(() => page.locator("#delivery-log-url").textContent(), WAIT).toBe(primary.url);
     expect(await page.locator("#webhook-url").inputValue()).toBe(primary.url);
-    const owner = { merchantId: d.merchant.id, isLive: false };
-    expect((await d.t.gateway.listWebhookEndpoints(owner)).find((e) => e.isPrimary)?.url).toBe(primary.url);
+    const owner = d.t.gateway.access.operator(d.merchant.id);
+    expect((await d.t.gateway.webhooks.listEndpoints(owner)).find((e) => e.isPrimary)?.url).toBe(primary.url);
     await expectAccessibleAt(page, "owner, URL and first endpoint in step, desktop");
     expect(problems).toEqual([]);
   });
@@ -254,11 +254,11 @@ describe("the Webhooks page's endpoints in a browser", () => {
   it("loads more deliveries after the first 20 (the cursor), and says how many are shown", async () => {
     const endpoint = await shopEndpoint();
     shop.answer = () => ({ status: 200, body: "ok" });
-    const owner = { merchantId: d.merchant.id, isLive: false };
-    const before = (await d.t.gateway.listWebhookDeliveries(owner, endpoint.id, { limit: "100" })).deliveries.length;
+    const owner = d.t.gateway.access.operator(d.merchant.id);
+    const before = (await d.t.gateway.webhooks.listDeliveries(owner, endpoint.id, { limit: "100" })).deliveries.length;
     for (let i = before; i < 23; i++) await initialize();
     await deliver();
-    const total = (await d.t.gateway.listWebhookDeliveries(owner, endpoint.id, { limit: "100" })).deliveries.length;
+    const total = (await d.t.gateway.webhooks.listDeliveries(owner, endpoint.id, { limit: "100" })).deliveries.length;
     expect(total).toBeGreaterThan(20);
     expect(total).toBeLessThanOrEqual(40);
     const { page, problems } = await openAs("owner", `/dashboard/webhooks?endpoint=${endpoint.id}`);

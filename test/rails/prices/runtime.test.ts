@@ -70,7 +70,7 @@ describe("runtime price wiring", () => {
     const prices = runtime.prices;
     expect(await prices.quote(BTC, USD, false)).toMatchObject({ source: "test-rates" });
     expect((await prices.quote(BTC, USD, false)).rate.toFixed()).toBe("65000");
-    await runtime.gateway.setTestRate({ crypto: "BTC", fiat: "USD", rate: "42000.5" });
+    await runtime.gateway.operator.setTestRate({ crypto: "BTC", fiat: "USD", rate: "42000.5" });
     expect((await prices.quote(BTC, USD, false)).rate.toFixed()).toBe("42000.5");
     expect((await prices.quote(BTC, NGN, false)).rate.toFixed()).toBe("97500000");
   });

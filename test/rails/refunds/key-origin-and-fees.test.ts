@@ -90,12 +90,14 @@ describe("setting a wallet with its origin, through the service", () => {
 
   it("stores the origin apart from the key; payments keep deriving from the key; setting it again bare keeps the origin", async () => {
     const m = await t.merchant({ name: "Origin Stores" });
-    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[${FINGERPRINT}/84h/1h/0h]${VPUB}` }] });
+    await t.gateway.operator.updateMerchant(m.id, {
+      wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[${FINGERPRINT}/84h/1h/0h]${VPUB}` }],
+    });
     const wallet = await walletOf(m.id);
     expect([wallet.extendedPublicKey, wallet.keyOrigin]).toEqual([VPUB, `${FINGERPRINT}/84'/1'/0'`]);
-    await t.gateway.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: VPUB }] });
+    await t.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: VPUB }] });
     expect((await walletOf(m.id)).keyOrigin).toBe(`${FINGERPRINT}/84'/1'/0'`);
-    const preview = await t.gateway.previewMerchantWallet(m.id, {
+    const preview = await t.gateway.merchants.previewWallet(t.gateway.access.operator(m.id), {
       currency: "LTC",
       mode: "test",
       extendedPublicKey: `[${FINGERPRINT}/84'/1'/0']${VPUB}`,
@@ -105,12 +107,16 @@ describe("setting a wallet with its origin, through the service", () => {
     const other = await t.merchant({ name: "Dashboard Origin" });
     const otherKey = serializeKey(HDKey.fromMasterSeed(new Uint8Array(32).fill(5)).derive("m/84'/1'/0'"), "vpub");
     const otherFingerprint = HDKey.fromMasterSeed(new Uint8Array(32).fill(5)).fingerprint.toString(16).padStart(8, "0");
-    const shown = await t.gateway.previewMerchantWallet(other.id, {
+    const shown = await t.gateway.merchants.previewWallet(t.gateway.access.operator(other.id), {
       currency: "LTC",
       mode: "test",
       extendedPublicKey: `[${otherFingerprint}/84h/1h/0h]${otherKey}`,
     });
-    await t.gateway.setMerchantWallet(other.id, { currency: "LTC", mode: "test", extendedPublicKey: shown.extendedPublicKey });
+    await t.gateway.merchants.setWallet(t.gateway.access.operator(other.id), {
+      currency: "LTC",
+      mode: "test",
+      extendedPublicKey: shown.extendedPublicKey,
+    });
     const set = await walletOf(other.id);
     expect([set.extendedPublicKey, set.keyOrigin]).toEqual([otherKey, `${otherFingerprint}/84'/1'/0'`]);
   });
@@ -119,13 +125,15 @@ describe("setting a wallet with its origin, through the service", () => {
     const m = await t.merchant({ name: "Bad Origin" });
     const before = await walletOf(m.id);
     await expect(
-      t.gateway.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[${FINGERPRINT}/84'/1'/1']${VPUB}` }] }),
+      t.gateway.operator.updateMerchant(m.id, {
+        wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[${FINGERPRINT}/84'/1'/1']${VPUB}` }],
+      }),
     ).rejects.toMatchObject({
       code: "validation_error",
       message: "LTC wallet: the key origin's path ends at 1' but the key was derived at 0': give the origin of this account",
     });
     await expect(
-      t.gateway.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[nothex00/84'/1'/0']${VPUB}` }] }),
+      t.gateway.operator.updateMerchant(m.id, { wallets: [{ currency: ltc, isLive: false, extendedPublicKey: `[nothex00/84'/1'/0']${VPUB}` }] }),
     ).rejects.toMatchObject({
       message: "LTC wallet: the key origin's fingerprint must be 8 hexadecimal digits (your wallet's master fingerprint), got 'nothex00'",
     });

@@ -2,11 +2,11 @@
 // (src/core/dashboard/home.ts) with snake_case names; amounts are exact decimal strings.
 import type { Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
-import { actorOf, isLiveOf, sendData } from "../session.ts";
+import { accessOf, isLiveOf, sendData } from "../session.ts";
 
 export function homeRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/home", async (req, res) => {
-    const home = await gateway.dashboardHome(actorOf(res), isLiveOf(req));
+    const home = await gateway.payments.dashboardHome(accessOf(gateway, res, isLiveOf(req)));
     sendData(res, {
       from: home.from,
       to: home.to,

@@ -10,7 +10,7 @@ import type { ApiKeyView, OldKeyExpiry } from "../../../core/merchants/api-keys.
 import type { PaymentLinkView } from "../../../core/merchants/payment-links.ts";
 import type { MerchantSettings } from "../../../core/merchants/webhook-settings.ts";
 import type { WalletPreview, WalletView } from "../../../core/merchants/wallets.ts";
-import { actorOf, bodyOf, modeOf, sendData } from "../session.ts";
+import { accessOf, bodyOf, modeOf, sendData } from "../session.ts";
 
 /** A body field that must be a string (the core checks its content); 400 naming it otherwise. */
 /** An optional string field: absent or null is undefined; another type is refused. */
@@ -30,7 +30,7 @@ function stringField(body: Record<string, unknown>, field: string): string {
 export function managementRoutes(router: Router, gateway: PaymentGateway): void {
   // Webhooks
   router.get("/settings", async (req, res) => {
-    sendData(res, settingsBody(await gateway.settings(actorOf(res)), modeOf(req)));
+    sendData(res, settingsBody(await gateway.merchants.settings(accessOf(gateway, res)), modeOf(req)));
   });
 
   router.put("/webhook-url", async (req, res) => {
@@ -38,11 +38,11 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
     const url = bodyOf(req).url;
     if (url !== null && typeof url !== "string") throw errors.invalidMerchantSettings("url must be an https URL, or null to remove it");
     const cleared = url === null || url.trim() === "";
-    sendData(res, settingsBody(await gateway.setWebhookUrl(actorOf(res), mode, cleared ? null : url.trim()), mode));
+    sendData(res, settingsBody(await gateway.merchants.setWebhookUrl(accessOf(gateway, res), mode, cleared ? null : url.trim()), mode));
   });
 
   router.post("/webhook-secret/rotate", async (_req, res) => {
-    const rotated = await gateway.rotateWebhookSecret(actorOf(res));
+    const rotated = await gateway.merchants.rotateWebhookSecret(accessOf(gateway, res));
     sendData(
       res,
       {
@@ -55,7 +55,7 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
   });
 
   router.post("/webhook-test", async (req, res) => {
-    const attempt = await gateway.sendTestEvent(actorOf(res), modeOf(req));
+    const attempt = await gateway.merchants.sendTestEvent(accessOf(gateway, res), modeOf(req));
     const shown = { id: attempt.id, mode: attempt.mode, url: attempt.url, attempted_at: attempt.attemptedAt.toISOString(), ok: attempt.ok };
     // To a private target, whether it was delivered and nothing more (the core decides).
     if (attempt.detailsWithheld) return sendData(res, { ...shown, details_withheld: true });
@@ -74,12 +74,12 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
   // API keys
   router.get("/api-keys", async (req, res) => {
     const mode = modeOf(req);
-    sendData(res, (await gateway.listApiKeys(actorOf(res))).filter((key) => key.mode === mode).map(apiKeyBody));
+    sendData(res, (await gateway.merchants.listApiKeys(accessOf(gateway, res))).filter((key) => key.mode === mode).map(apiKeyBody));
   });
 
   router.post("/api-keys/roll", async (req, res) => {
     const body = bodyOf(req);
-    const rolled = await gateway.rollApiKey(actorOf(res), {
+    const rolled = await gateway.merchants.rollApiKey(accessOf(gateway, res), {
       mode: modeOf(req),
       kind: body.kind as "public" | "secret",
       oldExpires: body.old_expires as OldKeyExpiry,
@@ -114,7 +114,7 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
 
   router.get("/wallets", async (req, res) => {
     const mode = modeOf(req);
-    sendData(res, (await gateway.listWallets(actorOf(res))).filter((wallet) => wallet.mode === mode).map(walletBody));
+    sendData(res, (await gateway.merchants.listWallets(accessOf(gateway, res))).filter((wallet) => wallet.mode === mode).map(walletBody));
   });
 
   router.post("/wallets/preview", async (req, res) => {
@@ -125,7 +125,7 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
       mode: modeOf(req),
       extendedPublicKey: stringField(body, "extended_public_key"),
     };
-    sendData(res, previewBody(await gateway.previewWallet(actorOf(res), request)));
+    sendData(res, previewBody(await gateway.merchants.previewWallet(accessOf(gateway, res), request)));
   });
 
   router.put("/wallets/:currency", async (req, res) => {
@@ -136,22 +136,22 @@ export function managementRoutes(router: Router, gateway: PaymentGateway): void 
       mode: modeOf(req),
       extendedPublicKey: stringField(body, "extended_public_key"),
     };
-    sendData(res, walletBody(await gateway.setWallet(actorOf(res), request)));
+    sendData(res, walletBody(await gateway.merchants.setWallet(accessOf(gateway, res), request)));
   });
 
   // Payment links
   router.get("/payment-links", async (req, res) => {
     const mode = modeOf(req);
-    sendData(res, (await gateway.listPaymentLinks(actorOf(res))).filter((link) => link.mode === mode).map(linkBody));
+    sendData(res, (await gateway.merchants.listPaymentLinks(accessOf(gateway, res))).filter((link) => link.mode === mode).map(linkBody));
   });
 
   router.post("/payment-links", async (req, res) => {
-    const created = await gateway.newPaymentLink(actorOf(res), modeOf(req));
+    const created = await gateway.merchants.createPaymentLink(accessOf(gateway, res), modeOf(req));
     sendData(res, { slug: created.slug }, 201);
   });
 
   router.post("/payment-links/:slug/deactivate", async (req, res) => {
-    sendData(res, linkBody(await gateway.deactivatePaymentLink(actorOf(res), String(req.params.slug))));
+    sendData(res, linkBody(await gateway.merchants.deactivatePaymentLink(accessOf(gateway, res), String(req.params.slug))));
   });
 }
 

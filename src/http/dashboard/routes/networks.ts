@@ -6,27 +6,31 @@ import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { DefaultNetworkChoice } from "../../../core/merchants/default-networks.ts";
 import { fundsHeldCsv, type FundsHeldQuery, type HeldFunds } from "../../../core/merchants/funds-held.ts";
-import { actorOf, bodyOf, modeOf, sendData } from "../session.ts";
+import { accessOf, bodyOf, modeOf, sendData } from "../session.ts";
 
 export function networkRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/default-networks", async (req, res) => {
-    sendData(res, (await gateway.dashboardDefaultNetworks(actorOf(res), modeOf(req))).map(choiceBody));
+    sendData(res, (await gateway.merchants.defaultNetworkChoices(accessOf(gateway, res), modeOf(req))).map(choiceBody));
   });
 
   router.put("/default-networks/:currency", async (req, res) => {
     const network = bodyOf(req).network;
     if (typeof network !== "string") throw errors.invalidMerchantSettings("network is required: give it as a string");
-    const choices = await gateway.setDashboardDefaultNetwork(actorOf(res), { currency: String(req.params.currency), network, mode: modeOf(req) });
+    const choices = await gateway.merchants.setDefaultNetwork(accessOf(gateway, res), {
+      currency: String(req.params.currency),
+      network,
+      mode: modeOf(req),
+    });
     sendData(res, choices.map(choiceBody));
   });
 
   router.get("/funds-held", async (req, res) => {
-    sendData(res, (await gateway.fundsHeld(actorOf(res), fundsQueryOf(req))).map(heldBody));
+    sendData(res, (await gateway.merchants.fundsHeld(accessOf(gateway, res), fundsQueryOf(req))).map(heldBody));
   });
 
   router.get("/funds-held.csv", async (req, res) => {
     const query = fundsQueryOf(req);
-    const rows = await gateway.fundsHeld(actorOf(res), query);
+    const rows = await gateway.merchants.fundsHeld(accessOf(gateway, res), query);
     res.status(200);
     res.setHeader("Content-Type", "text/csv; charset=utf-8");
     const mode = query.isLive ? "live" : "test";

@@ -3,16 +3,16 @@
 import type { Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { MerchantPricing } from "../../../core/merchants/pricing.ts";
-import { actorOf, bodyOf, sendData } from "../session.ts";
+import { accessOf, bodyOf, sendData } from "../session.ts";
 
 export function pricingRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/pricing", async (_req, res) => {
-    sendData(res, pricingBody(await gateway.pricing(actorOf(res))));
+    sendData(res, pricingBody(await gateway.merchants.pricing(accessOf(gateway, res))));
   });
 
   router.put("/pricing", async (req, res) => {
     const { spread, sources } = bodyOf(req);
-    sendData(res, pricingBody(await gateway.setPricing(actorOf(res), { spread, sources })));
+    sendData(res, pricingBody(await gateway.merchants.setPricing(accessOf(gateway, res), { spread, sources })));
   });
 }
 

@@ -8,14 +8,13 @@ import type { Request, Response, Router } from "express";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import { idempotencyKeyHeader } from "../../../edge/headers.ts";
-import { actorOf, isLiveOf, sendData } from "../session.ts";
+import { accessOf, isLiveOf, sendData } from "../session.ts";
 
 export function refundRoutes(router: Router, gateway: PaymentGateway): void {
-  const reader = (req: Request, res: Response) => gateway.dashboardRefundOwner(actorOf(res), isLiveOf(req), "read");
-  const manager = (req: Request, res: Response) => gateway.dashboardRefundOwner(actorOf(res), isLiveOf(req), "manage_refunds");
+  const access = (req: Request, res: Response) => accessOf(gateway, res, isLiveOf(req));
 
   router.post("/transactions/:id/refunds", async (req, res) => {
-    const outcome = await gateway.createRefund(manager(req, res), {
+    const outcome = await gateway.refunds.createRefund(access(req, res), {
       transactionId: String(req.params.id),
       body: req.body,
       idempotencyKey: idempotencyKeyHeader(req.headers["idempotency-key"]),
@@ -26,16 +25,16 @@ export function refundRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.get("/transactions/:id/refunds", async (req, res) => {
-    const found = await gateway.transactionRefunds(reader(req, res), String(req.params.id));
+    const found = await gateway.refunds.transactionRefunds(access(req, res), String(req.params.id));
     sendData(res, { refunds: found.refunds, amount_refundable: found.amountRefundable });
   });
 
   router.get("/refunds/:id", async (req, res) => {
-    sendData(res, (await gateway.retrieveRefund(reader(req, res), String(req.params.id))).refund);
+    sendData(res, (await gateway.refunds.retrieveRefund(access(req, res), String(req.params.id))).refund);
   });
 
   router.get("/refunds/:id/psbt", async (req, res) => {
-    const { refund } = await gateway.retrieveRefund(reader(req, res), String(req.params.id));
+    const { refund } = await gateway.refunds.retrieveRefund(access(req, res), String(req.params.id));
     const psbt = refund.payment?.psbt;
     if (!psbt) throw errors.refundPsbtNotFound(refund.id);
     res.status(200);
@@ -46,10 +45,10 @@ export function refundRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.post("/refunds/:id/cancel", async (req, res) => {
-    sendData(res, (await gateway.cancelRefund(manager(req, res), String(req.params.id))).refund);
+    sendData(res, (await gateway.refunds.cancelRefund(access(req, res), String(req.params.id))).refund);
   });
 
   router.post("/refunds/:id/mark_paid", async (req, res) => {
-    sendData(res, (await gateway.markRefundPaid(manager(req, res), String(req.params.id), req.body)).refund);
+    sendData(res, (await gateway.refunds.markRefundPaid(access(req, res), String(req.params.id), req.body)).refund);
   });
 }

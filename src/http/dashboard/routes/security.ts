@@ -8,48 +8,48 @@ import type { Router } from "express";
 import type { AuditLogEntryView } from "../../../core/dashboard/audit-log.ts";
 import type { SecurityKeyView } from "../../../core/dashboard/security-keys.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
-import { actorOf, bodyOf, sendData } from "../session.ts";
+import { accessOf, actorOf, bodyOf, sendData } from "../session.ts";
 
 export function securityRoutes(router: Router, gateway: PaymentGateway): void {
   router.post("/second-factor", async (_req, res) => {
-    const enrolment = await gateway.beginSecondFactor(actorOf(res));
+    const enrolment = await gateway.accounts.beginSecondFactor(actorOf(res));
     sendData(res, { secret: enrolment.secret, otpauth_uri: enrolment.otpauthUri, qr_code: enrolment.qrCode }, 201);
   });
 
   router.post("/second-factor/confirm", async (req, res) => {
-    const confirmed = await gateway.confirmSecondFactor(actorOf(res), bodyOf(req).code);
+    const confirmed = await gateway.accounts.confirmSecondFactor(actorOf(res), bodyOf(req).code);
     sendData(res, { second_factor: { enabled: true }, recovery_codes: confirmed.recoveryCodes });
   });
 
   router.post("/second-factor/disable", async (req, res) => {
     const body = bodyOf(req);
-    await gateway.disableSecondFactor(actorOf(res), { password: body.password, code: body.code, recoveryCode: body.recovery_code });
+    await gateway.accounts.disableSecondFactor(actorOf(res), { password: body.password, code: body.code, recoveryCode: body.recovery_code });
     sendData(res, { second_factor: { enabled: false } });
   });
 
   router.get("/security-keys", async (_req, res) => {
-    sendData(res, { security_keys: (await gateway.securityKeys(actorOf(res))).map(keyBody) });
+    sendData(res, { security_keys: (await gateway.accounts.securityKeys(actorOf(res))).map(keyBody) });
   });
 
   router.post("/security-keys/options", async (_req, res) => {
-    sendData(res, { options: await gateway.securityKeyRegistrationOptions(actorOf(res)) });
+    sendData(res, { options: await gateway.accounts.securityKeyRegistrationOptions(actorOf(res)) });
   });
 
   router.post("/security-keys", async (req, res) => {
     const body = bodyOf(req);
-    const key = await gateway.registerSecurityKey(actorOf(res), { name: body.name, response: body.response });
+    const key = await gateway.accounts.registerSecurityKey(actorOf(res), { name: body.name, response: body.response });
     sendData(res, { security_key: keyBody(key) }, 201);
   });
 
   router.delete("/security-keys/:id", async (req, res) => {
-    await gateway.removeSecurityKey(actorOf(res), String(req.params.id));
+    await gateway.accounts.removeSecurityKey(actorOf(res), String(req.params.id));
     sendData(res, { removed: true });
   });
 
   router.get("/audit-log", async (req, res) => {
     // `mode` is the page's, not the log's: the log holds both modes' changes.
     const { mode: _mode, ...params } = req.query;
-    const page = await gateway.auditLog(actorOf(res), params);
+    const page = await gateway.accounts.auditLog(accessOf(gateway, res), params);
     sendData(res, { entries: page.entries.map(entryBody), has_more: page.hasMore });
   });
 }

@@ -19,7 +19,11 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
     if (missing.length > 0) {
       throw errors.invalidDashboardUser(missing.map((field) => ({ field, message: "is required" })));
     }
-    const signedIn = await gateway.signIn({ email: body.email as string, password: body.password as string, clientAddress: clientAddress(req) });
+    const signedIn = await gateway.accounts.signIn({
+      email: body.email as string,
+      password: body.password as string,
+      clientAddress: clientAddress(req),
+    });
     if (signedIn.kind === "signed_in") return signedInAnswer(req, res, gateway, signedIn);
     // No cookie yet: the page answers the challenge with a code (POST /session/second-factor).
     sendData(
@@ -36,7 +40,7 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
 
   router.post("/session/second-factor", async (req, res) => {
     const body = bodyOf(req);
-    const signedIn = await gateway.completeSignIn({
+    const signedIn = await gateway.accounts.completeSignIn({
       challengeToken: body.challenge_token,
       code: body.code,
       recoveryCode: body.recovery_code,
@@ -47,21 +51,21 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.post("/session/second-factor/security-key", async (req, res) => {
-    sendData(res, { options: await gateway.signInSecurityKeyOptions(bodyOf(req).challenge_token) });
+    sendData(res, { options: await gateway.accounts.signInSecurityKeyOptions(bodyOf(req).challenge_token) });
   });
 
   router.post("/session/reauthenticate/security-key", async (req, res) => {
-    sendData(res, { options: await gateway.reauthenticationSecurityKeyOptions(sessionTokenOf(req), clientAddress(req)) });
+    sendData(res, { options: await gateway.accounts.reauthenticationSecurityKeyOptions(sessionTokenOf(req), clientAddress(req)) });
   });
 
   router.post("/sign-in-links/:token", async (req, res) => {
-    const signedIn = await gateway.useSignInLink(String(req.params.token), bodyOf(req).password, clientAddress(req));
+    const signedIn = await gateway.accounts.useSignInLink(String(req.params.token), bodyOf(req).password, clientAddress(req));
     await signedInAnswer(req, res, gateway, signedIn);
   });
 
   router.post("/session/reauthenticate", async (req, res) => {
     const body = bodyOf(req);
-    const session = await gateway.reauthenticate(sessionTokenOf(req), clientAddress(req), {
+    const session = await gateway.accounts.reauthenticate(sessionTokenOf(req), clientAddress(req), {
       password: body.password,
       code: body.code,
       recoveryCode: body.recovery_code,
@@ -75,13 +79,13 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.delete("/session", async (req, res) => {
-    await gateway.signOut(sessionTokenOf(req) ?? "");
+    await gateway.accounts.signOut(sessionTokenOf(req) ?? "");
     clearSessionCookie(res, gateway.publicUrl);
     sendData(res, { signed_out: 1 });
   });
 
   router.delete("/sessions", async (_req, res) => {
-    const count = await gateway.signOutEverywhere(sessionOf(res).actor);
+    const count = await gateway.accounts.signOutEverywhere(sessionOf(res).actor);
     clearSessionCookie(res, gateway.publicUrl);
     sendData(res, { signed_out: count });
   });
@@ -90,7 +94,7 @@ export function sessionRoutes(router: Router, gateway: PaymentGateway): void {
 /** Sets the cookie and answers as GET /session would (so the page has its CSRF token at once). */
 async function signedInAnswer(req: Request, res: Response, gateway: PaymentGateway, signedIn: SignedIn): Promise<void> {
   setSessionCookie(res, gateway.publicUrl, signedIn);
-  sendData(res, sessionBody(await gateway.dashboardSession(signedIn.token, clientAddress(req))), 201);
+  sendData(res, sessionBody(await gateway.accounts.session(signedIn.token, clientAddress(req))), 201);
 }
 
 export function sessionBody(session: DashboardSession) {

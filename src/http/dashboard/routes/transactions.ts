@@ -12,18 +12,18 @@ import type { AttemptRecord, EventWithAttempts } from "../../../core/stores/webh
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
 import { paymentObject, policiesObject, quoteObject } from "../../presenters.ts";
-import { actorOf, isLiveOf, modeOf, sendData } from "../session.ts";
+import { accessOf, isLiveOf, modeOf, sendData } from "../session.ts";
 
 export function transactionRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/transactions", async (req, res) => {
-    const page = await gateway.dashboardTransactions(actorOf(res), isLiveOf(req), listQueryOf(req));
+    const page = await gateway.payments.dashboardTransactions(accessOf(gateway, res, isLiveOf(req)), listQueryOf(req));
     const rows = page.transactions.map((t) => ({ ...transactionSummary(t), refunded: decimal(t.refunded), refunds_pending: t.refundsPending }));
     sendData(res, { transactions: rows, has_more: page.hasMore });
   });
 
   router.get("/transactions.csv", async (req, res) => {
     const mode = modeOf(req);
-    const rows = await gateway.exportTransactionsCsv(actorOf(res), mode === "live", listQueryOf(req));
+    const rows = await gateway.payments.exportTransactionsCsv(accessOf(gateway, res, mode === "live"), listQueryOf(req));
     // The header and the first page are read before the answer starts, so a database that fails
     // at once is a JSON error with its status, not a download cut short.
     const first = await rows.next();
@@ -44,11 +44,11 @@ export function transactionRoutes(router: Router, gateway: PaymentGateway): void
   });
 
   router.get("/transactions/:id", async (req, res) => {
-    sendData(res, transactionDetail(await gateway.dashboardTransaction(actorOf(res), isLiveOf(req), String(req.params.id))));
+    sendData(res, transactionDetail(await gateway.payments.dashboardTransaction(accessOf(gateway, res, isLiveOf(req)), String(req.params.id))));
   });
 
   router.post("/events/:id/redeliver", async (req, res) => {
-    sendData(res, deliveryReport(await gateway.redeliverEvent(actorOf(res), isLiveOf(req), String(req.params.id))));
+    sendData(res, deliveryReport(await gateway.payments.redeliverEvent(accessOf(gateway, res, isLiveOf(req)), String(req.params.id))));
   });
 }
 

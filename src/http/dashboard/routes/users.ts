@@ -7,12 +7,12 @@ import { actorOf, bodyOf, sendData } from "../session.ts";
 
 export function userRoutes(router: Router, gateway: PaymentGateway): void {
   router.get("/users", async (_req, res) => {
-    sendData(res, (await gateway.listDashboardUsers(actorOf(res))).map(userBody));
+    sendData(res, (await gateway.accounts.listUsers(actorOf(res))).map(userBody));
   });
 
   router.post("/users", async (req, res) => {
     const body = bodyOf(req);
-    const created = await gateway.inviteDashboardUser(actorOf(res), { email: body.email, role: body.role });
+    const created = await gateway.accounts.inviteUser(actorOf(res), { email: body.email, role: body.role });
     sendData(
       res,
       { ...userBody(created.user), sign_in_url: created.signInUrl, sign_in_url_expires_at: created.signInUrlExpiresAt?.toISOString() ?? null },
@@ -21,11 +21,11 @@ export function userRoutes(router: Router, gateway: PaymentGateway): void {
   });
 
   router.patch("/users/:id", async (req, res) => {
-    sendData(res, userBody(await gateway.changeDashboardUserRole(actorOf(res), String(req.params.id), bodyOf(req).role)));
+    sendData(res, userBody(await gateway.accounts.changeUserRole(actorOf(res), String(req.params.id), bodyOf(req).role)));
   });
 
   router.delete("/users/:id", async (req, res) => {
-    sendData(res, userBody(await gateway.removeDashboardUser(actorOf(res), String(req.params.id))));
+    sendData(res, userBody(await gateway.accounts.removeUser(actorOf(res), String(req.params.id))));
   });
 }
 
