@@ -33,13 +33,13 @@ import {
   type LiveLimits,
 } from "./edge/connection-limits.ts";
 import { liveRateLimits, rateLimits, upgradeClientAddress } from "./edge/rate-limits.ts";
-import { listRoutes } from "./http/v1/lists.ts";
-import { merchantPricingRoutes } from "./http/v1/merchant-pricing.ts";
-import { eventStreamRoutes } from "./http/v1/event-stream.ts";
-import { transactionRoutes } from "./http/v1/transactions.ts";
-import { refundRoutes } from "./http/v1/refunds.ts";
+import { listRoutes } from "./http/v1/events/routes.ts";
+import { merchantPricingRoutes } from "./http/v1/merchant-pricing/routes.ts";
+import { eventStreamRoutes } from "./http/v1/events/stream.ts";
+import { transactionRoutes } from "./http/v1/transactions/routes.ts";
+import { refundRoutes } from "./http/v1/refunds/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
-import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints.ts";
+import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
 
 export interface AppOptions {
   gateway: PaymentGateway;

@@ -27,13 +27,13 @@ import {
   TransactionListResponse,
   TransactionResponse,
   TransactionStatus,
-} from "./schemas.ts";
+} from "./v1/transactions/schemas.ts";
 import { EVENT_TYPES } from "../core/events/payment-events.ts";
 import { HTTP_STATUS } from "../edge/status.ts";
-import { registerWebhookEndpointPaths } from "./openapi-webhook-endpoints.ts";
-import { registerRefundPaths } from "./openapi-refunds.ts";
+import { registerWebhookEndpointPaths } from "./v1/webhook-endpoints/openapi.ts";
+import { registerRefundPaths } from "./v1/refunds/openapi.ts";
 import { EventStreamParams } from "../core/events/stream.ts";
-import { eventStreamErrors } from "./v1/event-stream.ts";
+import { eventStreamErrors } from "./v1/events/stream.ts";
 
 /** A failure a route answers with: the error the code throws (its example), and when. */
 interface ErrorCase {

@@ -2,9 +2,9 @@
 // src/http/v1/webhook-endpoints.ts), registered by src/http/openapi.ts with its shared error cases.
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { errors, type PaygateError } from "../core/errors.ts";
-import { EVENT_TYPES } from "../core/events/payment-events.ts";
-import { LIST_LIMIT_MAX } from "../core/lists.ts";
+import { errors, type PaygateError } from "../../../core/errors.ts";
+import { EVENT_TYPES } from "../../../core/events/payment-events.ts";
+import { LIST_LIMIT_MAX } from "../../../core/lists.ts";
 
 interface ErrorCase {
   error: PaygateError;

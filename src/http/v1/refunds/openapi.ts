@@ -2,11 +2,11 @@
 // src/http/openapi.ts with its shared error cases (as openapi-webhook-endpoints.ts is).
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { errors, PaygateError } from "../core/errors.ts";
-import { parseListQuery } from "../core/lists.ts";
-import { RefundListParams } from "../core/refunds/refunds.ts";
-import type { EndpointDocParts } from "./openapi-webhook-endpoints.ts";
-import { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
+import { errors, PaygateError } from "../../../core/errors.ts";
+import { parseListQuery } from "../../../core/lists.ts";
+import { RefundListParams } from "../../../core/refunds/refunds.ts";
+import type { EndpointDocParts } from "../webhook-endpoints/openapi.ts";
+import { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "../transactions/schemas.ts";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 

@@ -1,11 +1,11 @@
 // REST controllers of spec 4.1 and 4.2: parse the HTTP request, call the core, shape the reply.
 import { Router, type Response } from "express";
-import { errors } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { TransactionDetails } from "../../core/transactions/details.ts";
-import { bearerToken, idempotencyKeyHeader, noStore } from "../../edge/headers.ts";
-import { jsonBody } from "../body.ts";
-import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { TransactionDetails } from "../../../core/transactions/details.ts";
+import { bearerToken, idempotencyKeyHeader, noStore } from "../../../edge/headers.ts";
+import { jsonBody } from "../../body.ts";
+import { initializedTransaction, initiatedTransaction, success } from "./presenters.ts";
 
 export function transactionRoutes(gateway: PaymentGateway): Router {
   const router = Router();

@@ -1,10 +1,10 @@
 // REST controllers of the lists behind the merchant dashboard (issue 13), for integrators too:
 // parse the request, call the core, shape the reply. The rules (filters, cursor) are the core's.
 import { Router } from "express";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import { bearerToken, noStore } from "../../edge/headers.ts";
-import { eventObject, initiatedTransaction } from "../presenters.ts";
-import type { EventListResponse, EventResponse, TransactionListResponse } from "../schemas.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import { bearerToken, noStore } from "../../../edge/headers.ts";
+import { eventObject, initiatedTransaction } from "../transactions/presenters.ts";
+import type { EventListResponse, EventResponse, TransactionListResponse } from "../transactions/schemas.ts";
 
 export function listRoutes(gateway: PaymentGateway): Router {
   const router = Router();

@@ -3,11 +3,11 @@
 // (openapi.ts), so neither can drift from what the service sends. Requests are the core's own
 // schemas (src/core/transactions/requests.ts).
 import { z } from "zod";
-import type { ErrorCode } from "../core/errors.ts";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../core/events/payment-events.ts";
-import { HTTP_STATUS } from "../edge/status.ts";
-import { WEBHOOK_EVENT_TYPES } from "../core/events/catalog.ts";
-import { TEST_EVENT_TYPE } from "../core/merchants/webhook-settings.ts";
+import type { ErrorCode } from "../../../core/errors.ts";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../../core/events/payment-events.ts";
+import { HTTP_STATUS } from "../../../edge/status.ts";
+import { WEBHOOK_EVENT_TYPES } from "../../../core/events/catalog.ts";
+import { TEST_EVENT_TYPE } from "../../../core/merchants/webhook-settings.ts";
 
 const decimalNumber = (description: string) => z.number().meta({ description: `${description} A JSON number printed from an exact decimal.` });
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
