@@ -1,28 +1,11 @@
-// The OpenAPI description of the webhook endpoints and delivery log routes (issue 27;
-// src/http/v1/webhook-endpoints.ts), registered by src/http/openapi.ts with its shared error cases.
+// The OpenAPI description of the webhook endpoints and delivery log routes (issue 27; routes.ts
+// beside it), assembled into the document by src/http/openapi.ts.
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { errors, type PaygateError } from "../../../core/errors.ts";
+import { errors } from "../../../core/errors.ts";
 import { EVENT_TYPES } from "../../../core/events/payment-events.ts";
 import { LIST_LIMIT_MAX } from "../../../core/lists.ts";
-
-interface ErrorCase {
-  error: PaygateError;
-  when: string;
-}
-
-/** What openapi.ts shares with these routes: its security, its error cases and response helpers. */
-export interface EndpointDocParts {
-  secretKey: { [name: string]: string[] }[];
-  secretOnly: ErrorCase;
-  /** A change refused to a key rolled by a dashboard user whose role may not make it (src/core/merchants/key-access.ts). */
-  keyRole: ErrorCase;
-  any: ErrorCase[];
-  withPath: ErrorCase[];
-  withBody: ErrorCase[];
-  errorResponses: (cases: ErrorCase[]) => Record<string, unknown>;
-  limited: <T extends z.ZodType>(schema: T, description: string) => Record<string, unknown>;
-}
+import { ANY, type ErrorCase, errorResponses, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
 
 const time = z.string().meta({ description: "ISO 8601 (UTC)." });
 
@@ -121,8 +104,7 @@ const endpointId = z.object({
   endpoint_id: z.string().meta({ param: { name: "endpoint_id", in: "path" }, description: "The endpoint's `id` (`we_…`)." }),
 });
 
-export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: EndpointDocParts): void {
-  const { secretKey, secretOnly, keyRole, any, withPath, withBody, errorResponses, limited } = parts;
+export function registerWebhookEndpointPaths(registry: OpenAPIRegistry): void {
   const invalid: ErrorCase = {
     error: errors.webhookEndpointValidation([{ field: "enabled_events", message: "names no event type: payment.bogus" }]),
     when: "a URL that fails the checks of webhook URLs, an unknown event type, an unknown field; the message names each",
@@ -145,10 +127,10 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
       ...errorResponses([
         invalid,
         { error: errors.webhookEndpointLimit(16, "test"), when: "the merchant already has PAYGATE_WEBHOOK_ENDPOINTS_MAX endpoints in this mode" },
-        secretOnly,
-        keyRole,
-        ...withBody,
-        ...any,
+        SECRET_ONLY,
+        KEY_ROLE,
+        ...WITH_BODY,
+        ...ANY,
       ]),
     },
   });
@@ -161,7 +143,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     description: "The secret key's merchant's endpoints of its mode, the first one first. Never a secret.",
     responses: {
       200: limited(WebhookEndpointListResponse, "Every endpoint (at most PAYGATE_WEBHOOK_ENDPOINTS_MAX)."),
-      ...errorResponses([secretOnly, ...any]),
+      ...errorResponses([SECRET_ONLY, ...ANY]),
     },
   });
   registry.registerPath({
@@ -171,7 +153,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     operationId: "retrieveWebhookEndpoint",
     summary: "Retrieve a webhook endpoint",
     request: { params: endpointId },
-    responses: { 200: limited(WebhookEndpointResponse, "The endpoint."), ...errorResponses([secretOnly, notFound, ...withPath, ...any]) },
+    responses: { 200: limited(WebhookEndpointResponse, "The endpoint."), ...errorResponses([SECRET_ONLY, notFound, ...WITH_PATH, ...ANY]) },
   });
   registry.registerPath({
     ...base,
@@ -183,7 +165,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     request: { params: endpointId, ...json(UpdateBody) },
     responses: {
       200: limited(WebhookEndpointUpdateResponse, "The endpoint."),
-      ...errorResponses([invalid, secretOnly, keyRole, notFound, ...withPath, ...withBody, ...any]),
+      ...errorResponses([invalid, SECRET_ONLY, KEY_ROLE, notFound, ...WITH_PATH, ...WITH_BODY, ...ANY]),
     },
   });
   registry.registerPath({
@@ -194,7 +176,10 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     summary: "Delete a webhook endpoint",
     description: "With its delivery log. Deleting the mode's first endpoint removes the merchant's webhook URL of the mode.",
     request: { params: endpointId },
-    responses: { 200: limited(WebhookEndpointDeletedResponse, "Deleted."), ...errorResponses([secretOnly, keyRole, notFound, ...withPath, ...any]) },
+    responses: {
+      200: limited(WebhookEndpointDeletedResponse, "Deleted."),
+      ...errorResponses([SECRET_ONLY, KEY_ROLE, notFound, ...WITH_PATH, ...ANY]),
+    },
   });
   registry.registerPath({
     ...base,
@@ -207,7 +192,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     request: { params: endpointId },
     responses: {
       200: limited(WebhookEndpointResponse, "The endpoint, with its new secret."),
-      ...errorResponses([secretOnly, keyRole, notFound, ...withPath, ...any]),
+      ...errorResponses([SECRET_ONLY, KEY_ROLE, notFound, ...WITH_PATH, ...ANY]),
     },
   });
   registry.registerPath({
@@ -242,10 +227,10 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
           when: "an invalid, repeated or unknown query parameter",
         },
         { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no delivery of this endpoint" },
-        secretOnly,
+        SECRET_ONLY,
         notFound,
-        ...withPath,
-        ...any,
+        ...WITH_PATH,
+        ...ANY,
       ]),
     },
   });
@@ -262,7 +247,7 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     },
     responses: {
       202: limited(RedeliverFailedResponse, "How many were queued."),
-      ...errorResponses([invalid, secretOnly, keyRole, notFound, ...withPath, ...withBody, ...any]),
+      ...errorResponses([invalid, SECRET_ONLY, KEY_ROLE, notFound, ...WITH_PATH, ...WITH_BODY, ...ANY]),
     },
   });
   registry.registerPath({
@@ -280,12 +265,12 @@ export function registerWebhookEndpointPaths(registry: OpenAPIRegistry, parts: E
     responses: {
       202: limited(WebhookDeliveryResponse, "The delivery, pending."),
       ...errorResponses([
-        secretOnly,
-        keyRole,
+        SECRET_ONLY,
+        KEY_ROLE,
         { error: errors.webhookDeliveryNotFound("…"), when: "an unknown id, another merchant's or the other mode's delivery" },
-        ...withPath,
-        ...withBody,
-        ...any,
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
       ]),
     },
   });
