@@ -11,8 +11,16 @@ import { BEARER, json } from "./v1/openapi-shared.ts";
 import { registerRefundPaths } from "./v1/refunds/openapi.ts";
 import { registerTestHelperPaths } from "./v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "./v1/transactions/openapi.ts";
-import { HealthResponse } from "./v1/transactions/schemas.ts";
 import { registerWebhookEndpointPaths } from "./v1/webhook-endpoints/openapi.ts";
+
+export const HealthResponse = z
+  .object({
+    status: z.enum(["ok", "error"]),
+    database: z.enum(["ok", "unreachable"]),
+    migrations: z.enum(["applied", "missing", "unknown"]),
+    pending: z.array(z.string()).optional(),
+  })
+  .meta({ id: "Readiness" });
 
 export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocument"]> {
   const registry = new OpenAPIRegistry();

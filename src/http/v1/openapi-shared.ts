@@ -2,17 +2,34 @@
 // security scheme, the rate-limit headers, the error cases any route can answer with and the
 // helpers that turn error cases and bodies into responses. Each resource's openapi.ts uses them.
 import { z } from "zod";
-import { errors, PaygateError } from "../../core/errors.ts";
+import { type ErrorCode, errors, PaygateError } from "../../core/errors.ts";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../core/lists.ts";
 import { tooManyFailedAuthentications, tooManyRequests } from "../../core/rate-limits.ts";
 import { JSON_BODY_LIMIT } from "../../edge/errors.ts";
 import { HTTP_STATUS } from "../../edge/status.ts";
-import { ErrorResponse } from "./transactions/schemas.ts";
 
 /** The security scheme of the API keys (registered by src/http/openapi.ts). */
 export const BEARER = "bearer";
 /** A route that takes a secret key only. */
 export const secretKey: Record<string, string[]>[] = [{ [BEARER]: [] }];
+
+export const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const ErrorResponse = z
+  .object({
+    status: z.literal("error"),
+    message: z.string().meta({ description: "The specification's message where it fixes one; otherwise what went wrong and what to do." }),
+    code: z.enum(ERROR_CODES).meta({ description: "The broad class; it decides the HTTP status." }),
+    reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (docs/rest-api.md, Errors)." }),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).meta({ description: "Field problems; empty otherwise." }),
+    hint: z.string().optional().meta({
+      description:
+        "Not in the spec: what was most likely meant, where the message is the spec's (a secret key sent to initialize, a key of the other mode).",
+    }),
+  })
+  .meta({ id: "Error" });
 
 /** A failure a route answers with: the error the code throws (its example), and when. */
 export interface ErrorCase {

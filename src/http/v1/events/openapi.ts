@@ -8,7 +8,7 @@ import { EVENT_TYPES } from "../../../core/events/payment-events.ts";
 import { EventStreamParams } from "../../../core/events/stream.ts";
 import { parseListQuery } from "../../../core/lists.ts";
 import { ANY, errorResponses, limited, pageParams, queryParam, refusalOf, SECRET_ONLY, secretKey, WITH_PATH } from "../openapi-shared.ts";
-import { EventListResponse, EventResponse, EventStreamMessage, WebhookPayload } from "../transactions/schemas.ts";
+import { EventListResponse, EventResponse, EventStreamMessage, WebhookPayload } from "./schemas.ts";
 import { eventStreamErrors } from "./stream.ts";
 
 export function registerEventPaths(registry: OpenAPIRegistry): void {

@@ -4,7 +4,8 @@ import { Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import { bearerToken, noStore } from "../../../edge/headers.ts";
 import { eventObject, initiatedTransaction } from "../transactions/presenters.ts";
-import type { EventListResponse, EventResponse, TransactionListResponse } from "../transactions/schemas.ts";
+import type { TransactionListResponse } from "../transactions/schemas.ts";
+import type { EventListResponse, EventResponse } from "./schemas.ts";
 
 export function listRoutes(gateway: PaymentGateway): Router {
   const router = Router();

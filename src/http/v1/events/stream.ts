@@ -13,7 +13,7 @@ import { sendError } from "../../../edge/errors.ts";
 import { bearerToken } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { eventObject } from "../transactions/presenters.ts";
-import type { EventStreamMessage } from "../transactions/schemas.ts";
+import type { EventStreamMessage } from "./schemas.ts";
 
 /** What a client waits before reconnecting after the stream drops (the SSE `retry:` field). */
 const RECONNECT_MS = 2_000;

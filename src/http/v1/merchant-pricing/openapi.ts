@@ -3,7 +3,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { errors } from "../../../core/errors.ts";
 import { ANY, errorResponses, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY } from "../openapi-shared.ts";
-import { MerchantPricingBody, MerchantPricingResponse } from "../transactions/schemas.ts";
+import { MerchantPricingBody, MerchantPricingResponse } from "./schemas.ts";
 
 export function registerMerchantPricingPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({

@@ -7,7 +7,7 @@ import type { MerchantPricing } from "../../../core/merchants/pricing.ts";
 import { bearerToken, noStore } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { jsonBody } from "../../body.ts";
-import type { MerchantPricingResponse } from "../transactions/schemas.ts";
+import type { MerchantPricingResponse } from "./schemas.ts";
 
 export function merchantPricingRoutes(gateway: PaymentGateway): Router {
   const router = Router();

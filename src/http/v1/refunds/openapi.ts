@@ -18,36 +18,7 @@ import {
   WITH_BODY,
   WITH_PATH,
 } from "../openapi-shared.ts";
-import { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "../transactions/schemas.ts";
-
-const RefundRequest = z
-  .object({
-    amount_kind: z
-      .enum(["full", "overpaid", "custom"])
-      .optional()
-      .meta({ description: "full (default): all that was paid; overpaid: paid less the payment amount; custom: `amount` in `amount_currency`." }),
-    amount: z.string().optional().meta({ description: "custom only: a positive decimal.", example: "25.00" }),
-    amount_currency: z.string().optional().meta({ description: "custom only: the transaction's fiat (USD, NGN) or its payment coin (BTC, …)." }),
-    valuation: z
-      .enum(["locked_rate", "current_rate"])
-      .optional()
-      .meta({ description: "The rate that converts and values it: the transaction's locked quote (default) or the price now." }),
-    fee_rate: z.string().nullable().optional().meta({ description: "BTC and LTC: sat/vB, 1 to 10000." }),
-    deduct_network_fee: z
-      .boolean()
-      .optional()
-      .meta({ description: "Take the network fee out of the amount (the customer receives less). Default false." }),
-  })
-  .meta({ id: "RefundRequest" });
-
-const MarkPaidRequest = z
-  .object({
-    tx_hash: z.string().meta({
-      description: "The refund's chain transaction hash.",
-      example: "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
-    }),
-  })
-  .meta({ id: "MarkPaidRequest" });
+import { MarkPaidRequest, RefundListResponse, RefundRequest, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
 
 const refundId = z.object({
   refund_id: z.string().meta({ param: { name: "refund_id", in: "path" }, description: "The refund's `id` (`re_…`)." }),

@@ -7,7 +7,7 @@ import type { RefundOutcome } from "../../../core/refunds/refunds.ts";
 import { bearerToken, idempotencyKeyHeader, noStore } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { jsonBody } from "../../body.ts";
-import type { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "../transactions/schemas.ts";
+import type { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
 
 function sendRefund(res: Response, outcome: RefundOutcome, status = 200): void {
   res.locals.merchantId = outcome.merchantId;

@@ -6,7 +6,8 @@ import { receiptObject } from "../../../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import type { TransactionView } from "../../../core/transactions/view.ts";
 import type { WebhookEvent } from "../../../db/types.ts";
-import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
+import type { Event } from "../events/schemas.ts";
+import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 

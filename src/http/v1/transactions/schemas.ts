@@ -1,16 +1,12 @@
-// The REST API's response shapes as zod schemas: the presenters return their types (so a field
-// the presenter adds or drops fails to compile), and the OpenAPI document is generated from them
-// (openapi.ts), so neither can drift from what the service sends. Requests are the core's own
-// schemas (src/core/transactions/requests.ts).
+// The transaction's response shapes (tables 2.1 and 2.2) as zod schemas: the presenters return their
+// types (so a field the presenter adds or drops fails to compile), and the OpenAPI document is
+// generated from them (openapi.ts beside this file), so neither can drift from what the service sends.
+// Requests are the core's own schemas (src/core/transactions/requests.ts).
 import { z } from "zod";
-import type { ErrorCode } from "../../../core/errors.ts";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../../core/events/payment-events.ts";
-import { HTTP_STATUS } from "../../../edge/status.ts";
-import { WEBHOOK_EVENT_TYPES } from "../../../core/events/catalog.ts";
-import { TEST_EVENT_TYPE } from "../../../core/merchants/webhook-settings.ts";
+import { nullable } from "../openapi-shared.ts";
+import { RefundBrief } from "../refunds/schemas.ts";
 
 const decimalNumber = (description: string) => z.number().meta({ description: `${description} A JSON number printed from an exact decimal.` });
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 export const TransactionStatus = z.enum(["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"]).meta({ id: "TransactionStatus" });
 
@@ -154,7 +150,7 @@ const PaymentProgress = z.object({
   ),
 });
 
-const Receipt = z
+export const Receipt = z
   .object({
     key: z.string().meta({
       description:
@@ -183,97 +179,6 @@ const Receipt = z
     updated_at: z.string().meta({ format: "date-time", description: "When its confirmations or state last changed." }),
   })
   .meta({ id: "Receipt", description: "One payment that arrived at the transaction's address (not in the spec)." });
-
-const RefundState = z.enum(["pending", "succeeded", "canceled"]).meta({ id: "RefundState" });
-
-/** A refund in short, in its transaction's reply. */
-const RefundBrief = z
-  .object({ id: z.string(), state: RefundState, amount: z.string(), created_at: z.string().meta({ format: "date-time" }) })
-  .meta({ id: "RefundBrief" });
-
-const coinDecimal = (description: string) => z.string().meta({ description: `${description} An exact decimal string in the payment coin.` });
-
-/** A refund (issue 26; docs/refunds.md). */
-export const Refund = z
-  .object({
-    id: z.string().meta({ example: "re_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11" }),
-    object: z.literal("refund"),
-    transaction_id: z.string(),
-    transaction_reference: z.string(),
-    is_live: z.boolean(),
-    state: RefundState,
-    amount_kind: z.enum(["full", "overpaid", "custom"]),
-    amount: coinDecimal("What leaves the refundable amount (a deducted network fee included)."),
-    currency: z.string().meta({ description: "The payment coin's slug.", example: "LTC" }),
-    network: nullable(z.string()),
-    fiat_amount: z.string().meta({ description: "The amount's value in `fiat_currency` at `rate`." }),
-    fiat_currency: z.string(),
-    valuation: z
-      .enum(["locked_rate", "current_rate"])
-      .meta({ description: "Which rate valued it: the transaction's locked quote, or the price when the refund was made." }),
-    rate: z.string().meta({ description: "Fiat per coin." }),
-    deduct_network_fee: z.boolean(),
-    network_fee: nullable(coinDecimal("The network fee as the refund rails estimated it; null until known.")),
-    amount_to_customer: coinDecimal("What reaches the customer."),
-    fee_rate: nullable(z.string().meta({ description: "sat/vB chosen for BTC and LTC." })),
-    destination: nullable(z.string().meta({ description: "Where the refund goes; null until the customer claims it." })),
-    destination_source: z.enum(["refund_address", "claim"]),
-    refund_url: nullable(z.string().meta({ format: "uri", description: "The claim link, in the reply that made the refund only (shown once)." })),
-    claim_expires_at: nullable(z.string().meta({ format: "date-time" })),
-    claimed_at: nullable(z.string().meta({ format: "date-time" })),
-    tx_hash: nullable(z.string()),
-    paid_by: nullable(z.enum(["watcher", "merchant"])),
-    verification: nullable(z.enum(["pending", "verified", "failed"]).meta({ description: "A merchant's tx_hash as checked on chain." })),
-    payment: nullable(
-      z
-        .object({
-          uri: z.string(),
-          qr: z.string().meta({ description: "A data:image/png;base64 URL of a QR code of `uri`." }),
-          psbt: nullable(z.string().meta({ description: "Unsigned BIP 174 PSBT, base64 (BTC, LTC)." })),
-          network_fee: nullable(z.string()),
-          evm_transaction: nullable(
-            z.object({
-              from: z.string(),
-              to: z.string(),
-              value: z.string(),
-              data: z.string(),
-              chainId: z.number().int(),
-              gas: z.string(),
-              type: z.union([z.literal(0), z.literal(2)]).meta({
-                description:
-                  "2: an EIP-1559 transaction, with maxFeePerGas and maxPriorityFeePerGas; 0: legacy, with gasPrice (a chain without base fee).",
-              }),
-              gasPrice: nullable(
-                z.string().meta({ description: "Wei per gas for a legacy transaction (eth_gasPrice); null when no node answered." }),
-              ),
-              maxFeePerGas: nullable(z.string().meta({ description: "EIP-1559, wei per gas: 2 × the latest base fee + maxPriorityFeePerGas." })),
-              maxPriorityFeePerGas: nullable(z.string().meta({ description: "EIP-1559, wei per gas: the node's suggested tip." })),
-            }),
-          ),
-          gas_needed: nullable(z.object({ coin: z.string(), amount: z.string() })),
-          key_origin_missing: nullable(z.string()),
-          problem: nullable(z.string().meta({ description: "Why no transaction was built (the URI and QR alone are given then)." })),
-        })
-        .meta({ description: "How to pay it; null without a destination, once closed, or without refund rails." }),
-    ),
-    created_at: z.string().meta({ format: "date-time" }),
-    updated_at: z.string().meta({ format: "date-time" }),
-    succeeded_at: nullable(z.string().meta({ format: "date-time" })),
-    canceled_at: nullable(z.string().meta({ format: "date-time" })),
-  })
-  .meta({ id: "Refund" });
-
-export const RefundResponse = z.object({ status: z.literal("success"), data: Refund, meta: z.object({}) }).meta({ id: "RefundResponse" });
-export const RefundListResponse = z
-  .object({ status: z.literal("success"), data: z.array(Refund), has_more: z.boolean(), meta: z.object({}) })
-  .meta({ id: "RefundListResponse" });
-export const TransactionRefundsResponse = z
-  .object({
-    status: z.literal("success"),
-    data: z.array(Refund),
-    meta: z.object({ amount_refundable: nullable(z.string()) }),
-  })
-  .meta({ id: "TransactionRefundsResponse" });
 
 /** Table 2.2: the transaction as initiate (and retrieve, and the test helpers) return it. */
 export const InitiatedTransaction = z
@@ -334,8 +239,6 @@ const envelope = <T extends z.ZodType>(data: T, id: string) => z.object({ status
 export const InitializeResponse = envelope(InitializedTransaction, "InitializeResponse");
 export const TransactionResponse = envelope(InitiatedTransaction, "TransactionResponse");
 
-const ERROR_CODES = Object.keys(HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
-
 /** A page of a list (GET /v1/transactions): newest first, Stripe's `has_more`. */
 export const TransactionListResponse = z
   .object({
@@ -346,196 +249,6 @@ export const TransactionListResponse = z
   })
   .meta({ id: "TransactionListResponse" });
 
-/** An event of the Events API (Stripe's Event object, in this API's words). */
-export const Event = z
-  .object({
-    id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
-    type: z
-      .enum(EVENT_TYPES)
-      .meta({ description: "A payment event (spec 6) or a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md)." }),
-    created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
-    transaction: z.string().meta({ description: "The id of the transaction whose state changed." }),
-    is_live: z.boolean(),
-    data: z.record(z.string(), z.unknown()).meta({
-      description:
-        "The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed.",
-    }),
-    delivery: z.object({
-      state: z.enum(["pending", "delivered", "failed", "skipped"]).meta({
-        description: "pending: waiting for an attempt; delivered; failed: every retry failed; skipped: no webhook URL for its mode.",
-      }),
-      attempts: z.number().int().meta({ description: "Delivery attempts so far." }),
-      next_attempt_at: z.string().meta({ format: "date-time" }).nullable().meta({ description: "When it is tried next; null unless pending." }),
-      delivered_at: z.string().meta({ format: "date-time" }).nullable(),
-    }),
-  })
-  .meta({ id: "Event" });
-
-const isoTime = z.string().meta({ format: "date-time" });
-
-/** The transaction in a payment event's body (spec 6), as it was when its state changed. */
-const WebhookTransaction = z
-  .object({
-    reference: z.string(),
-    merchant_name: z.string(),
-    payment_currency: nullable(z.number().int().meta({ description: "The coin's id (spec 4's currency_id); null before initiate." })),
-    payment_currency_name: nullable(z.string()),
-    payment_currency_slug: nullable(z.string()),
-    payment_network: nullable(z.string().meta({ description: "Not in spec 6: the network it is paid on." })),
-    payment_network_name: nullable(z.string()),
-    status: TransactionStatus,
-    customer_email: z.string(),
-    customer_name: z.string().meta({ description: 'The customer\'s name, "" when none was given.' }),
-    payment_amount: nullable(z.number()),
-    amount_paid: nullable(z.number()),
-    description: nullable(z.string()),
-    is_live: z.boolean(),
-    created_at: isoTime,
-    meta: z.record(z.string(), z.unknown()),
-    receipts: z.array(Receipt),
-    reversed_at: nullable(isoTime),
-  })
-  .meta({ id: "WebhookTransaction" });
-
-/** The body of a payment event (payment.initiated, .pending, .received, .abandoned, .reversed). */
-export const PaymentWebhook = z
-  .object({ event: z.enum(PAYMENT_EVENT_TYPES), data: z.object({ transaction: WebhookTransaction }) })
-  .meta({ id: "PaymentWebhook" });
-
-/** The body of a refund event (refund.created, .succeeded, .canceled; docs/refunds.md): the refund and its transaction. */
-export const RefundWebhook = z
-  .object({
-    event: z.enum(REFUND_EVENT_TYPES),
-    data: z.object({
-      refund: Refund,
-      transaction: z.object({
-        id: z.string(),
-        reference: z.string(),
-        merchant_name: z.string(),
-        status: TransactionStatus,
-        payment_currency: nullable(z.number().int()),
-        payment_currency_slug: nullable(z.string()),
-        payment_network: nullable(z.string()),
-        customer_email: z.string(),
-        payment_amount: nullable(z.number()),
-        amount_paid: nullable(z.number()),
-        is_live: z.boolean(),
-        created_at: isoTime,
-      }),
-    }),
-  })
-  .meta({ id: "RefundWebhook" });
-
-/** The body of `webhook.test` (the dashboard's and `paygate webhooks send-test`'s): no transaction, nothing to do. */
-export const TestWebhook = z
-  .object({
-    event: z.literal(TEST_EVENT_TYPE),
-    data: z.object({ merchant_name: z.string(), mode: z.enum(["test", "live"]), sent_at: isoTime, message: z.string() }),
-  })
-  .meta({ id: "TestWebhook" });
-
-/**
- * What a webhook receiver gets: one of the bodies above, told apart by `event`; together they cover every
- * type of src/core/events/catalog.ts (checked below), so the SDK's union is that list.
- */
-export const WebhookPayload = z.discriminatedUnion("event", [PaymentWebhook, RefundWebhook, TestWebhook]).meta({ id: "WebhookPayload" });
-type CoveredTypes = z.infer<typeof WebhookPayload>["event"];
-const _everyEventType: readonly CoveredTypes[] = WEBHOOK_EVENT_TYPES satisfies readonly CoveredTypes[];
-void _everyEventType;
-
-/** One message of GET /v1/events/stream: the Event, and its body as the exact bytes that are signed. */
-export const EventStreamMessage = Event.extend({
-  body: z.string().meta({
-    description:
-      "The webhook's JSON body as the exact text delivered and signed (`data` parsed): a forwarder (`paygate listen`) signs and sends these bytes.",
-  }),
-}).meta({ id: "EventStreamMessage" });
-
-export const EventResponse = z.object({ status: z.literal("success"), data: Event, meta: z.object({}) }).meta({ id: "EventResponse" });
-
-export const EventListResponse = z
-  .object({
-    status: z.literal("success"),
-    data: z.array(Event).meta({ description: "Newest first (commit order)." }),
-    has_more: z.boolean().meta({ description: "Whether another page follows: ask for it with `starting_after` = the last item's `id`." }),
-    meta: z.object({}),
-  })
-  .meta({ id: "EventListResponse" });
-
-export const ErrorResponse = z
-  .object({
-    status: z.literal("error"),
-    message: z.string().meta({ description: "The specification's message where it fixes one; otherwise what went wrong and what to do." }),
-    code: z.enum(ERROR_CODES).meta({ description: "The broad class; it decides the HTTP status." }),
-    reason: z.string().meta({ description: "The narrower cause, for callers that branch on it (docs/rest-api.md, Errors)." }),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).meta({ description: "Field problems; empty otherwise." }),
-    hint: z.string().optional().meta({
-      description:
-        "Not in the spec: what was most likely meant, where the message is the spec's (a secret key sent to initialize, a key of the other mode).",
-    }),
-  })
-  .meta({ id: "Error" });
-
-export const HealthResponse = z
-  .object({
-    status: z.enum(["ok", "error"]),
-    database: z.enum(["ok", "unreachable"]),
-    migrations: z.enum(["applied", "missing", "unknown"]),
-    pending: z.array(z.string()).optional(),
-  })
-  .meta({ id: "Readiness" });
-
 export type InitializedTransaction = z.infer<typeof InitializedTransaction>;
 export type InitiatedTransaction = z.infer<typeof InitiatedTransaction>;
 export type TransactionListResponse = z.infer<typeof TransactionListResponse>;
-export type Event = z.infer<typeof Event>;
-export type EventStreamMessage = z.infer<typeof EventStreamMessage>;
-export type EventResponse = z.infer<typeof EventResponse>;
-export type EventListResponse = z.infer<typeof EventListResponse>;
-export type RefundObject = z.infer<typeof Refund>;
-export type RefundResponse = z.infer<typeof RefundResponse>;
-export type RefundListResponse = z.infer<typeof RefundListResponse>;
-export type TransactionRefundsResponse = z.infer<typeof TransactionRefundsResponse>;
-
-/** GET/POST /v1/merchant/pricing: the merchant's spread and price providers (docs/pricing.md). */
-export const MerchantPricing = z
-  .object({
-    spread_percent: z.string().meta({
-      description: 'Percent taken off the market rate in the merchant\'s favour at initiate (the customer sends more coin); "0": none.',
-      example: "1.5",
-    }),
-    sources: z.array(z.string()).meta({
-      description:
-        "The providers the merchant chose, in its order; empty: the operator's (PAYGATE_PRICE_FEED). Live mode only: test mode is priced from the test rates.",
-      example: ["coinbase", "kraken"],
-    }),
-    available_sources: z.array(z.string()).meta({ description: "The providers this instance offers (PAYGATE_PRICE_FEED), in the operator's order." }),
-    minimum_sources: z.number().int().meta({ description: "How many providers a choice must name (the median's quorum; 1 otherwise)." }),
-    spread_bounds: z
-      .object({ min: z.string(), max: z.string() })
-      .meta({ description: "The spread's bounds, percent (PAYGATE_MERCHANT_SPREAD_MAX_PERCENT)." }),
-  })
-  .meta({ id: "MerchantPricing" });
-
-export const MerchantPricingBody = z
-  .object({
-    spread: z
-      .string()
-      .nullable()
-      .optional()
-      .meta({ description: 'Percent, a decimal string within spread_bounds; null or "0": none. Absent: unchanged.', example: "1.5" }),
-    sources: z
-      .array(z.string())
-      .nullable()
-      .optional()
-      .meta({
-        description: "Providers of available_sources, in the order to ask them; null or []: the operator's. Absent: unchanged.",
-        example: ["coinbase", "kraken"],
-      }),
-  })
-  .meta({ id: "MerchantPricingBody" });
-
-export const MerchantPricingResponse = z
-  .object({ status: z.literal("success"), data: MerchantPricing, meta: z.object({}) })
-  .meta({ id: "MerchantPricingResponse" });
-export type MerchantPricingResponse = z.infer<typeof MerchantPricingResponse>;
