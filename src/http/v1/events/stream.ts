@@ -12,7 +12,7 @@ export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../../ed
 import { sendError } from "../../../edge/errors.ts";
 import { bearerToken } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
-import { eventObject } from "../transactions/presenters.ts";
+import { eventObject } from "./presenters.ts";
 import type { EventStreamMessage } from "./schemas.ts";
 
 /** What a client waits before reconnecting after the stream drops (the SSE `retry:` field). */

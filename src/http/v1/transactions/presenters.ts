@@ -5,8 +5,6 @@ import { policiesView } from "../../../core/transactions/policies.ts";
 import { receiptObject } from "../../../core/transactions/receipts.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import type { TransactionView } from "../../../core/transactions/view.ts";
-import type { WebhookEvent } from "../../../db/types.ts";
-import type { Event } from "../events/schemas.ts";
 import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -137,23 +135,6 @@ export function quoteObject(view: TransactionView) {
         detail: s.detail,
       })),
     }),
-  };
-}
-
-export function eventObject(e: WebhookEvent): Event {
-  return {
-    id: e.id,
-    type: e.type as Event["type"],
-    created_at: e.createdAt.toISOString(),
-    transaction: e.transactionId,
-    is_live: e.isLive,
-    data: JSON.parse(e.body) as Record<string, unknown>,
-    delivery: {
-      state: e.state.toLowerCase() as Event["delivery"]["state"],
-      attempts: e.attemptCount,
-      next_attempt_at: e.state === "PENDING" ? e.nextAttemptAt.toISOString() : null,
-      delivered_at: e.deliveredAt?.toISOString() ?? null,
-    },
   };
 }
 
