@@ -1,6 +1,6 @@
 // What every REST operation's OpenAPI description shares (src/http/openapi.ts assembles them): the
-// security scheme, the rate-limit headers, the error cases any route can answer with and the
-// helpers that turn error cases and bodies into responses. Each resource's openapi.ts uses them.
+// security scheme, the error body and the error cases any route can answer with, the rate-limit headers,
+// and the helpers that turn error cases, bodies and query parameters into the document's parts.
 import { z } from "zod";
 import { type ErrorCode, errors, PaygateError } from "../../core/errors.ts";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../core/lists.ts";
