@@ -28,6 +28,7 @@ import { InitializeResponse, TransactionListResponse, TransactionResponse, Trans
 /** Initialize's credential: a public key, or none (a payment link in the body). */
 const publicKey: Record<string, string[]>[] = [{ [BEARER]: [] }, {}];
 
+/** A secret-key route on one transaction (the test helpers' too): its credential and id failures. */
 export const SECRET: ErrorCase[] = [
   {
     error: errors.invalidSecretKey(),
