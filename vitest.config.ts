@@ -31,6 +31,7 @@ const ONE_PASS_ONLY = [
   "test/webhooks/signing.test.ts",
   "test/dashboard/passwords.test.ts",
   "test/http/listening.test.ts",
+  "test/http/openapi-resources.test.ts",
   "test/graphql/codegen.test.ts",
   "test/docs/configuration-doc.test.ts",
   "sdk/test/generated.test.ts",

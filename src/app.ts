@@ -33,13 +33,14 @@ import {
   type LiveLimits,
 } from "./edge/connection-limits.ts";
 import { liveRateLimits, rateLimits, upgradeClientAddress } from "./edge/rate-limits.ts";
-import { listRoutes } from "./http/v1/lists.ts";
-import { merchantPricingRoutes } from "./http/v1/merchant-pricing.ts";
-import { eventStreamRoutes } from "./http/v1/event-stream.ts";
-import { transactionRoutes } from "./http/v1/transactions.ts";
-import { refundRoutes } from "./http/v1/refunds.ts";
+import { eventRoutes } from "./http/v1/events/routes.ts";
+import { merchantPricingRoutes } from "./http/v1/merchant-pricing/routes.ts";
+import { eventStreamRoutes } from "./http/v1/events/stream.ts";
+import { transactionRoutes } from "./http/v1/transactions/routes.ts";
+import { refundRoutes } from "./http/v1/refunds/routes.ts";
+import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
-import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints.ts";
+import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
 
 export interface AppOptions {
   gateway: PaymentGateway;
@@ -166,9 +167,10 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   options.metrics?.observeLiveConnections(() => live.count);
   const eventStreams = eventStreamRoutes(gateway, live, options.eventStreams ?? DEFAULT_EVENT_STREAM_LIMITS);
   app.use(transactionRoutes(gateway));
+  app.use(testHelperRoutes(gateway)); // test mode only
   app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
-  app.use(eventStreams.router); // before listRoutes, whose /v1/events/:event_id would take "stream"
-  app.use(listRoutes(gateway));
+  app.use(eventStreams.router); // before eventRoutes, whose /v1/events/:event_id would take "stream"
+  app.use(eventRoutes(gateway));
   app.use(merchantPricingRoutes(gateway));
   app.use(webhookEndpointRoutes(gateway));
   const graphqlOptions = options.graphql ?? { introspection: false, landingPage: false };

@@ -73,7 +73,7 @@ export const DEFAULT_LIVE_LIMITS: LiveLimits = {
   subscriptionsPerSocket: 5,
 };
 
-/** The live event streams of GET /v1/events/stream (src/http/v1/event-stream.ts), capped on their own besides LiveLimits. */
+/** The live event streams of GET /v1/events/stream (src/http/v1/events/stream.ts), capped on their own besides LiveLimits. */
 export interface EventStreamLimits {
   /** Open event streams per secret key (PAYGATE_EVENT_STREAM_MAX_PER_KEY). */
   perKey: number;

@@ -1,5 +1,5 @@
 // What a transaction shows whoever reads it, whichever API they use: its currencies, the locked
-// quote and how far its payment has come. REST (src/http/presenters.ts) and GraphQL
+// quote and how far its payment has come. REST (src/http/v1/transactions/presenters.ts) and GraphQL
 // (src/graphql/resolvers.ts) only name and format these fields their own way.
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";

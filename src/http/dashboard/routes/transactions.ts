@@ -11,7 +11,7 @@ import type { DeliveryReport } from "../../../core/ports.ts";
 import type { AttemptRecord, EventWithAttempts } from "../../../core/stores/webhook-events.ts";
 import type { TransactionRecord } from "../../../core/transactions/record.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
-import { paymentObject, policiesObject, quoteObject } from "../../presenters.ts";
+import { paymentObject, policiesObject, quoteObject } from "../../v1/transactions/presenters.ts";
 import { accessOf, isLiveOf, modeOf, sendData } from "../session.ts";
 
 export function transactionRoutes(router: Router, gateway: PaymentGateway): void {

@@ -6,7 +6,7 @@
 import type { Request, Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import { ALL_EVENTS } from "../../../core/webhook-endpoints/endpoints.ts";
-import { webhookDeliveryObject, webhookEndpointObject } from "../../v1/webhook-endpoints.ts";
+import { webhookDeliveryObject, webhookEndpointObject } from "../../v1/webhook-endpoints/routes.ts";
 import { accessOf, bodyOf, isLiveOf, sendData } from "../session.ts";
 
 export function webhookEndpointRoutes(router: Router, gateway: PaymentGateway): void {

@@ -1,14 +1,14 @@
 // REST controllers of webhook endpoints and their delivery log (issue 27), with a secret key: its
 // merchant's endpoints of its mode. Parse, call the core, shape the reply; the rules are the core's.
 import { Router, type Request } from "express";
-import { errors } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { DeliveryLogEntry, WebhookEndpointRow } from "../../core/stores/webhook-endpoints.ts";
-import { deliveryStatus } from "../../core/webhook-endpoints/delivery-log.ts";
-import type { WebhookEndpointView } from "../../core/webhook-endpoints/endpoints.ts";
-import { bearerToken, noStore } from "../../edge/headers.ts";
-import { clientAddress } from "../../edge/rate-limits.ts";
-import { jsonBody } from "../body.ts";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { DeliveryLogEntry, WebhookEndpointRow } from "../../../core/stores/webhook-endpoints.ts";
+import { deliveryStatus } from "../../../core/webhook-endpoints/delivery-log.ts";
+import type { WebhookEndpointView } from "../../../core/webhook-endpoints/endpoints.ts";
+import { bearerToken, noStore } from "../../../edge/headers.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
+import { jsonBody } from "../../body.ts";
 
 export function webhookEndpointRoutes(gateway: PaymentGateway): Router {
   const router = Router();

@@ -3,17 +3,17 @@
 // cursor are the core's (src/core/events/stream.ts); here the SSE framing, the heartbeat and the caps
 // on open streams, per key and per instance.
 import { Router } from "express";
-import { errors, PaygateError, RetryLaterError } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { WebhookEvent } from "../../core/records.ts";
-import { CappedPlaces, credentialDigest, type EventStreamLimits, type LiveConnections } from "../../edge/connection-limits.ts";
+import { errors, PaygateError, RetryLaterError } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { WebhookEvent } from "../../../core/records.ts";
+import { CappedPlaces, credentialDigest, type EventStreamLimits, type LiveConnections } from "../../../edge/connection-limits.ts";
 
-export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../edge/connection-limits.ts";
-import { sendError } from "../../edge/errors.ts";
-import { bearerToken } from "../../edge/headers.ts";
-import { clientAddress } from "../../edge/rate-limits.ts";
-import { eventObject } from "../presenters.ts";
-import type { EventStreamMessage } from "../schemas.ts";
+export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../../edge/connection-limits.ts";
+import { sendError } from "../../../edge/errors.ts";
+import { bearerToken } from "../../../edge/headers.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
+import { eventObject } from "./presenters.ts";
+import type { EventStreamMessage } from "./schemas.ts";
 
 /** What a client waits before reconnecting after the stream drops (the SSE `retry:` field). */
 const RECONNECT_MS = 2_000;

@@ -1,13 +1,13 @@
 // REST controllers of the merchant's pricing (issue 29): its spread and price providers, read and
 // set with the secret key. The rules (bounds, known providers) are the core's (merchants/pricing.ts).
 import { Router } from "express";
-import { errors, type FieldError, type PaygateError } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { MerchantPricing } from "../../core/merchants/pricing.ts";
-import { bearerToken, noStore } from "../../edge/headers.ts";
-import { clientAddress } from "../../edge/rate-limits.ts";
-import { jsonBody } from "../body.ts";
-import type { MerchantPricingResponse } from "../schemas.ts";
+import { errors, type FieldError, type PaygateError } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { MerchantPricing } from "../../../core/merchants/pricing.ts";
+import { bearerToken, noStore } from "../../../edge/headers.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
+import { jsonBody } from "../../body.ts";
+import type { MerchantPricingResponse } from "./schemas.ts";
 
 export function merchantPricingRoutes(gateway: PaymentGateway): Router {
   const router = Router();

@@ -1,12 +1,11 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
-import { toJsonNumber } from "../core/money/amounts.ts";
-import type { TransactionDetails } from "../core/transactions/details.ts";
-import { policiesView } from "../core/transactions/policies.ts";
-import { receiptObject } from "../core/transactions/receipts.ts";
-import type { TransactionRecord } from "../core/transactions/record.ts";
-import type { TransactionView } from "../core/transactions/view.ts";
-import type { WebhookEvent } from "../db/types.ts";
-import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
+import { toJsonNumber } from "../../../core/money/amounts.ts";
+import type { TransactionDetails } from "../../../core/transactions/details.ts";
+import { policiesView } from "../../../core/transactions/policies.ts";
+import { receiptObject } from "../../../core/transactions/receipts.ts";
+import type { TransactionRecord } from "../../../core/transactions/record.ts";
+import type { TransactionView } from "../../../core/transactions/view.ts";
+import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -136,23 +135,6 @@ export function quoteObject(view: TransactionView) {
         detail: s.detail,
       })),
     }),
-  };
-}
-
-export function eventObject(e: WebhookEvent): Event {
-  return {
-    id: e.id,
-    type: e.type as Event["type"],
-    created_at: e.createdAt.toISOString(),
-    transaction: e.transactionId,
-    is_live: e.isLive,
-    data: JSON.parse(e.body) as Record<string, unknown>,
-    delivery: {
-      state: e.state.toLowerCase() as Event["delivery"]["state"],
-      attempts: e.attemptCount,
-      next_attempt_at: e.state === "PENDING" ? e.nextAttemptAt.toISOString() : null,
-      delivered_at: e.deliveredAt?.toISOString() ?? null,
-    },
   };
 }
 

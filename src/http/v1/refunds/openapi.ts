@@ -1,43 +1,24 @@
-// The OpenAPI description of the refund routes (issue 26; src/http/v1/refunds.ts), registered by
-// src/http/openapi.ts with its shared error cases (as openapi-webhook-endpoints.ts is).
+// The OpenAPI description of the refund routes (issue 26; routes.ts beside it), assembled into the
+// document by src/http/openapi.ts.
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { errors, PaygateError } from "../core/errors.ts";
-import { parseListQuery } from "../core/lists.ts";
-import { RefundListParams } from "../core/refunds/refunds.ts";
-import type { EndpointDocParts } from "./openapi-webhook-endpoints.ts";
-import { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
-
-const RefundRequest = z
-  .object({
-    amount_kind: z
-      .enum(["full", "overpaid", "custom"])
-      .optional()
-      .meta({ description: "full (default): all that was paid; overpaid: paid less the payment amount; custom: `amount` in `amount_currency`." }),
-    amount: z.string().optional().meta({ description: "custom only: a positive decimal.", example: "25.00" }),
-    amount_currency: z.string().optional().meta({ description: "custom only: the transaction's fiat (USD, NGN) or its payment coin (BTC, …)." }),
-    valuation: z
-      .enum(["locked_rate", "current_rate"])
-      .optional()
-      .meta({ description: "The rate that converts and values it: the transaction's locked quote (default) or the price now." }),
-    fee_rate: z.string().nullable().optional().meta({ description: "BTC and LTC: sat/vB, 1 to 10000." }),
-    deduct_network_fee: z
-      .boolean()
-      .optional()
-      .meta({ description: "Take the network fee out of the amount (the customer receives less). Default false." }),
-  })
-  .meta({ id: "RefundRequest" });
-
-const MarkPaidRequest = z
-  .object({
-    tx_hash: z.string().meta({
-      description: "The refund's chain transaction hash.",
-      example: "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
-    }),
-  })
-  .meta({ id: "MarkPaidRequest" });
+import { errors } from "../../../core/errors.ts";
+import { parseListQuery } from "../../../core/lists.ts";
+import { RefundListParams } from "../../../core/refunds/refunds.ts";
+import {
+  ANY,
+  errorResponses,
+  idempotencyKeyParam,
+  json,
+  KEY_ROLE,
+  limited,
+  refusalOf,
+  SECRET_ONLY,
+  secretKey,
+  WITH_BODY,
+  WITH_PATH,
+} from "../openapi-shared.ts";
+import { MarkPaidRequest, RefundListResponse, RefundRequest, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
 
 const refundId = z.object({
   refund_id: z.string().meta({ param: { name: "refund_id", in: "path" }, description: "The refund's `id` (`re_…`)." }),
@@ -45,28 +26,9 @@ const refundId = z.object({
 const transactionId = z.object({
   transaction_id: z.string().meta({ param: { name: "transaction_id", in: "path" }, description: "The transaction's `data.id` (a UUID)." }),
 });
-const idempotencyKey = z.object({
-  "Idempotency-Key": z
-    .string()
-    .optional()
-    .meta({
-      param: { name: "Idempotency-Key", in: "header" },
-      description: "A retry with the same key and parameters answers with the refund the first request made.",
-    }),
-});
+const idempotencyKey = idempotencyKeyParam("A retry with the same key and parameters answers with the refund the first request made.");
 
-/** The list's refusal of a bad query, as the service words it. */
-function listRefusal(): PaygateError {
-  try {
-    parseListQuery(RefundListParams, { limit: "0" });
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-  }
-  throw new Error("the refund list accepted limit=0");
-}
-
-export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDocParts): void {
-  const { secretKey, secretOnly, keyRole, any, withPath, withBody, errorResponses, limited } = parts;
+export function registerRefundPaths(registry: OpenAPIRegistry): void {
   const notFound = { error: errors.refundNotFound("…"), when: "an unknown id, another merchant's or the other mode's refund" };
   const notPending = { error: errors.refundNotPending("succeeded"), when: "the refund is no longer pending" };
   const validation = { error: errors.refundValidation([]), when: "missing or invalid fields; `errors` names each" };
@@ -85,14 +47,14 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
       201: limited(RefundResponse, "The refund."),
       ...errorResponses([
         validation,
-        secretOnly,
-        keyRole,
+        SECRET_ONLY,
+        KEY_ROLE,
         { error: errors.transactionNotFound("…"), when: "an unknown id, another merchant's or the other mode's transaction" },
         { error: errors.idempotencyConflict(), when: "an Idempotency-Key used with other parameters or for another operation" },
         { error: errors.refundOverLimit("0.0004 BTC"), when: "more than what is left to refund (`nothing_overpaid`, `nothing_received` alike)" },
-        ...withPath,
-        ...withBody,
-        ...any,
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
       ]),
     },
   });
@@ -108,10 +70,10 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     responses: {
       200: limited(TransactionRefundsResponse, "The refunds."),
       ...errorResponses([
-        secretOnly,
+        SECRET_ONLY,
         { error: errors.transactionNotFound("…"), when: "an unknown id, another merchant's or the other mode's transaction" },
-        ...withPath,
-        ...any,
+        ...WITH_PATH,
+        ...ANY,
       ]),
     },
   });
@@ -142,10 +104,13 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     responses: {
       200: limited(RefundListResponse, "A page of refunds."),
       ...errorResponses([
-        { error: listRefusal(), when: "an invalid, repeated or unknown query parameter; the message and `errors` name each" },
+        {
+          error: refusalOf(() => parseListQuery(RefundListParams, { limit: "0" })),
+          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
+        },
         { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no refund of this merchant and mode" },
-        secretOnly,
-        ...any,
+        SECRET_ONLY,
+        ...ANY,
       ]),
     },
   });
@@ -158,7 +123,7 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     description: "With `payment` (URI, QR, unsigned PSBT or EVM transaction) while it is pending and has a destination.",
     security: secretKey,
     request: { params: refundId },
-    responses: { 200: limited(RefundResponse, "The refund."), ...errorResponses([secretOnly, notFound, ...withPath, ...any]) },
+    responses: { 200: limited(RefundResponse, "The refund."), ...errorResponses([SECRET_ONLY, notFound, ...WITH_PATH, ...ANY]) },
   });
 
   registry.registerPath({
@@ -171,7 +136,7 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
     request: { params: refundId },
     responses: {
       200: limited(RefundResponse, "The canceled refund."),
-      ...errorResponses([secretOnly, keyRole, notFound, notPending, ...withPath, ...withBody, ...any]),
+      ...errorResponses([SECRET_ONLY, KEY_ROLE, notFound, notPending, ...WITH_PATH, ...WITH_BODY, ...ANY]),
     },
   });
 
@@ -188,14 +153,14 @@ export function registerRefundPaths(registry: OpenAPIRegistry, parts: EndpointDo
       200: limited(RefundResponse, "The refund, still pending until verified."),
       ...errorResponses([
         validation,
-        secretOnly,
-        keyRole,
+        SECRET_ONLY,
+        KEY_ROLE,
         notFound,
         notPending,
         { error: errors.refundTxHashTaken("…"), when: "the transaction already closed another refund of the mode" },
-        ...withPath,
-        ...withBody,
-        ...any,
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
       ]),
     },
   });

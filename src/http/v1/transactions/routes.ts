@@ -1,11 +1,13 @@
-// REST controllers of spec 4.1 and 4.2: parse the HTTP request, call the core, shape the reply.
+// REST controllers of spec 4.1 and 4.2, a transaction's retrieve and the list of them (issue 13): parse
+// the HTTP request, call the core, shape the reply.
 import { Router, type Response } from "express";
-import { errors } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { TransactionDetails } from "../../core/transactions/details.ts";
-import { bearerToken, idempotencyKeyHeader, noStore } from "../../edge/headers.ts";
-import { jsonBody } from "../body.ts";
-import { initializedTransaction, initiatedTransaction, success } from "../presenters.ts";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { TransactionDetails } from "../../../core/transactions/details.ts";
+import { bearerToken, idempotencyKeyHeader, noStore } from "../../../edge/headers.ts";
+import { jsonBody } from "../../body.ts";
+import { initializedTransaction, initiatedTransaction, success } from "./presenters.ts";
+import type { TransactionListResponse } from "./schemas.ts";
 
 export function transactionRoutes(gateway: PaymentGateway): Router {
   const router = Router();
@@ -45,29 +47,22 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     res.status(200).json(success({ ...initiatedTransaction(details), ...summary }, details.transaction.requestMeta));
   });
 
-  // Test mode only (not in the spec): stand-ins for the chain and the clock.
-  router.post("/v1/test_helpers/transaction/:transaction_id/payment", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
-    const paid = await gateway.payments.recordTestPayment({
-      bearerToken: bearerToken(req.headers.authorization),
-      transactionId: String(req.params.transaction_id),
-      body: req.body,
-    });
-    sendPayable(res, paid);
-  });
-
-  router.post("/v1/test_helpers/transaction/:transaction_id/expire", noStore, jsonBody(errors.initiateValidation), async (req, res) => {
-    const expired = await gateway.payments.expireTestTransaction({
-      bearerToken: bearerToken(req.headers.authorization),
-      transactionId: String(req.params.transaction_id),
-    });
-    sendPayable(res, expired);
+  router.get("/v1/transactions", noStore, async (req, res) => {
+    // A secret key only reaches here: it is shown the client secrets, as on GET /v1/transaction/:id.
+    const page = await gateway.payments.listTransactionDetails(bearerToken(req.headers.authorization), { ...req.query });
+    res.locals.merchantId = page.merchantId;
+    // With each transaction's refunds and what is left to refund (issue 26), as GET /v1/transaction/:id shows a secret key.
+    const summaries = await gateway.refunds.refundSummaries(page.details.map((d) => d.transaction));
+    const data = page.details.map((d) => ({ ...initiatedTransaction(d), ...summaries.get(d.transaction.id) }));
+    const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
+    res.status(200).json(body);
   });
 
   return router;
 }
 
 /** 200 with the envelope of table 2.2: the core's details (the QR code, payment state, checkout link, receipts), shaped. */
-function sendPayable(res: Response, details: TransactionDetails): void {
+export function sendPayable(res: Response, details: TransactionDetails): void {
   res.locals.merchantId = details.transaction.merchantId;
   res.status(200).json(success(initiatedTransaction(details), details.transaction.requestMeta));
 }

@@ -1,13 +1,13 @@
 // REST controllers of refunds (issue 26; docs/refunds.md): parse the request, call the core, shape
 // the reply. Secret key only; the rules are the core's (src/core/refunds).
 import { Router, type Request, type Response } from "express";
-import { errors } from "../../core/errors.ts";
-import type { PaymentGateway } from "../../core/gateway.ts";
-import type { RefundOutcome } from "../../core/refunds/refunds.ts";
-import { bearerToken, idempotencyKeyHeader, noStore } from "../../edge/headers.ts";
-import { clientAddress } from "../../edge/rate-limits.ts";
-import { jsonBody } from "../body.ts";
-import type { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "../schemas.ts";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { RefundOutcome } from "../../../core/refunds/refunds.ts";
+import { bearerToken, idempotencyKeyHeader, noStore } from "../../../edge/headers.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
+import { jsonBody } from "../../body.ts";
+import type { RefundListResponse, RefundResponse, TransactionRefundsResponse } from "./schemas.ts";
 
 function sendRefund(res: Response, outcome: RefundOutcome, status = 200): void {
   res.locals.merchantId = outcome.merchantId;
