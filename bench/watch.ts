@@ -195,7 +195,7 @@ async function benchEsplora(rt: Runtime, merchantId: number, postgresUrl: string
             const shares = Array.from({ length: instances }, () => new SlotWatchShares(new PostgresWatchSlots(postgresUrl)));
             // Each takes its slot first (as at an instance's first pass), so the measured passes split the list.
             for (const share of shares) await share.current();
-            const watchers = shares.map((share) => new PaymentWatcher(rt.gateway, chains, settings, () => {}, share));
+            const watchers = shares.map((share) => new PaymentWatcher(rt.gateway.payments, chains, settings, () => {}, share));
             try {
               const passes: Measured[] = [];
               for (let i = 0; i < PASSES; i++) passes.push(await measure(watchers, node.requests, null));
@@ -245,7 +245,7 @@ async function benchCore(rt: Runtime, merchantId: number): Promise<void> {
       nodeWallet: "paygate",
     });
     const settings = { intervalMs: INTERVAL_S * 1000, concurrency: CONCURRENCIES[0] ?? 16, lateGraceMs: 0, requiredConfirmations: () => 6 };
-    const watcher = new PaymentWatcher(rt.gateway, chains, settings, () => {});
+    const watcher = new PaymentWatcher(rt.gateway.payments, chains, settings, () => {});
     const all: string[] = [];
     try {
       for (const target of ADDRESSES) {

@@ -166,7 +166,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     overrides.log,
   );
   const watcher = new PaymentWatcher(
-    gateway,
+    gateway.payments,
     chains,
     watchSettings(config),
     overrides.log,

@@ -104,7 +104,7 @@ describe("LTC on the own node: a payment mined before its address reached the wa
       coreNodes: { LTC: { test: { url: node.url, chain: "regtest" } } },
       nodeWallet: "untold",
     });
-    const restarted = new PaymentWatcher(untold.runtime.gateway, chains, {
+    const restarted = new PaymentWatcher(untold.runtime.gateway.payments, chains, {
       intervalMs: 600_000,
       concurrency: 2,
       lateGraceMs: 3_600_000,

@@ -173,7 +173,9 @@ describe("initiate on wallets that share a key (set before issue 42 refused it)"
     const b = await merchant("Key Borrower Ltd");
     const key = merchantTestKeys(randomBytes(32)).USDT;
     await service.runtime.gateway.operator.updateMerchant(a.id, { wallets: [{ currency: USDT, isLive: false, extendedPublicKey: key }] });
-    await service.runtime.gateway.operator.updateMerchant(b.id, { wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }] });
+    await service.runtime.gateway.operator.updateMerchant(b.id, {
+      wallets: [{ currency: USDT, network: "bsc", isLive: false, extendedPublicKey: key }],
+    });
     expect((await a.pay(await a.initialize(), { currency_id: String(USDT.id) })).status).toBe(200);
     const id = await b.initialize();
     for (let attempt = 0; attempt < 2; attempt++) {

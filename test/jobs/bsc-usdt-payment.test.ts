@@ -41,7 +41,7 @@ beforeAll(async () => {
     evm: { ethereum: {}, bsc: { test: anvil.url } },
     evmTuning: { headMaxAgeMs: 0 },
   });
-  watcher = new PaymentWatcher(t.gateway, chains, {
+  watcher = new PaymentWatcher(t.gateway.payments, chains, {
     intervalMs: 20,
     concurrency: 1,
     lateGraceMs: 3_600_000,

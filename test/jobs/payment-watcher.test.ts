@@ -40,7 +40,7 @@ function startWatcher(): PaymentWatcher {
     evmTuning: { headMaxAgeMs: 0 },
   });
   return new PaymentWatcher(
-    t.gateway,
+    t.gateway.payments,
     chains,
     { intervalMs: 20, concurrency: 2, lateGraceMs: 3_600_000, requiredConfirmations: (c: CryptoCurrency) => CONFIRMATIONS[c.slug]! },
     (line) => logs.push(line),

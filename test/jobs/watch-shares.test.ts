@@ -42,7 +42,7 @@ afterAll(async () => {
 function watcher(shares: WatchShares): PaymentWatcher {
   const chains = new ChainWatchers({ timeoutMs: 1000, esplora: { BTC: { test: esplora.url }, LTC: {} }, evm: { ethereum: {}, bsc: {} } });
   const settings = { intervalMs: 1000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2 };
-  return new PaymentWatcher(t.gateway, chains, settings, () => {}, shares);
+  return new PaymentWatcher(t.gateway.payments, chains, settings, () => {}, shares);
 }
 
 /** The addresses one pass asked the node about, and the pass's report. */

@@ -39,7 +39,7 @@ beforeAll(async () => {
     evmTuning: { headMaxAgeMs: 0 },
   });
   const settings = { intervalMs: 15_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2, now: () => clock.now };
-  watcher = new PaymentWatcher(t.gateway, chains, settings, (line) => logs.push(line), wholeWatchList, t.metrics);
+  watcher = new PaymentWatcher(t.gateway.payments, chains, settings, (line) => logs.push(line), wholeWatchList, t.metrics);
 });
 afterAll(async () => {
   await watcher.stop();
@@ -206,7 +206,7 @@ describe("the nodes at start", () => {
     // An instance with no share of the watch list makes no pass: what it says is the start-up check's.
     const noShare = { current: async () => null, release: async () => {} };
     const settings = { intervalMs: 15_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2, now: () => clock.now };
-    const starting = new PaymentWatcher(t.gateway, chains, settings, (line) => lines.push(line), noShare, t.metrics);
+    const starting = new PaymentWatcher(t.gateway.payments, chains, settings, (line) => lines.push(line), noShare, t.metrics);
     esplora.failure = (path) => (path === "/block-height/0" ? "hang" : null);
     const counted = await Promise.all([errors("BTC", "esplora", "timeout"), errors("LTC", "esplora", "unreachable")]);
     try {
@@ -248,7 +248,7 @@ describe("how a failing node is logged (issue 42)", () => {
       evmTuning: { headMaxAgeMs: 0 },
     });
     const settings = { intervalMs: 15_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 2, now: () => clock.now };
-    return { lines, watcher: new PaymentWatcher(t.gateway, chains, settings, lineLogger(logger), wholeWatchList) };
+    return { lines, watcher: new PaymentWatcher(t.gateway.payments, chains, settings, lineLogger(logger), wholeWatchList) };
   }
 
   it("says a node failure at warn (payments go unwatched), and its recovery at info", async () => {

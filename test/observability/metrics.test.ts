@@ -226,7 +226,7 @@ describe("GET /metrics", () => {
     const settings = { intervalMs: 60_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 1 };
     const answering: ChainWatcher = { receiptsTo: async () => [] };
     const before = await scrape();
-    const report = await new PaymentWatcher(t.gateway, answering, settings, undefined, undefined, t.metrics).tick();
+    const report = await new PaymentWatcher(t.gateway.payments, answering, settings, undefined, undefined, t.metrics).tick();
     expect(report.watched).toBeGreaterThan(0);
     let after = await scrape();
     expect(moved(before, after)("paygate_watcher_pass_duration_seconds_count")).toBe(1);
@@ -234,7 +234,7 @@ describe("GET /metrics", () => {
     expect(after.value("paygate_watcher_addresses_failed")).toBe(0);
 
     const failing: ChainWatcher = { receiptsTo: async () => Promise.reject(new Error("node down")) };
-    const failed = await new PaymentWatcher(t.gateway, failing, settings, undefined, undefined, t.metrics).tick();
+    const failed = await new PaymentWatcher(t.gateway.payments, failing, settings, undefined, undefined, t.metrics).tick();
     after = await scrape();
     expect(moved(before, after)("paygate_watcher_pass_duration_seconds_count")).toBe(2);
     expect(after.value("paygate_watcher_addresses_failed")).toBe(failed.watched);
@@ -255,7 +255,7 @@ describe("GET /metrics", () => {
     let onChain = [paid];
     const chain: ChainWatcher = { receiptsTo: async (_currency, _live, to) => (to === address ? onChain : []) };
     const settings = { intervalMs: 60_000, concurrency: 2, lateGraceMs: 0, requiredConfirmations: () => 1, finalityConfirmations: () => 6 };
-    const watcher = new PaymentWatcher(t.gateway, chain, settings, undefined, undefined, t.metrics);
+    const watcher = new PaymentWatcher(t.gateway.payments, chain, settings, undefined, undefined, t.metrics);
     const before = await scrape();
     await watcher.tick();
     expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).status).toBe("SUCCESSFUL");

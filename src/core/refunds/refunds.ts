@@ -18,7 +18,7 @@ import { shown } from "./payment-view.ts";
 export { type ClaimOutcome, type ClaimState, claimRefund, claimState } from "./claim.ts";
 export { refundSucceeded, refundTxHashesTaken, refundVerificationFailed } from "./close.ts";
 export { createRefund, type RefundRequest } from "./create.ts";
-export { type RefundDeps, type RefundOutcome, type RefundOwner } from "./owners.ts";
+export type { RefundDeps, RefundOutcome, RefundOwner } from "./owners.ts";
 /** GET /v1/refunds/:id, and the dashboard's refund (any role): how to pay it while pending. */
 export async function retrieveRefund(deps: RefundDeps, owner: RefundOwner, id: string): Promise<RefundOutcome> {
   return { merchantId: owner.merchantId, refund: await shown(deps, await ownRefund(deps, owner, id)) };
