@@ -1678,7 +1678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: a reused Idempotency-Key */
+            /** @description `wallet_key_shared`: two EVM wallets of the merchant in the mode have one account key (set before that was refused): neither hands out an address until one has its own; `hint` says which to change; `payment_address_taken`: the address the wallet hands out is another payment's in the same coin (a key another merchant's wallet has too); `idempotency_key_reused`: a reused Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;

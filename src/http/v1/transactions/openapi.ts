@@ -3,6 +3,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
+import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../../../core/merchants/shared-addresses.ts";
 import { parseListQuery } from "../../../core/lists.ts";
 import { KYB_REFUSALS } from "../../../core/merchants/kyb.ts";
 import { SUPPORTED_CURRENCIES } from "../../../core/transactions/initiate.ts";
@@ -129,6 +130,18 @@ export function registerTransactionPaths(registry: OpenAPIRegistry): void {
         {
           error: errors.notInitiated("transaction_not_initiated"),
           when: "not INITIATED, or the merchant is inactive (reason merchant_inactive)",
+        },
+        {
+          error: refusalOf(() =>
+            refuseSharedKeyAtInitiate({ coin: "USDT", network: "bsc", isLive: false, extendedPublicKey: "xpub…", walletId: 2 }, [
+              { walletId: 1, currencyId: 3, network: "ethereum", extendedPublicKey: "xpub…" },
+            ]),
+          ),
+          when: "two EVM wallets of the merchant in the mode have one account key (set before that was refused): neither hands out an address until one has its own; `hint` says which to change",
+        },
+        {
+          error: paymentAddressTaken("USDT", "bsc", false),
+          when: "the address the wallet hands out is another payment's in the same coin (a key another merchant's wallet has too)",
         },
         {
           error: errors.idempotencyConflict(),
