@@ -63,7 +63,14 @@ const phase = <T>(label: string, work: () => Promise<T>, summary: (value: T) => 
 function workerEnv(databaseUrl: string, encryptionKey: string, pollMs: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("PAYGATE_") || ["DATABASE_URL", "PORT", "HOST"].includes(key)) delete env[key];
-  return { ...env, DATABASE_URL: databaseUrl, PAYGATE_ENCRYPTION_KEY: encryptionKey, PAYGATE_WEBHOOK_POLL_MS: String(pollMs) };
+  return {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    PAYGATE_ENCRYPTION_KEY: encryptionKey,
+    PAYGATE_WEBHOOK_POLL_MS: String(pollMs),
+    // The receiver is on 127.0.0.1: test mode may reach it only when the operator allows private targets.
+    PAYGATE_TEST_WEBHOOK_ALLOW_PRIVATE: "true",
+  };
 }
 
 /** Starts `paygate worker` processes one after another, each once the one before has opened the database. */

@@ -8,6 +8,7 @@ import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/merchants/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
+import { setEventPolicy } from "./db/outbox.ts";
 import { prismaStores } from "./db/stores/index.ts";
 import { rateLimitCounters } from "./db/stores/rate-limit-counters.ts";
 import { RateLimiter, type RateLimitCounters } from "./core/rate-limits.ts";
@@ -91,6 +92,14 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? (await openDatabase(config.database, { log: overrides.log }));
   const stores = prismaStores(database.db);
+  const lifecycle = {
+    initiatedWindowMs: config.lifecycle.initiatedWindowMs,
+    checkoutWindowMs: config.lifecycle.checkoutWindowMs,
+    underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
+    policyBounds: config.lifecycle.policyBounds,
+  };
+  // Webhook bodies show the payment state as the APIs do, with the operator's tolerance.
+  setEventPolicy(database.db, lifecycle);
   // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
   // configured providers, one cache per process shared by every request.
   const prices =
@@ -145,12 +154,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       sessions: { reauthenticationMs: config.dashboard.reauthenticationMs, ...overrides.dashboard?.sessions },
     },
     webhookSender: webhookSender(config.webhooks),
-    lifecycle: {
-      initiatedWindowMs: config.lifecycle.initiatedWindowMs,
-      checkoutWindowMs: config.lifecycle.checkoutWindowMs,
-      underpaymentTolerance: new Decimal(config.lifecycle.underpaymentTolerance),
-      policyBounds: config.lifecycle.policyBounds,
-    },
+    lifecycle,
   });
   overrides.metrics?.observeDatabase({
     webhookBacklog: () => gateway.operator.webhookBacklog(),

@@ -8,7 +8,8 @@ import { PaygateError } from "../core/errors.ts";
 import { OutageLog, serviceErrors, withServiceErrors } from "./failures.ts";
 import { useDirectQueries } from "./direct-sql.ts";
 import { applyMigrations, listMigrations } from "./migrations.ts";
-import { withOutbox } from "./outbox.ts";
+import { DEFAULT_LIFECYCLE } from "../core/transactions/lifecycle.ts";
+import { type EventRules, useEventRules, withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
 import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
 import { ChangeFeed, noChanges } from "./notifications.ts";
@@ -80,7 +81,10 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
   try {
     if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
     const outages = new OutageLog(options.log ?? ((line) => console.error(line)));
-    const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory })), outages);
+    // The events' rules: the defaults until the runtime sets the operator's (setEventPolicy).
+    const rules: EventRules = { policy: DEFAULT_LIFECYCLE };
+    const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory }), rules), outages);
+    useEventRules(db, rules);
     const direct = adapter.query;
     if (direct) {
       // The hot statements on the pool itself (direct-sql.ts), their failures translated as the client's are.

@@ -6,8 +6,9 @@
 // database transaction: live updates and event streams hear of it once it commits. Dispatchers are
 // woken by the outbox's own triggers, only for an event due for an endpoint (paygate_deliveries_due).
 import { AsyncLocalStorage } from "node:async_hooks";
-import { paymentEventFor, type TransactionSnapshot } from "../core/events/payment-events.ts";
-import type { PrismaClient } from "./generated/client.ts";
+import { type OutboxEvent, paymentOutboxEvent } from "../core/events/outbox-event.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../core/transactions/lifecycle.ts";
+import { Prisma, type PrismaClient } from "./generated/client.ts";
 import { mayHaveReceipts } from "../core/transactions/receipts.ts";
 import { notifySql } from "./notifications.ts";
 import { receiptsOf } from "./stores/rows.ts";
@@ -25,7 +26,7 @@ const REFUSED_WRITES = ["updateMany", "createMany"] as const;
  * types), so it is typed as one; `$transaction` additionally lets the hooks write events on the
  * caller's own database transaction.
  */
-export function withOutbox(base: PrismaClient): Database {
+export function withOutbox(base: PrismaClient, rules: EventRules = { policy: DEFAULT_LIFECYCLE }): Database {
   // The interactive transaction a hooked write runs in, if any (set by $transaction below).
   const openTransaction = new AsyncLocalStorage<DatabaseTransaction>();
 
@@ -43,13 +44,13 @@ export function withOutbox(base: PrismaClient): Database {
           const tx = openTransaction.getStore();
           if (tx) {
             const result = await query(withId as typeof args);
-            await writeEvents(tx, changedIds(result));
+            await writeEvents(tx, changedIds(result), rules.policy);
             return result;
           }
           // A lone write: run it and its events in a database transaction of their own.
           return base.$transaction(async (own) => {
             const result: unknown = await Reflect.apply(own.transaction[write], own.transaction, [withId]);
-            await writeEvents(own, changedIds(result));
+            await writeEvents(own, changedIds(result), rules.policy);
             return result;
           });
         },
@@ -73,40 +74,65 @@ export function withOutbox(base: PrismaClient): Database {
   return outboxed as unknown as Database;
 }
 
+/** What the events' bodies are built with: the operator's lifecycle settings, set once the configuration is read. */
+export interface EventRules {
+  policy: LifecyclePolicy;
+}
+
+const eventRules = new WeakMap<object, EventRules>();
+
+/** Registers the rules the outbox of `db` builds its events with (openDatabaseOn). */
+export function useEventRules(db: Database, rules: EventRules): void {
+  eventRules.set(db, rules);
+}
+
+/** The operator's lifecycle settings for the events written on `db` (the runtime sets them; the defaults before). */
+export function setEventPolicy(db: Database, policy: LifecyclePolicy): void {
+  const rules = eventRules.get(db);
+  if (rules) rules.policy = policy;
+  else eventRules.set(db, { policy });
+}
+
+/** The lifecycle settings events on `db` are built with: the one-statement writers build theirs as the hook does. */
+export function eventPolicyOf(db: Database): LifecyclePolicy {
+  return eventRules.get(db)?.policy ?? DEFAULT_LIFECYCLE;
+}
+
 /**
  * One event per (transaction, state): a write that did not change the state adds none. Every
  * written transaction is announced, with or without an event (receipts and confirmations change
  * amounts without a state change, and subscribers follow those too).
  */
-async function writeEvents(tx: DatabaseTransaction, ids: string[]): Promise<void> {
+async function writeEvents(tx: DatabaseTransaction, ids: string[], policy: LifecyclePolicy): Promise<void> {
   if (ids.length === 0) return;
   const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
   // The payload's receipts, in one query for the rows that can have any (none before a first payment).
   const paid = rows.filter(mayHaveReceipts).map((row) => row.id);
   const receipts = paid.length === 0 ? [] : await receiptsOf(tx, paid);
   const now = new Date();
-  const written = await tx.webhookEvent.createManyAndReturn({
-    data: rows.map((row) => outboxRow({ ...row, receipts: receipts.filter((r) => r.transactionId === row.id) }, now)),
-    skipDuplicates: true,
-    select: { transactionId: true },
-  });
+  const events = rows.map((row) => paymentOutboxEvent({ ...row, receipts: receipts.filter((r) => r.transactionId === row.id) }, now, policy));
+  const written = events.length === 0 ? [] : await tx.$queryRaw<{ transactionId: string }[]>(insertEventsSql(events));
   const withEvent = new Set(written.map((event) => event.transactionId));
   await tx.$executeRaw(notifySql([...new Set(ids)].map((id) => ({ transactionId: id, eventWritten: withEvent.has(id) }))));
 }
 
-/** The outbox row of a transaction's current state: its event, due at once. Initialize's one-statement insert writes the same. */
-export function outboxRow(row: TransactionSnapshot & { id: string; merchantId: number }, now: Date) {
-  const event = paymentEventFor(row);
-  return {
-    id: event.id,
-    merchantId: row.merchantId,
-    transactionId: row.id,
-    type: event.type,
-    isLive: row.isLive,
-    body: event.body,
-    nextAttemptAt: now,
-    createdAt: now,
-  };
+/**
+ * The one INSERT of outbox rows, for every writer (the hook above, initialize's and initiate's
+ * statements, refunds). An event the transaction already has (same state) is skipped; `onlyIf`, a
+ * FROM list inside a larger statement, writes them only when it has a row. Answers the transaction
+ * ids of the rows written. Times go as ISO text with their zone, whatever the session's.
+ */
+export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.Sql): Prisma.Sql {
+  const values = events.map(
+    (e) =>
+      Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}, ${e.refundId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},
+        ${e.nextAttemptAt.toISOString()}::timestamptz, ${e.createdAt.toISOString()}::timestamptz)`,
+  );
+  return Prisma.sql`
+    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, type, is_live, body, next_attempt_at, created_at)
+    SELECT e.* FROM (VALUES ${Prisma.join(values)}) AS e${onlyIf ? Prisma.sql` WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : Prisma.empty}
+    ON CONFLICT DO NOTHING
+    RETURNING transaction_id AS "transactionId"`;
 }
 
 function selectingId<A>(args: A): A {

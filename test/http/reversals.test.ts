@@ -142,6 +142,9 @@ describe("reversals", () => {
       Object.keys(events.find((e) => e.event === "payment.received")?.data.transaction ?? {}),
     );
     expect(told?.data.transaction).toMatchObject({ status: "SUCCESSFUL", amount_paid: null, reversed_at: rest.reversed_at });
+    // The body says it was reversed as REST does (issue 42); the payment.received before it said paid.
+    expect(told?.data.transaction.state).toBe("reversed");
+    expect(events.find((e) => e.event === "payment.received")?.data.transaction.state).toBe("paid");
     expect(told?.data.transaction.receipts).toEqual(rest.receipts);
 
     // Told once: the next reads change nothing and write no second event.

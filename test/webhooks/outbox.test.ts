@@ -51,6 +51,8 @@ const SPEC_FIELDS = [
   "receipts",
   // Not in spec 6: when a counted payment was taken back after SUCCESSFUL (null until then).
   "reversed_at",
+  // Not in spec 6 (issue 42): the payment state as REST's meta.payment.state shows it (null before initiate).
+  "state",
 ].sort();
 
 describe("events written with their state change", () => {
@@ -87,6 +89,7 @@ describe("events written with their state change", () => {
           meta: { order: "A-1" },
           receipts: [],
           reversed_at: null,
+          state: null,
         },
       },
     });
@@ -123,6 +126,33 @@ describe("events written with their state change", () => {
       amount_paid: null,
     });
     expect(typeof tx.payment_amount).toBe("number");
+    expect(tx.state).toBe("awaiting_payment");
+  });
+
+  it("payment.received keeps spec 6's fields as they are and adds the payment state REST shows", async () => {
+    const id = await initialize({ meta: { order: "B-2" } });
+    const due = (await pay(id, "4")).body.data.payment_amount;
+    await t.db.transaction.update({ where: { id }, data: { status: "SUCCESSFUL", amountPaid: String(due) } });
+    const [initiated, , received] = (await eventsOf(id)).map((e) => JSON.parse(e.body));
+    expect(received.event).toBe("payment.received");
+    expect(Object.keys(received.data.transaction).sort()).toEqual(SPEC_FIELDS);
+    // What initialize told, with what initiate and the payment changed: the spec's fields, and state.
+    expect(received.data.transaction).toEqual({
+      ...initiated.data.transaction,
+      payment_currency: 4,
+      payment_currency_name: "Bitcoin",
+      payment_currency_slug: "BTC",
+      payment_network: "bitcoin",
+      payment_network_name: "Bitcoin testnet",
+      status: "SUCCESSFUL",
+      payment_amount: due,
+      amount_paid: due,
+      state: "paid",
+    });
+    expect(initiated.data.transaction).toMatchObject({ meta: { order: "B-2" }, customer_name: "Ada Lovelace", description: "Order 7" });
+    const rest = await fetch(`${t.url}/v1/transaction/${id}`, { headers: bearer(keys.testSecretKey) });
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { data: { meta: { payment: { state: string } } } }).data.meta.payment.state).toBe(received.data.transaction.state);
   });
 
   it("a refused initiate (422) writes no event", async () => {

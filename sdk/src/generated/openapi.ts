@@ -550,6 +550,11 @@ export type components = {
             receipts: components["schemas"]["Receipt"][];
             /** Format: date-time */
             reversed_at: string | null;
+            /**
+             * @description Not in spec 6: the payment state as `meta.payment.state` shows it when the event was written (`reversed` in payment.reversed); null before initiate.
+             * @enum {string|null}
+             */
+            state: "awaiting_payment" | "confirming" | "underpaid" | "paid" | "overpaid" | "expired" | "paid_late" | "reversed" | null;
         };
         /** @enum {string} */
         TransactionStatus: "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";

@@ -1,7 +1,8 @@
 // The webhook events of spec section 6: which state change sends which event, and the exact body.
 import { paymentNetworkOf } from "../transactions/view.ts";
+import { DEFAULT_LIFECYCLE, paymentStateOf, type LifecyclePolicy } from "../transactions/lifecycle.ts";
 import type { TransactionStatus } from "../records.ts";
-import { toJsonNumber } from "../money/amounts.ts";
+import { Decimal, toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
 import { receiptObject, receiptOf, type StoredReceipt } from "../transactions/receipts.ts";
@@ -52,6 +53,9 @@ export interface TransactionSnapshot {
   paymentNetwork: string | null;
   paymentAmount: { toString(): string } | null;
   amountPaid: { toString(): string } | null;
+  /** With amountPaid and the tolerance: the payment state REST and GraphQL show (`meta.payment.state`). */
+  amountUnconfirmed: { toString(): string } | null;
+  policyUnderpaymentTolerance: { toString(): string } | null;
   requestMeta: unknown;
   createdAt: Date;
   /** Set once a SUCCESSFUL transaction's payment left the chain after it was counted. */
@@ -68,13 +72,14 @@ export interface PaymentEvent {
   body: string;
 }
 
-export function paymentEventFor(transaction: TransactionSnapshot): PaymentEvent {
+/** `policy`: the operator's lifecycle settings; its underpayment tolerance decides the state of a short payment. */
+export function paymentEventFor(transaction: TransactionSnapshot, policy: LifecyclePolicy = DEFAULT_LIFECYCLE): PaymentEvent {
   const type = transaction.status === "SUCCESSFUL" && transaction.reversedAt !== null ? REVERSED_EVENT : EVENT_FOR_STATUS[transaction.status];
-  return { id: newEventId(), type, body: JSON.stringify(paymentEventPayload(type, transaction)) };
+  return { id: newEventId(), type, body: JSON.stringify(paymentEventPayload(type, transaction, policy)) };
 }
 
 /** `{ event, data: { transaction } }`, field for field as spec section 6 lists them, and the receipts. */
-export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapshot) {
+export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapshot, policy: LifecyclePolicy = DEFAULT_LIFECYCLE) {
   const crypto = t.paymentCurrencyId === null ? undefined : cryptoById(t.paymentCurrencyId);
   const network = paymentNetworkOf(t);
   const meta = t.requestMeta;
@@ -104,7 +109,23 @@ export function paymentEventPayload(type: PaymentEventType, t: TransactionSnapsh
         receipts: t.receipts.map((r) => receiptObject(receiptOf(r, t.paymentCurrencyId))),
         // Not in spec 6 either: when a SUCCESSFUL payment was reversed (payment.reversed), else null.
         reversed_at: t.reversedAt?.toISOString() ?? null,
+        // Not in spec 6 (issue 42): the payment state as REST's meta.payment.state shows it ("reversed",
+        // "underpaid", "paid", …), so a receiver need not work it out; null before initiate.
+        state: paymentStateOf(amountsOf(t), policy),
       },
     },
+  };
+}
+
+/** The snapshot's amounts as the state rules read them (exact decimals). */
+function amountsOf(t: TransactionSnapshot) {
+  const exact = (amount: { toString(): string } | null) => (amount === null ? null : new Decimal(amount.toString()));
+  return {
+    status: t.status,
+    paymentAmount: exact(t.paymentAmount),
+    amountPaid: exact(t.amountPaid),
+    amountUnconfirmed: exact(t.amountUnconfirmed),
+    reversedAt: t.reversedAt,
+    policyUnderpaymentTolerance: t.policyUnderpaymentTolerance,
   };
 }

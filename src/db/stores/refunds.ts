@@ -8,6 +8,8 @@ import type { RefundRecord } from "../../core/refunds/view.ts";
 import type { RefundEventRow, RefundStore } from "../../core/stores/refunds.ts";
 import { Prisma } from "../generated/client.ts";
 import { notifySql } from "../notifications.ts";
+import { insertEventsSql } from "../outbox.ts";
+import { refundOutboxEvent } from "../../core/events/outbox-event.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 import { transactionInclude } from "./rows.ts";
@@ -19,19 +21,9 @@ const COUNTED_STATES = [...COUNTED_REFUND_STATES];
 const asRecord = (row: unknown) => row as RefundRecord;
 
 async function writeEvent(tx: DatabaseTransaction, refund: RefundRecord, event: RefundEventRow, now: Date): Promise<void> {
-  await tx.webhookEvent.create({
-    data: {
-      id: event.id,
-      merchantId: refund.merchantId,
-      transactionId: refund.transactionId,
-      refundId: refund.id,
-      type: event.type,
-      isLive: refund.isLive,
-      body: event.body,
-      nextAttemptAt: now,
-      createdAt: now,
-    },
-  });
+  const [written] = await tx.$queryRaw<{ transactionId: string }[]>(insertEventsSql([refundOutboxEvent(refund, event, now)]));
+  // A refund enters each state once: a second event of one type is a fault, as the unique index made it before.
+  if (!written) throw new Error(`Refund ${refund.id} already has its ${event.type} event`);
   await tx.$executeRaw(notifySql([{ transactionId: refund.transactionId, eventWritten: true }]));
 }
 

@@ -21,7 +21,9 @@ import type { TransactionRecord } from "../../core/transactions/record.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { queryDirect } from "../direct-sql.ts";
-import { outboxRow } from "../outbox.ts";
+import { eventPolicyOf, insertEventsSql } from "../outbox.ts";
+import { paymentOutboxEvent } from "../../core/events/outbox-event.ts";
+import type { LifecyclePolicy } from "../../core/transactions/lifecycle.ts";
 import type { Database } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";
@@ -87,7 +89,7 @@ export function transactionStore(db: Database): TransactionStore {
     },
 
     async moveToPending(move) {
-      const outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move)));
+      const outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move, eventPolicyOf(db))));
       // Not moved because a concurrent request with the same key moved it first (this one waited for its
       // row lock): the key is taken now, and that request's answer is this one's.
       const key = move.idempotency;
@@ -493,11 +495,11 @@ interface MoveCounts {
  * Idempotency-Key, if any, is written with the move and only with it: a key already taken fails the
  * statement (DuplicateKeyError), which moves nothing.
  */
-function moveStatement(move: PendingMove): Prisma.Sql {
+function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
   const after = moved(move);
   // A transaction just initiated has had no address to pay to: no receipts.
-  const event = outboxRow({ ...after, receipts: [] }, now);
+  const event = paymentOutboxEvent({ ...after, receipts: [] }, now, policy);
   const keyed = move.idempotency
     ? Prisma.sql`keyed AS (${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved),`
     : Prisma.empty;
@@ -528,10 +530,7 @@ function moveStatement(move: PendingMove): Prisma.Sql {
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
     ${keyed}
-    evented AS (
-      INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
-      SELECT ${event.id}, ${event.merchantId}, moved.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
-      FROM moved CROSS JOIN notified)
+    evented AS (${insertEventsSql([event], Prisma.sql`moved CROSS JOIN notified`)})
     SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM taken)::int AS taken`;
 }
 
@@ -608,7 +607,7 @@ export async function insertInitiatedTransaction(
     finalAt: null,
     updatedAt: t.createdAt,
   };
-  const event = outboxRow({ ...row, merchant, receipts: [] }, t.createdAt);
+  const event = paymentOutboxEvent({ ...row, merchant, receipts: [] }, t.createdAt, eventPolicyOf(db));
   const meta = JSON.stringify(t.requestMeta);
   // A key already taken fails the whole statement (primary key), so nothing is created twice.
   const remembered = idempotency
@@ -629,9 +628,7 @@ export async function insertInitiatedTransaction(
         ${t.policyLatePaymentPercent}::numeric)
       RETURNING id)${remembered},
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
-    INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
-    SELECT ${event.id}, ${event.merchantId}, created.id, ${event.type}, ${event.isLive}, ${event.body}, ${event.nextAttemptAt}, ${event.createdAt}
-    FROM created CROSS JOIN notified`,
+    ${insertEventsSql([event], Prisma.sql`created CROSS JOIN notified`)}`,
   );
   return row;
 }

@@ -7,7 +7,7 @@ import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../../c
 import { TEST_EVENT_TYPE } from "../../../core/merchants/webhook-settings.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
-import { Receipt, TransactionStatus } from "../transactions/schemas.ts";
+import { PaymentState, Receipt, TransactionStatus } from "../transactions/schemas.ts";
 
 /** An event of the Events API (Stripe's Event object, in this API's words). */
 export const Event = z
@@ -57,6 +57,10 @@ const WebhookTransaction = z
     meta: z.record(z.string(), z.unknown()),
     receipts: z.array(Receipt),
     reversed_at: nullable(isoTime),
+    state: nullable(PaymentState).meta({
+      description:
+        "Not in spec 6: the payment state as `meta.payment.state` shows it when the event was written (`reversed` in payment.reversed); null before initiate.",
+    }),
   })
   .meta({ id: "WebhookTransaction" });
 
