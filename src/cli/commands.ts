@@ -2,9 +2,10 @@
 // Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
 // reads process.env, writes to the console or exits, so a command also runs inside a test process.
 import { loadConfig, type Config } from "../config.ts";
-import { DASHBOARD_ROLES, isDashboardRole } from "../core/dashboard/access.ts";
+import { isDashboardRole } from "../core/dashboard/access.ts";
+import { DASHBOARD_ROLES } from "../core/records/dashboard.ts";
 import { errors, PaygateError } from "../core/errors.ts";
-import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
+import { KYB_STATUSES, type KybStatus } from "../core/records/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
 import type { DefaultNetworkSetting, WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
 import type { Mode } from "../core/merchants/mode.ts";

@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import { DuplicateKeyError, errors, type FieldError } from "./errors.ts";
 import type { IdempotencyRecord, IdempotencyStore } from "./stores/idempotency.ts";
 import type { TransactionStore } from "./stores/transactions.ts";
-import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
+import { findTransactionFor } from "./transactions/record.ts";
+import type { TransactionRecord } from "./records/transactions.ts";
 
 /** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
 export type Outcome = TransactionRecord & { replayed?: true };

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { errors, PaygateError } from "../core/errors.ts";
 import { EventListParams } from "../core/events/list.ts";
 import { parseListQuery } from "../core/lists.ts";
-import { KYB_REFUSALS } from "../core/merchants/kyb.ts";
+import { KYB_REFUSALS } from "../core/records/kyb.ts";
 import { tooManyFailedAuthentications, tooManyRequests } from "../core/rate-limits.ts";
 import { TransactionListParams } from "../core/transactions/list.ts";
 import { SUPPORTED_CURRENCIES } from "../core/transactions/initiate.ts";

@@ -3,7 +3,7 @@ import { toJsonNumber } from "../core/money/amounts.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import { policiesView } from "../core/transactions/policies.ts";
 import { receiptObject } from "../core/transactions/receipts.ts";
-import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { TransactionRecord } from "../core/records/transactions.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 import type { WebhookEvent } from "../db/types.ts";
 import type { Event, InitializedTransaction, InitiatedTransaction } from "./schemas.ts";

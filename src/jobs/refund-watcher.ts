@@ -13,7 +13,7 @@ import { Decimal } from "../core/money/amounts.ts";
 import { cryptoById, type CryptoCurrency } from "../core/money/currencies.ts";
 import { networkOrDefault, type NetworkSlug } from "../core/networks.ts";
 import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
-import type { RefundRecord } from "../core/refunds/view.ts";
+import type { RefundRecord } from "../core/records/refunds.ts";
 import type { ConfiguredChains } from "./payment-watcher.ts";
 import { Ticker } from "./ticker.ts";
 

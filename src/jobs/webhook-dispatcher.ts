@@ -18,7 +18,7 @@ import {
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
-import type { AttemptRecord } from "../core/stores/webhook-events.ts";
+import type { AttemptRecord } from "../core/records/events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { signatureHeaders } from "../webhooks/signing.ts";

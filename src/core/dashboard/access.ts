@@ -3,9 +3,7 @@
 // (the dashboard's HTTP routes, its pages) decides it. A deactivated merchant's dashboard is
 // read-only: its users still sign in and read, and every change is refused here.
 import { errors, PaygateError } from "../errors.ts";
-
-export const DASHBOARD_ROLES = ["owner", "developer", "viewer"] as const;
-export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+import { DASHBOARD_ROLES, type DashboardRole } from "../records/dashboard.ts";
 
 export type DashboardPermission =
   /** See transactions, events, delivery attempts, settings (never a secret). */

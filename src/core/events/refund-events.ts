@@ -2,7 +2,7 @@
 // outbox in the database transaction of the change and signed like the payment events.
 import { toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
-import type { RefundRecord } from "../refunds/view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import { refundView } from "../refunds/view.ts";
 import type { RefundEventRow } from "../stores/refunds.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";

@@ -9,7 +9,7 @@ import { newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from
 import type { MerchantWithWallets } from "../stores/merchants.ts";
 import { apiKeyRow } from "./api-keys.ts";
 import { formatKeyOrigin, keyOriginProblem, readKeyExpression, type KeyExpression, type KeyOrigin } from "./key-origin.ts";
-import type { KybStatus } from "./kyb.ts";
+import type { KybStatus } from "../records/kyb.ts";
 
 export type { KybStatus };
 import { privateTargetsHint } from "./private-targets.ts";

@@ -4,7 +4,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { WebhookAttemptResult } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
-import type { KybStatus } from "./kyb.ts";
+import type { KybStatus } from "../records/kyb.ts";
 import type { ChangeAuthor } from "../dashboard/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, type Mode } from "./mode.ts";

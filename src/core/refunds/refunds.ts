@@ -18,7 +18,8 @@ import type { RefundInstructions } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
-import { findTransactionFor, isTransactionId, transactionNotFoundFor, type TransactionRecord } from "../transactions/record.ts";
+import { findTransactionFor, isTransactionId, transactionNotFoundFor } from "../transactions/record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "../transactions/requests.ts";
 import {
   amountOf,
@@ -35,7 +36,8 @@ import {
   refundableOf,
   receivedOf,
 } from "./rules.ts";
-import { type RefundPaymentView, type RefundRecord, type RefundSummary, type RefundView, refundView } from "./view.ts";
+import { type RefundPaymentView, type RefundSummary, type RefundView, refundView } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 
 export type RefundDeps = Pick<
   CoreDeps,

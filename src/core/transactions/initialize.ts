@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { Caller } from "../merchants/credentials.ts";
-import { KYB_REFUSALS } from "../merchants/kyb.ts";
+import { KYB_REFUSALS } from "../records/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { FIAT_CURRENCIES, fiatBySlug } from "../money/currencies.ts";
 import { CANCEL_URL, checkWebhookUrl, RETURN_URL, type UrlKind } from "../merchants/webhook-url.ts";

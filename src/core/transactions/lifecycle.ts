@@ -14,11 +14,11 @@ import { quoteOptionsOf } from "../merchants/pricing.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { Clock, ObservedReceipt, PriceFeed } from "../ports.ts";
-import type { ReceiptStatus, TransactionStatus } from "../records.ts";
+import type { ReceiptStatus, TransactionStatus } from "../records/rows.ts";
 import type { MerchantStore } from "../stores/merchants.ts";
 import type { ExpiryCandidate, ReceiptRules, ReceiptTotals, TransactionStore } from "../stores/transactions.ts";
-import { DEFAULT_POLICY_BOUNDS, type LatePaymentDecision, type PolicyBounds, toleranceOf } from "./policies.ts";
-import type { TransactionRecord } from "./record.ts";
+import { DEFAULT_POLICY_BOUNDS, type PolicyBounds, toleranceOf } from "./policies.ts";
+import type { LatePaymentDecision, TransactionRecord } from "../records/transactions.ts";
 
 export interface LifecyclePolicy {
   /** How long an INITIATED transaction waits for initiate. */

@@ -11,7 +11,8 @@ import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "..
 import { CHAINS, COIN_NETWORKS, coinNetwork, isNetworkSlug, type CoinNetwork, type FeeLevel, type NetworkSlug } from "../networks.ts";
 import type { PriceQuote } from "../ports.ts";
 import { quoteOrUnavailable } from "./initiate.ts";
-import { transactionFor, type TransactionRecord } from "./record.ts";
+import { transactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 /** A network a coin is offered on, as a checkout shows it. */
 export interface OptionNetwork {

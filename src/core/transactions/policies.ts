@@ -6,6 +6,7 @@ import { z } from "zod";
 import { errors, type FieldError } from "../errors.ts";
 import { Decimal, isNumericString } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES } from "../money/currencies.ts";
+import type { LatePaymentDecision } from "../records/transactions.ts";
 
 /** The operator's bounds on what a merchant may ask for. */
 export interface PolicyBounds {
@@ -185,19 +186,6 @@ export function policiesView(t: {
     confirmations:
       typeof t.policyConfirmations === "object" && t.policyConfirmations !== null ? (t.policyConfirmations as Record<string, number>) : null,
   };
-}
-
-/** What the late-payment policy decided (lifecycle.ts, settleLatePayment), as stored in transactions.late_payment. */
-export interface LatePaymentDecision {
-  /** True: the late payment was accepted (the transaction became SUCCESSFUL); false: left to the merchant (paid_late). */
-  accepted: boolean;
-  /** The rate locked at initiate before the spread, and the market rate when the late payment was seen (decimal strings). */
-  lockedRate: string;
-  marketRate: string;
-  /** How far the market rate moved from the locked one, in percent (2 decimals, rounded up). */
-  movedPercent: string;
-  /** ISO time of the check. */
-  checkedAt: string;
 }
 
 /** The stored decision read back; null when absent or not the shape written. */

@@ -2,7 +2,8 @@
 import type { CoreDeps } from "../deps.ts";
 import type { Caller } from "../merchants/credentials.ts";
 import { clientSecretTransactionId } from "../secrets.ts";
-import { transactionFor, type TransactionRecord } from "./record.ts";
+import { transactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 export interface RetrievedTransaction {
   transaction: TransactionRecord | null;

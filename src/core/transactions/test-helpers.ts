@@ -8,7 +8,8 @@ import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
 import { applyReceipts, expireNow } from "./lifecycle.ts";
 import { requiredConfirmationsOf } from "./policies.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { findTransactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "./requests.ts";
 
 export type TestHelperDeps = Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "prices">;

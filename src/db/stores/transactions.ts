@@ -16,7 +16,7 @@ import type {
   TransactionStore,
   WalletOf,
 } from "../../core/stores/transactions.ts";
-import type { TransactionRecord } from "../../core/transactions/record.ts";
+import type { TransactionRecord } from "../../core/records/transactions.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { queryDirect } from "../direct-sql.ts";
