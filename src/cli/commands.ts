@@ -2,7 +2,7 @@
 // Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
 // reads process.env, writes to the console or exits, so a command also runs inside a test process.
 import { loadConfig, type Config } from "../config.ts";
-import { isDashboardRole } from "../core/dashboard/access.ts";
+import { isDashboardRole } from "../core/access/roles.ts";
 import { DASHBOARD_ROLES } from "../core/records/dashboard.ts";
 import { errors, PaygateError } from "../core/errors.ts";
 import { KYB_STATUSES, type KybStatus } from "../core/records/kyb.ts";

@@ -1,8 +1,8 @@
 // The one entry to the domain for every adapter (REST, GraphQL, the CLI, the dashboard, the jobs): it
 // holds the stores and ports and exposes the payment, merchant, test-rate and webhook-event operations.
 // Rules live in the functions it calls, never in the adapters; queries live in src/db behind the stores.
-import { authorize, type DashboardActor } from "./dashboard/access.ts";
-import { auditLogPage, authorOf, OPERATOR, type AuditLogPage, type ChangeAuthor } from "./dashboard/audit-log.ts";
+import { authorize, type DashboardActor } from "./access/roles.ts";
+import { auditLogPage, authorOf, OPERATOR, type AuditLogPage, type ChangeAuthor } from "./access/audit-log.ts";
 import {
   disableSecondFactor,
   reauthenticate,

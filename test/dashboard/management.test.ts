@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { DashboardActor } from "../../src/core/dashboard/access.ts";
+import type { DashboardActor } from "../../src/core/access/roles.ts";
 import type { DashboardRole } from "../../src/core/records/dashboard.ts";
 import { Credentials } from "../../src/core/merchants/credentials.ts";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { generate } from "otplib";
 import type { BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
-import type { DashboardActor } from "../../src/core/dashboard/access.ts";
+import type { DashboardActor } from "../../src/core/access/roles.ts";
 import type { DashboardRole } from "../../src/core/records/dashboard.ts";
 import type { Clock } from "../../src/core/ports.ts";
 import { DESKTOP, WAIT } from "./browser.ts";

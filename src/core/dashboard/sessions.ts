@@ -11,9 +11,9 @@ import type { Clock } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { AuditLogStore } from "../stores/audit-log.ts";
 import type { DashboardStore, DashboardUserRow } from "../stores/dashboard.ts";
-import type { DashboardActor } from "./access.ts";
+import type { DashboardActor } from "../access/roles.ts";
 import type { DashboardRole } from "../records/dashboard.ts";
-import { auditEntry, type ChangeAuthor } from "./audit-log.ts";
+import { auditEntry, type ChangeAuthor } from "../access/audit-log.ts";
 import { hashPassword, verifyNothing, verifyPassword } from "./passwords.ts";
 import {
   hasSecondFactor,

@@ -19,7 +19,7 @@ import { listTransactionsOf, parseTransactionFilters, type TransactionPage } fro
 import { findTransactionFor } from "../transactions/record.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
 import { viewOf, type TransactionView } from "../transactions/view.ts";
-import { authorize, type DashboardActor } from "./access.ts";
+import { authorize, type DashboardActor } from "../access/roles.ts";
 
 /** One transaction as its page shows it. */
 export interface TransactionDetail {

@@ -4,7 +4,7 @@
 // A key rolled in the dashboard remembers who rolled it and that user's role: it may do what the role
 // may (key-access.ts), so no role gains through a key what the dashboard refuses it.
 import type { DashboardRole } from "../records/dashboard.ts";
-import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { hashKey, newPublicKey, newSecretKey } from "../secrets.ts";

@@ -1,7 +1,7 @@
 // The dashboard's Wallets page: a preview of the addresses a key would hand out (so a merchant can
 // compare them with its own wallet before accepting payments, as BTCPay shows them), setting a key
 // with the checks of merchant update, and the wallets per coin and mode with a gap-limit warning.
-import { OPERATOR, shortenedKey, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { OPERATOR, shortenedKey, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../money/currencies.ts";

@@ -5,7 +5,7 @@
 // mode the old one. A rotation keeps the previous secret for 24 hours, and every delivery in that
 // time carries a signature by each (Standard Webhooks allows several `v1,` signatures in one
 // header), so a receiver can switch secrets without missing a delivery.
-import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { newWebhookSecret, type SecretBox } from "../secrets.ts";

@@ -5,7 +5,7 @@ import { errors } from "../errors.ts";
 import type { WebhookAttemptResult } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
 import type { KybStatus } from "../records/kyb.ts";
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import type { ChangeAuthor } from "../access/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
 import { checkedMode, type Mode } from "./mode.ts";
 import { privateExceptions, shownResponseBody, type PrivateTargets } from "./private-targets.ts";

@@ -2,8 +2,8 @@
 // list, cancel, mark paid, and the customer's claim of an address. Rules are in rules.ts; the chain
 // side (RefundPayments, the refund watcher) builds the unsigned transaction and closes refunds.
 import { z } from "zod";
-import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
-import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { authorize, type DashboardActor, type DashboardPermission } from "../access/roles.ts";
+import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { DuplicateKeyError, errors, type FieldError, PaygateError } from "../errors.ts";
 import { refundEvent } from "../events/refund-events.ts";

@@ -5,8 +5,8 @@
 // rotateModeWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
-import { authorize, type DashboardActor, type DashboardPermission } from "../dashboard/access.ts";
-import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { authorize, type DashboardActor, type DashboardPermission } from "../access/roles.ts";
+import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";

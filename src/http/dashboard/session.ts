@@ -2,7 +2,7 @@
 // middleware of router.ts), the mode it asks for (`?mode=test|live`), its JSON body; and how it
 // answers. Route modules use these and never read cookies or headers themselves.
 import type { Request, Response } from "express";
-import type { DashboardActor } from "../../core/dashboard/access.ts";
+import type { DashboardActor } from "../../core/access/roles.ts";
 import type { DashboardSession, SignedIn } from "../../core/dashboard/sessions.ts";
 import { errors } from "../../core/errors.ts";
 

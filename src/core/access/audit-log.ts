@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { LIST_LIMIT_MAX, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { AuditActorWrite, AuditLogRow, AuditWrite } from "../stores/audit-log.ts";
-import { authorize, type DashboardActor } from "./access.ts";
+import { authorize, type DashboardActor } from "./roles.ts";
 
 export const AUDIT_ACTIONS = [
   "wallet.set",
