@@ -4,9 +4,9 @@ import path from "node:path";
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { Decimal, isNumericString } from "./core/money/amounts.ts";
-import { PrivateAllowlist, type PrivateTargets } from "./core/merchants/private-targets.ts";
+import { PrivateAllowlist, type PrivateTargets } from "./core/private-targets.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimit, type RateLimitPolicy } from "./core/rate-limits.ts";
-import type { PolicyBounds } from "./core/transactions/policies.ts";
+import type { PolicyBounds } from "./core/policies.ts";
 import { DEFAULT_PREPARED_STATEMENTS } from "./db/prepared-statements.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 import {

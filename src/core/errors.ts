@@ -144,7 +144,7 @@ export const errors = {
   payloadTooLarge: (limit: string) => new PaygateError("payload_too_large", `Request body is too large (limit ${limit})`, "payload_too_large"),
   routeNotFound: (method: string, path: string) => new PaygateError("not_found", `No route for ${method} ${printable(path)}`, "route_not_found"),
   internal: () => new PaygateError("internal_error", MESSAGES.internal, "internal_error"),
-  // ── Requests and credentials (src/edge, src/http/body.ts, merchants/credentials.ts); src/http/openapi.ts shows these as examples ──
+  // ── Requests and credentials (src/edge, src/http/body.ts, credentials.ts); src/http/openapi.ts shows these as examples ──
   /** Two Authorization headers are ambiguous: refused rather than guessing which the client meant. */
   ambiguousCredential: (count: number) =>
     new PaygateError("bad_request", `Send one Authorization header; this request has ${count}`, "ambiguous_credential"),

@@ -42,16 +42,16 @@ import { changeRole, createUser, inviteUser, issueSignInLink, listUsers, removeU
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "./deps.ts";
 import { type NetworkSlug, transactionExplorer } from "./networks.ts";
-import { pruneIdempotencyKeys } from "./idempotency.ts";
-import type { Caller } from "./merchants/credentials.ts";
+import { pruneIdempotencyKeys } from "./transactions/idempotency.ts";
+import type { Caller } from "./credentials.ts";
 import { authorizeKey, keyAuthor, requireLiveKey } from "./merchants/key-access.ts";
 import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type KeyRoller, type RolledApiKey } from "./merchants/api-keys.ts";
 import type { KybStatus } from "./records/kyb.ts";
-import { checkedMode, type Mode } from "./merchants/mode.ts";
-import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./merchants/private-targets.ts";
+import { checkedMode, type Mode } from "./mode.ts";
+import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./private-targets.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./merchants/payment-links.ts";
 import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "./merchants/default-networks.ts";
-import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./merchants/funds-held.ts";
+import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./transactions/funds-held.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./merchants/wallets.ts";
 import { rotateWebhookSecret, type RotatedWebhookSecret } from "./merchants/webhook-secrets.ts";
 import {
@@ -75,7 +75,7 @@ import {
   type WebhookUrls,
 } from "./merchants/merchants.ts";
 import { merchantPricing, setMerchantPricing, type MerchantPricing } from "./merchants/pricing.ts";
-import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./money/test-rates.ts";
+import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "./test-rates.ts";
 import type { Clock, DeliveryReport } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
 import {
@@ -114,7 +114,8 @@ import { redeliverEvent } from "./events/deliveries.ts";
 import { type EventStream, type EventStreamRequest, EventStreams, openEventStream } from "./events/stream.ts";
 import type { WebhookEvent } from "./records/rows.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "./transactions/updates.ts";
-import { applyReceipts, DEFAULT_LIFECYCLE, expireDue, type LifecyclePolicy, type ReceiptUpdate } from "./transactions/lifecycle.ts";
+import { applyReceipts, expireDue, type ReceiptUpdate } from "./transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./policies.ts";
 import { viewOf, type TransactionView } from "./transactions/view.ts";
 import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./transactions/test-helpers.ts";
 

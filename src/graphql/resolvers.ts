@@ -3,7 +3,7 @@ import type { GraphQLResolveInfo } from "graphql";
 import { PaygateError } from "../core/errors.ts";
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import type { RefundView } from "../core/refunds/view.ts";
-import { policiesView } from "../core/transactions/policies.ts";
+import { policiesView } from "../core/policies.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";

@@ -8,7 +8,7 @@ import { defaultNetworkOf, networkOrDefault, type NetworkSlug } from "../core/ne
 import type { ChainWatcher, ObservedReceipt } from "../core/ports.ts";
 import type { WatchedAddress } from "../core/stores/transactions.ts";
 import { counts, isFinal } from "../core/transactions/lifecycle.ts";
-import { requiredConfirmationsOf } from "../core/transactions/policies.ts";
+import { requiredConfirmationsOf } from "../core/policies.ts";
 import { ChainNodeError } from "../rails/chains/errors.ts";
 import type { ConfiguredNode } from "../rails/chains/index.ts";
 import type { ChainNodeLabels, WatcherMetrics } from "../observability/hooks.ts";

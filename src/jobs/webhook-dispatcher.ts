@@ -4,7 +4,7 @@
 // number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "../config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
-import { shownResponseBody } from "../core/merchants/private-targets.ts";
+import { shownResponseBody } from "../core/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
 import {
   CLAIM_KINDS,

@@ -7,7 +7,7 @@ import express from "express";
 import { afterAll, beforeAll } from "vitest";
 import { type GatewayDeps, type PaymentGateway, systemClock } from "../../src/core/gateway.ts";
 import type { KybStatus } from "../../src/core/records/kyb.ts";
-import { PrivateAllowlist, type PrivateTargets } from "../../src/core/merchants/private-targets.ts";
+import { PrivateAllowlist, type PrivateTargets } from "../../src/core/private-targets.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
 import { WebhookDeliveries } from "../../src/core/events/deliveries.ts";

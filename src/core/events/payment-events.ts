@@ -30,7 +30,7 @@ export const PAYMENT_EVENT_TYPES = [
   REVERSED_EVENT,
 ] as const satisfies readonly PaymentEventType[];
 
-/** A refund's events (issue 26; core/events/refund-events.ts), one of each per refund, through the same outbox and signing. */
+/** A refund's events (issue 26; core/refunds/refund-events.ts), one of each per refund, through the same outbox and signing. */
 export const REFUND_EVENT_TYPES = ["refund.created", "refund.succeeded", "refund.canceled"] as const;
 export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 

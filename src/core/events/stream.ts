@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { parseListQuery, single } from "../lists.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import type { WebhookEvent } from "../records/rows.ts";
 import type { TransactionChange, TransactionChanges } from "../stores/transaction-changes.ts";
 import { isEventId } from "./list.ts";

@@ -9,7 +9,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { hashKey, newPublicKey, newSecretKey } from "../secrets.ts";
 import type { ApiKeyWrite } from "../stores/merchants.ts";
-import { checkedMode, modeOf, type Mode } from "./mode.ts";
+import { checkedMode, modeOf, type Mode } from "../mode.ts";
 
 export const API_KEY_KINDS = ["public", "secret"] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];

@@ -7,7 +7,7 @@
 import { isDashboardRole, roleGrants, type DashboardPermission } from "../access/roles.ts";
 import type { ChangeAuthor } from "../access/audit-log.ts";
 import { errors } from "../errors.ts";
-import type { Caller } from "./credentials.ts";
+import type { Caller } from "../credentials.ts";
 
 /** Refuses (403 key_role_forbidden) a key whose rolled-by role lacks the permission; an unknown role is refused too. */
 export function authorizeKey(caller: Pick<Caller, "key">, permission: DashboardPermission): void {

@@ -12,7 +12,7 @@ import { formatKeyOrigin, keyOriginProblem, readKeyExpression, type KeyExpressio
 import type { KybStatus } from "../records/kyb.ts";
 
 export type { KybStatus };
-import { privateTargetsHint } from "./private-targets.ts";
+import { privateTargetsHint } from "../private-targets.ts";
 import { addressWalletOf, refuseSharedEvmAddresses } from "./shared-addresses.ts";
 import { checkWebhookUrl } from "./webhook-url.ts";
 

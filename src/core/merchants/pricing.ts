@@ -11,7 +11,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { Decimal, isNumericString, RATE_DECIMALS } from "../money/amounts.ts";
 import type { QuoteOptions } from "../ports.ts";
-import { DEFAULT_SPREAD_BOUNDS } from "../transactions/policies.ts";
+import { DEFAULT_SPREAD_BOUNDS } from "../policies.ts";
 
 /** The spread's precision: the column is DECIMAL(6, 4). */
 const SPREAD_DECIMALS = 4;

@@ -9,7 +9,7 @@ import { allowedNetworksText, COIN_NETWORKS, coinNetwork, defaultNetworkOf, isNe
 import type { WalletUsageRow } from "../stores/merchants.ts";
 import { formatKeyOrigin } from "./key-origin.ts";
 import { checkWalletKey, updateMerchant, walletTaken, type MerchantDeps } from "./merchants.ts";
-import { checkedMode, modeOf, MODES, type Mode } from "./mode.ts";
+import { checkedMode, modeOf, MODES, type Mode } from "../mode.ts";
 
 /**
  * Wallets stop looking for payments after this many unused addresses in a row (BIP44's gap limit,

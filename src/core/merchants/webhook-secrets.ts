@@ -10,7 +10,7 @@ import { errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { newWebhookSecret, type SecretBox } from "../secrets.ts";
 import type { MerchantStore, WebhookSecretScope } from "../stores/merchants.ts";
-import type { Mode } from "./mode.ts";
+import type { Mode } from "../mode.ts";
 
 /** How long the previous secret keeps signing after a rotation. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;

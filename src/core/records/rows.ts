@@ -56,7 +56,7 @@ export interface Transaction {
   cancelUrl: string | null;
   /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
   locale: string | null;
-  /** Per-payment policies given at initialize (core/transactions/policies.ts); null: the operator's setting. */
+  /** Per-payment policies given at initialize (core/policies.ts); null: the operator's setting. */
   policyExpiresIn: number | null;
   /** Percent. */
   policyUnderpaymentTolerance: Decimal | null;

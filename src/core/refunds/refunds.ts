@@ -6,10 +6,10 @@ import { authorize, type DashboardActor, type DashboardPermission } from "../acc
 import { auditEntry, authorOf, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { DuplicateKeyError, errors, type FieldError, PaygateError } from "../errors.ts";
-import { refundEvent } from "../events/refund-events.ts";
-import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
+import { refundEvent } from "./refund-events.ts";
+import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../transactions/idempotency.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import { authorizeKey, keyAuthor } from "../merchants/key-access.ts";
 import { Decimal } from "../money/amounts.ts";
 import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "../money/currencies.ts";

@@ -6,7 +6,7 @@ import type { RefundRecord } from "../records/refunds.ts";
 import type { AuditWrite } from "./audit-log.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
 
-/** An outbox row of a refund event (src/core/events/refund-events.ts), written with the change. */
+/** An outbox row of a refund event (src/core/refunds/refund-events.ts), written with the change. */
 export interface RefundEventRow {
   id: string;
   type: string;

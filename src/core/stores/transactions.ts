@@ -31,7 +31,7 @@ export interface NewTransaction {
   cancelUrl: string | null;
   /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
   locale: string | null;
-  /** Per-payment policies (core/transactions/policies.ts), checked against the operator's bounds; null: the operator's. */
+  /** Per-payment policies (core/policies.ts), checked against the operator's bounds; null: the operator's. */
   policyExpiresIn: number | null;
   /** Percent, a decimal string. */
   policyUnderpaymentTolerance: string | null;

@@ -51,7 +51,7 @@ export async function transactionNotFoundFor(
   );
 }
 
-/** Who asks for a transaction: a key, a payment link or a client secret (merchants/credentials.ts). */
+/** Who asks for a transaction: a key, a payment link or a client secret (credentials.ts). */
 type Reacher = { merchant: { id: number; name: string }; isLive: boolean; transactionId: string | null };
 
 /**

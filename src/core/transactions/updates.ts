@@ -4,7 +4,7 @@
 // handed to every subscriber, so a change costs one read however many subscribers the transaction has.
 import type { CoreDeps } from "../deps.ts";
 import { errors, isDatabaseOutage, PaygateError } from "../errors.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import type { TransactionChange, TransactionChanges } from "../stores/transaction-changes.ts";
 import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
 import { findTransactionFor } from "./record.ts";

@@ -10,7 +10,7 @@ import { auditEntry, authorOf, OPERATOR, webhookUrlTarget, type AuditAction, typ
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
-import { privateTargetsHint } from "../merchants/private-targets.ts";
+import { privateTargetsHint } from "../private-targets.ts";
 import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
 import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";

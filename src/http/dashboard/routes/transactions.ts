@@ -129,7 +129,7 @@ function attemptBody(a: Omit<AttemptRecord, "trigger"> & { trigger: string }) {
     status_code: a.statusCode,
     latency_ms: a.latencyMs,
     response_body: a.responseBody,
-    // Not kept when the answer came from a private address (src/core/merchants/private-targets.ts); any other answer has a body, if empty.
+    // Not kept when the answer came from a private address (src/core/private-targets.ts); any other answer has a body, if empty.
     response_body_withheld: a.statusCode !== null && a.responseBody === null,
     error: a.error,
     succeeded: a.succeeded,

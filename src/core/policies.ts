@@ -3,10 +3,10 @@
 // confirmations a coin needs (`confirmations`), each within the operator's bounds
 // (PAYGATE_POLICY_…). Absent, the operator's instance-wide setting applies, as before.
 import { z } from "zod";
-import { errors, type FieldError } from "../errors.ts";
-import { Decimal, isNumericString } from "../money/amounts.ts";
-import { CRYPTO_CURRENCIES } from "../money/currencies.ts";
-import type { LatePaymentDecision } from "../records/transactions.ts";
+import { errors, type FieldError } from "./errors.ts";
+import { Decimal, isNumericString } from "./money/amounts.ts";
+import { CRYPTO_CURRENCIES } from "./money/currencies.ts";
+import type { LatePaymentDecision } from "./records/transactions.ts";
 
 /** The operator's bounds on what a merchant may ask for. */
 export interface PolicyBounds {
@@ -201,3 +201,22 @@ export function latePaymentDecisionOf(stored: unknown): LatePaymentDecision | nu
     checkedAt: typeof d.checkedAt === "string" ? d.checkedAt : "",
   };
 }
+
+/** Windows and tolerance of a transaction's life (transactions/lifecycle.ts applies them). */
+export interface LifecyclePolicy {
+  /** How long an INITIATED transaction waits for initiate. */
+  initiatedWindowMs: number;
+  /** The checkout window: how long a PENDING transaction waits for its payment. */
+  checkoutWindowMs: number;
+  /** A payment short by at most this fraction still completes (BTCPay's "payment tolerance"); 0 by default. */
+  underpaymentTolerance: Decimal;
+  /** What a merchant may ask for per payment at initialize (PAYGATE_POLICY_…). */
+  policyBounds?: PolicyBounds;
+}
+
+export const DEFAULT_LIFECYCLE: LifecyclePolicy = {
+  initiatedWindowMs: 24 * 60 * 60_000,
+  checkoutWindowMs: 30 * 60_000,
+  underpaymentTolerance: new Decimal(0),
+  policyBounds: DEFAULT_POLICY_BOUNDS,
+};
