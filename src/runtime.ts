@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Config } from "./config.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./env.ts";
 import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/credentials.ts";

@@ -2,7 +2,7 @@
 // for the event's mode, and hands each result to the core, which records the attempt and decides the
 // retry (src/core/events/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
 // number of dispatchers may share one PostgreSQL database.
-import type { WebhookConfig } from "../config.ts";
+import type { WebhookConfig } from "../webhooks/config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
