@@ -8,15 +8,7 @@ import { z } from "zod";
 import { Decimal } from "./core/money/amounts.ts";
 import type { RateLimitPolicy } from "./core/rate-limits.ts";
 import { DatabaseEnvSchema } from "./db/config.ts";
-import { ConnectionEnvSchema, CorsEnvSchema, RateLimitEnvSchema } from "./edge/config.ts";
-import {
-  type ConnectionLimits,
-  defaultConnectionTotal,
-  defaultLiveTotal,
-  type EventStreamLimits,
-  type LiveLimits,
-  openFileLimit,
-} from "./edge/connection-limits.ts";
+import { type ConnectionConfig, connectionConfig, ConnectionEnvSchema, CorsEnvSchema, RateLimitEnvSchema } from "./edge/config.ts";
 import { boolean, ConfigError } from "./env.ts";
 import { GraphqlEnvSchema } from "./graphql/config.ts";
 import { DashboardEnvSchema } from "./http/dashboard/config.ts";
@@ -139,11 +131,11 @@ export interface Config {
   /** Dashboard accounts: a second factor required of owners and developers; how recent a proof sensitive changes need. */
   dashboard: { requireSecondFactor: boolean; reauthenticationMs: number };
   /** TCP connections and slow requests at the socket; `total` stays under the open-file limit. */
-  connections: ConnectionLimits & { total: number };
+  connections: ConnectionConfig["connections"];
   /** Live updates: event streams and WebSockets per address, per credential and in all; subscriptions per WebSocket. */
-  live: LiveLimits;
+  live: ConnectionConfig["live"];
   /** Live event streams (GET /v1/events/stream) per secret key and in all, and their heartbeat. */
-  eventStreams: EventStreamLimits;
+  eventStreams: ConnectionConfig["eventStreams"];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -229,42 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reauthenticationMs: e.PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES * 60_000,
     },
     ...connectionConfig(e),
-  };
-}
-
-function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): Pick<Config, "connections" | "live" | "eventStreams"> {
-  const fileLimit = openFileLimit();
-  const problems: string[] = [];
-  if (e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS < e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS) {
-    problems.push(`  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: must be at least PAYGATE_HTTP_HEADERS_TIMEOUT_MS (${e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS})`);
-  }
-  const total = defaultConnectionTotal(fileLimit);
-  if (e.PAYGATE_LIVE_MAX_CONNECTIONS !== undefined && e.PAYGATE_LIVE_MAX_CONNECTIONS > total) {
-    problems.push(
-      `  PAYGATE_LIVE_MAX_CONNECTIONS: must be at most ${total} (the open-file limit ${fileLimit} less what requests and the database need); raise the limit (ulimit -n) first`,
-    );
-  }
-  if (problems.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see docs/configuration.md).`);
-  }
-  return {
-    connections: {
-      perAddress: e.PAYGATE_MAX_CONNECTIONS_PER_ADDRESS,
-      headersTimeoutMs: e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS,
-      total,
-    },
-    live: {
-      perAddress: e.PAYGATE_LIVE_MAX_PER_ADDRESS,
-      perCredential: e.PAYGATE_LIVE_MAX_PER_CREDENTIAL,
-      total: e.PAYGATE_LIVE_MAX_CONNECTIONS ?? defaultLiveTotal(fileLimit),
-      subscriptionsPerSocket: e.PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET,
-    },
-    eventStreams: {
-      perKey: e.PAYGATE_EVENT_STREAM_MAX_PER_KEY,
-      total: e.PAYGATE_EVENT_STREAM_MAX_TOTAL,
-      heartbeatMs: e.PAYGATE_EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
-    },
   };
 }
 

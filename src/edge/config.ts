@@ -3,7 +3,18 @@
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { DEFAULT_RATE_LIMITS, type RateLimit } from "../core/rate-limits.ts";
-import { DEFAULT_CONNECTION_LIMITS, DEFAULT_EVENT_STREAM_LIMITS, DEFAULT_LIVE_LIMITS } from "./connection-limits.ts";
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  DEFAULT_EVENT_STREAM_LIMITS,
+  DEFAULT_LIVE_LIMITS,
+  defaultConnectionTotal,
+  defaultLiveTotal,
+  type EventStreamLimits,
+  type LiveLimits,
+  openFileLimit,
+} from "./connection-limits.ts";
+import { ConfigError } from "../env.ts";
 
 const RATE_LIMIT = /^(\d+)\s*\/\s*(\d*)\s*(s|m|h)$/;
 const WINDOW_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -231,3 +242,50 @@ export const CorsEnvSchema = z.object({
       "Which web pages may call the browser routes (CORS, see [Browsers and CORS](rest-api.md#browsers-and-cors)): `*` for any origin, or a comma-separated list of exact origins as browsers send them (`https://shop.example.com,http://localhost:5173`: scheme, host and port only, lowercase, no path or trailing slash, no wildcards). Default: `*`.",
     ),
 });
+
+/** The Config's connections, live updates and event streams. */
+export interface ConnectionConfig {
+  /** TCP connections and slow requests at the socket; `total` stays under the open-file limit. */
+  connections: ConnectionLimits & { total: number };
+  /** Live updates: event streams and WebSockets per address, per credential and in all; subscriptions per WebSocket. */
+  live: LiveLimits;
+  /** Live event streams (GET /v1/events/stream) per secret key and in all, and their heartbeat. */
+  eventStreams: EventStreamLimits;
+}
+
+/** What a client may hold open, checked against the open-file limit. */
+export function connectionConfig(e: z.output<typeof ConnectionEnvSchema>): ConnectionConfig {
+  const fileLimit = openFileLimit();
+  const problems: string[] = [];
+  if (e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS < e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS) {
+    problems.push(`  PAYGATE_HTTP_REQUEST_TIMEOUT_MS: must be at least PAYGATE_HTTP_HEADERS_TIMEOUT_MS (${e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS})`);
+  }
+  const total = defaultConnectionTotal(fileLimit);
+  if (e.PAYGATE_LIVE_MAX_CONNECTIONS !== undefined && e.PAYGATE_LIVE_MAX_CONNECTIONS > total) {
+    problems.push(
+      `  PAYGATE_LIVE_MAX_CONNECTIONS: must be at most ${total} (the open-file limit ${fileLimit} less what requests and the database need); raise the limit (ulimit -n) first`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}\nFix these environment variables (see docs/configuration.md).`);
+  }
+  return {
+    connections: {
+      perAddress: e.PAYGATE_MAX_CONNECTIONS_PER_ADDRESS,
+      headersTimeoutMs: e.PAYGATE_HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.PAYGATE_HTTP_REQUEST_TIMEOUT_MS,
+      total,
+    },
+    live: {
+      perAddress: e.PAYGATE_LIVE_MAX_PER_ADDRESS,
+      perCredential: e.PAYGATE_LIVE_MAX_PER_CREDENTIAL,
+      total: e.PAYGATE_LIVE_MAX_CONNECTIONS ?? defaultLiveTotal(fileLimit),
+      subscriptionsPerSocket: e.PAYGATE_LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    },
+    eventStreams: {
+      perKey: e.PAYGATE_EVENT_STREAM_MAX_PER_KEY,
+      total: e.PAYGATE_EVENT_STREAM_MAX_TOTAL,
+      heartbeatMs: e.PAYGATE_EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
+    },
+  };
+}
