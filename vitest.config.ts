@@ -34,6 +34,8 @@ const ONE_PASS_ONLY = [
   "test/http/openapi-resources.test.ts",
   "test/graphql/codegen.test.ts",
   "test/docs/configuration-doc.test.ts",
+  // The import rules and the import-loop check: Biome and the source tree only.
+  "test/lint/**",
   "sdk/test/generated.test.ts",
   // The pages' own code (web/), without a service.
   "test/web/**",

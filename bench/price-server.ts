@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { CryptoSlug, FiatSlug } from "../src/core/money/currencies.ts";
-import { DEFAULT_TEST_RATES } from "../src/core/money/test-rates.ts";
+import { DEFAULT_TEST_RATES } from "../src/core/test-rates.ts";
 import { COINGECKO_IDS, VS_CURRENCIES } from "../src/rails/prices/coingecko.ts";
 
 /** simple/price's body for every coin and fiat currency the service asks for, at the test rates. */

@@ -2,7 +2,8 @@
 // Applies the migrations in prisma/migrations to the configured database: the PostgreSQL server
 // in DATABASE_URL when it is set, otherwise the embedded PGlite under PAYGATE_DATA_DIR (./.data).
 // Stands in for `prisma migrate deploy`, which cannot run here (see src/db/migrations.ts).
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
+import { ConfigError } from "../src/env.ts";
 import { createAdapterFactory, type DatabaseAdapter, type DatabaseTarget } from "../src/db/adapters.ts";
 import { EmbeddedDatabaseBusyError, lockEmbeddedDatabase } from "../src/db/embedded-lock.ts";
 import { applyMigrations, listMigrations, MIGRATIONS_DIR } from "../src/db/migrations.ts";

@@ -6,15 +6,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
-import {
-  ConnectionEnvSchema,
-  EnvSchema,
-  LifecycleEnvSchema,
-  PriceEnvSchema,
-  RateLimitEnvSchema,
-  WatchEnvSchema,
-  WebhookEnvSchema,
-} from "../src/config.ts";
+import { EnvSchema } from "../src/config.ts";
+import { ConnectionEnvSchema, RateLimitEnvSchema } from "../src/edge/config.ts";
+import { LifecycleEnvSchema, WatchEnvSchema } from "../src/jobs/config.ts";
+import { PriceEnvSchema } from "../src/rails/prices/config.ts";
+import { WebhookEnvSchema } from "../src/webhooks/config.ts";
 import { ChainEnvSchema } from "../src/rails/chains/config.ts";
 
 export const CONFIGURATION_DOC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "docs", "configuration.md");

@@ -21,7 +21,8 @@ import { browserAccess, type CorsSettings } from "./edge/cors.ts";
 import { dashboardRouter } from "./http/dashboard/router.ts";
 import { frontDoor } from "./http/front-door.ts";
 import { apiReference } from "./http/docs.ts";
-import { errorBodyOn, errorHandler, notFound, routeOf } from "./edge/errors.ts";
+import { errorBodyOn, errorHandler, notFound } from "./edge/errors.ts";
+import { routeOf } from "./observability/route.ts";
 import {
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,

@@ -1,6 +1,7 @@
 // The service: configuration in, an HTTP server on a migrated database out; out again, in order, on
 // SIGTERM or SIGINT (docs/operations.md).
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { loadConfig, type Config } from "./config.ts";
+import { ConfigError } from "./env.ts";
 import { per, type RateLimit } from "./core/rate-limits.ts";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";

@@ -3,10 +3,10 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Config } from "./config.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./env.ts";
 import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
-import { Credentials } from "./core/merchants/credentials.ts";
+import { Credentials } from "./core/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { setEventPolicy } from "./db/outbox.ts";
 import { prismaStores } from "./db/stores/index.ts";
@@ -30,7 +30,7 @@ import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-share
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
-import { operatorTestRates } from "./core/money/test-rates.ts";
+import { operatorTestRates } from "./core/test-rates.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
 import type { Stores } from "./core/stores/index.ts";
 

@@ -1,10 +1,11 @@
 // The webhook, lifecycle and watcher variables of the environment: defaults, parsing, and errors
 // that name the variable.
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
-import { PrivateAllowlist } from "../src/core/merchants/private-targets.ts";
+import { loadConfig } from "../src/config.ts";
+import { ConfigError } from "../src/env.ts";
+import { PrivateAllowlist } from "../src/core/private-targets.ts";
 import { Decimal } from "../src/core/money/amounts.ts";
-import { DEFAULT_POLICY_BOUNDS } from "../src/core/transactions/policies.ts";
+import { DEFAULT_POLICY_BOUNDS } from "../src/core/policies.ts";
 
 describe("webhook, lifecycle and watcher configuration", () => {
   it("has the documented defaults", () => {

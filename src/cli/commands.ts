@@ -2,19 +2,20 @@
 // Everything goes through the CliContext: its environment, its output, its stop signal; nothing here
 // reads process.env, writes to the console or exits, so a command also runs inside a test process.
 import { loadConfig, type Config } from "../config.ts";
-import { DASHBOARD_ROLES, isDashboardRole } from "../core/dashboard/access.ts";
+import { isDashboardRole } from "../core/access/roles.ts";
+import { DASHBOARD_ROLES } from "../core/records/dashboard.ts";
 import { errors, PaygateError } from "../core/errors.ts";
-import { KYB_STATUSES, type KybStatus } from "../core/merchants/kyb.ts";
+import { KYB_STATUSES, type KybStatus } from "../core/records/kyb.ts";
 import { OLD_KEY_OVERLAPS, type OldKeyExpiry } from "../core/merchants/api-keys.ts";
 import type { DefaultNetworkSetting, WalletSetting, WebhookUrls } from "../core/merchants/merchants.ts";
-import type { Mode } from "../core/merchants/mode.ts";
-import { fundsHeldCsv } from "../core/merchants/funds-held.ts";
-import type { PrivateTargets } from "../core/merchants/private-targets.ts";
+import type { Mode } from "../core/mode.ts";
+import { fundsHeldCsv } from "../core/transactions/funds-held.ts";
+import type { PrivateTargets } from "../core/private-targets.ts";
 import { checkWebhookUrl } from "../core/merchants/webhook-url.ts";
 import { cryptoById, cryptoBySlug, CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import { allowedNetworksText, defaultNetworkOf, isNetworkSlug } from "../core/networks.ts";
 import type { CryptoSlug } from "../core/money/currencies.ts";
-import { parseTestRate } from "../core/money/test-rates.ts";
+import { parseTestRate } from "../core/test-rates.ts";
 import type { EventFilter } from "../core/stores/webhook-events.ts";
 // The runtime (Prisma, the database drivers, the chain and wallet rails) and the logger are loaded
 // when a command opens the database, not at start: `paygate --help` and a bad command line answer

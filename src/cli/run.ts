@@ -4,7 +4,7 @@
 // src/cli/main.ts runs it for the process; tests run it in theirs.
 import { inspect } from "node:util";
 import { Command, type CommanderError } from "commander";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../env.ts";
 import { PaygateError } from "../core/errors.ts";
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";

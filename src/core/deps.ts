@@ -1,8 +1,8 @@
 // What every operation of the core is given: its stores, its ports and its policy. The gateway
 // (src/core/gateway.ts) holds one of these; adapters never see it.
-import type { Credentials } from "./merchants/credentials.ts";
+import type { Credentials } from "./credentials.ts";
 import type { ExplorerSettings } from "./networks.ts";
-import type { PrivateTargets } from "./merchants/private-targets.ts";
+import type { PrivateTargets } from "./private-targets.ts";
 import type {
   AddressBalances,
   AddressWatch,
@@ -16,7 +16,7 @@ import type {
 } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { Stores } from "./stores/index.ts";
-import type { LifecyclePolicy } from "./transactions/lifecycle.ts";
+import type { LifecyclePolicy } from "./policies.ts";
 
 export interface CoreDeps {
   stores: Stores;

@@ -5,23 +5,23 @@
 // Rules live in the functions the façades call, never in the adapters; queries live in src/db behind the stores.
 import { DEFAULT_SECOND_FACTOR_LIMIT, SecondFactorThrottle } from "./dashboard/second-factor.ts";
 import { DEFAULT_SESSION_POLICY, type DashboardDeps, type SessionPolicy } from "./dashboard/sessions.ts";
-import { DashboardAccounts } from "./dashboard/accounts.ts";
-import type { DashboardActor } from "./dashboard/access.ts";
+import { DashboardAccounts } from "./facades/accounts.ts";
+import type { DashboardActor } from "./access/roles.ts";
 import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./dashboard/throttle.ts";
 import type { CoreDeps } from "./deps.ts";
 import { EventStreams } from "./events/stream.ts";
-import { dashboardAccess, keyAccess, type MerchantAccess, operatorAccess } from "./merchants/access.ts";
-import { Merchants } from "./merchants/facade.ts";
-import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./merchants/private-targets.ts";
-import { Operator } from "./operator/facade.ts";
+import { dashboardAccess, keyAccess, type MerchantAccess, operatorAccess } from "./facades/access.ts";
+import { Merchants } from "./facades/merchants.ts";
+import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./private-targets.ts";
+import { Operator } from "./facades/operator.ts";
 import type { Clock } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
-import { Refunds } from "./refunds/facade.ts";
+import { Refunds } from "./facades/refunds.ts";
 import type { TransactionChanges } from "./stores/transaction-changes.ts";
-import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./transactions/lifecycle.ts";
-import { Payments } from "./transactions/payments.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./policies.ts";
+import { Payments } from "./facades/payments.ts";
 import { LiveCredentials, TransactionFollowers } from "./transactions/updates.ts";
-import { Webhooks } from "./webhooks/facade.ts";
+import { Webhooks } from "./facades/webhooks.ts";
 
 /** The gateway's dependencies; the policy, the private webhook targets (none) and the public URL have defaults. */
 export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "privateWebhookTargets" | "publicUrl"> & {
@@ -47,7 +47,7 @@ export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:3000";
 
 const NO_CHANGES: TransactionChanges = { subscribe: () => () => {} };
 
-/** Where a caller's MerchantAccess is made: one builder per door (merchants/access.ts). */
+/** Where a caller's MerchantAccess is made: one builder per door (facades/access.ts). */
 export interface Doors {
   /** The CLI's: any change, audited as the operator; `isLive`: its `--mode` (test unless said). */
   operator(merchantId: number, isLive?: boolean): MerchantAccess;

@@ -3,7 +3,7 @@
 import type { Decimal } from "decimal.js";
 import type { CryptoCurrency, FiatCurrency } from "./money/currencies.ts";
 import type { NetworkSlug } from "./networks.ts";
-import type { AttemptRecord, EventOutcome } from "./stores/webhook-events.ts";
+import type { AttemptRecord, EventOutcome } from "./records/events.ts";
 
 /** A price: how many units of `fiat` one unit of `crypto` costs, where it came from and when. */
 export interface PriceQuote {

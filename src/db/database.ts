@@ -8,7 +8,7 @@ import { PaygateError } from "../core/errors.ts";
 import { OutageLog, serviceErrors, withServiceErrors } from "./failures.ts";
 import { useDirectQueries } from "./direct-sql.ts";
 import { applyMigrations, listMigrations } from "./migrations.ts";
-import { DEFAULT_LIFECYCLE } from "../core/transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE } from "../core/policies.ts";
 import { type EventRules, useEventRules, withOutbox } from "./outbox.ts";
 import type { Database } from "./types.ts";
 import type { TransactionChanges } from "../core/stores/transaction-changes.ts";

@@ -7,7 +7,7 @@
 // woken by the outbox's own triggers, only for an event due for an endpoint (paygate_deliveries_due).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type OutboxEvent, paymentOutboxEvent } from "../core/events/outbox-event.ts";
-import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../core/transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../core/policies.ts";
 import { Prisma, type PrismaClient } from "./generated/client.ts";
 import { mayHaveReceipts } from "../core/transactions/receipts.ts";
 import { notifySql } from "./notifications.ts";

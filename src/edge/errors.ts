@@ -1,10 +1,11 @@
 // One error body for every failure: { status: "error", message, code, reason, errors[, hint] } on REST,
 // the body an API declares for its own paths elsewhere (GraphQL's { errors: [...] } on /graphql,
 // declared by the app with errorBodyOn). The status comes from the code.
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { errors, PaygateError, RetryLaterError } from "../core/errors.ts";
 import type { Logger } from "../logging.ts";
 import { HTTP_STATUS, RETRY_AFTER_SECONDS } from "./status.ts";
+import { routeOf } from "../observability/route.ts";
 
 /** How an API writes a failure's body; the status and Retry-After are the edge's. */
 export type ErrorBody = (error: PaygateError) => unknown;
@@ -99,11 +100,4 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     res.locals.errorClass = error instanceof Error ? error.constructor.name : typeof error;
     sendError(res, errors.internal());
   };
-}
-
-/** The matched route's pattern (`/v1/transaction/:transaction_id`), so log lines group by route, not by id. */
-export function routeOf(req: Request): string {
-  const route: unknown = req.route;
-  const pattern = typeof route === "object" && route !== null && "path" in route && typeof route.path === "string" ? route.path : "";
-  return `${req.baseUrl}${pattern}` || "(no route)";
 }

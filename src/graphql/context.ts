@@ -3,7 +3,7 @@ import type { PaygateError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { TransactionReceipt } from "../core/transactions/receipts.ts";
-import type { TransactionRecord } from "../core/transactions/record.ts";
+import type { TransactionRecord } from "../core/records/transactions.ts";
 import type { TransactionView } from "../core/transactions/view.ts";
 
 export interface GraphQLContext {

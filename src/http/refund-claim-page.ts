@@ -7,7 +7,7 @@ import express, { type Request, type Response, Router } from "express";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { fiatById } from "../core/money/currencies.ts";
 import type { ClaimState } from "../core/refunds/refunds.ts";
-import type { RefundRecord } from "../core/refunds/view.ts";
+import type { RefundRecord } from "../core/records/refunds.ts";
 import { paymentNetworkOf } from "../core/transactions/view.ts";
 
 const html = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);

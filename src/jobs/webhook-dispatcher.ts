@@ -2,9 +2,9 @@
 // for the event's mode, and hands each result to the core, which records the attempt and decides the
 // retry (src/core/events/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
 // number of dispatchers may share one PostgreSQL database.
-import type { WebhookConfig } from "../config.ts";
+import type { WebhookConfig } from "../webhooks/config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
-import { shownResponseBody } from "../core/merchants/private-targets.ts";
+import { shownResponseBody } from "../core/private-targets.ts";
 import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
 import {
   CLAIM_KINDS,
@@ -18,7 +18,7 @@ import {
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
-import type { AttemptRecord } from "../core/stores/webhook-events.ts";
+import type { AttemptRecord } from "../core/records/events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
 import { signatureHeaders } from "../webhooks/signing.ts";

@@ -1,7 +1,7 @@
 // Counts initialize and initiate where REST and GraphQL both pass: the gateway the app hands to its
 // controllers and resolvers. A thin wrapper in the adapter layer, so the core stays free of metrics.
 import type { PaymentGateway } from "../core/gateway.ts";
-import type { Payments } from "../core/transactions/payments.ts";
+import type { Payments } from "../core/facades/payments.ts";
 import { cryptoById, fiatById } from "../core/money/currencies.ts";
 import type { TransactionMetrics } from "./hooks.ts";
 

@@ -1,7 +1,7 @@
 // What the jobs, feeds and adapters report to, as narrow interfaces: src/observability/metrics.ts
 // implements them with prom-client, and the code that reports imports only these types (no
 // Prometheus in the webhooks, lifecycle or rails layers; none at all in the core).
-import type { EventOutcome } from "../core/stores/webhook-events.ts";
+import type { EventOutcome } from "../core/records/events.ts";
 
 export type Mode = "live" | "test";
 

@@ -1,6 +1,6 @@
 // The HTTP side of the metrics: a counter and a latency observation per request, and GET /metrics.
 import type { RequestHandler } from "express";
-import { routeOf } from "../edge/errors.ts";
+import { routeOf } from "./route.ts";
 import type { PaygateMetrics } from "./metrics.ts";
 
 /**

@@ -8,7 +8,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts";
 import type { PoolStats } from "../db/adapters.ts";
 import type { Clock } from "../core/ports.ts";
-import type { EventOutcome, WebhookBacklog } from "../core/stores/webhook-events.ts";
+import type { WebhookBacklog } from "../core/stores/webhook-events.ts";
+import type { EventOutcome } from "../core/records/events.ts";
 import type {
   ChainNodeLabels,
   ExpiryMetrics,

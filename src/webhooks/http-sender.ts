@@ -1,6 +1,6 @@
 // One webhook delivery attempt over the shared outbound client. Retries, scheduling and recording
 // belong to the caller; this never throws, so every attempt yields a DeliveryResult to record.
-import { privateExceptions, privateTargetsHint, type PrivateTargets } from "../core/merchants/private-targets.ts";
+import { privateExceptions, privateTargetsHint, type PrivateTargets } from "../core/private-targets.ts";
 import type { WebhookMode } from "../core/merchants/webhook-url.ts";
 import type { WebhookAttemptResult, WebhookSender } from "../core/ports.ts";
 import { fetchPrefix } from "../rails/http/outbound.ts";

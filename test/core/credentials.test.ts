@@ -1,6 +1,6 @@
 // The credential cache: found keys are remembered for a while, unknown keys never.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { Credentials } from "../../src/core/credentials.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 let t: TestGateway;

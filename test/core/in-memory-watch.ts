@@ -7,9 +7,9 @@ import { Decimal } from "../../src/core/money/amounts.ts";
 import type { CryptoCurrency } from "../../src/core/money/currencies.ts";
 import type { NetworkSlug } from "../../src/core/networks.ts";
 import type { ObservedReceipt } from "../../src/core/ports.ts";
-import type { PaymentReceipt, ReceiptStatus, Transaction } from "../../src/core/records.ts";
+import type { PaymentReceipt, ReceiptStatus, Transaction } from "../../src/core/records/rows.ts";
 import type { ReceiptTotals, WatchedAddress } from "../../src/core/stores/transactions.ts";
-import type { TransactionRecord } from "../../src/core/transactions/record.ts";
+import type { TransactionRecord } from "../../src/core/records/transactions.ts";
 import type { PassAddress, PassChains } from "../../src/core/watching/watch-pass.ts";
 import type { WatchStore } from "../../src/core/watching/watched-payments.ts";
 

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PaymentGateway, systemClock } from "../../src/core/gateway.ts";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { Credentials } from "../../src/core/credentials.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
 import { createAdapterFactory, type DatabaseAdapter } from "../../src/db/adapters.ts";
 import { openDatabaseOn } from "../../src/db/database.ts";

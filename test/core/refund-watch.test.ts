@@ -3,7 +3,7 @@
 // unique index does.
 import { beforeEach, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
-import type { RefundRecord } from "../../src/core/refunds/view.ts";
+import type { RefundRecord } from "../../src/core/records/refunds.ts";
 import { RefundWatch, type RefundsToClose } from "../../src/core/refunds/watch.ts";
 import { MemoryChain, pendingTransaction } from "./in-memory-watch.ts";
 

@@ -3,7 +3,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../src/core/money/currencies.ts";
-import { DEFAULT_LIFECYCLE, paymentStateOf } from "../../src/core/transactions/lifecycle.ts";
+import { paymentStateOf } from "../../src/core/transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE } from "../../src/core/policies.ts";
 import { type PassRead, sameView, WatchPass, type WatchPassSettings } from "../../src/core/watching/watch-pass.ts";
 import { type WatchedPaymentsDeps, watchedPayments } from "../../src/core/watching/watched-payments.ts";
 import { MemoryChain, MemoryWatchStore, pendingTransaction } from "./in-memory-watch.ts";

@@ -1,6 +1,6 @@
 // Which webhook URLs an operator may set, per mode, and which resolved addresses count as public.
 import { describe, expect, it } from "vitest";
-import { PrivateAllowlist } from "../../src/core/merchants/private-targets.ts";
+import { PrivateAllowlist } from "../../src/core/private-targets.ts";
 import { checkWebhookUrl, isPublicAddress, type WebhookMode } from "../../src/core/merchants/webhook-url.ts";
 
 const strict = { allowPrivate: false };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { authorize, can, permissionsOf, type DashboardActor } from "../../src/core/dashboard/access.ts";
+import { authorize, can, permissionsOf, type DashboardActor } from "../../src/core/access/roles.ts";
 import { PaygateError } from "../../src/core/errors.ts";
 import { systemClock } from "../../src/core/gateway.ts";
 import { freshActor } from "../support/dashboard.ts";

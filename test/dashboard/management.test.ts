@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { DashboardActor, DashboardRole } from "../../src/core/dashboard/access.ts";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
+import type { DashboardActor } from "../../src/core/access/roles.ts";
+import type { DashboardRole } from "../../src/core/records/dashboard.ts";
+import { Credentials } from "../../src/core/credentials.ts";
 import { cryptoBySlug } from "../../src/core/money/currencies.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { freshActor } from "../support/dashboard.ts";

@@ -3,7 +3,7 @@
 // and mode, each refused to a role without the permission.
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DashboardActor } from "../../src/core/dashboard/access.ts";
+import type { DashboardActor } from "../../src/core/access/roles.ts";
 import { PaygateError } from "../../src/core/errors.ts";
 import { systemClock } from "../../src/core/gateway.ts";
 import type { Stores } from "../../src/core/stores/index.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { ObservedReceipt } from "../../src/core/ports.ts";
 import { detailsOf, type DetailsDeps } from "../../src/core/transactions/details.ts";
-import { DEFAULT_LIFECYCLE } from "../../src/core/transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE } from "../../src/core/policies.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
 

@@ -8,7 +8,7 @@ import { type ClientRequest, type IncomingMessage, request } from "node:http";
 import { print } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { Credentials } from "../../src/core/credentials.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { Stores } from "../../src/core/stores/index.ts";
 import { LiveCredentials, TransactionFollowers, transactionUpdates } from "../../src/core/transactions/updates.ts";

@@ -6,7 +6,8 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/env.ts";
 import { defaultConnectionTotal, defaultLiveTotal, openFileLimit } from "../../src/edge/connection-limits.ts";
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../support/gateway.ts";
 

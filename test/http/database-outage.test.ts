@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { testRateStore } from "../../src/db/stores/test-rates.ts";
-import { operatorTestRates } from "../../src/core/money/test-rates.ts";
+import { operatorTestRates } from "../../src/core/test-rates.ts";
 import { StoredTestRatesFeed, TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { takeDatabaseAway } from "../support/outage.ts";

@@ -2,7 +2,8 @@
 // instance, with its exact signed body; resumed with Last-Event-ID or starting_after; a heartbeat;
 // capped per key (429) and per instance (503).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/env.ts";
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { initializeBody } from "../support/builders.ts";
 import { openEventStream, type StreamClient } from "../support/event-stream.ts";

@@ -2,7 +2,7 @@
 // events of its mode, newest first, with the body exactly as delivered; pruned after 30 days.
 import { describe, expect, it } from "vitest";
 import { PaymentGateway } from "../../src/core/gateway.ts";
-import { Credentials } from "../../src/core/merchants/credentials.ts";
+import { Credentials } from "../../src/core/credentials.ts";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { PngQrRenderer } from "../../src/rails/qr/index.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";

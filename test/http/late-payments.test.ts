@@ -8,7 +8,7 @@
 import { GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
-import type { RateTable } from "../../src/core/money/test-rates.ts";
+import type { RateTable } from "../../src/core/test-rates.ts";
 import { ModeRoutedFeed } from "../../src/rails/prices/index.ts";
 import { TestRatesFeed } from "../../src/rails/prices/test-rates.ts";
 import { initializeBody } from "../support/builders.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { useRecordingServers } from "../support/recording-server.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "../../src/webhooks/http-sender.ts";
-import { PrivateAllowlist } from "../../src/core/merchants/private-targets.ts";
+import { PrivateAllowlist } from "../../src/core/private-targets.ts";
 import { LOCAL_PRIVATE_TARGETS } from "../support/gateway.ts";
 
 const servers = useRecordingServers();

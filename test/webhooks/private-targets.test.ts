@@ -5,8 +5,9 @@
 // dashboard user.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
-import { PrivateAllowlist, shownResponseBody } from "../../src/core/merchants/private-targets.ts";
+import { loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/env.ts";
+import { PrivateAllowlist, shownResponseBody } from "../../src/core/private-targets.ts";
 import type { NewMerchant } from "../../src/core/merchants/merchants.ts";
 import { startRuntime } from "../../src/runtime.ts";
 import { useCli } from "../support/cli.ts";

@@ -2,7 +2,8 @@
 // state, attempt count and times, each attempt its row, and a holder whose lease ran out logs its
 // attempt without touching the state. A failed write fails every caller of that batch.
 import { expect, it } from "vitest";
-import type { AttemptRecord, ClaimedEvent, Settlement } from "../../src/core/stores/webhook-events.ts";
+import type { ClaimedEvent, Settlement } from "../../src/core/stores/webhook-events.ts";
+import type { AttemptRecord } from "../../src/core/records/events.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { initializeBody } from "../support/builders.ts";

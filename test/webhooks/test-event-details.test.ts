@@ -3,7 +3,8 @@
 // user could map which local ports are open. To a private target a dashboard user now learns only
 // whether it was delivered, unless the operator asks for details (PAYGATE_WEBHOOK_TEST_EVENT_DETAILS).
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/env.ts";
 import { signedInAs, type DashboardClient } from "../support/dashboard.ts";
 import { gatewayAndReceiverForFile, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";

@@ -1,7 +1,8 @@
 // The dashboard's JSON API (/dashboard/api) from its page: the session cookie travels by itself
 // (same origin), every change carries the session's CSRF token, and failures come back as ApiError
 // (the service's message, reason and field problems) or NetworkError (no answer at all).
-import type { DashboardPermission, DashboardRole } from "../../src/core/dashboard/access.ts";
+import type { DashboardPermission } from "../../src/core/access/roles.ts";
+import type { DashboardRole } from "../../src/core/records/dashboard.ts";
 import { ApiError, NetworkError } from "../shared/graphql.ts";
 
 export { ApiError, NetworkError };

@@ -1,7 +1,8 @@
 // The checks of what a dashboard user is made of: an e-mail, a role, a password. Each refusal names
 // its field and what to send instead.
 import { errors, type FieldError } from "../errors.ts";
-import { DASHBOARD_ROLES, isDashboardRole, type DashboardRole } from "./access.ts";
+import { isDashboardRole } from "../access/roles.ts";
+import { DASHBOARD_ROLES, type DashboardRole } from "../records/dashboard.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts";
 
 /** A plain e-mail form: something@domain.tld, no spaces; lower-cased, at most 254 characters. */

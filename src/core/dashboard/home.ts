@@ -7,7 +7,7 @@ import type { CoreDeps } from "../deps.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { FailingEndpointRow, StatusCountRow } from "../stores/home-figures.ts";
-import type { MerchantReach } from "./access.ts";
+import type { MerchantReach } from "../access/roles.ts";
 
 /** How many UTC days the home covers, today included. */
 export const HOME_DAYS = 30;

@@ -6,8 +6,8 @@
 // user like second-factor codes, so a stolen session cookie cannot be used to guess the password.
 import { errors } from "../errors.ts";
 import { hashKey } from "../secrets.ts";
-import type { DashboardActor } from "./access.ts";
-import { auditEntry, authorOf, OPERATOR } from "./audit-log.ts";
+import type { DashboardActor } from "../access/roles.ts";
+import { auditEntry, authorOf, OPERATOR } from "../access/audit-log.ts";
 import { normalEmail } from "./fields.ts";
 import { verifyNothing, verifyPassword } from "./passwords.ts";
 import { authenticationOptions } from "./security-keys.ts";

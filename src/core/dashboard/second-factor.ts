@@ -16,8 +16,8 @@ import { per, retryAfterSeconds, usageOf, windowOf, type RateLimit, type RateLim
 import { hashKey, type SecretBox } from "../secrets.ts";
 import type { DashboardUserRow } from "../stores/dashboard.ts";
 import type { SecondFactorStore } from "../stores/second-factors.ts";
-import type { DashboardActor } from "./access.ts";
-import { auditEntry, authorOf } from "./audit-log.ts";
+import type { DashboardActor } from "../access/roles.ts";
+import { auditEntry, authorOf } from "../access/audit-log.ts";
 import { useSecurityKey, type SecurityKeyDeps } from "./security-keys.ts";
 
 /** How many recovery codes an enrolment gives. */

@@ -21,8 +21,8 @@ import { DuplicateKeyError, errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { SecurityKeyRow, SecurityKeyStore, WebAuthnChallengeWrite } from "../stores/security-keys.ts";
-import type { DashboardActor } from "./access.ts";
-import { auditEntry, authorOf } from "./audit-log.ts";
+import type { DashboardActor } from "../access/roles.ts";
+import { auditEntry, authorOf } from "../access/audit-log.ts";
 
 /**
  * The WebAuthn library (with its X.509 and ASN.1 parsers, some 0.35 s of CPU to load) is loaded at

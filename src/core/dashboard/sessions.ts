@@ -6,13 +6,14 @@
 // cookie cannot compute it.
 import { createHash } from "node:crypto";
 import { DuplicateKeyError, errors, PaygateError } from "../errors.ts";
-import { isKybStatus, type KybStatus } from "../merchants/kyb.ts";
+import { isKybStatus, type KybStatus } from "../records/kyb.ts";
 import type { Clock } from "../ports.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { AuditLogStore } from "../stores/audit-log.ts";
 import type { DashboardStore, DashboardUserRow } from "../stores/dashboard.ts";
-import type { DashboardActor, DashboardRole } from "./access.ts";
-import { auditEntry, type ChangeAuthor } from "./audit-log.ts";
+import type { DashboardActor } from "../access/roles.ts";
+import type { DashboardRole } from "../records/dashboard.ts";
+import { auditEntry, type ChangeAuthor } from "../access/audit-log.ts";
 import { hashPassword, verifyNothing, verifyPassword } from "./passwords.ts";
 import {
   hasSecondFactor,

@@ -3,7 +3,7 @@
 // permission first (access.ts), then works on that user's merchant in the mode the dashboard shows;
 // another merchant's or mode's objects do not exist for it. The list's rules are list.ts's, shared
 // with the secret-key API.
-import type { PaymentReceipt } from "../records.ts";
+import type { PaymentReceipt } from "../records/rows.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { redeliverEvent } from "../events/deliveries.ts";
@@ -16,9 +16,10 @@ import type { DeliveryReport } from "../ports.ts";
 import type { EventWithAttempts } from "../stores/webhook-events.ts";
 import { transactionsCsv } from "../transactions/export.ts";
 import { listTransactionsOf, parseTransactionFilters, type TransactionPage } from "../transactions/list.ts";
-import { findTransactionFor, type TransactionRecord } from "../transactions/record.ts";
+import { findTransactionFor } from "../transactions/record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { viewOf, type TransactionView } from "../transactions/view.ts";
-import type { MerchantReach } from "./access.ts";
+import type { MerchantReach } from "../access/roles.ts";
 
 /** One transaction as its page shows it. */
 export interface TransactionDetail {

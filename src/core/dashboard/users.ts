@@ -6,8 +6,8 @@
 import { DuplicateKeyError, errors } from "../errors.ts";
 import { hashKey, randomToken } from "../secrets.ts";
 import type { DashboardUserRow, UserChange } from "../stores/dashboard.ts";
-import { authorize, type DashboardActor } from "./access.ts";
-import { auditEntry, authorOf, OPERATOR, type ChangeAuthor } from "./audit-log.ts";
+import { authorize, type DashboardActor } from "../access/roles.ts";
+import { auditEntry, authorOf, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { checkPassword, checkRole, normalEmail } from "./fields.ts";
 import { hashPassword } from "./passwords.ts";
 import { requireRecentAuthentication } from "./reauthentication.ts";

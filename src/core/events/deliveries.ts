@@ -11,7 +11,8 @@ import type {
   EndpointHealthChange,
   WebhookEndpointStore,
 } from "../stores/webhook-endpoints.ts";
-import type { AttemptRecord, ClaimedEvent, EventOutcome, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
+import type { ClaimedEvent, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
+import type { AttemptRecord, EventOutcome } from "../records/events.ts";
 
 /** Each retry's wait is stretched or shrunk by up to a fifth at random, so that retries of one outage spread out. */
 export const JITTER = 0.2;

@@ -2,7 +2,7 @@
 // mode, kept 30 days, so a receiver that was down can catch up (Stripe's Events API). Parsing,
 // the cursor and the retention are ruled here; the store only runs the queries.
 import { z } from "zod";
-import type { WebhookEvent } from "../records.ts";
+import type { WebhookEvent } from "../records/rows.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";

@@ -1,9 +1,9 @@
 // The outbox row of an event (table `webhook_events`), built here for every writer: the outbox hook
 // of transaction writes, initialize's and initiate's one-statement writes, and refunds (issue 45).
 // The database adapter inserts these rows with one statement (src/db/outbox.ts, insertEventsSql).
-import type { WebhookEvent } from "../records.ts";
+import type { WebhookEvent } from "../records/rows.ts";
 import type { RefundEventRow } from "../stores/refunds.ts";
-import type { LifecyclePolicy } from "../transactions/lifecycle.ts";
+import type { LifecyclePolicy } from "../policies.ts";
 import { paymentEventFor, type TransactionSnapshot } from "./payment-events.ts";
 
 /** The columns a writer sets; the rest (seq, delivery state, attempts) are the table's defaults. */

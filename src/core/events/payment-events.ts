@@ -1,11 +1,13 @@
 // The webhook events of spec section 6: which state change sends which event, and the exact body.
 import { paymentNetworkOf } from "../transactions/view.ts";
-import { DEFAULT_LIFECYCLE, paymentStateOf, type LifecyclePolicy } from "../transactions/lifecycle.ts";
-import type { TransactionStatus } from "../records.ts";
+import { paymentStateOf } from "../transactions/lifecycle.ts";
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../policies.ts";
+import type { TransactionStatus } from "../records/rows.ts";
 import { Decimal, toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
-import { receiptObject, receiptOf, type StoredReceipt } from "../transactions/receipts.ts";
+import { receiptObject, receiptOf } from "../transactions/receipts.ts";
+import type { StoredReceipt } from "../records/transactions.ts";
 
 /** A transaction enters each state once, so each event is sent at most once per transaction. */
 export const EVENT_FOR_STATUS = {

@@ -3,13 +3,13 @@
 // overlap of 1 or 24 hours in which both work, so a merchant can deploy the new key without downtime.
 // A key rolled in the dashboard remembers who rolled it and that user's role: it may do what the role
 // may (key-access.ts), so no role gains through a key what the dashboard refuses it.
-import type { DashboardRole } from "../dashboard/access.ts";
-import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import type { DashboardRole } from "../records/dashboard.ts";
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { hashKey, newPublicKey, newSecretKey } from "../secrets.ts";
 import type { ApiKeyWrite } from "../stores/merchants.ts";
-import { checkedMode, modeOf, type Mode } from "./mode.ts";
+import { checkedMode, modeOf, type Mode } from "../mode.ts";
 
 export const API_KEY_KINDS = ["public", "secret"] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];

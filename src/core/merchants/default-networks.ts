@@ -2,7 +2,7 @@
 // several networks (USDT), the network a request without `network` is paid on in a mode. Setting one
 // goes through updateMerchant (its checks, its audit entry default_network.set); a network the
 // merchant has no wallet for in the mode is refused there.
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import type { ChangeAuthor } from "../access/audit-log.ts";
 import { errors } from "../errors.ts";
 import { cryptoBySlug } from "../money/currencies.ts";
 import { COIN_NETWORKS, defaultNetworkOf, networkName, networksOf, type NetworkSlug } from "../networks.ts";

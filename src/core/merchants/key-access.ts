@@ -4,10 +4,10 @@
 //   a key the operator made (merchant create, `paygate keys roll`) may do all a secret key does;
 // - a test-mode key changes nothing live mode uses (merchant-wide settings such as pricing);
 // - each change is audited as the key (its id and prefix, who rolled it) from the request's address.
-import { isDashboardRole, roleGrants, type DashboardPermission } from "../dashboard/access.ts";
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import { isDashboardRole, roleGrants, type DashboardPermission } from "../access/roles.ts";
+import type { ChangeAuthor } from "../access/audit-log.ts";
 import { errors } from "../errors.ts";
-import type { Caller } from "./credentials.ts";
+import type { Caller } from "../credentials.ts";
 
 /** Refuses (403 key_role_forbidden) a key whose rolled-by role lacks the permission; an unknown role is refused too. */
 export function authorizeKey(caller: Pick<Caller, "key">, permission: DashboardPermission): void {

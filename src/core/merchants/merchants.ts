@@ -1,7 +1,7 @@
 // Merchant accounts, their keys, payment links and wallets: what the operator CLI manages today and
 // the dashboard will. The rules are here; the writes are the MerchantStore's (src/db).
 import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
-import { auditEntry, OPERATOR, shortenedKey, webhookUrlTarget, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, shortenedKey, webhookUrlTarget, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoById, type CryptoCurrency } from "../money/currencies.ts";
@@ -9,10 +9,10 @@ import { newPaymentLinkSlug, newPublicKey, newSecretKey, newWebhookSecret } from
 import type { MerchantWithWallets } from "../stores/merchants.ts";
 import { apiKeyRow } from "./api-keys.ts";
 import { formatKeyOrigin, keyOriginProblem, readKeyExpression, type KeyExpression, type KeyOrigin } from "./key-origin.ts";
-import type { KybStatus } from "./kyb.ts";
+import type { KybStatus } from "../records/kyb.ts";
 
 export type { KybStatus };
-import { privateTargetsHint } from "./private-targets.ts";
+import { privateTargetsHint } from "../private-targets.ts";
 import { addressWalletOf, refuseSharedEvmAddresses } from "./shared-addresses.ts";
 import { checkWebhookUrl } from "./webhook-url.ts";
 

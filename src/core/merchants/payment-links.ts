@@ -3,7 +3,7 @@
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { PaymentLinkListRow } from "../stores/merchants.ts";
-import { modeOf, type Mode } from "./mode.ts";
+import { modeOf, type Mode } from "../mode.ts";
 
 export interface PaymentLinkView {
   slug: string;

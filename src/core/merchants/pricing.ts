@@ -5,13 +5,13 @@
 //
 // The spread lowers the rate used (fiat per coin) below the market rate: the customer sends that
 // much more coin for the same fiat amount, so the merchant receives the margin (docs/pricing.md).
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
-import { auditEntry } from "../dashboard/audit-log.ts";
+import type { ChangeAuthor } from "../access/audit-log.ts";
+import { auditEntry } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { Decimal, isNumericString, RATE_DECIMALS } from "../money/amounts.ts";
 import type { QuoteOptions } from "../ports.ts";
-import { DEFAULT_SPREAD_BOUNDS } from "../transactions/policies.ts";
+import { DEFAULT_SPREAD_BOUNDS } from "../policies.ts";
 
 /** The spread's precision: the column is DECIMAL(6, 4). */
 const SPREAD_DECIMALS = 4;

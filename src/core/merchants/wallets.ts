@@ -1,7 +1,7 @@
 // The dashboard's Wallets page: a preview of the addresses a key would hand out (so a merchant can
 // compare them with its own wallet before accepting payments, as BTCPay shows them), setting a key
 // with the checks of merchant update, and the wallets per coin and mode with a gap-limit warning.
-import { OPERATOR, shortenedKey, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { OPERATOR, shortenedKey, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { CRYPTO_CURRENCIES, cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../money/currencies.ts";
@@ -9,7 +9,7 @@ import { allowedNetworksText, COIN_NETWORKS, coinNetwork, defaultNetworkOf, isNe
 import type { WalletUsageRow } from "../stores/merchants.ts";
 import { formatKeyOrigin } from "./key-origin.ts";
 import { checkWalletKey, updateMerchant, walletTaken, type MerchantDeps } from "./merchants.ts";
-import { checkedMode, modeOf, MODES, type Mode } from "./mode.ts";
+import { checkedMode, modeOf, MODES, type Mode } from "../mode.ts";
 
 /**
  * Wallets stop looking for payments after this many unused addresses in a row (BIP44's gap limit,

@@ -5,12 +5,12 @@
 // mode the old one. A rotation keeps the previous secret for 24 hours, and every delivery in that
 // time carries a signature by each (Standard Webhooks allows several `v1,` signatures in one
 // header), so a receiver can switch secrets without missing a delivery.
-import { auditEntry, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { errors } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { newWebhookSecret, type SecretBox } from "../secrets.ts";
 import type { MerchantStore, WebhookSecretScope } from "../stores/merchants.ts";
-import type { Mode } from "./mode.ts";
+import type { Mode } from "../mode.ts";
 
 /** How long the previous secret keeps signing after a rotation. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;

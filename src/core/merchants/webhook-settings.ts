@@ -4,11 +4,11 @@ import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { WebhookAttemptResult } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
-import type { KybStatus } from "./kyb.ts";
-import type { ChangeAuthor } from "../dashboard/audit-log.ts";
+import type { KybStatus } from "../records/kyb.ts";
+import type { ChangeAuthor } from "../access/audit-log.ts";
 import { updateMerchant, type MerchantDeps } from "./merchants.ts";
-import { checkedMode, type Mode } from "./mode.ts";
-import { privateExceptions, shownResponseBody, type PrivateTargets } from "./private-targets.ts";
+import { checkedMode, type Mode } from "../mode.ts";
+import { privateExceptions, shownResponseBody, type PrivateTargets } from "../private-targets.ts";
 import { modeSecrets, signingSecrets } from "./webhook-secrets.ts";
 import { namesPrivateHost } from "./webhook-url.ts";
 

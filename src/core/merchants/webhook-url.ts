@@ -3,7 +3,7 @@
 // where the operator allows them (private-targets.ts), for an internal receiver or local development.
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import type { PrivateAllowlist } from "./private-targets.ts";
+import type { PrivateAllowlist } from "../private-targets.ts";
 
 export type WebhookMode = "test" | "live";
 

@@ -7,7 +7,7 @@ import { networkOrDefault } from "../networks.ts";
 import { hashKey } from "../secrets.ts";
 import type { RefundChange } from "../stores/refunds.ts";
 import { CLAIM_TOKEN, destinationProblem } from "./rules.ts";
-import type { RefundRecord } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import type { RefundDeps } from "./owners.ts";
 import { instructionsFor } from "./payment-view.ts";
 

@@ -2,9 +2,9 @@
 // (src/jobs/refund-watcher.ts) finds its transaction, or checks the merchant's tx_hash; one chain
 // transaction closes one refund.
 import { DuplicateKeyError } from "../errors.ts";
-import { refundEvent } from "../events/refund-events.ts";
+import { refundEvent } from "./refund-events.ts";
 import type { RefundChange } from "../stores/refunds.ts";
-import type { RefundRecord } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import type { RefundDeps } from "./owners.ts";
 
 /**

@@ -2,13 +2,14 @@
 // Refund action, with the Idempotency-Key's replay; the amount is checked again under the
 // transaction's lock as the refund is written.
 import { errors } from "../errors.ts";
-import { refundEvent } from "../events/refund-events.ts";
-import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../idempotency.ts";
+import { refundEvent } from "./refund-events.ts";
+import { earlierRefundId, type IdempotencyScope, requestProblems, scopeOf } from "../transactions/idempotency.ts";
 import { Decimal } from "../money/amounts.ts";
 import { type CryptoCurrency, cryptoById, type FiatCurrency, fiatById } from "../money/currencies.ts";
 import { networkOrDefault } from "../networks.ts";
 import { hashKey, randomToken } from "../secrets.ts";
-import { findTransactionFor, transactionNotFoundFor, type TransactionRecord } from "../transactions/record.ts";
+import { findTransactionFor, transactionNotFoundFor } from "../transactions/record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "../transactions/requests.ts";
 import {
   amountOf,

@@ -1,12 +1,13 @@
 // Whose refunds a call works on (issue 26): the merchant and mode of a caller's MerchantAccess, made by
 // the refunds façade once the caller's permission is checked; then the refund use cases (create.ts,
 // refunds.ts, claim.ts) run on that owner, and a change's author goes to the audit log.
-import { auditEntry, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import { isRefundId } from "./rules.ts";
-import type { RefundRecord, RefundView } from "./view.ts";
+import type { RefundView } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 
 export type RefundDeps = Pick<
   CoreDeps,

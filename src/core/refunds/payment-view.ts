@@ -5,8 +5,9 @@ import type { Decimal } from "../money/amounts.ts";
 import { type CryptoCurrency, cryptoById } from "../money/currencies.ts";
 import { networkOrDefault } from "../networks.ts";
 import type { RefundInstructions } from "../ports.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
-import { type RefundPaymentView, type RefundRecord, type RefundView, refundView } from "./view.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
+import { type RefundPaymentView, type RefundView, refundView } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import type { RefundDeps } from "./owners.ts";
 
 /**

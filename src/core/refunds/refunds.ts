@@ -4,14 +4,16 @@
 // one entry). Rules are in rules.ts; the refund rails build the unsigned transaction.
 import { z } from "zod";
 import { errors } from "../errors.ts";
-import { refundEvent } from "../events/refund-events.ts";
+import { refundEvent } from "./refund-events.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
-import { findTransactionFor, isTransactionId, transactionNotFoundFor, type TransactionRecord } from "../transactions/record.ts";
+import { findTransactionFor, isTransactionId, transactionNotFoundFor } from "../transactions/record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "../transactions/requests.ts";
 import { countedRefundsOf, refundableOf } from "./rules.ts";
-import { type RefundRecord, type RefundSummary, type RefundView, refundView } from "./view.ts";
+import { type RefundSummary, type RefundView, refundView } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import { auditOf, ownRefund, type RefundDeps, type RefundOutcome, type RefundOwner } from "./owners.ts";
 import { shown } from "./payment-view.ts";
 

@@ -7,7 +7,7 @@ import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts
 import type { CryptoCurrency, FiatCurrency } from "../money/currencies.ts";
 import type { NetworkSlug } from "../networks.ts";
 import type { PaymentRails } from "../ports.ts";
-import type { RefundAmountKind, RefundState, RefundValuation, Transaction } from "../records.ts";
+import type { RefundAmountKind, RefundState, RefundValuation, Transaction } from "../records/rows.ts";
 import { isStorableText } from "../transactions/requests.ts";
 
 export const REFUND_ID = /^re_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

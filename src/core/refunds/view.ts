@@ -2,12 +2,9 @@
 // Amounts are decimal strings: exact, in the payment coin unless named fiat.
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { RefundInstructions } from "../ports.ts";
-import type { Refund } from "../records.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
+import type { Refund } from "../records/rows.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";
-
-/** A refund with the transaction it gives money back from. */
-export type RefundRecord = Refund & { transaction: TransactionRecord };
+import type { RefundRecord } from "../records/refunds.ts";
 
 /** How to pay the refund, from the refund rails (RefundPayments), with a QR code of its URI. */
 export interface RefundPaymentView {

@@ -13,7 +13,7 @@ import { cryptoById, type CryptoCurrency } from "../money/currencies.ts";
 import { networkOrDefault, type NetworkSlug } from "../networks.ts";
 import type { ChainWatcher, ObservedReceipt } from "../ports.ts";
 import type { PassChains } from "../watching/watch-pass.ts";
-import type { RefundRecord } from "./view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 
 /** The chain nodes, and optionally the pass's addresses first (the rails' ChainWatchers: one block scan for all). */
 export type RefundChains = ChainWatcher & Pick<PassChains, "beginPass">;

@@ -1,6 +1,6 @@
 // The credentials store: API keys, payment links and client secrets, each with its merchant.
 // src/db/stores/credentials.ts implements it.
-import type { KybStatus } from "../merchants/kyb.ts";
+import type { KybStatus } from "../records/kyb.ts";
 
 export interface MerchantIdentity {
   id: number;

@@ -1,5 +1,5 @@
 // Dashboard users, sign-in links and sessions. src/db/stores/dashboard.ts implements it.
-import type { DashboardRole } from "../dashboard/access.ts";
+import type { DashboardRole } from "../records/dashboard.ts";
 import type { AuditWrite } from "./audit-log.ts";
 import type { MerchantIdentity } from "./credentials.ts";
 

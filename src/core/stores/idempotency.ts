@@ -1,7 +1,7 @@
-// Idempotency-Keys as remembered with the transaction their request made (src/core/idempotency.ts).
+// Idempotency-Keys as remembered with the transaction their request made (src/core/transactions/idempotency.ts).
 // src/db/stores/idempotency.ts implements it.
 
-/** An Idempotency-Key as it is remembered with the transaction its request made (src/core/idempotency.ts). */
+/** An Idempotency-Key as it is remembered with the transaction its request made (src/core/transactions/idempotency.ts). */
 export interface IdempotencyRecord {
   merchantId: number;
   isLive: boolean;

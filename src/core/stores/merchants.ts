@@ -1,8 +1,8 @@
 // The merchants store: merchants, their API keys, wallets, payment links and webhook secrets.
 // src/db/stores/merchants.ts implements it.
-import type { KybStatus } from "../merchants/kyb.ts";
+import type { KybStatus } from "../records/kyb.ts";
 import type { NetworkSlug } from "../networks.ts";
-import type { StoredKybStatus } from "../records.ts";
+import type { StoredKybStatus } from "../records/rows.ts";
 import type { AuditWrite } from "./audit-log.ts";
 
 export interface ApiKeyWrite {

@@ -1,12 +1,12 @@
 // Refunds (issue 26): the records and their changes, each written with its event in one database
 // transaction. src/db/stores/refunds.ts implements it; the rules are in src/core/refunds.
 import type { Decimal } from "../money/amounts.ts";
-import type { Refund } from "../records.ts";
-import type { RefundRecord } from "../refunds/view.ts";
+import type { Refund } from "../records/rows.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 import type { AuditWrite } from "./audit-log.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
 
-/** An outbox row of a refund event (src/core/events/refund-events.ts), written with the change. */
+/** An outbox row of a refund event (src/core/refunds/refund-events.ts), written with the change. */
 export interface RefundEventRow {
   id: string;
   type: string;

@@ -2,11 +2,8 @@
 // the watch list and the merchant's list. src/db/stores/transactions.ts implements it.
 import type { NetworkSlug } from "../networks.ts";
 import type { Decimal } from "decimal.js";
-import type { PaymentReceipt, ReceiptStatus, Transaction, TransactionStatus } from "../records.ts";
-import type { LatePaymentDecision } from "../transactions/policies.ts";
-import type { StoredRateSource } from "../transactions/rate-sources.ts";
-import type { StoredReceipt } from "../transactions/receipts.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
+import type { PaymentReceipt, ReceiptStatus, Transaction, TransactionStatus } from "../records/rows.ts";
+import type { LatePaymentDecision, StoredRateSource, StoredReceipt, TransactionRecord } from "../records/transactions.ts";
 import type { IdempotencyRecord } from "./idempotency.ts";
 import type { MerchantPricingRow } from "./merchants.ts";
 
@@ -34,7 +31,7 @@ export interface NewTransaction {
   cancelUrl: string | null;
   /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
   locale: string | null;
-  /** Per-payment policies (core/transactions/policies.ts), checked against the operator's bounds; null: the operator's. */
+  /** Per-payment policies (core/policies.ts), checked against the operator's bounds; null: the operator's. */
   policyExpiresIn: number | null;
   /** Percent, a decimal string. */
   policyUnderpaymentTolerance: string | null;

@@ -2,7 +2,8 @@
 // mode's first (whose deliveries are the outbox's own state, src/core/stores/webhook-events.ts).
 // src/db/stores/webhook-endpoints.ts implements it.
 import type { AuditWrite } from "./audit-log.ts";
-import type { AttemptRecord, EventOutcome, WebhookBacklog } from "./webhook-events.ts";
+import type { WebhookBacklog } from "./webhook-events.ts";
+import type { AttemptRecord, EventOutcome } from "../records/events.ts";
 
 export interface WebhookEndpointRow {
   id: string;

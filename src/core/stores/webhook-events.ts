@@ -1,6 +1,7 @@
 // The webhook events (the outbox): claiming, settling, requeueing and listing them.
 // src/db/stores/webhook-events.ts implements it.
-import type { WebhookDeliveryAttempt, WebhookEvent } from "../records.ts";
+import type { WebhookDeliveryAttempt, WebhookEvent } from "../records/rows.ts";
+import type { AttemptRecord, EventOutcome } from "../records/events.ts";
 
 /** What became of one claimed event: its new state and the attempt that decided it (none when skipped). */
 export interface Settlement {
@@ -30,15 +31,6 @@ export interface ClaimedEvent {
   /** The mode's first endpoint (its URL is the merchant's), whose failing streak the attempt counts in; null when there is none. */
   endpointId: string | null;
 }
-
-/** An attempt to record: the stored attempt (records.ts) before it has an id and its event. */
-export interface AttemptRecord extends Omit<WebhookDeliveryAttempt, "id" | "eventId" | "trigger" | "retryAfter"> {
-  trigger: "schedule" | "manual";
-  /** The receiver's Retry-After header as sent (at most 64 characters kept), when it gave one: what it asked for. */
-  retryAfter?: string | null;
-}
-
-export type EventOutcome = { state: "DELIVERED"; at: Date } | { state: "PENDING"; nextAttemptAt: Date } | { state: "FAILED" } | { state: "SKIPPED" };
 
 export interface EventFilter {
   merchantId?: number;

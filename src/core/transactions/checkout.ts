@@ -1,7 +1,7 @@
 // A transaction's client secret and the hosted checkout's address built from it.
 import type { CoreDeps } from "../deps.ts";
 import { newClientSecret } from "../secrets.ts";
-import type { TransactionRecord } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 export interface CheckoutLink {
   /** `<transaction id>_secret_<32 base62>`: reads and pays this one transaction. */

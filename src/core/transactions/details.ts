@@ -8,7 +8,7 @@ import { paymentRequestOf, type PaymentRequest } from "./payment-request.ts";
 import { Decimal } from "../money/amounts.ts";
 import type { TransactionStore } from "../stores/transactions.ts";
 import { mayHaveReceipts, receiptsOf, type TransactionReceipt } from "./receipts.ts";
-import type { TransactionRecord } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { viewOf, type TransactionView } from "./view.ts";
 
 export interface TransactionDetails {

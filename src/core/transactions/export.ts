@@ -16,7 +16,7 @@ import { stringify } from "csv-stringify/sync";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { CoreDeps } from "../deps.ts";
 import { transactionPagesMatching, type TransactionFilters } from "./list.ts";
-import type { TransactionRecord } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 type Amount = { toFixed(): string } | null;
 

@@ -2,17 +2,17 @@
 import { randomUUID } from "node:crypto";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import type { Caller } from "../merchants/credentials.ts";
-import { KYB_REFUSALS } from "../merchants/kyb.ts";
+import type { Caller } from "../credentials.ts";
+import { KYB_REFUSALS } from "../records/kyb.ts";
 import { Decimal, fiatAmountProblem } from "../money/amounts.ts";
 import { FIAT_CURRENCIES, fiatBySlug } from "../money/currencies.ts";
 import { CANCEL_URL, checkWebhookUrl, RETURN_URL, type UrlKind } from "../merchants/webhook-url.ts";
 import { newClientSecret, newReference } from "../secrets.ts";
-import { idempotently, requestProblems, scopeOf, type Outcome } from "../idempotency.ts";
+import { idempotently, requestProblems, scopeOf, type Outcome } from "./idempotency.ts";
 import { InitializeBody, merchantRulesOf, parseBody } from "./requests.ts";
 import { checkoutLink } from "./checkout.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
-import { policiesOf } from "./policies.ts";
+import { policiesOf } from "../policies.ts";
 import { viewOf } from "./view.ts";
 
 export interface InitializeRequest {

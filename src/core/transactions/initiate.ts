@@ -1,7 +1,7 @@
 // Spec 4.2: choose the crypto currency, lock the rate, hand out a fresh address, INITIATED → PENDING.
 import type { CoreDeps } from "../deps.ts";
 import { errors, PaygateError } from "../errors.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
 import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
@@ -11,8 +11,9 @@ import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../merchants/sha
 import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { storedRateSources } from "./rate-sources.ts";
-import { transactionForInitiate, transactionNotFoundFor, type TransactionRecord } from "./record.ts";
-import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "../idempotency.ts";
+import { transactionForInitiate, transactionNotFoundFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
+import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Outcome } from "./idempotency.ts";
 import { InitiateBody, parseBody } from "./requests.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 

@@ -14,29 +14,11 @@ import { quoteOptionsOf } from "../merchants/pricing.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { Clock, ObservedReceipt, PriceFeed } from "../ports.ts";
-import type { ReceiptStatus, TransactionStatus } from "../records.ts";
+import type { ReceiptStatus, TransactionStatus } from "../records/rows.ts";
 import type { MerchantStore } from "../stores/merchants.ts";
 import type { ExpiryCandidate, ReceiptRules, ReceiptTotals, TransactionStore } from "../stores/transactions.ts";
-import { DEFAULT_POLICY_BOUNDS, type LatePaymentDecision, type PolicyBounds, toleranceOf } from "./policies.ts";
-import type { TransactionRecord } from "./record.ts";
-
-export interface LifecyclePolicy {
-  /** How long an INITIATED transaction waits for initiate. */
-  initiatedWindowMs: number;
-  /** The checkout window: how long a PENDING transaction waits for its payment. */
-  checkoutWindowMs: number;
-  /** A payment short by at most this fraction still completes (BTCPay's "payment tolerance"); 0 by default. */
-  underpaymentTolerance: Decimal;
-  /** What a merchant may ask for per payment at initialize (PAYGATE_POLICY_…). */
-  policyBounds?: PolicyBounds;
-}
-
-export const DEFAULT_LIFECYCLE: LifecyclePolicy = {
-  initiatedWindowMs: 24 * 60 * 60_000,
-  checkoutWindowMs: 30 * 60_000,
-  underpaymentTolerance: new Decimal(0),
-  policyBounds: DEFAULT_POLICY_BOUNDS,
-};
+import { DEFAULT_LIFECYCLE, type LifecyclePolicy, toleranceOf } from "../policies.ts";
+import type { LatePaymentDecision, TransactionRecord } from "../records/transactions.ts";
 
 /**
  * What the receipts say about a payment, shown as `data.meta.payment`:

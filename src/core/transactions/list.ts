@@ -6,7 +6,8 @@ import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import { cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
 import type { RefundsFilter, TransactionListQuery } from "../stores/transactions.ts";
-import { isTransactionId, type TransactionRecord } from "./record.ts";
+import { isTransactionId } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 const STATUSES = ["INITIATED", "PENDING", "SUCCESSFUL", "ABANDONED"] as const;
 

@@ -5,13 +5,14 @@
 import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import type { CoreDeps } from "../deps.ts";
 import { isDatabaseOutage } from "../errors.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
 import { CHAINS, COIN_NETWORKS, coinNetwork, isNetworkSlug, type CoinNetwork, type FeeLevel, type NetworkSlug } from "../networks.ts";
 import type { PriceQuote } from "../ports.ts";
 import { quoteOrUnavailable } from "./initiate.ts";
-import { transactionFor, type TransactionRecord } from "./record.ts";
+import { transactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 /** A network a coin is offered on, as a checkout shows it. */
 export interface OptionNetwork {

@@ -3,7 +3,7 @@ import { Decimal } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { networkOrDefault } from "../networks.ts";
 import type { PaymentRails, QrRenderer } from "../ports.ts";
-import type { TransactionRecord } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 export interface PaymentRequest {
   uri: string;

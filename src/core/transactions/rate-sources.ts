@@ -2,16 +2,7 @@
 // JSON) and as every API shows them. Written once at initiate; read back defensively, since a row
 // is data and a damaged one must not break the view.
 import type { RateSource } from "../ports.ts";
-
-/** One provider's part, as stored: the quote time as an ISO string. */
-export interface StoredRateSource {
-  provider: string;
-  rate: string | null;
-  quotedAt: string | null;
-  used: boolean;
-  reason: string | null;
-  detail: string | null;
-}
+import type { StoredRateSource } from "../records/transactions.ts";
 
 export function storedRateSources(sources: readonly RateSource[] | null | undefined): StoredRateSource[] | null {
   if (!sources || sources.length === 0) return null;

@@ -3,23 +3,7 @@
 // GraphQL in its own names, so an integrator can reconcile each payment with the chain.
 import { cryptoById, type CryptoSlug } from "../money/currencies.ts";
 import type { TransactionStore } from "../stores/transactions.ts";
-
-export type ReceiptState = "SEEN" | "CONFIRMED" | "DROPPED" | "REVERSED";
-
-/** A receipt as stored (PaymentReceipt): what the views below are made from. */
-export interface StoredReceipt {
-  transactionId: string;
-  key: string;
-  txHash: string | null;
-  amount: { toFixed(): string };
-  confirmations: number;
-  blockHeight: number | null;
-  status: ReceiptState;
-  replaceable: boolean;
-  source: string;
-  firstSeenAt: Date;
-  updatedAt: Date;
-}
+import type { ReceiptState, StoredReceipt } from "../records/transactions.ts";
 
 export interface TransactionReceipt {
   /** Stable within the transaction: `txid:vout`, `txHash:logIndex`, `txHash`, `balance:internal:…`, a test helper's `test_…:0`. */

@@ -1,9 +1,8 @@
 // A transaction as the core hands it to adapters: the stored row with what every reply shows.
 import { errors, type PaygateError } from "../errors.ts";
-import type { Transaction } from "../records.ts";
+import type { Transaction } from "../records/rows.ts";
 import type { InitiateCoin, InitiateRead, LeaseWindow, TransactionStore } from "../stores/transactions.ts";
-
-export type TransactionRecord = Transaction & { merchant: { id: number; name: string } };
+import type { TransactionRecord } from "../records/transactions.ts";
 
 /** Transaction ids are UUIDs (initialize makes them); anything else names no transaction. */
 const TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -52,7 +51,7 @@ export async function transactionNotFoundFor(
   );
 }
 
-/** Who asks for a transaction: a key, a payment link or a client secret (merchants/credentials.ts). */
+/** Who asks for a transaction: a key, a payment link or a client secret (credentials.ts). */
 type Reacher = { merchant: { id: number; name: string }; isLive: boolean; transactionId: string | null };
 
 /**

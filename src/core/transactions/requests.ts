@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { FieldError } from "../errors.ts";
 import { isNumericString } from "../money/amounts.ts";
 import { CHECKOUT_LOCALES } from "./locales.ts";
-import { PolicyFields } from "./policies.ts";
+import { PolicyFields } from "../policies.ts";
 
 /** The limit on a request's `meta` once serialised (not shown by the spec; documented in docs/rest-api.md, Requests). */
 export const MAX_META_BYTES = 16 * 1024;

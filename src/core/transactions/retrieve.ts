@@ -1,8 +1,9 @@
 // Reading one transaction, for checkout pages (public key or client secret) and merchants (secret key).
 import type { CoreDeps } from "../deps.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import { clientSecretTransactionId } from "../secrets.ts";
-import { transactionFor, type TransactionRecord } from "./record.ts";
+import { transactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 export interface RetrievedTransaction {
   transaction: TransactionRecord | null;

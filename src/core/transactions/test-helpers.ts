@@ -7,8 +7,9 @@ import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts
 import { cryptoById } from "../money/currencies.ts";
 import { randomToken } from "../secrets.ts";
 import { applyReceipts, expireNow } from "./lifecycle.ts";
-import { requiredConfirmationsOf } from "./policies.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { requiredConfirmationsOf } from "../policies.ts";
+import { findTransactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "./requests.ts";
 
 export type TestHelperDeps = Pick<CoreDeps, "stores" | "credentials" | "clock" | "lifecycle" | "prices">;

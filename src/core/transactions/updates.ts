@@ -4,10 +4,11 @@
 // handed to every subscriber, so a change costs one read however many subscribers the transaction has.
 import type { CoreDeps } from "../deps.ts";
 import { errors, isDatabaseOutage, PaygateError } from "../errors.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { Caller } from "../credentials.ts";
 import type { TransactionChange, TransactionChanges } from "../stores/transaction-changes.ts";
 import { receiptsOf, type TransactionReceipt } from "./receipts.ts";
-import { findTransactionFor, type TransactionRecord } from "./record.ts";
+import { findTransactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import { retrieveTransaction } from "./retrieve.ts";
 
 /** One state of a followed transaction, with the caller it is shown to. */

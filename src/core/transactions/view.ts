@@ -4,9 +4,10 @@
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
 import { CHAINS, coinNetwork, networkOrDefault, type NetworkSlug } from "../networks.ts";
-import { paymentStateOf, type LifecyclePolicy, type PaymentState } from "./lifecycle.ts";
-import { rateSourcesOf, type StoredRateSource } from "./rate-sources.ts";
-import type { TransactionRecord } from "./record.ts";
+import { paymentStateOf, type PaymentState } from "./lifecycle.ts";
+import type { LifecyclePolicy } from "../policies.ts";
+import { rateSourcesOf } from "./rate-sources.ts";
+import type { StoredRateSource, TransactionRecord } from "../records/transactions.ts";
 
 export interface TransactionView {
   initializedCurrency: FiatCurrency;

@@ -8,8 +8,8 @@ import { networkOrDefault, type NetworkSlug } from "../networks.ts";
 import type { ChainWatcher, ObservedReceipt } from "../ports.ts";
 import type { WatchedAddress, WatchShare } from "../stores/transactions.ts";
 import { counts, isFinal, type ReceiptUpdate } from "../transactions/lifecycle.ts";
-import { requiredConfirmationsOf } from "../transactions/policies.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
+import { requiredConfirmationsOf } from "../policies.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 /** An address a pass reads, as the chains are told of it before the reads (beginPass). */
 export interface PassAddress {

@@ -3,8 +3,9 @@
 // answers with these, and the tests in test/core run them on an in-memory store.
 import type { Clock } from "../ports.ts";
 import type { TransactionStore, WatchedAddress, WatchShare } from "../stores/transactions.ts";
-import { applyReceipts, type LatePaymentDeps, type LifecyclePolicy, type ReceiptUpdate } from "../transactions/lifecycle.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
+import { applyReceipts, type LatePaymentDeps, type ReceiptUpdate } from "../transactions/lifecycle.ts";
+import type { LifecyclePolicy } from "../policies.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 import type { WatchedPayments } from "./watch-pass.ts";
 
 /** What the payments' side needs of the store. */

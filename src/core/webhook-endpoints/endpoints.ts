@@ -5,11 +5,11 @@
 // rotateModeWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
-import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
-import { privateTargetsHint } from "../merchants/private-targets.ts";
+import { privateTargetsHint } from "../private-targets.ts";
 import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
 import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";

@@ -1,4 +1,4 @@
-// Each merchant's audit log (src/core/dashboard/audit-log.ts decides what goes in it). A change's
+// Each merchant's audit log (src/core/access/audit-log.ts decides what goes in it). A change's
 // entry is written by the change's own store method in the same database transaction (auditRow
 // below), so a change never commits without its entry nor an entry without its change.
 import type { AuditLogStore, AuditWrite } from "../../core/stores/audit-log.ts";

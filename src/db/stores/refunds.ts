@@ -4,7 +4,7 @@
 import type { Decimal } from "../../core/money/amounts.ts";
 import { Decimal as CoreDecimal } from "../../core/money/amounts.ts";
 import { COUNTED_REFUND_STATES } from "../../core/refunds/rules.ts";
-import type { RefundRecord } from "../../core/refunds/view.ts";
+import type { RefundRecord } from "../../core/records/refunds.ts";
 import type { RefundEventRow, RefundStore } from "../../core/stores/refunds.ts";
 import { Prisma } from "../generated/client.ts";
 import { notifySql } from "../notifications.ts";

@@ -2,7 +2,7 @@
 // mode, newest first by (created_at, id), served by the index transactions(merchant_id, is_live,
 // created_at, id); a search by e-mail by (merchant_id, is_live, customer_email_key, created_at, id).
 import type { TransactionListQuery } from "../../core/stores/transactions.ts";
-import type { TransactionRecord } from "../../core/transactions/record.ts";
+import type { TransactionRecord } from "../../core/records/transactions.ts";
 import type { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 import { emailKey, transactionInclude } from "./rows.ts";

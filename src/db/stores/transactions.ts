@@ -17,13 +17,13 @@ import type {
   TransactionStore,
   WalletOf,
 } from "../../core/stores/transactions.ts";
-import type { TransactionRecord } from "../../core/transactions/record.ts";
+import type { TransactionRecord } from "../../core/records/transactions.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 import { CHANGES_CHANNEL, changePayload } from "../notifications.ts";
 import { queryDirect } from "../direct-sql.ts";
 import { eventPolicyOf, insertEventsSql } from "../outbox.ts";
 import { paymentOutboxEvent } from "../../core/events/outbox-event.ts";
-import type { LifecyclePolicy } from "../../core/transactions/lifecycle.ts";
+import type { LifecyclePolicy } from "../../core/policies.ts";
 import type { Database } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";

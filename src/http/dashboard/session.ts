@@ -2,9 +2,9 @@
 // middleware of router.ts), the mode it asks for (`?mode=test|live`), its JSON body; and how it
 // answers. Route modules use these and never read cookies or headers themselves.
 import type { Request, Response } from "express";
-import type { DashboardActor } from "../../core/dashboard/access.ts";
+import type { DashboardActor } from "../../core/access/roles.ts";
 import type { PaymentGateway } from "../../core/gateway.ts";
-import type { MerchantAccess } from "../../core/merchants/access.ts";
+import type { MerchantAccess } from "../../core/facades/access.ts";
 import type { DashboardSession, SignedIn } from "../../core/dashboard/sessions.ts";
 import { errors } from "../../core/errors.ts";
 
@@ -72,6 +72,6 @@ export function clearSessionCookie(res: Response, publicUrl: string): void {
 
 const cookieScope = (publicUrl: string) => ({ httpOnly: true, sameSite: "lax", path: "/dashboard", secure: publicUrl.startsWith("https:") }) as const;
 
-/** The signed-in user's access to its merchant (core/merchants/access.ts); `isLive`: the mode the page shows, where the use case has one. */
+/** The signed-in user's access to its merchant (core/facades/access.ts); `isLive`: the mode the page shows, where the use case has one. */
 export const accessOf = (gateway: Pick<PaymentGateway, "access">, res: Response, isLive = false): MerchantAccess =>
   gateway.access.dashboard(actorOf(res), isLive);

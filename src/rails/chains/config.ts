@@ -55,7 +55,7 @@
 // carry a key in its path (Infura, Alchemy); messages name nodes by host only.
 import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
-import type { ChainWatchersOptions, CoreNode } from "./index.ts";
+import type { ChainWatchersOptions, CoreNode } from "./options.ts";
 import type { CoreChain } from "./core-rpc.ts";
 import { CHAINS, coinNetwork, defaultNetworkOf, type ExplorerSettings, NETWORK_SLUGS, type NetworkSlug } from "../../core/networks.ts";
 import { CHAIN_IDS, type UtxoTestChain } from "../wallets/networks.ts";

@@ -1,6 +1,6 @@
 // The live feed the configuration asks for (PAYGATE_PRICE_FEED and friends; see docs/configuration.md, Prices).
 import type { PriceFeedMetrics } from "../../observability/hooks.ts";
-import type { PriceConfig } from "../../config.ts";
+import type { PriceConfig } from "./config.ts";
 import { Decimal } from "../../core/money/amounts.ts";
 import type { PriceFeed } from "../../core/ports.ts";
 import { BinanceFeed } from "./binance.ts";

@@ -1,8 +1,8 @@
 // Test mode's price feeds: the operator's test rates (the service's), or a fixed table (tests).
-// The rates themselves and their rules are the core's (src/core/money/test-rates.ts).
+// The rates themselves and their rules are the core's (src/core/test-rates.ts).
 import { Decimal } from "../../core/money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../../core/money/currencies.ts";
-import { DEFAULT_TEST_RATES, type RateTable, type TestRateBook } from "../../core/money/test-rates.ts";
+import { DEFAULT_TEST_RATES, type RateTable, type TestRateBook } from "../../core/test-rates.ts";
 import type { PriceFeed, PriceQuote } from "../../core/ports.ts";
 import { PriceFeedError } from "./errors.ts";
 

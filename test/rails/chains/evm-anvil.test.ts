@@ -14,7 +14,8 @@ import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../../src
 import type { ObservedReceipt } from "../../../src/core/ports.ts";
 import { ChainNodeError } from "../../../src/rails/chains/errors.ts";
 import { EvmRpcClient } from "../../../src/rails/chains/evm-rpc.ts";
-import { ChainWatchers, type ChainWatchersOptions } from "../../../src/rails/chains/index.ts";
+import { ChainWatchers } from "../../../src/rails/chains/index.ts";
+import type { ChainWatchersOptions } from "../../../src/rails/chains/options.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../../src/rails/wallets/networks.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../../support/anvil.ts";
 import { useRecordingServers } from "../../support/recording-server.ts";

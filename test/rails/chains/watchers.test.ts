@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../../src/core/money/currencies.ts";
 import { ChainEnvSchema, chainConfig } from "../../../src/rails/chains/config.ts";
-import { ChainNotConfiguredError, ChainWatchers, type ChainWatchersOptions } from "../../../src/rails/chains/index.ts";
+import { ChainNotConfiguredError, ChainWatchers } from "../../../src/rails/chains/index.ts";
+import type { ChainWatchersOptions } from "../../../src/rails/chains/options.ts";
 import { GENESIS } from "../../../src/rails/chains/esplora.ts";
 import { USDT_ETHEREUM_CONTRACT, USDT_SEPOLIA_CONTRACT } from "../../../src/rails/wallets/networks.ts";
 import { startFakeEsplora, txid, type FakeEsplora } from "./fake-esplora.ts";

@@ -1,6 +1,7 @@
 // The price variables of the environment, and the live feed they build.
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../../src/config.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { ConfigError } from "../../../src/env.ts";
 import { CoinGeckoFeed } from "../../../src/rails/prices/coingecko.ts";
 import { FallbackFeed } from "../../../src/rails/prices/index.ts";
 import { KrakenFeed } from "../../../src/rails/prices/kraken.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, fiatBySlug, type CryptoCurrency, type FiatCurrency } from "../../../src/core/money/currencies.ts";
 import { openDatabaseOn, type OpenDatabase } from "../../../src/db/database.ts";
 import { PaygateError } from "../../../src/core/errors.ts";
-import { DEFAULT_TEST_RATES, listTestRates, operatorTestRates, parseTestRate, setTestRate } from "../../../src/core/money/test-rates.ts";
+import { DEFAULT_TEST_RATES, listTestRates, operatorTestRates, parseTestRate, setTestRate } from "../../../src/core/test-rates.ts";
 import { prismaStores } from "../../../src/db/stores/index.ts";
 import { StoredTestRatesFeed, TestRatesFeed } from "../../../src/rails/prices/test-rates.ts";
 import { createTestDatabase } from "../../support/test-database.ts";

@@ -5,7 +5,7 @@ import type { Request, Router } from "express";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { DefaultNetworkChoice } from "../../../core/merchants/default-networks.ts";
-import { fundsHeldCsv, type FundsHeldQuery, type HeldFunds } from "../../../core/merchants/funds-held.ts";
+import { fundsHeldCsv, type FundsHeldQuery, type HeldFunds } from "../../../core/transactions/funds-held.ts";
 import { accessOf, bodyOf, modeOf, sendData } from "../session.ts";
 
 export function networkRoutes(router: Router, gateway: PaymentGateway): void {

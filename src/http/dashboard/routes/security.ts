@@ -5,7 +5,7 @@
 // register one, DELETE /security-keys/:id), and the merchant's audit log for owners (GET
 // /audit-log). The gateway checks every rule.
 import type { Router } from "express";
-import type { AuditLogEntryView } from "../../../core/dashboard/audit-log.ts";
+import type { AuditLogEntryView } from "../../../core/access/audit-log.ts";
 import type { SecurityKeyView } from "../../../core/dashboard/security-keys.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import { accessOf, actorOf, bodyOf, sendData } from "../session.ts";

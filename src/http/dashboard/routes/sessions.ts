@@ -5,7 +5,7 @@
 // signed in, with the CSRF token), POST /session/reauthenticate (sudo mode: the password and code
 // again; /session/reauthenticate/security-key gives a security key's options), DELETE /session (this browser), DELETE /sessions (every browser of this user).
 import type { Request, Response, Router } from "express";
-import { permissionsOf } from "../../../core/dashboard/access.ts";
+import { permissionsOf } from "../../../core/access/roles.ts";
 import type { DashboardSession, SignedIn } from "../../../core/dashboard/sessions.ts";
 import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";

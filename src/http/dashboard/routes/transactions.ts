@@ -8,8 +8,9 @@ import type { Request, Router } from "express";
 import type { TransactionDetail } from "../../../core/dashboard/transactions.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { DeliveryReport } from "../../../core/ports.ts";
-import type { AttemptRecord, EventWithAttempts } from "../../../core/stores/webhook-events.ts";
-import type { TransactionRecord } from "../../../core/transactions/record.ts";
+import type { EventWithAttempts } from "../../../core/stores/webhook-events.ts";
+import type { AttemptRecord } from "../../../core/records/events.ts";
+import type { TransactionRecord } from "../../../core/records/transactions.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
 import { paymentObject, policiesObject, quoteObject } from "../../v1/transactions/presenters.ts";
 import { accessOf, isLiveOf, modeOf, sendData } from "../session.ts";
@@ -128,7 +129,7 @@ function attemptBody(a: Omit<AttemptRecord, "trigger"> & { trigger: string }) {
     status_code: a.statusCode,
     latency_ms: a.latencyMs,
     response_body: a.responseBody,
-    // Not kept when the answer came from a private address (src/core/merchants/private-targets.ts); any other answer has a body, if empty.
+    // Not kept when the answer came from a private address (src/core/private-targets.ts); any other answer has a body, if empty.
     response_body_withheld: a.statusCode !== null && a.responseBody === null,
     error: a.error,
     succeeded: a.succeeded,

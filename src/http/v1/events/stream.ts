@@ -5,7 +5,7 @@
 import { Router } from "express";
 import { errors, PaygateError, RetryLaterError } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
-import type { WebhookEvent } from "../../../core/records.ts";
+import type { WebhookEvent } from "../../../core/records/rows.ts";
 import { CappedPlaces, credentialDigest, type EventStreamLimits, type LiveConnections } from "../../../edge/connection-limits.ts";
 
 export { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits } from "../../../edge/connection-limits.ts";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
 import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../../../core/merchants/shared-addresses.ts";
 import { parseListQuery } from "../../../core/lists.ts";
-import { KYB_REFUSALS } from "../../../core/merchants/kyb.ts";
+import { KYB_REFUSALS } from "../../../core/records/kyb.ts";
 import { SUPPORTED_CURRENCIES } from "../../../core/transactions/initiate.ts";
 import { TransactionListParams } from "../../../core/transactions/list.ts";
 import { InitializeBody, InitiateBody } from "../../../core/transactions/requests.ts";

@@ -1,9 +1,9 @@
 // The spec's JSON shapes (tables 2.1 and 2.2): snake_case fields, amounts as JSON numbers.
 import { toJsonNumber } from "../../../core/money/amounts.ts";
 import type { TransactionDetails } from "../../../core/transactions/details.ts";
-import { policiesView } from "../../../core/transactions/policies.ts";
+import { policiesView } from "../../../core/policies.ts";
 import { receiptObject } from "../../../core/transactions/receipts.ts";
-import type { TransactionRecord } from "../../../core/transactions/record.ts";
+import type { TransactionRecord } from "../../../core/records/transactions.ts";
 import type { TransactionView } from "../../../core/transactions/view.ts";
 import type { InitializedTransaction, InitiatedTransaction } from "./schemas.ts";
 

@@ -2,11 +2,11 @@
 // outbox in the database transaction of the change and signed like the payment events.
 import { toJsonNumber } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
-import type { RefundRecord } from "../refunds/view.ts";
-import { refundView } from "../refunds/view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
+import { refundView } from "./view.ts";
 import type { RefundEventRow } from "../stores/refunds.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";
-import { newEventId, type RefundEventType } from "./payment-events.ts";
+import { newEventId, type RefundEventType } from "../events/payment-events.ts";
 
 /** `{ event, data: { refund, transaction } }`: the refund object (no claim link, no payment instructions) and its transaction. */
 export function refundEventPayload(type: RefundEventType, r: RefundRecord) {

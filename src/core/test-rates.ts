@@ -2,10 +2,10 @@
 // can change any pair (`paygate test-rates set CRYPTO FIAT RATE`), which the TestRateStore keeps. A
 // pair without a stored rate is priced from the defaults. The service's test-mode feed
 // (src/rails/prices/test-rates.ts) reads the store per quote, so a change applies at once, everywhere.
-import type { CoreDeps } from "../deps.ts";
-import { errors } from "../errors.ts";
-import type { TestRateStore } from "../stores/test-rates.ts";
-import { Decimal, isNumericString, MAX_RATE, RATE_DECIMALS } from "./amounts.ts";
+import type { CoreDeps } from "./deps.ts";
+import { errors } from "./errors.ts";
+import type { TestRateStore } from "./stores/test-rates.ts";
+import { Decimal, isNumericString, MAX_RATE, RATE_DECIMALS } from "./money/amounts.ts";
 import {
   CRYPTO_CURRENCIES,
   cryptoBySlug,
@@ -15,7 +15,7 @@ import {
   type CryptoSlug,
   type FiatCurrency,
   type FiatSlug,
-} from "./currencies.ts";
+} from "./money/currencies.ts";
 
 export type RateTable = Partial<Record<CryptoSlug, Partial<Record<FiatSlug, string>>>>;
 

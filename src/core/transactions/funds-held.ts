@@ -8,7 +8,7 @@ import type { CoreDeps } from "../deps.ts";
 import { errors, isDatabaseOutage } from "../errors.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
-import { csvRow } from "../transactions/export.ts";
+import { csvRow } from "./export.ts";
 import { CHAINS, coinNetwork, explorerLink, isNetworkSlug, networkName, networkOrDefault, NETWORK_SLUGS, type NetworkSlug } from "../networks.ts";
 
 /** The newest handed-out addresses read by default: each costs a read of a chain node. */

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { LIST_LIMIT_MAX, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
 import type { AuditActorWrite, AuditLogRow, AuditWrite } from "../stores/audit-log.ts";
-import type { DashboardActor, MerchantReach } from "./access.ts";
+import type { DashboardActor, MerchantReach } from "./roles.ts";
 
 export const AUDIT_ACTIONS = [
   "wallet.set",

@@ -6,16 +6,23 @@
 import type { CoreDeps } from "../deps.ts";
 import type { LiveCredentials } from "../transactions/updates.ts";
 import type { MerchantAccess } from "./access.ts";
-import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "./api-keys.ts";
-import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "./default-networks.ts";
-import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "./funds-held.ts";
-import { createPaymentLink } from "./merchants.ts";
-import { checkedMode, type Mode } from "./mode.ts";
-import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "./payment-links.ts";
-import { merchantPricing, setMerchantPricing, type MerchantPricing } from "./pricing.ts";
-import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "./wallets.ts";
-import { rotateWebhookSecret, type RotatedWebhookSecret } from "./webhook-secrets.ts";
-import { merchantSettings, sendTestEvent, setWebhookUrl, shownTestEvent, type MerchantSettings, type ShownTestEvent } from "./webhook-settings.ts";
+import { listApiKeys, rollApiKey, type ApiKeyRollRequest, type ApiKeyView, type RolledApiKey } from "../merchants/api-keys.ts";
+import { defaultNetworkChoices, setDefaultNetwork, type DefaultNetworkChoice } from "../merchants/default-networks.ts";
+import { fundsHeld, type FundsHeldQuery, type HeldFunds } from "../transactions/funds-held.ts";
+import { createPaymentLink } from "../merchants/merchants.ts";
+import { checkedMode, type Mode } from "../mode.ts";
+import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "../merchants/payment-links.ts";
+import { merchantPricing, setMerchantPricing, type MerchantPricing } from "../merchants/pricing.ts";
+import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "../merchants/wallets.ts";
+import { rotateWebhookSecret, type RotatedWebhookSecret } from "../merchants/webhook-secrets.ts";
+import {
+  merchantSettings,
+  sendTestEvent,
+  setWebhookUrl,
+  shownTestEvent,
+  type MerchantSettings,
+  type ShownTestEvent,
+} from "../merchants/webhook-settings.ts";
 
 export class Merchants {
   constructor(

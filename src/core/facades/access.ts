@@ -3,12 +3,12 @@
 // signed-in dashboard user. Every façade use case then states what it needs on this one object (a
 // permission, a recent password, a live key for a live setting), so each rule is written once per
 // use case whichever door called it, and no door can skip it.
-import { authorize, type DashboardActor, type MerchantReach } from "../dashboard/access.ts";
-import { authorOf, OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { authorize, type DashboardActor, type MerchantReach } from "../access/roles.ts";
+import { authorOf, OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { requireRecentAuthentication } from "../dashboard/reauthentication.ts";
 import type { DashboardDeps } from "../dashboard/sessions.ts";
-import type { Caller } from "./credentials.ts";
-import { authorizeKey, keyAuthor, requireLiveKey } from "./key-access.ts";
+import type { Caller } from "../credentials.ts";
+import { authorizeKey, keyAuthor, requireLiveKey } from "../merchants/key-access.ts";
 
 /** `isLive`: the mode reached, a key's own, the mode the dashboard shows, the CLI's `--mode` (test unless said). */
 export interface MerchantAccess extends MerchantReach {

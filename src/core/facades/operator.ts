@@ -2,15 +2,15 @@
 // the database and the encryption key already, so it is named, not authenticated): creating and
 // changing merchants, dashboard users locked out, test rates, the webhook log across merchants, and
 // the housekeeping ticks. No API key, GraphQL call or dashboard session reaches these.
-import { OPERATOR, type ChangeAuthor } from "../dashboard/audit-log.ts";
+import { OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { pruneSessions, type DashboardDeps } from "../dashboard/sessions.ts";
 import { createUser, issueSignInLink, type CreatedUser } from "../dashboard/users.ts";
 import { resetSecondFactor } from "../dashboard/reauthentication.ts";
 import type { CoreDeps } from "../deps.ts";
 import { redeliverEvent } from "../events/deliveries.ts";
 import { pruneEvents } from "../events/list.ts";
-import { pruneIdempotencyKeys } from "../idempotency.ts";
-import type { KybStatus } from "../merchants/kyb.ts";
+import { pruneIdempotencyKeys } from "../transactions/idempotency.ts";
+import type { KybStatus } from "../records/kyb.ts";
 import {
   createMerchant,
   defaultNetworks,
@@ -21,9 +21,9 @@ import {
   type WalletSetting,
   type WebhookUrls,
 } from "../merchants/merchants.ts";
-import type { Mode } from "../merchants/mode.ts";
+import type { Mode } from "../mode.ts";
 import { sendTestEvent, type TestEventAttempt } from "../merchants/webhook-settings.ts";
-import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "../money/test-rates.ts";
+import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "../test-rates.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { MerchantWithWallets } from "../stores/merchants.ts";
 import type { EventFilter, EventWithAttempts, WebhookBacklog } from "../stores/webhook-events.ts";

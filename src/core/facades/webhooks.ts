@@ -5,9 +5,9 @@
 import type { CoreDeps } from "../deps.ts";
 import { listEvents, retrieveEvent, type EventPage } from "../events/list.ts";
 import { type EventStream, type EventStreamRequest, type EventStreams, openEventStream } from "../events/stream.ts";
-import type { MerchantAccess } from "../merchants/access.ts";
-import type { PrivateTargets } from "../merchants/private-targets.ts";
-import type { WebhookEvent } from "../records.ts";
+import type { MerchantAccess } from "./access.ts";
+import type { PrivateTargets } from "../private-targets.ts";
+import type { WebhookEvent } from "../records/rows.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
 import type { LiveCredentials } from "../transactions/updates.ts";
 import * as deliveryLog from "../webhook-endpoints/delivery-log.ts";

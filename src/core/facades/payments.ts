@@ -4,8 +4,8 @@
 import type { CoreDeps } from "../deps.ts";
 import type { PaygateError } from "../errors.ts";
 import { type NetworkSlug, transactionExplorer } from "../networks.ts";
-import type { MerchantAccess } from "../merchants/access.ts";
-import type { Caller } from "../merchants/credentials.ts";
+import type { MerchantAccess } from "./access.ts";
+import type { Caller } from "../credentials.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { WatchedAddress, WatchShare } from "../stores/transactions.ts";
 import {
@@ -17,19 +17,20 @@ import {
   type TransactionDetail,
 } from "../dashboard/transactions.ts";
 import { dashboardHome, type DashboardHome } from "../dashboard/home.ts";
-import { checkoutOf, type CheckoutLink } from "./checkout.ts";
-import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type TransactionDetails } from "./details.ts";
-import { initializeTransaction, type InitializeRequest } from "./initialize.ts";
-import { initiatePayment, type InitiateRequest } from "./initiate.ts";
-import { applyReceipts, expireDue, type ReceiptUpdate } from "./lifecycle.ts";
-import { listTransactions, type TransactionListParam, type TransactionPage } from "./list.ts";
-import { paymentOptions, type PaymentOptionsResult } from "./payment-options.ts";
-import { paymentRequestOf } from "./payment-request.ts";
-import { transactionNotFoundFor, type TransactionRecord } from "./record.ts";
-import { clientSecretVisibleTo, retrieveTransaction } from "./retrieve.ts";
-import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "./test-helpers.ts";
-import { type LiveCredentials, type TransactionFollowers, transactionUpdates } from "./updates.ts";
-import { viewOf, type TransactionView } from "./view.ts";
+import { checkoutOf, type CheckoutLink } from "../transactions/checkout.ts";
+import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type TransactionDetails } from "../transactions/details.ts";
+import { initializeTransaction, type InitializeRequest } from "../transactions/initialize.ts";
+import { initiatePayment, type InitiateRequest } from "../transactions/initiate.ts";
+import { applyReceipts, expireDue, type ReceiptUpdate } from "../transactions/lifecycle.ts";
+import { listTransactions, type TransactionListParam, type TransactionPage } from "../transactions/list.ts";
+import { paymentOptions, type PaymentOptionsResult } from "../transactions/payment-options.ts";
+import { paymentRequestOf } from "../transactions/payment-request.ts";
+import { transactionNotFoundFor } from "../transactions/record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
+import { clientSecretVisibleTo, retrieveTransaction } from "../transactions/retrieve.ts";
+import { expireTestTransaction, recordTestPayment, type TestHelperRequest } from "../transactions/test-helpers.ts";
+import { type LiveCredentials, type TransactionFollowers, transactionUpdates } from "../transactions/updates.ts";
+import { viewOf, type TransactionView } from "../transactions/view.ts";
 import { watchList } from "../watching/watched-payments.ts";
 
 export class Payments {

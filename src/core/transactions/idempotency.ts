@@ -3,10 +3,11 @@
 // second one. Keys belong to one merchant and mode and live 24 hours. Only a request that changed
 // something is remembered; one that failed (a 503, a validation error) can be retried with its key.
 import { createHash } from "node:crypto";
-import { DuplicateKeyError, errors, type FieldError } from "./errors.ts";
-import type { IdempotencyRecord, IdempotencyStore } from "./stores/idempotency.ts";
-import type { TransactionStore } from "./stores/transactions.ts";
-import { findTransactionFor, type TransactionRecord } from "./transactions/record.ts";
+import { DuplicateKeyError, errors, type FieldError } from "../errors.ts";
+import type { IdempotencyRecord, IdempotencyStore } from "../stores/idempotency.ts";
+import type { TransactionStore } from "../stores/transactions.ts";
+import { findTransactionFor } from "./record.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
 
 /** A transaction, marked when an earlier request with the same Idempotency-Key made it. */
 export type Outcome = TransactionRecord & { replayed?: true };

@@ -1,6 +1,6 @@
 // Know-your-business: the statuses a merchant's verification can have, and what each says to a live
 // request. Live payments open only once it is VERIFIED; test mode needs none.
-import type { StoredKybStatus } from "../records.ts";
+import type { StoredKybStatus } from "./rows.ts";
 
 export const KYB_STATUSES = ["NONE", "PENDING", "VERIFIED", "REJECTED"] as const satisfies readonly StoredKybStatus[];
 export type KybStatus = (typeof KYB_STATUSES)[number];

@@ -3,9 +3,7 @@
 // (the dashboard's HTTP routes, its pages) decides it. A deactivated merchant's dashboard is
 // read-only: its users still sign in and read, and every change is refused here.
 import { errors, PaygateError } from "../errors.ts";
-
-export const DASHBOARD_ROLES = ["owner", "developer", "viewer"] as const;
-export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+import { DASHBOARD_ROLES, type DashboardRole } from "../records/dashboard.ts";
 
 export type DashboardPermission =
   /** See transactions, events, delivery attempts, settings (never a secret). */
@@ -103,7 +101,7 @@ export function authorize(actor: DashboardActor, permission: DashboardPermission
 
 /**
  * What a use case on one merchant's objects needs of whoever acts, whichever door it came through:
- * the merchant, the mode reached and a permission check (merchants/access.ts makes one per door).
+ * the merchant, the mode reached and a permission check (facades/access.ts makes one per door).
  */
 export interface MerchantReach {
   readonly merchantId: number;

@@ -3,17 +3,17 @@
 // audit log. A user's own account takes its DashboardActor; the merchant's objects a MerchantReach.
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import type { CoreDeps } from "../deps.ts";
-import type { DashboardActor, MerchantReach } from "./access.ts";
-import { auditLogPage, type AuditLogPage } from "./audit-log.ts";
+import type { DashboardActor, MerchantReach } from "../access/roles.ts";
+import { auditLogPage, type AuditLogPage } from "../access/audit-log.ts";
 import {
   disableSecondFactor,
   reauthenticate,
   reauthenticationOptions,
   requireRecentAuthentication,
   type Reauthentication,
-} from "./reauthentication.ts";
-import { beginEnrolment, confirmEnrolment, type SecondFactorProof, type TotpEnrolment } from "./second-factor.ts";
-import { listSecurityKeys, registerSecurityKey, registrationOptions, removeSecurityKey, type SecurityKeyView } from "./security-keys.ts";
+} from "../dashboard/reauthentication.ts";
+import { beginEnrolment, confirmEnrolment, type SecondFactorProof, type TotpEnrolment } from "../dashboard/second-factor.ts";
+import { listSecurityKeys, registerSecurityKey, registrationOptions, removeSecurityKey, type SecurityKeyView } from "../dashboard/security-keys.ts";
 import {
   completeSignIn,
   type DashboardDeps,
@@ -27,8 +27,8 @@ import {
   signOut,
   signOutEverywhere,
   useSignInLink,
-} from "./sessions.ts";
-import { changeRole, type CreatedUser, inviteUser, listUsers, removeUser } from "./users.ts";
+} from "../dashboard/sessions.ts";
+import { changeRole, type CreatedUser, inviteUser, listUsers, removeUser } from "../dashboard/users.ts";
 
 export class DashboardAccounts {
   constructor(

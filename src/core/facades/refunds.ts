@@ -2,11 +2,12 @@
 // comes with a MerchantAccess; each use case checks its permission on it once, then works on that
 // merchant and mode. The claim page's and the refund watcher's operations need no merchant access.
 import type { CoreDeps } from "../deps.ts";
-import type { MerchantAccess } from "../merchants/access.ts";
-import type { TransactionRecord } from "../transactions/record.ts";
-import * as refunds from "./refunds.ts";
-import type { RefundOutcome, RefundRequest } from "./refunds.ts";
-import type { RefundRecord, RefundSummary } from "./view.ts";
+import type { MerchantAccess } from "./access.ts";
+import type { TransactionRecord } from "../records/transactions.ts";
+import * as refunds from "../refunds/refunds.ts";
+import type { RefundOutcome, RefundRequest } from "../refunds/refunds.ts";
+import type { RefundSummary } from "../refunds/view.ts";
+import type { RefundRecord } from "../records/refunds.ts";
 
 /** Whose refunds a read works on (`read`): nothing audited. */
 function readerOf(access: MerchantAccess): refunds.RefundOwner {

@@ -1,7 +1,7 @@
 // The records the core works on, declared here so that the core owns them: the stores (src/db)
 // read rows of the same shape and hand them over, and nothing in the core imports the database's
 // generated types. Amounts are the core's exact Decimal (decimal.js).
-import type { Decimal } from "./money/amounts.ts";
+import type { Decimal } from "../money/amounts.ts";
 
 export type TransactionStatus = "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
 export type StoredKybStatus = "NONE" | "PENDING" | "VERIFIED" | "REJECTED";
@@ -56,7 +56,7 @@ export interface Transaction {
   cancelUrl: string | null;
   /** The checkout's language (CHECKOUT_LOCALES); null: the customer's browser decides. */
   locale: string | null;
-  /** Per-payment policies given at initialize (core/transactions/policies.ts); null: the operator's setting. */
+  /** Per-payment policies given at initialize (core/policies.ts); null: the operator's setting. */
   policyExpiresIn: number | null;
   /** Percent. */
   policyUnderpaymentTolerance: Decimal | null;

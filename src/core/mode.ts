@@ -1,6 +1,6 @@
 // Test or live: every dashboard setting is made for one mode. Callers may hand in what a form sent,
 // so each operation checks it once here and names the field it came from.
-import { errors } from "../errors.ts";
+import { errors } from "./errors.ts";
 
 export const MODES = ["test", "live"] as const;
 export type Mode = (typeof MODES)[number];

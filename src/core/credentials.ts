@@ -3,10 +3,10 @@
 // initiate; a transaction's client secret reads and pays that one transaction (the customer's
 // browser holds it). Keys of one mode never reach objects of the other.
 import { LRUCache } from "lru-cache";
-import { errors } from "../errors.ts";
-import { clientSecretTransactionId, hashKey, sameHash, sameSecret, type SecretBox } from "../secrets.ts";
-import type { Clock } from "../ports.ts";
-import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "../stores/credentials.ts";
+import { errors } from "./errors.ts";
+import { clientSecretTransactionId, hashKey, sameHash, sameSecret, type SecretBox } from "./secrets.ts";
+import type { Clock } from "./ports.ts";
+import type { ApiKeyRow, ClientSecretRow, CredentialStore, MerchantIdentity, PaymentLinkRow } from "./stores/credentials.ts";
 
 export type { MerchantIdentity };
 

@@ -3,9 +3,10 @@
 // confirmations a coin needs (`confirmations`), each within the operator's bounds
 // (PAYGATE_POLICY_…). Absent, the operator's instance-wide setting applies, as before.
 import { z } from "zod";
-import { errors, type FieldError } from "../errors.ts";
-import { Decimal, isNumericString } from "../money/amounts.ts";
-import { CRYPTO_CURRENCIES } from "../money/currencies.ts";
+import { errors, type FieldError } from "./errors.ts";
+import { Decimal, isNumericString } from "./money/amounts.ts";
+import { CRYPTO_CURRENCIES } from "./money/currencies.ts";
+import type { LatePaymentDecision } from "./records/transactions.ts";
 
 /** The operator's bounds on what a merchant may ask for. */
 export interface PolicyBounds {
@@ -187,19 +188,6 @@ export function policiesView(t: {
   };
 }
 
-/** What the late-payment policy decided (lifecycle.ts, settleLatePayment), as stored in transactions.late_payment. */
-export interface LatePaymentDecision {
-  /** True: the late payment was accepted (the transaction became SUCCESSFUL); false: left to the merchant (paid_late). */
-  accepted: boolean;
-  /** The rate locked at initiate before the spread, and the market rate when the late payment was seen (decimal strings). */
-  lockedRate: string;
-  marketRate: string;
-  /** How far the market rate moved from the locked one, in percent (2 decimals, rounded up). */
-  movedPercent: string;
-  /** ISO time of the check. */
-  checkedAt: string;
-}
-
 /** The stored decision read back; null when absent or not the shape written. */
 export function latePaymentDecisionOf(stored: unknown): LatePaymentDecision | null {
   if (typeof stored !== "object" || stored === null) return null;
@@ -213,3 +201,22 @@ export function latePaymentDecisionOf(stored: unknown): LatePaymentDecision | nu
     checkedAt: typeof d.checkedAt === "string" ? d.checkedAt : "",
   };
 }
+
+/** Windows and tolerance of a transaction's life (transactions/lifecycle.ts applies them). */
+export interface LifecyclePolicy {
+  /** How long an INITIATED transaction waits for initiate. */
+  initiatedWindowMs: number;
+  /** The checkout window: how long a PENDING transaction waits for its payment. */
+  checkoutWindowMs: number;
+  /** A payment short by at most this fraction still completes (BTCPay's "payment tolerance"); 0 by default. */
+  underpaymentTolerance: Decimal;
+  /** What a merchant may ask for per payment at initialize (PAYGATE_POLICY_…). */
+  policyBounds?: PolicyBounds;
+}
+
+export const DEFAULT_LIFECYCLE: LifecyclePolicy = {
+  initiatedWindowMs: 24 * 60 * 60_000,
+  checkoutWindowMs: 30 * 60_000,
+  underpaymentTolerance: new Decimal(0),
+  policyBounds: DEFAULT_POLICY_BOUNDS,
+};

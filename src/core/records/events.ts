@@ -1,0 +1,11 @@
+// What a webhook attempt leaves behind: the attempt to record and the event's outcome, as the stores write them.
+import type { WebhookDeliveryAttempt } from "./rows.ts";
+
+/** An attempt to record: the stored attempt (rows.ts) before it has an id and its event. */
+export interface AttemptRecord extends Omit<WebhookDeliveryAttempt, "id" | "eventId" | "trigger" | "retryAfter"> {
+  trigger: "schedule" | "manual";
+  /** The receiver's Retry-After header as sent (at most 64 characters kept), when it gave one: what it asked for. */
+  retryAfter?: string | null;
+}
+
+export type EventOutcome = { state: "DELIVERED"; at: Date } | { state: "PENDING"; nextAttemptAt: Date } | { state: "FAILED" } | { state: "SKIPPED" };
