@@ -61,6 +61,8 @@ const SPEC_6_FIELDS = [
   "receipts",
   // Not in spec 6 either: when a SUCCESSFUL payment was reversed (payment.reversed), else null.
   "reversed_at",
+  // Not in spec 6 either (issue 42): the payment's state as REST's meta.payment.state says it (paid, reversed, …).
+  "state",
 ].sort();
 
 describe("paid", () => {
