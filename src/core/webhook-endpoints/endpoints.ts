@@ -5,7 +5,7 @@
 // rotateModeWebhookSecret), so `merchant update --webhook-url` and the dashboard keep one truth; the
 // database mirrors them into its endpoint row (the webhook_endpoints migration).
 import { z } from "zod";
-import { auditEntry, OPERATOR, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
+import { auditEntry, webhookUrlTarget, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { EVENT_TYPES } from "../events/payment-events.ts";
@@ -31,8 +31,8 @@ export const newEndpointId = () => `we_${randomToken(24)}`;
 export interface EndpointOwner {
   merchantId: number;
   isLive: boolean;
-  /** Absent: the operator (the CLI). */
-  by?: ChangeAuthor;
+  /** Who acts, in the audit log: the key, the dashboard user, or the operator (the CLI). */
+  by: ChangeAuthor;
 }
 
 export type EndpointDeps = MerchantDeps & Pick<CoreDeps, "clock"> & { webhookEndpointsMax?: number };
@@ -136,12 +136,8 @@ function shown<T extends WebhookEndpointRow>(deps: Pick<CoreDeps, "clock">, row:
   return { ...row, previousSecretExpiresAt: expiresAt !== null && expiresAt > deps.clock.now() ? expiresAt : null };
 }
 
-export async function createEndpoint(
-  deps: EndpointDeps,
-  owner: EndpointOwner,
-  body: unknown,
-  by: ChangeAuthor = owner.by ?? OPERATOR,
-): Promise<WebhookEndpointView> {
+export async function createEndpoint(deps: EndpointDeps, owner: EndpointOwner, body: unknown): Promise<WebhookEndpointView> {
+  const { by } = owner;
   const input = parsed(CreateBody, body);
   const url = checkedUrl(deps, input.url, owner.isLive);
   const max = deps.webhookEndpointsMax ?? WEBHOOK_ENDPOINTS_MAX_DEFAULT;
@@ -224,13 +220,8 @@ export interface UpdatedEndpoint {
  * Changes the URL, filter, description, or enables/disables it. Re-enabling with `redeliver_missed`
  * queues again what failed or was not sent while it was failing or disabled.
  */
-export async function updateEndpoint(
-  deps: EndpointDeps,
-  owner: EndpointOwner,
-  id: string,
-  body: unknown,
-  by: ChangeAuthor = owner.by ?? OPERATOR,
-): Promise<UpdatedEndpoint> {
+export async function updateEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string, body: unknown): Promise<UpdatedEndpoint> {
+  const { by } = owner;
   const input = parsed(UpdateBody, body);
   const current = await retrieveEndpoint(deps, owner, id);
   if (input.redeliver_missed !== undefined && input.disabled !== false) {
@@ -286,12 +277,8 @@ export async function updateEndpoint(
   return { endpoint: shown(deps, endpoint), redelivered };
 }
 
-export async function deleteEndpoint(
-  deps: EndpointDeps,
-  owner: EndpointOwner,
-  id: string,
-  by: ChangeAuthor = owner.by ?? OPERATOR,
-): Promise<WebhookEndpointRow> {
+export async function deleteEndpoint(deps: EndpointDeps, owner: EndpointOwner, id: string): Promise<WebhookEndpointRow> {
+  const { by } = owner;
   const current = await retrieveEndpoint(deps, owner, id);
   // The first endpoint is the merchant's URL of the mode: removing that removes it (the database follows).
   if (current.isPrimary) await updateMerchant(deps, owner.merchantId, owner.isLive ? { liveWebhookUrl: null } : { testWebhookUrl: null }, by);
@@ -303,12 +290,8 @@ export async function deleteEndpoint(
  * A new signing secret, shown once; the previous one keeps signing for 24 hours. The first endpoint's
  * secret is its mode's (webhook-secrets.ts): the other mode's is left as it was.
  */
-export async function rotateEndpointSecret(
-  deps: EndpointDeps,
-  owner: EndpointOwner,
-  id: string,
-  by: ChangeAuthor = owner.by ?? OPERATOR,
-): Promise<WebhookEndpointView> {
+export async function rotateEndpointSecret(deps: EndpointDeps, owner: EndpointOwner, id: string): Promise<WebhookEndpointView> {
+  const { by } = owner;
   const current = await retrieveEndpoint(deps, owner, id);
   if (current.isPrimary) {
     const rotated = await rotateModeWebhookSecret(deps, owner.merchantId, owner.isLive ? "live" : "test", true, by);
