@@ -70,7 +70,23 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-function request(url: string, method: string, where: string, key: string, body: string): Promise<{ status: number; body: string }> {
+/**
+ * One request on the keep-alive agent. A reused socket that the server closed while idle (its keep-alive timeout ran
+ * out as the request left) fails with ECONNRESET before the server read anything: that request is sent again, once,
+ * as Node's documentation advises (`request.reusedSocket`). Any other failure ends the run.
+ */
+async function request(url: string, method: string, where: string, key: string, body: string): Promise<{ status: number; body: string }> {
+  try {
+    return await send(url, method, where, key, body);
+  } catch (error) {
+    if (!(error instanceof StaleSocket)) throw error;
+    return await send(url, method, where, key, body);
+  }
+}
+
+class StaleSocket extends Error {}
+
+function send(url: string, method: string, where: string, key: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${url}${where}`,
@@ -81,7 +97,9 @@ function request(url: string, method: string, where: string, key: string, body: 
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
       },
     );
-    req.on("error", reject);
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      reject(req.reusedSocket && error.code === "ECONNRESET" ? new StaleSocket(error.message) : error),
+    );
     req.end(body);
   });
 }
