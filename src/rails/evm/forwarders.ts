@@ -57,8 +57,14 @@ export function boundSalt(deposit: Deposit): string {
   return `0x${bytesToHex(keccak_256(Uint8Array.from([...addressWord(deposit.destination), ...word(deposit.salt)])))}`;
 }
 
-/** Where the customer pays: the forwarder of `deposit` under `factory`, whether it exists yet or not. */
+/**
+ * Where the customer pays: the forwarder of `deposit` under `factory`, whether it exists yet or not.
+ * Refuses a destination the factory would never flush to (the zero address, the factory itself).
+ */
 export function forwarderAddress(factory: string, deposit: Deposit): string {
+  const destination = deposit.destination.toLowerCase();
+  if (/^0x0{40}$/.test(destination)) throw new Error("a forwarder's destination cannot be the zero address");
+  if (destination === factory.toLowerCase()) throw new Error("a forwarder's destination cannot be its factory");
   return create2Address(factory, boundSalt(deposit), cloneCodeHash(implementationOf(factory)));
 }
 

@@ -192,6 +192,22 @@ describe("deposit forwarders on anvil", () => {
     expect(await balanceOf(anvil, usdt, forwarderAddress(factory, broken))).toBe(100n);
   });
 
+  it("never flushes to the zero address or to the factory itself: what was paid stays", async () => {
+    for (const destination of [`0x${"0".repeat(40)}`, factory]) {
+      const d = deposit(destination);
+      // The chain's own computation: paygate refuses to hand such an address out at all.
+      const word = await callWord(anvil, factory, abiCall("forwarderAddress(address,bytes32)", d.destination, d.salt));
+      const paid = toChecksumAddress(word.toString(16).padStart(40, "0"));
+      await mint(anvil, usdt, paid, 8n);
+
+      const receipt = await flush([d, deposit(merchant)], [usdt]);
+
+      expect(outcomes(receipt)).toEqual([{ kind: "flush_failed", forwarder: paid }]);
+      expect(await codeAt(anvil, paid)).toBe("0x");
+      expect(await balanceOf(anvil, usdt, paid)).toBe(8n);
+    }
+  });
+
   it("refuses a token calling back into the factory during its transfer: the transfer happens once", async () => {
     const reentrant = await deployTest(anvil, "Reentrant");
     const d = deposit(merchant);

@@ -61,8 +61,14 @@ describe("forwarder addresses off chain", () => {
     expect(() => paymentSalt("")).toThrow("a payment's salt needs a reference");
     expect(() => forwarderAddress("0x1234", { destination: merchant, salt: ZERO_SALT })).toThrow("not an EVM address: 0x1234");
     expect(() => forwarderAddress(merchant, { destination: "TXYZ", salt: ZERO_SALT })).toThrow("not an EVM address: TXYZ");
-    expect(() => forwarderAddress(merchant, { destination: merchant, salt: "0x12" })).toThrow("not 32 bytes of hex: 0x12");
+    expect(() => forwarderAddress(ZERO_ADDRESS, { destination: merchant, salt: "0x12" })).toThrow("not 32 bytes of hex: 0x12");
     expect(() => encodeFlush([], ["0xnope"])).toThrow("not an EVM address: 0xnope");
+    expect(() => forwarderAddress(merchant, { destination: ZERO_ADDRESS, salt: ZERO_SALT })).toThrow(
+      "a forwarder's destination cannot be the zero address",
+    );
+    expect(() => forwarderAddress(merchant, { destination: merchant.toLowerCase(), salt: ZERO_SALT })).toThrow(
+      "a forwarder's destination cannot be its factory",
+    );
   });
 });
 

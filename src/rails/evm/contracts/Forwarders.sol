@@ -109,8 +109,8 @@ contract ForwarderFactory {
         bytes32 salt;
     }
 
-    /// This forwarder could not be created or flushed (its address has other code, or the call ran out
-    /// of gas): the others in the call went on.
+    /// This forwarder was not flushed (its destination is the zero address or this factory, its address
+    /// holds other code, or its call failed): the others in the call went on.
     event FlushFailed(address indexed forwarder);
 
     error Reentered();
@@ -141,6 +141,11 @@ contract ForwarderFactory {
             address destination = deposits[i].destination;
             address forwarder = forwarderAddress(destination, deposits[i].salt);
             uint256 before = gasleft();
+            // Funds sent to the zero address or to this factory could never be spent again: refused.
+            if (destination == address(0) || destination == address(this)) {
+                failed(forwarder, before);
+                continue;
+            }
             if (forwarder.code.length == 0 && !create(destination, deposits[i].salt)) {
                 failed(forwarder, before);
                 continue;
