@@ -15,7 +15,9 @@ export const SOURCES = { "Forwarders.sol": "Forwarders.json", "TestTokens.sol": 
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "cancun",
-  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
+  outputSelection: {
+    "*": { "": ["ast"], "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object", "evm.deployedBytecode.immutableReferences"] },
+  },
 };
 
 interface Solc {
@@ -23,9 +25,41 @@ interface Solc {
   version(): string;
 }
 
+/** Where an immutable's 32-byte value sits in the runtime code (bytes). */
+interface CodeRange {
+  start: number;
+  length: number;
+}
+
+interface CompiledContract {
+  abi: unknown[];
+  evm: { bytecode: { object: string }; deployedBytecode: { object: string; immutableReferences?: Record<string, CodeRange[]> } };
+}
+
+interface AstNode {
+  id?: number;
+  nodeType?: string;
+  name?: string;
+  mutability?: string;
+  nodes?: AstNode[];
+}
+
 interface SolcOutput {
   errors?: { severity: string; formattedMessage: string }[];
-  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+  sources?: Record<string, { ast: AstNode }>;
+  contracts?: Record<string, Record<string, CompiledContract>>;
+}
+
+/** The names of a source's immutables by AST id: solc places them in the runtime code by id, not name. */
+function immutableNames(ast: AstNode | undefined): Map<string, string> {
+  const names = new Map<string, string>();
+  const visit = (node: AstNode) => {
+    if (node.nodeType === "VariableDeclaration" && node.mutability === "immutable" && node.id !== undefined && node.name)
+      names.set(String(node.id), node.name);
+    for (const child of node.nodes ?? []) visit(child);
+  };
+  if (ast) visit(ast);
+  return names;
 }
 
 /** What each JSON file holds, as text: the files to write, by name. */
@@ -38,10 +72,19 @@ export function compileContracts(): Map<string, string> {
   if (problems.length > 0) throw new Error(problems.map((e) => e.formattedMessage).join("\n"));
   const files = new Map<string, string>();
   for (const [source, file] of Object.entries(SOURCES)) {
-    const contracts: Record<string, { abi: unknown[]; bytecode: string; deployedBytecode: string }> = {};
+    const names = immutableNames(output.sources?.[source]?.ast);
+    const contracts: Record<string, { abi: unknown[]; bytecode: string; deployedBytecode: string; immutables?: Record<string, CodeRange[]> }> = {};
     for (const [name, c] of Object.entries(output.contracts?.[source] ?? {})) {
       if (c.evm.bytecode.object === "") continue; // an abstract base
-      contracts[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
+      const references = Object.entries(c.evm.deployedBytecode.immutableReferences ?? {});
+      // The runtime code holds zeros where its immutables go: these ranges say where, so a deployed contract's code can be checked.
+      const immutables = Object.fromEntries(references.map(([id, ranges]) => [names.get(id) ?? id, ranges]));
+      contracts[name] = {
+        abi: c.abi,
+        bytecode: `0x${c.evm.bytecode.object}`,
+        deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+        ...(references.length > 0 ? { immutables } : {}),
+      };
     }
     const compiledWith = {
       command: "npm run contracts:build",

@@ -68,6 +68,32 @@ export function forwarderAddress(factory: string, deposit: Deposit): string {
   return create2Address(factory, boundSalt(deposit), cloneCodeHash(implementationOf(factory)));
 }
 
+/**
+ * The runtime code a genuine factory at `factory` has (eth_getCode answers it): Forwarders.json's with
+ * its immutables filled in. A configured factory whose code differs is not paygate's, and no payment
+ * address may be computed under it.
+ */
+export function factoryRuntimeCode(factory: string): string {
+  const implementation = implementationOf(factory);
+  const { deployedBytecode, immutables } = artifacts.contracts.ForwarderFactory;
+  return withImmutables(deployedBytecode, [
+    [immutables.implementation, addressWord(implementation)],
+    [immutables.cloneCodeHash, cloneCodeHash(implementation)],
+  ]);
+}
+
+/** The runtime code of the implementation a genuine factory at `factory` created (its immutable: the factory). */
+export function implementationRuntimeCode(factory: string): string {
+  const { deployedBytecode, immutables } = artifacts.contracts.DepositForwarder;
+  return withImmutables(deployedBytecode, [[immutables.factory, addressWord(factory)]]);
+}
+
+function withImmutables(code: string, values: [{ start: number; length: number }[], Uint8Array][]): string {
+  const bytes = hexToBytes(code.slice(2));
+  for (const [ranges, value] of values) for (const { start } of ranges) bytes.set(value, start);
+  return `0x${bytesToHex(bytes)}`;
+}
+
 /** Calldata of factory.flush(deposits, tokens): creates what does not exist, moves `tokens` and the coin. */
 export function encodeFlush(deposits: readonly Deposit[], tokens: readonly string[]): string {
   const depositsAt = 64;

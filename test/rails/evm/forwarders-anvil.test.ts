@@ -9,9 +9,11 @@ import {
   type Deposit,
   encodeFlush,
   FORWARDED_TOPIC,
+  factoryRuntimeCode,
   flushOutcomes,
   forwarderAddress,
   implementationOf,
+  implementationRuntimeCode,
   paymentSalt,
 } from "../../../src/rails/evm/forwarders.ts";
 import { toChecksumAddress } from "../../../src/rails/wallets/addresses.ts";
@@ -67,6 +69,10 @@ describe("deposit forwarders on anvil", () => {
   it("gives every payment the address paygate computes off chain: the factory's own computation and the created forwarder agree", async () => {
     const onChainImplementation = toChecksumAddress((await callWord(anvil, factory, abiCall("implementation()"))).toString(16).padStart(40, "0"));
     expect(onChainImplementation).toBe(implementationOf(factory));
+    // The code at both addresses is the committed runtime code with its immutables: a factory can be checked before use.
+    expect(await codeAt(anvil, factory)).toBe(factoryRuntimeCode(factory));
+    expect(await codeAt(anvil, onChainImplementation)).toBe(implementationRuntimeCode(factory));
+    expect(await codeAt(anvil, usdt)).not.toBe(factoryRuntimeCode(usdt));
     const hash = await callWord(anvil, factory, abiCall("cloneCodeHash()"));
     expect(hash.toString(16).padStart(64, "0")).toBe(Buffer.from(cloneCodeHash(implementationOf(factory))).toString("hex"));
 
