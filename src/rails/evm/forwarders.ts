@@ -122,13 +122,20 @@ export type FlushOutcome =
   | { kind: "forward_failed"; forwarder: string; token: string | null; destination: string; amount: bigint }
   | { kind: "flush_failed"; forwarder: string };
 
-/** The forwarders' and the factory's logs of a flush receipt, in order; other logs (the tokens' Transfer) are left out. */
-export function flushOutcomes(factory: string, logs: readonly ReceiptLog[]): FlushOutcome[] {
+/**
+ * What the flush of `deposits` did, from its receipt's logs in order. Only the logs of those deposits'
+ * forwarders and of the factory count: a token can log anything, a `Forwarded` of its own too.
+ */
+export function flushOutcomes(factory: string, deposits: readonly Deposit[], logs: readonly ReceiptLog[]): FlushOutcome[] {
   const factoryLower = factory.toLowerCase();
+  // Computed without forwarderAddress's refusals: a flush of a refused destination is read as the chain saw it.
+  const codeHash = cloneCodeHash(implementationOf(factory));
+  const forwarders = new Set(deposits.map((d) => create2Address(factory, boundSalt(d), codeHash).toLowerCase()));
   const out: FlushOutcome[] = [];
   for (const log of logs) {
     const [topic, first, second] = log.topics.map((t) => t.toLowerCase());
-    if ((topic === FORWARDED_TOPIC || topic === FORWARD_FAILED_TOPIC) && first !== undefined && second !== undefined) {
+    const fromForwarder = forwarders.has(log.address.toLowerCase());
+    if ((topic === FORWARDED_TOPIC || topic === FORWARD_FAILED_TOPIC) && fromForwarder && first !== undefined && second !== undefined) {
       const token = topicAddress(first);
       out.push({
         kind: topic === FORWARDED_TOPIC ? "forwarded" : "forward_failed",

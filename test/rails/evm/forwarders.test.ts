@@ -95,9 +95,10 @@ describe("the flush call and its logs", () => {
 
   it("reads what each forwarder did from the receipt's logs, leaving the tokens' own logs out", () => {
     const factory = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
-    const forwarder = "0x69A83D37D184ECAf7254b2c767fdEC95B8a157e8";
     const token = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
     const destination = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const deposit = { destination, salt: paymentSalt("txn_1") };
+    const forwarder = forwarderAddress(factory, deposit);
     const amount = (n: bigint) => `0x${n.toString(16).padStart(64, "0")}`;
     const transfer = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
     const logs = [
@@ -105,10 +106,11 @@ describe("the flush call and its logs", () => {
       { address: forwarder, topics: [FORWARDED_TOPIC, padded(token), padded(destination)], data: amount(25_000_000n) },
       { address: forwarder, topics: [FORWARD_FAILED_TOPIC, padded(ZERO_ADDRESS), padded(destination)], data: amount(10n ** 18n) },
       { address: factory.toLowerCase(), topics: [FLUSH_FAILED_TOPIC, padded(forwarder)], data: "0x" },
-      // FlushFailed from another contract is not this factory's word.
+      // FlushFailed from another contract is not this factory's word, nor a Forwarded the token logs itself.
       { address: token, topics: [FLUSH_FAILED_TOPIC, padded(forwarder)], data: "0x" },
+      { address: token, topics: [FORWARDED_TOPIC, padded(token), padded(destination)], data: amount(10n ** 30n) },
     ];
-    expect(flushOutcomes(factory, logs)).toEqual([
+    expect(flushOutcomes(factory, [deposit], logs)).toEqual([
       { kind: "forwarded", forwarder, token, destination, amount: 25_000_000n },
       { kind: "forward_failed", forwarder, token: null, destination, amount: 10n ** 18n },
       { kind: "flush_failed", forwarder },
