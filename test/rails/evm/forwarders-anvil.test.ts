@@ -186,6 +186,22 @@ describe("deposit forwarders on anvil", () => {
     expect(await coinBalance(anvil, refusing)).toBe(0n);
   });
 
+  it("gives a destination bounded gas for the coin: one that burns it all keeps its coin unsent and blocks no other forwarder", async () => {
+    const burner = await deployTest(anvil, "GasBurner");
+    const [burning, fine] = [deposit(burner), deposit(merchant)];
+    for (const d of [burning, fine]) await anvil.sendTransaction({ to: forwarderAddress(factory, d), value: ETH / 4n });
+    const before = await coinBalance(anvil, merchant);
+
+    const receipt = await flush([burning, fine], []);
+
+    expect(outcomes(receipt)).toEqual([
+      { kind: "forward_failed", forwarder: forwarderAddress(factory, burning), token: null, destination: burner, amount: ETH / 4n },
+      { kind: "forwarded", forwarder: forwarderAddress(factory, fine), token: null, destination: merchant, amount: ETH / 4n },
+    ]);
+    expect(await coinBalance(anvil, forwarderAddress(factory, burning))).toBe(ETH / 4n);
+    expect(await coinBalance(anvil, merchant)).toBe(before + ETH / 4n);
+  });
+
   it("flushes the other forwarders of a batch when one cannot be flushed (other code at its address)", async () => {
     const [a, broken, c] = [deposit(merchant), deposit(merchant), deposit(merchant)];
     for (const d of [a, broken, c]) await mint(anvil, usdt, forwarderAddress(factory, d), 100n);

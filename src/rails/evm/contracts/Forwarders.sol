@@ -11,6 +11,9 @@ pragma solidity 0.8.37;
 contract DepositForwarder {
     /// The factory that created this code: the only caller `flush` accepts.
     address public immutable factory;
+    /// Gas a destination gets to receive the coin: plenty for a smart wallet, and a destination that
+    /// burns it all fails alone rather than the whole flush (see checkGas).
+    uint256 private constant COIN_CALL_GAS = 100_000;
 
     /// `token` is address(0) for the network's coin.
     event Forwarded(address indexed token, address indexed destination, uint256 amount);
@@ -41,7 +44,9 @@ contract DepositForwarder {
         uint256 before = gasleft();
         assembly ("memory-safe") {
             // No return data is copied: a destination cannot make this call costly by answering at length.
-            sent := call(gas(), destination, coin, 0, 0, 0, 0)
+            let limit := gas()
+            if gt(limit, COIN_CALL_GAS) { limit := COIN_CALL_GAS }
+            sent := call(limit, destination, coin, 0, 0, 0, 0)
         }
         if (sent) emit Forwarded(address(0), destination, coin);
         else {

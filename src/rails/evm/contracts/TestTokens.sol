@@ -99,3 +99,14 @@ contract RefusingDestination {
         revert("no coin here");
     }
 }
+
+/// A destination that spends all the gas it is given when paid the coin.
+contract GasBurner {
+    uint256 private spins;
+
+    receive() external payable {
+        while (true) {
+            spins += 1;
+        }
+    }
+}
