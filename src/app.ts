@@ -42,6 +42,7 @@ import { invoiceRoutes } from "./http/v1/invoices/routes.ts";
 import { refundRoutes } from "./http/v1/refunds/routes.ts";
 import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
+import { invoicePage } from "./http/invoice-page.ts";
 import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
 
 export interface AppOptions {
@@ -160,6 +161,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
   app.use(refundClaimPage(gateway)); // a refund's claim link (issue 26): rate limited, as guessing must be
+  app.use(invoicePage(gateway)); // an invoice's hosted page (issue 44): rate limited likewise
   app.use(dashboardRouter(gateway, options.checkout)); // the merchant dashboard: session cookie, never an API key
   const live = new LiveConnections(
     options.live ?? DEFAULT_LIVE_LIMITS,
