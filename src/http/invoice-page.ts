@@ -81,7 +81,7 @@ ${amountField}
 <dt>${html(t.billedTo)}</dt><dd>${html(i.customer.name ?? "")} &lt;${html(i.customer.email)}&gt;</dd>
 ${i.due_date ? `<dt>${html(t.due)}</dt><dd>${html(i.due_date)}</dd>` : ""}
 </dl>
-<div class="table-wrap"><table>
+<div class="table-wrap" role="region" aria-label="${html(t.invoice)}" tabindex="0"><table>
 <thead><tr><th scope="col">${html(t.description)}</th><th scope="col" class="num">${html(t.quantity)}</th><th scope="col" class="num">${html(t.unitPrice)}</th><th scope="col" class="num">${html(t.amount)}</th></tr></thead>
 <tbody>
 ${rows}
