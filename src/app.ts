@@ -38,9 +38,11 @@ import { eventRoutes } from "./http/v1/events/routes.ts";
 import { merchantPricingRoutes } from "./http/v1/merchant-pricing/routes.ts";
 import { eventStreamRoutes } from "./http/v1/events/stream.ts";
 import { transactionRoutes } from "./http/v1/transactions/routes.ts";
+import { invoiceRoutes } from "./http/v1/invoices/routes.ts";
 import { refundRoutes } from "./http/v1/refunds/routes.ts";
 import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
+import { invoicePage } from "./http/invoice-page.ts";
 import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
 
 export interface AppOptions {
@@ -159,6 +161,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
   app.use(refundClaimPage(gateway)); // a refund's claim link (issue 26): rate limited, as guessing must be
+  app.use(invoicePage(gateway)); // an invoice's hosted page (issue 44): rate limited likewise
   app.use(dashboardRouter(gateway, options.checkout)); // the merchant dashboard: session cookie, never an API key
   const live = new LiveConnections(
     options.live ?? DEFAULT_LIVE_LIMITS,
@@ -170,6 +173,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(transactionRoutes(gateway));
   app.use(testHelperRoutes(gateway)); // test mode only
   app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
+  app.use(invoiceRoutes(gateway)); // invoices (issue 44): secret key only
   app.use(eventStreams.router); // before eventRoutes, whose /v1/events/:event_id would take "stream"
   app.use(eventRoutes(gateway));
   app.use(merchantPricingRoutes(gateway));

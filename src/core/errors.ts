@@ -3,6 +3,7 @@
 // GraphQL both map these, and neither invents its own.
 // The catalogue lives by context in src/core/errors/; this file composes it, so every caller imports one `errors`.
 import { dashboardErrors } from "./errors/dashboard.ts";
+import { invoiceErrors } from "./errors/invoices.ts";
 import { refundErrors } from "./errors/refunds.ts";
 import { requestErrors } from "./errors/requests.ts";
 import { webhookErrors } from "./errors/webhooks.ts";
@@ -17,4 +18,4 @@ export {
   RetryLaterError,
 } from "./errors/base.ts";
 
-export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...dashboardErrors };
+export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...invoiceErrors, ...dashboardErrors };

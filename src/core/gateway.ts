@@ -11,6 +11,7 @@ import { DEFAULT_SIGN_IN_LIMITS, SignInThrottle, type SignInLimits } from "./das
 import type { CoreDeps } from "./deps.ts";
 import { EventStreams } from "./events/stream.ts";
 import { dashboardAccess, keyAccess, type MerchantAccess, operatorAccess } from "./facades/access.ts";
+import { Invoices } from "./facades/invoices.ts";
 import { Merchants } from "./facades/merchants.ts";
 import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./private-targets.ts";
 import { Operator } from "./facades/operator.ts";
@@ -60,6 +61,8 @@ export interface Doors {
 export class PaymentGateway {
   readonly payments: Payments;
   readonly refunds: Refunds;
+  /** Invoices (issue 44) and their hosted pages. */
+  readonly invoices: Invoices;
   readonly webhooks: Webhooks;
   readonly merchants: Merchants;
   readonly accounts: DashboardAccounts;
@@ -98,6 +101,7 @@ export class PaymentGateway {
     this.publicUrl = core.publicUrl;
     this.payments = new Payments(core, new TransactionFollowers(changes ?? NO_CHANGES), liveCredentials);
     this.refunds = new Refunds(core);
+    this.invoices = new Invoices(core);
     this.webhooks = new Webhooks(core, new EventStreams(changes ?? NO_CHANGES), liveCredentials);
     this.merchants = new Merchants(core, liveCredentials);
     this.accounts = new DashboardAccounts(core, dashboard);

@@ -13,6 +13,7 @@ import type { MerchantAccess } from "../core/facades/access.ts";
 import type { WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
+import { invoiceMutations, invoiceQueries } from "./invoices.ts";
 import { selectsBelow } from "./selection.ts";
 import type {
   Refund,
@@ -64,6 +65,7 @@ export const resolvers: Resolvers = {
         ctx.seenMerchant(caller.merchant.id);
         return details && readParent(details, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
       }),
+    ...invoiceQueries((ctx) => merchantAccess(ctx)),
     refund: (_root, { id }, ctx) =>
       fromCore(async () => {
         try {
@@ -181,6 +183,7 @@ export const resolvers: Resolvers = {
         // Only the secret key or this transaction's client secret get here: either may see the secret.
         return detailedParent(initiated, { customer: initiatedWithSecretKey(ctx.bearerToken), clientSecret: true });
       }),
+    ...invoiceMutations((ctx) => merchantAccess(ctx)),
     createRefund: (_root, { transactionId, input }, ctx) =>
       fromCore(async () => {
         const made = await ctx.gateway.refunds.createRefund(await merchantAccess(ctx), {

@@ -6,6 +6,7 @@ import { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { registerEventPaths } from "../../src/http/v1/events/openapi.ts";
+import { registerInvoicePaths } from "../../src/http/v1/invoices/openapi.ts";
 import { registerMerchantPricingPaths } from "../../src/http/v1/merchant-pricing/openapi.ts";
 import { registerRefundPaths } from "../../src/http/v1/refunds/openapi.ts";
 import { registerTestHelperPaths } from "../../src/http/v1/test-helpers/openapi.ts";
@@ -21,6 +22,7 @@ const RESOURCES: { folder: string; routeFiles: string[]; register: (registry: Op
   { folder: "events", routeFiles: ["routes.ts", "stream.ts"], register: registerEventPaths },
   { folder: "merchant-pricing", routeFiles: ["routes.ts"], register: registerMerchantPricingPaths },
   { folder: "refunds", routeFiles: ["routes.ts"], register: registerRefundPaths },
+  { folder: "invoices", routeFiles: ["routes.ts"], register: registerInvoicePaths },
   { folder: "webhook-endpoints", routeFiles: ["routes.ts"], register: registerWebhookEndpointPaths },
 ];
 
@@ -76,6 +78,11 @@ describe("the REST resources of src/http/v1", () => {
       "retrieveRefund",
       "cancelRefund",
       "markRefundPaid",
+      "createInvoice",
+      "listInvoices",
+      "retrieveInvoice",
+      "finalizeInvoice",
+      "voidInvoice",
       "createWebhookEndpoint",
       "listWebhookEndpoints",
       "retrieveWebhookEndpoint",

@@ -47,6 +47,11 @@ describe("the OpenAPI document", () => {
         "/v1/refunds/{refund_id}",
         "/v1/refunds/{refund_id}/cancel",
         "/v1/refunds/{refund_id}/mark_paid",
+        // Invoices (issue 44).
+        "/v1/invoices",
+        "/v1/invoices/{invoice_id}",
+        "/v1/invoices/{invoice_id}/finalize",
+        "/v1/invoices/{invoice_id}/void",
       ].sort(),
     );
   });
@@ -87,7 +92,7 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
-    expect(keyed.length).toBe(8 + 6 + 1 + 5 + 1); // + the webhook endpoints' 6 and the event stream (issue 27), the refunds' 5 (issue 26), /v1/merchant/pricing
+    expect(keyed.length).toBe(8 + 6 + 1 + 5 + 1 + 4); // + the webhook endpoints' 6 and the event stream (issue 27), the refunds' 5 (issue 26), /v1/merchant/pricing, the invoices' 4 (issue 44)
     for (const [, item] of keyed) {
       for (const operation of Object.values(item)) {
         expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);

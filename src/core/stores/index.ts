@@ -6,6 +6,7 @@ import type { AuditLogStore } from "./audit-log.ts";
 import type { CredentialStore } from "./credentials.ts";
 import type { DashboardStore } from "./dashboard.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
+import type { InvoiceStore } from "./invoices.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { MerchantStore } from "./merchants.ts";
 import type { RefundStore } from "./refunds.ts";
@@ -21,6 +22,8 @@ export interface Stores {
   transactions: TransactionStore;
   /** Refunds (issue 26). */
   refunds: RefundStore;
+  /** Invoices (issue 44). */
+  invoices: InvoiceStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;

@@ -22,6 +22,11 @@ export interface InitializeRequest {
   body: unknown;
   /** The `Idempotency-Key` header, when sent. */
   idempotencyKey?: string;
+  /**
+   * A caller the core proved otherwise: an invoice's page pays with the invoice's merchant and mode
+   * (issue 44). A customer's credential, so the merchant's rules stay refused; no key is read then.
+   */
+  caller?: Caller;
 }
 
 export type InitializeDeps = Pick<CoreDeps, "credentials" | "clock" | "privateWebhookTargets"> & DetailsDeps;
@@ -58,11 +63,7 @@ async function initializeOnce(
   if (!parsed.ok || problems.length > 0) throw errors.initializeValidation(problems);
   const body = parsed.value;
 
-  const credential = credentialOf(body, request.bearerToken);
-  const caller =
-    "secretKey" in credential
-      ? await credentials.authenticateMerchantServer(credential.publicKey, credential.secretKey)
-      : await credentials.authenticatePublic(credential);
+  const caller = request.caller ?? (await callerOf(credentials, body, request.bearerToken));
   requireMerchantForRules(body, caller);
   const currency = fiatBySlug(body.currency.toUpperCase());
   if (!currency) {
@@ -121,6 +122,13 @@ async function initializeOnce(
 function parametersOf(body: InitializeBody) {
   const { public_key: _key, payment_link: _link, ...parameters } = body;
   return parameters;
+}
+
+async function callerOf(credentials: InitializeDeps["credentials"], body: InitializeBody, bearer: string | undefined): Promise<Caller> {
+  const credential = credentialOf(body, bearer);
+  return "secretKey" in credential
+    ? credentials.authenticateMerchantServer(credential.publicKey, credential.secretKey)
+    : credentials.authenticatePublic(credential);
 }
 
 type InitializeCredential = { publicKey: string } | { paymentLink: string } | { publicKey: string; secretKey: string };

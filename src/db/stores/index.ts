@@ -5,6 +5,7 @@ import { auditLogStore } from "./audit-log.ts";
 import { credentialStore } from "./credentials.ts";
 import { dashboardStore } from "./dashboard.ts";
 import { homeFiguresStore } from "./home-figures.ts";
+import { invoiceStore } from "./invoices.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
 import { rateLimitCounters } from "./rate-limit-counters.ts";
@@ -20,6 +21,7 @@ export function prismaStores(db: Database): Stores {
   return {
     transactions: transactionStore(db),
     refunds: refundStore(db),
+    invoices: invoiceStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),

@@ -21,6 +21,22 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+export type CreateInvoiceInput = {
+  allowPartialPayments?: InputMaybe<Scalars['Boolean']['input']>;
+  /** USD or NGN. */
+  currency: Scalars['String']['input'];
+  customerEmail: Scalars['String']['input'];
+  customerName?: InputMaybe<Scalars['String']['input']>;
+  /** YYYY-MM-DD. */
+  dueDate?: InputMaybe<Scalars['String']['input']>;
+  /** true: open and numbered at once; default a draft. */
+  finalize?: InputMaybe<Scalars['Boolean']['input']>;
+  /** 1 to 100 line items. */
+  items: Array<InvoiceItemInput>;
+  memo?: InputMaybe<Scalars['String']['input']>;
+  taxes?: InputMaybe<Array<InvoiceTaxInput>>;
+};
+
 export type CreateRefundInput = {
   /** CUSTOM only: a positive decimal. */
   amount?: InputMaybe<Scalars['Decimal']['input']>;
@@ -128,6 +144,86 @@ export type InitiatePaymentInput = {
   refundAddress?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An invoice (issue 44; docs/invoices.md): amounts are exact decimal strings in its currency. */
+export type Invoice = {
+  __typename?: 'Invoice';
+  allowPartialPayments: Scalars['Boolean']['output'];
+  amountDue: Scalars['Decimal']['output'];
+  amountOverpaid: Scalars['Decimal']['output'];
+  amountPaid: Scalars['Decimal']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  customerEmail: Scalars['String']['output'];
+  customerName: Maybe<Scalars['String']['output']>;
+  /** YYYY-MM-DD (UTC). */
+  dueDate: Maybe<Scalars['String']['output']>;
+  finalizedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The customer's page; null while a draft. */
+  hostedUrl: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  isLive: Scalars['Boolean']['output'];
+  items: Array<InvoiceItem>;
+  memo: Maybe<Scalars['String']['output']>;
+  /** Per merchant and mode without gaps (INV-0001), given when finalized; null while a draft. */
+  number: Maybe<Scalars['String']['output']>;
+  state: InvoiceState;
+  subtotal: Scalars['Decimal']['output'];
+  taxTotal: Scalars['Decimal']['output'];
+  taxes: Array<InvoiceTax>;
+  total: Scalars['Decimal']['output'];
+  transactions: Array<InvoiceTransaction>;
+  voidedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type InvoiceItem = {
+  __typename?: 'InvoiceItem';
+  /** quantity × unitPrice. */
+  amount: Scalars['Decimal']['output'];
+  description: Scalars['String']['output'];
+  quantity: Scalars['Int']['output'];
+  unitPrice: Scalars['Decimal']['output'];
+};
+
+export type InvoiceItemInput = {
+  description: Scalars['String']['input'];
+  /** A positive integer. */
+  quantity: Scalars['Int']['input'];
+  /** A positive decimal string with at most the currency's decimals. */
+  unitPrice: Scalars['String']['input'];
+};
+
+/** draft → open → partially paid → paid; overdue: open past its due date with something left; void (docs/invoices.md). */
+export type InvoiceState =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'OVERDUE'
+  | 'PAID'
+  | 'PARTIALLY_PAID'
+  | 'VOID';
+
+export type InvoiceTax = {
+  __typename?: 'InvoiceTax';
+  amount: Scalars['Decimal']['output'];
+  name: Scalars['String']['output'];
+  /** Percent of the subtotal. */
+  rate: Scalars['Decimal']['output'];
+};
+
+export type InvoiceTaxInput = {
+  name: Scalars['String']['input'];
+  /** Percent, 0 to 100. */
+  rate: Scalars['String']['input'];
+};
+
+/** A transaction made to pay the invoice, and what it counts for. */
+export type InvoiceTransaction = {
+  __typename?: 'InvoiceTransaction';
+  amount: Scalars['Decimal']['output'];
+  amountCredited: Scalars['Decimal']['output'];
+  id: Scalars['ID']['output'];
+  status: TransactionStatus;
+};
+
 export type LatePaymentDecision = {
   __typename?: 'LatePaymentDecision';
   /** True: accepted (SUCCESSFUL); false: recorded as late (paid_late), left to the merchant. */
@@ -164,6 +260,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Cancels a pending refund. Secret key only. */
   cancelRefund: Refund;
+  /** Creates an invoice: a draft, or open and numbered with finalize: true (docs/invoices.md). Secret key only. */
+  createInvoice: Invoice;
   /** Gives money back on a transaction that received it (docs/refunds.md); Idempotency-Key honoured. Secret key only. */
   createRefund: Refund;
   /**
@@ -173,6 +271,8 @@ export type Mutation = {
   createWebhookEndpoint: WebhookEndpoint;
   /** Removes an endpoint; removing the mode's first removes the merchant's webhook URL of the mode. Secret key only. */
   deleteWebhookEndpoint: DeletedWebhookEndpoint;
+  /** A draft invoice becomes open with the next number of its merchant and mode. Secret key only. */
+  finalizeInvoice: Invoice;
   /** Creates a transaction in INITIATED (public key or payment link; the merchant's rules need the secret key too). */
   initializeTransaction: Transaction;
   /** Locks the rate and hands out an address: INITIATED to PENDING (secret key, or the transaction's client secret). */
@@ -193,11 +293,18 @@ export type Mutation = {
    * true, what it missed while failing or disabled is queued again (redelivered says how many). Secret key only.
    */
   updateWebhookEndpoint: UpdateWebhookEndpointPayload;
+  /** Voids a draft, or an open invoice nothing was paid of. Secret key only. */
+  voidInvoice: Invoice;
 };
 
 
 export type MutationCancelRefundArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateInvoiceArgs = {
+  input: CreateInvoiceInput;
 };
 
 
@@ -213,6 +320,11 @@ export type MutationCreateWebhookEndpointArgs = {
 
 
 export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationFinalizeInvoiceArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -253,6 +365,11 @@ export type MutationRotateWebhookEndpointSecretArgs = {
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: UpdateWebhookEndpointInput;
+};
+
+
+export type MutationVoidInvoiceArgs = {
+  id: Scalars['ID']['input'];
 };
 
 export type PageInfo = {
@@ -338,6 +455,10 @@ export type PaymentState =
 
 export type Query = {
   __typename?: 'Query';
+  /** An invoice of the secret key's merchant and mode (inv_…), or null (docs/invoices.md). Secret key only. */
+  invoice: Maybe<Invoice>;
+  /** The secret key's merchant's invoices of its mode, newest first: `first` 1–100 (default 10) after the invoice `after`. Secret key only. */
+  invoices: Array<Invoice>;
   /** The coins a checkout may offer (client secret, public or secret key of the transaction's merchant and mode), or null. */
   paymentOptions: Maybe<PaymentOptions>;
   /** A refund of the secret key's merchant and mode (re_…), or null. Secret key only. */
@@ -359,6 +480,17 @@ export type Query = {
   webhookEndpoint: Maybe<WebhookEndpoint>;
   /** The secret key's merchant's webhook endpoints of the key's mode, oldest first (the mode's first endpoint first). Secret key only. */
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+export type QueryInvoiceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryInvoicesArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -858,6 +990,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CreateInvoiceInput: CreateInvoiceInput;
   CreateRefundInput: CreateRefundInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CryptoCurrency: ResolverTypeWrapper<CryptoCurrency>;
@@ -873,6 +1006,13 @@ export type ResolversTypes = {
   InitializeTransactionInput: InitializeTransactionInput;
   InitiatePaymentInput: InitiatePaymentInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Invoice: ResolverTypeWrapper<Invoice>;
+  InvoiceItem: ResolverTypeWrapper<InvoiceItem>;
+  InvoiceItemInput: InvoiceItemInput;
+  InvoiceState: InvoiceState;
+  InvoiceTax: ResolverTypeWrapper<InvoiceTax>;
+  InvoiceTaxInput: InvoiceTaxInput;
+  InvoiceTransaction: ResolverTypeWrapper<InvoiceTransaction>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   LatePaymentDecision: ResolverTypeWrapper<LatePaymentDecision>;
   LatePaymentInput: LatePaymentInput;
@@ -916,6 +1056,7 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
+  CreateInvoiceInput: CreateInvoiceInput;
   CreateRefundInput: CreateRefundInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CryptoCurrency: CryptoCurrency;
@@ -929,6 +1070,12 @@ export type ResolversParentTypes = {
   InitializeTransactionInput: InitializeTransactionInput;
   InitiatePaymentInput: InitiatePaymentInput;
   Int: Scalars['Int']['output'];
+  Invoice: Invoice;
+  InvoiceItem: InvoiceItem;
+  InvoiceItemInput: InvoiceItemInput;
+  InvoiceTax: InvoiceTax;
+  InvoiceTaxInput: InvoiceTaxInput;
+  InvoiceTransaction: InvoiceTransaction;
   JSON: Scalars['JSON']['output'];
   LatePaymentDecision: LatePaymentDecision;
   LatePaymentInput: LatePaymentInput;
@@ -992,6 +1139,52 @@ export type FiatCurrencyResolvers<ContextType = GraphQLContext, ParentType exten
   slug?: Resolver<ResolversTypes['FiatCurrencySlug'], ParentType, ContextType>;
 };
 
+export type InvoiceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Invoice'] = ResolversParentTypes['Invoice']> = {
+  allowPartialPayments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  amountDue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amountOverpaid?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amountPaid?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerEmail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  dueDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  finalizedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  hostedUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['InvoiceItem']>, ParentType, ContextType>;
+  memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  number?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['InvoiceState'], ParentType, ContextType>;
+  subtotal?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  taxTotal?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  taxes?: Resolver<Array<ResolversTypes['InvoiceTax']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  transactions?: Resolver<Array<ResolversTypes['InvoiceTransaction']>, ParentType, ContextType>;
+  voidedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type InvoiceItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InvoiceItem'] = ResolversParentTypes['InvoiceItem']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  unitPrice?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type InvoiceTaxResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InvoiceTax'] = ResolversParentTypes['InvoiceTax']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type InvoiceTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InvoiceTransaction'] = ResolversParentTypes['InvoiceTransaction']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amountCredited?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -1016,9 +1209,11 @@ export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCancelRefundArgs, 'id'>>;
+  createInvoice?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationCreateInvoiceArgs, 'input'>>;
   createRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCreateRefundArgs, 'input' | 'transactionId'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeletedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  finalizeInvoice?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationFinalizeInvoiceArgs, 'id'>>;
   initializeTransaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitializeTransactionArgs, 'input'>>;
   initiatePayment?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType, RequireFields<MutationInitiatePaymentArgs, 'input' | 'transactionId'>>;
   markRefundPaid?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationMarkRefundPaidArgs, 'id' | 'txHash'>>;
@@ -1026,6 +1221,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   redeliverWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
+  voidInvoice?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationVoidInvoiceArgs, 'id'>>;
 };
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -1072,6 +1268,8 @@ export type PaymentPoliciesResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  invoice?: Resolver<Maybe<ResolversTypes['Invoice']>, ParentType, ContextType, RequireFields<QueryInvoiceArgs, 'id'>>;
+  invoices?: Resolver<Array<ResolversTypes['Invoice']>, ParentType, ContextType, Partial<QueryInvoicesArgs>>;
   paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
   refund?: Resolver<Maybe<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryRefundArgs, 'id'>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
@@ -1270,6 +1468,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Decimal?: GraphQLScalarType;
   DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   FiatCurrency?: FiatCurrencyResolvers<ContextType>;
+  Invoice?: InvoiceResolvers<ContextType>;
+  InvoiceItem?: InvoiceItemResolvers<ContextType>;
+  InvoiceTax?: InvoiceTaxResolvers<ContextType>;
+  InvoiceTransaction?: InvoiceTransactionResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   LatePaymentDecision?: LatePaymentDecisionResolvers<ContextType>;
   LatePaymentPolicy?: LatePaymentPolicyResolvers<ContextType>;

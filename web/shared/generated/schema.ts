@@ -9,6 +9,15 @@ export type FiatCurrencySlug =
   | 'NGN'
   | 'USD';
 
+/** draft → open → partially paid → paid; overdue: open past its due date with something left; void (docs/invoices.md). */
+export type InvoiceState =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'OVERDUE'
+  | 'PAID'
+  | 'PARTIALLY_PAID'
+  | 'VOID';
+
 /** How far the received payments go: see docs/lifecycle.md. */
 export type PaymentState =
   | 'AWAITING_PAYMENT'

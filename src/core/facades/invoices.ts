@@ -1,0 +1,58 @@
+// The invoices context's façade (issue 44; docs/invoices.md): every merchant door comes with a
+// MerchantAccess, each use case checks its permission on it once (`read`, or `manage_invoices` for
+// a change) and works on that merchant and mode. The hosted page's operations need no access: its
+// unguessable token is the customer's.
+import type { CoreDeps } from "../deps.ts";
+import * as invoices from "../invoices/invoices.ts";
+import type { InvoiceView } from "../invoices/view.ts";
+import type { CheckoutLocale } from "../transactions/locales.ts";
+import type { MerchantAccess } from "./access.ts";
+
+function readerOf(access: MerchantAccess): invoices.InvoiceOwner {
+  access.require("read");
+  return { merchantId: access.merchantId, isLive: access.isLive };
+}
+
+function changerOf(access: MerchantAccess): invoices.InvoiceOwner {
+  access.require("manage_invoices");
+  return { merchantId: access.merchantId, isLive: access.isLive };
+}
+
+export class Invoices {
+  constructor(private readonly deps: CoreDeps) {}
+
+  /** A draft, or (`finalize: true`) an open invoice with its number at once. */
+  createInvoice(access: MerchantAccess, body: unknown): Promise<InvoiceView> {
+    return invoices.createInvoice(this.deps, changerOf(access), body);
+  }
+
+  retrieveInvoice(access: MerchantAccess, id: string): Promise<InvoiceView> {
+    return invoices.retrieveInvoice(this.deps, readerOf(access), id);
+  }
+
+  listInvoices(access: MerchantAccess, params: Record<string, unknown>): Promise<{ invoices: InvoiceView[]; hasMore: boolean }> {
+    return invoices.listInvoices(this.deps, readerOf(access), params);
+  }
+
+  /**
+   * Draft → open with the next number. The hook for what follows an invoice's sending (its e-mail,
+   * its reminders): an invoice is the customer's from its `finalized_at` on.
+   */
+  finalizeInvoice(access: MerchantAccess, id: string): Promise<InvoiceView> {
+    return invoices.finalizeInvoice(this.deps, changerOf(access), id);
+  }
+
+  voidInvoice(access: MerchantAccess, id: string): Promise<InvoiceView> {
+    return invoices.voidInvoice(this.deps, changerOf(access), id);
+  }
+
+  // ── The hosted page (/invoice/:token) ──
+
+  invoicePage(token: string): Promise<invoices.InvoicePage> {
+    return invoices.invoicePage(this.deps, token);
+  }
+
+  payInvoice(token: string, choice: { amount?: string | null; locale?: CheckoutLocale | null }) {
+    return invoices.payInvoice(this.deps, token, choice);
+  }
+}

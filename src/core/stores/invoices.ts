@@ -1,0 +1,38 @@
+// Invoices (issue 44): records, gapless numbers and the transactions that pay them.
+// src/db/stores/invoices.ts implements it; the rules are in src/core/invoices.
+import type { InvoicePaymentRecord, InvoiceRecord } from "../records/invoices.ts";
+
+export type NewInvoice = Omit<InvoiceRecord, "updatedAt" | "voidedAt">;
+
+/** A page of a merchant's invoices in one mode, newest first, (createdAt, id) as the cursor. */
+export interface InvoiceListQuery {
+  merchantId: number;
+  isLive: boolean;
+  after: { createdAt: Date; id: string } | null;
+  limit: number;
+}
+
+export interface InvoiceStore {
+  /**
+   * Inserts the invoice; with `sequence` "next" (created and finalized at once) it takes the mode's next
+   * number in the same database transaction, so a failed insert uses up no number.
+   */
+  create(invoice: Omit<NewInvoice, "sequence">, finalize: boolean): Promise<InvoiceRecord>;
+  findFor(id: string, merchantId: number, isLive: boolean): Promise<InvoiceRecord | null>;
+  findByToken(token: string): Promise<InvoiceRecord | null>;
+  page(query: InvoiceListQuery): Promise<InvoiceRecord[]>;
+  /**
+   * A draft becomes open with the next number of its merchant and mode, taken under the counter's row
+   * lock in the same database transaction: no gap, no number twice. Null when it was no longer a draft.
+   */
+  finalize(id: string, now: Date): Promise<InvoiceRecord | null>;
+  /**
+   * Voids a draft or open invoice that no transaction has paid anything of (`check` reads its payments
+   * under the invoice's row lock and throws to refuse); null when it was not draft or open.
+   */
+  void(id: string, now: Date, check: (payments: InvoicePaymentRecord[]) => void): Promise<InvoiceRecord | null>;
+  /** The transactions of these invoices, oldest first. */
+  paymentsOf(invoiceIds: readonly string[]): Promise<InvoicePaymentRecord[]>;
+  /** Records that the transaction pays the invoice, under its row lock; false when it is no longer open (voided meanwhile). */
+  addPayment(invoiceId: string, transactionId: string, now: Date): Promise<boolean>;
+}

@@ -1,0 +1,127 @@
+// The OpenAPI description of the invoice routes (issue 44; routes.ts beside it), assembled into the
+// document by src/http/openapi.ts.
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { errors } from "../../../core/errors.ts";
+import { InvoiceListParams } from "../../../core/invoices/invoices.ts";
+import { parseListQuery } from "../../../core/lists.ts";
+import { ANY, errorResponses, json, KEY_ROLE, limited, refusalOf, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
+import { InvoiceListResponse, InvoiceRequest, InvoiceResponse } from "./schemas.ts";
+
+const invoiceId = z.object({
+  invoice_id: z.string().meta({ param: { name: "invoice_id", in: "path" }, description: "The invoice's `id` (`inv_…`)." }),
+});
+
+export function registerInvoicePaths(registry: OpenAPIRegistry): void {
+  const notFound = { error: errors.invoiceNotFound("…"), when: "an unknown id, another merchant's or the other mode's invoice" };
+  const validation = {
+    error: errors.invoiceValidation([{ field: "items.0.quantity", message: "items.0.quantity must be a positive integer" }]),
+    when: "missing or invalid fields; the message and `errors` name each",
+  };
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/invoices",
+    operationId: "createInvoice",
+    summary: "Create an invoice",
+    description:
+      "Not in the spec (issue 44; docs/invoices.md): a payment request to one customer, as a draft or (`finalize: true`) open and numbered at once. Totals are computed exactly from the items and the tax lines.",
+    security: secretKey,
+    request: { body: json(InvoiceRequest, "The invoice.") },
+    responses: {
+      201: limited(InvoiceResponse, "The invoice."),
+      ...errorResponses([validation, SECRET_ONLY, KEY_ROLE, ...WITH_BODY, ...ANY]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/invoices",
+    operationId: "listInvoices",
+    summary: "List invoices",
+    description: "The secret key's merchant's invoices of its mode, newest first, paged as `/v1/transactions`.",
+    security: secretKey,
+    request: {
+      query: z.object({
+        limit: z
+          .string()
+          .optional()
+          .meta({ param: { name: "limit", in: "query" }, description: "Items per page, 1–100; default 10." }),
+        starting_after: z
+          .string()
+          .optional()
+          .meta({ param: { name: "starting_after", in: "query" }, description: "The `id` of the last invoice of the previous page." }),
+      }),
+    },
+    responses: {
+      200: limited(InvoiceListResponse, "A page of invoices."),
+      ...errorResponses([
+        {
+          error: refusalOf(() => parseListQuery(InvoiceListParams, { limit: "0" })),
+          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
+        },
+        { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no invoice of this merchant and mode" },
+        SECRET_ONLY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/invoices/{invoice_id}",
+    operationId: "retrieveInvoice",
+    summary: "Retrieve an invoice",
+    description: "With what its transactions paid and what is left.",
+    security: secretKey,
+    request: { params: invoiceId },
+    responses: { 200: limited(InvoiceResponse, "The invoice."), ...errorResponses([SECRET_ONLY, notFound, ...WITH_PATH, ...ANY]) },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/invoices/{invoice_id}/finalize",
+    operationId: "finalizeInvoice",
+    summary: "Finalize an invoice",
+    description: "A draft becomes open, takes the next number of its merchant and mode and gets its `hosted_url`.",
+    security: secretKey,
+    request: { params: invoiceId },
+    responses: {
+      200: limited(InvoiceResponse, "The open invoice."),
+      ...errorResponses([
+        SECRET_ONLY,
+        KEY_ROLE,
+        notFound,
+        { error: errors.invoiceNotDraft("open"), when: "the invoice is not a draft" },
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/invoices/{invoice_id}/void",
+    operationId: "voidInvoice",
+    summary: "Void an invoice",
+    description: "A draft, or an open invoice nothing was paid of and no payment is under way: it can no longer be paid.",
+    security: secretKey,
+    request: { params: invoiceId },
+    responses: {
+      200: limited(InvoiceResponse, "The void invoice."),
+      ...errorResponses([
+        SECRET_ONLY,
+        KEY_ROLE,
+        notFound,
+        {
+          error: errors.invoiceNotVoidable("paid"),
+          when: "a payment counts or is under way (`invoice_paid`), or it is void already (`invoice_void`)",
+        },
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+}
