@@ -39,6 +39,7 @@ import { merchantPricingRoutes } from "./http/v1/merchant-pricing/routes.ts";
 import { eventStreamRoutes } from "./http/v1/events/stream.ts";
 import { transactionRoutes } from "./http/v1/transactions/routes.ts";
 import { refundRoutes } from "./http/v1/refunds/routes.ts";
+import { settlementRoutes } from "./http/v1/settlements/routes.ts";
 import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
 import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
@@ -170,6 +171,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(transactionRoutes(gateway));
   app.use(testHelperRoutes(gateway)); // test mode only
   app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
+  app.use(settlementRoutes(gateway)); // consolidations (issue 40): secret key only
   app.use(eventStreams.router); // before eventRoutes, whose /v1/events/:event_id would take "stream"
   app.use(eventRoutes(gateway));
   app.use(merchantPricingRoutes(gateway));

@@ -5,6 +5,7 @@
 import { dashboardErrors } from "./errors/dashboard.ts";
 import { refundErrors } from "./errors/refunds.ts";
 import { requestErrors } from "./errors/requests.ts";
+import { settlementErrors } from "./errors/settlement.ts";
 import { webhookErrors } from "./errors/webhooks.ts";
 
 export {
@@ -17,4 +18,4 @@ export {
   RetryLaterError,
 } from "./errors/base.ts";
 
-export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...dashboardErrors };
+export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...settlementErrors, ...dashboardErrors };

@@ -9,6 +9,7 @@ import { registerEventPaths, registerEventWebhook } from "./v1/events/openapi.ts
 import { registerMerchantPricingPaths } from "./v1/merchant-pricing/openapi.ts";
 import { BEARER, json } from "./v1/openapi-shared.ts";
 import { registerRefundPaths } from "./v1/refunds/openapi.ts";
+import { registerSettlementPaths } from "./v1/settlements/openapi.ts";
 import { registerTestHelperPaths } from "./v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "./v1/transactions/openapi.ts";
 import { registerWebhookEndpointPaths } from "./v1/webhook-endpoints/openapi.ts";
@@ -61,6 +62,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   }
 
   registerRefundPaths(registry);
+  registerSettlementPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventWebhook(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -8,6 +8,7 @@ import { openApiDocument } from "../../src/http/openapi.ts";
 import { registerEventPaths } from "../../src/http/v1/events/openapi.ts";
 import { registerMerchantPricingPaths } from "../../src/http/v1/merchant-pricing/openapi.ts";
 import { registerRefundPaths } from "../../src/http/v1/refunds/openapi.ts";
+import { registerSettlementPaths } from "../../src/http/v1/settlements/openapi.ts";
 import { registerTestHelperPaths } from "../../src/http/v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "../../src/http/v1/transactions/openapi.ts";
 import { registerWebhookEndpointPaths } from "../../src/http/v1/webhook-endpoints/openapi.ts";
@@ -21,6 +22,7 @@ const RESOURCES: { folder: string; routeFiles: string[]; register: (registry: Op
   { folder: "events", routeFiles: ["routes.ts", "stream.ts"], register: registerEventPaths },
   { folder: "merchant-pricing", routeFiles: ["routes.ts"], register: registerMerchantPricingPaths },
   { folder: "refunds", routeFiles: ["routes.ts"], register: registerRefundPaths },
+  { folder: "settlements", routeFiles: ["routes.ts"], register: registerSettlementPaths },
   { folder: "webhook-endpoints", routeFiles: ["routes.ts"], register: registerWebhookEndpointPaths },
 ];
 
@@ -76,6 +78,10 @@ describe("the REST resources of src/http/v1", () => {
       "retrieveRefund",
       "cancelRefund",
       "markRefundPaid",
+      "createConsolidation",
+      "listConsolidations",
+      "retrieveConsolidation",
+      "cancelConsolidation",
       "createWebhookEndpoint",
       "listWebhookEndpoints",
       "retrieveWebhookEndpoint",

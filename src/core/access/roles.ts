@@ -24,6 +24,8 @@ export type DashboardPermission =
   | "manage_users"
   /** Create, cancel and mark paid refunds of the merchant's transactions (issue 26; reading them is `read`). */
   | "manage_refunds"
+  /** Build and cancel consolidations of the merchant's settled BTC and LTC outputs (issue 40; reading them is `read`). */
+  | "manage_settlement"
   /** Read the merchant's audit log (audit-log.ts). */
   | "read_audit_log";
 
@@ -39,8 +41,9 @@ const GRANTS: Record<DashboardRole, ReadonlySet<DashboardPermission>> = {
     "manage_users",
     "read_audit_log",
     "manage_refunds",
+    "manage_settlement",
   ]),
-  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds"]),
+  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds", "manage_settlement"]),
   viewer: new Set(["read"]),
 };
 

@@ -11,6 +11,7 @@ import { rateLimitCounters } from "./rate-limit-counters.ts";
 import { refundStore } from "./refunds.ts";
 import { secondFactorStore } from "./second-factors.ts";
 import { securityKeyStore } from "./security-keys.ts";
+import { settlementStore } from "./settlement.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEndpointStore } from "./webhook-endpoints.ts";
@@ -20,6 +21,7 @@ export function prismaStores(db: Database): Stores {
   return {
     transactions: transactionStore(db),
     refunds: refundStore(db),
+    settlement: settlementStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),
