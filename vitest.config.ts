@@ -21,6 +21,8 @@ const ONE_PASS_ONLY = [
   "test/rails/chains/bsc-usdt-anvil.test.ts",
   "test/rails/chains/utxo-holdings.test.ts",
   "test/rails/refunds/evm-fees-anvil.test.ts",
+  // The consolidation PSBT, pure (issue 40).
+  "test/rails/refunds/consolidation-psbt.test.ts",
   // The rails' pure parts (derivation, QR, URIs, price parsers, node clients against protocol fakes).
   "test/rails/{key-checks,tron-addresses,qr,hd-derivation,payment-uri,regtest-network,addresses}.test.ts",
   "test/rails/http/**",
