@@ -26,6 +26,8 @@ import { ExpiryScheduler } from "./jobs/expiry-scheduler.ts";
 import { PaymentWatcher, type ConfiguredChains, type WatchSettings } from "./jobs/payment-watcher.ts";
 import type { LineLog } from "./jobs/ticker.ts";
 import { RefundWatcher } from "./jobs/refund-watcher.ts";
+import { SettlementWatcher } from "./jobs/settlement-watcher.ts";
+import { ConsolidationPsbts } from "./rails/settlement/index.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
@@ -49,6 +51,8 @@ export interface Runtime {
   watcher: PaymentWatcher;
   /** Not started: started with the payment watcher. Closes refunds whose transaction reached the destination (issue 26). */
   refundWatcher: RefundWatcher;
+  /** Not started: started with the payment watcher. Sees consolidations mined (issue 40). */
+  settlementWatcher: SettlementWatcher;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
   rateLimiter: RateLimiter;
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
@@ -137,6 +141,13 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       testChainIds: config.chains.testChainIds,
       utxoTestChains: config.chains.utxoTestChains,
     }),
+    // Consolidations' PSBTs (issue 40): an own node is asked which outputs are still unspent.
+    consolidationRails: new ConsolidationPsbts({
+      wallets: (walletId) => stores.merchants.walletKey(walletId),
+      chains: chains instanceof ChainWatchers ? chains : undefined,
+      testChainIds: config.chains.testChainIds,
+      utxoTestChains: config.chains.utxoTestChains,
+    }),
     qr: new PngQrRenderer(),
     clock,
     secrets,
@@ -169,6 +180,12 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     { intervalMs: config.watch.intervalMs, requiredConfirmations: (currency, network) => config.chains.requiredConfirmations(currency, network) },
     overrides.log,
   );
+  const settlementWatcher = new SettlementWatcher(
+    gateway.settlement,
+    chains instanceof ChainWatchers ? new ChainWatchers(config.chains) : chains,
+    { intervalMs: config.watch.intervalMs, requiredConfirmations: (currency, network) => config.chains.requiredConfirmations(currency, network) },
+    overrides.log,
+  );
   const watcher = new PaymentWatcher(
     gateway.payments,
     chains,
@@ -191,16 +208,18 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     expiry,
     watcher,
     refundWatcher,
+    settlementWatcher,
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
       if (jobs.expiry) expiry.start();
       if (jobs.watcher) {
         watcher.start();
         refundWatcher.start();
+        settlementWatcher.start();
       }
     },
     close: async () => {
-      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop()]);
+      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop(), settlementWatcher.stop()]);
       await database.close();
     },
   };

@@ -10,6 +10,7 @@ import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";
 import { listen, type ListenOptions } from "./listen.ts";
 import * as endpoints from "./webhook-endpoints.ts";
+import * as settlement from "./settlement.ts";
 import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
 
@@ -234,6 +235,26 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(endpointDeliveries, () =>
     endpoints.webhookEndpointsDeliveries(ctx, endpointDeliveries.args[0] ?? "", endpointDeliveries.opts<endpoints.EndpointOptions>()),
+  );
+
+  const settlementGroup = group(program, "settlement", ctx);
+  const settlementCommand = (name: CommandName) =>
+    leaf(settlementGroup, name, ctx)
+      .option("--merchant <id>", "the merchant's id (required)")
+      .option("--mode <mode>", "test (the default) or live")
+      .option("--json", "print one JSON object");
+  const consolidate = settlementCommand("settlementConsolidate")
+    .option("--coin <coin>", "BTC or LTC (required)")
+    .option("--network <network>", "the coin's network (default: its default)")
+    .option("--destination <address>", "an address of the merchant's own wallet (required)")
+    .option("--fee-rate <sat/vB>", "the fee rate, 1 to 10000 (required)")
+    .option("--max-inputs <n>", "at most this many outputs, 1 to 500 (default: 200)");
+  act(consolidate, () => settlement.settlementConsolidate(ctx, consolidate.opts<settlement.SettlementOptions>()));
+  const settlementListCommand = settlementCommand("settlementList");
+  act(settlementListCommand, () => settlement.settlementList(ctx, settlementListCommand.opts<settlement.SettlementOptions>()));
+  const settlementCancelCommand = settlementCommand("settlementCancel").argument("<CONSOLIDATION_ID>", "the consolidation's id (co_…)");
+  act(settlementCancelCommand, () =>
+    settlement.settlementCancel(ctx, settlementCancelCommand.args[0] ?? "", settlementCancelCommand.opts<settlement.SettlementOptions>()),
   );
 
   const listenCommand = leaf(program, "listen", ctx)

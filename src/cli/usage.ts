@@ -186,6 +186,25 @@ a token off the address needs. "needs fee coin" marks a token held with no fee c
 --mode: test (the default) or live; --network: only that network (${NETWORK_SLUGS.join(", ")});
 --limit: the newest N addresses (default 200); --csv: the list as CSV.`,
   },
+  settlementConsolidate: {
+    path: "settlement consolidate",
+    synopsis: [
+      "--merchant ID --coin BTC|LTC --destination ADDRESS --fee-rate SAT_PER_VB",
+      "[--mode test|live] [--network NETWORK] [--max-inputs N] [--json]",
+    ],
+    about: `An unsigned PSBT (co_…) spending the outputs of the merchant's settled payments in that coin to
+its own address: sign it in the merchant's wallet and broadcast it; paygate sees it mined.`,
+  },
+  settlementList: {
+    path: "settlement list",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "A merchant's consolidations of one mode, newest first: state, outputs, amounts, transaction id.",
+  },
+  settlementCancel: {
+    path: "settlement cancel",
+    synopsis: ["CONSOLIDATION_ID --merchant ID [--mode test|live] [--json]"],
+    about: "Cancel an open consolidation (not yet seen on the chain): its outputs are offered again.",
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -195,6 +214,7 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
+  settlement: "Consolidations (co_…): PSBTs that spend a merchant's settled BTC and LTC outputs to its own address.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
   "webhook-endpoints": "A merchant's webhook endpoints (we_…): several receivers per mode, each with its events and secret.",

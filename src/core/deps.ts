@@ -7,6 +7,7 @@ import type {
   AddressBalances,
   AddressWatch,
   Clock,
+  ConsolidationRails,
   EventRedelivery,
   PaymentRails,
   PriceFeed,
@@ -15,6 +16,7 @@ import type {
   WebhookSender,
 } from "./ports.ts";
 import type { SecretBox } from "./secrets.ts";
+
 import type { Stores } from "./stores/index.ts";
 import type { LifecyclePolicy } from "./policies.ts";
 
@@ -42,6 +44,8 @@ export interface CoreDeps {
   redelivery?: EventRedelivery;
   /** Unsigned refund transactions and URIs (issue 26); absent, a refund is shown without its payment instructions. */
   refundPayments?: RefundPayments;
+  /** Consolidation PSBTs of settled BTC and LTC outputs (issue 40); absent, nothing can be consolidated. */
+  consolidationRails?: ConsolidationRails;
   /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */
   addressWatch?: AddressWatch;
   /** Balances of handed-out addresses (the funds-held view); absent, that view says no chain node is configured. */

@@ -6,6 +6,7 @@ import { dashboardErrors } from "./errors/dashboard.ts";
 import { invoiceErrors } from "./errors/invoices.ts";
 import { refundErrors } from "./errors/refunds.ts";
 import { requestErrors } from "./errors/requests.ts";
+import { settlementErrors } from "./errors/settlement.ts";
 import { webhookErrors } from "./errors/webhooks.ts";
 
 export {
@@ -18,4 +19,4 @@ export {
   RetryLaterError,
 } from "./errors/base.ts";
 
-export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...invoiceErrors, ...dashboardErrors };
+export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...invoiceErrors, ...settlementErrors, ...dashboardErrors };

@@ -1,5 +1,5 @@
 // The composition of the domain's façades, one per context, each holding only the stores and ports it
-// uses: payments, refunds, webhooks, merchants and keys, dashboard accounts, and the operator's. Every
+// uses: payments, refunds, settlement, webhooks, merchants and keys, dashboard accounts, and the operator's. Every
 // adapter (REST, GraphQL, the CLI, the dashboard, the jobs) reaches the core through these; a caller's
 // right to act on a merchant is a MerchantAccess made at its door (`access`), checked in the use case.
 // Rules live in the functions the façades call, never in the adapters; queries live in src/db behind the stores.
@@ -18,6 +18,7 @@ import { Operator } from "./facades/operator.ts";
 import type { Clock } from "./ports.ts";
 import type { RateLimit } from "./rate-limits.ts";
 import { Refunds } from "./facades/refunds.ts";
+import { Settlement } from "./facades/settlement.ts";
 import type { TransactionChanges } from "./stores/transaction-changes.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./policies.ts";
 import { Payments } from "./facades/payments.ts";
@@ -63,6 +64,7 @@ export class PaymentGateway {
   readonly refunds: Refunds;
   /** Invoices (issue 44) and their hosted pages. */
   readonly invoices: Invoices;
+  readonly settlement: Settlement;
   readonly webhooks: Webhooks;
   readonly merchants: Merchants;
   readonly accounts: DashboardAccounts;
@@ -102,6 +104,7 @@ export class PaymentGateway {
     this.payments = new Payments(core, new TransactionFollowers(changes ?? NO_CHANGES), liveCredentials);
     this.refunds = new Refunds(core);
     this.invoices = new Invoices(core);
+    this.settlement = new Settlement(core);
     this.webhooks = new Webhooks(core, new EventStreams(changes ?? NO_CHANGES), liveCredentials);
     this.merchants = new Merchants(core, liveCredentials);
     this.accounts = new DashboardAccounts(core, dashboard);

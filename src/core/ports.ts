@@ -276,3 +276,48 @@ export interface RefundInstructions {
 export interface RefundPayments {
   instructions(request: RefundSpendRequest): Promise<RefundInstructions>;
 }
+
+/**
+ * What a consolidation spends and where to (issue 40; docs/settlement.md, Consolidating BTC and LTC).
+ * The consolidation rails (src/rails/settlement) build the unsigned PSBT and ask an own node which
+ * outputs are still unspent.
+ */
+/** One output to spend, with the key that receives it (the wallet and its index on the receive chain). */
+export interface ConsolidationSpend {
+  walletId: number;
+  derivationIndex: number;
+  outpoint: string;
+  amount: string;
+}
+
+export interface ConsolidationBuildRequest {
+  coin: string;
+  network: string;
+  isLive: boolean;
+  outputs: readonly ConsolidationSpend[];
+  destination: string;
+  /** sat/vB. */
+  feeRate: string;
+}
+
+export type ConsolidationBuilt =
+  | {
+      ok: true;
+      psbt: string;
+      /** The transaction's id: segwit inputs keep it from the unsigned transaction to the signed one. */
+      txHash: string;
+      /** The outputs spent, in the PSBT's order; those the node says are spent already are left out. */
+      spent: string[];
+      total: string;
+      networkFee: string;
+      amountToReceive: string;
+      /** What the merchant must add to its wallet setting for a signable PSBT; null when every key has its origin. */
+      keyOriginMissing: string | null;
+    }
+  | { ok: false; problem: "all_spent" }
+  | { ok: false; problem: "dust"; total: string; networkFee: string; dust: string };
+
+/** Builds a consolidation's unsigned PSBT (src/rails/settlement); rejects with a 503 PaygateError when the node cannot be asked. */
+export interface ConsolidationRails {
+  build(request: ConsolidationBuildRequest): Promise<ConsolidationBuilt>;
+}

@@ -10,6 +10,7 @@ import { registerMerchantPricingPaths } from "./v1/merchant-pricing/openapi.ts";
 import { BEARER, json } from "./v1/openapi-shared.ts";
 import { registerInvoicePaths } from "./v1/invoices/openapi.ts";
 import { registerRefundPaths } from "./v1/refunds/openapi.ts";
+import { registerSettlementPaths } from "./v1/settlements/openapi.ts";
 import { registerTestHelperPaths } from "./v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "./v1/transactions/openapi.ts";
 import { registerWebhookEndpointPaths } from "./v1/webhook-endpoints/openapi.ts";
@@ -63,6 +64,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
 
   registerRefundPaths(registry);
   registerInvoicePaths(registry);
+  registerSettlementPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventWebhook(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -48,7 +48,7 @@ describe("signing in", () => {
       user: { id: user.userId, email: user.email, role: "developer" },
       merchant: { id: merchant.id, name: "Acme Stores", kyb_status: "VERIFIED", active: true },
       role: "developer",
-      permissions: ["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds", "manage_invoices"],
+      permissions: ["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds", "manage_invoices", "manage_settlement"],
     });
     expect(answer.body.data.csrf_token).toMatch(/^[\w-]{43}$/);
     // The token is stored hashed: the database never holds the cookie's value.

@@ -4,6 +4,7 @@
 // wallets, transactions, refunds, events and deliveries) must stay exactly as it was, and every call
 // that names a live object must be refused. A route or mutation added later is covered the day it
 // lands: the test fails until it knows which live object a new parameter or argument names.
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import {
   buildSchema,
@@ -30,8 +31,9 @@ interface ModeObjects {
   refund: string;
   delivery: string;
   event: string;
+  consolidation: string;
 }
-const none = (): ModeObjects => ({ transaction: "", endpoint: "", primaryEndpoint: "", refund: "", delivery: "", event: "" });
+const none = (): ModeObjects => ({ transaction: "", endpoint: "", primaryEndpoint: "", refund: "", delivery: "", event: "", consolidation: "" });
 const live = none();
 /** Test mode's own objects: a test key may change them, and live mode must not notice (its first endpoint's secret among them). */
 const test = none();
@@ -85,6 +87,33 @@ beforeAll(async () => {
   const testDelivery = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: test.endpoint } });
   test.delivery = testDelivery.id;
   test.event = testDelivery.eventId;
+
+  // An open consolidation in each mode (issue 40), as rows: a test key may cancel test mode's only.
+  for (const [mode, objects] of [
+    [true, live],
+    [false, test],
+  ] as const) {
+    objects.consolidation = `co_${randomUUID()}`;
+    await t.db.consolidation.create({
+      data: {
+        id: objects.consolidation,
+        merchantId: keys.id,
+        isLive: mode,
+        coin: "LTC",
+        network: "litecoin",
+        state: "open",
+        destination: "ltc1qg82tmcvk6v4c0m5xl8ag3y7g8jtl9lr7yl6mn7",
+        feeRate: "2",
+        total: "0.5",
+        networkFee: "0.00000222",
+        amountToReceive: "0.49999778",
+        psbt: "cHNidP8BAA==",
+        txHash: "0".repeat(64),
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      },
+    });
+  }
 });
 afterAll(() => t?.close());
 
@@ -104,6 +133,7 @@ async function liveState(): Promise<string> {
     endpoints: await of("webhook_endpoints"),
     transactions: await of("transactions"),
     refunds: await of("refunds"),
+    consolidations: await of("consolidations"),
     events: await of("webhook_events"),
     processors: await of("payment_processors"),
     links: await of("payment_links"),
@@ -133,6 +163,7 @@ const PATH_OBJECTS: Record<string, (of: ModeObjects) => string[]> = {
   transaction_id: (of) => [of.transaction],
   endpoint_id: (of) => [of.endpoint, of.primaryEndpoint],
   refund_id: (of) => [of.refund],
+  consolidation_id: (of) => [of.consolidation],
   delivery_id: (of) => [of.delivery],
   event_id: (of) => [of.event],
 };

@@ -9,6 +9,7 @@ import { registerEventPaths } from "../../src/http/v1/events/openapi.ts";
 import { registerInvoicePaths } from "../../src/http/v1/invoices/openapi.ts";
 import { registerMerchantPricingPaths } from "../../src/http/v1/merchant-pricing/openapi.ts";
 import { registerRefundPaths } from "../../src/http/v1/refunds/openapi.ts";
+import { registerSettlementPaths } from "../../src/http/v1/settlements/openapi.ts";
 import { registerTestHelperPaths } from "../../src/http/v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "../../src/http/v1/transactions/openapi.ts";
 import { registerWebhookEndpointPaths } from "../../src/http/v1/webhook-endpoints/openapi.ts";
@@ -23,6 +24,7 @@ const RESOURCES: { folder: string; routeFiles: string[]; register: (registry: Op
   { folder: "merchant-pricing", routeFiles: ["routes.ts"], register: registerMerchantPricingPaths },
   { folder: "refunds", routeFiles: ["routes.ts"], register: registerRefundPaths },
   { folder: "invoices", routeFiles: ["routes.ts"], register: registerInvoicePaths },
+  { folder: "settlements", routeFiles: ["routes.ts"], register: registerSettlementPaths },
   { folder: "webhook-endpoints", routeFiles: ["routes.ts"], register: registerWebhookEndpointPaths },
 ];
 
@@ -83,6 +85,10 @@ describe("the REST resources of src/http/v1", () => {
       "retrieveInvoice",
       "finalizeInvoice",
       "voidInvoice",
+      "createConsolidation",
+      "listConsolidations",
+      "retrieveConsolidation",
+      "cancelConsolidation",
       "createWebhookEndpoint",
       "listWebhookEndpoints",
       "retrieveWebhookEndpoint",

@@ -443,6 +443,70 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/consolidations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List consolidations
+         * @description The secret key's merchant's consolidations of its mode, newest first, paged as `/v1/transactions`.
+         */
+        get: operations["listConsolidations"];
+        put?: never;
+        /**
+         * Consolidate settled BTC or LTC payments
+         * @description Not in the spec (issue 40; docs/settlement.md): an unsigned PSBT spending the outputs of the merchant's settled payments (SUCCESSFUL, past their finality depth, unrefunded, in no other consolidation, unspent on the node) to `destination` at `fee_rate`, each input with its key origin so the merchant's wallet signs it. paygate sees it mined by its id (`tx_hash`).
+         */
+        post: operations["createConsolidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/consolidations/{consolidation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a consolidation
+         * @description Its state: open (PSBT given), seen (its transaction is on the node), confirmed, canceled.
+         */
+        get: operations["retrieveConsolidation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/consolidations/{consolidation_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a consolidation
+         * @description Only while open (not seen on the chain): its outputs are offered again.
+         */
+        post: operations["cancelConsolidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -1447,6 +1511,81 @@ export type components = {
             /** @enum {string} */
             status: "success";
             data: components["schemas"]["Invoice"][];
+            has_more: boolean;
+            meta: Record<string, never>;
+        };
+        ConsolidationResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Consolidation"];
+            meta: Record<string, never>;
+        };
+        Consolidation: {
+            /** @example co_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "consolidation";
+            is_live: boolean;
+            state: components["schemas"]["ConsolidationState"];
+            /** @example LTC */
+            coin: string;
+            /** @example litecoin */
+            network: string;
+            /** @description The merchant's own address the outputs are sent to. */
+            destination: string;
+            /** @description sat/vB, as chosen. */
+            fee_rate: string;
+            /** @description What the inputs hold. An exact decimal string in the coin. */
+            total: string;
+            /** @description vsize × fee_rate. An exact decimal string in the coin. */
+            network_fee: string;
+            /** @description What reaches the destination: total less network_fee. An exact decimal string in the coin. */
+            amount_to_receive: string;
+            inputs: {
+                transaction_id: string;
+                /** @description `txid:vout`. */
+                outpoint: string;
+                amount: string;
+            }[];
+            /** @description The unsigned PSBT (base64, BIP 174) with each input's key origin, while open. */
+            psbt: string | null;
+            /** @description The transaction's id: signing keeps it (P2WPKH inputs). */
+            tx_hash: string;
+            /** @description In the reply that made it: what the wallet setting lacks for a PSBT the wallet signs. */
+            key_origin_missing: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            seen_at: string | null;
+            /** Format: date-time */
+            confirmed_at: string | null;
+            /** Format: date-time */
+            canceled_at: string | null;
+        };
+        /** @enum {string} */
+        ConsolidationState: "open" | "seen" | "confirmed" | "canceled";
+        ConsolidationRequest: {
+            /**
+             * @description BTC or LTC.
+             * @example LTC
+             */
+            coin: string;
+            /** @description The coin's network; default its default (bitcoin, litecoin). */
+            network?: string;
+            /** @description An address of the merchant's own wallet, of the coin's network in the key's mode. */
+            destination: string;
+            /**
+             * @description sat/vB, 1 to 10000, at most 3 decimals.
+             * @example 5
+             */
+            fee_rate: string;
+            /** @description At most this many outputs, oldest settled first: 1 to 500, default 200. */
+            max_inputs?: number;
+        };
+        ConsolidationListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Consolidation"][];
             has_more: boolean;
             meta: Record<string, never>;
         };
@@ -4340,6 +4479,479 @@ export interface operations {
                 };
             };
             /** @description `invoice_paid`: a payment counts or is under way (`invoice_paid`), or it is void already (`invoice_void`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConsolidations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–100; default 10. */
+                limit?: string;
+                /** @description The `id` of the last consolidation of the previous page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of consolidations. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolidationListResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: an invalid, repeated or unknown query parameter; the message and `errors` name each; `unknown_cursor`: a `starting_after` that is no consolidation of this merchant and mode; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createConsolidation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to consolidate, where to, at what fee rate. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConsolidationRequest"];
+            };
+        };
+        responses: {
+            /** @description The consolidation, open, with its PSBT. */
+            201: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolidationResponse"];
+                };
+            };
+            /** @description `invalid_consolidation_request`: missing or invalid fields (a coin other than BTC/LTC, an address of another network or mode, a fee rate out of bounds); `errors` names each; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `consolidation_outputs_taken`: another consolidation took some outputs meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `nothing_to_consolidate`: no settled output is left to spend; `consolidation_below_dust`: the fee would leave the destination dust */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `chain_node_unavailable`: the own node cannot say which outputs are unspent; `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveConsolidation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consolidation's `id` (`co_…`). */
+                consolidation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consolidation. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolidationResponse"];
+                };
+            };
+            /** @description `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `consolidation_not_found`: an unknown id, another merchant's or the other mode's consolidation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelConsolidation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consolidation's `id` (`co_…`). */
+                consolidation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled consolidation. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolidationResponse"];
+                };
+            };
+            /** @description `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `consolidation_not_found`: an unknown id, another merchant's or the other mode's consolidation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `consolidation_not_open`: the consolidation is no longer open */
             409: {
                 headers: {
                     [name: string]: unknown;

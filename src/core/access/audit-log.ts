@@ -41,6 +41,8 @@ export const AUDIT_ACTIONS = [
   "refund.create",
   "refund.cancel",
   "refund.mark_paid",
+  "consolidation.create",
+  "consolidation.cancel",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -26,6 +26,8 @@ export type DashboardPermission =
   | "manage_refunds"
   /** Create, finalize and void invoices (issue 44; reading them is `read`). */
   | "manage_invoices"
+  /** Build and cancel consolidations of the merchant's settled BTC and LTC outputs (issue 40; reading them is `read`). */
+  | "manage_settlement"
   /** Read the merchant's audit log (audit-log.ts). */
   | "read_audit_log";
 
@@ -42,8 +44,9 @@ const GRANTS: Record<DashboardRole, ReadonlySet<DashboardPermission>> = {
     "read_audit_log",
     "manage_refunds",
     "manage_invoices",
+    "manage_settlement",
   ]),
-  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds", "manage_invoices"]),
+  developer: new Set(["read", "manage_keys", "manage_webhooks", "manage_wallets", "manage_refunds", "manage_invoices", "manage_settlement"]),
   viewer: new Set(["read"]),
 };
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { errors, type FieldError } from "../errors.ts";
 import { Decimal, isNumericString, MAX_CRYPTO_AMOUNT } from "../money/amounts.ts";
 import type { CryptoCurrency, FiatCurrency } from "../money/currencies.ts";
+import { FEE_RATE_COINS, feeRateProblem } from "../money/fee-rates.ts";
 import type { NetworkSlug } from "../networks.ts";
 import type { PaymentRails } from "../ports.ts";
 import type { RefundAmountKind, RefundState, RefundValuation, Transaction } from "../records/rows.ts";
@@ -19,10 +20,6 @@ export const isRefundId = (id: string) => REFUND_ID.test(id);
 export const CLAIM_TOKEN = /^[0-9A-Za-z]{32}$/;
 /** Days a claim link stays valid unless the operator says otherwise (PAYGATE_REFUND_CLAIM_DAYS). */
 export const DEFAULT_CLAIM_DAYS = 30;
-
-/** UTXO coins take a fee rate in sat/vB; from 1 to 10,000 covers every fee market seen. */
-export const FEE_RATE_MAX = new Decimal(10_000);
-export const FEE_RATE_COINS: readonly string[] = ["BTC", "LTC"];
 
 const decimalText = z.union([z.string().trim(), z.number().transform(String)]);
 
@@ -57,10 +54,8 @@ export function bodyProblems(body: RefundRequestBody, crypto: CryptoCurrency): F
     if (!FEE_RATE_COINS.includes(crypto.slug)) {
       problems.push({ field: "fee_rate", message: `fee_rate (sat/vB) applies to BTC and LTC only, not ${crypto.slug}` });
     } else {
-      const rate = new Decimal(body.fee_rate);
-      if (rate.lt(1) || rate.gt(FEE_RATE_MAX) || rate.decimalPlaces() > 3) {
-        problems.push({ field: "fee_rate", message: `fee_rate must be from 1 to ${FEE_RATE_MAX.toFixed()} sat/vB, with at most 3 decimal places` });
-      }
+      const problem = feeRateProblem(body.fee_rate);
+      if (problem !== null) problems.push({ field: "fee_rate", message: problem });
     }
   }
   return problems;

@@ -11,6 +11,7 @@ import type { IdempotencyStore } from "./idempotency.ts";
 import type { MerchantStore } from "./merchants.ts";
 import type { RefundStore } from "./refunds.ts";
 import type { SecondFactorStore } from "./second-factors.ts";
+import type { SettlementStore } from "./settlement.ts";
 import type { SecurityKeyStore } from "./security-keys.ts";
 import type { TestRateStore } from "./test-rates.ts";
 import type { TransactionStore } from "./transactions.ts";
@@ -24,6 +25,8 @@ export interface Stores {
   refunds: RefundStore;
   /** Invoices (issue 44). */
   invoices: InvoiceStore;
+  /** Consolidations of settled BTC and LTC outputs (issue 40). */
+  settlement: SettlementStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;

@@ -12,6 +12,7 @@ import { rateLimitCounters } from "./rate-limit-counters.ts";
 import { refundStore } from "./refunds.ts";
 import { secondFactorStore } from "./second-factors.ts";
 import { securityKeyStore } from "./security-keys.ts";
+import { settlementStore } from "./settlement.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEndpointStore } from "./webhook-endpoints.ts";
@@ -22,6 +23,7 @@ export function prismaStores(db: Database): Stores {
     transactions: transactionStore(db),
     refunds: refundStore(db),
     invoices: invoiceStore(db),
+    settlement: settlementStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),

@@ -44,7 +44,8 @@ const FEE_TARGET_BLOCKS = 6;
 /** TRX a TRC-20 transfer burns without staked energy when no TRON node can estimate it (about 130,000 energy to a new holder at 210 sun). */
 const TRON_TOKEN_TRANSFER_TRX = "30";
 const UTXO_DECIMALS = 8;
-const OUTPOINT = /^([0-9a-f]{64}):(\d{1,9})$/;
+/** A chain receipt's key that a transaction can spend: `txid:vout`. */
+export const OUTPOINT = /^([0-9a-f]{64}):(\d{1,9})$/;
 
 export class RefundRails implements RefundPayments {
   private readonly networks: ReadonlyMap<string, CurrencyNetworks>;
@@ -189,7 +190,7 @@ export class RefundRails implements RefundPayments {
 }
 
 /** The raw transaction (hex) from an own node: its index (txindex) or the watch-only wallet that saw it; undefined otherwise. */
-async function rawTransaction(client: ChainClient | undefined, txid: string): Promise<string | undefined> {
+export async function rawTransaction(client: ChainClient | undefined, txid: string): Promise<string | undefined> {
   if (client?.kind !== "core") return undefined;
   try {
     const raw = await client.client.call("getrawtransaction", [txid]);

@@ -102,16 +102,7 @@ export function buildRefundPsbt(request: RefundPsbtRequest): RefundPsbtResult {
   if (toCustomer < dust) return { ok: false, problem: "dust", toCustomer, fee, dust };
 
   const tx = new Transaction({ version: 2, lockTime: 0, allowUnknownOutputs: true });
-  for (const output of request.outputs) {
-    tx.addInput({
-      txid: output.txid,
-      index: output.vout,
-      sequence: SEQUENCE_RBF,
-      witnessUtxo: { script: inputScript, amount: output.value },
-      ...(output.rawTransaction === undefined ? {} : { nonWitnessUtxo: hex.decode(output.rawTransaction) }),
-      ...(request.keyOrigin === null ? {} : { bip32Derivation: [[publicKey(receive), derivation(request.keyOrigin, 0, request.derivationIndex)]] }),
-    });
-  }
+  for (const output of request.outputs) addPaidInput(tx, { ...request, receive, inputScript }, output);
   tx.addOutput({ script: destinationScript, amount: toCustomer });
   if (change > 0n) {
     tx.addOutput({
@@ -121,6 +112,63 @@ export function buildRefundPsbt(request: RefundPsbtRequest): RefundPsbtResult {
     });
   }
   return { ok: true, psbt: base64.encode(tx.toPSBT(0)), fee, toCustomer, change };
+}
+
+/** The key that received a paid output: the payment's address at 0/index of its wallet's account. */
+interface ReceivingKey {
+  keyOrigin: KeyOrigin | null;
+  derivationIndex: number;
+  receive: HDKey;
+  inputScript: Uint8Array;
+}
+
+/** One paid output as an input with its witness UTXO, its whole transaction when known and its key's origin (RBF signalled). */
+function addPaidInput(tx: Transaction, key: ReceivingKey, output: PaidOutput): void {
+  tx.addInput({
+    txid: output.txid,
+    index: output.vout,
+    sequence: SEQUENCE_RBF,
+    witnessUtxo: { script: key.inputScript, amount: output.value },
+    ...(output.rawTransaction === undefined ? {} : { nonWitnessUtxo: hex.decode(output.rawTransaction) }),
+    ...(key.keyOrigin === null ? {} : { bip32Derivation: [[publicKey(key.receive), derivation(key.keyOrigin, 0, key.derivationIndex)]] }),
+  });
+}
+
+/** Outputs of many payments, each with the account and index of the address that received it. */
+export interface ConsolidatedOutput extends PaidOutput {
+  account: HDKey;
+  keyOrigin: KeyOrigin | null;
+  derivationIndex: number;
+}
+
+export type ConsolidationPsbtResult =
+  | { ok: true; psbt: string; txid: string; total: bigint; fee: bigint; amount: bigint }
+  | { ok: false; problem: "dust"; total: bigint; fee: bigint; dust: bigint };
+
+/**
+ * A consolidation (issue 40; docs/settlement.md): every output to one destination of the merchant's,
+ * no change, the fee (vsize × rate) out of the total, as a refund's inputs are built. Refused when the
+ * destination would get less than its dust limit. `txid`: the unsigned transaction's id, which signing
+ * keeps (P2WPKH inputs put their signatures in the witness).
+ */
+export function buildConsolidationPsbt(request: {
+  network: UtxoNetwork;
+  outputs: readonly ConsolidatedOutput[];
+  destination: string;
+  feeRate: string;
+}): ConsolidationPsbtResult {
+  const total = request.outputs.reduce((sum, o) => sum + o.value, 0n);
+  const destinationScript = outputScript(request.network, request.destination);
+  const fee = feeFor(OVERHEAD_WEIGHT + request.outputs.length * P2WPKH_INPUT_WEIGHT + outputWeight(destinationScript), request.feeRate);
+  const dust = dustOf(destinationScript);
+  if (total - fee < dust) return { ok: false, problem: "dust", total, fee, dust };
+  const tx = new Transaction({ version: 2, lockTime: 0, allowUnknownOutputs: true });
+  for (const output of request.outputs) {
+    const receive = output.account.deriveChild(0).deriveChild(output.derivationIndex);
+    addPaidInput(tx, { ...output, receive, inputScript: p2wpkhScript(publicKey(receive)) }, output);
+  }
+  tx.addOutput({ script: destinationScript, amount: total - fee });
+  return { ok: true, psbt: base64.encode(tx.toPSBT(0)), txid: tx.id, total, fee, amount: total - fee };
 }
 
 /** ceil(vsize × rate), vsize = ceil(weight / 4); the rate is a decimal of sat/vB, computed in thousandths exactly. */

@@ -1,0 +1,42 @@
+// REST controllers of settlement (issue 40; docs/settlement.md): consolidations of settled BTC and LTC
+// outputs. Secret key only; the rules are the core's (src/core/settlement).
+import { Router, type Request, type Response } from "express";
+import { errors } from "../../../core/errors.ts";
+import type { PaymentGateway } from "../../../core/gateway.ts";
+import type { ConsolidationOutcome } from "../../../core/settlement/consolidations.ts";
+import { bearerToken, noStore } from "../../../edge/headers.ts";
+import { clientAddress } from "../../../edge/rate-limits.ts";
+import { jsonBody } from "../../body.ts";
+import type { ConsolidationListResponse, ConsolidationResponse } from "./schemas.ts";
+
+function sendConsolidation(res: Response, outcome: ConsolidationOutcome, status = 200): void {
+  res.locals.merchantId = outcome.merchantId;
+  const body: ConsolidationResponse = { status: "success", data: outcome.consolidation, meta: {} };
+  res.status(status).json(body);
+}
+
+export function settlementRoutes(gateway: PaymentGateway): Router {
+  const router = Router();
+  const owner = (req: Request) => gateway.access.key(bearerToken(req.headers.authorization), clientAddress(req));
+
+  router.post("/v1/settlements/consolidations", noStore, jsonBody(errors.consolidationValidation), async (req, res) => {
+    sendConsolidation(res, await gateway.settlement.createConsolidation(await owner(req), req.body), 201);
+  });
+
+  router.get("/v1/settlements/consolidations", noStore, async (req, res) => {
+    const page = await gateway.settlement.listConsolidations(await owner(req), { ...req.query });
+    res.locals.merchantId = page.merchantId;
+    const body: ConsolidationListResponse = { status: "success", data: page.consolidations, has_more: page.hasMore, meta: {} };
+    res.status(200).json(body);
+  });
+
+  router.get("/v1/settlements/consolidations/:consolidation_id", noStore, async (req, res) => {
+    sendConsolidation(res, await gateway.settlement.retrieveConsolidation(await owner(req), String(req.params.consolidation_id)));
+  });
+
+  router.post("/v1/settlements/consolidations/:consolidation_id/cancel", noStore, jsonBody(errors.consolidationValidation), async (req, res) => {
+    sendConsolidation(res, await gateway.settlement.cancelConsolidation(await owner(req), String(req.params.consolidation_id)));
+  });
+
+  return router;
+}

@@ -1,0 +1,54 @@
+// A consolidation's response shapes and request body (issue 40; docs/settlement.md) as zod schemas:
+// the core's consolidation object is typed by them and the OpenAPI document (openapi.ts) is generated from them.
+import { z } from "zod";
+import { nullable } from "../openapi-shared.ts";
+
+const ConsolidationState = z.enum(["open", "seen", "confirmed", "canceled"]).meta({ id: "ConsolidationState" });
+const coinDecimal = (description: string) => z.string().meta({ description: `${description} An exact decimal string in the coin.` });
+
+export const Consolidation = z
+  .object({
+    id: z.string().meta({ example: "co_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11" }),
+    object: z.literal("consolidation"),
+    is_live: z.boolean(),
+    state: ConsolidationState,
+    coin: z.string().meta({ example: "LTC" }),
+    network: z.string().meta({ example: "litecoin" }),
+    destination: z.string().meta({ description: "The merchant's own address the outputs are sent to." }),
+    fee_rate: z.string().meta({ description: "sat/vB, as chosen." }),
+    total: coinDecimal("What the inputs hold."),
+    network_fee: coinDecimal("vsize × fee_rate."),
+    amount_to_receive: coinDecimal("What reaches the destination: total less network_fee."),
+    inputs: z.array(z.object({ transaction_id: z.string(), outpoint: z.string().meta({ description: "`txid:vout`." }), amount: z.string() })),
+    psbt: nullable(z.string().meta({ description: "The unsigned PSBT (base64, BIP 174) with each input's key origin, while open." })),
+    tx_hash: z.string().meta({ description: "The transaction's id: signing keeps it (P2WPKH inputs)." }),
+    key_origin_missing: nullable(
+      z.string().meta({ description: "In the reply that made it: what the wallet setting lacks for a PSBT the wallet signs." }),
+    ),
+    created_at: z.string().meta({ format: "date-time" }),
+    seen_at: nullable(z.string().meta({ format: "date-time" })),
+    confirmed_at: nullable(z.string().meta({ format: "date-time" })),
+    canceled_at: nullable(z.string().meta({ format: "date-time" })),
+  })
+  .meta({ id: "Consolidation" });
+
+export const ConsolidationResponse = z
+  .object({ status: z.literal("success"), data: Consolidation, meta: z.object({}) })
+  .meta({ id: "ConsolidationResponse" });
+
+export const ConsolidationListResponse = z
+  .object({ status: z.literal("success"), data: z.array(Consolidation), has_more: z.boolean(), meta: z.object({}) })
+  .meta({ id: "ConsolidationListResponse" });
+
+export type ConsolidationResponse = z.infer<typeof ConsolidationResponse>;
+export type ConsolidationListResponse = z.infer<typeof ConsolidationListResponse>;
+
+export const ConsolidationRequest = z
+  .object({
+    coin: z.string().meta({ description: "BTC or LTC.", example: "LTC" }),
+    network: z.string().optional().meta({ description: "The coin's network; default its default (bitcoin, litecoin)." }),
+    destination: z.string().meta({ description: "An address of the merchant's own wallet, of the coin's network in the key's mode." }),
+    fee_rate: z.string().meta({ description: "sat/vB, 1 to 10000, at most 3 decimals.", example: "5" }),
+    max_inputs: z.number().int().optional().meta({ description: "At most this many outputs, oldest settled first: 1 to 500, default 200." }),
+  })
+  .meta({ id: "ConsolidationRequest" });
