@@ -1,9 +1,9 @@
 // `paygate webhook-endpoints …` (issue 27): a merchant's webhook endpoints of one mode and their
 // delivery log, through the core as the REST API does; each command prints what it did.
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
-import { deliveryStatus } from "../core/webhook-endpoints/delivery-log.ts";
+import { deliveryStatus } from "../core/webhooks/delivery-log.ts";
 import { type MerchantAccess, operatorAccess } from "../core/facades/access.ts";
-import type { WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import type { WebhookEndpointView } from "../core/webhooks/endpoints.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
 
 export interface EndpointOptions extends MerchantOption {

@@ -212,7 +212,7 @@ export interface DeliveryReport {
   endpointId?: string;
 }
 
-/** Sends an event again now, outside its retry schedule (the webhook dispatcher, src/jobs/webhook-dispatcher.ts). */
+/** Sends an event again now, outside its retry schedule (the webhook dispatcher, src/webhooks/dispatcher.ts). */
 export interface EventRedelivery {
   /** Back in the queue with a fresh schedule, and one attempt now; null for an unknown id. */
   redeliver(eventId: string): Promise<DeliveryReport | null>;

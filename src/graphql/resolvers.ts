@@ -8,9 +8,9 @@ import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../core/stores/webhook-endpoints.ts";
-import { deliveryStatus } from "../core/webhook-endpoints/delivery-log.ts";
+import { deliveryStatus } from "../core/webhooks/delivery-log.ts";
 import type { MerchantAccess } from "../core/facades/access.ts";
-import type { WebhookEndpointView } from "../core/webhook-endpoints/endpoints.ts";
+import type { WebhookEndpointView } from "../core/webhooks/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import { invoiceMutations, invoiceQueries } from "./invoices.ts";

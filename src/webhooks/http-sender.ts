@@ -18,7 +18,7 @@ export interface DeliveryRequest {
 
 /** The port's result of one attempt, with what the dispatcher's retry needs. */
 export interface DeliveryResult extends WebhookAttemptResult {
-  /** The receiver's Retry-After header as sent, when it gave one (the core decides what it means: src/core/events/deliveries.ts). */
+  /** The receiver's Retry-After header as sent, when it gave one (the core decides what it means: src/core/webhooks/deliveries.ts). */
   retryAfter?: string;
 }
 

@@ -1,2 +1,2 @@
-// The retry schedule is a rule of the core's: src/core/events/deliveries.ts.
-export { JITTER, nextAttemptAt } from "../core/events/deliveries.ts";
+// The retry schedule is a rule of the core's: src/core/webhooks/deliveries.ts.
+export { JITTER, nextAttemptAt } from "../core/webhooks/deliveries.ts";

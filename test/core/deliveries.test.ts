@@ -1,7 +1,7 @@
-// The outbox's rules the dispatcher follows (src/core/events/deliveries.ts): what an attempt's result
+// The outbox's rules the dispatcher follows (src/core/webhooks/deliveries.ts): what an attempt's result
 // means for its event, on the configured schedule with its jitter.
 import { describe, expect, it } from "vitest";
-import { JITTER, nextAttemptAt, WebhookDeliveries } from "../../src/core/events/deliveries.ts";
+import { JITTER, nextAttemptAt, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
 import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
 
 const now = new Date("2026-11-26T10:00:00.000Z");

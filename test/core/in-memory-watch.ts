@@ -8,7 +8,7 @@ import type { CryptoCurrency } from "../../src/core/money/currencies.ts";
 import type { NetworkSlug } from "../../src/core/networks.ts";
 import type { ObservedReceipt } from "../../src/core/ports.ts";
 import type { PaymentReceipt, ReceiptStatus, Transaction } from "../../src/core/records/rows.ts";
-import type { ReceiptTotals, WatchedAddress } from "../../src/core/stores/transactions.ts";
+import type { WatchedAddress } from "../../src/core/stores/transactions.ts";
 import type { TransactionRecord } from "../../src/core/records/transactions.ts";
 import type { PassAddress, PassChains } from "../../src/core/watching/watch-pass.ts";
 import type { WatchStore } from "../../src/core/watching/watched-payments.ts";
@@ -76,9 +76,9 @@ export class MemoryWatchStore implements WatchStore {
   readonly receipts = new Map<string, MemoryReceipt[]>();
   /** The events the outbox would write, in order: [transaction id, type]. */
   readonly events: [string, string][] = [];
-  /** Calls of recordReceipts: a pass that writes nothing makes none. */
+  /** Units of work under the row lock (recordReceipts): a pass that writes nothing makes none. */
   writes = 0;
-  /** When set, recordReceipts fails with it (a database outage). */
+  /** When set, the row lock fails with it (a database outage). */
   failure: Error | null = null;
 
   add(row: TransactionRecord): void {
@@ -122,62 +122,73 @@ export class MemoryWatchStore implements WatchStore {
   }
 
   // As src/db/stores/transactions.ts does it in one database transaction under the row's lock.
-  recordReceipts: WatchStore["recordReceipts"] = async (transactionId, write, now, rules) => {
+  withLockedPayment: WatchStore["withLockedPayment"] = async (transactionId, work) => {
     this.writes++;
     if (this.failure) throw this.failure;
     const current = this.row(transactionId);
     const stored = this.receipts.get(transactionId) ?? [];
-    for (const r of write.rows) {
-      const fields = {
-        txHash: r.txHash,
-        amount: r.amount,
-        confirmations: r.confirmations,
-        blockHeight: r.blockHeight,
-        status: r.confirmed ? ("CONFIRMED" as const) : ("SEEN" as const),
-        replaceable: r.replaceable,
-        updatedAt: now,
-      };
-      const found = stored.find((s) => s.key === r.key);
-      if (found) Object.assign(found, fields);
-      else stored.push({ key: r.key, source: write.source, firstSeenAt: now, ...fields });
-    }
-    let reversed = 0;
-    if (write.dropOthers) {
-      const kept = new Set(write.rows.map((r) => r.key));
-      for (const r of stored) {
-        if (r.source !== write.source || (r.status !== "SEEN" && r.status !== "CONFIRMED") || kept.has(r.key)) continue;
-        r.status = rules.vanished(current.status, r);
-        r.updatedAt = now;
-        if (r.status === "REVERSED") reversed++;
-      }
-    }
-    const onChain = stored.filter((r) => r.status === "SEEN" || r.status === "CONFIRMED");
-    const sum = (status: ReceiptStatus) => onChain.filter((r) => r.status === status).reduce((a, r) => a.plus(r.amount), new Decimal(0));
+    const onChain = () => stored.filter((r) => r.status === "SEEN" || r.status === "CONFIRMED");
     const least = (list: MemoryReceipt[]) => (list.length === 0 ? null : Math.min(...list.map((r) => r.confirmations)));
-    const totals: ReceiptTotals = {
-      status: current.status,
-      paymentAmount: current.paymentAmount,
-      confirmed: sum("CONFIRMED"),
-      unconfirmed: sum("SEEN"),
-      reversed,
-      leastChainConfirmations: least(onChain.filter((r) => r.source === "chain")),
-      reversedAt: current.reversedAt,
-      policyUnderpaymentTolerance: current.policyUnderpaymentTolerance,
-    };
-    const moves = rules.moves(totals);
-    const next: TransactionRecord = {
-      ...current,
-      amountPaid: totals.confirmed.isZero() ? null : totals.confirmed,
-      amountUnconfirmed: totals.unconfirmed.isZero() ? null : totals.unconfirmed,
-      confirmations: least(onChain.filter((r) => r.status === "SEEN")),
-      requiredConfirmations: write.requiredConfirmations,
-      status: moves.completes ? "SUCCESSFUL" : current.status,
-      reversedAt: moves.reverses ? now : current.reversedAt,
-      finalAt: moves.final && current.finalAt === null ? now : current.finalAt,
-      updatedAt: now,
-    };
-    this.save(current, next);
-    return next;
+    // The row's updatedAt, as the database's @updatedAt sets it: the update's time, which the receipts carry.
+    let at = current.updatedAt;
+    return work({
+      current,
+      upsertReceipts: async (source, rows, now) => {
+        at = now;
+        for (const r of rows) {
+          const fields = {
+            txHash: r.txHash,
+            amount: r.amount,
+            confirmations: r.confirmations,
+            blockHeight: r.blockHeight,
+            status: r.confirmed ? ("CONFIRMED" as const) : ("SEEN" as const),
+            replaceable: r.replaceable,
+            updatedAt: now,
+          };
+          const found = stored.find((s) => s.key === r.key);
+          if (found) Object.assign(found, fields);
+          else stored.push({ key: r.key, source, firstSeenAt: now, ...fields });
+        }
+      },
+      onChainExcept: async (source, kept) =>
+        onChain()
+          .filter((r) => r.source === source && !kept.includes(r.key))
+          .map((r) => ({ key: r.key, status: r.status })),
+      markReceipts: async (keys, state, now) => {
+        for (const r of stored) {
+          if (!keys.includes(r.key)) continue;
+          r.status = state;
+          r.updatedAt = now;
+        }
+      },
+      sums: async () => {
+        const sum = (status: ReceiptStatus) =>
+          onChain()
+            .filter((r) => r.status === status)
+            .reduce((a, r) => a.plus(r.amount), new Decimal(0));
+        return {
+          confirmed: sum("CONFIRMED"),
+          unconfirmed: sum("SEEN"),
+          leastUnconfirmedConfirmations: least(onChain().filter((r) => r.status === "SEEN")),
+          leastChainConfirmations: least(onChain().filter((r) => r.source === "chain")),
+        };
+      },
+      write: async (change) => {
+        const next: TransactionRecord = {
+          ...current,
+          amountPaid: change.amountPaid,
+          amountUnconfirmed: change.amountUnconfirmed,
+          confirmations: change.confirmations,
+          requiredConfirmations: change.requiredConfirmations,
+          status: change.status ?? current.status,
+          reversedAt: change.reversedAt ?? current.reversedAt,
+          finalAt: change.finalAt ?? current.finalAt,
+          updatedAt: at,
+        };
+        this.save(current, next);
+        return next;
+      },
+    });
   };
 
   settleLatePayment: WatchStore["settleLatePayment"] = async (transactionId, decision, accept) => {

@@ -1,7 +1,7 @@
 // A receiver that asks for time (429 or 503 with Retry-After) gets it, bounded: the rule of
-// src/core/events/deliveries.ts, with every hostile form of the header.
+// src/core/webhooks/deliveries.ts, with every hostile form of the header.
 import { describe, expect, it } from "vitest";
-import { MAX_RETRY_AFTER_MS, nextAttemptAfter, retryAfterTime, WebhookDeliveries } from "../../src/core/events/deliveries.ts";
+import { MAX_RETRY_AFTER_MS, nextAttemptAfter, retryAfterTime, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
 import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
 
 const now = new Date("2026-11-26T10:00:00.000Z");

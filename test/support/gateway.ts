@@ -9,8 +9,8 @@ import { type GatewayDeps, type PaymentGateway, systemClock } from "../../src/co
 import type { KybStatus } from "../../src/core/records/kyb.ts";
 import { PrivateAllowlist, type PrivateTargets } from "../../src/core/private-targets.ts";
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
-import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/jobs/webhook-dispatcher.ts";
-import { WebhookDeliveries } from "../../src/core/events/deliveries.ts";
+import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
+import { WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
 import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
 
 /** A test dispatcher's settings, with the core's retry schedule (WebhookDeliveries) among them. */

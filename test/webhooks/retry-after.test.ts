@@ -1,9 +1,9 @@
 // A real receiver that answers 429 or 503 with Retry-After: the dispatcher reschedules the delivery no
-// earlier than asked and at most 24 hours ahead (src/core/events/deliveries.ts), records what was asked,
+// earlier than asked and at most 24 hours ahead (src/core/webhooks/deliveries.ts), records what was asked,
 // says it in its log, and loses nothing whatever the header holds.
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_RETRY_AFTER_MS } from "../../src/core/events/deliveries.ts";
+import { MAX_RETRY_AFTER_MS } from "../../src/core/webhooks/deliveries.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { manualClock } from "../support/clock.ts";
 import { initializeBody } from "../support/builders.ts";

@@ -6,7 +6,7 @@
 import type { PaymentReceipt } from "../records/rows.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import { redeliverEvent } from "../events/deliveries.ts";
+import { redeliverEvent } from "../webhooks/deliveries.ts";
 import { isEventId } from "../events/list.ts";
 import type { Decimal } from "../money/amounts.ts";
 import { refundSummaries } from "../refunds/refunds.ts";

@@ -1,8 +1,8 @@
-// Failures of webhook endpoints and their delivery log (issue 27; src/core/webhook-endpoints).
+// Failures of webhook endpoints and their delivery log (issue 27; src/core/webhooks).
 import { type FieldError, PaygateError, printable } from "./base.ts";
 
 export const webhookErrors = {
-  // ── Webhook endpoints (issue 27; src/core/webhook-endpoints) ──
+  // ── Webhook endpoints (issue 27; src/core/webhooks) ──
   /** Refused endpoint fields: the message names each, nothing changed. */
   webhookEndpointValidation: (fieldErrors: FieldError[]) =>
     new PaygateError(

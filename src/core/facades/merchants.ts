@@ -14,15 +14,8 @@ import { checkedMode, type Mode } from "../mode.ts";
 import { deactivatePaymentLink, listPaymentLinks, type PaymentLinkView } from "../merchants/payment-links.ts";
 import { merchantPricing, setMerchantPricing, type MerchantPricing } from "../merchants/pricing.ts";
 import { listWallets, previewWallet, setWallet, type WalletPreview, type WalletRequest, type WalletView } from "../merchants/wallets.ts";
-import { rotateWebhookSecret, type RotatedWebhookSecret } from "../merchants/webhook-secrets.ts";
-import {
-  merchantSettings,
-  sendTestEvent,
-  setWebhookUrl,
-  shownTestEvent,
-  type MerchantSettings,
-  type ShownTestEvent,
-} from "../merchants/webhook-settings.ts";
+import { rotateWebhookSecret, type RotatedWebhookSecret } from "../webhooks/secrets.ts";
+import { merchantSettings, sendTestEvent, setWebhookUrl, shownTestEvent, type MerchantSettings, type ShownTestEvent } from "../webhooks/settings.ts";
 
 export class Merchants {
   constructor(

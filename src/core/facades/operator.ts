@@ -7,7 +7,7 @@ import { pruneSessions, type DashboardDeps } from "../dashboard/sessions.ts";
 import { createUser, issueSignInLink, type CreatedUser } from "../dashboard/users.ts";
 import { resetSecondFactor } from "../dashboard/reauthentication.ts";
 import type { CoreDeps } from "../deps.ts";
-import { redeliverEvent } from "../events/deliveries.ts";
+import { redeliverEvent } from "../webhooks/deliveries.ts";
 import { pruneEvents } from "../events/list.ts";
 import { pruneIdempotencyKeys } from "../transactions/idempotency.ts";
 import type { KybStatus } from "../records/kyb.ts";
@@ -22,7 +22,7 @@ import {
   type WebhookUrls,
 } from "../merchants/merchants.ts";
 import type { Mode } from "../mode.ts";
-import { sendTestEvent, type TestEventAttempt } from "../merchants/webhook-settings.ts";
+import { sendTestEvent, type TestEventAttempt } from "../webhooks/settings.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "../test-rates.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { MerchantWithWallets } from "../stores/merchants.ts";

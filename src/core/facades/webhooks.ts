@@ -10,8 +10,8 @@ import type { PrivateTargets } from "../private-targets.ts";
 import type { WebhookEvent } from "../records/rows.ts";
 import type { DeliveryLogEntry, WebhookEndpointRow } from "../stores/webhook-endpoints.ts";
 import type { LiveCredentials } from "../transactions/updates.ts";
-import * as deliveryLog from "../webhook-endpoints/delivery-log.ts";
-import * as endpoints from "../webhook-endpoints/endpoints.ts";
+import * as deliveryLog from "../webhooks/delivery-log.ts";
+import * as endpoints from "../webhooks/endpoints.ts";
 
 type EndpointChange = Parameters<typeof endpoints.needsRecentAuthentication>[0];
 

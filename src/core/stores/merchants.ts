@@ -94,7 +94,7 @@ export interface MerchantSettingsRow {
   webhookSecretRotatedAt: Date | null;
   previousWebhookSecretEnc: string | null;
   previousWebhookSecretExpiresAt: Date | null;
-  /** Test mode's own secrets (core/merchants/webhook-secrets.ts); null: the ones above sign test deliveries too. */
+  /** Test mode's own secrets (core/webhooks/secrets.ts); null: the ones above sign test deliveries too. */
   testWebhookSecretEnc: string | null;
   testPreviousWebhookSecretEnc: string | null;
   testPreviousWebhookSecretExpiresAt: Date | null;

@@ -160,12 +160,46 @@ export interface ReceiptTotals {
   policyUnderpaymentTolerance?: Decimal | null;
 }
 
-/** The lifecycle's rules (lifecycle.ts) that the store applies under the transaction's row lock. */
-export interface ReceiptRules {
-  /** What a receipt absent from a complete view becomes. */
-  vanished(transaction: TransactionStatus, receipt: { key: string; status: ReceiptStatus }): "DROPPED" | "REVERSED";
-  /** The transaction's moves given the totals: SUCCESSFUL, reversed (payment.reversed), final (leaves the watch list). */
-  moves(totals: ReceiptTotals): { completes: boolean; reverses: boolean; final: boolean };
+/** The locked row's fields the receipts' rules read (its state before the update). */
+export type LockedPaymentRow = Pick<TransactionRecord, "status" | "paymentAmount" | "reversedAt" | "finalAt" | "policyUnderpaymentTolerance">;
+
+/** What the receipts still on the chain (SEEN or CONFIRMED) add up to. */
+export interface ReceiptSums {
+  confirmed: Decimal;
+  unconfirmed: Decimal;
+  /** Confirmations of the least-confirmed SEEN receipt; null when there is none. */
+  leastUnconfirmedConfirmations: number | null;
+  /** Confirmations of the least-confirmed chain receipt (source `chain`); null when there is none. */
+  leastChainConfirmations: number | null;
+}
+
+/** The row's new totals and the moves the lifecycle decided; a move left out changes nothing. */
+export interface PaymentWrite {
+  amountPaid: Decimal | null;
+  amountUnconfirmed: Decimal | null;
+  confirmations: number | null;
+  requiredConfirmations: number;
+  status?: "SUCCESSFUL";
+  reversedAt?: Date;
+  finalAt?: Date;
+}
+
+/**
+ * One transaction's payment held under its row lock for one database transaction: the lifecycle
+ * (lifecycle.ts) reads through it and decides, the store only reads and writes. Everything written
+ * through it commits together, with the row's webhook event (the outbox hook).
+ */
+export interface LockedPayment {
+  readonly current: LockedPaymentRow;
+  /** Inserts or updates the receipts of `source` (CONFIRMED when `confirmed`, else SEEN). */
+  upsertReceipts(source: "chain" | "test_helper", rows: readonly ReceiptWrite[], now: Date): Promise<void>;
+  /** The source's receipts still on the chain whose key is not in `kept`. */
+  onChainExcept(source: "chain" | "test_helper", kept: readonly string[]): Promise<{ key: string; status: ReceiptStatus }[]>;
+  /** Marks the receipts of these keys `state`. */
+  markReceipts(keys: readonly string[], state: "DROPPED" | "REVERSED", now: Date): Promise<void>;
+  sums(): Promise<ReceiptSums>;
+  /** Writes the totals and moves to the row (one UPDATE, through the outbox hook); returns it. */
+  write(change: PaymentWrite): Promise<TransactionRecord>;
 }
 
 /** An open transaction whose window has closed: the lifecycle decides whether it is abandoned. */
@@ -252,17 +286,10 @@ export interface TransactionStore {
    */
   moveToPending(move: PendingMove): Promise<{ moved: TransactionRecord } | "not_initiated" | "lease_lost" | "address_taken">;
   /**
-   * Under the transaction's row lock: upserts the receipts, marks the source's other receipts dropped
-   * when `dropOthers` (reorganised away), totals them, and writes the totals, the confirmations of the
-   * least-confirmed unconfirmed receipt with the number required, and SUCCESSFUL when `completes` says so.
-   * The number required is set with the first receipt: a transaction without it has none (mayHaveReceipts).
+   * Runs `work` in one database transaction holding the transaction's row lock (serialising everything
+   * that changes its payment: watchers, helpers, expiry), and commits what it wrote through the lock.
    */
-  recordReceipts(
-    transactionId: string,
-    receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean; requiredConfirmations: number },
-    now: Date,
-    rules: ReceiptRules,
-  ): Promise<TransactionRecord>;
+  withLockedPayment<T>(transactionId: string, work: (locked: LockedPayment) => Promise<T>): Promise<T>;
   /** INITIATED and PENDING transactions whose window closed by `now`, oldest deadline first, after `after`. */
   openPastDue(now: Date, limit: number, after?: { expiresAt: Date; id: string }): Promise<ExpiryCandidate[]>;
   /**

@@ -23,7 +23,7 @@ export interface ClaimedEvent {
   liveWebhookUrl: string | null;
   testWebhookUrl: string | null;
   webhookSecretEnc: string;
-  /** The secret before the last rotation and when it stops signing (src/core/merchants/webhook-secrets.ts). */
+  /** The secret before the last rotation and when it stops signing (src/core/webhooks/secrets.ts). */
   previousWebhookSecretEnc: string | null;
   previousWebhookSecretExpiresAt: Date | null;
   /** When the event was written, with its state change. */

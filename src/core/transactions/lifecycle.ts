@@ -16,7 +16,7 @@ import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { Clock, ObservedReceipt, PriceFeed } from "../ports.ts";
 import type { ReceiptStatus, TransactionStatus } from "../records/rows.ts";
 import type { MerchantStore } from "../stores/merchants.ts";
-import type { ExpiryCandidate, ReceiptRules, ReceiptTotals, TransactionStore } from "../stores/transactions.ts";
+import type { ExpiryCandidate, LockedPayment, ReceiptTotals, ReceiptWrite, TransactionStore } from "../stores/transactions.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy, toleranceOf } from "../policies.ts";
 import type { LatePaymentDecision, TransactionRecord } from "../records/transactions.ts";
 
@@ -77,11 +77,11 @@ export interface ReceiptUpdate {
 }
 
 /** What recording receipts writes through: the receipts under the row lock, and a late payment's decision. */
-export type ReceiptWriter = Pick<TransactionStore, "recordReceipts" | "settleLatePayment">;
+export type ReceiptWriter = Pick<TransactionStore, "withLockedPayment" | "settleLatePayment">;
 
 /**
  * Records what arrived at a transaction's address and moves it on: amount_paid is the sum of
- * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. The store runs it
+ * confirmed receipts, and a PENDING transaction they cover becomes SUCCESSFUL. It reads and writes
  * under the transaction's row lock, so a concurrent expiry or another watcher sees the result, not a half.
  */
 export async function applyReceipts(
@@ -109,12 +109,66 @@ function recordReceipts(
     confirmed: counts(r, update.requiredConfirmations),
   }));
   const finality = Math.max(update.requiredConfirmations, update.finalityConfirmations ?? 0);
-  return transactions.recordReceipts(
-    transactionId,
-    { source: update.source, rows, dropOthers: update.complete, requiredConfirmations: update.requiredConfirmations },
-    now,
-    receiptRules(finality, policy, update.complete ? finalByNode(update.receipts, finality) : undefined),
+  const rules = receiptRules(finality, policy, update.complete ? finalByNode(update.receipts, finality) : undefined);
+  return transactions.withLockedPayment(transactionId, (locked) =>
+    recordLocked(
+      locked,
+      { source: update.source, rows, dropOthers: update.complete, requiredConfirmations: update.requiredConfirmations },
+      now,
+      rules,
+    ),
   );
+}
+
+/**
+ * Under the row lock: upserts the receipts, marks the source's other receipts dropped or reversed when
+ * `dropOthers` (absent from the node's whole view), totals them, and writes the totals, the
+ * confirmations of the least-confirmed unconfirmed receipt with the number required, and the moves
+ * the rules decide. The number required is set with the first receipt: a transaction without it has none (mayHaveReceipts).
+ */
+async function recordLocked(
+  locked: LockedPayment,
+  receipts: { source: "chain" | "test_helper"; rows: ReceiptWrite[]; dropOthers: boolean; requiredConfirmations: number },
+  now: Date,
+  rules: ReceiptRules,
+): Promise<TransactionRecord> {
+  const { current } = locked;
+  await locked.upsertReceipts(receipts.source, receipts.rows, now);
+  let reversed = 0;
+  if (receipts.dropOthers) {
+    const gone = await locked.onChainExcept(
+      receipts.source,
+      receipts.rows.map((r) => r.key),
+    );
+    for (const state of ["DROPPED", "REVERSED"] as const) {
+      const keys = gone.filter((r) => rules.vanished(current.status, r) === state).map((r) => r.key);
+      if (keys.length === 0) continue;
+      await locked.markReceipts(keys, state, now);
+      if (state === "REVERSED") reversed = keys.length;
+    }
+  }
+  const sums = await locked.sums();
+  const totals: ReceiptTotals = {
+    status: current.status,
+    paymentAmount: current.paymentAmount,
+    confirmed: sums.confirmed,
+    unconfirmed: sums.unconfirmed,
+    reversed,
+    leastChainConfirmations: sums.leastChainConfirmations,
+    reversedAt: current.reversedAt,
+    policyUnderpaymentTolerance: current.policyUnderpaymentTolerance,
+  };
+  const moves = rules.moves(totals);
+  return locked.write({
+    amountPaid: totals.confirmed.isZero() ? null : totals.confirmed,
+    amountUnconfirmed: totals.unconfirmed.isZero() ? null : totals.unconfirmed,
+    confirmations: sums.leastUnconfirmedConfirmations,
+    requiredConfirmations: receipts.requiredConfirmations,
+    ...(moves.completes ? { status: "SUCCESSFUL" as const } : {}),
+    // The reversal's event is written by the outbox hook with this row (payment-events.ts).
+    ...(moves.reverses ? { reversedAt: now } : {}),
+    ...(moves.final && current.finalAt === null ? { finalAt: now } : {}),
+  });
 }
 
 /**
@@ -148,8 +202,16 @@ export function counts(r: Pick<ObservedReceipt, "confirmations" | "replaceable">
  */
 const BALANCE_KEY = /^balance:/;
 
+/** The lifecycle's rules for receipts, applied under the transaction's row lock (recordLocked). */
+export interface ReceiptRules {
+  /** What a receipt absent from a complete view becomes. */
+  vanished(transaction: TransactionStatus, receipt: { key: string; status: ReceiptStatus }): "DROPPED" | "REVERSED";
+  /** The transaction's moves given the totals: SUCCESSFUL, reversed (payment.reversed), final (leaves the watch list). */
+  moves(totals: ReceiptTotals): { completes: boolean; reverses: boolean; final: boolean };
+}
+
 /**
- * The rules the store applies under the transaction's row lock; `finality`: the depth at which a
+ * The rules applied under the transaction's row lock; `finality`: the depth at which a
  * SUCCESSFUL transaction is final, unless `finalizedByNode` says whether the node's checkpoint covers
  * all its chain receipts (then that decides).
  */

@@ -9,7 +9,7 @@ import type { TransactionRecord } from "../records/transactions.ts";
 import type { WatchedPayments } from "./watch-pass.ts";
 
 /** What the payments' side needs of the store. */
-export type WatchStore = Pick<TransactionStore, "watchList" | "recordReceipts" | "settleLatePayment">;
+export type WatchStore = Pick<TransactionStore, "watchList" | "withLockedPayment" | "settleLatePayment">;
 
 export interface WatchedPaymentsDeps {
   transactions: WatchStore;

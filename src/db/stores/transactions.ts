@@ -12,7 +12,8 @@ import type {
   LeaseWindow,
   NewTransaction,
   PendingMove,
-  ReceiptTotals,
+  LockedPayment,
+  LockedPaymentRow,
   SiblingWallet,
   TransactionStore,
   WalletOf,
@@ -24,7 +25,7 @@ import { queryDirect } from "../direct-sql.ts";
 import { eventPolicyOf, insertEventsSql } from "../outbox.ts";
 import { paymentOutboxEvent } from "../../core/events/outbox-event.ts";
 import type { LifecyclePolicy } from "../../core/policies.ts";
-import type { Database } from "../types.ts";
+import type { Database, DatabaseTransaction } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
@@ -99,75 +100,15 @@ export function transactionStore(db: Database): TransactionStore {
       return outcome;
     },
 
-    recordReceipts: (transactionId, receipts, now, rules) =>
+    withLockedPayment: (transactionId, work) =>
       db.$transaction(async (tx) => {
         // Serialises everything that changes one transaction's payment (watchers, helpers, expiry).
         await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${transactionId} FOR UPDATE`;
-        const current = await tx.transaction.findUniqueOrThrow({
+        const row = await tx.transaction.findUniqueOrThrow({
           where: { id: transactionId },
           select: { status: true, paymentAmount: true, reversedAt: true, finalAt: true, policyUnderpaymentTolerance: true },
         });
-        for (const r of receipts.rows) {
-          const fields = {
-            txHash: r.txHash,
-            amount: r.amount.toFixed(),
-            confirmations: r.confirmations,
-            blockHeight: r.blockHeight,
-            status: r.confirmed ? ("CONFIRMED" as const) : ("SEEN" as const),
-            replaceable: r.replaceable,
-            updatedAt: now,
-          };
-          await tx.paymentReceipt.upsert({
-            where: { transactionId_key: { transactionId, key: r.key } },
-            create: { transactionId, key: r.key, source: receipts.source, firstSeenAt: now, ...fields },
-            update: fields,
-          });
-        }
-        let reversed = 0;
-        if (receipts.dropOthers) {
-          const gone = await tx.paymentReceipt.findMany({
-            where: { transactionId, source: receipts.source, status: { in: ["SEEN", "CONFIRMED"] }, key: { notIn: receipts.rows.map((r) => r.key) } },
-            select: { id: true, key: true, status: true },
-          });
-          for (const state of ["DROPPED", "REVERSED"] as const) {
-            const ids = gone.filter((r) => rules.vanished(current.status, r) === state).map((r) => r.id);
-            if (ids.length === 0) continue;
-            await tx.paymentReceipt.updateMany({ where: { id: { in: ids } }, data: { status: state, updatedAt: now } });
-            if (state === "REVERSED") reversed = ids.length;
-          }
-        }
-        const onChain = { transactionId, status: { in: ["SEEN" as const, "CONFIRMED" as const] } };
-        const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: onChain, _sum: { amount: true }, _min: { confirmations: true } });
-        const least = await tx.paymentReceipt.aggregate({ where: { ...onChain, source: "chain" }, _min: { confirmations: true } });
-        const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
-        const totals: ReceiptTotals = {
-          status: current.status,
-          paymentAmount: current.paymentAmount === null ? null : new Decimal(current.paymentAmount.toString()),
-          confirmed: sum("CONFIRMED"),
-          unconfirmed: sum("SEEN"),
-          reversed,
-          leastChainConfirmations: least._min.confirmations,
-          reversedAt: current.reversedAt,
-          policyUnderpaymentTolerance:
-            current.policyUnderpaymentTolerance === null ? null : new Decimal(current.policyUnderpaymentTolerance.toString()),
-        };
-        const moves = rules.moves(totals);
-        const [row] = await tx.transaction.updateManyAndReturn({
-          where: { id: transactionId },
-          data: {
-            amountPaid: totals.confirmed.isZero() ? null : totals.confirmed.toFixed(),
-            amountUnconfirmed: totals.unconfirmed.isZero() ? null : totals.unconfirmed.toFixed(),
-            confirmations: sums.find((s) => s.status === "SEEN")?._min.confirmations ?? null,
-            requiredConfirmations: receipts.requiredConfirmations,
-            ...(moves.completes ? { status: "SUCCESSFUL" as const } : {}),
-            // The reversal's event is written by the outbox hook with this row (payment-events.ts).
-            ...(moves.reverses ? { reversedAt: now } : {}),
-            ...(moves.final && current.finalAt === null ? { finalAt: now } : {}),
-          },
-          include: transactionInclude,
-        });
-        if (!row) throw new Error(`Transaction ${transactionId} vanished while recording a payment`);
-        return row;
+        return work(lockedPayment(tx, transactionId, row));
       }),
 
     openPastDue: (now, limit, after) =>
@@ -631,4 +572,64 @@ export async function insertInitiatedTransaction(
     ${insertEventsSql([event], Prisma.sql`created CROSS JOIN notified`)}`,
   );
   return row;
+}
+
+/** The receipts and row of one transaction, read and written inside the transaction that holds its row lock. */
+function lockedPayment(tx: DatabaseTransaction, transactionId: string, row: LockedPaymentRow): LockedPayment {
+  const decimal = (value: { toString(): string } | null) => (value === null ? null : new Decimal(value.toString()));
+  const onChain = { transactionId, status: { in: ["SEEN" as const, "CONFIRMED" as const] } };
+  return {
+    current: { ...row, paymentAmount: decimal(row.paymentAmount), policyUnderpaymentTolerance: decimal(row.policyUnderpaymentTolerance) },
+    async upsertReceipts(source, rows, now) {
+      for (const r of rows) {
+        const fields = {
+          txHash: r.txHash,
+          amount: r.amount.toFixed(),
+          confirmations: r.confirmations,
+          blockHeight: r.blockHeight,
+          status: r.confirmed ? ("CONFIRMED" as const) : ("SEEN" as const),
+          replaceable: r.replaceable,
+          updatedAt: now,
+        };
+        await tx.paymentReceipt.upsert({
+          where: { transactionId_key: { transactionId, key: r.key } },
+          create: { transactionId, key: r.key, source, firstSeenAt: now, ...fields },
+          update: fields,
+        });
+      }
+    },
+    onChainExcept: (source, kept) =>
+      tx.paymentReceipt.findMany({ where: { ...onChain, source, key: { notIn: [...kept] } }, select: { key: true, status: true } }),
+    async markReceipts(keys, state, now) {
+      await tx.paymentReceipt.updateMany({ where: { transactionId, key: { in: [...keys] } }, data: { status: state, updatedAt: now } });
+    },
+    async sums() {
+      const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: onChain, _sum: { amount: true }, _min: { confirmations: true } });
+      const least = await tx.paymentReceipt.aggregate({ where: { ...onChain, source: "chain" }, _min: { confirmations: true } });
+      const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
+      return {
+        confirmed: sum("CONFIRMED"),
+        unconfirmed: sum("SEEN"),
+        leastUnconfirmedConfirmations: sums.find((s) => s.status === "SEEN")?._min.confirmations ?? null,
+        leastChainConfirmations: least._min.confirmations,
+      };
+    },
+    async write(change) {
+      const [written] = await tx.transaction.updateManyAndReturn({
+        where: { id: transactionId },
+        data: {
+          amountPaid: change.amountPaid === null ? null : change.amountPaid.toFixed(),
+          amountUnconfirmed: change.amountUnconfirmed === null ? null : change.amountUnconfirmed.toFixed(),
+          confirmations: change.confirmations,
+          requiredConfirmations: change.requiredConfirmations,
+          ...(change.status ? { status: change.status } : {}),
+          ...(change.reversedAt ? { reversedAt: change.reversedAt } : {}),
+          ...(change.finalAt ? { finalAt: change.finalAt } : {}),
+        },
+        include: transactionInclude,
+      });
+      if (!written) throw new Error(`Transaction ${transactionId} vanished while recording a payment`);
+      return written;
+    },
+  };
 }

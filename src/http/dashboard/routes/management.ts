@@ -8,7 +8,7 @@ import { errors } from "../../../core/errors.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { ApiKeyView, OldKeyExpiry } from "../../../core/merchants/api-keys.ts";
 import type { PaymentLinkView } from "../../../core/merchants/payment-links.ts";
-import type { MerchantSettings } from "../../../core/merchants/webhook-settings.ts";
+import type { MerchantSettings } from "../../../core/webhooks/settings.ts";
 import type { WalletPreview, WalletView } from "../../../core/merchants/wallets.ts";
 import { accessOf, bodyOf, modeOf, sendData } from "../session.ts";
 

@@ -5,7 +5,7 @@
 // made it. The rules (URL checks, filters, the limit, sudo mode, the audit log) are the core's.
 import type { Request, Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
-import { ALL_EVENTS } from "../../../core/webhook-endpoints/endpoints.ts";
+import { ALL_EVENTS } from "../../../core/webhooks/endpoints.ts";
 import { webhookDeliveryObject, webhookEndpointObject } from "../../v1/webhook-endpoints/routes.ts";
 import { accessOf, bodyOf, isLiveOf, sendData } from "../session.ts";
 

@@ -2,9 +2,8 @@
 // presenters return their types and the OpenAPI document (openapi.ts beside this file) is generated
 // from them.
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES } from "../../../core/events/catalog.ts";
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from "../../../core/events/catalog.ts";
 import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../../core/events/payment-events.ts";
-import { TEST_EVENT_TYPE } from "../../../core/merchants/webhook-settings.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
 import { PaymentState, Receipt, TransactionStatus } from "../transactions/schemas.ts";

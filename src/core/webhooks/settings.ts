@@ -1,16 +1,17 @@
 // What the dashboard's Webhooks page reads and changes: the merchant's settings (never a secret), a
 // webhook URL per mode, and a test event sent now to a mode's URL, signed and sent as deliveries are.
 import type { CoreDeps } from "../deps.ts";
+import { TEST_EVENT_TYPE } from "../events/catalog.ts";
 import { errors } from "../errors.ts";
 import type { WebhookAttemptResult } from "../ports.ts";
 import { randomToken } from "../secrets.ts";
 import type { KybStatus } from "../records/kyb.ts";
 import type { ChangeAuthor } from "../access/audit-log.ts";
-import { updateMerchant, type MerchantDeps } from "./merchants.ts";
+import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkedMode, type Mode } from "../mode.ts";
 import { privateExceptions, shownResponseBody, type PrivateTargets } from "../private-targets.ts";
-import { modeSecrets, signingSecrets } from "./webhook-secrets.ts";
-import { namesPrivateHost } from "./webhook-url.ts";
+import { modeSecrets, signingSecrets } from "./secrets.ts";
+import { namesPrivateHost } from "../merchants/webhook-url.ts";
 
 export interface MerchantSettings {
   id: number;
@@ -49,9 +50,6 @@ export async function setWebhookUrl(
   await updateMerchant(deps, merchantId, checked === "live" ? { liveWebhookUrl: url } : { testWebhookUrl: url }, by);
   return merchantSettings(deps, merchantId);
 }
-
-/** The type of a test event: not a payment event, never in the outbox or the Events API. */
-export const TEST_EVENT_TYPE = "webhook.test";
 
 /** A test event's attempt, as the dashboard shows a delivery attempt. */
 export interface TestEventAttempt extends WebhookAttemptResult {

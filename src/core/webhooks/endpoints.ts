@@ -12,7 +12,7 @@ import { EVENT_TYPES } from "../events/payment-events.ts";
 import { privateTargetsHint } from "../private-targets.ts";
 import { updateMerchant, type MerchantDeps } from "../merchants/merchants.ts";
 import { checkWebhookUrl } from "../merchants/webhook-url.ts";
-import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "../merchants/webhook-secrets.ts";
+import { rotateModeWebhookSecret, WEBHOOK_SECRET_OVERLAP_MS } from "./secrets.ts";
 import { newWebhookSecret, randomToken } from "../secrets.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { WebhookEndpointRow } from "../stores/webhook-endpoints.ts";

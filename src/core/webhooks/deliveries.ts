@@ -1,8 +1,8 @@
-// The outbox's rules for whoever delivers webhook events (the dispatcher, src/jobs/webhook-dispatcher.ts):
+// The outbox's rules for whoever delivers webhook events (the dispatcher, src/webhooks/dispatcher.ts):
 // which events are taken and for how long, what an attempt's result means for its event (delivered,
 // retried on the schedule, failed for good) and an operator's redelivery. The job does the HTTP
 // and the pacing; the rules are here, and the queries in src/db behind the store.
-import type { SealedWebhookSecrets } from "../merchants/webhook-secrets.ts";
+import type { SealedWebhookSecrets } from "./secrets.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../ports.ts";
 import type {
   ClaimedDelivery,
@@ -154,7 +154,7 @@ export interface Claimed {
   url: string | null;
   /** The endpoint whose failing streak its attempt counts in; null: none. */
   endpointId: string | null;
-  /** Its signing secrets, sealed (src/core/merchants/webhook-secrets.ts). */
+  /** Its signing secrets, sealed (src/core/webhooks/secrets.ts). */
   secrets: SealedWebhookSecrets;
   /** Who holds it, for the settlement (a holder whose lease ran out only logs its attempt). */
   claimToken: string;

@@ -1,11 +1,11 @@
 // The webhook delivery job: takes due events from the outbox, signs and POSTs them to the merchant's URL
 // for the event's mode, and hands each result to the core, which records the attempt and decides the
-// retry (src/core/events/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
+// retry (src/core/webhooks/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
 // number of dispatchers may share one PostgreSQL database.
-import type { WebhookConfig } from "../webhooks/config.ts";
+import type { WebhookConfig } from "./config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/private-targets.ts";
-import { signingSecrets } from "../core/merchants/webhook-secrets.ts";
+import { signingSecrets } from "../core/webhooks/secrets.ts";
 import {
   CLAIM_KINDS,
   type Claimed,
@@ -14,14 +14,14 @@ import {
   MAX_RETRY_AFTER_CHARS,
   reportOf,
   type WebhookDeliveries,
-} from "../core/events/deliveries.ts";
+} from "../core/webhooks/deliveries.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../core/ports.ts";
 import type { SecretBox } from "../core/secrets.ts";
 import type { TransactionChanges } from "../core/stores/transaction-changes.ts";
 import type { AttemptRecord } from "../core/records/events.ts";
 import type { WebhookMetrics } from "../observability/hooks.ts";
-import { deliver, type DeliveryRequest, type DeliveryResult } from "../webhooks/http-sender.ts";
-import { signatureHeaders } from "../webhooks/signing.ts";
+import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
+import { signatureHeaders } from "./signing.ts";
 
 /** Events without a URL skipped per statement. */
 const SKIP_BATCH = 1000;
@@ -260,7 +260,7 @@ export class WebhookDispatcher implements EventRedelivery {
       return reportOf(settlement);
     }
     const attemptedAt = this.deps.clock.now();
-    // Both secrets during a rotation's 24-hour overlap (src/core/merchants/webhook-secrets.ts).
+    // Both secrets during a rotation's 24-hour overlap (src/core/webhooks/secrets.ts).
     const secrets = signingSecrets(claimed.secrets, attemptedAt, this.deps.secrets);
     const headers = { ...signatureHeaders(secrets, claimed.eventId, attemptedAt, claimed.body) };
     const result = await this.send({
