@@ -8,6 +8,7 @@ import type { Clock } from "../../src/core/ports.ts";
 import { EMAIL_OFF } from "../../src/core/facades/email.ts";
 import { TEST_MODE_SKIP } from "../../src/core/email/derive.ts";
 import { initializeBody } from "../support/builders.ts";
+import { signedInAs } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { type SmtpInbox, startSmtpInbox } from "../support/smtp.ts";
 
@@ -124,6 +125,21 @@ describe("e-mails through a real SMTP server", () => {
     expect(claim?.text).toContain(`Erstattungsadresse angeben: ${refundUrl}`);
     const page = await fetch(refundUrl);
     expect(page.status).toBe(200);
+    // The dashboard's transaction page lists them with their state; another merchant's user sees none.
+    const viewer = await signedInAs(t, keys.id, "viewer");
+    const listed = await viewer.get(`/dashboard/api/transactions/${id}/emails?mode=test`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.enabled).toBe(true);
+    const listedKinds = listed.body.data.emails.map((m: { kind: string; state: string; attempts: number }) => [m.kind, m.state, m.attempts]);
+    expect(listedKinds.sort()).toEqual([
+      ["receipt", "sent", 1],
+      ["refund_claim", "sent", 1],
+    ]);
+    const other = await t.merchant({ name: "Other Shop" });
+    const stranger = await signedInAs(t, other.id, "owner");
+    const theirs = await stranger.get(`/dashboard/api/transactions/${id}/emails?mode=test`);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data.emails).toEqual([]);
     const rows = await rowsOf(id);
     expect(rows.map((r) => [r.kind, r.state, r.refundId])).toEqual([
       ["receipt", "SENT", null],
@@ -229,5 +245,13 @@ describe("without PAYGATE_SMTP_URL", () => {
     expect(await off.gateway.email.deliver()).toEqual({ sent: 0, retried: 0, failed: 0, skipped: 0 });
     const rows = await off.db.emailMessage.findMany({ where: { transactionId: id } });
     expect(rows.map((r) => [r.kind, r.state, r.lastError, r.attemptCount])).toEqual([["receipt", "SKIPPED", EMAIL_OFF, 0]]);
+    const viewer = await signedInAs(off, merchant.id, "viewer");
+    const listed = await viewer.get(`/dashboard/api/transactions/${id}/emails?mode=test`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toMatchObject({
+      enabled: false,
+      reason: EMAIL_OFF,
+      emails: [{ kind: "receipt", state: "skipped", last_error: EMAIL_OFF }],
+    });
   });
 });
