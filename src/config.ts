@@ -16,6 +16,7 @@ import { type LifecycleConfig, LifecycleEnvSchema, type WatchConfig, WatchEnvSch
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
 import { type PriceConfig, priceConfig, PriceEnvSchema } from "./rails/prices/config.ts";
 import { type WebhookConfig, WebhookEnvSchema } from "./webhooks/config.ts";
+import { type EmailConfig, emailConfig, EmailEnvSchema } from "./email/config.ts";
 
 /**
  * PAYGATE_PUBLIC_URL: the base URL customers reach the service at (checkout_url is built on it):
@@ -47,6 +48,7 @@ export const EnvSchema = z.object({
   ...WatchEnvSchema.shape,
   ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
+  ...EmailEnvSchema.shape,
   ...RateLimitEnvSchema.shape,
   PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("HTTP port. Default: `3000`."),
   HOST: z.string().min(1).default("0.0.0.0").describe("Interface to listen on. Default: `0.0.0.0`."),
@@ -119,6 +121,8 @@ export interface Config {
   credentialCacheMs: number;
   prices: PriceConfig;
   webhooks: WebhookConfig;
+  /** Customers' e-mails (issue 44): the SMTP server, the From, the retries. */
+  email: EmailConfig;
   lifecycle: LifecycleConfig;
   chains: ChainConfig;
   watch: WatchConfig;
@@ -146,10 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.PAYGATE_DATA_DIR);
+  const publicUrl = e.PAYGATE_PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT);
   return {
     port: e.PORT,
     host: e.HOST,
-    publicUrl: e.PAYGATE_PUBLIC_URL ?? defaultPublicUrl(e.HOST, e.PORT),
+    publicUrl,
+    email: emailConfig(e, publicUrl),
     refundClaimDays: e.PAYGATE_REFUND_CLAIM_DAYS,
     database: e.DATABASE_URL
       ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX, preparedStatements: e.PAYGATE_DB_PREPARED_STATEMENTS }

@@ -104,7 +104,12 @@ async function main(): Promise<void> {
       if (closingIdle) server.closeIdleConnections();
     });
   });
-  runtime.startBackgroundJobs({ webhooks: config.webhooks.dispatcher, expiry: config.lifecycle.expiryScheduler, watcher: config.watch.enabled });
+  runtime.startBackgroundJobs({
+    webhooks: config.webhooks.dispatcher,
+    expiry: config.lifecycle.expiryScheduler,
+    watcher: config.watch.enabled,
+    email: config.email.sender,
+  });
   // On the embedded database the CLI cannot open PGlite beside the service: it hands its commands to it.
   const cliServer = serveCliInService(runtime, config, log);
 

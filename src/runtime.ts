@@ -28,6 +28,10 @@ import type { LineLog } from "./jobs/ticker.ts";
 import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SettlementWatcher } from "./jobs/settlement-watcher.ts";
 import { ConsolidationPsbts } from "./rails/settlement/index.ts";
+import { EmailSender } from "./jobs/email-sender.ts";
+import { SmtpTransport } from "./email/transport.ts";
+import type { MailTransport } from "./core/email/ports.ts";
+import { DEFAULT_EMAIL_RETRY } from "./core/email/ports.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
 import { ChainWatchers } from "./rails/chains/index.ts";
@@ -53,10 +57,12 @@ export interface Runtime {
   refundWatcher: RefundWatcher;
   /** Not started: started with the payment watcher. Sees consolidations mined (issue 40). */
   settlementWatcher: SettlementWatcher;
+  /** Not started: the service starts it (PAYGATE_EMAIL_SENDER). Derives customers' e-mails from the events and sends them (issue 44). */
+  emailSender: EmailSender;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
   rateLimiter: RateLimiter;
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
-  startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean }): void;
+  startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean; email?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,8 @@ export interface RuntimeOverrides {
   addressWatch?: AddressWatch | null;
   /** Over config.dashboard: sign-in limits, session lifetimes, the second factor's rules. */
   dashboard?: GatewayDeps["dashboard"];
+  /** The mail transport instead of SMTP over config.email.smtpUrl (null: none, nothing is sent). */
+  mailTransport?: MailTransport | null;
 }
 
 export async function startRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
@@ -125,6 +133,9 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     config.webhooks,
   );
   const chains = overrides.chains ?? new ChainWatchers(config.chains);
+  const smtp =
+    overrides.mailTransport === undefined && config.email.smtpUrl !== null ? new SmtpTransport(config.email.smtpUrl, config.email.from) : null;
+  const mailTransport = overrides.mailTransport === undefined ? smtp : overrides.mailTransport;
   const rails = new HdWalletRails({ testChainIds: config.chains.testChainIds, utxoTestChains: config.chains.utxoTestChains });
   const gateway = new PaymentGateway({
     stores,
@@ -166,6 +177,10 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     },
     webhookSender: webhookSender(config.webhooks),
     lifecycle,
+    email: {
+      transport: mailTransport,
+      retry: { ...DEFAULT_EMAIL_RETRY, maxAttempts: config.email.maxAttempts, firstDelayMs: config.email.firstDelayMs },
+    },
   });
   overrides.metrics?.observeDatabase({
     webhookBacklog: () => gateway.operator.webhookBacklog(),
@@ -194,9 +209,11 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     config.database.kind === "postgres" ? new SlotWatchShares(new PostgresWatchSlots(config.database.url), overrides.log) : wholeWatchList,
     overrides.metrics,
   );
+  const emailSender = new EmailSender(gateway.email, config.email.pollMs, overrides.log);
   return {
     gateway,
     stores,
+    emailSender,
     prices,
     database,
     rateLimiter: new RateLimiter(
@@ -211,6 +228,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     settlementWatcher,
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
+      if (jobs.email ?? config.email.sender) emailSender.start();
       if (jobs.expiry) expiry.start();
       if (jobs.watcher) {
         watcher.start();
@@ -219,7 +237,8 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       }
     },
     close: async () => {
-      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop(), settlementWatcher.stop()]);
+      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop(), settlementWatcher.stop(), emailSender.stop()]);
+      smtp?.close();
       await database.close();
     },
   };

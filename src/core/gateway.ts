@@ -24,6 +24,7 @@ import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "./policies.ts";
 import { Payments } from "./facades/payments.ts";
 import { LiveCredentials, TransactionFollowers } from "./transactions/updates.ts";
 import { Webhooks } from "./facades/webhooks.ts";
+import { Email, type EmailSettings } from "./facades/email.ts";
 
 /** The gateway's dependencies; the policy, the private webhook targets (none) and the public URL have defaults. */
 export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "privateWebhookTargets" | "publicUrl"> & {
@@ -42,6 +43,8 @@ export type GatewayDeps = Omit<CoreDeps, "lifecycle" | "privateWebhookTargets" |
     requireSecondFactor?: boolean;
     secondFactorLimit?: RateLimit | null;
   };
+  /** The SMTP transport and retry policy (issue 44); none: nothing is sent. */
+  email?: EmailSettings;
 };
 
 /** PAYGATE_PUBLIC_URL's default for the default HOST and PORT (src/config.ts). */
@@ -69,12 +72,13 @@ export class PaymentGateway {
   readonly merchants: Merchants;
   readonly accounts: DashboardAccounts;
   readonly operator: Operator;
+  readonly email: Email;
   readonly access: Doors;
   /** PAYGATE_PUBLIC_URL (no trailing slash): the dashboard's cookie is Secure when it is https. */
   readonly publicUrl: string;
 
   constructor(deps: GatewayDeps) {
-    const { changes, dashboard: dashboardOptions, ...rest } = deps;
+    const { changes, dashboard: dashboardOptions, email, ...rest } = deps;
     const core: CoreDeps = {
       ...rest,
       lifecycle: deps.lifecycle ?? DEFAULT_LIFECYCLE,
@@ -109,6 +113,7 @@ export class PaymentGateway {
     this.merchants = new Merchants(core, liveCredentials);
     this.accounts = new DashboardAccounts(core, dashboard);
     this.operator = new Operator(core, dashboard);
+    this.email = new Email(core, email ?? { transport: null });
     this.access = {
       operator: (merchantId, isLive = false) => operatorAccess(merchantId, isLive),
       dashboard: (actor, isLive = false) => dashboardAccess(dashboard, actor, isLive),

@@ -35,6 +35,7 @@ class MemoryRefunds implements RefundsToClose {
       feeRate: null,
       destination,
       claimTokenHash: null,
+      claimTokenEnc: null,
       claimExpiresAt: null,
       claimedAt: null,
       txHash: null,

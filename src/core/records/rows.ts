@@ -158,6 +158,8 @@ export interface Refund {
   feeRate: Decimal | null;
   destination: string | null;
   claimTokenHash: string | null;
+  /** The claim token sealed with the service's key, for the e-mail that sends the link (issue 44); null without a link. */
+  claimTokenEnc: string | null;
   claimExpiresAt: Date | null;
   claimedAt: Date | null;
   txHash: string | null;

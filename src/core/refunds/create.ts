@@ -125,6 +125,7 @@ async function newRefund(
       feeRate,
       destination,
       claimTokenHash: token === null ? null : hashKey(token),
+      claimTokenEnc: token === null ? null : deps.secrets.seal(token),
       claimExpiresAt: token === null ? null : new Date(now.getTime() + days * DAY_MS),
       createdAt: now,
     },

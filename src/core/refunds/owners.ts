@@ -11,7 +11,7 @@ import type { RefundRecord } from "../records/refunds.ts";
 
 export type RefundDeps = Pick<
   CoreDeps,
-  "stores" | "credentials" | "clock" | "prices" | "rails" | "qr" | "publicUrl" | "refundPayments" | "refundClaimDays"
+  "stores" | "secrets" | "credentials" | "clock" | "prices" | "rails" | "qr" | "publicUrl" | "refundPayments" | "refundClaimDays"
 >;
 
 /**

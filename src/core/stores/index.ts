@@ -5,6 +5,7 @@ import type { RateLimitCounters } from "../rate-limits.ts";
 import type { AuditLogStore } from "./audit-log.ts";
 import type { CredentialStore } from "./credentials.ts";
 import type { DashboardStore } from "./dashboard.ts";
+import type { EmailStore } from "./email.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { InvoiceStore } from "./invoices.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
@@ -40,6 +41,8 @@ export interface Stores {
   auditLog: AuditLogStore;
   /** The dashboard home's grouped figures. */
   homeFigures: HomeFiguresStore;
+  /** The e-mail outbox and its follower's cursor (issue 44). */
+  email: EmailStore;
   /** The rate-limit counters, for sign-in throttling (the API's limiter is given its own by the HTTP layer). */
   rateLimits: RateLimitCounters;
 }

@@ -4,6 +4,7 @@ import type { Database } from "../types.ts";
 import { auditLogStore } from "./audit-log.ts";
 import { credentialStore } from "./credentials.ts";
 import { dashboardStore } from "./dashboard.ts";
+import { emailStore } from "./email.ts";
 import { homeFiguresStore } from "./home-figures.ts";
 import { invoiceStore } from "./invoices.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -36,5 +37,6 @@ export function prismaStores(db: Database): Stores {
     auditLog: auditLogStore(db),
     homeFigures: homeFiguresStore(db),
     rateLimits: rateLimitCounters(db),
+    email: emailStore(db),
   };
 }

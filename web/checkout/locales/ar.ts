@@ -1,4 +1,5 @@
 // نصوص صفحة الدفع بالعربية (من اليمين إلى اليسار: dir="rtl").
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { Messages } from "./en.ts";
 
 /** دقيقة / دقيقتان / دقائق حسب قواعد الجمع العربية. */
@@ -6,6 +7,7 @@ const minutesWord = (n: number) => (new Intl.PluralRules("ar").select(n) === "fe
 const hoursWord = (n: number) => (n === 1 ? "ساعة" : new Intl.PluralRules("ar").select(n) === "few" ? "ساعات" : "ساعة");
 
 export const ar: Messages = {
+  ...RECEIPT_TEXTS.ar,
   language: "اللغة",
   pageTitle: (merchant, amount) => `الدفع إلى ${merchant} · ${amount}`,
   orderSummary: "ملخص الطلب",
@@ -43,7 +45,6 @@ export const ar: Messages = {
   amount: "المبلغ",
   amountStillToSend: "المبلغ المتبقي للإرسال",
   address: "العنوان",
-  network: "الشبكة",
   qrAlt: (uri) => `رمز QR لطلب الدفع ${uri}`,
   qrCaption: "امسحه بتطبيق محفظتك",
   payWith: (coin) => `الدفع بعملة ${coin}`,
@@ -68,11 +69,8 @@ export const ar: Messages = {
     `وصل ${arrived} وينتظر تأكيدات الشبكة${progress}. المؤكَّد حتى الآن: ${confirmed} من ${due}. تكتمل العملية تلقائيًا: يمكنك إغلاق هذه الصفحة.`,
   replaceable: " (وسمتها محفظتك بأنها قابلة للاستبدال، لذا تُحتسب بدءًا من تأكيدها الأول)",
   confirmationsOf: (count, required) => ` (${count} من ${required})`,
-  underpaidTitle: "وصل جزء من الدفعة",
   underpaidDetail: (received, due, rest) =>
     `تم استلام ${received} من ${due}. أرسل المتبقي ${rest} إلى العنوان نفسه قبل انتهاء الوقت (يطلب رمز QR المبلغ كاملًا: عدّله في محفظتك).`,
-  paidTitle: "شكرًا لك: تم استلام الدفعة",
-  paidBody: (merchant, paid, fiat) => `استلم ${merchant} دفعتك البالغة ${paid} (${fiat}).`,
   overpaidBody: (merchant, paid, due) => `استلم ${merchant} مبلغ ${paid}، أي أكثر من ${due} المستحق: تواصل مع ${merchant} بشأن الفرق.`,
   lateTitle: "وصلت دفعتك بعد انتهاء الوقت",
   lateBody: (merchant, paid) => `تم إبلاغ ${merchant} بدفعتك البالغة ${paid}، وسيُكمل طلبك أو يعيد إليك المبلغ.`,
@@ -81,12 +79,6 @@ export const ar: Messages = {
     `وصل ${received} فقط من ${due} قبل انتهاء الوقت، لذا لم يُدفع الطلب. تواصل مع ${merchant} لاسترداد ما أرسلته.`,
   expiredBody: (merchant) => `انتهى وقت الدفع قبل وصول أي دفعة، ولم يُخصم شيء. للدفع، عد إلى ${merchant} وابدأ من جديد.`,
   returnTo: (merchant) => `العودة إلى ${merchant}`,
-  receipt: "الإيصال",
-  reference: "المرجع",
-  date: "التاريخ",
-  amountPaid: "المبلغ المدفوع",
-  coin: "العملة",
-  transaction: "المعاملة",
   viewOnExplorer: "عرض في مستكشف الكتل",
   print: "طباعة الإيصال",
   invalidTitle: "رابط الدفع هذا غير صالح",

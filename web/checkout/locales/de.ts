@@ -1,7 +1,9 @@
 // Die deutschen Texte des Bezahlvorgangs.
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { Messages } from "./en.ts";
 
 export const de: Messages = {
+  ...RECEIPT_TEXTS.de,
   language: "Sprache",
   pageTitle: (merchant, amount) => `${merchant} bezahlen · ${amount}`,
   orderSummary: "Bestellübersicht",
@@ -40,7 +42,6 @@ export const de: Messages = {
   amount: "Betrag",
   amountStillToSend: "Noch zu sendender Betrag",
   address: "Adresse",
-  network: "Netzwerk",
   qrAlt: (uri) => `QR-Code der Zahlungsanforderung ${uri}`,
   qrCaption: "Mit Ihrer Wallet-App scannen",
   payWith: (coin) => `Mit ${coin} bezahlen`,
@@ -65,11 +66,8 @@ export const de: Messages = {
     `${arrived} ist eingegangen und wartet auf die Bestätigungen des Netzwerks${progress}. Bisher bestätigt: ${confirmed} von ${due}. Der Vorgang schließt sich selbst ab: Sie können diese Seite schließen.`,
   replaceable: " (Ihre Wallet hat sie als ersetzbar markiert, daher zählt sie ab ihrer ersten Bestätigung)",
   confirmationsOf: (count, required) => ` (${count} von ${required})`,
-  underpaidTitle: "Ein Teil der Zahlung ist eingegangen",
   underpaidDetail: (received, due, rest) =>
     `Erhalten: ${received} von ${due}. Senden Sie die restlichen ${rest} vor Ablauf der Zeit an dieselbe Adresse (der QR-Code fordert den vollen Betrag an: ändern Sie ihn in Ihrer Wallet).`,
-  paidTitle: "Vielen Dank: Zahlung erhalten",
-  paidBody: (merchant, paid, fiat) => `${merchant} hat Ihre Zahlung von ${paid} (${fiat}) erhalten.`,
   overpaidBody: (merchant, paid, due) =>
     `${merchant} hat ${paid} erhalten, mehr als die fälligen ${due}: Wenden Sie sich wegen der Differenz an ${merchant}.`,
   lateTitle: "Ihre Zahlung ist nach Ablauf der Zeit eingegangen",
@@ -81,12 +79,6 @@ export const de: Messages = {
   expiredBody: (merchant) =>
     `Die Zeit zum Bezahlen ist abgelaufen, bevor eine Zahlung einging, und es wurde nichts belastet. Um zu bezahlen, kehren Sie zu ${merchant} zurück und beginnen Sie neu.`,
   returnTo: (merchant) => `Zurück zu ${merchant}`,
-  receipt: "Beleg",
-  reference: "Referenz",
-  date: "Datum",
-  amountPaid: "Bezahlter Betrag",
-  coin: "Kryptowährung",
-  transaction: "Transaktion",
   viewOnExplorer: "im Block-Explorer ansehen",
   print: "Beleg drucken",
   invalidTitle: "Dieser Zahlungslink ist ungültig",

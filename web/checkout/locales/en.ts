@@ -1,4 +1,5 @@
 // The checkout's English texts: the shape every other locale file follows (type Messages).
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { ApiErrorKey } from "../api-errors.ts";
 
 /** A network's name in live and test mode, by the API's network slug (src/core/networks.ts). */
@@ -7,6 +8,8 @@ export type NetworkNames = Record<"ethereum" | "bsc" | "tron" | "bitcoin" | "lit
 export type CoinNames = Record<"USDT" | "BTC" | "BNB" | "ETH" | "LTC", string>;
 
 export const en = {
+  // The paid page's wording, shared with the e-mails (src/i18n/receipt-texts.ts): one source for both.
+  ...RECEIPT_TEXTS.en,
   language: "Language",
   pageTitle: (merchant: string, amount: string) => `Pay ${merchant} · ${amount}`,
   orderSummary: "Order summary",
@@ -44,7 +47,6 @@ export const en = {
   amount: "Amount",
   amountStillToSend: "Amount still to send",
   address: "Address",
-  network: "Network",
   qrAlt: (uri: string) => `QR code of the payment request ${uri}`,
   qrCaption: "Scan with your wallet app",
   payWith: (coin: string) => `Pay with ${coin}`,
@@ -69,11 +71,8 @@ export const en = {
     `${arrived} arrived and awaits the network's confirmations${progress}. Confirmed so far: ${confirmed} of ${due}. It completes by itself: you may close this page.`,
   replaceable: " (your wallet marked it replaceable, so it counts from its first confirmation)",
   confirmationsOf: (count: string, required: string) => ` (${count} of ${required})`,
-  underpaidTitle: "Part of the payment has arrived",
   underpaidDetail: (received: string, due: string, rest: string) =>
     `Received ${received} of ${due}. Send the remaining ${rest} to the same address before the time runs out (the QR code asks for the full amount: change it in your wallet).`,
-  paidTitle: "Thank you: payment received",
-  paidBody: (merchant: string, paid: string, fiat: string) => `${merchant} has received your payment of ${paid} (${fiat}).`,
   overpaidBody: (merchant: string, paid: string, due: string) =>
     `${merchant} has received ${paid}, more than the ${due} due: contact ${merchant} about the difference.`,
   lateTitle: "Your payment arrived after the time ran out",
@@ -85,12 +84,6 @@ export const en = {
   expiredBody: (merchant: string) =>
     `The time to pay ran out before a payment arrived, and nothing was charged. To pay, go back to ${merchant} and start again.`,
   returnTo: (merchant: string) => `Return to ${merchant}`,
-  receipt: "Receipt",
-  reference: "Reference",
-  date: "Date",
-  amountPaid: "Amount paid",
-  coin: "Coin",
-  transaction: "Transaction",
   viewOnExplorer: "view on a block explorer",
   print: "Print receipt",
   invalidTitle: "This payment link is not valid",

@@ -1,7 +1,9 @@
 // Los textos en español del pago.
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { Messages } from "./en.ts";
 
 export const es: Messages = {
+  ...RECEIPT_TEXTS.es,
   language: "Idioma",
   pageTitle: (merchant, amount) => `Pagar a ${merchant} · ${amount}`,
   orderSummary: "Resumen del pedido",
@@ -40,7 +42,6 @@ export const es: Messages = {
   amount: "Importe",
   amountStillToSend: "Importe que falta enviar",
   address: "Dirección",
-  network: "Red",
   qrAlt: (uri) => `Código QR de la solicitud de pago ${uri}`,
   qrCaption: "Escanee con su aplicación de billetera",
   payWith: (coin) => `Pagar con ${coin}`,
@@ -65,11 +66,8 @@ export const es: Messages = {
     `Han llegado ${arrived} y esperan las confirmaciones de la red${progress}. Confirmado hasta ahora: ${confirmed} de ${due}. Se completa solo: puede cerrar esta página.`,
   replaceable: " (su billetera lo marcó como reemplazable, así que cuenta desde su primera confirmación)",
   confirmationsOf: (count, required) => ` (${count} de ${required})`,
-  underpaidTitle: "Ha llegado parte del pago",
   underpaidDetail: (received, due, rest) =>
     `Recibido ${received} de ${due}. Envíe los ${rest} restantes a la misma dirección antes de que termine el plazo (el código QR pide el importe total: cámbielo en su billetera).`,
-  paidTitle: "Gracias: pago recibido",
-  paidBody: (merchant, paid, fiat) => `${merchant} ha recibido su pago de ${paid} (${fiat}).`,
   overpaidBody: (merchant, paid, due) => `${merchant} ha recibido ${paid}, más de los ${due} debidos: contacte con ${merchant} por la diferencia.`,
   lateTitle: "Su pago llegó después de terminar el plazo",
   lateBody: (merchant, paid) => `Se ha informado a ${merchant} de su pago de ${paid}; completará su pedido o le devolverá el dinero.`,
@@ -79,12 +77,6 @@ export const es: Messages = {
   expiredBody: (merchant) =>
     `El plazo para pagar terminó antes de que llegara un pago, y no se cobró nada. Para pagar, vuelva a ${merchant} y empiece de nuevo.`,
   returnTo: (merchant) => `Volver a ${merchant}`,
-  receipt: "Recibo",
-  reference: "Referencia",
-  date: "Fecha",
-  amountPaid: "Importe pagado",
-  coin: "Criptomoneda",
-  transaction: "Transacción",
   viewOnExplorer: "ver en un explorador de bloques",
   print: "Imprimir el recibo",
   invalidTitle: "Este enlace de pago no es válido",

@@ -1,8 +1,10 @@
 // Les textes français du paiement. Before ":" a no-break space (U+00A0), before ";" a narrow one
 // (U+202F), as French typography wants: a line never starts with the sign (issue 46).
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { Messages } from "./en.ts";
 
 export const fr: Messages = {
+  ...RECEIPT_TEXTS.fr,
   language: "Langue",
   pageTitle: (merchant, amount) => `Payer ${merchant} · ${amount}`,
   orderSummary: "Récapitulatif de la commande",
@@ -41,7 +43,6 @@ export const fr: Messages = {
   amount: "Montant",
   amountStillToSend: "Montant restant à envoyer",
   address: "Adresse",
-  network: "Réseau",
   qrAlt: (uri) => `Code QR de la demande de paiement ${uri}`,
   qrCaption: "Scannez avec votre application de portefeuille",
   payWith: (coin) => `Payer en ${coin}`,
@@ -66,11 +67,8 @@ export const fr: Messages = {
     `${arrived} est arrivé et attend les confirmations du réseau${progress}. Confirmé jusqu'ici\u00a0: ${confirmed} sur ${due}. Le paiement se termine de lui-même\u00a0: vous pouvez fermer cette page.`,
   replaceable: " (votre portefeuille l'a marqué remplaçable\u00a0: il compte à partir de sa première confirmation)",
   confirmationsOf: (count, required) => ` (${count} sur ${required})`,
-  underpaidTitle: "Une partie du paiement est arrivée",
   underpaidDetail: (received, due, rest) =>
     `Reçu ${received} sur ${due}. Envoyez les ${rest} restants à la même adresse avant la fin du délai (le code QR demande le montant total\u00a0: modifiez-le dans votre portefeuille).`,
-  paidTitle: "Merci\u00a0: paiement reçu",
-  paidBody: (merchant, paid, fiat) => `${merchant} a reçu votre paiement de ${paid} (${fiat}).`,
   overpaidBody: (merchant, paid, due) =>
     `${merchant} a reçu ${paid}, plus que les ${due} dus\u00a0: contactez ${merchant} au sujet de la différence.`,
   lateTitle: "Votre paiement est arrivé après la fin du délai",
@@ -81,12 +79,6 @@ export const fr: Messages = {
   expiredBody: (merchant) =>
     `Le délai de paiement a expiré avant l'arrivée d'un paiement, et rien n'a été débité. Pour payer, retournez sur ${merchant} et recommencez.`,
   returnTo: (merchant) => `Retourner sur ${merchant}`,
-  receipt: "Reçu",
-  reference: "Référence",
-  date: "Date",
-  amountPaid: "Montant payé",
-  coin: "Cryptomonnaie",
-  transaction: "Transaction",
   viewOnExplorer: "voir dans un explorateur de blocs",
   print: "Imprimer le reçu",
   invalidTitle: "Ce lien de paiement n'est pas valide",

@@ -1,7 +1,9 @@
 // Os textos em português do pagamento.
+import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { Messages } from "./en.ts";
 
 export const pt: Messages = {
+  ...RECEIPT_TEXTS.pt,
   language: "Idioma",
   pageTitle: (merchant, amount) => `Pagar ${merchant} · ${amount}`,
   orderSummary: "Resumo do pedido",
@@ -40,7 +42,6 @@ export const pt: Messages = {
   amount: "Valor",
   amountStillToSend: "Valor que falta enviar",
   address: "Endereço",
-  network: "Rede",
   qrAlt: (uri) => `Código QR da solicitação de pagamento ${uri}`,
   qrCaption: "Escaneie com o aplicativo da sua carteira",
   payWith: (coin) => `Pagar com ${coin}`,
@@ -65,11 +66,8 @@ export const pt: Messages = {
     `${arrived} chegou e aguarda as confirmações da rede${progress}. Confirmado até agora: ${confirmed} de ${due}. Ele se conclui sozinho: você pode fechar esta página.`,
   replaceable: " (sua carteira o marcou como substituível, então ele conta a partir da primeira confirmação)",
   confirmationsOf: (count, required) => ` (${count} de ${required})`,
-  underpaidTitle: "Parte do pagamento chegou",
   underpaidDetail: (received, due, rest) =>
     `Recebido ${received} de ${due}. Envie os ${rest} restantes para o mesmo endereço antes que o tempo acabe (o código QR pede o valor total: altere-o na sua carteira).`,
-  paidTitle: "Obrigado: pagamento recebido",
-  paidBody: (merchant, paid, fiat) => `${merchant} recebeu seu pagamento de ${paid} (${fiat}).`,
   overpaidBody: (merchant, paid, due) => `${merchant} recebeu ${paid}, mais do que os ${due} devidos: fale com ${merchant} sobre a diferença.`,
   lateTitle: "Seu pagamento chegou depois que o tempo acabou",
   lateBody: (merchant, paid) => `${merchant} foi avisado do seu pagamento de ${paid} e vai concluir seu pedido ou reembolsar você.`,
@@ -79,12 +77,6 @@ export const pt: Messages = {
   expiredBody: (merchant) =>
     `O tempo para pagar acabou antes de um pagamento chegar, e nada foi cobrado. Para pagar, volte para ${merchant} e comece de novo.`,
   returnTo: (merchant) => `Voltar para ${merchant}`,
-  receipt: "Recibo",
-  reference: "Referência",
-  date: "Data",
-  amountPaid: "Valor pago",
-  coin: "Criptomoeda",
-  transaction: "Transação",
   viewOnExplorer: "ver em um explorador de blocos",
   print: "Imprimir o recibo",
   invalidTitle: "Este link de pagamento não é válido",

@@ -48,6 +48,27 @@ export function transactionRoutes(router: Router, gateway: PaymentGateway): void
     sendData(res, transactionDetail(await gateway.payments.dashboardTransaction(accessOf(gateway, res, isLiveOf(req)), String(req.params.id))));
   });
 
+  // Issue 44: the customer's e-mails of this transaction, and whether e-mail is on at all.
+  router.get("/transactions/:id/emails", async (req, res) => {
+    const access = accessOf(gateway, res, isLiveOf(req));
+    const emails = await gateway.email.list(access, { transactionId: String(req.params.id), limit: 100 });
+    sendData(res, {
+      ...gateway.email.status(),
+      emails: emails.map((m) => ({
+        id: m.id,
+        kind: m.kind,
+        recipient: m.recipient,
+        locale: m.locale,
+        state: m.state.toLowerCase(),
+        attempts: m.attemptCount,
+        last_error: m.lastError,
+        next_attempt_at: m.state === "QUEUED" ? m.nextAttemptAt.toISOString() : null,
+        sent_at: m.sentAt?.toISOString() ?? null,
+        created_at: m.createdAt.toISOString(),
+      })),
+    });
+  });
+
   router.post("/events/:id/redeliver", async (req, res) => {
     sendData(res, deliveryReport(await gateway.payments.redeliverEvent(accessOf(gateway, res, isLiveOf(req)), String(req.params.id))));
   });

@@ -1,0 +1,66 @@
+// E-mail's configuration (PAYGATE_SMTP_URL, PAYGATE_EMAIL_…; issue 44): its schema, with each variable's
+// description, and what the transport and the core are given (src/config.ts composes it into the service's).
+import { z } from "zod";
+import { boolean } from "../env.ts";
+
+const smtpUrl = z
+  .string()
+  .refine((v) => /^smtps?:\/\/[^\s]+$/.test(v) && URL.canParse(v), "must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587")
+  .optional();
+
+export const EmailEnvSchema = z.object({
+  PAYGATE_SMTP_URL: smtpUrl.describe(
+    "The SMTP server customers' e-mails are sent through (`smtp://user:password@host:587`, STARTTLS when the server offers it; `smtps://…:465` for TLS from the start). Unset: no e-mail is sent, each message is listed as not sent and the dashboard says so ([E-mail](email.md)). Default: unset.",
+  ),
+  PAYGATE_EMAIL_FROM: z
+    .string()
+    .min(3)
+    .optional()
+    .describe(
+      "The From of every e-mail, e.g. `Shop payments <payments@example.com>`. Default: `paygate <no-reply@HOST>`, HOST being PAYGATE_PUBLIC_URL's.",
+    ),
+  PAYGATE_EMAIL_SENDER: boolean
+    .default(true)
+    .describe("Run the e-mail follower and sender in the service (like the webhook dispatcher, `paygate worker` runs them too). Default: `true`."),
+  PAYGATE_EMAIL_MAX_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(8)
+    .describe("Attempts of one message before it is shown as failed. Default: `8`."),
+  PAYGATE_EMAIL_RETRY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(60)
+    .describe("The wait after a message's first failed attempt; each next wait doubles, up to 6 hours. Default: `60` seconds."),
+  PAYGATE_EMAIL_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5_000)
+    .describe("How often the e-mail follower reads new events and the sender looks for due messages. Default: `5000` ms."),
+});
+
+export interface EmailConfig {
+  smtpUrl: string | null;
+  from: string;
+  sender: boolean;
+  maxAttempts: number;
+  firstDelayMs: number;
+  pollMs: number;
+}
+
+export function emailConfig(e: z.infer<typeof EmailEnvSchema>, publicUrl: string): EmailConfig {
+  return {
+    smtpUrl: e.PAYGATE_SMTP_URL ?? null,
+    from: e.PAYGATE_EMAIL_FROM ?? `paygate <no-reply@${new URL(publicUrl).hostname.replace(/^\[|\]$/g, "")}>`,
+    sender: e.PAYGATE_EMAIL_SENDER,
+    maxAttempts: e.PAYGATE_EMAIL_MAX_ATTEMPTS,
+    firstDelayMs: e.PAYGATE_EMAIL_RETRY_SECONDS * 1000,
+    pollMs: e.PAYGATE_EMAIL_POLL_MS,
+  };
+}

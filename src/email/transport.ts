@@ -1,0 +1,43 @@
+// The SMTP transport behind the core's MailTransport port (issue 44): nodemailer over PAYGATE_SMTP_URL,
+// each message rendered from its kind's template, its id as the Message-ID.
+import nodemailer, { type Transporter } from "nodemailer";
+import type { MailTransport, OutgoingEmail } from "../core/email/ports.ts";
+import { renderEmail } from "./templates.ts";
+
+export class SmtpTransport implements MailTransport {
+  private readonly transporter: Transporter;
+
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+  ) {
+    // Short timeouts: a server that hangs is a failed attempt, retried later, not a stuck sender.
+    const url = new URL(smtpUrl);
+    for (const [key, ms] of [
+      ["connectionTimeout", "10000"],
+      ["greetingTimeout", "10000"],
+      ["socketTimeout", "20000"],
+    ] as const) {
+      if (!url.searchParams.has(key)) url.searchParams.set(key, ms);
+    }
+    this.transporter = nodemailer.createTransport(url.toString());
+  }
+
+  async send(message: OutgoingEmail): Promise<void> {
+    const rendered = renderEmail(message);
+    const host = this.from.match(/@([^>\s]+)/)?.[1] ?? "paygate";
+    await this.transporter.sendMail({
+      from: this.from,
+      to: message.to,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      messageId: `<${message.id}@${host}>`,
+      headers: { "X-Paygate-Message": message.id, "Auto-Submitted": "auto-generated" },
+    });
+  }
+
+  close(): void {
+    this.transporter.close();
+  }
+}
