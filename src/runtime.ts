@@ -125,6 +125,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const gateway = new PaymentGateway({
     stores,
     ...(hasHoldings(chains) ? { balances: chains } : {}),
+    ...(chains instanceof ChainWatchers ? { nodes: chains } : {}),
     ...addressWatchOf(overrides.addressWatch, chains),
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets, clock }),
     prices,

@@ -114,7 +114,7 @@ export interface EvmRpcOptions {
   /** Several nodes: one further behind the highest head than this is set aside. Default: a minute of blocks, at least 2. */
   maxLagBlocks?: number;
   /** Several nodes: how often their heads are compared, and the back-off of one set aside (node-pool.ts). */
-  pool?: Pick<NodePoolOptions, "probeIntervalMs" | "backoffMs">;
+  pool?: Pick<NodePoolOptions, "probeIntervalMs" | "backoffMs" | "now">;
   timeoutMs: number;
   /** Names the node in messages. Default: "JSON-RPC (host)". */
   name?: string;
@@ -212,7 +212,6 @@ export class EvmRpcClient implements BlockSource {
         if (this.chain !== undefined) await this.checkChain(node, this.chain);
         return this.blockNumberOf(await this.request(node, "eth_blockNumber", []), "eth_blockNumber");
       },
-      ...(options.now === undefined ? {} : { now: options.now }),
     });
     this.blockTimeSeconds = options.blockTimeSeconds;
     this.maxBlockRange = options.maxBlockRange ?? 2000;

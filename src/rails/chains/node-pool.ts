@@ -211,9 +211,12 @@ export class NodePool {
         this.setAside(
           slot,
           "lagging",
-          new ChainNodeError(`${slot.node.name}: its head ${slot.head} is ${behind} blocks behind the others' ${top} (more than ${this.options.maxLagBlocks})`, {
-            reason: "lagging",
-          }),
+          new ChainNodeError(
+            `${slot.node.name}: its head ${slot.head} is ${behind} blocks behind the others' ${top} (more than ${this.options.maxLagBlocks})`,
+            {
+              reason: "lagging",
+            },
+          ),
         );
       } else this.recovered(slot);
     }
