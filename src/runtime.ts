@@ -28,7 +28,7 @@ import type { LineLog } from "./jobs/ticker.ts";
 import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
-import { ChainWatchers } from "./rails/chains/index.ts";
+import { ChainWatchers, type NetworkNodeHealth } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 import { operatorTestRates } from "./core/test-rates.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
@@ -51,6 +51,8 @@ export interface Runtime {
   refundWatcher: RefundWatcher;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
   rateLimiter: RateLimiter;
+  /** Each network and mode's chain nodes with their health (failover: src/rails/chains/node-pool.ts); none with a test's own watcher. */
+  nodeHealth(): NetworkNodeHealth[];
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
   startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean }): void;
   close(): Promise<void>;
@@ -192,6 +194,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     expiry,
     watcher,
     refundWatcher,
+    nodeHealth: () => (chains instanceof ChainWatchers ? chains.nodeHealth() : []),
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
       if (jobs.expiry) expiry.start();

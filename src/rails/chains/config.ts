@@ -251,6 +251,15 @@ export const ChainEnvSchema = z.object({
     .describe(
       "Where a node variable lists several nodes: a node whose head is more than this many blocks behind the highest head of the others is set aside (and probed again with back-off) until it catches up. Default: a minute of each network's blocks, at least 2 (Ethereum 5, BNB Smart Chain 80, TRON 20).",
     ),
+  PAYGATE_NODE_CHECK_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(10_000)
+    .describe(
+      "Where a node variable lists several nodes: how often each node's head is asked and compared (lag), at most. A node set aside is asked again after 1 s, then 2, 4, … up to 60 s while it keeps failing. Default: `10000` ms.",
+    ),
   PAYGATE_CHAIN_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -395,7 +404,10 @@ export function chainConfig(env: ChainEnv): ChainConfig {
   };
   return {
     timeoutMs: env.PAYGATE_CHAIN_TIMEOUT_MS,
-    ...(env.PAYGATE_NODE_MAX_LAG_BLOCKS === undefined ? {} : { nodePool: { maxLagBlocks: env.PAYGATE_NODE_MAX_LAG_BLOCKS } }),
+    nodePool: {
+      probeIntervalMs: env.PAYGATE_NODE_CHECK_INTERVAL_MS,
+      ...(env.PAYGATE_NODE_MAX_LAG_BLOCKS === undefined ? {} : { maxLagBlocks: env.PAYGATE_NODE_MAX_LAG_BLOCKS }),
+    },
     logsBlockRange: env.PAYGATE_EVM_LOGS_BLOCK_RANGE,
     esplora: {
       BTC: { live: env.PAYGATE_BTC_ESPLORA_URL, test: env.PAYGATE_BTC_TEST_ESPLORA_URL },

@@ -231,7 +231,7 @@ describe("node pool: the variables' list syntax", () => {
     expect(config.evm.ethereum.test).toEqual(["http://127.0.0.1:8545", "https://sepolia.infura.io/v3/KEY"]);
     expect(config.esplora.BTC.live).toEqual(["http://electrs.local:3002", "https://blockstream.info/api"]);
     expect(config.evm.bsc.test).toBe("http://127.0.0.1:8546");
-    expect(config.nodePool).toEqual({ maxLagBlocks: 7 });
+    expect(config.nodePool).toEqual({ maxLagBlocks: 7, probeIntervalMs: 10_000 });
   });
 
   it("refuses a list with one URL that is not http(s), naming the variable", async () => {
