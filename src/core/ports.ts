@@ -176,7 +176,7 @@ export interface AddressWatch {
 
 /**
  * Whether a network's nodes can be read now (src/rails/chains: its node pool). False only while every
- * node of that network and mode is set aside: initiate then refuses that network (503 naming it), as a
+ * node of that network and mode (a list of two or more) is set aside: initiate then refuses that network (503 naming it), as a
  * payment address handed out there could not be watched; the other networks are untouched.
  */
 export interface NodeAvailability {

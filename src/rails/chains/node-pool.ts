@@ -129,7 +129,8 @@ export class NodePool {
    * again even while no payment on it is watched.
    */
   async available(): Promise<boolean> {
-    if (this.slots.some(isUsable)) return true;
+    // A list of one keeps what a single node always did: initiate goes on and the watcher says what fails.
+    if (this.slots.length === 1 || this.slots.some(isUsable)) return true;
     const now = this.options.now();
     if (!this.slots.some((s) => s.retryAt <= now)) return false;
     await this.refresh(true);
