@@ -84,7 +84,7 @@ export function sections(): Section[] {
     {
       title: "Chains and nodes",
       intro:
-        "The node of each coin and mode, and the confirmations a payment needs. An empty value means unset; `none` switches a default node off, and payments in that coin and mode are then not watched ([Watching the chains](wallets-and-chains.md#watching-the-chains)).",
+        "The node of each coin and mode, and the confirmations a payment needs. An empty value means unset; `none` switches a default node off, and payments in that coin and mode are then not watched ([Watching the chains](wallets-and-chains.md#watching-the-chains)). Every `*_ESPLORA_URL` and `*_RPC_URL` variable takes a list of URLs separated by commas, your own node first and providers after (`http://127.0.0.1:8545,https://sepolia.infura.io/v3/KEY`): each read goes to the first healthy node, and a node that errs, times out, lags behind the others (PAYGATE_NODE_MAX_LAG_BLOCKS) or answers for another chain is set aside and asked again with back-off ([Failover](own-node.md#your-node-first-providers-after-failover)). While no node of a network is healthy, initiate on that network answers 503 `node_unavailable`.",
       variables: ChainEnvSchema.shape,
     },
     {

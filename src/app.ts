@@ -15,6 +15,7 @@ import { createSubscriptions } from "./graphql/subscriptions.ts";
 import type { Logger } from "./logging.ts";
 import type { Config } from "./config.ts";
 import type { Runtime } from "./runtime.ts";
+import type { NetworkNodeHealth } from "./rails/chains/index.ts";
 import { httpMetrics, meteredGateway, metricsEndpoint, type PaygateMetrics } from "./observability/index.ts";
 import { type CheckoutPageOptions, checkoutPage } from "./http/checkout-page.ts";
 import { browserAccess, type CorsSettings } from "./edge/cors.ts";
@@ -49,7 +50,8 @@ import { webhookEndpointRoutes } from "./http/v1/webhook-endpoints/routes.ts";
 export interface AppOptions {
   gateway: PaymentGateway;
   /** Whether the database answers and is migrated: GET /readyz (and /healthz). */
-  readiness: () => Promise<Readiness>;
+  /** The database's readiness, with details that do not decide it (chain_nodes). */
+  readiness: () => Promise<Readiness & { chain_nodes?: unknown[] }>;
   logger: Logger;
   /** One log line per request (PAYGATE_LOG_REQUESTS); errors are logged either way. */
   logRequests?: boolean;
@@ -101,14 +103,26 @@ export interface PaygateApp {
  * The app of a runtime as the configuration says: the one wiring of the service (main.ts) and of the
  * tests (test/support/gateway.ts). `checkout`: where the built checkout page is (web/dist/ by default).
  */
+/** /readyz's chain_nodes: each network and mode's nodes by place and host (never the URL), and how many are healthy. */
+function chainNodesReadiness(pools: readonly NetworkNodeHealth[]) {
+  return pools.map((pool) => ({
+    network: pool.network,
+    mode: pool.mode,
+    backend: pool.backend,
+    healthy: pool.nodes.filter((n) => n.state === "healthy" || n.state === "unknown").length,
+    nodes: pool.nodes.map((n) => ({ node: n.index, host: n.host, state: n.state, head: n.head, retry_at: n.retryAt?.toISOString() ?? null })),
+  }));
+}
+
 export function createConfiguredApp(
   config: Config,
-  runtime: Pick<Runtime, "gateway" | "database" | "rateLimiter">,
+  runtime: Pick<Runtime, "gateway" | "database" | "rateLimiter" | "nodeHealth">,
   parts: { logger: Logger; metrics?: PaygateMetrics; checkout?: CheckoutPageOptions },
 ): Promise<PaygateApp> {
+  parts.metrics?.observeChainNodes(() => runtime.nodeHealth());
   return createApp({
     gateway: runtime.gateway,
-    readiness: runtime.database.readiness,
+    readiness: async () => ({ ...(await runtime.database.readiness()), chain_nodes: chainNodesReadiness(runtime.nodeHealth()) }),
     logger: parts.logger,
     logRequests: config.logRequests,
     graphql: config.graphql,

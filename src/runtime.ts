@@ -34,7 +34,7 @@ import type { MailTransport } from "./core/email/ports.ts";
 import { DEFAULT_EMAIL_RETRY } from "./core/email/ports.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
 import { PostgresWatchSlots } from "./db/watch-slots.ts";
-import { ChainWatchers } from "./rails/chains/index.ts";
+import { ChainWatchers, type NetworkNodeHealth } from "./rails/chains/index.ts";
 import { Decimal } from "./core/money/amounts.ts";
 import { operatorTestRates } from "./core/test-rates.ts";
 import type { PaygateMetrics } from "./observability/metrics.ts";
@@ -61,6 +61,8 @@ export interface Runtime {
   emailSender: EmailSender;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
   rateLimiter: RateLimiter;
+  /** Each network and mode's chain nodes with their health (failover: src/rails/chains/node-pool.ts); none with a test's own watcher. */
+  nodeHealth(): NetworkNodeHealth[];
   /** The service's and `paygate worker`'s background jobs; the CLI's other commands start none. */
   startBackgroundJobs(jobs?: { webhooks: boolean; expiry: boolean; watcher: boolean; email?: boolean }): void;
   close(): Promise<void>;
@@ -140,6 +142,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const gateway = new PaymentGateway({
     stores,
     ...(hasHoldings(chains) ? { balances: chains } : {}),
+    ...(chains instanceof ChainWatchers ? { nodes: chains } : {}),
     ...addressWatchOf(overrides.addressWatch, chains),
     credentials: new Credentials(stores.credentials, { cacheMs: config.credentialCacheMs, secrets, clock }),
     prices,
@@ -226,6 +229,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     watcher,
     refundWatcher,
     settlementWatcher,
+    nodeHealth: () => (chains instanceof ChainWatchers ? chains.nodeHealth() : []),
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
       if (jobs.email ?? config.email.sender) emailSender.start();

@@ -6,6 +6,7 @@ import type { PrivateTargets } from "./private-targets.ts";
 import type {
   AddressBalances,
   AddressWatch,
+  NodeAvailability,
   Clock,
   ConsolidationRails,
   EventRedelivery,
@@ -48,6 +49,8 @@ export interface CoreDeps {
   consolidationRails?: ConsolidationRails;
   /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */
   addressWatch?: AddressWatch;
+  /** Whether a network's nodes answer (initiate refuses a network with none, 503); absent, every network counts as reachable. */
+  nodes?: NodeAvailability;
   /** Balances of handed-out addresses (the funds-held view); absent, that view says no chain node is configured. */
   balances?: AddressBalances;
   /** Days a refund claim link stays valid (PAYGATE_REFUND_CLAIM_DAYS). */

@@ -174,6 +174,15 @@ export interface AddressWatch {
   handedOut(currency: CryptoCurrency, isLive: boolean, address: string, network: NetworkSlug, since: Date): Promise<void>;
 }
 
+/**
+ * Whether a network's nodes can be read now (src/rails/chains: its node pool). False only while every
+ * node of that network and mode (a list of two or more) is set aside: initiate then refuses that network (503 naming it), as a
+ * payment address handed out there could not be watched; the other networks are untouched.
+ */
+export interface NodeAvailability {
+  reachable(currency: CryptoCurrency, isLive: boolean, network: NetworkSlug): Promise<boolean>;
+}
+
 /** What one HTTP attempt to a webhook URL came to (never thrown: a failure is a result). */
 export interface WebhookAttemptResult {
   ok: boolean;

@@ -21,6 +21,29 @@ export const HealthResponse = z
     database: z.enum(["ok", "unreachable"]),
     migrations: z.enum(["applied", "missing", "unknown"]),
     pending: z.array(z.string()).optional(),
+    chain_nodes: z
+      .array(
+        z.object({
+          network: z.string().meta({ example: "ethereum" }),
+          mode: z.enum(["live", "test"]),
+          backend: z.string().meta({ description: "esplora or evm (JSON-RPC; TRON's too)" }),
+          healthy: z.int().meta({ description: "Nodes that may be read now; 0: initiate on this network answers 503 node_unavailable" }),
+          nodes: z.array(
+            z.object({
+              node: z.int().meta({ description: "The node's place in its variable's list, 1 = first" }),
+              host: z.string().meta({ description: "Host and port only, never the URL's path or credentials" }),
+              state: z.enum(["healthy", "unknown", "failing", "lagging", "wrong_chain"]),
+              head: z.int().nullable(),
+              retry_at: z.string().nullable().meta({ description: "When a node set aside is probed again" }),
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Each network and mode's chain nodes (failover, in the order of their variable's list). Informational: nodes never make the instance unready; a network with none healthy refuses initiate on it (503).",
+      }),
   })
   .meta({ id: "Readiness" });
 

@@ -27,6 +27,14 @@ export interface ChainNodeLabels {
   backend: string;
 }
 
+/** One network and mode's nodes with their health, in their variable's order (src/rails/chains' NodePool). */
+export interface ChainNodeHealthView {
+  network: string;
+  mode: Mode;
+  backend: string;
+  nodes: readonly { index: number; state: string; head: number | null }[];
+}
+
 /** The payment watcher: one call per pass this instance led, and what its chain nodes did in it. */
 export interface WatcherMetrics {
   watchPass(report: { watched: number; failed: number }, seconds: number): void;

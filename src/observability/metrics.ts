@@ -11,6 +11,7 @@ import type { Clock } from "../core/ports.ts";
 import type { WebhookBacklog } from "../core/stores/webhook-events.ts";
 import type { EventOutcome } from "../core/records/events.ts";
 import type {
+  ChainNodeHealthView,
   ChainNodeLabels,
   ExpiryMetrics,
   Mode,
@@ -63,6 +64,8 @@ export class PaygateMetrics
   private deliveriesBacklogWatched = false;
   private poolWatched = false;
   private liveWatched = false;
+  private nodesWatched = false;
+  private nodeReader: () => readonly ChainNodeHealthView[] = () => [];
   private readonly liveRefusals: Counter<"cap">;
 
   constructor(options: MetricsOptions = {}) {
@@ -282,6 +285,42 @@ export class PaygateMetrics
     this.watchDuration.observe(seconds);
     this.watchedAddresses.set(report.watched);
     this.failedAddresses.set(report.failed);
+  }
+
+  /**
+   * Each configured chain node's health, read at each scrape: paygate_chain_node_healthy (1 while it
+   * may be read, 0 while set aside: failing, lagging or on another chain) and paygate_chain_node_head
+   * (the head its last probe found), by network, mode and the node's place in its variable's list
+   * (1 = the first URL). Never the URL: it may carry credentials.
+   */
+  observeChainNodes(read: () => readonly ChainNodeHealthView[]): void {
+    this.nodeReader = read; // a second app on one registry (tests) reads its own runtime's nodes
+    if (this.nodesWatched) return;
+    this.nodesWatched = true;
+    const labelNames = ["network", "mode", "backend", "node"] as const;
+    const healthy: Gauge<(typeof labelNames)[number]> = new Gauge({
+      name: `${PREFIX}chain_node_healthy`,
+      help: "1 while a chain node may be read, 0 while it is set aside (failing, lagging behind the others' head, or on another chain), by network, mode, backend and the node's place in its variable's list (1 = first).",
+      labelNames,
+      registers: [this.registry],
+      collect: () => {
+        healthy.reset();
+        head.reset();
+        for (const pool of this.nodeReader()) {
+          for (const node of pool.nodes) {
+            const labels = { network: pool.network, mode: pool.mode, backend: pool.backend, node: String(node.index) };
+            healthy.set(labels, node.state === "healthy" || node.state === "unknown" ? 1 : 0);
+            if (node.head !== null) head.set(labels, node.head);
+          }
+        }
+      },
+    });
+    const head: Gauge<(typeof labelNames)[number]> = new Gauge({
+      name: `${PREFIX}chain_node_head`,
+      help: "The head block a chain node's last probe found (nodes of a list are compared by it), by network, mode, backend and place in the list.",
+      labelNames,
+      registers: [this.registry],
+    });
   }
 
   chainNodeFailed(node: ChainNodeLabels, reason: string): void {

@@ -70,15 +70,19 @@ export function anvilBinary(): string {
  * Starts anvil on a free port; tries another port if the one picked was taken meanwhile. `hardfork`:
  * an older chain's rules (`berlin`: blocks without a base fee, before EIP-1559).
  */
-export async function startAnvil(options: { chainId: number; hardfork?: string }): Promise<Anvil> {
+export async function startAnvil(options: { chainId: number; hardfork?: string; args?: readonly string[] }): Promise<Anvil> {
   const anvil = anvilBinary();
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const hardfork = options.hardfork === undefined ? [] : ["--hardfork", options.hardfork];
-    const child = spawn(anvil, ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId), "--silent", ...hardfork], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child = spawn(
+      anvil,
+      ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId), "--silent", ...hardfork, ...(options.args ?? [])],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;

@@ -1324,6 +1324,28 @@ export type components = {
             /** @enum {string} */
             migrations: "applied" | "missing" | "unknown";
             pending?: string[];
+            /** @description Each network and mode's chain nodes (failover, in the order of their variable's list). Informational: nodes never make the instance unready; a network with none healthy refuses initiate on it (503). */
+            chain_nodes?: {
+                /** @example ethereum */
+                network: string;
+                /** @enum {string} */
+                mode: "live" | "test";
+                /** @description esplora or evm (JSON-RPC; TRON's too) */
+                backend: string;
+                /** @description Nodes that may be read now; 0: initiate on this network answers 503 node_unavailable */
+                healthy: number;
+                nodes: {
+                    /** @description The node's place in its variable's list, 1 = first */
+                    node: number;
+                    /** @description Host and port only, never the URL's path or credentials */
+                    host: string;
+                    /** @enum {string} */
+                    state: "healthy" | "unknown" | "failing" | "lagging" | "wrong_chain";
+                    head: number | null;
+                    /** @description When a node set aside is probed again */
+                    retry_at: string | null;
+                }[];
+            }[];
         };
         RefundResponse: {
             /** @enum {string} */

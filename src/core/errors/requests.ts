@@ -112,6 +112,9 @@ export const requestErrors = {
       "This Idempotency-Key was already used with other parameters; send a new key for a new request",
       "idempotency_key_reused",
     ),
+  /** Every node of the network (in the caller's mode) is set aside: nothing can watch a payment there now. */
+  nodesUnavailable: (network: string) =>
+    new PaygateError("upstream_unavailable", `No node of ${network} answers right now; retry shortly, or pay on another network`, "node_unavailable"),
   /** `why`: which providers were asked and why none could set the price (QuoteRefusedError), when known. */
   quoteUnavailable: (crypto: string, fiat: string, why?: string) =>
     new PaygateError(

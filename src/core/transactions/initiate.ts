@@ -4,7 +4,7 @@ import { errors, PaygateError } from "../errors.ts";
 import type { Caller } from "../credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { CRYPTO_CURRENCIES, cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
-import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
 import { QuoteRefusedError, type PaymentRails, type PriceFeed, type PriceQuote, type QuoteOptions } from "../ports.ts";
 import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../merchants/shared-addresses.ts";
@@ -17,7 +17,8 @@ import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Out
 import { InitiateBody, parseBody } from "./requests.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 
-export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch"> & DetailsDeps;
+export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch" | "nodes"> &
+  DetailsDeps;
 
 export interface InitiateRequest {
   bearerToken: string | undefined;
@@ -161,6 +162,11 @@ async function initiateOnce(
   // without a wallet hears so (404) even while prices are unavailable; a failed quote frees the index.
   let lease = early ?? (await leaseIndex(deps, crypto, network, caller));
   await refuseSharedKey(deps, lease, crypto, network, caller.isLive);
+  // No node of the network can be read now: an address handed out there could not be watched.
+  if (deps.nodes !== undefined && !(await deps.nodes.reachable(crypto, caller.isLive, network))) {
+    await releaseIndex(deps, lease);
+    throw errors.nodesUnavailable(networkName(network, caller.isLive));
+  }
   let quote: PriceQuote;
   let rate: Decimal;
   let spreadPercent: string;

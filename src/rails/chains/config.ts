@@ -50,25 +50,42 @@
 //   (0 accepts unconfirmed BTC, LTC and USDT payments; native ETH and BNB always need 1, as their
 //   transfers are read from blocks.)
 //
+// Every *_ESPLORA_URL and *_RPC_URL variable takes a list: URLs separated by commas, own node first,
+// providers after; each request reads the first healthy one (node-pool.ts). PAYGATE_NODE_MAX_LAG_BLOCKS
+// sets how far behind the others' head a node may fall before it is set aside.
+//
 // The defaults are free public endpoints: they see which addresses the gateway watches, and they
 // rate-limit. A node of your own, or a provider with a key, is better in production. A URL may
 // carry a key in its path (Infura, Alchemy); messages name nodes by host only.
 import { z } from "zod";
 import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
-import type { ChainWatchersOptions, CoreNode } from "./options.ts";
+import type { ChainWatchersOptions, CoreNode, NodeUrlList } from "./options.ts";
 import type { CoreChain } from "./core-rpc.ts";
 import { CHAINS, coinNetwork, defaultNetworkOf, type ExplorerSettings, NETWORK_SLUGS, type NetworkSlug } from "../../core/networks.ts";
 import { CHAIN_IDS, type UtxoTestChain } from "../wallets/networks.ts";
 
-const isNodeUrl = (v: string | undefined) => v === undefined || v.toLowerCase() === "none" || (/^https?:\/\/\S+$/.test(v) && URL.canParse(v));
-const NODE_URL_MESSAGE = "must be an http:// or https:// URL, or none";
-const orNone = (v: string | undefined) => (v === undefined || v.toLowerCase() === "none" ? undefined : v);
+/**
+ * A node variable's list of URLs, read in that order (failover, node-pool.ts): separated by commas
+ * or spaces, own node first. One URL is a list of one; `none` (any case) or empty means no node.
+ */
+export function parseNodeUrls(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim().toLowerCase() === "none") return undefined;
+  const urls = value.split(/[\s,]+/).filter((url) => url !== "");
+  return urls.length === 0 ? undefined : urls;
+}
+const isNodeUrlList = (v: string | undefined) => (parseNodeUrls(v) ?? []).every((url) => /^https?:\/\/\S+$/.test(url) && URL.canParse(url));
+const NODE_URL_MESSAGE = "must be http:// or https:// URLs separated by commas (own node first, providers after), or none";
 
-/** A node URL; `none` (any case) means no node. The default is applied before `none` is read. */
+/** A node URL, or several; `none` (any case) means no node. The default is applied before `none` is read. */
 const nodeUrl = (fallback: string | undefined) =>
   fallback === undefined
-    ? z.string().trim().optional().refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone)
-    : z.string().trim().default(fallback).refine(isNodeUrl, NODE_URL_MESSAGE).transform(orNone);
+    ? z.string().trim().optional().refine(isNodeUrlList, NODE_URL_MESSAGE).transform(nodeUrlList)
+    : z.string().trim().default(fallback).refine(isNodeUrlList, NODE_URL_MESSAGE).transform(nodeUrlList);
+/** One URL stays a string (NodeUrlList takes both), several are a list. */
+const nodeUrlList = (value: string | undefined): NodeUrlList | undefined => {
+  const urls = parseNodeUrls(value);
+  return urls?.length === 1 ? urls[0] : urls;
+};
 
 /** A test-mode chain id other than the test network's: a local chain, never a main network's. */
 const testChainId = z.coerce
@@ -225,6 +242,24 @@ export const ChainEnvSchema = z.object({
     .describe(
       "The watch-only wallet on your own Bitcoin Core and Litecoin Core nodes that holds the handed-out addresses; created (blank, without private keys) when missing. A wallet holding private keys is refused. Default: `paygate`.",
     ),
+  PAYGATE_NODE_MAX_LAG_BLOCKS: z.coerce
+    .number()
+    .int("must be a whole number of blocks")
+    .min(1, "must be at least 1 block")
+    .max(100_000, "must be at most 100000 blocks")
+    .optional()
+    .describe(
+      "Where a node variable lists several nodes: a node whose head is more than this many blocks behind the highest head of the others is set aside (and probed again with back-off) until it catches up. Default: a minute of each network's blocks, at least 2 (Ethereum 5, BNB Smart Chain 80, TRON 20).",
+    ),
+  PAYGATE_NODE_CHECK_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(10_000)
+    .describe(
+      "Where a node variable lists several nodes: how often each node's head is asked and compared (lag), at most. A node set aside is asked again after 1 s, then 2, 4, … up to 60 s while it keeps failing. Default: `10000` ms.",
+    ),
   PAYGATE_CHAIN_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -369,6 +404,10 @@ export function chainConfig(env: ChainEnv): ChainConfig {
   };
   return {
     timeoutMs: env.PAYGATE_CHAIN_TIMEOUT_MS,
+    nodePool: {
+      probeIntervalMs: env.PAYGATE_NODE_CHECK_INTERVAL_MS,
+      ...(env.PAYGATE_NODE_MAX_LAG_BLOCKS === undefined ? {} : { maxLagBlocks: env.PAYGATE_NODE_MAX_LAG_BLOCKS }),
+    },
     logsBlockRange: env.PAYGATE_EVM_LOGS_BLOCK_RANGE,
     esplora: {
       BTC: { live: env.PAYGATE_BTC_ESPLORA_URL, test: env.PAYGATE_BTC_TEST_ESPLORA_URL },

@@ -4,7 +4,8 @@
 /**
  * What went wrong, for the metric paygate_chain_node_errors_total: no answer in time; no connection;
  * an HTTP error status, or 429; an answer that is not the API's (garbage); the node's own JSON-RPC
- * error; a node on another network than configured; credentials refused; anything else.
+ * error; a node on another network than configured; credentials refused; a node lagging behind the
+ * others' head (node-pool.ts); anything else.
  */
 export type ChainFailureReason =
   | "timeout"
@@ -15,6 +16,7 @@ export type ChainFailureReason =
   | "rpc_error"
   | "wrong_network"
   | "refused"
+  | "lagging"
   | "other";
 
 export class ChainNodeError extends Error {

@@ -30,6 +30,7 @@ import type { ObservedReceipt } from "../../core/ports.ts";
 import { ChainNodeError } from "./errors.ts";
 import { hostOf, quote } from "../http/outbound.ts";
 import { requestText } from "./http.ts";
+import { NodePool, type NodePoolOptions, type PoolNode } from "./node-pool.ts";
 import { isExactObject, JsonNumber, parseExactJson, type ExactJson } from "../prices/exact-json.ts";
 import { Recent } from "./recent.ts";
 import { fromBaseUnits } from "./units.ts";
@@ -91,8 +92,12 @@ export function esploraNetwork(coin: "BTC" | "LTC", mode: "live" | "test", varia
 }
 
 export interface EsploraOptions {
-  /** E.g. https://blockstream.info/api (no trailing slash needed). */
-  baseUrl: string;
+  /** E.g. https://blockstream.info/api (no trailing slash needed); or several servers of one network, read in that order (failover). */
+  baseUrl: string | readonly string[];
+  /** Several servers: one whose tip is more than this many blocks behind the highest is set aside. Default 2. */
+  maxLagBlocks?: number;
+  /** Several servers: how often their tips are compared, and the back-off of one set aside (node-pool.ts). */
+  pool?: Pick<NodePoolOptions, "probeIntervalMs" | "backoffMs" | "now">;
   timeoutMs: number;
   /** Names the node in messages. Default: "Esplora (host)". */
   name?: string;
@@ -130,7 +135,8 @@ export interface EsploraTx {
 
 export class EsploraClient {
   readonly name: string;
-  private readonly base: string;
+  /** The servers every request goes through. */
+  readonly pool: NodePool;
   private readonly timeoutMs: number;
   private readonly pageSize: number;
   private readonly maxPages: number;
@@ -139,14 +145,23 @@ export class EsploraClient {
   /** Settled addresses' last reads, with the tip they were read at (receiptsTo). */
   private readonly settledReads = new Map<string, { tip: number; receipts: ObservedReceipt[] }>();
   private readonly network: EsploraNetwork | undefined;
-  /** The network check under way or done; null: ask at the next request. */
-  private networkCheck: Promise<string> | null = null;
-  private wrongNetworkAt = 0;
+  /** Per server: the network check under way or done (absent: ask at its next request), and when it found another network. */
+  private readonly networkChecks = new Map<number, { check: Promise<string>; wrongAt: number }>();
 
   constructor(options: EsploraOptions) {
-    this.base = options.baseUrl.replace(/\/+$/, "");
+    const urls = (typeof options.baseUrl === "string" ? [options.baseUrl] : options.baseUrl).map((url) => url.replace(/\/+$/, ""));
     this.timeoutMs = options.timeoutMs;
-    this.name = options.name ?? `Esplora (${hostOf(options.baseUrl)})`;
+    this.name = options.name ?? `Esplora (${urls.map(hostOf).join(", ")})`;
+    this.pool = new NodePool({
+      ...options.pool,
+      name: this.name,
+      urls,
+      maxLagBlocks: options.maxLagBlocks ?? 2,
+      probe: async (node) => {
+        if (this.network !== undefined) await this.checkNetwork(node, this.network);
+        return this.parseTip(node, await this.request(node, "/blocks/tip/height"));
+      },
+    });
     this.pageSize = options.pageSize ?? 25;
     this.maxPages = options.maxPages ?? 40;
     this.sinceMarginMs = options.sinceMarginMs ?? 6 * 3_600_000;
@@ -156,9 +171,13 @@ export class EsploraClient {
 
   /** The height of the node's best block. */
   async tipHeight(): Promise<number> {
-    const text = (await this.get("/blocks/tip/height")).trim();
+    return this.pool.use(async (node) => this.parseTip(node, await this.getFrom(node, "/blocks/tip/height")));
+  }
+
+  private parseTip(node: PoolNode, answer: string): number {
+    const text = answer.trim();
     if (!/^\d{1,15}$/.test(text))
-      throw new ChainNodeError(`${this.name}: the tip height is not a number: ${JSON.stringify(text.slice(0, 40))}`, { reason: "malformed" });
+      throw new ChainNodeError(`${node.name}: the tip height is not a number: ${JSON.stringify(text.slice(0, 40))}`, { reason: "malformed" });
     return Number(text);
   }
 
@@ -303,55 +322,60 @@ export class EsploraClient {
   }
 
   async checkNode(): Promise<string> {
-    if (this.network === undefined) return `tip at block ${await this.tipHeight()}`;
-    return this.checkNetwork(this.network);
+    const { network } = this;
+    if (network === undefined) return `tip at block ${await this.tipHeight()}`;
+    return this.pool.use(async (node) => `${await this.checkNetwork(node, network)}${this.pool.size > 1 ? ` at ${node.name}` : ""}`);
   }
 
-  /** One read; the server's network is checked first. */
-  private async get(path: string): Promise<string> {
-    if (this.network !== undefined) await this.checkNetwork(this.network);
-    return this.request(path);
+  /** One read from the first healthy server; its network is checked first. */
+  private get(path: string): Promise<string> {
+    return this.pool.use((node) => this.getFrom(node, path));
+  }
+
+  private async getFrom(node: PoolNode, path: string): Promise<string> {
+    if (this.network !== undefined) await this.checkNetwork(node, this.network);
+    return this.request(node, path);
   }
 
   /**
    * The genesis block's hash, at the first read and after a connection failure: a server of another
    * network is refused (nothing is read from it), and asked again a minute later.
    */
-  private checkNetwork(expected: EsploraNetwork): Promise<string> {
-    if (this.networkCheck !== null && this.wrongNetworkAt > 0 && Date.now() - this.wrongNetworkAt >= WRONG_NETWORK_RETRY_MS) {
-      this.networkCheck = null;
-      this.wrongNetworkAt = 0;
-    }
-    this.networkCheck ??= (async () => {
+  private checkNetwork(node: PoolNode, expected: EsploraNetwork): Promise<string> {
+    const done = this.networkChecks.get(node.index);
+    if (done !== undefined && (done.wrongAt === 0 || Date.now() - done.wrongAt < WRONG_NETWORK_RETRY_MS)) return done.check;
+    const entry = { check: Promise.resolve(""), wrongAt: 0 };
+    entry.check = (async () => {
       let hash: string;
       try {
-        hash = (await this.request("/block-height/0")).trim();
+        hash = (await this.request(node, "/block-height/0")).trim();
         if (!/^[0-9a-f]{64}$/.test(hash)) {
-          throw new ChainNodeError(`${this.name}: /block-height/0 did not answer a block hash: ${JSON.stringify(quote(hash))}`, {
+          throw new ChainNodeError(`${node.name}: /block-height/0 did not answer a block hash: ${JSON.stringify(quote(hash))}`, {
             reason: "malformed",
           });
         }
       } catch (error) {
-        this.networkCheck = null;
+        this.networkChecks.delete(node.index);
         throw error;
       }
       if (expected.genesis.includes(hash)) return NETWORK_NAMES.get(hash) ?? `block 0 ${hash}`;
-      this.wrongNetworkAt = Date.now();
+      entry.wrongAt = Date.now();
       const served = NETWORK_NAMES.get(hash) ?? `a network this gateway does not know (block 0 is ${hash})`;
       throw new ChainNodeError(
-        `${this.name}: the server is on ${served}, not ${expected.name}: nothing is read from it (set ${expected.variable} to an Esplora API of ${expected.name})`,
+        `${node.name}: the server is on ${served}, not ${expected.name}: nothing is read from it (set ${expected.variable} to an Esplora API of ${expected.name})`,
         { reason: "wrong_network" },
       );
     })();
-    return this.networkCheck;
+    this.networkChecks.set(node.index, entry);
+    return entry.check;
   }
 
-  private async request(path: string): Promise<string> {
+  private async request(node: PoolNode, path: string): Promise<string> {
     try {
-      return await requestText(new URL(`${this.base}${path}`), { node: this.name, timeoutMs: this.timeoutMs });
+      return await requestText(new URL(`${node.url.href.replace(/\/+$/, "")}${path}`), { node: node.name, timeoutMs: this.timeoutMs });
     } catch (error) {
       // The server may come back as another one: its network is checked again.
-      if (error instanceof ChainNodeError && (error.reason === "unreachable" || error.reason === "timeout")) this.networkCheck = null;
+      if (error instanceof ChainNodeError && (error.reason === "unreachable" || error.reason === "timeout")) this.networkChecks.delete(node.index);
       throw error;
     }
   }

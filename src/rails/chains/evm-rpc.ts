@@ -1,8 +1,12 @@
 // An Ethereum JSON-RPC 2.0 client (any EVM node or provider: geth, Erigon, Infura, Alchemy,
 // PublicNode, a BSC node) for ETH and BNB (native coins) and USDT (an ERC-20 token).
 //
-// Chain check. With `chain` set, eth_chainId is asked before the first call and again after a
-// connection failure; a node on another chain (a BNB URL pointing at an Ethereum node, a mainnet
+// Nodes. `url` may name several nodes of one network (own node first, providers after): each request
+// goes through a NodePool (node-pool.ts), read from the first healthy node, failing over to the next.
+// The pool's probe of a node is its chain check and eth_blockNumber (the head it compares for lag).
+//
+// Chain check. With `chain` set, eth_chainId is asked of each node before its first call and again
+// after a connection failure; a node on another chain (a BNB URL pointing at an Ethereum node, a mainnet
 // node configured for Sepolia) is refused with a ChainNodeError naming the chain it is on, the one
 // expected and the variable to fix, and nothing is read from it (asked again a minute later).
 //
@@ -41,6 +45,7 @@ import { ChainNodeError } from "./errors.ts";
 import { BlockScanner, type BlockSource, type MinedTransaction, type ScannedBlock, type ScannedTransfer } from "./evm-scan.ts";
 import { hostOf, quote } from "../http/outbound.ts";
 import { requestText } from "./http.ts";
+import { NodePool, type NodePoolOptions, type PoolNode } from "./node-pool.ts";
 import { fromBaseUnits } from "./units.ts";
 import { CHAIN_IDS } from "../wallets/networks.ts";
 import { CHAINS } from "../../core/networks.ts";
@@ -104,7 +109,12 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export interface EvmRpcOptions {
-  url: string;
+  /** The node, or several of one network in the order they are read (failover). */
+  url: string | readonly string[];
+  /** Several nodes: one further behind the highest head than this is set aside. Default: a minute of blocks, at least 2. */
+  maxLagBlocks?: number;
+  /** Several nodes: how often their heads are compared, and the back-off of one set aside (node-pool.ts). */
+  pool?: Pick<NodePoolOptions, "probeIntervalMs" | "backoffMs" | "now">;
   timeoutMs: number;
   /** Names the node in messages. Default: "JSON-RPC (host)". */
   name?: string;
@@ -166,7 +176,8 @@ interface RpcLog {
 
 export class EvmRpcClient implements BlockSource {
   readonly name: string;
-  private readonly url: URL;
+  /** The nodes every request goes through. */
+  readonly pool: NodePool;
   private readonly timeoutMs: number;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly blockTimeSeconds: number;
@@ -178,9 +189,8 @@ export class EvmRpcClient implements BlockSource {
   /** The node's finalized block number, when finalizedTag is on. */
   private readonly finalized: Recent<number> | null;
   private readonly chain: ExpectedChain | undefined;
-  /** The chain check under way or done; null: ask at the next call. */
-  private chainCheck: Promise<bigint> | null = null;
-  private wrongChainAt = 0;
+  /** Per node: the chain check under way or done (absent: ask at its next call), and when it found another chain. */
+  private readonly chainChecks = new Map<number, { check: Promise<bigint>; wrongAt: number }>();
   private readonly scanner: BlockScanner;
   private readonly scanMarginSeconds: number;
   /** `txHash:blockHash` → whether the transaction succeeded there. */
@@ -188,11 +198,21 @@ export class EvmRpcClient implements BlockSource {
   private nextId = 1;
 
   constructor(options: EvmRpcOptions) {
-    this.url = new URL(options.url);
+    const urls = typeof options.url === "string" ? [options.url] : options.url;
     this.timeoutMs = options.timeoutMs;
     this.headers = options.headers ?? {};
-    this.name = options.name ?? `JSON-RPC (${hostOf(options.url)})`;
+    this.name = options.name ?? `JSON-RPC (${urls.map(hostOf).join(", ")})`;
     if (!(options.blockTimeSeconds > 0)) throw new RangeError("blockTimeSeconds must be positive");
+    this.pool = new NodePool({
+      ...options.pool,
+      name: this.name,
+      urls,
+      maxLagBlocks: options.maxLagBlocks ?? defaultMaxLagBlocks(options.blockTimeSeconds),
+      probe: async (node) => {
+        if (this.chain !== undefined) await this.checkChain(node, this.chain);
+        return this.blockNumberOf(await this.request(node, "eth_blockNumber", []), "eth_blockNumber");
+      },
+    });
     this.blockTimeSeconds = options.blockTimeSeconds;
     this.maxBlockRange = options.maxBlockRange ?? 2000;
     if (!Number.isInteger(this.maxBlockRange) || this.maxBlockRange < 1) throw new RangeError("maxBlockRange must be a positive integer");
@@ -437,33 +457,41 @@ export class EvmRpcClient implements BlockSource {
    * first call makes, shared with it. What the node is on, for the log; else a ChainNodeError naming the variable.
    */
   async checkNode(): Promise<string> {
-    const id = this.chain === undefined ? this.quantity(await this.request("eth_chainId", []), "eth_chainId") : await this.checkChain(this.chain);
-    const known = CHAIN_NAMES.get(id);
-    return `chain id ${id}${known ? ` (${known})` : ""}`;
+    const { chain } = this;
+    return this.pool.use(async (node) => {
+      const id = chain === undefined ? this.quantity(await this.request(node, "eth_chainId", []), "eth_chainId") : await this.checkChain(node, chain);
+      const known = CHAIN_NAMES.get(id);
+      return `chain id ${id}${known ? ` (${known})` : ""}${this.pool.size > 1 ? ` at ${node.name}` : ""}`;
+    });
   }
 
-  /** One JSON-RPC call; its `result`, or a ChainNodeError. The node's chain is checked first. */
+  /** One JSON-RPC call on the first healthy node; its `result`, or a ChainNodeError. The node's chain is checked first. */
   async call(method: string, params: unknown[]): Promise<unknown> {
-    if (this.chain !== undefined) await this.checkChain(this.chain);
-    return this.request(method, params);
+    const { chain } = this;
+    return this.pool.use(async (node) => {
+      if (chain !== undefined) await this.checkChain(node, chain);
+      return this.request(node, method, params);
+    });
   }
 
   /**
    * eth_chainId, at the first call and after a connection failure: a node on another chain than the
    * mode's is refused (no receipts are read from it), and asked again a minute later.
    */
-  private checkChain(expected: ExpectedChain): Promise<bigint> {
-    if (this.chainCheck !== null && this.wrongChainAt > 0 && Date.now() - this.wrongChainAt >= WRONG_CHAIN_RETRY_MS) this.chainCheck = null;
-    this.chainCheck ??= (async () => {
+  private checkChain(node: PoolNode, expected: ExpectedChain): Promise<bigint> {
+    const done = this.chainChecks.get(node.index);
+    if (done !== undefined && (done.wrongAt === 0 || Date.now() - done.wrongAt < WRONG_CHAIN_RETRY_MS)) return done.check;
+    const entry = { check: Promise.resolve(0n), wrongAt: 0 };
+    entry.check = (async () => {
       let id: bigint;
       try {
-        id = this.quantity(await this.request("eth_chainId", []), "eth_chainId");
+        id = this.quantity(await this.request(node, "eth_chainId", []), "eth_chainId");
       } catch (error) {
-        this.chainCheck = null;
+        this.chainChecks.delete(node.index);
         throw error;
       }
       if (id === BigInt(expected.id)) return id;
-      this.wrongChainAt = Date.now();
+      entry.wrongAt = Date.now();
       const known = CHAIN_NAMES.get(id);
       const { overrideVariable: other } = expected;
       const [wanted, remedy] =
@@ -474,47 +502,49 @@ export class EvmRpcClient implements BlockSource {
               `set ${expected.variable} to a node of ${expected.network}${other && !known ? ` (or ${other}=${id} for a local development chain)` : ""}`,
             ];
       throw new ChainNodeError(
-        `${this.name}: the node is on chain id ${id}${known ? ` (${known})` : ""}, not ${expected.id} (${wanted}): ${remedy}`,
+        `${node.name}: the node is on chain id ${id}${known ? ` (${known})` : ""}, not ${expected.id} (${wanted}): ${remedy}`,
         {
           reason: "wrong_network",
         },
       );
     })();
-    return this.chainCheck;
+    this.chainChecks.set(node.index, entry);
+    return entry.check;
   }
 
-  private async request(method: string, params: unknown[]): Promise<unknown> {
+  private async request(node: PoolNode, method: string, params: unknown[]): Promise<unknown> {
     const id = this.nextId++;
     let text: string;
     try {
-      text = await requestText(this.url, {
-        node: `${this.name} ${method}`,
+      text = await requestText(node.url, {
+        node: `${node.name} ${method}`,
         timeoutMs: this.timeoutMs,
         headers: this.headers,
         json: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
       });
     } catch (error) {
-      this.chainCheck = null; // the node may come back as another one
+      this.chainChecks.delete(node.index); // the node may come back as another one
       throw error;
     }
+    const malformed = (what: string) => new ChainNodeError(`${node.name}: ${method} answered nonsense: ${what}`, { reason: "malformed" });
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw this.malformed(method, `the answer is not JSON: ${quote(text) || "(empty)"}`);
+      throw malformed(`the answer is not JSON: ${quote(text) || "(empty)"}`);
     }
-    if (!isRecord(body)) throw this.malformed(method, "the answer is not a JSON-RPC object");
+    if (!isRecord(body)) throw malformed("the answer is not a JSON-RPC object");
     if (body.error !== undefined && body.error !== null) {
       const error = body.error;
       const code = isRecord(error) && typeof error.code === "number" ? ` ${error.code}` : "";
       const message = isRecord(error) && typeof error.message === "string" ? error.message : quote(JSON.stringify(error));
       throw new EvmRpcError(
-        `${this.name}: ${method} failed: JSON-RPC error${code}: ${message}`,
+        `${node.name}: ${method} failed: JSON-RPC error${code}: ${message}`,
         isRecord(error) && typeof error.code === "number" ? error.code : null,
       );
     }
-    if (body.id !== id) throw this.malformed(method, `the answer's id ${JSON.stringify(body.id)} is not the request's ${id}`);
-    if (!("result" in body)) throw this.malformed(method, "the answer has neither result nor error");
+    if (body.id !== id) throw malformed(`the answer's id ${JSON.stringify(body.id)} is not the request's ${id}`);
+    if (!("result" in body)) throw malformed("the answer has neither result nor error");
     return body.result;
   }
 
@@ -609,6 +639,11 @@ export class EvmRpcClient implements BlockSource {
   private malformed(method: string, what: string): ChainNodeError {
     return new ChainNodeError(`${this.name}: ${method} answered nonsense: ${what}`, { reason: "malformed" });
   }
+}
+
+/** A minute of blocks, at least 2: a node further behind is not following the chain. */
+export function defaultMaxLagBlocks(blockTimeSeconds: number): number {
+  return Math.max(2, Math.ceil(60 / blockTimeSeconds));
 }
 
 function hex(n: number): string {

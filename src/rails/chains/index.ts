@@ -27,7 +27,8 @@ import { TronRpcClient, type TronToken, tronChain } from "./tron-rpc.ts";
 import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
 import { hostOf } from "../http/outbound.ts";
 import { fromBaseUnits } from "./units.ts";
-import type { ChainWatchersOptions } from "./options.ts";
+import type { ChainWatchersOptions, NodeUrlList } from "./options.ts";
+import type { NodeHealth } from "./node-pool.ts";
 
 export { ChainNodeError, ChainNotConfiguredError } from "./errors.ts";
 export { EsploraClient } from "./esplora.ts";
@@ -86,6 +87,8 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
     }
     this.networks = buildCoinNetworkTable({ usdtContracts: options.usdtContracts ?? {}, tokenContracts: options.tokenContracts ?? {} });
     this.tronTokens = tronTokenContracts(options.tokenContracts ?? {});
+    const { maxLagBlocks, ...pool } = options.nodePool ?? {};
+    const poolTuning = { pool, ...(maxLagBlocks === undefined ? {} : { maxLagBlocks }) };
     for (const mode of ["live", "test"] as const) {
       for (const slug of ["BTC", "LTC"] as const) {
         const node = options.coreNodes?.[slug]?.[mode];
@@ -100,20 +103,21 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
           this.clients.set(clientKey(slug, undefined, mode), { kind: "core", client });
           continue;
         }
-        const url = options.esplora[slug][mode];
-        if (url === undefined) continue;
+        const urls = urlList(options.esplora[slug][mode]);
+        if (urls === undefined) continue;
         const client = new EsploraClient({
           ...options.esploraTuning,
-          baseUrl: url,
+          baseUrl: urls,
           timeoutMs: options.timeoutMs,
-          name: `${slug} ${mode} Esplora (${hostOf(url)})`,
+          ...poolTuning,
+          name: poolName(`${slug} ${mode} Esplora`, urls),
           network: esploraNetwork(slug, mode, NODE_VARIABLES[slug][mode]),
         });
         this.clients.set(clientKey(slug, undefined, mode), { kind: "esplora", client });
       }
       for (const chain of ["ethereum", "bsc"] as const) {
-        const url = options.evm[chain][mode];
-        if (url === undefined) continue;
+        const urls = urlList(options.evm[chain][mode]);
+        if (urls === undefined) continue;
         const native = this.networks.get(rowKey(CHAINS[chain].feeCoin as CryptoSlug, chain));
         const network = native?.[mode];
         if (network?.family !== "evm") throw new Error(`${chain} has no EVM network`);
@@ -121,12 +125,13 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
         const client = new EvmRpcClient({
           blockTimeSeconds: BLOCK_TIME_SECONDS[chain],
           ...options.evmTuning,
-          url,
+          url: urls,
           timeoutMs: options.timeoutMs,
+          ...poolTuning,
           ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
           ...(options.evmFinality?.[chain]?.finalizedTag ? { finalizedTag: true } : {}),
           ...(options.evmFinality?.[chain]?.depth === undefined ? {} : { minWindowBlocks: options.evmFinality[chain]?.depth }),
-          name: `${network.name} JSON-RPC (${hostOf(url)})`,
+          name: poolName(`${network.name} JSON-RPC`, urls),
           chain: {
             id: override ?? network.chainId,
             network: network.name,
@@ -139,15 +144,16 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
           if (row.network === chain) this.clients.set(clientKey(row.coin, chain, mode), { kind: "evm", client });
         }
       }
-      const tronUrl = options.tron?.[mode];
-      if (tronUrl !== undefined) {
+      const tronUrls = urlList(options.tron?.[mode]);
+      if (tronUrls !== undefined) {
         const client = new TronRpcClient({
           ...options.evmTuning,
-          url: tronUrl,
+          url: tronUrls,
           timeoutMs: options.timeoutMs,
+          ...poolTuning,
           ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
           apiKey: options.tronApiKey,
-          name: `${CHAINS.tron[mode].name} JSON-RPC (${hostOf(tronUrl)})`,
+          name: poolName(`${CHAINS.tron[mode].name} JSON-RPC`, tronUrls),
           chain: tronChain(mode === "live", NODE_VARIABLES.tron[mode]),
         });
         for (const coin of this.tronTokens.keys()) this.clients.set(clientKey(coin, "tron", mode), { kind: "tron", client });
@@ -182,6 +188,29 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
   tronToken(currency: CryptoCurrency, isLive: boolean): TronToken | undefined {
     const token = this.tronTokens.get(currency.slug);
     return token === undefined ? undefined : { contract: token[isLive ? "live" : "test"], decimals: token.decimals };
+  }
+
+  /**
+   * Whether a node of the currency's network in that mode may be read now: false only while every one
+   * of its nodes is set aside (initiate then refuses that network with 503). An own BTC/LTC node
+   * (one, no pool) and a currency without a node answer true: the watcher and `supports` tell those.
+   */
+  async reachable(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): Promise<boolean> {
+    const entry = this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
+    return entry === undefined || entry.kind === "core" ? true : entry.client.pool.available();
+  }
+
+  /** Each network and mode's nodes with their health, in the configured order (hosts only, never URLs). */
+  nodeHealth(): NetworkNodeHealth[] {
+    const seen = new Set<Client["client"]>();
+    const list: NetworkNodeHealth[] = [];
+    for (const [key, entry] of this.clients) {
+      if (seen.has(entry.client) || entry.kind === "core") continue;
+      seen.add(entry.client);
+      const [, network, mode] = key.split(":") as [CryptoSlug, NetworkSlug, Mode];
+      list.push({ network, mode, backend: entry.kind, name: entry.client.name, nodes: entry.client.pool.health() });
+    }
+    return list;
   }
 
   /** Whether a node is configured for the currency's network in that mode. */
@@ -298,6 +327,27 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
     const entry = this.networks.get(key.slice(0, key.lastIndexOf(":")));
     return entry?.live.family === "evm" && entry.live.token !== undefined;
   }
+}
+
+/** One network and mode's nodes (ChainWatchers.nodeHealth). */
+export interface NetworkNodeHealth {
+  network: NetworkSlug;
+  mode: Mode;
+  backend: Client["kind"];
+  name: string;
+  nodes: NodeHealth[];
+}
+
+/** A node variable's URLs as a list (one URL is a list of one); undefined without any. */
+function urlList(urls: NodeUrlList | undefined): readonly string[] | undefined {
+  const list = typeof urls === "string" ? [urls] : urls;
+  return list === undefined || list.length === 0 ? undefined : list;
+}
+
+/** One node is named by its host, as before; several by the network (each node then by its place and host). */
+function poolName(base: string, urls: readonly string[]): string {
+  const [only] = urls;
+  return urls.length === 1 && only !== undefined ? `${base} (${hostOf(only)})` : base;
 }
 
 /** `COIN:network:mode`; the network defaults to the coin's. */

@@ -3,10 +3,14 @@
 import type { CoreChain } from "./core-rpc.ts";
 import type { EsploraOptions } from "./esplora.ts";
 import type { EvmRpcOptions } from "./evm-rpc.ts";
+import type { NodePoolOptions } from "./node-pool.ts";
+
+/** A node, or several of one network read in that order (failover: node-pool.ts). */
+export type NodeUrlList = string | readonly string[];
 
 export interface NodeUrls {
-  live?: string | undefined;
-  test?: string | undefined;
+  live?: NodeUrlList | undefined;
+  test?: NodeUrlList | undefined;
 }
 
 /** An own Bitcoin Core / Litecoin Core node (core-rpc.ts). */
@@ -20,6 +24,8 @@ export interface CoreNode {
 export interface ChainWatchersOptions {
   /** Longest wait for one answer of a node. */
   timeoutMs: number;
+  /** Where several nodes serve a network: the lag that sets one aside (default per block time), probe interval and back-off. */
+  nodePool?: { maxLagBlocks?: number } & Pick<NodePoolOptions, "probeIntervalMs" | "backoffMs">;
   esplora: { BTC: NodeUrls; LTC: NodeUrls };
   /** Own nodes: where one is set, it is used instead of Esplora for that coin and mode. */
   coreNodes?: {

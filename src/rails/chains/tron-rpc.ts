@@ -25,6 +25,7 @@ import type { Decimal } from "../../core/money/amounts.ts";
 import { networkName } from "../../core/networks.ts";
 import { hostOf, quote } from "../http/outbound.ts";
 import { ChainNodeError } from "./errors.ts";
+import type { NodePool } from "./node-pool.ts";
 import { fromBaseUnits } from "./units.ts";
 
 /** eth_chainId of TRON's networks: the last 4 bytes of each genesis block id. */
@@ -61,7 +62,8 @@ export class TronRpcClient {
   private readonly node: EvmRpcClient;
 
   constructor(options: TronRpcOptions) {
-    this.name = options.name ?? `TRON JSON-RPC (${hostOf(options.url)})`;
+    const urls = typeof options.url === "string" ? [options.url] : options.url;
+    this.name = options.name ?? `TRON JSON-RPC (${urls.map(hostOf).join(", ")})`;
     const { apiKey, ...rest } = options;
     this.node = new EvmRpcClient({
       ...rest,
@@ -69,6 +71,11 @@ export class TronRpcClient {
       name: this.name,
       ...(apiKey === undefined ? {} : { headers: { [TRONGRID_KEY_HEADER]: apiKey } }),
     });
+  }
+
+  /** The nodes it reads through (failover, health). */
+  get pool(): NodePool {
+    return this.node.pool;
   }
 
   /**
