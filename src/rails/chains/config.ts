@@ -56,7 +56,6 @@ const CRYPTO_SLUGS = CRYPTO_CURRENCIES.map((c) => c.slug);
 import type { ChainWatchersOptions, CoreNode } from "./options.ts";
 import type { CoreChain } from "./core-rpc.ts";
 import {
-  CHAINS,
   COIN_NETWORKS,
   coinNetwork,
   defaultNetworkOf,
