@@ -3,6 +3,7 @@
 // the invoice through initialize (the core's payInvoice) and sends the customer to its checkout.
 // Rendered on the server with its own stylesheet (no script); the token is the only credential.
 import express, { type Request, type Response, Router } from "express";
+import { fromOwnOrigin } from "./own-origin.ts";
 import { PaygateError } from "../core/errors.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { InvoicePage } from "../core/invoices/invoices.ts";
@@ -120,16 +121,6 @@ async function show(gateway: PaymentGateway, req: Request, res: Response, error:
         invoiceBody(state, t, locale, String(req.params.token), error?.message ?? null),
       ),
     );
-}
-
-/** A change must come from this service's own page (as the refund claim page's): the Origin, else Sec-Fetch-Site. */
-function fromOwnOrigin(req: Request, publicUrl: string): boolean {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== "null") {
-    return origin === new URL(publicUrl).origin || origin === `${req.protocol}://${req.headers.host ?? ""}`;
-  }
-  const site = req.headers["sec-fetch-site"];
-  return origin === "null" ? site === "same-origin" : site !== "cross-site";
 }
 
 export function invoicePage(gateway: PaymentGateway): Router {

@@ -4,6 +4,7 @@
 // credential (no cookie), so a page on another site cannot use it without knowing it; changes must
 // still come from this origin, as the dashboard's (src/http/dashboard/csrf.ts).
 import express, { type Request, type Response, Router } from "express";
+import { fromOwnOrigin } from "./own-origin.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { fiatById } from "../core/money/currencies.ts";
 import type { ClaimState } from "../core/refunds/refunds.ts";
@@ -90,20 +91,6 @@ ${error ? `<p id="address-error" class="error" role="alert">${html(error)}</p>` 
     .status(status)
     .type("html")
     .send(page(`Claim your refund from ${r.transaction.merchant.name}`, body, r.isLive));
-}
-
-/**
- * A change must come from this service's own pages: the Origin, else Sec-Fetch-Site. The page's
- * `Referrer-Policy: no-referrer` makes a browser send `Origin: null` on its own form, so `null` is
- * judged by Sec-Fetch-Site.
- */
-function fromOwnOrigin(req: Request, publicUrl: string): boolean {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== "null") {
-    return origin === new URL(publicUrl).origin || origin === `${req.protocol}://${req.headers.host ?? ""}`;
-  }
-  const site = req.headers["sec-fetch-site"];
-  return origin === "null" ? site === "same-origin" : site !== "cross-site";
 }
 
 export function refundClaimPage(gateway: PaymentGateway): Router {

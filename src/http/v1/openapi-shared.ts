@@ -3,7 +3,7 @@
 // and the helpers that turn error cases, bodies and query parameters into the document's parts.
 import { z } from "zod";
 import { type ErrorCode, errors, PaygateError } from "../../core/errors.ts";
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "../../core/lists.ts";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseListQuery } from "../../core/lists.ts";
 import { tooManyFailedAuthentications, tooManyRequests } from "../../core/rate-limits.ts";
 import { JSON_BODY_LIMIT } from "../../edge/errors.ts";
 import { HTTP_STATUS } from "../../edge/status.ts";
@@ -161,6 +161,26 @@ export const queryParam = (name: string, description: string, schema: z.ZodType 
 const pageLimit = queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`, z.string().regex(/^\d+$/));
 /** A list's page parameters; `after`: what `starting_after` names and why pages do not shift. */
 export const pageParams = (after: string) => ({ limit: pageLimit, starting_after: queryParam("starting_after", after) });
+
+/**
+ * A merchant's list of `noun`s, paged by `starting_after`: its query (limit and cursor) and its two refusals, each
+ * built by the check itself (a bad query, a cursor of no such `noun`).
+ */
+export function pagedList(params: Parameters<typeof parseListQuery>[0], noun: string) {
+  return {
+    query: z.object({
+      limit: queryParam("limit", `Items per page, 1–${LIST_LIMIT_MAX}; default ${LIST_LIMIT_DEFAULT}.`),
+      starting_after: queryParam("starting_after", `The \`id\` of the last ${noun} of the previous page.`),
+    }),
+    refusals: [
+      {
+        error: refusalOf(() => parseListQuery(params, { limit: "0" })),
+        when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
+      },
+      { error: errors.unknownCursor("starting_after", "…"), when: `a \`starting_after\` that is no ${noun} of this merchant and mode` },
+    ] satisfies ErrorCase[],
+  };
+}
 
 /** The Idempotency-Key header of a route that makes something, with what a retry answers there. */
 export const idempotencyKeyParam = (description: string) =>

@@ -4,13 +4,14 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
 import { InvoiceListParams } from "../../../core/invoices/invoices.ts";
-import { parseListQuery } from "../../../core/lists.ts";
-import { ANY, errorResponses, json, KEY_ROLE, limited, refusalOf, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
+import { ANY, errorResponses, pagedList, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
 import { InvoiceListResponse, InvoiceRequest, InvoiceResponse } from "./schemas.ts";
 
 const invoiceId = z.object({
   invoice_id: z.string().meta({ param: { name: "invoice_id", in: "path" }, description: "The invoice's `id` (`inv_…`)." }),
 });
+
+const invoicePage = pagedList(InvoiceListParams, "invoice");
 
 export function registerInvoicePaths(registry: OpenAPIRegistry): void {
   const notFound = { error: errors.invoiceNotFound("…"), when: "an unknown id, another merchant's or the other mode's invoice" };
@@ -41,29 +42,10 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
     summary: "List invoices",
     description: "The secret key's merchant's invoices of its mode, newest first, paged as `/v1/transactions`.",
     security: secretKey,
-    request: {
-      query: z.object({
-        limit: z
-          .string()
-          .optional()
-          .meta({ param: { name: "limit", in: "query" }, description: "Items per page, 1–100; default 10." }),
-        starting_after: z
-          .string()
-          .optional()
-          .meta({ param: { name: "starting_after", in: "query" }, description: "The `id` of the last invoice of the previous page." }),
-      }),
-    },
+    request: { query: invoicePage.query },
     responses: {
       200: limited(InvoiceListResponse, "A page of invoices."),
-      ...errorResponses([
-        {
-          error: refusalOf(() => parseListQuery(InvoiceListParams, { limit: "0" })),
-          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
-        },
-        { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no invoice of this merchant and mode" },
-        SECRET_ONLY,
-        ...ANY,
-      ]),
+      ...errorResponses([...invoicePage.refusals, SECRET_ONLY, ...ANY]),
     },
   });
 

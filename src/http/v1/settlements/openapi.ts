@@ -3,14 +3,15 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
-import { parseListQuery } from "../../../core/lists.ts";
 import { ConsolidationListParams } from "../../../core/settlement/consolidations.ts";
-import { ANY, errorResponses, json, KEY_ROLE, limited, refusalOf, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
+import { ANY, errorResponses, pagedList, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
 import { ConsolidationListResponse, ConsolidationRequest, ConsolidationResponse } from "./schemas.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
 });
+
+const consolidationPage = pagedList(ConsolidationListParams, "consolidation");
 
 export function registerSettlementPaths(registry: OpenAPIRegistry): void {
   const notFound = { error: errors.consolidationNotFound("…"), when: "an unknown id, another merchant's or the other mode's consolidation" };
@@ -53,29 +54,10 @@ export function registerSettlementPaths(registry: OpenAPIRegistry): void {
     summary: "List consolidations",
     description: "The secret key's merchant's consolidations of its mode, newest first, paged as `/v1/transactions`.",
     security: secretKey,
-    request: {
-      query: z.object({
-        limit: z
-          .string()
-          .optional()
-          .meta({ param: { name: "limit", in: "query" }, description: "Items per page, 1–100; default 10." }),
-        starting_after: z
-          .string()
-          .optional()
-          .meta({ param: { name: "starting_after", in: "query" }, description: "The `id` of the last consolidation of the previous page." }),
-      }),
-    },
+    request: { query: consolidationPage.query },
     responses: {
       200: limited(ConsolidationListResponse, "A page of consolidations."),
-      ...errorResponses([
-        {
-          error: refusalOf(() => parseListQuery(ConsolidationListParams, { limit: "0" })),
-          when: "an invalid, repeated or unknown query parameter; the message and `errors` name each",
-        },
-        { error: errors.unknownCursor("starting_after", "…"), when: "a `starting_after` that is no consolidation of this merchant and mode" },
-        SECRET_ONLY,
-        ...ANY,
-      ]),
+      ...errorResponses([...consolidationPage.refusals, SECRET_ONLY, ...ANY]),
     },
   });
 
