@@ -3,7 +3,7 @@
 // the server, with its own stylesheet (no CDN, no script). The token in the address is the only
 // credential (no cookie), so a page on another site cannot use it without knowing it; changes must
 // still come from this origin, as the dashboard's (src/http/dashboard/csrf.ts).
-import express, { type Request, type Response, Router } from "express";
+import express, { type Response, Router } from "express";
 import { fromOwnOrigin } from "./own-origin.ts";
 import type { PaymentGateway } from "../core/gateway.ts";
 import { fiatById } from "../core/money/currencies.ts";

@@ -1829,7 +1829,7 @@ export interface operations {
                      */
                     underpayment_tolerance?: string | null;
                     /**
-                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC, USDC), within the operator's bounds; the coins not named keep the operator's setting. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
+                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC), within the operator's bounds; the coins not named keep the operator's setting. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example {
                      *       "BTC": 2
                      *     }

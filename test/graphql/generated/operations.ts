@@ -45,9 +45,9 @@ export type InitializeTransactionInput = {
 };
 
 export type InitiatePaymentInput = {
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC (spec 2.4), and the extension 8 USDC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
   currencyId: string | number;
-  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc, tron, polygon or arbitrum; for USDC ethereum, base, polygon, arbitrum or bsc. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT and USDC). */
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
   network?: string | null | undefined;
   refundAddress?: string | null | undefined;
 };
