@@ -32,8 +32,18 @@ interface ModeObjects {
   delivery: string;
   event: string;
   consolidation: string;
+  invoice: string;
 }
-const none = (): ModeObjects => ({ transaction: "", endpoint: "", primaryEndpoint: "", refund: "", delivery: "", event: "", consolidation: "" });
+const none = (): ModeObjects => ({
+  transaction: "",
+  endpoint: "",
+  primaryEndpoint: "",
+  refund: "",
+  delivery: "",
+  event: "",
+  consolidation: "",
+  invoice: "",
+});
 const live = none();
 /** Test mode's own objects: a test key may change them, and live mode must not notice (its first endpoint's secret among them). */
 const test = none();
@@ -114,6 +124,24 @@ beforeAll(async () => {
       },
     });
   }
+
+  // A draft invoice in each mode (issue 44), made by that mode's own key: a test key may finalize or void test mode's only.
+  for (const [objects, key] of [
+    [live, keys.liveSecretKey],
+    [test, keys.testSecretKey],
+  ] as const) {
+    const made = await t.post(
+      "/v1/invoices",
+      {
+        customer: { email: "ada@example.com", name: "Ada Obi" },
+        currency: "USD",
+        items: [{ description: "Consulting", quantity: 1, unit_price: "150.00" }],
+      },
+      bearer(key),
+    );
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    objects.invoice = made.body.data.id;
+  }
 });
 afterAll(() => t?.close());
 
@@ -134,6 +162,7 @@ async function liveState(): Promise<string> {
     transactions: await of("transactions"),
     refunds: await of("refunds"),
     consolidations: await of("consolidations"),
+    invoices: await of("invoices"),
     events: await of("webhook_events"),
     processors: await of("payment_processors"),
     links: await of("payment_links"),
@@ -164,6 +193,7 @@ const PATH_OBJECTS: Record<string, (of: ModeObjects) => string[]> = {
   endpoint_id: (of) => [of.endpoint, of.primaryEndpoint],
   refund_id: (of) => [of.refund],
   consolidation_id: (of) => [of.consolidation],
+  invoice_id: (of) => [of.invoice],
   delivery_id: (of) => [of.delivery],
   event_id: (of) => [of.event],
 };
@@ -273,6 +303,7 @@ function idFor(of: ModeObjects, field: string, arg: string): string {
   if (arg === "currencyId") return "4";
   if (arg === "endpointId") return of.endpoint;
   if (arg === "id" && /Refund/.test(field)) return of.refund;
+  if (arg === "id" && /Invoice/.test(field)) return of.invoice;
   if (arg === "id" && /WebhookDelivery/.test(field)) return of.delivery;
   if (arg === "id" && /WebhookEndpoint/.test(field)) return of.primaryEndpoint;
   throw new Error(`${field}(${arg}): which object does this ID name? Add it to idFor`);
