@@ -103,15 +103,23 @@ export interface PaygateApp {
  * The app of a runtime as the configuration says: the one wiring of the service (main.ts) and of the
  * tests (test/support/gateway.ts). `checkout`: where the built checkout page is (web/dist/ by default).
  */
-/** /readyz's chain_nodes: each network and mode's nodes by place and host (never the URL), and how many are healthy. */
+/**
+ * /readyz's chain_nodes: each network and mode that lists several nodes (failover), its nodes by place and host (never
+ * the URL), and how many are healthy. A network of one node is left out, so /readyz answers as before for them
+ * (/metrics has every node); with no such network the field is absent.
+ */
 function chainNodesReadiness(pools: readonly NetworkNodeHealth[]) {
-  return pools.map((pool) => ({
-    network: pool.network,
-    mode: pool.mode,
-    backend: pool.backend,
-    healthy: pool.nodes.filter((n) => n.state === "healthy" || n.state === "unknown").length,
-    nodes: pool.nodes.map((n) => ({ node: n.index, host: n.host, state: n.state, head: n.head, retry_at: n.retryAt?.toISOString() ?? null })),
-  }));
+  const listed = pools.filter((pool) => pool.nodes.length > 1);
+  if (listed.length === 0) return {};
+  return {
+    chain_nodes: listed.map((pool) => ({
+      network: pool.network,
+      mode: pool.mode,
+      backend: pool.backend,
+      healthy: pool.nodes.filter((n) => n.state === "healthy" || n.state === "unknown").length,
+      nodes: pool.nodes.map((n) => ({ node: n.index, host: n.host, state: n.state, head: n.head, retry_at: n.retryAt?.toISOString() ?? null })),
+    })),
+  };
 }
 
 export function createConfiguredApp(
@@ -122,7 +130,7 @@ export function createConfiguredApp(
   parts.metrics?.observeChainNodes(() => runtime.nodeHealth());
   return createApp({
     gateway: runtime.gateway,
-    readiness: async () => ({ ...(await runtime.database.readiness()), chain_nodes: chainNodesReadiness(runtime.nodeHealth()) }),
+    readiness: async () => ({ ...(await runtime.database.readiness()), ...chainNodesReadiness(runtime.nodeHealth()) }),
     logger: parts.logger,
     logRequests: config.logRequests,
     graphql: config.graphql,
