@@ -38,3 +38,14 @@ export function parseListQuery<S extends z.ZodObject>(
 export function pageOf<T>(rows: T[], limit: number): { items: T[]; hasMore: boolean } {
   return { items: rows.slice(0, limit), hasMore: rows.length > limit };
 }
+
+/**
+ * The row a list's `starting_after` names, looked up among the caller's own (`find`): none asked, null; one the caller
+ * has no such row of, the list's 400 naming the parameter.
+ */
+export async function startingAfter<C>(id: string | undefined, find: (id: string) => Promise<C | null | undefined>): Promise<C | null> {
+  if (id === undefined) return null;
+  const cursor = await find(id);
+  if (!cursor) throw errors.unknownCursor("starting_after", id);
+  return cursor;
+}

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { WebhookEvent } from "../records/rows.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import type { WebhookEventStore } from "../stores/webhook-events.ts";
 import { isTransactionId } from "../transactions/record.ts";
 import { EVENT_TYPES } from "./payment-events.ts";
@@ -41,12 +41,8 @@ export async function listEvents(
 ): Promise<EventPage> {
   const caller = await credentials.authenticateSecret(bearerToken);
   const query = parseListQuery(EventListParams, params);
-  let afterSeq: bigint | null = null;
-  if (query.starting_after !== undefined) {
-    const cursor = await stores.webhookEvents.findFor(query.starting_after, caller.merchant.id, caller.isLive);
-    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
-    afterSeq = cursor.seq;
-  }
+  const cursor = await startingAfter(query.starting_after, (id) => stores.webhookEvents.findFor(id, caller.merchant.id, caller.isLive));
+  const afterSeq = cursor?.seq ?? null;
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await stores.webhookEvents.page({
     merchantId: caller.merchant.id,

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
-import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import { Decimal, isNumericString } from "../money/amounts.ts";
 import { fiatBySlug } from "../money/currencies.ts";
 import type { InvoiceRecord } from "../records/invoices.ts";
@@ -98,12 +98,8 @@ export async function listInvoices(
   params: Record<string, unknown>,
 ): Promise<{ invoices: InvoiceView[]; hasMore: boolean }> {
   const query = parseListQuery(InvoiceListParams, params);
-  let after: { createdAt: Date; id: string } | null = null;
-  if (query.starting_after !== undefined) {
-    const cursor = await deps.stores.invoices.findFor(query.starting_after, owner.merchantId, owner.isLive);
-    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
-    after = { createdAt: cursor.createdAt, id: cursor.id };
-  }
+  const cursor = await startingAfter(query.starting_after, (id) => deps.stores.invoices.findFor(id, owner.merchantId, owner.isLive));
+  const after = cursor && { createdAt: cursor.createdAt, id: cursor.id };
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await deps.stores.invoices.page({ merchantId: owner.merchantId, isLive: owner.isLive, after, limit: limit + 1 });
   const page = pageOf(rows, limit);

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { errors } from "../errors.ts";
 import { refundEvent } from "./refund-events.ts";
-import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
 import { findTransactionFor, isTransactionId, transactionNotFoundFor } from "../transactions/record.ts";
@@ -84,12 +84,8 @@ export async function listRefunds(
   params: Record<string, unknown>,
 ): Promise<{ merchantId: number; refunds: RefundView[]; hasMore: boolean }> {
   const query = parseListQuery(RefundListParams, params);
-  let after: { createdAt: Date; id: string } | null = null;
-  if (query.starting_after !== undefined) {
-    const cursor = await deps.stores.refunds.findFor(query.starting_after, owner.merchantId, owner.isLive);
-    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
-    after = { createdAt: cursor.createdAt, id: cursor.id };
-  }
+  const cursor = await startingAfter(query.starting_after, (id) => deps.stores.refunds.findFor(id, owner.merchantId, owner.isLive));
+  const after = cursor && { createdAt: cursor.createdAt, id: cursor.id };
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await deps.stores.refunds.page({
     merchantId: owner.merchantId,

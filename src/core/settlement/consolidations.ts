@@ -5,7 +5,7 @@ import { z } from "zod";
 import { auditEntry, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { DuplicateKeyError, errors } from "../errors.ts";
-import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
+import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import { Decimal } from "../money/amounts.ts";
 import { defaultNetworkOf } from "../networks.ts";
 import type { ConsolidationRecord } from "../records/settlement.ts";
@@ -128,12 +128,8 @@ export async function listConsolidations(
   params: Record<string, unknown>,
 ): Promise<{ merchantId: number; consolidations: ConsolidationView[]; hasMore: boolean }> {
   const query = parseListQuery(ConsolidationListParams, params);
-  let after: { createdAt: Date; id: string } | null = null;
-  if (query.starting_after !== undefined) {
-    const cursor = await deps.stores.settlement.findFor(query.starting_after, owner.merchantId, owner.isLive);
-    if (!cursor) throw errors.unknownCursor("starting_after", query.starting_after);
-    after = { createdAt: cursor.createdAt, id: cursor.id };
-  }
+  const cursor = await startingAfter(query.starting_after, (id) => deps.stores.settlement.findFor(id, owner.merchantId, owner.isLive));
+  const after = cursor && { createdAt: cursor.createdAt, id: cursor.id };
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await deps.stores.settlement.page({ merchantId: owner.merchantId, isLive: owner.isLive, after, limit: limit + 1 });
   const page = pageOf(rows, limit);

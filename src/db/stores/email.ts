@@ -2,29 +2,13 @@
 // outbox and transactions (read only: the webhook tables are the webhooks'), the messages, and the
 // sender's claim with FOR UPDATE SKIP LOCKED so two instances never take one message.
 import { Decimal } from "../../core/money/amounts.ts";
-import type { EmailFacts, EmailMessageRecord, EmailState, FollowedEvent, PartPaidTransaction } from "../../core/records/email.ts";
+import type { EmailFacts, EmailMessageRecord, FollowedEvent, PartPaidTransaction } from "../../core/records/email.ts";
 import type { EmailStore } from "../../core/stores/email.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 
-interface MessageRow {
-  id: string;
-  merchantId: number;
-  transactionId: string;
-  refundId: string | null;
-  source: string;
-  kind: string;
-  recipient: string;
-  locale: string;
-  isLive: boolean;
-  state: EmailState;
-  attemptCount: number;
-  nextAttemptAt: Date;
-  lastError: string | null;
-  facts: unknown;
-  sentAt: Date | null;
-  createdAt: Date;
-}
+/** A message as Prisma reads it: the record, with its facts still untyped JSON. */
+type MessageRow = Omit<EmailMessageRecord, "facts"> & { facts: unknown };
 
 const asMessage = (row: MessageRow): EmailMessageRecord => ({
   ...row,
