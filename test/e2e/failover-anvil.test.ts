@@ -85,7 +85,9 @@ describe("ETH on four nodes: one on another chain, one killed, one lagging, all 
     const t0 = await service.initiate("ETH", "30");
     const due = dueUnits(t0);
     const tx = await pay([a, b, d], t0.payment_address, due);
-    let t = await service.until(t0.id, (t) => t.receipts.length === 1, "its payment seen");
+    // A slow read may first see the payment through the address's balance only (`balance:internal:…`,
+    // no hash): the transfer found by its hash takes that receipt over (lifecycle.ts), so wait for it.
+    let t = await service.until(t0.id, (t) => t.receipts.length === 1 && t.receipts[0]?.tx_hash === tx, "its payment seen by its hash");
     expect(progress(t).receipts).toEqual([[tx, decimalOf(due, 18), 1, "SEEN"]]);
     expect(health()?.[0]).toBe("wrong_chain");
     const [aside] = service.runtime.nodeHealth().find((p) => p.network === "ethereum")?.nodes ?? [];
