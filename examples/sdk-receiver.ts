@@ -17,6 +17,11 @@ export function describeEvent(event: WebhookEvent): string {
     case "webhook.test":
       // The dashboard's "Send a test event" (or `paygate webhooks send-test`): no payment, nothing to do.
       return `verified webhook.test: the ${event.data.mode} endpoint works`;
+    case "settlement.consolidation.seen":
+    case "settlement.consolidation.confirmed":
+    case "settlement.consolidation.canceled":
+      // About a consolidation of settled BTC or LTC outputs (docs/settlement.md), not an order.
+      return `verified ${event.event}: consolidation ${event.data.consolidation.id} is ${event.data.consolidation.state}`;
     case "payment.received":
       // Fulfil the order here (status SUCCESSFUL): amount_paid is what arrived, in the coin.
       return `verified payment.received: ${event.data.transaction.reference} is paid (${event.data.transaction.amount_paid} ${event.data.transaction.payment_currency_slug})`;

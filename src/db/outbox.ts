@@ -118,18 +118,18 @@ async function writeEvents(tx: DatabaseTransaction, ids: string[], policy: Lifec
 
 /**
  * The one INSERT of outbox rows, for every writer (the hook above, initialize's and initiate's
- * statements, refunds). An event the transaction already has (same state) is skipped; `onlyIf`, a
+ * statements, refunds, subjects' events). An event the transaction or subject already has (same state) is skipped; `onlyIf`, a
  * FROM list inside a larger statement, writes them only when it has a row. Answers the transaction
- * ids of the rows written. Times go as ISO text with their zone, whatever the session's.
+ * ids of the rows written (null for a subject's). Times go as ISO text with their zone, whatever the session's.
  */
 export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.Sql): Prisma.Sql {
   const values = events.map(
     (e) =>
-      Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}, ${e.refundId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},
+      Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}::text, ${e.refundId}::text, ${e.subjectId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},
         ${e.nextAttemptAt.toISOString()}::timestamptz, ${e.createdAt.toISOString()}::timestamptz)`,
   );
   return Prisma.sql`
-    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, type, is_live, body, next_attempt_at, created_at)
+    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, next_attempt_at, created_at)
     SELECT e.* FROM (VALUES ${Prisma.join(values)}) AS e${onlyIf ? Prisma.sql` WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : Prisma.empty}
     ON CONFLICT DO NOTHING
     RETURNING transaction_id AS "transactionId"`;

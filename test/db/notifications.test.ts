@@ -93,20 +93,21 @@ describe("notifications", () => {
     expect(await dueAfter(initialize)).toBe(0);
     const skipped = await t.db.webhookEvent.findFirstOrThrow({ where: { merchantId: keys.id }, orderBy: { seq: "desc" } });
     expect(skipped.state).toBe("SKIPPED");
+    const transactionId = skipped.transactionId as string; // a payment event's
 
     // The same event set back to PENDING (a redelivery) is due again; a PENDING row updated in place is not.
     expect(
       await dueAfter(async () => {
         await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { state: "PENDING" } });
-        await t.db.transaction.update({ where: { id: skipped.transactionId }, data: { description: "redelivered" } });
-        return skipped.transactionId;
+        await t.db.transaction.update({ where: { id: transactionId }, data: { description: "redelivered" } });
+        return transactionId;
       }),
     ).toBe(1);
     expect(
       await dueAfter(async () => {
         await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { attemptCount: 1 } });
-        await t.db.transaction.update({ where: { id: skipped.transactionId }, data: { description: "retried" } });
-        return skipped.transactionId;
+        await t.db.transaction.update({ where: { id: transactionId }, data: { description: "retried" } });
+        return transactionId;
       }),
     ).toBe(0);
 

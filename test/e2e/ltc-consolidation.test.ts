@@ -253,6 +253,17 @@ describe("LTC consolidations through the service on a regtest node", () => {
     await node.mine(REQUIRED);
     const confirmed = await consolidationUntil(c.id, (x) => x.state === "confirmed", "confirmed");
     expect(confirmed.confirmed_at).not.toBeNull();
+    // Each move told by a signed webhook about the consolidation (no transaction), once, in the Events API too.
+    await expect
+      .poll(() => service.consolidationEvents(c.id), { timeout: 20_000 })
+      .toEqual(["settlement.consolidation.seen", "settlement.consolidation.confirmed"]);
+    await expect.poll(() => service.consolidationEvents(other.id), { timeout: 20_000 }).toEqual(["settlement.consolidation.canceled"]);
+    const told = await call("GET", "/v1/events?type=settlement.consolidation.confirmed");
+    expect(
+      (
+        told.body.data as unknown as { subject: string | null; transaction: string | null; data: { data: { consolidation: ConsolidationBody } } }[]
+      ).map((e) => [e.subject, e.transaction, e.data.data.consolidation.state, e.data.data.consolidation.tx_hash]),
+    ).toEqual([[c.id, null, "confirmed", c.tx_hash]]);
 
     // Its outputs are spent by it for good: only the third payment's is offered.
     const last = await consolidate({ coin: "LTC", destination, fee_rate: "5" });

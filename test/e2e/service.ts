@@ -21,7 +21,7 @@ import { startRuntime, type Runtime, type RuntimeOverrides } from "../../src/run
 import { serializeKey } from "../support/hd-keys.ts";
 import { seedMigratedDatabase } from "../support/migrated-data-dir.ts";
 import { createTestDatabase } from "../support/test-database.ts";
-import { startWebhookReceiver, verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { allVerifiedPayloads, startWebhookReceiver, verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { initializeBody } from "../support/builders.ts";
 
 /** Every public default node off: only the nodes a test names are read. */
@@ -95,6 +95,8 @@ export interface E2eService {
   loggedOnce(pattern: RegExp): Promise<string[]>;
   /** The event types received for the transaction, in order, each verified with the merchant's secret. */
   events(reference: string): string[];
+  /** A consolidation's event types received, in order, each verified with the merchant's secret. */
+  consolidationEvents(id: string): string[];
   close(): Promise<void>;
 }
 
@@ -234,6 +236,10 @@ export async function startE2eService(
       return service.logged(pattern);
     },
     events: (reference) => verifiedPayloads(receiver, merchant.webhookSecret, reference).map((p) => p.event),
+    consolidationEvents: (id) =>
+      allVerifiedPayloads(receiver, merchant.webhookSecret)
+        .filter((p) => p.data.consolidation?.id === id)
+        .map((p) => p.event),
     close,
   };
   return service;

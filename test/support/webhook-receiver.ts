@@ -92,17 +92,28 @@ export interface PaymentPayload {
   data: { transaction: Record<string, unknown> };
 }
 
+/** Any event's body: a payment's or refund's has `data.transaction`, a consolidation's `data.consolidation`. */
+export interface EventPayload {
+  event: string;
+  data: { transaction?: Record<string, unknown>; consolidation?: Record<string, unknown> };
+}
+
+/** Every event received so far, each verified with the merchant's `whsec_…` secret (throws if one is forged). */
+export function allVerifiedPayloads(receiver: WebhookReceiver, webhookSecret: string): EventPayload[] {
+  const verifier = new Webhook(webhookSecret);
+  return receiver.received.map(
+    (r) =>
+      verifier.verify(r.body, {
+        "webhook-id": String(r.headers["webhook-id"]),
+        "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+        "webhook-signature": String(r.headers["webhook-signature"]),
+      }) as EventPayload,
+  );
+}
+
 /** The payment events received so far, each verified with the merchant's `whsec_…` secret (throws if one is forged), of one transaction (by its reference). */
 export function verifiedPayloads(receiver: WebhookReceiver, webhookSecret: string, reference: string): PaymentPayload[] {
-  const verifier = new Webhook(webhookSecret);
-  return receiver.received
-    .map(
-      (r) =>
-        verifier.verify(r.body, {
-          "webhook-id": String(r.headers["webhook-id"]),
-          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
-          "webhook-signature": String(r.headers["webhook-signature"]),
-        }) as PaymentPayload,
-    )
-    .filter((p) => p.data.transaction.reference === reference);
+  return allVerifiedPayloads(receiver, webhookSecret).filter(
+    (p): p is PaymentPayload => p.data.transaction !== undefined && p.data.transaction.reference === reference,
+  );
 }

@@ -661,7 +661,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["TestWebhook"];
+        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["TestWebhook"];
         PaymentWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -870,6 +870,60 @@ export type components = {
         };
         /** @enum {string} */
         RefundState: "pending" | "succeeded" | "canceled";
+        SettlementWebhook: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled";
+            data: {
+                consolidation: components["schemas"]["Consolidation"];
+            };
+        };
+        Consolidation: {
+            /** @example co_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "consolidation";
+            is_live: boolean;
+            state: components["schemas"]["ConsolidationState"];
+            /** @example LTC */
+            coin: string;
+            /** @example litecoin */
+            network: string;
+            /** @description The merchant's own address the outputs are sent to. */
+            destination: string;
+            /** @description sat/vB, as chosen. */
+            fee_rate: string;
+            /** @description What the inputs hold. An exact decimal string in the coin. */
+            total: string;
+            /** @description vsize × fee_rate. An exact decimal string in the coin. */
+            network_fee: string;
+            /** @description What reaches the destination: total less network_fee. An exact decimal string in the coin. */
+            amount_to_receive: string;
+            inputs: {
+                transaction_id: string;
+                /** @description `txid:vout`. */
+                outpoint: string;
+                amount: string;
+            }[];
+            /** @description The unsigned PSBT (base64, BIP 174) with each input's key origin, while open. */
+            psbt: string | null;
+            /** @description The transaction's id: signing keeps it (P2WPKH inputs). */
+            tx_hash: string;
+            /** @description In the reply that made it: what the wallet setting lacks for a PSBT the wallet signs. */
+            key_origin_missing: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            seen_at: string | null;
+            /** Format: date-time */
+            confirmed_at: string | null;
+            /** Format: date-time */
+            canceled_at: string | null;
+        };
+        /** @enum {string} */
+        ConsolidationState: "open" | "seen" | "confirmed" | "canceled";
         TestWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1190,17 +1244,19 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6) or a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md) or a consolidation's (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
              */
             created_at: string;
-            /** @description The id of the transaction whose state changed. */
-            transaction: string;
+            /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
+            transaction: string | null;
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*); null for payment and refund events. */
+            subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
             data: {
@@ -1230,17 +1286,19 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6) or a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md) or a consolidation's (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
              */
             created_at: string;
-            /** @description The id of the transaction whose state changed. */
-            transaction: string;
+            /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
+            transaction: string | null;
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*); null for payment and refund events. */
+            subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
             data: {
@@ -1542,50 +1600,6 @@ export type components = {
             data: components["schemas"]["Consolidation"];
             meta: Record<string, never>;
         };
-        Consolidation: {
-            /** @example co_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
-            id: string;
-            /** @enum {string} */
-            object: "consolidation";
-            is_live: boolean;
-            state: components["schemas"]["ConsolidationState"];
-            /** @example LTC */
-            coin: string;
-            /** @example litecoin */
-            network: string;
-            /** @description The merchant's own address the outputs are sent to. */
-            destination: string;
-            /** @description sat/vB, as chosen. */
-            fee_rate: string;
-            /** @description What the inputs hold. An exact decimal string in the coin. */
-            total: string;
-            /** @description vsize × fee_rate. An exact decimal string in the coin. */
-            network_fee: string;
-            /** @description What reaches the destination: total less network_fee. An exact decimal string in the coin. */
-            amount_to_receive: string;
-            inputs: {
-                transaction_id: string;
-                /** @description `txid:vout`. */
-                outpoint: string;
-                amount: string;
-            }[];
-            /** @description The unsigned PSBT (base64, BIP 174) with each input's key origin, while open. */
-            psbt: string | null;
-            /** @description The transaction's id: signing keeps it (P2WPKH inputs). */
-            tx_hash: string;
-            /** @description In the reply that made it: what the wallet setting lacks for a PSBT the wallet signs. */
-            key_origin_missing: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            seen_at: string | null;
-            /** Format: date-time */
-            confirmed_at: string | null;
-            /** Format: date-time */
-            canceled_at: string | null;
-        };
-        /** @enum {string} */
-        ConsolidationState: "open" | "seen" | "confirmed" | "canceled";
         ConsolidationRequest: {
             /**
              * @description BTC or LTC.
@@ -1626,7 +1640,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -1656,7 +1670,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -2367,7 +2381,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -2468,7 +2482,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled. */
                 types?: string;
             };
             header?: {

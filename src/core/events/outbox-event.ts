@@ -1,21 +1,18 @@
 // The outbox row of an event (table `webhook_events`), built here for every writer: the outbox hook
-// of transaction writes, initialize's and initiate's one-statement writes, and refunds (issue 45).
+// of transaction writes, initialize's and initiate's one-statement writes, refunds (issue 45), and
+// the events about something other than a transaction (settlement.consolidation.*: subjectOutboxEvent).
 // The database adapter inserts these rows with one statement (src/db/outbox.ts, insertEventsSql).
-import type { WebhookEvent } from "../records/rows.ts";
+import type { OutboxEvent } from "../records/events.ts";
 import type { RefundEventRow } from "../stores/refunds.ts";
 import type { LifecyclePolicy } from "../policies.ts";
-import { paymentEventFor, type TransactionSnapshot } from "./payment-events.ts";
+import { newEventId, paymentEventFor, type TransactionSnapshot } from "./payment-events.ts";
 
-/** The columns a writer sets; the rest (seq, delivery state, attempts) are the table's defaults. */
-export type OutboxEvent = Pick<
-  WebhookEvent,
-  "id" | "merchantId" | "transactionId" | "refundId" | "type" | "isLive" | "body" | "nextAttemptAt" | "createdAt"
->;
+export type { OutboxEvent };
 
 /** The event of a transaction's current state, due at once. */
 export function paymentOutboxEvent(row: TransactionSnapshot & { id: string; merchantId: number }, now: Date, policy: LifecyclePolicy): OutboxEvent {
   const event = paymentEventFor(row, policy);
-  return { ...eventOf(row.merchantId, row.id, row.isLive, now), refundId: null, id: event.id, type: event.type, body: event.body };
+  return { ...eventOf(row.merchantId, row.id, row.isLive, now), refundId: null, subjectId: null, id: event.id, type: event.type, body: event.body };
 }
 
 /** A refund's event (core/events/refund-events.ts), due at once. */
@@ -27,12 +24,29 @@ export function refundOutboxEvent(
   return {
     ...eventOf(refund.merchantId, refund.transactionId, refund.isLive, now),
     refundId: refund.id,
+    subjectId: null,
     id: event.id,
     type: event.type,
     body: event.body,
   };
 }
 
-function eventOf(merchantId: number, transactionId: string, isLive: boolean, now: Date) {
+/** An event about something that is not a transaction (a consolidation), due at once; one of each type per subject. */
+export function subjectOutboxEvent(
+  subject: { id: string; merchantId: number; isLive: boolean },
+  event: { type: string; body: unknown },
+  now: Date,
+): OutboxEvent {
+  return {
+    ...eventOf(subject.merchantId, null, subject.isLive, now),
+    refundId: null,
+    subjectId: subject.id,
+    id: newEventId(),
+    type: event.type,
+    body: JSON.stringify({ event: event.type, data: event.body }),
+  };
+}
+
+function eventOf(merchantId: number, transactionId: string | null, isLive: boolean, now: Date) {
   return { merchantId, transactionId, isLive, nextAttemptAt: now, createdAt: now };
 }

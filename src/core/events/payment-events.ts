@@ -36,8 +36,19 @@ export const PAYMENT_EVENT_TYPES = [
 export const REFUND_EVENT_TYPES = ["refund.created", "refund.succeeded", "refund.canceled"] as const;
 export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 
+/**
+ * A consolidation's events (issue 40; core/settlement/events.ts): seen on the chain, confirmed, canceled; about no
+ * transaction (their subject is the consolidation), through the same outbox and signing.
+ */
+export const SETTLEMENT_EVENT_TYPES = [
+  "settlement.consolidation.seen",
+  "settlement.consolidation.confirmed",
+  "settlement.consolidation.canceled",
+] as const;
+export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
+
 /** Every event type paygate sends: what a filter of event types may name. */
-export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...REFUND_EVENT_TYPES] as const;
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...SETTLEMENT_EVENT_TYPES] as const;
 
 /** `evt_…`: sent as the Standard Webhooks `webhook-id`, unchanged on every attempt. */
 export const newEventId = () => `evt_${randomToken(24)}`;

@@ -5,6 +5,7 @@
 import type { CoreDeps } from "../deps.ts";
 import type { ConsolidationRecord, ConsolidationState } from "../records/settlement.ts";
 import * as consolidations from "../settlement/consolidations.ts";
+import { consolidationEvent } from "../settlement/events.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
 import type { MerchantAccess } from "./access.ts";
 
@@ -47,6 +48,7 @@ export class Settlement {
   }
 
   consolidationMoved(id: string, from: ConsolidationState, to: ConsolidationState): Promise<ConsolidationRecord | null> {
-    return this.deps.stores.settlement.move(id, from, to, this.deps.clock.now(), null);
+    const now = this.deps.clock.now();
+    return this.deps.stores.settlement.move(id, from, to, now, null, (moved) => consolidationEvent(moved, now));
   }
 }

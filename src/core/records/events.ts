@@ -1,5 +1,11 @@
 // What a webhook attempt leaves behind: the attempt to record and the event's outcome, as the stores write them.
-import type { WebhookDeliveryAttempt } from "./rows.ts";
+import type { WebhookDeliveryAttempt, WebhookEvent } from "./rows.ts";
+
+/** An outbox row as a writer sets it (core/events/outbox-event.ts builds them); the rest (seq, delivery state, attempts) are the table's defaults. */
+export type OutboxEvent = Pick<
+  WebhookEvent,
+  "id" | "merchantId" | "transactionId" | "refundId" | "subjectId" | "type" | "isLive" | "body" | "nextAttemptAt" | "createdAt"
+>;
 
 /** An attempt to record: the stored attempt (rows.ts) before it has an id and its event. */
 export interface AttemptRecord extends Omit<WebhookDeliveryAttempt, "id" | "eventId" | "trigger" | "retryAfter"> {

@@ -81,9 +81,12 @@ export interface WebhookEvent {
   /** Commit order: events of one transaction are delivered in this order. */
   seq: bigint;
   merchantId: number;
-  transactionId: string;
+  /** The transaction a payment.* or refund.* event is about; null for an event about something else. */
+  transactionId: string | null;
   /** The refund a refund.* event is about; null for payment events. */
   refundId: string | null;
+  /** What an event about no transaction is about (a consolidation's `co_…`); null otherwise. */
+  subjectId: string | null;
   type: string;
   isLive: boolean;
   /** The exact JSON body, signed and sent unchanged on every attempt. */

@@ -13,6 +13,7 @@ import type { AuditWrite } from "../stores/audit-log.ts";
 import { parseBody } from "../transactions/requests.ts";
 import { ConsolidationBody, CONSOLIDATION_ID, isConsolidationId, newConsolidationId, targetOf } from "./rules.ts";
 import { type ConsolidationView, consolidationView } from "./view.ts";
+import { consolidationEvent } from "./events.ts";
 
 export type SettlementDeps = Pick<CoreDeps, "stores" | "rails" | "clock" | "consolidationRails">;
 
@@ -111,7 +112,10 @@ export async function retrieveConsolidation(deps: SettlementDeps, owner: Settlem
 export async function cancelConsolidation(deps: SettlementDeps, owner: SettlementOwner, id: string): Promise<ConsolidationOutcome> {
   const found = await ownConsolidation(deps, owner, id);
   if (found.state !== "open") throw errors.consolidationNotOpen(found.state);
-  const moved = await deps.stores.settlement.move(id, "open", "canceled", deps.clock.now(), auditOf(deps, owner, "consolidation.cancel", id));
+  const now = deps.clock.now();
+  const moved = await deps.stores.settlement.move(id, "open", "canceled", now, auditOf(deps, owner, "consolidation.cancel", id), (c) =>
+    consolidationEvent(c, now),
+  );
   if (moved === null) throw errors.consolidationNotOpen((await ownConsolidation(deps, owner, id)).state);
   return { merchantId: owner.merchantId, consolidation: consolidationView(moved) };
 }

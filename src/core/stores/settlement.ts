@@ -3,6 +3,7 @@
 import type { Decimal } from "../money/amounts.ts";
 import type { ConsolidationRecord, ConsolidationState } from "../records/settlement.ts";
 import type { AuditWrite } from "./audit-log.ts";
+import type { OutboxEvent } from "../records/events.ts";
 
 /** A settled payment output no consolidation holds and no refund counts against. */
 export interface SettledOutput {
@@ -45,8 +46,18 @@ export interface SettlementStore {
   create(consolidation: NewConsolidation, audit: AuditWrite | null): Promise<ConsolidationRecord>;
   findFor(id: string, merchantId: number, isLive: boolean): Promise<ConsolidationRecord | null>;
   page(query: ConsolidationListQuery): Promise<ConsolidationRecord[]>;
-  /** Moves it from `from` to `to` (canceled releases its outputs); null when it had moved on. */
-  move(id: string, from: ConsolidationState, to: ConsolidationState, at: Date, audit: AuditWrite | null): Promise<ConsolidationRecord | null>;
+  /**
+   * Moves it from `from` to `to` (canceled releases its outputs) and writes `eventOf`'s event of the moved
+   * consolidation in the same database transaction; null when it had moved on (nothing written).
+   */
+  move(
+    id: string,
+    from: ConsolidationState,
+    to: ConsolidationState,
+    at: Date,
+    audit: AuditWrite | null,
+    eventOf: (moved: ConsolidationRecord) => OutboxEvent | null,
+  ): Promise<ConsolidationRecord | null>;
   /** Open and seen consolidations, for the chain side's watch (oldest first, up to `limit`). */
   toWatch(limit: number): Promise<ConsolidationRecord[]>;
 }

@@ -39,7 +39,7 @@ export interface EventFilter {
   limit?: number;
 }
 
-export type EventWithAttempts = WebhookEvent & { attempts: WebhookDeliveryAttempt[]; transaction: { reference: string } };
+export type EventWithAttempts = WebhookEvent & { attempts: WebhookDeliveryAttempt[]; transaction: { reference: string } | null };
 
 /** What waits in the outbox (GET /metrics reads it at scrape time). */
 export interface WebhookBacklog {

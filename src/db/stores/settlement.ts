@@ -8,6 +8,7 @@ import type { SettlementStore } from "../../core/stores/settlement.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
+import { insertEventsSql } from "../outbox.ts";
 
 const include = { inputs: { orderBy: { id: "asc" } } } as const;
 
@@ -119,7 +120,7 @@ export function settlementStore(db: Database): SettlementStore {
       return rows.map(recordOf);
     },
 
-    move: (id, from, to, at, audit) =>
+    move: (id, from, to, at, audit, eventOf) =>
       db.$transaction(async (tx) => {
         const stamp = STAMP[to];
         // Reached at once without a seen pass (mined between two passes): it was seen then too.
@@ -132,7 +133,10 @@ export function settlementStore(db: Database): SettlementStore {
         // A canceled consolidation gives its outputs back: they may be offered again.
         if (to === "canceled") await tx.consolidationInput.updateMany({ where: { consolidationId: id }, data: { active: false } });
         if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
-        return recordOf(await tx.consolidation.findUniqueOrThrow({ where: { id }, include }));
+        const record = recordOf(await tx.consolidation.findUniqueOrThrow({ where: { id }, include }));
+        const event = eventOf(record);
+        if (event) await tx.$executeRaw(insertEventsSql([event]));
+        return record;
       }),
 
     toWatch: async (limit) =>

@@ -8,6 +8,7 @@ export function eventObject(e: WebhookEvent): Event {
     type: e.type as Event["type"],
     created_at: e.createdAt.toISOString(),
     transaction: e.transactionId,
+    subject: e.subjectId,
     is_live: e.isLive,
     data: JSON.parse(e.body) as Record<string, unknown>,
     delivery: {
