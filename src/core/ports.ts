@@ -392,12 +392,5 @@ export interface FlushStatusRequest {
 export type FlushChainStatus =
   | { kind: "pending" }
   | { kind: "replaced" }
-  | {
-      kind: "mined";
-      succeeded: boolean;
-      gasUsed: bigint;
-      /** In the coin, exact. */
-      fee: string;
-      /** By transaction id: what its forwarder sent to its destination. */
-      moved: ReadonlyMap<string, { coin: string; amount: string }[]>;
-    };
+  // `fee` in the coin, exact; `moved` by transaction id: what its forwarder sent to its destination.
+  | { kind: "mined"; succeeded: boolean; gasUsed: bigint; fee: string; moved: ReadonlyMap<string, { coin: string; amount: string }[]> };

@@ -7,6 +7,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forwarderAddress, paymentSalt } from "../../src/rails/evm/forwarders.ts";
+import { ForwarderFlusher } from "../../src/jobs/forwarder-flusher.ts";
+import { PaygateMetrics } from "../../src/observability/metrics.ts";
+import { ChainWatchers } from "../../src/rails/chains/index.ts";
+import { EvmForwarderRails } from "../../src/rails/evm/flusher.ts";
 import { addressOfPrivateKey } from "../../src/rails/evm/signing.ts";
 import { toChecksumAddress } from "../../src/rails/wallets/addresses.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
@@ -171,6 +175,30 @@ describe("deposit forwarders on anvil", () => {
     expect(report.feePayers).toEqual([{ network: "ethereum", isLive: false, address: feePayer, balance: expect.any(String), low: false }]);
     expect(await coinBalance(anvil, destination)).toBe(held + dueUnits(before));
     expect(await coinBalance(anvil, second)).toBe(dueUnits(after));
+
+    // The job reports the fee payer's balance to /metrics; below PAYGATE_FEE_PAYER_LOW_BALANCE it is too low.
+    const metrics = new PaygateMetrics({ defaultMetrics: false });
+    const said: string[] = [];
+    const job = new ForwarderFlusher(
+      service.runtime.gateway.settlement,
+      { minPayments: 100, maxAgeMs: 3_600_000 },
+      1000,
+      (line) => void said.push(line),
+      metrics,
+    );
+    await job.tick();
+    const balance = decimalOf(await coinBalance(anvil, feePayer), 18);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(`paygate_fee_payer_balance{network="ethereum",mode="test"} ${Number(balance)}`);
+    expect(text).toContain('paygate_fee_payer_low{network="ethereum",mode="test"} 0');
+    expect(said).toEqual([]);
+    const rails = new EvmForwarderRails({
+      config: { ...service.config.forwarders, lowBalance: "1000" },
+      chains: new ChainWatchers(service.config.chains),
+      testChainIds: service.config.chains.testChainIds,
+    });
+    expect(await rails.feePayerBalance("ethereum", false)).toEqual({ address: feePayer, balance, low: true });
+    expect(await rails.feePayerBalance("bsc", false)).toBeNull();
   });
 
   it("records a flush the node has not mined yet as sending, and the job finishes it from the chain's receipt, sent once", async () => {
