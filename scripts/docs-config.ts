@@ -12,6 +12,7 @@ import { LifecycleEnvSchema, WatchEnvSchema } from "../src/jobs/config.ts";
 import { PriceEnvSchema } from "../src/rails/prices/config.ts";
 import { WebhookEnvSchema } from "../src/webhooks/config.ts";
 import { ChainEnvSchema } from "../src/rails/chains/config.ts";
+import { ForwarderEnvSchema } from "../src/rails/evm/config.ts";
 
 export const CONFIGURATION_DOC = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "docs", "configuration.md");
 
@@ -36,6 +37,7 @@ export function sections(): Section[] {
     ConnectionEnvSchema.shape,
     PriceEnvSchema.shape,
     ChainEnvSchema.shape,
+    ForwarderEnvSchema.shape,
     WatchEnvSchema.shape,
     LifecycleEnvSchema.shape,
     WebhookEnvSchema.shape,
@@ -86,6 +88,12 @@ export function sections(): Section[] {
       intro:
         "The node of each coin and mode, and the confirmations a payment needs. An empty value means unset; `none` switches a default node off, and payments in that coin and mode are then not watched ([Watching the chains](wallets-and-chains.md#watching-the-chains)). Every `*_ESPLORA_URL` and `*_RPC_URL` variable takes a list of URLs separated by commas, your own node first and providers after (`http://127.0.0.1:8545,https://sepolia.infura.io/v3/KEY`): each read goes to the first healthy node, and a node that errs, times out, lags behind the others (PAYGATE_NODE_MAX_LAG_BLOCKS) or answers for another chain is set aside and asked again with back-off ([Failover](own-node.md#your-node-first-providers-after-failover)). While no node of a network is healthy, initiate on that network answers 503 `node_unavailable`.",
       variables: ChainEnvSchema.shape,
+    },
+    {
+      title: "Deposit forwarders (EVM)",
+      intro:
+        "Each EVM network's forwarder factory and fee payer per mode, and when flushes run by themselves ([Deposit forwarders](settlement.md#deposit-forwarders-on-evm-networks)).",
+      variables: ForwarderEnvSchema.shape,
     },
     {
       title: "Webhooks",

@@ -14,6 +14,7 @@ import { GraphqlEnvSchema } from "./graphql/config.ts";
 import { DashboardEnvSchema } from "./http/dashboard/config.ts";
 import { type LifecycleConfig, LifecycleEnvSchema, type WatchConfig, WatchEnvSchema } from "./jobs/config.ts";
 import { ChainEnvSchema, chainConfig, type ChainConfig } from "./rails/chains/config.ts";
+import { type ForwarderConfig, forwarderConfig, ForwarderEnvSchema } from "./rails/evm/config.ts";
 import { type PriceConfig, priceConfig, PriceEnvSchema } from "./rails/prices/config.ts";
 import { type WebhookConfig, WebhookEnvSchema } from "./webhooks/config.ts";
 import { type EmailConfig, emailConfig, EmailEnvSchema } from "./email/config.ts";
@@ -45,6 +46,7 @@ export const EnvSchema = z.object({
   ...ConnectionEnvSchema.shape,
   ...PriceEnvSchema.shape,
   ...ChainEnvSchema.shape,
+  ...ForwarderEnvSchema.shape,
   ...WatchEnvSchema.shape,
   ...LifecycleEnvSchema.shape,
   ...WebhookEnvSchema.shape,
@@ -125,6 +127,8 @@ export interface Config {
   email: EmailConfig;
   lifecycle: LifecycleConfig;
   chains: ChainConfig;
+  /** Deposit forwarders on EVM networks (issue 40): factories, fee payers, the flush job. */
+  forwarders: ForwarderConfig;
   watch: WatchConfig;
   graphql: { introspection: boolean; landingPage: boolean; maxDepth: number; maxCost: number };
   /** Origins whose pages may call the browser routes: any (`*`) or these exact ones. */
@@ -168,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialCacheMs: e.PAYGATE_CREDENTIAL_CACHE_MS,
     prices: priceConfig(e),
     chains: chainConfig(e),
+    forwarders: forwarderConfig(e),
     watch: {
       enabled: e.PAYGATE_PAYMENT_WATCHER,
       intervalMs: e.PAYGATE_WATCH_INTERVAL_MS,

@@ -28,6 +28,8 @@ import type { LineLog } from "./jobs/ticker.ts";
 import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SettlementWatcher } from "./jobs/settlement-watcher.ts";
 import { ConsolidationPsbts } from "./rails/settlement/index.ts";
+import { EvmForwarderRails } from "./rails/evm/flusher.ts";
+import { ForwarderFlusher } from "./jobs/forwarder-flusher.ts";
 import { EmailSender } from "./jobs/email-sender.ts";
 import { SmtpTransport } from "./email/transport.ts";
 import type { MailTransport } from "./core/email/ports.ts";
@@ -57,6 +59,8 @@ export interface Runtime {
   refundWatcher: RefundWatcher;
   /** Not started: started with the payment watcher. Sees consolidations mined (issue 40). */
   settlementWatcher: SettlementWatcher;
+  /** Not started: started with the payment watcher. Flushes deposit forwarders past the thresholds and reads sending flushes back (issue 40). */
+  forwarderFlusher: ForwarderFlusher;
   /** Not started: the service starts it (PAYGATE_EMAIL_SENDER). Derives customers' e-mails from the events and sends them (issue 44). */
   emailSender: EmailSender;
   /** The rate limits of the HTTP API (PAYGATE_RATE_LIMIT_*), counted in the database for every instance. */
@@ -162,6 +166,17 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
       testChainIds: config.chains.testChainIds,
       utxoTestChains: config.chains.utxoTestChains,
     }),
+    // Deposit forwarders (issue 40): addresses, checks and the fee payer's flushes on the EVM nodes.
+    ...(chains instanceof ChainWatchers
+      ? {
+          forwarderRails: new EvmForwarderRails({
+            config: config.forwarders,
+            chains,
+            testChainIds: config.chains.testChainIds,
+            utxoTestChains: config.chains.utxoTestChains,
+          }),
+        }
+      : {}),
     qr: new PngQrRenderer(),
     clock,
     secrets,
@@ -212,6 +227,13 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     config.database.kind === "postgres" ? new SlotWatchShares(new PostgresWatchSlots(config.database.url), overrides.log) : wholeWatchList,
     overrides.metrics,
   );
+  const forwarderFlusher = new ForwarderFlusher(
+    gateway.settlement,
+    { minPayments: config.forwarders.flush.minPayments, maxAgeMs: config.forwarders.flush.maxAgeMs },
+    config.forwarders.flush.intervalMs,
+    overrides.log,
+    overrides.metrics,
+  );
   const emailSender = new EmailSender(gateway.email, config.email.pollMs, overrides.log);
   return {
     gateway,
@@ -229,6 +251,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     watcher,
     refundWatcher,
     settlementWatcher,
+    forwarderFlusher,
     nodeHealth: () => (chains instanceof ChainWatchers ? chains.nodeHealth() : []),
     startBackgroundJobs: (jobs = { webhooks: true, expiry: true, watcher: true }) => {
       if (jobs.webhooks) webhooks.start();
@@ -238,10 +261,19 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
         watcher.start();
         refundWatcher.start();
         settlementWatcher.start();
+        forwarderFlusher.start();
       }
     },
     close: async () => {
-      await Promise.all([webhooks.stop(), expiry.stop(), watcher.stop(), refundWatcher.stop(), settlementWatcher.stop(), emailSender.stop()]);
+      await Promise.all([
+        webhooks.stop(),
+        expiry.stop(),
+        watcher.stop(),
+        refundWatcher.stop(),
+        settlementWatcher.stop(),
+        forwarderFlusher.stop(),
+        emailSender.stop(),
+      ]);
       smtp?.close();
       await database.close();
     },

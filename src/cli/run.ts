@@ -257,6 +257,19 @@ function buildProgram(ctx: CliContext): Command {
     settlement.settlementCancel(ctx, settlementCancelCommand.args[0] ?? "", settlementCancelCommand.opts<settlement.SettlementOptions>()),
   );
 
+  const forwardersCommand = settlementCommand("settlementForwarders");
+  act(forwardersCommand, () => settlement.settlementForwarders(ctx, forwardersCommand.opts<settlement.SettlementOptions>()));
+  const forwarderSet = settlementCommand("settlementForwarderSet")
+    .option("--network <network>", "ethereum or bsc (required)")
+    .option("--destination <address>", "the merchant's settlement address (required)");
+  act(forwarderSet, () => settlement.settlementForwarderSet(ctx, forwarderSet.opts<settlement.SettlementOptions>()));
+  const forwarderRemove = settlementCommand("settlementForwarderRemove").option("--network <network>", "ethereum or bsc (required)");
+  act(forwarderRemove, () => settlement.settlementForwarderRemove(ctx, forwarderRemove.opts<settlement.SettlementOptions>()));
+  const flushCommand = settlementCommand("settlementFlush").option("--network <network>", "ethereum or bsc (required)");
+  act(flushCommand, () => settlement.settlementFlush(ctx, flushCommand.opts<settlement.SettlementOptions>()));
+  const flushesCommand = settlementCommand("settlementFlushes");
+  act(flushesCommand, () => settlement.settlementFlushes(ctx, flushesCommand.opts<settlement.SettlementOptions>()));
+
   const listenCommand = leaf(program, "listen", ctx)
     .option("--forward-to <url>", "the local URL that receives each event (required), e.g. http://localhost:4000/webhooks")
     .option("--api-url <url>", "the paygate to follow (default: PAYGATE_API_URL, else http://127.0.0.1:3000)")

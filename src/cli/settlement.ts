@@ -1,6 +1,7 @@
 // `paygate settlement …` (issue 40; docs/settlement.md): a merchant's consolidations of settled BTC
-// and LTC outputs, through the core as the REST API does; each command prints what it did.
+// and LTC outputs and its deposit forwarders on EVM networks, through the core as the REST API does; each command prints what it did.
 import { type MerchantAccess, operatorAccess } from "../core/facades/access.ts";
+import type { FlushView } from "../core/settlement/forwarder-view.ts";
 import type { ConsolidationView } from "../core/settlement/view.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
 
@@ -55,4 +56,56 @@ export async function settlementCancel(ctx: CliContext, id: string, options: Set
   const { consolidation } = await withRuntime(ctx, (rt) => rt.gateway.settlement.cancelConsolidation(owner, id));
   if (options.json) return print(ctx, consolidation);
   say(ctx, `Canceled consolidation ${consolidation.id}: its outputs are offered again.`);
+}
+
+// ── Deposit forwarders on EVM networks ──
+
+const flushLine = (f: FlushView) =>
+  `  ${f.id}  ${f.state}  ${f.network}  ${f.payments.length} forwarders  tx ${f.tx_hash}  gas ${f.gas_used ?? "—"}  fee ${f.fee ?? "—"}`;
+
+function requiredNetwork(options: SettlementOptions): string {
+  if (options.network === undefined) throw new UsageError("--network is required (ethereum or bsc).");
+  return options.network;
+}
+
+export async function settlementForwarders(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const settings = await withRuntime(ctx, (rt) => rt.gateway.settlement.forwarderSettings(owner));
+  if (options.json) return print(ctx, { forwarders: settings });
+  if (settings.length === 0)
+    return say(ctx, `Merchant ${owner.merchantId} settles no ${owner.isLive ? "live" : "test"}-mode network through forwarders.`);
+  for (const s of settings) say(ctx, `  ${s.network}  forwarders to ${s.destination}  (factory ${s.factory ?? "not configured"})`);
+}
+
+export async function settlementForwarderSet(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const network = requiredNetwork(options);
+  if (options.destination === undefined) throw new UsageError("--destination is required: the merchant's settlement address.");
+  const destination = options.destination;
+  const setting = await withRuntime(ctx, (rt) => rt.gateway.settlement.setForwarderSetting(owner, network, { destination }));
+  if (options.json) return print(ctx, setting);
+  say(ctx, `New ${setting.network} payments of merchant ${owner.merchantId} go to forwarders whose only destination is ${setting.destination}.`);
+}
+
+export async function settlementForwarderRemove(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const network = requiredNetwork(options);
+  await withRuntime(ctx, (rt) => rt.gateway.settlement.removeForwarderSetting(owner, network));
+  say(ctx, `New ${network} payments of merchant ${owner.merchantId} go to the key's own addresses again.`);
+}
+
+export async function settlementFlush(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const network = requiredNetwork(options);
+  const flush = await withRuntime(ctx, (rt) => rt.gateway.settlement.flushForwarders(owner, { network }));
+  if (options.json) return print(ctx, flush);
+  say(ctx, `Flush ${flush.id} of merchant ${owner.merchantId}:\n${flushLine(flush)}`);
+}
+
+export async function settlementFlushes(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const page = await withRuntime(ctx, (rt) => rt.gateway.settlement.listFlushes(owner, { limit: "100" }));
+  if (options.json) return print(ctx, { flushes: page.flushes });
+  if (page.flushes.length === 0) return say(ctx, `Merchant ${owner.merchantId} has no ${owner.isLive ? "live" : "test"}-mode flushes.`);
+  for (const f of page.flushes) say(ctx, flushLine(f));
 }

@@ -205,6 +205,33 @@ its own address: sign it in the merchant's wallet and broadcast it; paygate sees
     synopsis: ["CONSOLIDATION_ID --merchant ID [--mode test|live] [--json]"],
     about: "Cancel an open consolidation (not yet seen on the chain): its outputs are offered again.",
   },
+  settlementForwarders: {
+    path: "settlement forwarders",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "The EVM networks on which a merchant's new payments of one mode go to deposit forwarders, and their destination.",
+  },
+  settlementForwarderSet: {
+    path: "settlement forwarder-set",
+    synopsis: ["--merchant ID --network ethereum|bsc --destination ADDRESS [--mode test|live] [--json]"],
+    about: `New payments on the network get a deposit forwarder whose only destination is ADDRESS (refused when it
+does not take the network's coin); payments already initiated keep theirs.`,
+  },
+  settlementForwarderRemove: {
+    path: "settlement forwarder-remove",
+    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live]"],
+    about: "New payments on the network get the key's own addresses again; forwarders handed out are still flushed.",
+  },
+  settlementFlush: {
+    path: "settlement flush",
+    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live] [--json]"],
+    about: `One factory transaction, paid by the operator's fee payer, that creates and empties the forwarders of the
+merchant's settled payments on the network into its settlement address (fl_…).`,
+  },
+  settlementFlushes: {
+    path: "settlement flushes",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "A merchant's flushes of one mode, newest first: state, forwarders, transaction, gas and fee.",
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -214,7 +241,7 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
-  settlement: "Consolidations (co_…): PSBTs that spend a merchant's settled BTC and LTC outputs to its own address.",
+  settlement: "Consolidations (co_…) of settled BTC and LTC outputs, and deposit forwarders and their flushes (fl_…) on EVM networks.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
   "webhook-endpoints": "A merchant's webhook endpoints (we_…): several receivers per mode, each with its events and secret.",

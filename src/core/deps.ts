@@ -9,6 +9,7 @@ import type {
   NodeAvailability,
   Clock,
   ConsolidationRails,
+  ForwarderRails,
   EventRedelivery,
   PaymentRails,
   PriceFeed,
@@ -47,6 +48,8 @@ export interface CoreDeps {
   refundPayments?: RefundPayments;
   /** Consolidation PSBTs of settled BTC and LTC outputs (issue 40); absent, nothing can be consolidated. */
   consolidationRails?: ConsolidationRails;
+  /** Deposit forwarders on EVM networks (issue 40); absent, no merchant can turn them on. */
+  forwarderRails?: ForwarderRails;
   /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */
   addressWatch?: AddressWatch;
   /** Whether a network's nodes answer (initiate refuses a network with none, 503); absent, every network counts as reachable. */

@@ -330,3 +330,67 @@ export type ConsolidationBuilt =
 export interface ConsolidationRails {
   build(request: ConsolidationBuildRequest): Promise<ConsolidationBuilt>;
 }
+
+/**
+ * Deposit forwarders on EVM networks (issue 40; docs/settlement.md): addresses computed off chain,
+ * checks on the node, and the fee payer's flush transactions (src/rails/evm/flusher.ts). `network`
+ * is an EVM network's slug. A failure to reach the node rejects with a 503 PaygateError naming it.
+ */
+export interface ForwarderRails {
+  /** The network's factory in that mode, or the variable that would set it. */
+  factory(network: string, isLive: boolean): { ok: true; factory: string } | { ok: false; variable: string };
+  /** The fee payer's address, or the variable that would set its key. */
+  feePayer(network: string, isLive: boolean): { ok: true; address: string } | { ok: false; variable: string };
+  /** The payment's forwarder: its salt from the transaction's id, its address under `factory`. */
+  forwarder(factory: string, destination: string, transactionId: string): { salt: string; address: string };
+  /**
+   * Whether `destination` may be a settlement address: an address of the network (EIP-55 returned),
+   * neither zero nor the factory, that takes the coin (a call with 1 wei on the node does not revert);
+   * the factory's code is checked to be paygate's first.
+   */
+  checkDestination(network: string, isLive: boolean, destination: string): Promise<{ ok: true; address: string } | { ok: false; problem: string }>;
+  /** Signs the factory's flush of `deposits` (not sent); refuses with fee_payer_too_low when the payer cannot pay it. */
+  prepareFlush(request: FlushPrepareRequest): Promise<PreparedFlush>;
+  /** Sends a signed flush again or for the first time; a node that already has it is no failure. */
+  broadcast(network: string, isLive: boolean, rawTx: string): Promise<void>;
+  /** What the chain says of a sent flush: mined (with what moved), replaced (its nonce used by another), or pending. */
+  flushStatus(request: FlushStatusRequest): Promise<FlushChainStatus>;
+  /** The fee payer's balance in the coin (decimal string) and whether it is below the operator's threshold; null without a fee payer. */
+  feePayerBalance(network: string, isLive: boolean): Promise<{ address: string; balance: string; low: boolean } | null>;
+}
+
+export interface FlushDeposit {
+  transactionId: string;
+  destination: string;
+  salt: string;
+}
+
+export interface FlushPrepareRequest {
+  network: string;
+  isLive: boolean;
+  factory: string;
+  deposits: readonly FlushDeposit[];
+}
+
+export interface PreparedFlush {
+  feePayer: string;
+  nonce: bigint;
+  txHash: string;
+  rawTx: string;
+}
+
+export interface FlushStatusRequest {
+  network: string;
+  isLive: boolean;
+  factory: string;
+  txHash: string;
+  feePayer: string;
+  nonce: bigint;
+  deposits: readonly FlushDeposit[];
+}
+
+export type FlushChainStatus =
+  | { kind: "pending" }
+  | { kind: "replaced" }
+  // `fee` in the coin, exact; `moved` by transaction id: what its forwarder sent to its destination.
+  | { kind: "mined"; succeeded: boolean; gasUsed: bigint; fee: string; moved: ReadonlyMap<string, { coin: string; amount: string }[]> };

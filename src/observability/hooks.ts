@@ -80,3 +80,9 @@ export interface LiveConnectionMetrics {
   liveConnectionRefused(cap: LiveRefusalCap): void;
   observeLiveConnections(count: () => number): void;
 }
+
+/** The flush job (issue 40): each fee payer's balance and whether it is below PAYGATE_FEE_PAYER_LOW_BALANCE, at each pass. */
+export interface FeePayerMetrics {
+  /** `balance`: an exact decimal string of the coin; the gauge holds its float approximation (a gauge is a float). */
+  feePayerObserved(network: string, mode: Mode, balance: string, low: boolean): void;
+}

@@ -18,6 +18,7 @@ import type {
   PriceFeedMetrics,
   RateLimitedBucket,
   LiveConnectionMetrics,
+  FeePayerMetrics,
   LiveRefusalCap,
   RateLimitMetrics,
   TransactionMetrics,
@@ -37,7 +38,15 @@ type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 const RATE_LIMITED_BUCKETS: readonly RateLimitedBucket[] = ["live_key", "test_key", "address", "auth_failures"];
 
 export class PaygateMetrics
-  implements TransactionMetrics, WebhookMetrics, WatcherMetrics, ExpiryMetrics, PriceFeedMetrics, RateLimitMetrics, LiveConnectionMetrics
+  implements
+    TransactionMetrics,
+    WebhookMetrics,
+    WatcherMetrics,
+    ExpiryMetrics,
+    PriceFeedMetrics,
+    RateLimitMetrics,
+    LiveConnectionMetrics,
+    FeePayerMetrics
 {
   readonly registry = new Registry();
 
@@ -60,6 +69,8 @@ export class PaygateMetrics
   private readonly failedAddresses: Gauge;
   private readonly chainNodeErrors: Counter<"coin" | "network" | "mode" | "backend" | "reason">;
   private readonly chainNodeLastSuccess: Gauge<"coin" | "network" | "mode" | "backend">;
+  private readonly feePayerBalance: Gauge<"network" | "mode">;
+  private readonly feePayerLow: Gauge<"network" | "mode">;
   private backlogWatched = false;
   private deliveriesBacklogWatched = false;
   private poolWatched = false;
@@ -185,6 +196,18 @@ export class PaygateMetrics
       help: "Failed reads of a chain node by coin, network, mode, backend (esplora, core, evm) and reason (timeout, unreachable, http_status, rate_limited, malformed, rpc_error, wrong_network, refused, other); one per failed request, not per address.",
       labelNames: ["coin", "network", "mode", "backend", "reason"],
       registers,
+    });
+    this.feePayerBalance = new Gauge({
+      name: `${PREFIX}fee_payer_balance`,
+      help: "The forwarder fee payer's balance in the network's coin (ETH, BNB), at the flush job's last pass, by network and mode.",
+      labelNames: ["network", "mode"] as const,
+      registers: [this.registry],
+    });
+    this.feePayerLow = new Gauge({
+      name: `${PREFIX}fee_payer_low`,
+      help: "1 while the forwarder fee payer holds less than PAYGATE_FEE_PAYER_LOW_BALANCE (flushes may wait), else 0, by network and mode.",
+      labelNames: ["network", "mode"] as const,
+      registers: [this.registry],
     });
     this.chainNodeLastSuccess = new Gauge({
       name: `${PREFIX}chain_node_last_success_timestamp_seconds`,
@@ -329,6 +352,11 @@ export class PaygateMetrics
 
   chainNodeAnswered(node: ChainNodeLabels, at: Date): void {
     this.chainNodeLastSuccess.set({ ...node }, at.getTime() / 1000);
+  }
+
+  feePayerObserved(network: string, mode: Mode, balance: string, low: boolean): void {
+    this.feePayerBalance.set({ network, mode }, Number(balance));
+    this.feePayerLow.set({ network, mode }, low ? 1 : 0);
   }
 
   paymentReversed(coin: string): void {

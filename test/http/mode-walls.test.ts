@@ -162,6 +162,8 @@ async function liveState(): Promise<string> {
     transactions: await of("transactions"),
     refunds: await of("refunds"),
     consolidations: await of("consolidations"),
+    forwarderSettings: await of("settlement_settings", "network"),
+    flushes: await of("forwarder_flushes"),
     invoices: await of("invoices"),
     events: await of("webhook_events"),
     processors: await of("payment_processors"),
@@ -194,6 +196,8 @@ const PATH_OBJECTS: Record<string, (of: ModeObjects) => string[]> = {
   refund_id: (of) => [of.refund],
   consolidation_id: (of) => [of.consolidation],
   invoice_id: (of) => [of.invoice],
+  // A network names no object of a mode: the routes act on the key's own mode (deposit forwarders, issue 40).
+  network: (of) => (of === test ? ["ethereum"] : []),
   delivery_id: (of) => [of.delivery],
   event_id: (of) => [of.event],
 };
@@ -272,7 +276,8 @@ describe("a test key against live objects, on every write route of the OpenAPI d
                 const text = await res.text();
                 const label = `${method.toUpperCase()} ${url} (${mode}) with ${key.slice(0, 8)}…: ${res.status} ${text.slice(0, 200)}`;
                 if (mode === "live" && params.length > 0) expect([401, 403, 404], label).toContain(res.status);
-                expect(res.status, label).toBeLessThan(500);
+                // No forwarder factory is configured here: the operator's 503 naming its variable, no mode wall.
+                if (!(res.status === 503 && JSON.parse(text).reason === "forwarders_not_configured")) expect(res.status, label).toBeLessThan(500);
                 expect(await liveState(), label).toBe(before);
                 called.push(`${method} ${path}`);
               }

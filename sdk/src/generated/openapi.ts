@@ -507,6 +507,94 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/forwarders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deposit forwarder settings
+         * @description Not in the spec (issue 40; docs/settlement.md): the EVM networks on which the key's mode's new payments go to deposit forwarders.
+         */
+        get: operations["listForwarderSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/forwarders/{network}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Settle an EVM network through deposit forwarders
+         * @description New payments on the network (in the key's mode) get a deposit forwarder's address whose only destination is `destination`; payments already initiated keep theirs. Refused for an address that does not take the network's coin (checked with a call on the node).
+         */
+        put: operations["setForwarderSetting"];
+        post?: never;
+        /**
+         * Stop settling an EVM network through forwarders
+         * @description New payments get the key's own addresses again; forwarders already handed out are still flushed.
+         */
+        delete: operations["removeForwarderSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/flushes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List flushes
+         * @description The secret key's merchant's flushes of its mode, newest first, paged as `/v1/transactions`.
+         */
+        get: operations["listFlushes"];
+        put?: never;
+        /**
+         * Flush settled deposit forwarders
+         * @description One factory transaction, paid by the operator's fee payer, creates and empties the forwarders (up to 100) of the merchant's SUCCESSFUL payments past their finality depth on the network, into the merchant's settlement address. Recorded before it is sent; answered once mined (`confirmed`), or `sending` when the receipt takes longer (the flush job reads it back).
+         */
+        post: operations["createFlush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/flushes/{flush_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a flush
+         * @description Its state (sending, confirmed, failed), gas, fee and what each payment's forwarder moved.
+         */
+        get: operations["retrieveFlush"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -1622,6 +1710,103 @@ export type components = {
             /** @enum {string} */
             status: "success";
             data: components["schemas"]["Consolidation"][];
+            has_more: boolean;
+            meta: Record<string, never>;
+        };
+        ForwarderSettingListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["ForwarderSetting"][];
+            meta: Record<string, never>;
+        };
+        ForwarderSetting: {
+            /** @enum {string} */
+            object: "forwarder_setting";
+            /** @example ethereum */
+            network: string;
+            is_live: boolean;
+            /** @enum {string} */
+            mode: "forwarder";
+            /** @description The merchant's settlement address (EIP-55): the only place its forwarders can send to. */
+            destination: string;
+            /** @description The operator's forwarder factory on this network and mode; null when it is no longer configured. */
+            factory: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ForwarderSettingResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["ForwarderSetting"];
+            meta: Record<string, never>;
+        };
+        ForwarderSettingRequest: {
+            /**
+             * @description The merchant's settlement address on the network.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            destination: string;
+        };
+        ForwarderSettingRemovedResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: {
+                network: string;
+                is_live: boolean;
+                /** @enum {string} */
+                mode: "own_addresses";
+            };
+            meta: Record<string, never>;
+        };
+        FlushResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Flush"];
+            meta: Record<string, never>;
+        };
+        Flush: {
+            /** @example fl_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "flush";
+            is_live: boolean;
+            network: string;
+            state: components["schemas"]["FlushState"];
+            /** @description The factory transaction's hash, recorded before it was sent. */
+            tx_hash: string;
+            fee_payer: string;
+            /** @description Gas the transaction used, once mined. */
+            gas_used: string | null;
+            /** @description What the fee payer paid, in the network's coin (exact), once mined. */
+            fee: string | null;
+            payments: {
+                transaction_id: string;
+                forwarder: string;
+                moved: {
+                    /** @example USDT */
+                    coin: string;
+                    /** @description An exact decimal string in the coin. */
+                    amount: string;
+                }[] | null;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            confirmed_at: string | null;
+        };
+        /** @enum {string} */
+        FlushState: "sending" | "confirmed" | "failed";
+        FlushRequest: {
+            /**
+             * @description An EVM network: ethereum or bsc.
+             * @example ethereum
+             */
+            network: string;
+        };
+        FlushListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Flush"][];
             has_more: boolean;
             meta: Record<string, never>;
         };
@@ -5007,6 +5192,666 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listForwarderSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings, by network. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForwarderSettingListResponse"];
+                };
+            };
+            /** @description `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setForwarderSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An EVM network: `ethereum` or `bsc`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        /** @description The settlement address. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ForwarderSettingRequest"];
+            };
+        };
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForwarderSettingResponse"];
+                };
+            };
+            /** @description `invalid_forwarder_setting`: an unknown or non-EVM network, an invalid address, or one that refuses the coin; `errors` names each; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forwarders_not_configured`: the operator has not set the network's factory or fee payer key in this mode; the message names the variable; `forwarder_factory_invalid`: the configured factory is not paygate's; `chain_node_unavailable`: the network's node cannot be asked; `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeForwarderSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An EVM network: `ethereum` or `bsc`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The network is back on the key's own addresses. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForwarderSettingRemovedResponse"];
+                };
+            };
+            /** @description `invalid_forwarder_setting`: an unknown or non-EVM network; `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forwarder_setting_not_found`: no forwarder setting for that network in this mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFlushes: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–100; default 10. */
+                limit?: string;
+                /** @description The `id` of the last flush of the previous page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of flushes. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushListResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: an invalid, repeated or unknown query parameter; the message and `errors` name each; `unknown_cursor`: a `starting_after` that is no flush of this merchant and mode; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createFlush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which network. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FlushRequest"];
+            };
+        };
+        responses: {
+            /** @description The flush. */
+            201: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushResponse"];
+                };
+            };
+            /** @description `invalid_flush_request`: a missing, unknown or non-EVM network; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `flush_forwarders_taken`: another flush took some forwarders meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `nothing_to_flush`: no settled forwarder is waiting */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forwarders_not_configured`: the operator has not set the network's factory or fee payer key in this mode; the message names the variable; `fee_payer_too_low`: the fee payer cannot pay the flush's gas; `chain_node_unavailable`: the network's node cannot be asked; `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveFlush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flush's `id` (`fl_…`). */
+                flush_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flush. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushResponse"];
+                };
+            };
+            /** @description `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `flush_not_found`: an unknown id, another merchant's or the other mode's flush */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

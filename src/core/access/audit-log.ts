@@ -43,6 +43,9 @@ export const AUDIT_ACTIONS = [
   "refund.mark_paid",
   "consolidation.create",
   "consolidation.cancel",
+  "forwarder_setting.set",
+  "forwarder_setting.remove",
+  "flush.create",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -36,4 +36,43 @@ export const settlementErrors = {
       `${node} cannot be asked which outputs are unspent (${why}); nothing was created, retry once it answers`,
       "chain_node_unavailable",
     ),
+  // ── Deposit forwarders (EVM) ──
+  forwarderValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid forwarder settlement fields", "invalid_forwarder_setting", fieldErrors),
+  flushValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid flush fields", "invalid_flush_request", fieldErrors),
+  /** `what`: "Ethereum Sepolia testnet (test mode)"; `variable`: the configuration that is missing. */
+  forwardersNotConfigured: (what: string, variable: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `Deposit forwarders are not configured for ${what}: the operator must set ${variable}`,
+      "forwarders_not_configured",
+    ),
+  /** The configured factory's code is not paygate's (or the node cannot say). */
+  forwarderFactoryInvalid: (variable: string, why: string) =>
+    new PaygateError("upstream_unavailable", `The forwarder factory configured in ${variable} cannot be used: ${why}`, "forwarder_factory_invalid"),
+  forwarderNodeUnavailable: (node: string, why: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `${node} cannot be asked (${printable(why)}); nothing was changed, retry once it answers`,
+      "chain_node_unavailable",
+    ),
+  forwarderSettingNotFound: (network: string) =>
+    new PaygateError("not_found", `No forwarder setting for network '${printable(network)}' in this mode`, "forwarder_setting_not_found"),
+  nothingToFlush: (what: string) =>
+    new PaygateError(
+      "invalid_state",
+      `Nothing to flush: no successful ${what} payment past its finality depth has a forwarder that is not flushed yet`,
+      "nothing_to_flush",
+    ),
+  flushForwardersTaken: () =>
+    new PaygateError("conflict", "Another flush took some of these forwarders meanwhile; nothing was sent, try again", "flush_forwarders_taken"),
+  /** `payer`: its address; `shortfall`: with its coin. */
+  feePayerTooLow: (payer: string, balance: string, needed: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `The fee payer ${payer} holds ${balance}, less than the ${needed} this flush may cost; nothing was sent: the operator must top it up`,
+      "fee_payer_too_low",
+    ),
+  flushNotFound: (id: string) => new PaygateError("not_found", `No flush with id '${printable(id)}'`, "flush_not_found"),
 };

@@ -6,6 +6,9 @@ import type { CoreDeps } from "../deps.ts";
 import type { ConsolidationRecord, ConsolidationState } from "../records/settlement.ts";
 import * as consolidations from "../settlement/consolidations.ts";
 import { consolidationEvent } from "../settlement/events.ts";
+import { type FlushPassReport, type FlushThresholds, flushPass } from "../settlement/flush-pass.ts";
+import type { FlushView, ForwarderSettingView } from "../settlement/forwarder-view.ts";
+import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
 import type { MerchantAccess } from "./access.ts";
 
@@ -39,6 +42,40 @@ export class Settlement {
 
   cancelConsolidation(access: MerchantAccess, id: string): Promise<ConsolidationOutcome> {
     return consolidations.cancelConsolidation(this.deps, changerOf(access), id);
+  }
+
+  // ── Deposit forwarders on EVM networks ──
+
+  forwarderSettings(access: MerchantAccess): Promise<ForwarderSettingView[]> {
+    return forwarders.forwarderSettings(this.deps, readerOf(access));
+  }
+
+  /** Names where money goes: from the dashboard it needs a recent password, as a consolidation does. */
+  setForwarderSetting(access: MerchantAccess, network: string, body: unknown): Promise<ForwarderSettingView> {
+    const owner = changerOf(access);
+    access.requireRecentProof();
+    return forwarders.setForwarderSetting(this.deps, owner, network, body);
+  }
+
+  removeForwarderSetting(access: MerchantAccess, network: string): Promise<void> {
+    return forwarders.removeForwarderSetting(this.deps, changerOf(access), network);
+  }
+
+  flushForwarders(access: MerchantAccess, body: unknown): Promise<FlushView> {
+    return forwarders.flushForwarders(this.deps, changerOf(access), body);
+  }
+
+  retrieveFlush(access: MerchantAccess, id: string): Promise<FlushView> {
+    return forwarders.retrieveFlush(this.deps, readerOf(access), id);
+  }
+
+  listFlushes(access: MerchantAccess, params: Record<string, unknown>) {
+    return forwarders.listFlushes(this.deps, readerOf(access), params);
+  }
+
+  /** The flush job's pass: sending flushes read back, thresholds passed flushed, fee payers' balances. */
+  flushPass(thresholds: FlushThresholds): Promise<FlushPassReport> {
+    return flushPass(this.deps, thresholds);
   }
 
   // ── The consolidation watcher's (the chain side) ──

@@ -6,6 +6,7 @@ import type { AuditLogStore } from "./audit-log.ts";
 import type { CredentialStore } from "./credentials.ts";
 import type { DashboardStore } from "./dashboard.ts";
 import type { EmailStore } from "./email.ts";
+import type { ForwarderStore } from "./forwarders.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { InvoiceStore } from "./invoices.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
@@ -28,6 +29,8 @@ export interface Stores {
   invoices: InvoiceStore;
   /** Consolidations of settled BTC and LTC outputs (issue 40). */
   settlement: SettlementStore;
+  /** Deposit forwarders on EVM networks: settings, payments' forwarders, flushes (issue 40). */
+  forwarders: ForwarderStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;

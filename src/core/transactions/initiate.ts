@@ -10,6 +10,7 @@ import { quoteOptionsOf, rateWithSpread } from "../merchants/pricing.ts";
 import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../merchants/shared-addresses.ts";
 import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
+import { forwarderAddressFor } from "./forwarder-address.ts";
 import { storedRateSources } from "./rate-sources.ts";
 import { transactionForInitiate, transactionNotFoundFor } from "./record.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
@@ -17,7 +18,10 @@ import { idempotently, requestProblems, scopeOf, type IdempotencyScope, type Out
 import { InitiateBody, parseBody } from "./requests.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 
-export type InitiateDeps = Pick<CoreDeps, "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch" | "nodes"> &
+export type InitiateDeps = Pick<
+  CoreDeps,
+  "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch" | "nodes" | "forwarderRails"
+> &
   DetailsDeps;
 
 export interface InitiateRequest {
@@ -199,10 +203,18 @@ async function initiateOnce(
       now.getTime() + (transaction.policyExpiresIn === null ? deps.lifecycle.checkoutWindowMs : transaction.policyExpiresIn * 1000),
     ),
   };
+  // Deposit forwarders (issue 40): the forwarder's address instead of the key's, when the merchant chose them.
+  let forwarder: string | null;
+  try {
+    forwarder = await forwarderAddressFor(deps, { merchantId: caller.merchant.id, isLive: caller.isLive, network, transactionId: transaction.id });
+  } catch (error) {
+    await releaseIndex(deps, lease);
+    throw error;
+  }
   for (let attempt = 1; ; attempt++) {
     let outcome: Awaited<ReturnType<typeof deps.stores.transactions.moveToPending>>;
     try {
-      const address = deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
+      const address = forwarder ?? deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
       outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, idempotency: scope, now, fields });
     } catch (error) {
       await releaseIndex(deps, lease);

@@ -14,6 +14,7 @@ import { refundStore } from "./refunds.ts";
 import { secondFactorStore } from "./second-factors.ts";
 import { securityKeyStore } from "./security-keys.ts";
 import { settlementStore } from "./settlement.ts";
+import { forwarderStore } from "./forwarders.ts";
 import { testRateStore } from "./test-rates.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEndpointStore } from "./webhook-endpoints.ts";
@@ -25,6 +26,7 @@ export function prismaStores(db: Database): Stores {
     refunds: refundStore(db),
     invoices: invoiceStore(db),
     settlement: settlementStore(db),
+    forwarders: forwarderStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),

@@ -4,14 +4,39 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
 import { ConsolidationListParams } from "../../../core/settlement/consolidations.ts";
+import { FlushListParams } from "../../../core/settlement/forwarders.ts";
 import { ANY, errorResponses, pagedList, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
-import { ConsolidationListResponse, ConsolidationRequest, ConsolidationResponse } from "./schemas.ts";
+import {
+  ConsolidationListResponse,
+  ConsolidationRequest,
+  ConsolidationResponse,
+  FlushListResponse,
+  FlushRequest,
+  FlushResponse,
+  ForwarderSettingListResponse,
+  ForwarderSettingRemovedResponse,
+  ForwarderSettingRequest,
+  ForwarderSettingResponse,
+} from "./schemas.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
 });
 
 const consolidationPage = pagedList(ConsolidationListParams, "consolidation");
+const flushPage = pagedList(FlushListParams, "flush");
+const networkParam = z.object({
+  network: z.string().meta({ param: { name: "network", in: "path" }, description: "An EVM network: `ethereum` or `bsc`." }),
+});
+const flushId = z.object({ flush_id: z.string().meta({ param: { name: "flush_id", in: "path" }, description: "The flush's `id` (`fl_…`)." }) });
+const notConfigured = {
+  error: errors.forwardersNotConfigured("Ethereum Sepolia testnet (test mode)", "PAYGATE_ETH_TEST_FEE_PAYER_KEY"),
+  when: "the operator has not set the network's factory or fee payer key in this mode; the message names the variable",
+};
+const nodeDown = {
+  error: errors.forwarderNodeUnavailable("The ethereum test node (PAYGATE_ETH_TEST_RPC_URL)", "connection refused"),
+  when: "the network's node cannot be asked",
+};
 
 export function registerSettlementPaths(registry: OpenAPIRegistry): void {
   const notFound = { error: errors.consolidationNotFound("…"), when: "an unknown id, another merchant's or the other mode's consolidation" };
@@ -89,6 +114,128 @@ export function registerSettlementPaths(registry: OpenAPIRegistry): void {
         { error: errors.consolidationNotOpen("seen"), when: "the consolidation is no longer open" },
         ...WITH_PATH,
         ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registerForwarderPaths(registry);
+}
+
+function registerForwarderPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: "get",
+    path: "/v1/settlements/forwarders",
+    operationId: "listForwarderSettings",
+    summary: "List deposit forwarder settings",
+    description: "Not in the spec (issue 40; docs/settlement.md): the EVM networks on which the key's mode's new payments go to deposit forwarders.",
+    security: secretKey,
+    responses: { 200: limited(ForwarderSettingListResponse, "The settings, by network."), ...errorResponses([SECRET_ONLY, ...ANY]) },
+  });
+
+  registry.registerPath({
+    method: "put",
+    path: "/v1/settlements/forwarders/{network}",
+    operationId: "setForwarderSetting",
+    summary: "Settle an EVM network through deposit forwarders",
+    description:
+      "New payments on the network (in the key's mode) get a deposit forwarder's address whose only destination is `destination`; payments already initiated keep theirs. Refused for an address that does not take the network's coin (checked with a call on the node).",
+    security: secretKey,
+    request: { params: networkParam, body: json(ForwarderSettingRequest, "The settlement address.") },
+    responses: {
+      200: limited(ForwarderSettingResponse, "The setting."),
+      ...errorResponses([
+        {
+          error: errors.forwarderValidation([]),
+          when: "an unknown or non-EVM network, an invalid address, or one that refuses the coin; `errors` names each",
+        },
+        SECRET_ONLY,
+        KEY_ROLE,
+        notConfigured,
+        {
+          error: errors.forwarderFactoryInvalid("PAYGATE_ETH_TEST_FORWARDER_FACTORY", "no contract at 0x…"),
+          when: "the configured factory is not paygate's",
+        },
+        nodeDown,
+        ...WITH_PATH,
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "delete",
+    path: "/v1/settlements/forwarders/{network}",
+    operationId: "removeForwarderSetting",
+    summary: "Stop settling an EVM network through forwarders",
+    description: "New payments get the key's own addresses again; forwarders already handed out are still flushed.",
+    security: secretKey,
+    request: { params: networkParam },
+    responses: {
+      200: limited(ForwarderSettingRemovedResponse, "The network is back on the key's own addresses."),
+      ...errorResponses([
+        { error: errors.forwarderValidation([]), when: "an unknown or non-EVM network" },
+        SECRET_ONLY,
+        KEY_ROLE,
+        { error: errors.forwarderSettingNotFound("ethereum"), when: "no forwarder setting for that network in this mode" },
+        ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/settlements/flushes",
+    operationId: "createFlush",
+    summary: "Flush settled deposit forwarders",
+    description:
+      "One factory transaction, paid by the operator's fee payer, creates and empties the forwarders (up to 100) of the merchant's SUCCESSFUL payments past their finality depth on the network, into the merchant's settlement address. Recorded before it is sent; answered once mined (`confirmed`), or `sending` when the receipt takes longer (the flush job reads it back).",
+    security: secretKey,
+    request: { body: json(FlushRequest, "Which network.") },
+    responses: {
+      201: limited(FlushResponse, "The flush."),
+      ...errorResponses([
+        { error: errors.flushValidation([]), when: "a missing, unknown or non-EVM network" },
+        SECRET_ONLY,
+        KEY_ROLE,
+        { error: errors.nothingToFlush("Ethereum Sepolia testnet test mode"), when: "no settled forwarder is waiting" },
+        { error: errors.flushForwardersTaken(), when: "another flush took some forwarders meanwhile" },
+        notConfigured,
+        { error: errors.feePayerTooLow("0x…", "0.001 ETH", "0.004 ETH"), when: "the fee payer cannot pay the flush's gas" },
+        nodeDown,
+        ...WITH_BODY,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/settlements/flushes",
+    operationId: "listFlushes",
+    summary: "List flushes",
+    description: "The secret key's merchant's flushes of its mode, newest first, paged as `/v1/transactions`.",
+    security: secretKey,
+    request: { query: flushPage.query },
+    responses: { 200: limited(FlushListResponse, "A page of flushes."), ...errorResponses([...flushPage.refusals, SECRET_ONLY, ...ANY]) },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/settlements/flushes/{flush_id}",
+    operationId: "retrieveFlush",
+    summary: "Retrieve a flush",
+    description: "Its state (sending, confirmed, failed), gas, fee and what each payment's forwarder moved.",
+    security: secretKey,
+    request: { params: flushId },
+    responses: {
+      200: limited(FlushResponse, "The flush."),
+      ...errorResponses([
+        SECRET_ONLY,
+        { error: errors.flushNotFound("…"), when: "an unknown id, another merchant's or the other mode's flush" },
+        ...WITH_PATH,
         ...ANY,
       ]),
     },

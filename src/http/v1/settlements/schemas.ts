@@ -52,3 +52,76 @@ export const ConsolidationRequest = z
     max_inputs: z.number().int().optional().meta({ description: "At most this many outputs, oldest settled first: 1 to 500, default 200." }),
   })
   .meta({ id: "ConsolidationRequest" });
+
+// ── Deposit forwarders on EVM networks (docs/settlement.md) ──
+
+export const ForwarderSetting = z
+  .object({
+    object: z.literal("forwarder_setting"),
+    network: z.string().meta({ example: "ethereum" }),
+    is_live: z.boolean(),
+    mode: z.literal("forwarder"),
+    destination: z.string().meta({ description: "The merchant's settlement address (EIP-55): the only place its forwarders can send to." }),
+    factory: nullable(
+      z.string().meta({ description: "The operator's forwarder factory on this network and mode; null when it is no longer configured." }),
+    ),
+    updated_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "ForwarderSetting" });
+
+export const ForwarderSettingResponse = z
+  .object({ status: z.literal("success"), data: ForwarderSetting, meta: z.object({}) })
+  .meta({ id: "ForwarderSettingResponse" });
+export const ForwarderSettingListResponse = z
+  .object({ status: z.literal("success"), data: z.array(ForwarderSetting), meta: z.object({}) })
+  .meta({ id: "ForwarderSettingListResponse" });
+export const ForwarderSettingRemovedResponse = z
+  .object({
+    status: z.literal("success"),
+    data: z.object({ network: z.string(), is_live: z.boolean(), mode: z.literal("own_addresses") }),
+    meta: z.object({}),
+  })
+  .meta({ id: "ForwarderSettingRemovedResponse" });
+export const ForwarderSettingRequest = z
+  .object({
+    destination: z
+      .string()
+      .meta({ description: "The merchant's settlement address on the network.", example: "0x52908400098527886E0F7030069857D2E4169EE7" }),
+  })
+  .meta({ id: "ForwarderSettingRequest" });
+
+const Moved = z.object({
+  coin: z.string().meta({ example: "USDT" }),
+  amount: z.string().meta({ description: "An exact decimal string in the coin." }),
+});
+
+export const Flush = z
+  .object({
+    id: z.string().meta({ example: "fl_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11" }),
+    object: z.literal("flush"),
+    is_live: z.boolean(),
+    network: z.string(),
+    state: z.enum(["sending", "confirmed", "failed"]).meta({ id: "FlushState" }),
+    tx_hash: z.string().meta({ description: "The factory transaction's hash, recorded before it was sent." }),
+    fee_payer: z.string(),
+    gas_used: nullable(z.string().meta({ description: "Gas the transaction used, once mined." })),
+    fee: nullable(z.string().meta({ description: "What the fee payer paid, in the network's coin (exact), once mined." })),
+    payments: z.array(z.object({ transaction_id: z.string(), forwarder: z.string(), moved: nullable(z.array(Moved)) })),
+    created_at: z.string().meta({ format: "date-time" }),
+    confirmed_at: nullable(z.string().meta({ format: "date-time" })),
+  })
+  .meta({ id: "Flush" });
+
+export const FlushResponse = z.object({ status: z.literal("success"), data: Flush, meta: z.object({}) }).meta({ id: "FlushResponse" });
+export const FlushListResponse = z
+  .object({ status: z.literal("success"), data: z.array(Flush), has_more: z.boolean(), meta: z.object({}) })
+  .meta({ id: "FlushListResponse" });
+export const FlushRequest = z
+  .object({ network: z.string().meta({ description: "An EVM network: ethereum or bsc.", example: "ethereum" }) })
+  .meta({ id: "FlushRequest" });
+
+export type ForwarderSettingResponse = z.infer<typeof ForwarderSettingResponse>;
+export type ForwarderSettingListResponse = z.infer<typeof ForwarderSettingListResponse>;
+export type ForwarderSettingRemovedResponse = z.infer<typeof ForwarderSettingRemovedResponse>;
+export type FlushResponse = z.infer<typeof FlushResponse>;
+export type FlushListResponse = z.infer<typeof FlushListResponse>;

@@ -1,0 +1,63 @@
+// Deposit forwarders as the core works on them (issue 40; docs/settlement.md): a merchant's setting
+// per network and mode, a payment's forwarder, and a flush with what it moved.
+import type { Decimal } from "../money/amounts.ts";
+
+/** A merchant's forwarder setting for one EVM network in one mode. */
+export interface ForwarderSettingRecord {
+  merchantId: number;
+  network: string;
+  isLive: boolean;
+  mode: "forwarder";
+  /** The merchant's settlement address (EIP-55): the only place its forwarders can send to. */
+  destination: string;
+  updatedAt: Date;
+}
+
+/** A payment's forwarder, fixed at initiate. */
+export interface ForwarderDepositRecord {
+  transactionId: string;
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  factory: string;
+  destination: string;
+  salt: string;
+  address: string;
+  createdAt: Date;
+}
+
+/** sending: signed, its hash recorded before it was sent; confirmed: mined and succeeded; failed: reverted or replaced. */
+export type FlushState = "sending" | "confirmed" | "failed";
+
+/** What one forwarder moved: exact decimal strings in each coin. */
+export interface MovedAmount {
+  coin: string;
+  amount: string;
+}
+
+export interface FlushItemRecord {
+  transactionId: string;
+  forwarder: string;
+  /** Null until the flush is mined. */
+  moved: MovedAmount[] | null;
+}
+
+export interface FlushRecord {
+  /** `fl_…`. */
+  id: string;
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  state: FlushState;
+  factory: string;
+  feePayer: string;
+  nonce: bigint;
+  txHash: string;
+  rawTx: string;
+  gasUsed: bigint | null;
+  /** In the network's coin. */
+  fee: Decimal | null;
+  createdAt: Date;
+  confirmedAt: Date | null;
+  items: FlushItemRecord[];
+}

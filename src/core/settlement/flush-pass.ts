@@ -1,0 +1,67 @@
+// The flush job's pass (issue 40; docs/settlement.md, Flushes): first the flushes still sending (the
+// same signed transaction again, then the chain's receipt: never a second one for the same
+// forwarders), then a flush for each merchant, network and mode whose settled forwarders passed the
+// operator's thresholds, and the fee payers' balances for /metrics.
+import { CHAINS, isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { flushNetwork, type ForwarderDeps, resumeFlush } from "./forwarders.ts";
+
+export interface FlushThresholds {
+  /** Flush once a merchant has this many settled forwarders on a network… */
+  minPayments: number;
+  /** …or once the oldest has waited this long since it became final. */
+  maxAgeMs: number;
+}
+
+export interface FeePayerReading {
+  network: string;
+  isLive: boolean;
+  address: string;
+  /** In the coin, exact. */
+  balance: string;
+  low: boolean;
+}
+
+export interface FlushPassReport {
+  resumed: number;
+  flushed: number;
+  failures: string[];
+  feePayers: FeePayerReading[];
+}
+
+/** Flushes still sending that one pass reads again. */
+const SENDING_BATCH = 50;
+
+export async function flushPass(deps: ForwarderDeps, thresholds: FlushThresholds): Promise<FlushPassReport> {
+  const report: FlushPassReport = { resumed: 0, flushed: 0, failures: [], feePayers: [] };
+  if (deps.forwarderRails === undefined) return report;
+  for (const flush of await deps.stores.forwarders.sending(SENDING_BATCH)) {
+    try {
+      if ((await resumeFlush(deps, flush)).state !== "sending") report.resumed++;
+    } catch (error) {
+      report.failures.push(`${flush.id} (${flush.txHash}): ${(error as Error).message}`);
+    }
+  }
+  const now = deps.clock.now().getTime();
+  for (const due of await deps.stores.forwarders.backlog()) {
+    if (due.count < thresholds.minPayments && now - due.oldestFinalAt.getTime() < thresholds.maxAgeMs) continue;
+    if (!isNetworkSlug(due.network)) continue;
+    try {
+      await flushNetwork(deps, { merchantId: due.merchantId, isLive: due.isLive, by: null }, due.network, 0);
+      report.flushed++;
+    } catch (error) {
+      report.failures.push(`merchant ${due.merchantId} on ${due.network} (${due.isLive ? "live" : "test"}): ${(error as Error).message}`);
+    }
+  }
+  const evm = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "evm");
+  for (const network of evm) {
+    for (const isLive of [false, true]) {
+      try {
+        const held = await deps.forwarderRails.feePayerBalance(network, isLive);
+        if (held !== null) report.feePayers.push({ network, isLive, ...held });
+      } catch (error) {
+        report.failures.push(`the ${network} ${isLive ? "live" : "test"} fee payer's balance: ${(error as Error).message}`);
+      }
+    }
+  }
+  return report;
+}

@@ -1,0 +1,56 @@
+// Deposit forwarders (issue 40; docs/settlement.md): settings, payments' forwarders and flushes.
+// src/db/stores/forwarders.ts implements it; the rules are in src/core/settlement/forwarders.ts.
+import type { Decimal } from "../money/amounts.ts";
+import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../records/forwarders.ts";
+import type { AuditWrite } from "./audit-log.ts";
+
+/** A payment whose forwarder may be flushed. */
+export interface FlushableDeposit extends ForwarderDepositRecord {
+  finalAt: Date;
+}
+
+/** A merchant, network and mode with forwarders waiting, for the flush job's thresholds. */
+export interface FlushBacklog {
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  count: number;
+  oldestFinalAt: Date;
+}
+
+export type NewFlush = Omit<FlushRecord, "gasUsed" | "fee" | "confirmedAt" | "state">;
+
+export interface FlushResult {
+  state: Exclude<FlushState, "sending">;
+  gasUsed: bigint | null;
+  fee: Decimal | null;
+  /** By transaction id. */
+  moved: ReadonlyMap<string, MovedAmount[]>;
+}
+
+export interface ForwarderStore {
+  setting(merchantId: number, network: string, isLive: boolean): Promise<ForwarderSettingRecord | null>;
+  settings(merchantId: number, isLive: boolean): Promise<ForwarderSettingRecord[]>;
+  putSetting(setting: ForwarderSettingRecord, audit: AuditWrite | null): Promise<ForwarderSettingRecord>;
+  /** True when there was one. */
+  removeSetting(merchantId: number, network: string, isLive: boolean, audit: AuditWrite | null): Promise<boolean>;
+  /** Written at initiate (again by a retried initiate of the same transaction: the last one counts). */
+  recordDeposit(deposit: ForwarderDepositRecord): Promise<void>;
+  /** The recorded forwarders of these transactions. */
+  depositsOf(transactionIds: readonly string[]): Promise<ForwarderDepositRecord[]>;
+  /**
+   * Forwarders of the merchant's SUCCESSFUL, final, not reversed payments on that network and mode
+   * whose address is still the payment's, in no sending or confirmed flush; oldest final first.
+   */
+  flushable(merchantId: number, isLive: boolean, network: string, limit: number): Promise<FlushableDeposit[]>;
+  /** Every merchant, network and mode with flushable forwarders. */
+  backlog(): Promise<FlushBacklog[]>;
+  /** Inserts it with its items; a forwarder another flush took meanwhile fails with DuplicateKeyError (nothing written). */
+  createFlush(flush: NewFlush, audit: AuditWrite | null): Promise<FlushRecord>;
+  /** sending → confirmed or failed (failed gives its forwarders back); null when it had moved on. */
+  finishFlush(id: string, result: FlushResult, at: Date): Promise<FlushRecord | null>;
+  findFlush(id: string, merchantId: number, isLive: boolean): Promise<FlushRecord | null>;
+  flushPage(query: { merchantId: number; isLive: boolean; after: { createdAt: Date; id: string } | null; limit: number }): Promise<FlushRecord[]>;
+  /** Flushes still sending, oldest first. */
+  sending(limit: number): Promise<FlushRecord[]>;
+}

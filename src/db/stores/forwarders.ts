@@ -1,0 +1,163 @@
+// Deposit forwarders on Prisma (src/core/stores/forwarders.ts, ForwarderStore). A payment's forwarder
+// is in one sending or confirmed flush at most: the partial unique index on forwarder_flush_items
+// (transaction_id) WHERE active refuses a second, so two instances at once cannot both flush it.
+import { Decimal } from "../../core/money/amounts.ts";
+import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../../core/records/forwarders.ts";
+import type { ForwarderStore } from "../../core/stores/forwarders.ts";
+import type { Prisma } from "../generated/client.ts";
+import type { Database } from "../types.ts";
+import { auditRow } from "./audit-log.ts";
+
+const include = { items: { orderBy: { id: "asc" } } } as const;
+
+interface FlushRow {
+  id: string;
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  state: string;
+  factory: string;
+  feePayer: string;
+  nonce: bigint;
+  txHash: string;
+  rawTx: string;
+  gasUsed: bigint | null;
+  fee: { toString(): string } | null;
+  createdAt: Date;
+  confirmedAt: Date | null;
+  items: { transactionId: string; forwarder: string; moved: Prisma.JsonValue | null }[];
+}
+
+function flushOf(row: FlushRow): FlushRecord {
+  return {
+    ...row,
+    state: row.state as FlushState,
+    fee: row.fee === null ? null : new Decimal(row.fee.toString()),
+    items: row.items.map((i) => ({ transactionId: i.transactionId, forwarder: i.forwarder, moved: (i.moved as MovedAmount[] | null) ?? null })),
+  };
+}
+
+const settingOf = (row: Omit<ForwarderSettingRecord, "mode"> & { mode: string }): ForwarderSettingRecord => ({ ...row, mode: "forwarder" });
+
+export function forwarderStore(db: Database): ForwarderStore {
+  return {
+    async setting(merchantId, network, isLive) {
+      const row = await db.settlementSetting.findUnique({ where: { merchantId_network_isLive: { merchantId, network, isLive } } });
+      return row === null ? null : settingOf(row);
+    },
+
+    settings: async (merchantId, isLive) =>
+      (await db.settlementSetting.findMany({ where: { merchantId, isLive }, orderBy: { network: "asc" } })).map(settingOf),
+
+    putSetting: (setting, audit) =>
+      db.$transaction(async (tx) => {
+        const key = { merchantId: setting.merchantId, network: setting.network, isLive: setting.isLive };
+        const row = await tx.settlementSetting.upsert({
+          where: { merchantId_network_isLive: key },
+          create: setting,
+          update: { mode: setting.mode, destination: setting.destination, updatedAt: setting.updatedAt },
+        });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return settingOf(row);
+      }),
+
+    removeSetting: (merchantId, network, isLive, audit) =>
+      db.$transaction(async (tx) => {
+        const removed = await tx.settlementSetting.deleteMany({ where: { merchantId, network, isLive } });
+        if (removed.count > 0 && audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return removed.count > 0;
+      }),
+
+    async recordDeposit(deposit) {
+      const { transactionId, ...rest } = deposit;
+      await db.forwarderDeposit.upsert({ where: { transactionId }, create: deposit, update: rest });
+    },
+
+    depositsOf: async (transactionIds): Promise<ForwarderDepositRecord[]> =>
+      db.forwarderDeposit.findMany({ where: { transactionId: { in: [...transactionIds] } } }),
+
+    async flushable(merchantId, isLive, network, limit) {
+      const rows = await db.$queryRaw<(ForwarderDepositRecord & { finalAt: Date })[]>`
+        SELECT d.transaction_id AS "transactionId", d.merchant_id AS "merchantId", d.is_live AS "isLive", d.network,
+               d.factory, d.destination, d.salt, d.address, d.created_at AS "createdAt", t.final_at AS "finalAt"
+        FROM forwarder_deposits d JOIN transactions t ON t.id = d.transaction_id
+        WHERE d.merchant_id = ${merchantId} AND d.is_live = ${isLive} AND d.network = ${network}
+          AND t.payment_address = d.address AND t.status = 'SUCCESSFUL' AND t.final_at IS NOT NULL AND t.reversed_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM forwarder_flush_items i WHERE i.transaction_id = d.transaction_id AND i.active)
+        ORDER BY t.final_at, d.transaction_id
+        LIMIT ${limit}`;
+      return rows;
+    },
+
+    async backlog() {
+      const rows = await db.$queryRaw<{ merchant_id: number; is_live: boolean; network: string; count: bigint; oldest: Date }[]>`
+        SELECT d.merchant_id, d.is_live, d.network, count(*) AS count, min(t.final_at) AS oldest
+        FROM forwarder_deposits d JOIN transactions t ON t.id = d.transaction_id
+        WHERE t.payment_address = d.address AND t.status = 'SUCCESSFUL' AND t.final_at IS NOT NULL AND t.reversed_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM forwarder_flush_items i WHERE i.transaction_id = d.transaction_id AND i.active)
+        GROUP BY d.merchant_id, d.is_live, d.network
+        ORDER BY oldest`;
+      return rows.map((r) => ({ merchantId: r.merchant_id, isLive: r.is_live, network: r.network, count: Number(r.count), oldestFinalAt: r.oldest }));
+    },
+
+    createFlush: (flush, audit) =>
+      db.$transaction(async (tx) => {
+        const { items, ...columns } = flush;
+        const row = await tx.forwarderFlush.create({
+          data: {
+            ...columns,
+            state: "sending",
+            items: { create: items.map((i) => ({ transactionId: i.transactionId, forwarder: i.forwarder })) },
+          },
+          include,
+        });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return flushOf(row);
+      }),
+
+    finishFlush: (id, result, at) =>
+      db.$transaction(async (tx) => {
+        const moved = await tx.forwarderFlush.updateMany({
+          where: { id, state: "sending" },
+          data: {
+            state: result.state,
+            gasUsed: result.gasUsed,
+            fee: result.fee?.toFixed() ?? null,
+            ...(result.state === "confirmed" ? { confirmedAt: at } : {}),
+          },
+        });
+        if (moved.count === 0) return null;
+        if (result.state === "failed") await tx.forwarderFlushItem.updateMany({ where: { flushId: id }, data: { active: false } });
+        for (const [transactionId, amounts] of result.moved) {
+          await tx.forwarderFlushItem.updateMany({ where: { flushId: id, transactionId }, data: { moved: amounts.map((a) => ({ ...a })) } });
+        }
+        return flushOf(await tx.forwarderFlush.findUniqueOrThrow({ where: { id }, include }));
+      }),
+
+    async findFlush(id, merchantId, isLive) {
+      const row = await db.forwarderFlush.findFirst({ where: { id, merchantId, isLive }, include });
+      return row === null ? null : flushOf(row);
+    },
+
+    flushPage: async (query) =>
+      (
+        await db.forwarderFlush.findMany({
+          where: {
+            merchantId: query.merchantId,
+            isLive: query.isLive,
+            ...(query.after === null
+              ? {}
+              : { OR: [{ createdAt: { lt: query.after.createdAt } }, { createdAt: query.after.createdAt, id: { lt: query.after.id } }] }),
+          },
+          include,
+          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+          take: query.limit,
+        })
+      ).map(flushOf),
+
+    sending: async (limit) =>
+      (await db.forwarderFlush.findMany({ where: { state: "sending" }, include, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: limit })).map(
+        flushOf,
+      ),
+  };
+}
