@@ -10,6 +10,7 @@ import type { InvoicePage } from "../core/invoices/invoices.ts";
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
 import { HTTP_STATUS } from "../edge/status.ts";
 import { type InvoiceText, localeOf, textOf } from "./invoice-page-text.ts";
+import { invoicePdf, pdfFileName } from "./invoice-pdf.ts";
 
 const html = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
@@ -130,6 +131,21 @@ export function invoicePage(gateway: PaymentGateway): Router {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.status(200).type("css").send(INVOICE_CSS);
+  });
+
+  // The PDF (of the receipt once paid; ?document=invoice|receipt to choose), before /invoice/:token would take it.
+  router.get(/^\/invoice\/([^/]+)\.pdf$/, async (req, res) => {
+    const locale = localeOf(req.query.lang, req.headers["accept-language"]);
+    try {
+      const document = await gateway.invoices.invoicePageDocument(String(req.params[0]), req.query.document);
+      const bytes = await invoicePdf(document, locale);
+      headers(res);
+      res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
+      res.status(200).type("application/pdf").send(bytes);
+    } catch (failure) {
+      if (!(failure instanceof PaygateError) || HTTP_STATUS[failure.code] >= 500) throw failure;
+      refusal(res, locale, HTTP_STATUS[failure.code], failure.message);
+    }
   });
 
   router.get("/invoice/:token", (req, res) => show(gateway, req, res));
