@@ -88,6 +88,9 @@ const PDF_TEXT: Record<PdfLocale, PdfText> = {
 /** The language the PDF is written in: the page's, but English for Arabic (see above). */
 export const pdfLocaleOf = (locale: CheckoutLocale): PdfLocale => (locale === "ar" ? "en" : locale);
 
+/** The receipt's name in the page's language (English for Arabic, as the PDF). */
+export const receiptWord = (locale: CheckoutLocale): string => PDF_TEXT[pdfLocaleOf(locale)].receipt;
+
 /** "INV-0001.pdf", "receipt-INV-0001.pdf"; a draft by its id. */
 export function pdfFileName(document: InvoiceDocument): string {
   const name = document.invoice.number ?? document.invoice.id;

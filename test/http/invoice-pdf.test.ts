@@ -100,6 +100,9 @@ describe("an invoice's PDF", () => {
     expect(text).toContain("Thank you for your business");
     expect(text).toContain(`Pay online: ${t.url}/invoice/${inv.token}`);
     expect(text).not.toContain("Receipt");
+    const unpaidPage = await (await fetch(`${t.url}/invoice/${inv.token}`)).text();
+    expect(unpaidPage).toContain(`<a href="/invoice/${inv.token}.pdf?document=invoice&amp;lang=en">Invoice (PDF)</a>`);
+    expect(unpaidPage).not.toContain("Receipt (PDF)");
 
     const transactionId = await payRest(inv.token);
     const receipt = await pdfOf(`${t.url}/v1/invoices/${inv.id}/pdf`, secret());
@@ -116,6 +119,10 @@ describe("an invoice's PDF", () => {
     const asInvoice = await pdfOf(`${t.url}/v1/invoices/${inv.id}/pdf?document=invoice`, secret());
     expect(asInvoice.text).toContain(`Invoice ${inv.number}`);
     expect(asInvoice.text).toContain("Paid");
+    // The customer's page links both PDFs once paid, in its language.
+    const page = await (await fetch(`${t.url}/invoice/${inv.token}?lang=fr`)).text();
+    expect(page).toContain(`<a href="/invoice/${inv.token}.pdf?document=invoice&amp;lang=fr">Facture (PDF)</a>`);
+    expect(page).toContain(`<a href="/invoice/${inv.token}.pdf?document=receipt&amp;lang=fr">Reçu (PDF)</a>`);
     // The customer's link gives the receipt too, in the page's languages.
     const hosted = await pdfOf(`${t.url}/invoice/${inv.token}.pdf`);
     expect(hosted.status).toBe(200);
