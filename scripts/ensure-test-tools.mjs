@@ -1,6 +1,6 @@
 // Before `npm test`: tests drive programs that no npm package may download, from Debian's archive:
-// Chromium (the browser tests), ZBar's zbarimg (the QR tests' second decoder) and Litecoin Core (the
-// own-node chain tests). When one is missing on a Debian machine where we are root (a fresh
+// Chromium (the browser tests), ZBar's zbarimg (the QR tests' second decoder), Poppler's pdftotext (the
+// invoice PDF tests) and Litecoin Core (the own-node chain tests). When one is missing on a Debian machine where we are root (a fresh
 // development machine, CI), install it once; anywhere else, say what to do. Never fails the run
 // itself: a test without its tool fails with the same instruction.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -19,6 +19,8 @@ const TOOLS = [
     what: `Chromium at ${chromium} (or set PAYGATE_CHROMIUM)`,
   },
   { pkg: "zbar-tools", present: () => has("zbarimg"), needed: true, what: "zbarimg" },
+  // The invoice PDF tests read the PDF's text back (issue 44).
+  { pkg: "poppler-utils", present: () => has("pdftotext"), needed: true, what: "pdftotext" },
   // The own-node chain tests (a regtest node) do not use the database: they run without DATABASE_URL only.
   { pkg: "litecoind", present: () => has("litecoind"), needed: !process.env.DATABASE_URL, what: "litecoind" },
 ];

@@ -11,6 +11,7 @@ import * as commands from "./commands.ts";
 import { listen, type ListenOptions } from "./listen.ts";
 import * as endpoints from "./webhook-endpoints.ts";
 import * as settlement from "./settlement.ts";
+import * as invoices from "./invoices.ts";
 import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
 
@@ -269,6 +270,36 @@ function buildProgram(ctx: CliContext): Command {
   act(flushCommand, () => settlement.settlementFlush(ctx, flushCommand.opts<settlement.SettlementOptions>()));
   const flushesCommand = settlementCommand("settlementFlushes");
   act(flushesCommand, () => settlement.settlementFlushes(ctx, flushesCommand.opts<settlement.SettlementOptions>()));
+
+  const invoiceGroup = group(program, "invoices", ctx);
+  const invoiceCommand = (name: CommandName, withId: boolean) => {
+    const command = leaf(invoiceGroup, name, ctx);
+    if (withId) command.argument("<INVOICE_ID>", "the invoice's id (inv_…), as invoices list shows it");
+    return command
+      .option("--merchant <id>", "the merchant's id (required)")
+      .option("--mode <mode>", "test (the default) or live")
+      .option("--json", "print one JSON object");
+  };
+  const repeat = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+  const invoiceCreate = invoiceCommand("invoicesCreate", false)
+    .option("--email <email>", "the customer's e-mail (required)")
+    .option("--name <name>", "the customer's name")
+    .option("--currency <currency>", "USD or NGN (required)")
+    .option("--item <line>", 'DESCRIPTION=QUANTITYxUNIT_PRICE, e.g. "Logo design=2x150.00"; repeatable (one at least)', repeat)
+    .option("--tax <tax>", 'NAME=RATE in percent of the subtotal, e.g. "VAT=7.5"; repeatable', repeat)
+    .option("--memo <text>", "a note to the customer")
+    .option("--due-date <day>", "YYYY-MM-DD: unpaid after that day, it is overdue")
+    .option("--allow-partial", "the customer may pay it in parts")
+    .option("--finalize", "number it and open its page now (default: a draft)");
+  act(invoiceCreate, () => invoices.invoicesCreate(ctx, invoiceCreate.opts<invoices.InvoiceOptions>()));
+  const invoiceList = invoiceCommand("invoicesList", false).option("--limit <n>", "at most this many, 1 to 100 (default: 100)");
+  act(invoiceList, () => invoices.invoicesList(ctx, invoiceList.opts<invoices.InvoiceOptions>()));
+  const invoiceShow = invoiceCommand("invoicesShow", true);
+  act(invoiceShow, () => invoices.invoicesShow(ctx, invoiceShow.args[0] ?? "", invoiceShow.opts<invoices.InvoiceOptions>()));
+  const invoiceFinalize = invoiceCommand("invoicesFinalize", true);
+  act(invoiceFinalize, () => invoices.invoicesFinalize(ctx, invoiceFinalize.args[0] ?? "", invoiceFinalize.opts<invoices.InvoiceOptions>()));
+  const invoiceVoid = invoiceCommand("invoicesVoid", true);
+  act(invoiceVoid, () => invoices.invoicesVoid(ctx, invoiceVoid.args[0] ?? "", invoiceVoid.opts<invoices.InvoiceOptions>()));
 
   const listenCommand = leaf(program, "listen", ctx)
     .option("--forward-to <url>", "the local URL that receives each event (required), e.g. http://localhost:4000/webhooks")

@@ -232,6 +232,37 @@ merchant's settled payments on the network into its settlement address (fl_…).
     synopsis: ["--merchant ID [--mode test|live] [--json]"],
     about: "A merchant's flushes of one mode, newest first: state, forwarders, transaction, gas and fee.",
   },
+  invoicesCreate: {
+    path: "invoices create",
+    synopsis: [
+      "--merchant ID --email EMAIL --currency USD|NGN --item DESCRIPTION=QUANTITYxUNIT_PRICE ...",
+      "[--name NAME] [--tax NAME=RATE ...] [--memo TEXT] [--due-date YYYY-MM-DD] [--allow-partial]",
+      "[--finalize] [--mode test|live] [--json]",
+    ],
+    about: `A draft invoice (inv_…) to a customer: line items (--item "Logo design=2x150.00", repeatable),
+tax lines in percent of the subtotal (--tax "VAT=7.5"). --finalize numbers it and opens its page
+at once; --allow-partial lets the customer pay it in parts.`,
+  },
+  invoicesList: {
+    path: "invoices list",
+    synopsis: ["--merchant ID [--mode test|live] [--limit N] [--json]"],
+    about: "A merchant's invoices of one mode, newest first: number, state, total, paid, left, customer.",
+  },
+  invoicesShow: {
+    path: "invoices show",
+    synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
+    about: "One invoice: its items, taxes, totals, what was paid and what is left, its transactions and page.",
+  },
+  invoicesFinalize: {
+    path: "invoices finalize",
+    synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
+    about: "A draft becomes open with the merchant's next number (INV-0001…); prints the page to send.",
+  },
+  invoicesVoid: {
+    path: "invoices void",
+    synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
+    about: "Void a draft or an open invoice nothing was paid of: its page no longer takes payments.",
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -241,6 +272,7 @@ export const GROUPS: Record<string, string> = {
   merchant: "Create and change merchants: keys, webhook URLs, KYB status and wallets.",
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
+  invoices: "Invoices (inv_…): payment requests to a customer, with a hosted page to pay them.",
   settlement: "Consolidations (co_…) of settled BTC and LTC outputs, and deposit forwarders and their flushes (fl_…) on EVM networks.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",

@@ -10,6 +10,7 @@ import type { InvoicePage } from "../core/invoices/invoices.ts";
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
 import { HTTP_STATUS } from "../edge/status.ts";
 import { type InvoiceText, localeOf, textOf } from "./invoice-page-text.ts";
+import { invoicePdf, pdfFileName, receiptWord } from "./invoice-pdf.ts";
 
 const html = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
@@ -97,7 +98,12 @@ ${taxes}
 </table></div>
 ${i.memo ? `<p class="memo">${html(i.memo)}</p>` : ""}
 ${error ? `<p id="pay-error" class="error no-print" role="alert">${html(error)}</p>` : ""}
-${form}`;
+${form}
+<p class="documents no-print"><a href="/invoice/${encodeURIComponent(token)}.pdf?document=invoice&amp;lang=${locale}">${html(t.invoice)} (PDF)</a>${
+    i.state === "paid"
+      ? ` · <a href="/invoice/${encodeURIComponent(token)}.pdf?document=receipt&amp;lang=${locale}">${html(receiptWord(locale))} (PDF)</a>`
+      : ""
+  }</p>`;
 }
 
 async function show(gateway: PaymentGateway, req: Request, res: Response, error: { status: number; message: string } | null = null): Promise<void> {
@@ -130,6 +136,21 @@ export function invoicePage(gateway: PaymentGateway): Router {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.status(200).type("css").send(INVOICE_CSS);
+  });
+
+  // The PDF (of the receipt once paid; ?document=invoice|receipt to choose), before /invoice/:token would take it.
+  router.get(/^\/invoice\/([^/]+)\.pdf$/, async (req, res) => {
+    const locale = localeOf(req.query.lang, req.headers["accept-language"]);
+    try {
+      const document = await gateway.invoices.invoicePageDocument(String(req.params[0]), req.query.document);
+      const bytes = await invoicePdf(document, locale);
+      headers(res);
+      res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
+      res.status(200).type("application/pdf").send(bytes);
+    } catch (failure) {
+      if (!(failure instanceof PaygateError) || HTTP_STATUS[failure.code] >= 500) throw failure;
+      refusal(res, locale, HTTP_STATUS[failure.code], failure.message);
+    }
   });
 
   router.get("/invoice/:token", (req, res) => show(gateway, req, res));
@@ -172,6 +193,8 @@ th,td{padding:.4rem .5rem;border-bottom:1px solid #d0d4da;text-align:start;verti
 tfoot th{text-align:end;font-weight:400}
 tr.total th,tr.total td{font-weight:700}
 .memo{white-space:pre-wrap;color:#3a3f47}
+.documents{margin:1rem 0 0}
+a{color:#1d4ed8}
 .pay{display:flex;flex-wrap:wrap;gap:.75rem;align-items:end;margin-top:1rem}
 .pay label{flex-basis:100%;font-weight:600}
 .pay input{font:inherit;padding:.5rem;border:1px solid #6b7280;border-radius:.25rem;min-width:10rem}

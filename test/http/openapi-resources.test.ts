@@ -83,6 +83,7 @@ describe("the REST resources of src/http/v1", () => {
       "createInvoice",
       "listInvoices",
       "retrieveInvoice",
+      "retrieveInvoicePdf",
       "finalizeInvoice",
       "voidInvoice",
       "createConsolidation",

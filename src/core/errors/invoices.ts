@@ -32,5 +32,12 @@ export const invoiceErrors = {
       state === "paid" ? "This invoice is paid; nothing is left to pay" : `This invoice is ${state}: it cannot be paid`,
       "invoice_not_payable",
     ),
+  /** A receipt of an invoice that is not paid (yet, or ever). */
+  invoiceReceiptNotPaid: (state: string) =>
+    new PaygateError(
+      "conflict",
+      `The invoice is ${state.replace("_", " ")}: its receipt exists once it is paid; ask for document=invoice instead`,
+      "invoice_not_paid",
+    ),
   invoiceMerchantInactive: () => new PaygateError("forbidden", "This merchant no longer takes payments; contact the merchant", "merchant_inactive"),
 };

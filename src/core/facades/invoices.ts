@@ -46,10 +46,19 @@ export class Invoices {
     return invoices.voidInvoice(this.deps, changerOf(access), id);
   }
 
+  /** What its PDF shows (`document`: invoice, receipt, or absent: the receipt once paid). */
+  invoiceDocument(access: MerchantAccess, id: string, document: unknown): Promise<invoices.InvoiceDocument> {
+    return invoices.invoiceDocument(this.deps, readerOf(access), id, document);
+  }
+
   // ── The hosted page (/invoice/:token) ──
 
   invoicePage(token: string): Promise<invoices.InvoicePage> {
     return invoices.invoicePage(this.deps, token);
+  }
+
+  invoicePageDocument(token: string, document: unknown): Promise<invoices.InvoiceDocument> {
+    return invoices.invoicePageDocument(this.deps, token, document);
   }
 
   payInvoice(token: string, choice: { amount?: string | null; locale?: CheckoutLocale | null }) {

@@ -157,9 +157,43 @@ async function pageInvoice(deps: InvoiceDeps, token: string) {
 }
 
 export async function invoicePage(deps: InvoiceDeps, token: string): Promise<InvoicePage> {
-  const invoice = await pageInvoice(deps, token);
+  return pageOfInvoice(deps, await pageInvoice(deps, token));
+}
+
+async function pageOfInvoice(deps: InvoiceDeps, invoice: InvoiceRecord): Promise<InvoicePage> {
   const merchant = await deps.stores.merchants.settings(invoice.merchantId);
   return { invoice: await viewOf(deps, invoice), merchantName: merchant?.name ?? "" };
+}
+
+// ── Its documents (the PDF of the invoice, and of its receipt once paid) ──
+
+export type InvoiceDocumentKind = "invoice" | "receipt";
+
+/** What a PDF shows: the invoice as its page shows it, and which document of it. */
+export interface InvoiceDocument extends InvoicePage {
+  kind: InvoiceDocumentKind;
+}
+
+/**
+ * `document`: "invoice", "receipt", or absent: the receipt once the invoice is paid, else the invoice.
+ * A receipt of an unpaid invoice is a 409; another word a 400 naming `document`.
+ */
+function documentOf(page: InvoicePage, document: unknown): InvoiceDocument {
+  if (document !== undefined && document !== "invoice" && document !== "receipt")
+    throw errors.invoiceValidation([{ field: "document", message: "document must be invoice or receipt" }]);
+  const paid = page.invoice.state === "paid";
+  if (document === "receipt" && !paid) throw errors.invoiceReceiptNotPaid(page.invoice.state);
+  return { ...page, kind: document === "invoice" || !paid ? "invoice" : "receipt" };
+}
+
+/** The merchant's document of one of its invoices (a draft too: its preview). */
+export async function invoiceDocument(deps: InvoiceDeps, owner: InvoiceOwner, id: string, document: unknown): Promise<InvoiceDocument> {
+  return documentOf(await pageOfInvoice(deps, await invoiceFor(deps, owner, id)), document);
+}
+
+/** The customer's, by the page's token (never a draft's). */
+export async function invoicePageDocument(deps: InvoiceDeps, token: string, document: unknown): Promise<InvoiceDocument> {
+  return documentOf(await invoicePage(deps, token), document);
 }
 
 /**

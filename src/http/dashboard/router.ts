@@ -11,6 +11,7 @@ import { csrfToken, sameOriginChanges } from "./csrf.ts";
 import { dashboardPages, type DashboardPagesOptions } from "./pages.ts";
 import { homeRoutes } from "./routes/home.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { invoiceRoutes } from "./routes/invoices.ts";
 import { managementRoutes } from "./routes/management.ts";
 import { networkRoutes } from "./routes/networks.ts";
 import { pricingRoutes } from "./routes/pricing.ts";
@@ -36,6 +37,7 @@ const ROUTES: DashboardRoutes[] = [
   securityRoutes,
   webhookEndpointRoutes,
   refundRoutes,
+  invoiceRoutes,
 ];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */

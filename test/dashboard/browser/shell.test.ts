@@ -103,6 +103,7 @@ describe("the dashboard in a browser", () => {
     expect(await nav.getByRole("link").allTextContents()).toEqual([
       "Home",
       "Transactions",
+      "Invoices",
       "Webhooks",
       "API keys",
       "Wallets",

@@ -4,6 +4,8 @@ import type { DashboardPage } from "../context.ts";
 import { renderApiKeys } from "./api-keys.ts";
 import { renderAuditLog } from "./audit-log.ts";
 import { renderFundsHeld } from "./funds-held.ts";
+import { renderInvoice } from "./invoice.ts";
+import { renderInvoices } from "./invoices.ts";
 import { renderPaymentLinks } from "./payment-links.ts";
 import { renderPricing } from "./pricing.ts";
 import { renderSecurity } from "./security.ts";
@@ -18,6 +20,8 @@ export const PAGES: DashboardPage[] = [
   { path: "home", title: "Home", permission: "read", render: async (ctx, main) => (await import("./home.ts")).renderHome(ctx, main) },
   { path: "transactions", title: "Transactions", permission: "read", render: renderTransactions },
   { path: "transaction", title: "Transaction", permission: "read", render: renderTransaction, nav: false, modeSwitchTo: "transactions" },
+  { path: "invoices", title: "Invoices", permission: "read", render: renderInvoices },
+  { path: "invoice", title: "Invoice", permission: "read", render: renderInvoice, nav: false, modeSwitchTo: "invoices" },
   { path: "webhooks", title: "Webhooks", permission: "read", render: renderWebhooks },
   { path: "api-keys", title: "API keys", permission: "read", render: renderApiKeys },
   { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },

@@ -4,7 +4,19 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
 import { InvoiceListParams } from "../../../core/invoices/invoices.ts";
-import { ANY, errorResponses, pagedList, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
+import {
+  ANY,
+  errorResponses,
+  pagedList,
+  json,
+  KEY_ROLE,
+  limited,
+  queryParam,
+  SECRET_ONLY,
+  secretKey,
+  WITH_BODY,
+  WITH_PATH,
+} from "../openapi-shared.ts";
 import { InvoiceListResponse, InvoiceRequest, InvoiceResponse } from "./schemas.ts";
 
 const invoiceId = z.object({
@@ -58,6 +70,40 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
     security: secretKey,
     request: { params: invoiceId },
     responses: { 200: limited(InvoiceResponse, "The invoice."), ...errorResponses([SECRET_ONLY, notFound, ...WITH_PATH, ...ANY]) },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/invoices/{invoice_id}/pdf",
+    operationId: "retrieveInvoicePdf",
+    summary: "An invoice's PDF",
+    description:
+      "The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de; ar gives English). A draft's is the merchant's preview.",
+    security: secretKey,
+    request: {
+      params: invoiceId,
+      query: z.object({
+        document: queryParam("document", "`invoice` or `receipt` (default: the receipt once paid, else the invoice)."),
+        lang: queryParam("lang", "en (the default), fr, es, pt, de; ar gives English."),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The PDF (`Content-Disposition: inline; filename="INV-0001.pdf"`).',
+        content: { "application/pdf": { schema: z.string().meta({ format: "binary" }) } },
+      },
+      ...errorResponses([
+        SECRET_ONLY,
+        notFound,
+        {
+          error: errors.invoiceValidation([{ field: "document", message: "document must be invoice or receipt" }]),
+          when: "`document` is neither invoice nor receipt",
+        },
+        { error: errors.invoiceReceiptNotPaid("open"), when: "a receipt of an invoice that is not paid" },
+        ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
   });
 
   registry.registerPath({

@@ -7,6 +7,8 @@ import type { InvoiceView } from "../../../core/invoices/view.ts";
 import { bearerToken, noStore } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { jsonBody } from "../../body.ts";
+import { localeOf } from "../../invoice-page-text.ts";
+import { invoicePdf, pdfFileName } from "../../invoice-pdf.ts";
 import type { InvoiceListResponse, InvoiceResponse } from "./schemas.ts";
 
 export function invoiceRoutes(gateway: PaymentGateway): Router {
@@ -33,6 +35,14 @@ export function invoiceRoutes(gateway: PaymentGateway): Router {
 
   router.get("/v1/invoices/:invoice_id", noStore, async (req, res) => {
     send(res, await gateway.invoices.retrieveInvoice(await owner(req, res), String(req.params.invoice_id)));
+  });
+
+  // Its PDF: the receipt once paid, else the invoice (?document=invoice|receipt to choose; ?lang= its language).
+  router.get("/v1/invoices/:invoice_id/pdf", noStore, async (req, res) => {
+    const document = await gateway.invoices.invoiceDocument(await owner(req, res), String(req.params.invoice_id), req.query.document);
+    const bytes = await invoicePdf(document, localeOf(req.query.lang, undefined));
+    res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
+    res.status(200).type("application/pdf").send(bytes);
   });
 
   router.post("/v1/invoices/:invoice_id/finalize", noStore, jsonBody(errors.invoiceValidation), async (req, res) => {
