@@ -8,6 +8,7 @@ import type { DashboardStore } from "./dashboard.ts";
 import type { EmailStore } from "./email.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { InvoiceStore } from "./invoices.ts";
+import type { LedgerStore } from "./ledger.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { MerchantStore } from "./merchants.ts";
 import type { RefundStore } from "./refunds.ts";
@@ -28,6 +29,8 @@ export interface Stores {
   invoices: InvoiceStore;
   /** Consolidations of settled BTC and LTC outputs (issue 40). */
   settlement: SettlementStore;
+  /** The ledger's entries, derived from receipts, refunds and consolidations (issue 40, goal 5). */
+  ledger: LedgerStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;
