@@ -205,6 +205,26 @@ its own address: sign it in the merchant's wallet and broadcast it; paygate sees
     synopsis: ["CONSOLIDATION_ID --merchant ID [--mode test|live] [--json]"],
     about: "Cancel an open consolidation (not yet seen on the chain): its outputs are offered again.",
   },
+  ledgerList: {
+    path: "ledger list",
+    synopsis: [
+      "--merchant ID [--mode test|live] [--from WHEN] [--to WHEN] [--coin COIN]",
+      "[--network NETWORK] [--kind receipt|refund|consolidation] [--limit N] [--json]",
+    ],
+    about: `A merchant's ledger entries of one mode, newest first: confirmed receipts, succeeded refunds
+and confirmed consolidations, with network, transaction hash, amount and fee (docs/ledger.md).`,
+  },
+  ledgerTotals: {
+    path: "ledger totals",
+    synopsis: ["--merchant ID [--mode test|live] [--from WHEN] [--to WHEN] [--coin COIN] [--network NETWORK] [--json]"],
+    about: "The entries' sums per coin and network: received, refunded, consolidated, fees, and net.",
+  },
+  ledgerExport: {
+    path: "ledger export",
+    synopsis: ["--merchant ID --from WHEN --to WHEN [--mode test|live] [--coin COIN] [--network NETWORK] [--out FILE]"],
+    about: `The period's entries as CSV (one header row, exact decimals, formula-like cells defused): to
+FILE, saying how many it wrote, or to standard output.`,
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -215,6 +235,7 @@ export const GROUPS: Record<string, string> = {
   "payment-link": "Payment links (pl_…): they start a merchant's transactions without its API key.",
   "test-rates": "The prices test mode quotes at.",
   settlement: "Consolidations (co_…): PSBTs that spend a merchant's settled BTC and LTC outputs to its own address.",
+  ledger: "A merchant's ledger: receipts, refunds and consolidations, their totals per coin and network, CSV per period.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
   "webhook-endpoints": "A merchant's webhook endpoints (we_…): several receivers per mode, each with its events and secret.",

@@ -59,7 +59,12 @@ interface Totals {
 const get = async (path: string, key = keys.testSecretKey) => {
   const res = await fetch(`${t.url}${path}`, { headers: bearer(key) });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: res.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: res.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : null,
+  };
 };
 
 async function paid(currencyId: string, description: string, key = keys) {
@@ -89,7 +94,11 @@ beforeAll(async () => {
   // A succeeded refund: a third of the first LTC payment, marked paid by the merchant and verified.
   const first = await t.db.transaction.findUniqueOrThrow({ where: { id: ltcIds[0] } });
   const third = new Decimal(first.amountPaid?.toString() ?? "0").dividedBy(3).toDecimalPlaces(8, Decimal.ROUND_DOWN);
-  const created = await t.post(`/v1/transaction/${ltcIds[0]}/refunds`, { amount_kind: "custom", amount: third.toFixed(), amount_currency: "LTC" }, bearer(keys.testSecretKey));
+  const created = await t.post(
+    `/v1/transaction/${ltcIds[0]}/refunds`,
+    { amount_kind: "custom", amount: third.toFixed(), amount_currency: "LTC" },
+    bearer(keys.testSecretKey),
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   refundId = created.body.data.id;
   await t.db.refund.update({ where: { id: refundId }, data: { networkFee: "0.0000141" } });
@@ -362,7 +371,10 @@ describe("the walls", () => {
     expect(live[0]?.fiat_value_at_locked_rate).toBe("9.99");
     const liveTotals = (await get("/v1/ledger/totals", keys.liveSecretKey)).body.data.totals as Totals[];
     expect(liveTotals.map((x) => [x.coin, x.received, x.net])).toEqual([["LTC", liveReceiptAmount, liveReceiptAmount]]);
-    const csv = parse((await get("/v1/ledger/entries.csv?from=2000-01-01&to=2999-01-01", keys.liveSecretKey)).text, { columns: true }) as Record<string, string>[];
+    const csv = parse((await get("/v1/ledger/entries.csv?from=2000-01-01&to=2999-01-01", keys.liveSecretKey)).text, { columns: true }) as Record<
+      string,
+      string
+    >[];
     expect(csv.map((r) => r.mode)).toEqual(["live"]);
     // The other merchant sees its one payment and none of these; a cursor of this merchant's is none of its.
     const theirs = await allEntries("", other.testSecretKey);
@@ -411,10 +423,7 @@ describe("the walls", () => {
         "/v1/ledger/entries?starting_after=receipt:999999",
         "Invalid query parameter: starting_after names no object of this merchant and mode ('receipt:999999'); pass the id of the last object of the previous page",
       ],
-      [
-        "/v1/ledger/entries.csv?to=2026-12-01",
-        "Invalid query parameter: from is required: an export covers a stated period",
-      ],
+      ["/v1/ledger/entries.csv?to=2026-12-01", "Invalid query parameter: from is required: an export covers a stated period"],
       [
         "/v1/ledger/entries.csv",
         "Invalid query parameters: from is required: an export covers a stated period; to is required: an export covers a stated period",
@@ -434,7 +443,10 @@ describe("the walls", () => {
     }
     // A key rolled by a user whose role (as recorded on the key) is none today holds no permission.
     const key = await t.db.apiKey.findFirstOrThrow({ where: { merchantId: keys.id, kind: "SECRET", isLive: false, revokedAt: null } });
-    await t.db.apiKey.update({ where: { id: key.id }, data: { createdByRole: "auditor", createdByUserId: "usr_gone", createdByEmail: "gone@example.com" } });
+    await t.db.apiKey.update({
+      where: { id: key.id },
+      data: { createdByRole: "auditor", createdByUserId: "usr_gone", createdByEmail: "gone@example.com" },
+    });
     try {
       for (const path of ["/v1/ledger/entries", "/v1/ledger/totals", "/v1/ledger/entries.csv?from=2026-12-01&to=2026-12-02"]) {
         const refused = await get(path);

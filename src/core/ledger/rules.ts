@@ -40,7 +40,9 @@ const FilterParams = {
 
 export const LedgerListParams = z.object({
   limit: limitParam.optional(),
-  starting_after: single.regex(LEDGER_ENTRY_ID, "must be the id of a ledger entry of the previous page (receipt:…, refund:re_…, consolidation:co_…)").optional(),
+  starting_after: single
+    .regex(LEDGER_ENTRY_ID, "must be the id of a ledger entry of the previous page (receipt:…, refund:re_…, consolidation:co_…)")
+    .optional(),
   ...FilterParams,
 });
 export const LedgerTotalsParams = z.object(FilterParams);

@@ -50,7 +50,8 @@ export function registerLedgerPaths(registry: OpenAPIRegistry): void {
     path: "/v1/ledger/totals",
     operationId: "ledgerTotals",
     summary: "Ledger totals per coin and network",
-    description: "The sums of the entries the same filters list, one line per coin and network, with what they leave on the merchant's addresses (`net`).",
+    description:
+      "The sums of the entries the same filters list, one line per coin and network, with what they leave on the merchant's addresses (`net`).",
     security: secretKey,
     request: { query: z.object(filterQuery) },
     responses: { 200: limited(LedgerTotalsResponse, "The totals."), ...errorResponses([badPeriod, SECRET_ONLY, KEY_ROLE_READ, ...ANY]) },
