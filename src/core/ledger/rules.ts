@@ -5,7 +5,7 @@ import { errors, type FieldError } from "../errors.ts";
 import { limitParam, single } from "../lists.ts";
 import { CRYPTO_CURRENCIES } from "../money/currencies.ts";
 import { COIN_NETWORKS, NETWORK_SLUGS } from "../networks.ts";
-import { LEDGER_KINDS, type LedgerKind } from "../records/ledger.ts";
+import { LEDGER_KINDS } from "../records/ledger.ts";
 import type { LedgerFilters } from "../stores/ledger.ts";
 
 /** An entry's id: its kind and its source's id. */
@@ -92,6 +92,6 @@ export function filtersOf(owner: LedgerOwner, query: Filters, needsPeriod = fals
     to,
     coin: query.coin ?? null,
     network: query.network ?? null,
-    kind: (query.kind as LedgerKind | undefined) ?? null,
+    kind: query.kind ?? null,
   };
 }

@@ -15,8 +15,21 @@ const NETWORK = Prisma.raw(
   `COALESCE(t.payment_network, CASE t.payment_currency_id ${CRYPTO_CURRENCIES.map((c) => `WHEN ${c.id} THEN '${defaultNetworkOf(c.slug)}'`).join(" ")} END)`,
 );
 
-/** Every entry of one merchant and mode, in the record's columns. */
-function entriesOf(merchantId: number, isLive: boolean): Prisma.Sql {
+/** One entry's source by its primary key (a list's cursor), each other branch empty; none: every entry. */
+function sourceOf(id: string | null): Record<LedgerKind, Prisma.Sql> {
+  if (id === null) return { receipt: Prisma.empty, refund: Prisma.empty, consolidation: Prisma.empty };
+  const [kind, source = ""] = id.split(/:(.*)/s);
+  const none = Prisma.sql`AND FALSE`;
+  return {
+    receipt: kind === "receipt" && /^\d{1,18}$/.test(source) ? Prisma.sql`AND r.id = ${BigInt(source)}` : none,
+    refund: kind === "refund" ? Prisma.sql`AND f.id = ${source}` : none,
+    consolidation: kind === "consolidation" ? Prisma.sql`AND k.id = ${source}` : none,
+  };
+}
+
+/** Every entry of one merchant and mode (or the one `id` names), in the record's columns. */
+function entriesOf(merchantId: number, isLive: boolean, id: string | null = null): Prisma.Sql {
+  const only = sourceOf(id);
   return Prisma.sql`
     SELECT 'receipt' AS kind, 'receipt:' || r.id::text AS id, t.is_live, r.first_seen_at AS occurred_at, c.slug AS coin, ${NETWORK} AS network,
            r.amount, NULL::numeric AS fee, r.tx_hash, t.payment_address AS address, t.id AS transaction_id, t.reference, t.description,
@@ -24,7 +37,7 @@ function entriesOf(merchantId: number, isLive: boolean): Prisma.Sql {
       FROM payment_receipts r
       JOIN transactions t ON t.id = r.transaction_id
       JOIN currencies c ON c.id = t.payment_currency_id
-     WHERE r.status = 'CONFIRMED' AND t.merchant_id = ${merchantId} AND t.is_live = ${isLive}
+     WHERE r.status = 'CONFIRMED' AND t.merchant_id = ${merchantId} AND t.is_live = ${isLive} ${only.receipt}
     UNION ALL
     SELECT 'refund', 'refund:' || f.id, f.is_live, f.succeeded_at, c.slug, ${NETWORK},
            f.amount_to_customer, f.network_fee, f.tx_hash, f.destination, t.id, t.reference, t.description,
@@ -32,13 +45,13 @@ function entriesOf(merchantId: number, isLive: boolean): Prisma.Sql {
       FROM refunds f
       JOIN transactions t ON t.id = f.transaction_id
       JOIN currencies c ON c.id = t.payment_currency_id
-     WHERE f.state = 'succeeded' AND f.succeeded_at IS NOT NULL AND f.merchant_id = ${merchantId} AND f.is_live = ${isLive}
+     WHERE f.state = 'succeeded' AND f.succeeded_at IS NOT NULL AND f.merchant_id = ${merchantId} AND f.is_live = ${isLive} ${only.refund}
     UNION ALL
     SELECT 'consolidation', 'consolidation:' || k.id, k.is_live, k.confirmed_at, k.coin, k.network,
            k.amount_to_receive, k.network_fee, k.tx_hash, k.destination, NULL, NULL, NULL,
            NULL::integer, NULL::numeric, NULL::numeric
       FROM consolidations k
-     WHERE k.state = 'confirmed' AND k.confirmed_at IS NOT NULL AND k.merchant_id = ${merchantId} AND k.is_live = ${isLive}`;
+     WHERE k.state = 'confirmed' AND k.confirmed_at IS NOT NULL AND k.merchant_id = ${merchantId} AND k.is_live = ${isLive} ${only.consolidation}`;
 }
 
 /** The filters beside the merchant and mode, as a WHERE clause on the derived entries `e`. */
@@ -110,7 +123,7 @@ export function ledgerStore(db: Database): LedgerStore {
     },
 
     async entry(id, merchantId, isLive) {
-      const rows = await db.$queryRaw<Row[]>`SELECT ${COLUMNS} FROM (${entriesOf(merchantId, isLive)}) e WHERE e.id = ${id}`;
+      const rows = await db.$queryRaw<Row[]>`SELECT ${COLUMNS} FROM (${entriesOf(merchantId, isLive, id)}) e WHERE e.id = ${id}`;
       return rows[0] === undefined ? null : recordOf(rows[0]);
     },
 
