@@ -216,7 +216,10 @@ describe("the ledger's entries", () => {
     // Every kind of entry serves as a cursor: the page after it is the rest of the list.
     for (const [i, e] of entries.entries()) {
       const after = await get(`/v1/ledger/entries?limit=100&starting_after=${encodeURIComponent(e.id)}`);
-      expect((after.body.data as Entry[]).map((x) => x.id), e.id).toEqual(entries.slice(i + 1).map((x) => x.id));
+      expect(
+        (after.body.data as Entry[]).map((x) => x.id),
+        e.id,
+      ).toEqual(entries.slice(i + 1).map((x) => x.id));
     }
 
     for (const id of [...ltcIds, ethId]) {
