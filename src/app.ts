@@ -42,6 +42,7 @@ import { transactionRoutes } from "./http/v1/transactions/routes.ts";
 import { invoiceRoutes } from "./http/v1/invoices/routes.ts";
 import { refundRoutes } from "./http/v1/refunds/routes.ts";
 import { settlementRoutes } from "./http/v1/settlements/routes.ts";
+import { ledgerRoutes } from "./http/v1/ledger/routes.ts";
 import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
 import { refundClaimPage } from "./http/refund-claim-page.ts";
 import { invoicePage } from "./http/invoice-page.ts";
@@ -198,6 +199,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
   app.use(invoiceRoutes(gateway)); // invoices (issue 44): secret key only
   app.use(settlementRoutes(gateway)); // consolidations (issue 40): secret key only
+  app.use(ledgerRoutes(gateway)); // the ledger (issue 40): secret key only, its own mode
   app.use(eventStreams.router); // before eventRoutes, whose /v1/events/:event_id would take "stream"
   app.use(eventRoutes(gateway));
   app.use(merchantPricingRoutes(gateway));

@@ -12,6 +12,7 @@ import { listen, type ListenOptions } from "./listen.ts";
 import * as endpoints from "./webhook-endpoints.ts";
 import * as settlement from "./settlement.ts";
 import * as invoices from "./invoices.ts";
+import * as ledger from "./ledger.ts";
 import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
 
@@ -300,6 +301,24 @@ function buildProgram(ctx: CliContext): Command {
   act(invoiceFinalize, () => invoices.invoicesFinalize(ctx, invoiceFinalize.args[0] ?? "", invoiceFinalize.opts<invoices.InvoiceOptions>()));
   const invoiceVoid = invoiceCommand("invoicesVoid", true);
   act(invoiceVoid, () => invoices.invoicesVoid(ctx, invoiceVoid.args[0] ?? "", invoiceVoid.opts<invoices.InvoiceOptions>()));
+  const ledgerGroup = group(program, "ledger", ctx);
+  const ledgerCommand = (name: CommandName) =>
+    leaf(ledgerGroup, name, ctx)
+      .option("--merchant <id>", "the merchant's id (required)")
+      .option("--mode <mode>", "test (the default) or live")
+      .option("--from <when>", "start of the period, inclusive: a day (2026-12-01) or an ISO 8601 date-time")
+      .option("--to <when>", "end of the period, exclusive")
+      .option("--coin <coin>", "only this coin")
+      .option("--network <network>", "only this network")
+      .option("--kind <kind>", "only receipts, refunds or consolidations");
+  const ledgerListCommand = ledgerCommand("ledgerList")
+    .option("--limit <n>", "at most this many, 1 to 100 (default: 100)")
+    .option("--json", "print one JSON object");
+  act(ledgerListCommand, () => ledger.ledgerList(ctx, ledgerListCommand.opts<ledger.LedgerOptions>()));
+  const ledgerTotalsCommand = ledgerCommand("ledgerTotals").option("--json", "print one JSON object");
+  act(ledgerTotalsCommand, () => ledger.ledgerTotals(ctx, ledgerTotalsCommand.opts<ledger.LedgerOptions>()));
+  const ledgerExportCommand = ledgerCommand("ledgerExport").option("--out <file>", "write the CSV there (default: standard output)");
+  act(ledgerExportCommand, () => ledger.ledgerExport(ctx, ledgerExportCommand.opts<ledger.LedgerOptions>()));
 
   const listenCommand = leaf(program, "listen", ctx)
     .option("--forward-to <url>", "the local URL that receives each event (required), e.g. http://localhost:4000/webhooks")

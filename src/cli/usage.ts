@@ -263,6 +263,26 @@ at once; --allow-partial lets the customer pay it in parts.`,
     synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
     about: "Void a draft or an open invoice nothing was paid of: its page no longer takes payments.",
   },
+  ledgerList: {
+    path: "ledger list",
+    synopsis: [
+      "--merchant ID [--mode test|live] [--from WHEN] [--to WHEN] [--coin COIN]",
+      "[--network NETWORK] [--kind receipt|refund|consolidation] [--limit N] [--json]",
+    ],
+    about: `A merchant's ledger entries of one mode, newest first: confirmed receipts, succeeded refunds
+and confirmed consolidations, with network, transaction hash, amount and fee (docs/ledger.md).`,
+  },
+  ledgerTotals: {
+    path: "ledger totals",
+    synopsis: ["--merchant ID [--mode test|live] [--from WHEN] [--to WHEN] [--coin COIN] [--network NETWORK] [--json]"],
+    about: "The entries' sums per coin and network: received, refunded, consolidated, fees, and net.",
+  },
+  ledgerExport: {
+    path: "ledger export",
+    synopsis: ["--merchant ID --from WHEN --to WHEN [--mode test|live] [--coin COIN] [--network NETWORK] [--out FILE]"],
+    about: `The period's entries as CSV (one header row, exact decimals, formula-like cells defused): to
+FILE, saying how many it wrote, or to standard output.`,
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -274,6 +294,7 @@ export const GROUPS: Record<string, string> = {
   "test-rates": "The prices test mode quotes at.",
   invoices: "Invoices (inv_…): payment requests to a customer, with a hosted page to pay them.",
   settlement: "Consolidations (co_…) of settled BTC and LTC outputs, and deposit forwarders and their flushes (fl_…) on EVM networks.",
+  ledger: "A merchant's ledger: receipts, refunds and consolidations, their totals per coin and network, CSV per period.",
   user: "Dashboard users (/dashboard): who may sign in for a merchant, with which role.",
   webhooks: "Webhook events and their delivery attempts, test events and the signing secret.",
   "webhook-endpoints": "A merchant's webhook endpoints (we_…): several receivers per mode, each with its events and secret.",

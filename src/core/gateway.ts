@@ -12,6 +12,7 @@ import type { CoreDeps } from "./deps.ts";
 import { EventStreams } from "./events/stream.ts";
 import { dashboardAccess, keyAccess, type MerchantAccess, operatorAccess } from "./facades/access.ts";
 import { Invoices } from "./facades/invoices.ts";
+import { Ledger } from "./facades/ledger.ts";
 import { Merchants } from "./facades/merchants.ts";
 import { NO_PRIVATE_TARGETS, type PrivateTargets } from "./private-targets.ts";
 import { Operator } from "./facades/operator.ts";
@@ -68,6 +69,8 @@ export class PaymentGateway {
   /** Invoices (issue 44) and their hosted pages. */
   readonly invoices: Invoices;
   readonly settlement: Settlement;
+  /** The ledger of receipts, refunds and consolidations (issue 40, goal 5). */
+  readonly ledger: Ledger;
   readonly webhooks: Webhooks;
   readonly merchants: Merchants;
   readonly accounts: DashboardAccounts;
@@ -109,6 +112,7 @@ export class PaymentGateway {
     this.refunds = new Refunds(core);
     this.invoices = new Invoices(core);
     this.settlement = new Settlement(core);
+    this.ledger = new Ledger(core);
     this.webhooks = new Webhooks(core, new EventStreams(changes ?? NO_CHANGES), liveCredentials);
     this.merchants = new Merchants(core, liveCredentials);
     this.accounts = new DashboardAccounts(core, dashboard);

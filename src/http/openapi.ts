@@ -11,6 +11,7 @@ import { BEARER, json } from "./v1/openapi-shared.ts";
 import { registerInvoicePaths } from "./v1/invoices/openapi.ts";
 import { registerRefundPaths } from "./v1/refunds/openapi.ts";
 import { registerSettlementPaths } from "./v1/settlements/openapi.ts";
+import { registerLedgerPaths } from "./v1/ledger/openapi.ts";
 import { registerTestHelperPaths } from "./v1/test-helpers/openapi.ts";
 import { registerTransactionPaths } from "./v1/transactions/openapi.ts";
 import { registerWebhookEndpointPaths } from "./v1/webhook-endpoints/openapi.ts";
@@ -88,6 +89,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   registerRefundPaths(registry);
   registerInvoicePaths(registry);
   registerSettlementPaths(registry);
+  registerLedgerPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventWebhook(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { registerEventPaths } from "../../src/http/v1/events/openapi.ts";
 import { registerInvoicePaths } from "../../src/http/v1/invoices/openapi.ts";
+import { registerLedgerPaths } from "../../src/http/v1/ledger/openapi.ts";
 import { registerMerchantPricingPaths } from "../../src/http/v1/merchant-pricing/openapi.ts";
 import { registerRefundPaths } from "../../src/http/v1/refunds/openapi.ts";
 import { registerSettlementPaths } from "../../src/http/v1/settlements/openapi.ts";
@@ -25,6 +26,7 @@ const RESOURCES: { folder: string; routeFiles: string[]; register: (registry: Op
   { folder: "refunds", routeFiles: ["routes.ts"], register: registerRefundPaths },
   { folder: "invoices", routeFiles: ["routes.ts"], register: registerInvoicePaths },
   { folder: "settlements", routeFiles: ["routes.ts"], register: registerSettlementPaths },
+  { folder: "ledger", routeFiles: ["routes.ts"], register: registerLedgerPaths },
   { folder: "webhook-endpoints", routeFiles: ["routes.ts"], register: registerWebhookEndpointPaths },
 ];
 
@@ -96,6 +98,9 @@ describe("the REST resources of src/http/v1", () => {
       "createFlush",
       "listFlushes",
       "retrieveFlush",
+      "listLedgerEntries",
+      "ledgerTotals",
+      "exportLedgerCsv",
       "createWebhookEndpoint",
       "listWebhookEndpoints",
       "retrieveWebhookEndpoint",

@@ -615,6 +615,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ledger entries
+         * @description Not in the spec (issue 40; docs/ledger.md): the key's merchant's receipts (confirmed), refunds (succeeded) and consolidations (confirmed) of its mode, newest first, derived from what paygate recorded. Paged as `/v1/transactions`.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ledger totals per coin and network
+         * @description The sums of the entries the same filters list, one line per coin and network, with what they leave on the merchant's addresses (`net`).
+         */
+        get: operations["ledgerTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/entries.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a period's ledger as CSV
+         * @description One header row, then one row per entry (RFC 4180, CRLF), newest first; exact decimal strings; a cell that a spreadsheet would run as a formula (starting with = + - @, tab or CR) is prefixed with a single quote (OWASP). `from` and `to` are required.
+         */
+        get: operations["exportLedgerCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -1829,6 +1889,98 @@ export type components = {
             data: components["schemas"]["Flush"][];
             has_more: boolean;
             meta: Record<string, never>;
+        };
+        LedgerEntryListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["LedgerEntry"][];
+            has_more: boolean;
+            meta: Record<string, never>;
+        };
+        LedgerEntry: {
+            /**
+             * @description `<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`.
+             * @example receipt:42
+             */
+            id: string;
+            /** @enum {string} */
+            object: "ledger_entry";
+            kind: components["schemas"]["LedgerEntryKind"];
+            /**
+             * @description internal: moved between the merchant's own addresses.
+             * @enum {string}
+             */
+            direction: "in" | "out" | "internal";
+            is_live: boolean;
+            /**
+             * Format: date-time
+             * @description A receipt: first seen; a refund: succeeded; a consolidation: confirmed.
+             */
+            occurred_at: string;
+            /** @example LTC */
+            coin: string;
+            /** @example litecoin */
+            network: string;
+            /** @description What arrived, what reached the customer, or what reached the consolidation's destination; never negative. An exact decimal string in the coin. */
+            amount: string;
+            /** @description The network fee the merchant paid, in fee_coin; null when not recorded (a receipt's fee is the payer's). An exact decimal string in the coin. */
+            fee: string | null;
+            /** @description The coin the fee is paid in. */
+            fee_coin: string;
+            tx_hash: string | null;
+            /** @description The payment address, or the refund's or consolidation's destination. */
+            address: string | null;
+            transaction_id: string | null;
+            reference: string | null;
+            /** @description The transaction's description, as its integrator gave it. */
+            description: string | null;
+            /** @description The transaction's fiat; null for a consolidation (many payments). */
+            fiat_currency: string | null;
+            /** @description Fiat per coin: the transaction's locked quote. */
+            locked_rate: string | null;
+            /** @description amount × locked_rate, rounded down to the fiat's decimals. An exact decimal string in fiat_currency. */
+            fiat_value_at_locked_rate: string | null;
+            /** @description Fiat per coin when it happened, if recorded: a refund's valuation rate. Receipts record none (null). */
+            rate_at_time: string | null;
+            /** @description amount × rate_at_time, rounded down to the fiat's decimals. An exact decimal string in fiat_currency. */
+            fiat_value_at_time: string | null;
+        };
+        /**
+         * @description Flushes and sweeps will add kinds.
+         * @enum {string}
+         */
+        LedgerEntryKind: "receipt" | "refund" | "consolidation";
+        LedgerTotalsResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: {
+                is_live: boolean;
+                /** Format: date-time */
+                from: string | null;
+                /** Format: date-time */
+                to: string | null;
+                totals: components["schemas"]["LedgerTotals"][];
+            };
+            meta: Record<string, never>;
+        };
+        LedgerTotals: {
+            coin: string;
+            network: string;
+            receipts: number;
+            /** @description Sum of the receipts. An exact decimal string in the coin. */
+            received: string;
+            refunds: number;
+            /** @description Sum of what reached customers. An exact decimal string in the coin. */
+            refunded: string;
+            /** @description Sum of the refunds' recorded network fees. An exact decimal string in the coin. */
+            refund_fees: string;
+            consolidations: number;
+            /** @description Sum of what consolidations moved to their destinations. An exact decimal string in the coin. */
+            consolidated: string;
+            /** @description Sum of the consolidations' network fees. An exact decimal string in the coin. */
+            consolidation_fees: string;
+            /** @description received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries. An exact decimal string in the coin. */
+            net: string;
         };
         WebhookEndpointResponse: {
             /** @enum {string} */
@@ -5984,6 +6136,323 @@ export interface operations {
             };
             /** @description `flush_not_found`: an unknown id, another merchant's or the other mode's flush */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–100; default 10. */
+                limit?: string;
+                /** @description The `id` of the last ledger entry of the previous page. */
+                starting_after?: string;
+                /** @description Start of the period, inclusive: a day (`2026-12-01`, midnight UTC) or an ISO 8601 date-time with its offset. */
+                from?: string;
+                /** @description End of the period, exclusive, in the same forms; after `from`. */
+                to?: string;
+                /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
+                coin?: string;
+                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                network?: string;
+                /** @description Only this kind: receipt, refund or consolidation. */
+                kind?: string;
+                /** @description test or live; must be the key's own mode (a test key reads test entries only). */
+                mode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryListResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: an invalid, repeated or unknown query parameter; the message and `errors` name each; `unknown_cursor`: a `starting_after` that is no ledger entry of this merchant and mode; `invalid_list_parameter`: a period whose `to` is not after `from`, a malformed date, an unknown coin, network or kind, a network the coin is not paid on, or the other mode; `errors` names each; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled by a user whose role (as recorded on the key) may not read the merchant's payments; `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledgerTotals: {
+        parameters: {
+            query?: {
+                /** @description Start of the period, inclusive: a day (`2026-12-01`, midnight UTC) or an ISO 8601 date-time with its offset. */
+                from?: string;
+                /** @description End of the period, exclusive, in the same forms; after `from`. */
+                to?: string;
+                /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
+                coin?: string;
+                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                network?: string;
+                /** @description Only this kind: receipt, refund or consolidation. */
+                kind?: string;
+                /** @description test or live; must be the key's own mode (a test key reads test entries only). */
+                mode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerTotalsResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: a period whose `to` is not after `from`, a malformed date, an unknown coin, network or kind, a network the coin is not paid on, or the other mode; `errors` names each; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled by a user whose role (as recorded on the key) may not read the merchant's payments; `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportLedgerCsv: {
+        parameters: {
+            query?: {
+                /** @description Start of the period, inclusive: a day (`2026-12-01`, midnight UTC) or an ISO 8601 date-time with its offset. */
+                from?: string;
+                /** @description End of the period, exclusive, in the same forms; after `from`. */
+                to?: string;
+                /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
+                coin?: string;
+                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                network?: string;
+                /** @description Only this kind: receipt, refund or consolidation. */
+                kind?: string;
+                /** @description test or live; must be the key's own mode (a test key reads test entries only). */
+                mode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_list_parameter`: no `from` or `to`, or any refusal of the list's filters; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled by a user whose role (as recorded on the key) may not read the merchant's payments; `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import type { EmailStore } from "./email.ts";
 import type { ForwarderStore } from "./forwarders.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { InvoiceStore } from "./invoices.ts";
+import type { LedgerStore } from "./ledger.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { MerchantStore } from "./merchants.ts";
 import type { RefundStore } from "./refunds.ts";
@@ -31,6 +32,8 @@ export interface Stores {
   settlement: SettlementStore;
   /** Deposit forwarders on EVM networks: settings, payments' forwarders, flushes (issue 40). */
   forwarders: ForwarderStore;
+  /** The ledger's entries, derived from receipts, refunds and consolidations (issue 40, goal 5). */
+  ledger: LedgerStore;
   credentials: CredentialStore;
   idempotency: IdempotencyStore;
   merchants: MerchantStore;

@@ -7,6 +7,7 @@ import { dashboardStore } from "./dashboard.ts";
 import { emailStore } from "./email.ts";
 import { homeFiguresStore } from "./home-figures.ts";
 import { invoiceStore } from "./invoices.ts";
+import { ledgerStore } from "./ledger.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { merchantStore } from "./merchants.ts";
 import { rateLimitCounters } from "./rate-limit-counters.ts";
@@ -27,6 +28,7 @@ export function prismaStores(db: Database): Stores {
     invoices: invoiceStore(db),
     settlement: settlementStore(db),
     forwarders: forwarderStore(db),
+    ledger: ledgerStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
     merchants: merchantStore(db),

@@ -1,0 +1,51 @@
+// A ledger entry as the store derives it (issue 40, goal 5; docs/ledger.md): one row of what is
+// already recorded (a confirmed receipt, a succeeded refund, a confirmed consolidation), never a copy.
+import type { Decimal } from "../money/amounts.ts";
+
+/**
+ * What an entry records. Flushes (EVM forwarders) and sweeps (account networks) will be kinds of their
+ * own, read from their own tables into this same shape: an internal move with its fee in the network's fee coin.
+ */
+export const LEDGER_KINDS = ["receipt", "refund", "consolidation"] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+export interface LedgerEntryRecord {
+  kind: LedgerKind;
+  /** `<kind>:<the source's id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`. */
+  id: string;
+  isLive: boolean;
+  /** A receipt: first seen on the chain; a refund: succeeded; a consolidation: confirmed. */
+  occurredAt: Date;
+  coin: string;
+  network: string;
+  /** In the coin, never negative: what arrived, what reached the customer, what reached the destination. */
+  amount: Decimal;
+  /** In `feeCoin`; null when nobody recorded it (a receipt's fee is the payer's). */
+  fee: Decimal | null;
+  txHash: string | null;
+  /** Where the money went: the payment address, the refund's or the consolidation's destination. */
+  address: string | null;
+  transactionId: string | null;
+  reference: string | null;
+  description: string | null;
+  /** The transaction's fiat (the refund's for a refund); null for a consolidation (many payments). */
+  fiatCurrencyId: number | null;
+  /** Fiat per coin, the transaction's locked quote. */
+  lockedRate: Decimal | null;
+  /**
+   * Fiat per coin at the time of the entry, when recorded: a refund's valuation rate (its
+   * current_rate, or the locked rate it chose). Receipts record none: null.
+   */
+  rateAtTime: Decimal | null;
+}
+
+/** The sums of one kind of entry in one coin and network. */
+export interface LedgerSumRecord {
+  kind: LedgerKind;
+  coin: string;
+  network: string;
+  count: number;
+  amount: Decimal;
+  /** Fees recorded; entries without one add nothing. */
+  fee: Decimal;
+}

@@ -1,0 +1,71 @@
+// The ledger's response shapes (issue 40, goal 5; docs/ledger.md) as zod schemas: the core's views are
+// typed by them and the OpenAPI document (openapi.ts) is generated from them.
+import { z } from "zod";
+import { nullable } from "../openapi-shared.ts";
+
+const coinDecimal = (description: string) => z.string().meta({ description: `${description} An exact decimal string in the coin.` });
+const fiatDecimal = (description: string) => nullable(z.string().meta({ description: `${description} An exact decimal string in fiat_currency.` }));
+
+export const LedgerEntry = z
+  .object({
+    id: z.string().meta({ description: "`<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`.", example: "receipt:42" }),
+    object: z.literal("ledger_entry"),
+    kind: z.enum(["receipt", "refund", "consolidation"]).meta({ id: "LedgerEntryKind", description: "Flushes and sweeps will add kinds." }),
+    direction: z.enum(["in", "out", "internal"]).meta({ description: "internal: moved between the merchant's own addresses." }),
+    is_live: z.boolean(),
+    occurred_at: z.string().meta({ format: "date-time", description: "A receipt: first seen; a refund: succeeded; a consolidation: confirmed." }),
+    coin: z.string().meta({ example: "LTC" }),
+    network: z.string().meta({ example: "litecoin" }),
+    amount: coinDecimal("What arrived, what reached the customer, or what reached the consolidation's destination; never negative."),
+    fee: nullable(coinDecimal("The network fee the merchant paid, in fee_coin; null when not recorded (a receipt's fee is the payer's).")),
+    fee_coin: z.string().meta({ description: "The coin the fee is paid in." }),
+    tx_hash: nullable(z.string()),
+    address: nullable(z.string().meta({ description: "The payment address, or the refund's or consolidation's destination." })),
+    transaction_id: nullable(z.string()),
+    reference: nullable(z.string()),
+    description: nullable(z.string().meta({ description: "The transaction's description, as its integrator gave it." })),
+    fiat_currency: nullable(z.string().meta({ description: "The transaction's fiat; null for a consolidation (many payments)." })),
+    locked_rate: nullable(z.string().meta({ description: "Fiat per coin: the transaction's locked quote." })),
+    fiat_value_at_locked_rate: fiatDecimal("amount × locked_rate, rounded down to the fiat's decimals."),
+    rate_at_time: nullable(
+      z.string().meta({ description: "Fiat per coin when it happened, if recorded: a refund's valuation rate. Receipts record none (null)." }),
+    ),
+    fiat_value_at_time: fiatDecimal("amount × rate_at_time, rounded down to the fiat's decimals."),
+  })
+  .meta({ id: "LedgerEntry" });
+
+export const LedgerEntryListResponse = z
+  .object({ status: z.literal("success"), data: z.array(LedgerEntry), has_more: z.boolean(), meta: z.object({}) })
+  .meta({ id: "LedgerEntryListResponse" });
+
+export const LedgerTotals = z
+  .object({
+    coin: z.string(),
+    network: z.string(),
+    receipts: z.number().int(),
+    received: coinDecimal("Sum of the receipts."),
+    refunds: z.number().int(),
+    refunded: coinDecimal("Sum of what reached customers."),
+    refund_fees: coinDecimal("Sum of the refunds' recorded network fees."),
+    consolidations: z.number().int(),
+    consolidated: coinDecimal("Sum of what consolidations moved to their destinations."),
+    consolidation_fees: coinDecimal("Sum of the consolidations' network fees."),
+    net: coinDecimal("received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries."),
+  })
+  .meta({ id: "LedgerTotals" });
+
+export const LedgerTotalsResponse = z
+  .object({
+    status: z.literal("success"),
+    data: z.object({
+      is_live: z.boolean(),
+      from: nullable(z.string().meta({ format: "date-time" })),
+      to: nullable(z.string().meta({ format: "date-time" })),
+      totals: z.array(LedgerTotals),
+    }),
+    meta: z.object({}),
+  })
+  .meta({ id: "LedgerTotalsResponse" });
+
+export type LedgerEntryListResponse = z.infer<typeof LedgerEntryListResponse>;
+export type LedgerTotalsResponse = z.infer<typeof LedgerTotalsResponse>;
