@@ -202,7 +202,9 @@ export async function advanceFlush(deps: ForwarderDeps, flush: FlushRecord): Pro
           moved: status.moved,
         };
   const now = deps.clock.now();
-  return (await deps.stores.forwarders.finishFlush(flush.id, result, now, (f) => flushEvent(f, now))) ?? flush;
+  const finished = await deps.stores.forwarders.finishFlush(flush.id, result, now, (f) => flushEvent(f, now));
+  // Another pass (the job, another instance) finished it first: its record, not this stale one.
+  return finished ?? (await deps.stores.forwarders.findFlush(flush.id, flush.merchantId, flush.isLive)) ?? flush;
 }
 
 /** The flush job's retry of a flush still sending: its same signed transaction again, then its receipt. */
