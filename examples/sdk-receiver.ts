@@ -22,6 +22,10 @@ export function describeEvent(event: WebhookEvent): string {
     case "settlement.consolidation.canceled":
       // About a consolidation of settled BTC or LTC outputs (docs/settlement.md), not an order.
       return `verified ${event.event}: consolidation ${event.data.consolidation.id} is ${event.data.consolidation.state}`;
+    case "settlement.flush.confirmed":
+    case "settlement.flush.failed":
+      // About a flush of EVM deposit forwarders to the settlement address (docs/settlement.md), not an order.
+      return `verified ${event.event}: flush ${event.data.flush.id} of ${event.data.flush.payments.length} payments is ${event.data.flush.state}`;
     case "payment.received":
       // Fulfil the order here (status SUCCESSFUL): amount_paid is what arrived, in the coin.
       return `verified payment.received: ${event.data.transaction.reference} is paid (${event.data.transaction.amount_paid} ${event.data.transaction.payment_currency_slug})`;

@@ -146,6 +146,20 @@ describe("deposit forwarders on anvil", () => {
     const rows = await service.runtime.database.db.forwarderFlush.findMany({ include: { items: true } });
     expect(rows.map((r) => [r.state, r.txHash, r.items.length])).toEqual([["confirmed", flush.tx_hash, 2]]);
 
+    // Told by one signed webhook about the flush (no transaction): the flush as REST shows it, with its payments.
+    await expect.poll(() => service.flushEvents(flush.id).length, { timeout: 20_000 }).toBe(1);
+    expect(service.flushEvents(flush.id)).toEqual([{ event: "settlement.flush.confirmed", data: { flush } }]);
+    const told = await call("GET", "/v1/events?type=settlement.flush.confirmed");
+    expect(told.status).toBe(200);
+    expect(
+      (told.body.data as { type: string; subject: string | null; transaction: string | null; data: unknown }[]).map((e) => [
+        e.type,
+        e.subject,
+        e.transaction,
+        e.data,
+      ]),
+    ).toEqual([["settlement.flush.confirmed", flush.id, null, { event: "settlement.flush.confirmed", data: { flush } }]]);
+
     // Nothing is flushed twice.
     const again = await call("POST", "/v1/settlements/flushes", { network: "ethereum" });
     expect([again.status, again.body.reason, again.body.message]).toEqual([
@@ -153,6 +167,7 @@ describe("deposit forwarders on anvil", () => {
       "nothing_to_flush",
       "Nothing to flush: no successful Ethereum Sepolia testnet test mode payment past its finality depth has a forwarder that is not flushed yet",
     ]);
+    expect(service.flushEvents(flush.id).map((p) => p.event)).toEqual(["settlement.flush.confirmed"]);
   });
 
   it("changes new payments only when the settlement address changes; the flush job flushes past its threshold", async () => {

@@ -21,7 +21,7 @@ import { startRuntime, type Runtime, type RuntimeOverrides } from "../../src/run
 import { serializeKey } from "../support/hd-keys.ts";
 import { seedMigratedDatabase } from "../support/migrated-data-dir.ts";
 import { createTestDatabase } from "../support/test-database.ts";
-import { allVerifiedPayloads, startWebhookReceiver, verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { allVerifiedPayloads, type EventPayload, startWebhookReceiver, verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { initializeBody } from "../support/builders.ts";
 
 /** Every public default node off: only the nodes a test names are read. */
@@ -97,6 +97,8 @@ export interface E2eService {
   events(reference: string): string[];
   /** A consolidation's event types received, in order, each verified with the merchant's secret. */
   consolidationEvents(id: string): string[];
+  /** A forwarder flush's event bodies received (`data.flush`), in order, each verified with the merchant's secret. */
+  flushEvents(id: string): EventPayload[];
   close(): Promise<void>;
 }
 
@@ -240,6 +242,7 @@ export async function startE2eService(
       allVerifiedPayloads(receiver, merchant.webhookSecret)
         .filter((p) => p.data.consolidation?.id === id)
         .map((p) => p.event),
+    flushEvents: (id) => allVerifiedPayloads(receiver, merchant.webhookSecret).filter((p) => p.data.flush?.id === id),
     close,
   };
   return service;

@@ -3,6 +3,7 @@
 // back, a settlement address refusing the coin) is test/e2e/forwarders-anvil.test.ts on anvil.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuplicateKeyError, PaygateError } from "../../src/core/errors.ts";
+import { flushEvent } from "../../src/core/settlement/events.ts";
 import { HTTP_STATUS } from "../../src/edge/status.ts";
 import { initializeBody } from "../support/builders.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -150,8 +151,52 @@ describe("two flushes of one forwarder", () => {
       "fl_00000000-0000-4000-8000-000000000001",
       { state: "failed", gasUsed: null, fee: null, moved: new Map() },
       new Date(),
+      () => null,
     );
     await bare.stores.forwarders.createFlush(flush("fl_00000000-0000-4000-8000-000000000003"), null);
     expect((await bare.db.forwarderFlush.findMany({ orderBy: { id: "asc" } })).map((f) => f.state)).toEqual(["failed", "sending"]);
+  });
+});
+
+describe("a flush that failed", () => {
+  it("writes settlement.flush.failed with its end, about the flush (no transaction); a flush that had moved on writes nothing", async () => {
+    const keys = await bare.merchant({ name: "Reverted Ltd" });
+    const init = await bare.post("/v1/transaction", initializeBody({ amount: "10" }), bearer(keys.testPublicKey));
+    const transactionId: string = init.body.data.id;
+    const id = "fl_00000000-0000-4000-8000-0000000000f1";
+    await bare.stores.forwarders.createFlush(
+      {
+        id,
+        merchantId: keys.id,
+        isLive: false,
+        network: "ethereum",
+        factory: FACTORY,
+        feePayer: DESTINATION,
+        nonce: 1n,
+        txHash: `0x${"cd".repeat(32)}`,
+        rawTx: "0x02",
+        createdAt: new Date(),
+        items: [{ transactionId, forwarder: DESTINATION, moved: null }],
+      },
+      null,
+    );
+    const at = new Date();
+    const failed = { state: "failed" as const, gasUsed: 60_000n, fee: null, moved: new Map() };
+    const finished = await bare.stores.forwarders.finishFlush(id, failed, at, (f) => flushEvent(f, at));
+    expect(finished?.state).toBe("failed");
+    // Finished already: null, and no second event.
+    expect(await bare.stores.forwarders.finishFlush(id, failed, at, (f) => flushEvent(f, at))).toBeNull();
+    const shown = await send(bare, "GET", `/v1/settlements/flushes/${id}`, keys.testSecretKey);
+    const listed = await send(bare, "GET", "/v1/events?type=settlement.flush.failed", keys.testSecretKey);
+    expect(listed.status).toBe(200);
+    expect(
+      (listed.body.data as { type: string; subject: string | null; transaction: string | null; data: unknown }[]).map((e) => [
+        e.type,
+        e.subject,
+        e.transaction,
+        e.data,
+      ]),
+    ).toEqual([["settlement.flush.failed", id, null, { event: "settlement.flush.failed", data: { flush: shown.body.data } }]]);
+    expect(shown.body.data).toMatchObject({ id, state: "failed", gas_used: "60000", payments: [{ transaction_id: transactionId, moved: null }] });
   });
 });

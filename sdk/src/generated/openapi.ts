@@ -829,7 +829,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["TestWebhook"];
+        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["TestWebhook"];
         PaymentWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1092,6 +1092,48 @@ export type components = {
         };
         /** @enum {string} */
         ConsolidationState: "open" | "seen" | "confirmed" | "canceled";
+        FlushWebhook: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "settlement.flush.confirmed" | "settlement.flush.failed";
+            data: {
+                flush: components["schemas"]["Flush"];
+            };
+        };
+        Flush: {
+            /** @example fl_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "flush";
+            is_live: boolean;
+            network: string;
+            state: components["schemas"]["FlushState"];
+            /** @description The factory transaction's hash, recorded before it was sent. */
+            tx_hash: string;
+            fee_payer: string;
+            /** @description Gas the transaction used, once mined. */
+            gas_used: string | null;
+            /** @description What the fee payer paid, in the network's coin (exact), once mined. */
+            fee: string | null;
+            payments: {
+                transaction_id: string;
+                forwarder: string;
+                moved: {
+                    /** @example USDT */
+                    coin: string;
+                    /** @description An exact decimal string in the coin. */
+                    amount: string;
+                }[] | null;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            confirmed_at: string | null;
+        };
+        /** @enum {string} */
+        FlushState: "sending" | "confirmed" | "failed";
         TestWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1412,10 +1454,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md) or a consolidation's (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1423,7 +1465,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -1454,10 +1496,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md) or a consolidation's (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1465,7 +1507,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -1844,38 +1886,6 @@ export type components = {
             data: components["schemas"]["Flush"];
             meta: Record<string, never>;
         };
-        Flush: {
-            /** @example fl_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
-            id: string;
-            /** @enum {string} */
-            object: "flush";
-            is_live: boolean;
-            network: string;
-            state: components["schemas"]["FlushState"];
-            /** @description The factory transaction's hash, recorded before it was sent. */
-            tx_hash: string;
-            fee_payer: string;
-            /** @description Gas the transaction used, once mined. */
-            gas_used: string | null;
-            /** @description What the fee payer paid, in the network's coin (exact), once mined. */
-            fee: string | null;
-            payments: {
-                transaction_id: string;
-                forwarder: string;
-                moved: {
-                    /** @example USDT */
-                    coin: string;
-                    /** @description An exact decimal string in the coin. */
-                    amount: string;
-                }[] | null;
-            }[];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            confirmed_at: string | null;
-        };
-        /** @enum {string} */
-        FlushState: "sending" | "confirmed" | "failed";
         FlushRequest: {
             /**
              * @description An EVM network: ethereum or bsc.
@@ -1997,7 +2007,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2027,7 +2037,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -2738,7 +2748,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -2839,7 +2849,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed. */
                 types?: string;
             };
             header?: {

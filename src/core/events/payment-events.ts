@@ -40,11 +40,17 @@ export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
  * A consolidation's events (issue 40; core/settlement/events.ts): seen on the chain, confirmed, canceled; about no
  * transaction (their subject is the consolidation), through the same outbox and signing.
  */
-export const SETTLEMENT_EVENT_TYPES = [
+export const CONSOLIDATION_EVENT_TYPES = [
   "settlement.consolidation.seen",
   "settlement.consolidation.confirmed",
   "settlement.consolidation.canceled",
 ] as const;
+
+/** A forwarder flush's events (issue 40): mined and succeeded, or failed (reverted or replaced); the flush is the subject. */
+export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed"] as const;
+
+/** Every event about a settlement move rather than a transaction. */
+export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES] as const;
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
 /** Every event type paygate sends: what a filter of event types may name. */

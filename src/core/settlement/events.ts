@@ -1,10 +1,12 @@
-// A consolidation's webhook events (issue 40; docs/webhooks.md): each move the chain side or the merchant
-// makes (seen, confirmed, canceled) writes one event in the move's database transaction, about the
-// consolidation (its subject) rather than a transaction. The body is `{event, data: {consolidation}}`,
-// the consolidation as REST shows it then.
+// Settlement webhook events (issue 40; docs/webhooks.md): each move of a consolidation (seen, confirmed,
+// canceled) or of a forwarder flush (confirmed, failed) writes one event in the move's database
+// transaction, about the consolidation or flush (its subject) rather than a transaction. The body is
+// `{event, data: {consolidation}}` or `{event, data: {flush}}`, the object as REST shows it then.
 import { subjectOutboxEvent, type OutboxEvent } from "../events/outbox-event.ts";
 import type { SettlementEventType } from "../events/payment-events.ts";
+import type { FlushRecord, FlushState } from "../records/forwarders.ts";
 import type { ConsolidationRecord, ConsolidationState } from "../records/settlement.ts";
+import { flushView } from "./forwarder-view.ts";
 import { consolidationView } from "./view.ts";
 
 const EVENT_FOR_STATE: Partial<Record<ConsolidationState, SettlementEventType>> = {
@@ -17,4 +19,15 @@ const EVENT_FOR_STATE: Partial<Record<ConsolidationState, SettlementEventType>> 
 export function consolidationEvent(moved: ConsolidationRecord, now: Date): OutboxEvent | null {
   const type = EVENT_FOR_STATE[moved.state];
   return type === undefined ? null : subjectOutboxEvent(moved, { type, body: { consolidation: consolidationView(moved) } }, now);
+}
+
+const FLUSH_EVENT_FOR_STATE: Partial<Record<FlushState, SettlementEventType>> = {
+  confirmed: "settlement.flush.confirmed",
+  failed: "settlement.flush.failed",
+};
+
+/** The event of the state a flush finished in, or null for one without (sending). */
+export function flushEvent(finished: FlushRecord, now: Date): OutboxEvent | null {
+  const type = FLUSH_EVENT_FOR_STATE[finished.state];
+  return type === undefined ? null : subjectOutboxEvent(finished, { type, body: { flush: flushView(finished) } }, now);
 }

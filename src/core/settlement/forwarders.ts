@@ -17,6 +17,7 @@ import type { FlushRecord } from "../records/forwarders.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import { parseBody } from "../transactions/requests.ts";
 import type { SettlementOwner } from "./consolidations.ts";
+import { flushEvent } from "./events.ts";
 import { type FlushView, flushView, type ForwarderSettingView, forwarderSettingView } from "./forwarder-view.ts";
 
 export type ForwarderDeps = Pick<CoreDeps, "stores" | "rails" | "clock" | "forwarderRails">;
@@ -200,7 +201,10 @@ export async function advanceFlush(deps: ForwarderDeps, flush: FlushRecord): Pro
           fee: new Decimal(status.fee),
           moved: status.moved,
         };
-  return (await deps.stores.forwarders.finishFlush(flush.id, result, deps.clock.now())) ?? flush;
+  const now = deps.clock.now();
+  const finished = await deps.stores.forwarders.finishFlush(flush.id, result, now, (f) => flushEvent(f, now));
+  // Another pass (the job, another instance) finished it first: its record, not this stale one.
+  return finished ?? (await deps.stores.forwarders.findFlush(flush.id, flush.merchantId, flush.isLive)) ?? flush;
 }
 
 /** The flush job's retry of a flush still sending: its same signed transaction again, then its receipt. */

@@ -2,6 +2,7 @@
 // src/db/stores/forwarders.ts implements it; the rules are in src/core/settlement/forwarders.ts.
 import type { Decimal } from "../money/amounts.ts";
 import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../records/forwarders.ts";
+import type { OutboxEvent } from "../records/events.ts";
 import type { AuditWrite } from "./audit-log.ts";
 
 /** A payment whose forwarder may be flushed. */
@@ -47,8 +48,11 @@ export interface ForwarderStore {
   backlog(): Promise<FlushBacklog[]>;
   /** Inserts it with its items; a forwarder another flush took meanwhile fails with DuplicateKeyError (nothing written). */
   createFlush(flush: NewFlush, audit: AuditWrite | null): Promise<FlushRecord>;
-  /** sending → confirmed or failed (failed gives its forwarders back); null when it had moved on. */
-  finishFlush(id: string, result: FlushResult, at: Date): Promise<FlushRecord | null>;
+  /**
+   * sending → confirmed or failed (failed gives its forwarders back) and writes `eventOf`'s event of the
+   * finished flush in the same database transaction; null when it had moved on (nothing written).
+   */
+  finishFlush(id: string, result: FlushResult, at: Date, eventOf: (finished: FlushRecord) => OutboxEvent | null): Promise<FlushRecord | null>;
   findFlush(id: string, merchantId: number, isLive: boolean): Promise<FlushRecord | null>;
   flushPage(query: { merchantId: number; isLive: boolean; after: { createdAt: Date; id: string } | null; limit: number }): Promise<FlushRecord[]>;
   /** Flushes still sending, oldest first. */

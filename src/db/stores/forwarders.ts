@@ -6,6 +6,7 @@ import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingR
 import type { ForwarderStore } from "../../core/stores/forwarders.ts";
 import type { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
+import { insertEventsSql } from "../outbox.ts";
 import { auditRow } from "./audit-log.ts";
 
 const include = { items: { orderBy: { id: "asc" } } } as const;
@@ -115,7 +116,7 @@ export function forwarderStore(db: Database): ForwarderStore {
         return flushOf(row);
       }),
 
-    finishFlush: (id, result, at) =>
+    finishFlush: (id, result, at, eventOf) =>
       db.$transaction(async (tx) => {
         const moved = await tx.forwarderFlush.updateMany({
           where: { id, state: "sending" },
@@ -131,7 +132,10 @@ export function forwarderStore(db: Database): ForwarderStore {
         for (const [transactionId, amounts] of result.moved) {
           await tx.forwarderFlushItem.updateMany({ where: { flushId: id, transactionId }, data: { moved: amounts.map((a) => ({ ...a })) } });
         }
-        return flushOf(await tx.forwarderFlush.findUniqueOrThrow({ where: { id }, include }));
+        const record = flushOf(await tx.forwarderFlush.findUniqueOrThrow({ where: { id }, include }));
+        const event = eventOf(record);
+        if (event) await tx.$executeRaw(insertEventsSql([event]));
+        return record;
       }),
 
     async findFlush(id, merchantId, isLive) {

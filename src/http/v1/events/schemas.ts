@@ -3,10 +3,16 @@
 // from them.
 import { z } from "zod";
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from "../../../core/events/catalog.ts";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, REFUND_EVENT_TYPES, SETTLEMENT_EVENT_TYPES } from "../../../core/events/payment-events.ts";
+import {
+  CONSOLIDATION_EVENT_TYPES,
+  EVENT_TYPES,
+  FLUSH_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  REFUND_EVENT_TYPES,
+} from "../../../core/events/payment-events.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
-import { Consolidation } from "../settlements/schemas.ts";
+import { Consolidation, Flush } from "../settlements/schemas.ts";
 import { PaymentState, Receipt, TransactionStatus } from "../transactions/schemas.ts";
 
 /** An event of the Events API (Stripe's Event object, in this API's words). */
@@ -15,7 +21,7 @@ export const Event = z
     id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
     type: z.enum(EVENT_TYPES).meta({
       description:
-        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md) or a consolidation's (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md).",
+        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).",
     }),
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: nullable(z.string()).meta({
@@ -23,7 +29,7 @@ export const Event = z
     }),
     subject: nullable(z.string()).meta({
       description:
-        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*); null for payment and refund events.",
+        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events.",
     }),
     is_live: z.boolean(),
     data: z.record(z.string(), z.unknown()).meta({
@@ -102,8 +108,11 @@ export const RefundWebhook = z
 
 /** The body of a consolidation's event (settlement.consolidation.seen, .confirmed, .canceled; docs/settlement.md): the consolidation as REST shows it then. */
 export const SettlementWebhook = z
-  .object({ event: z.enum(SETTLEMENT_EVENT_TYPES), data: z.object({ consolidation: Consolidation }) })
+  .object({ event: z.enum(CONSOLIDATION_EVENT_TYPES), data: z.object({ consolidation: Consolidation }) })
   .meta({ id: "SettlementWebhook" });
+
+/** The body of a forwarder flush's event (settlement.flush.confirmed, .failed; docs/settlement.md): the flush as REST shows it then. */
+export const FlushWebhook = z.object({ event: z.enum(FLUSH_EVENT_TYPES), data: z.object({ flush: Flush }) }).meta({ id: "FlushWebhook" });
 
 /** The body of `webhook.test` (the dashboard's and `paygate webhooks send-test`'s): no transaction, nothing to do. */
 export const TestWebhook = z
@@ -118,7 +127,7 @@ export const TestWebhook = z
  * type of src/core/events/catalog.ts (checked below), so the SDK's union is that list.
  */
 export const WebhookPayload = z
-  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, TestWebhook])
+  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, TestWebhook])
   .meta({ id: "WebhookPayload" });
 type CoveredTypes = z.infer<typeof WebhookPayload>["event"];
 const _everyEventType: readonly CoveredTypes[] = WEBHOOK_EVENT_TYPES satisfies readonly CoveredTypes[];
