@@ -2,7 +2,7 @@
 // the public contract, so they never change. The database table `currencies` is filled from here.
 
 export type FiatSlug = "USD" | "NGN";
-export type CryptoSlug = "USDT" | "BTC" | "BNB" | "ETH" | "LTC";
+export type CryptoSlug = "USDT" | "BTC" | "BNB" | "ETH" | "LTC" | "USDC";
 
 interface CurrencyBase {
   id: number;
@@ -31,6 +31,9 @@ export const CRYPTO_CURRENCIES: readonly CryptoCurrency[] = [
   { id: 5, kind: "CRYPTO", slug: "BNB", name: "BNB", decimals: 8 },
   { id: 6, kind: "CRYPTO", slug: "ETH", name: "Ethereum", decimals: 8 },
   { id: 7, kind: "CRYPTO", slug: "LTC", name: "Litecoin", decimals: 8 },
+  // An extension of spec 2.4's table: the next id. 6 digits, as on every network but BSC, whose
+  // 18-digit token is paid exact to its own base unit (core/networks.ts).
+  { id: 8, kind: "CRYPTO", slug: "USDC", name: "USD Coin", decimals: 6 },
 ];
 
 export const ALL_CURRENCIES: readonly Currency[] = [...FIAT_CURRENCIES, ...CRYPTO_CURRENCIES];
