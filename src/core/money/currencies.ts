@@ -50,3 +50,16 @@ export function cryptoById(id: number): CryptoCurrency | undefined {
 export function cryptoBySlug(slug: string): CryptoCurrency | undefined {
   return CRYPTO_CURRENCIES.find((c) => c.slug === slug);
 }
+
+// What messages and the API documents (OpenAPI, schema.graphql) say of the coins, written from the
+// table above so that a new coin changes them all at once (schema.graphql's copies are checked by
+// test/graphql/currency-words.test.ts).
+const CRYPTO_IDS = CRYPTO_CURRENCIES.map((c) => c.id);
+/** The crypto ids as a range: "3–8". */
+export const CRYPTO_ID_RANGE = `${Math.min(...CRYPTO_IDS)}–${Math.max(...CRYPTO_IDS)}`;
+/** The crypto slugs: "USDT, BTC, BNB, ETH, LTC, USDC". */
+export const CRYPTO_SLUG_LIST = CRYPTO_CURRENCIES.map((c) => c.slug).join(", ");
+/** Each crypto id with its slug: "3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC". */
+export const CRYPTO_ID_NAMES = CRYPTO_CURRENCIES.map((c) => `${c.id} ${c.slug}`).join(", ");
+/** How a filter names a coin: "an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC)". */
+export const CRYPTO_ID_OR_SLUG = `an id (${CRYPTO_ID_RANGE}) or a slug (${CRYPTO_SLUG_LIST})`;

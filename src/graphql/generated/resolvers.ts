@@ -64,7 +64,7 @@ export type CryptoCurrency = {
   __typename?: 'CryptoCurrency';
   /** Digits after the point of amounts in this currency. */
   decimals: Scalars['Int']['output'];
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   id: Scalars['Int']['output'];
   name: Scalars['String']['output'];
   slug: Scalars['String']['output'];
@@ -137,9 +137,9 @@ export type InitializeTransactionInput = {
 };
 
 export type InitiatePaymentInput = {
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   currencyId: Scalars['ID']['input'];
-  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc, tron, polygon or arbitrum; for USDC ethereum, base, polygon, arbitrum or bsc. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT and USDC). */
   network?: InputMaybe<Scalars['String']['input']>;
   refundAddress?: InputMaybe<Scalars['String']['input']>;
 };
@@ -807,7 +807,7 @@ export type TransactionFilter = {
   createdLt?: InputMaybe<Scalars['String']['input']>;
   /** The price's fiat: USD or NGN. */
   currency?: InputMaybe<Scalars['String']['input']>;
-  /** The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC). */
+  /** The coin chosen: an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC). */
   paymentCurrency?: InputMaybe<Scalars['String']['input']>;
   /** An exact reference (bq_…), an exact transaction id, or else a customer e-mail (any case). */
   search?: InputMaybe<Scalars['String']['input']>;
