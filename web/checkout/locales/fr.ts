@@ -91,7 +91,7 @@ export const fr: Messages = {
   tryAgain: "Réessayer",
   checkoutName: "paiement paygate",
   connectionLost: "Connexion au service de paiement perdue\u00a0: nouvel essai en cours. Un paiement envoyé entre-temps est bien compté.",
-  feeLevels: { LOW: "Frais du réseau : faibles", MEDIUM: "Frais du réseau : moyens", HIGH: "Frais du réseau : élevés" },
+  feeLevels: { LOW: "Frais du réseau\u00a0: faibles", MEDIUM: "Frais du réseau\u00a0: moyens", HIGH: "Frais du réseau\u00a0: élevés" },
   tokenContract: "Contrat du jeton",
   tokenContractLink: "Contrat du jeton sur un explorateur de blocs",
   networkNames: {
