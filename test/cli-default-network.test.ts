@@ -22,9 +22,10 @@ describe("paygate merchant update --default-network", () => {
   }, 120_000); // the first command migrates the new data folder
 
   it("refuses a network the merchant has no wallet on, with exit code 1, and changes nothing", async () => {
-    const res = await paygate("merchant", "update", merchantId, "--default-network", "USDT=tron", "--mode", "test", "--json");
+    // A new merchant has a test wallet on every network (issue 43), and none in live mode.
+    const res = await paygate("merchant", "update", merchantId, "--default-network", "USDT=tron", "--json");
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("default network: no USDT wallet on tron is set for test mode; add one before making tron the default for USDT");
+    expect(res.stderr).toContain("default network: no USDT wallet on tron is set for live mode; add one before making tron the default for USDT");
     const live = await paygate("merchant", "update", merchantId, "--default-network", "USDT=ethereum", "--json");
     expect(live.code).toBe(1);
     expect(live.stderr).toContain("no USDT wallet on ethereum is set for live mode");
@@ -35,7 +36,7 @@ describe("paygate merchant update --default-network", () => {
   it("refuses a network that does not carry the coin, naming the allowed ones", async () => {
     const res = await paygate("merchant", "update", merchantId, "--default-network", "USDT=litecoin", "--mode", "test");
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("default network must be one of ethereum, bsc, tron for USDT (got 'litecoin')");
+    expect(res.stderr).toContain("default network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got 'litecoin')");
   });
 
   const badArgs: BadArgs[] = [

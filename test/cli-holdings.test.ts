@@ -118,7 +118,7 @@ describe("paygate holdings", () => {
   it("refuses an unknown network with exit code 1, naming the known ones", async () => {
     const res = await paygate("holdings", "--merchant", merchantId, "--network", "solana");
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("network must be one of ethereum, bsc, tron, bitcoin, litecoin (got 'solana')");
+    expect(res.stderr).toContain("network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin (got 'solana')");
   });
 
   itRefusesBadArgs(paygate, [

@@ -19,7 +19,9 @@ describe("paygate test-rates", { timeout: 90_000 }, () => {
     const res = await paygate.child("test-rates", "list", "--json");
     expect(res.code).toBe(0);
     const { rates } = JSON.parse(res.stdout) as { rates: Row[] };
-    expect(rates).toHaveLength(10);
+    // Six coins (USDC is issue 43's extension) × two fiats.
+    expect(rates).toHaveLength(12);
+    expect(rates).toContainEqual({ crypto: "USDC", fiat: "USD", rate: "1", origin: "default", updatedAt: null });
     expect(rates).toContainEqual({ crypto: "BTC", fiat: "USD", rate: "65000", origin: "default", updatedAt: null });
     expect(rates).toContainEqual({ crypto: "USDT", fiat: "NGN", rate: "1500", origin: "default", updatedAt: null });
     expect(rates.every((r) => r.origin === "default")).toBe(true);
@@ -52,7 +54,7 @@ describe("paygate test-rates", { timeout: 90_000 }, () => {
     ["an unknown action", ["test-rates", "reset"], /Unknown command 'test-rates reset'/],
     ["a missing rate", ["test-rates", "set", "BTC", "USD"], /Expected 3 argument\(s\), got 2/],
     ["an extra argument", ["test-rates", "set", "BTC", "USD", "1", "2"], /Expected 3 argument\(s\), got 4/],
-    ["an unknown coin", ["test-rates", "set", "DOGE", "USD", "1"], /CRYPTO must be one of USDT, BTC, BNB, ETH, LTC; got 'DOGE'/],
+    ["an unknown coin", ["test-rates", "set", "DOGE", "USD", "1"], /CRYPTO must be one of USDT, BTC, BNB, ETH, LTC, USDC; got 'DOGE'/],
     ["an unknown fiat", ["test-rates", "set", "BTC", "EUR", "1"], /FIAT must be one of USD, NGN; got 'EUR'/],
     ["a zero rate", ["test-rates", "set", "BTC", "USD", "0"], /RATE must be greater than 0/],
     ["a rate that is not a decimal", ["test-rates", "set", "BTC", "USD", "65k"], /RATE must be a positive decimal/],

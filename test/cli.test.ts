@@ -2,6 +2,7 @@
 // as an operator runs it, `paygate …` in a child process, where the process itself is what is tested.
 import { describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../src/core/money/currencies.ts";
+import { COIN_NETWORKS } from "../src/core/networks.ts";
 import { HdWalletRails } from "../src/rails/wallets/index.ts";
 import { CHILD_TIMEOUT_MS, itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
@@ -56,7 +57,8 @@ describe("paygate CLI", () => {
     const summary = JSON.parse(res.stdout);
     expect(summary).toMatchObject({ id: merchantId, active: false, kyb: "verified" });
     expect(summary.wallets).toContainEqual({ currency: "BTC", mode: "live", extendedPublicKey: BIP84_ZPUB, nextIndex: 0 });
-    expect(summary.wallets.filter((w: { mode: string }) => w.mode === "test")).toHaveLength(5);
+    // A new merchant has a test wallet for each coin on each of its networks (core/networks.ts).
+    expect(summary.wallets.filter((w: { mode: string }) => w.mode === "test")).toHaveLength(COIN_NETWORKS.length);
   });
 
   it("sets a wallet on a network other than the coin's default (USDT@bsc), and shows it so", async () => {
@@ -67,9 +69,9 @@ describe("paygate CLI", () => {
     expect(summary.wallets).toContainEqual({ currency: "USDT@bsc", mode: "test", extendedPublicKey: key, nextIndex: 0 });
     // USDT on its default network keeps its own wallet.
     expect(summary.wallets.filter((w: { currency: string; mode: string }) => w.currency === "USDT" && w.mode === "test")).toHaveLength(1);
-    const unknown = await paygate("merchant", "update", String(merchantId), "--wallet", `USDT@polygon=${key}`, "--mode", "test");
+    const unknown = await paygate("merchant", "update", String(merchantId), "--wallet", `USDT@solana=${key}`, "--mode", "test");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/--wallet USDT@polygon: unknown network; USDT is paid on /);
+    expect(unknown.stderr).toMatch(/--wallet USDT@solana: unknown network; USDT is paid on /);
   });
 
   it("refuses a wallet key of the wrong network, saying why, and changes nothing", async () => {

@@ -25,6 +25,7 @@ export const DEFAULT_TEST_RATES: RateTable = {
   BNB: { USD: "600", NGN: "900000" },
   ETH: { USD: "3000", NGN: "4500000" },
   LTC: { USD: "80", NGN: "120000" },
+  USDC: { USD: "1", NGN: "1500" },
 };
 
 /** The test rate of a pair now: the stored one, else the default; undefined when neither exists. */

@@ -4,6 +4,7 @@ import { PaygateError } from "../core/errors.ts";
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import type { RefundView } from "../core/refunds/view.ts";
 import { policiesView } from "../core/policies.ts";
+import { tokenContractOf } from "../core/networks.ts";
 import { clientSecretVisibleTo, customerVisibleTo, initiatedWithSecretKey } from "../core/transactions/retrieve.ts";
 import type { TransactionUpdate } from "../core/transactions/updates.ts";
 import type { TransactionDetails } from "../core/transactions/details.ts";
@@ -101,6 +102,8 @@ export const resolvers: Resolvers = {
               standard: o.network.standard,
               chainId: o.network.chainId,
               explorerTransactionUrl: ctx.gateway.payments.transactionExplorer(o.network.slug, t.isLive),
+              tokenContract: o.network.contract,
+              explorerContractUrl: o.network.contractUrl,
             },
             feeLevel: o.network.feeLevel,
             feeCoin: o.network.feeCoin,
@@ -277,11 +280,16 @@ export const resolvers: Resolvers = {
     requiredConfirmations: ({ view }) => view.payment?.requiredConfirmations ?? null,
     paymentState: ({ view }) => (view.payment ? (view.payment.state.toUpperCase() as Uppercase<typeof view.payment.state>) : null),
     paymentCurrency: ({ view: { paymentCurrency: crypto } }) => crypto && cryptoOf(crypto),
-    paymentNetwork: ({ view, record }, _args, ctx) =>
-      view.paymentNetwork && {
+    paymentNetwork: ({ view, record }, _args, ctx) => {
+      if (!view.paymentNetwork) return null;
+      const token = view.paymentCurrency && tokenContractOf(view.paymentCurrency.slug, view.paymentNetwork.slug, record.isLive);
+      return {
         ...view.paymentNetwork,
         explorerTransactionUrl: ctx.gateway.payments.transactionExplorer(view.paymentNetwork.slug, record.isLive),
-      },
+        tokenContract: token ? token.contract : null,
+        explorerContractUrl: token ? token.url : null,
+      };
+    },
     amountOwed: ({ view }) => view.amountOwed,
     paymentAddress: ({ record }) => record.paymentAddress,
     paymentUri: async (parent, _args, ctx) => (await paymentRequest(parent, ctx))?.uri ?? null,

@@ -55,15 +55,28 @@ describe("the checkout page from checkout_url", () => {
     expect(await page.title()).toBe("Pay Acme Stores · $100.00");
 
     // The coins and amounts the API offers, as the page shows them.
-    const options = await graphql(clientSecret, `{ paymentOptions(transactionId: "${id}") { options { currency { slug name } amount available } } }`);
-    const offered = options.paymentOptions.options as { currency: { slug: string; name: string }; amount: string; available: boolean }[];
-    expect(offered.map((o) => o.currency.slug)).toEqual(["USDT", "BTC", "BNB", "ETH", "LTC"]);
+    const options = await graphql(
+      clientSecret,
+      `{ paymentOptions(transactionId: "${id}") { options { currency { slug name } network { name standard } feeLevel amount available } } }`,
+    );
+    const offered = options.paymentOptions.options as {
+      currency: { slug: string; name: string };
+      network: { name: string; standard: string | null };
+      feeLevel: "LOW" | "MEDIUM" | "HIGH";
+      amount: string;
+      available: boolean;
+    }[];
+    // Every coin on every network of the table (issue 43): a new merchant has a test wallet on each.
+    expect(offered.map((o) => o.currency.slug)).toEqual([...Array(5).fill("USDT"), "BTC", "BNB", "ETH", "LTC", ...Array(5).fill("USDC")]);
     const buttons = page.locator("button.coin");
     expect(await buttons.count()).toBe(offered.length);
+    const fee = { LOW: "Network fees: low", MEDIUM: "Network fees: medium", HIGH: "Network fees: high" };
     for (const [i, option] of offered.entries()) {
       expect(option.available).toBe(true);
+      const several = offered.filter((o) => o.currency.slug === option.currency.slug).length > 1;
+      const network = option.network.standard ? `${option.network.name} (${option.network.standard})` : option.network.name;
       expect(await buttons.nth(i).textContent()).toBe(
-        `${option.currency.name} (${option.currency.slug})about ${option.amount} ${option.currency.slug}`,
+        `${option.currency.name} (${option.currency.slug})${several ? ` on ${network}` : ""}${fee[option.feeLevel]}about ${option.amount} ${option.currency.slug}`,
       );
     }
     await expectNoHorizontalScroll(page);
@@ -83,7 +96,11 @@ describe("the checkout page from checkout_url", () => {
     for (const coin of coins) {
       const { id, checkoutUrl } = await initialize();
       const page = await open(checkoutUrl);
-      await page.getByRole("button", { name: new RegExp(`^${coin.name} \\(${coin.slug}\\)`) }).click();
+      // A coin on several networks has a button per network: its default network's comes first.
+      await page
+        .getByRole("button", { name: new RegExp(`^${coin.name} \\(${coin.slug}\\)`) })
+        .first()
+        .click();
       await heading(page, `Pay with ${coin.name}`);
 
       const data = await retrieve(id);
@@ -91,6 +108,13 @@ describe("the checkout page from checkout_url", () => {
       expect(await text(page, "#pay-address")).toBe(data.payment_address);
       expect(await text(page, "#pay-amount")).toBe(`${new Decimal(data.payment_amount).toFixed()} ${coin.slug}`);
       expect(await text(page, "#pay-network")).toBe(coin.network);
+      if (coin.slug === "USDT") {
+        // The token's contract, shortened, linked to the explorer (issue 43).
+        const contract = page.locator("#pay-contract a");
+        expect(await contract.textContent()).toBe("0xaA8E…33D0");
+        expect(await contract.getAttribute("href")).toBe("https://sepolia.etherscan.io/address/0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0");
+        await expectAccessible(page, "a token's contract");
+      }
       expect(await page.locator(".qr img").getAttribute("alt")).toBe(`QR code of the payment request ${data.payment_uri}`);
       expect(await qrOnScreen(page), coin.slug).toBe(data.payment_uri);
       expect(await page.getByRole("link", { name: "Open in wallet app" }).getAttribute("href")).toBe(data.payment_uri);

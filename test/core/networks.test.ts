@@ -25,11 +25,14 @@ describe("the networks table", () => {
       BNB: "bsc",
       ETH: "ethereum",
       LTC: "litecoin",
+      USDC: "ethereum",
     });
     expect(networksOf("USDT").map((r) => [r.network, r.standard, r.decimals])).toEqual([
       ["ethereum", "ERC-20", 6],
       ["bsc", "BEP-20", 18],
       ["tron", "TRC-20", 6],
+      ["polygon", "ERC-20", 6],
+      ["arbitrum", "ERC-20", 6],
     ]);
   });
 

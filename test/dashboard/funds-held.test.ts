@@ -101,7 +101,7 @@ describe("funds held on handed-out addresses", () => {
 
   it("refuses an unknown network and a limit out of range, naming them", async () => {
     await expect(t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, network: "solana" })).rejects.toThrow(
-      "Invalid query parameter: network must be one of ethereum, bsc, tron, bitcoin, litecoin (got 'solana')",
+      "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin (got 'solana')",
     );
     await expect(t.gateway.merchants.fundsHeld(t.gateway.access.operator(merchant.id), { isLive: false, limit: 0 })).rejects.toThrow(
       "Invalid query parameter: limit must be a whole number from 1 to 1000",
@@ -161,7 +161,7 @@ describe("the dashboard's API", () => {
       await owner.get(`${API}/funds-held?mode=test&network=solana`),
       400,
       "invalid_list_parameter",
-      "Invalid query parameter: network must be one of ethereum, bsc, tron, bitcoin, litecoin (got 'solana')",
+      "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin (got 'solana')",
     );
     expectDashboardError(
       await owner.get(`${API}/funds-held?limit=ten`),

@@ -436,7 +436,7 @@ describe("wallets", () => {
       t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "DOGE", mode: "live", extendedPublicKey: BIP84_ZPUB }),
       "validation_error",
       "invalid_merchant_settings",
-      /currency must be one of USDT, BTC, BNB, ETH, LTC \(got 'DOGE'\)/,
+      /currency must be one of USDT, BTC, BNB, ETH, LTC, USDC \(got 'DOGE'\)/,
     );
     await refused(
       t.gateway.merchants.previewWallet(t.gateway.access.dashboard(owner), { currency: "BTC", mode: "live", extendedPublicKey: "  " }),
@@ -510,7 +510,8 @@ describe("wallets", () => {
       /^BTC wallet: /,
     );
     const wallets = await t.gateway.merchants.listWallets(t.gateway.access.dashboard(actor(keys.id, "viewer")));
-    expect(wallets).toHaveLength(10);
+    // A wallet per coin and mode, and in test mode one per network too (issue 43: 14 test wallets, 6 live coins).
+    expect(wallets).toHaveLength(20);
     expect(wallets.filter((w) => w.mode === "test").every((w) => w.nextIndex === 0)).toBe(true);
     expect(wallets.filter((w) => w.mode === "live").every((w) => w.extendedPublicKey === null)).toBe(true);
   });

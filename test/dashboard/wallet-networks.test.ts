@@ -46,6 +46,10 @@ describe("wallets per network", () => {
     expect(usdt.map((w: { network: string; network_name: string }) => [w.network, w.network_name])).toEqual([
       ["ethereum", "Ethereum Sepolia testnet"],
       ["bsc", "BNB Smart Chain testnet"],
+      // A new merchant's own test wallets on USDT's other networks (issue 43).
+      ["tron", "TRON Nile testnet"],
+      ["polygon", "Polygon Amoy testnet"],
+      ["arbitrum", "Arbitrum Sepolia testnet"],
     ]);
     expect(usdt[0].extended_public_key).not.toBeNull();
   });
@@ -58,7 +62,7 @@ describe("wallets per network", () => {
     expect(answer.body).toMatchObject({
       status: "error",
       reason: "invalid_merchant_settings",
-      message: "network must be one of ethereum, bsc, tron for USDT (got 'litecoin')",
+      message: "network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got 'litecoin')",
     });
     const wrongType = await owner.request("PUT", `${API}/wallets/USDT?mode=test`, { network: 56, extended_public_key: key });
     expect(wrongType.status).toBe(400);

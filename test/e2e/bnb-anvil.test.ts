@@ -34,7 +34,7 @@ describe("the BNB Smart Chain test node's chain", () => {
     try {
       const said = [
         expect.stringMatching(
-          `^payment watcher: BNB test, USDT on bsc test: .+ JSON-RPC \\(${literal(new URL(anvil.url).host)}\\): the node is on chain id ${CHAIN_ID}, not 97 \\(.+\\): set PAYGATE_BSC_TEST_RPC_URL to a node of .+ \\(or PAYGATE_BSC_TEST_CHAIN_ID=${CHAIN_ID} for a local development chain\\)`,
+          `^payment watcher: BNB test, USDT on bsc test, USDC on bsc test: .+ JSON-RPC \\(${literal(new URL(anvil.url).host)}\\): the node is on chain id ${CHAIN_ID}, not 97 \\(.+\\): set PAYGATE_BSC_TEST_RPC_URL to a node of .+ \\(or PAYGATE_BSC_TEST_CHAIN_ID=${CHAIN_ID} for a local development chain\\)`,
         ),
       ];
       expect(await wrong.logged(/JSON-RPC/)).toEqual(said);

@@ -108,7 +108,7 @@ describe("USDT through the service on anvil", () => {
 describe("the Ethereum test node's chain", () => {
   it("is said at start, in one line, when it is the configured chain id", async () => {
     // The first line about the node is the start-up check's, said once (the payments above may log later lines).
-    const answers = `payment watcher: ETH test, USDT test: Ethereum Sepolia testnet JSON-RPC (${new URL(anvil.url).host}) answers: chain id ${CHAIN_ID}`;
+    const answers = `payment watcher: ETH test, USDT test, USDC test: Ethereum Sepolia testnet JSON-RPC (${new URL(anvil.url).host}) answers: chain id ${CHAIN_ID}`;
     const said = await service.logged(/ETH test/);
     expect(said[0]).toBe(answers);
     expect(said.filter((line) => /answers: chain id/.test(line))).toEqual([answers]);
@@ -119,7 +119,7 @@ describe("the Ethereum test node's chain", () => {
     try {
       const said = [
         expect.stringMatching(
-          `^payment watcher: ETH test, USDT test: .+ JSON-RPC \\(${literal(new URL(anvil.url).host)}\\): ${literal("the node is on chain id 31337, not 31338 (PAYGATE_ETH_TEST_CHAIN_ID): set PAYGATE_ETH_TEST_RPC_URL to a node of chain 31338, or PAYGATE_ETH_TEST_CHAIN_ID to the node's")}`,
+          `^payment watcher: ETH test, USDT test, USDC test: .+ JSON-RPC \\(${literal(new URL(anvil.url).host)}\\): ${literal("the node is on chain id 31337, not 31338 (PAYGATE_ETH_TEST_CHAIN_ID): set PAYGATE_ETH_TEST_RPC_URL to a node of chain 31338, or PAYGATE_ETH_TEST_CHAIN_ID to the node's")}`,
         ),
       ];
       expect(await wrong.logged(/JSON-RPC/)).toEqual(said);

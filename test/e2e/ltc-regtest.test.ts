@@ -236,7 +236,7 @@ describe("LTC through the service on a regtest node", () => {
       ]);
       expect(await wrong.logged(/127\.0\.0\.1:\d+\) eth_chainId/)).toEqual([
         expect.stringMatching(
-          `^payment watcher: ETH test, USDT test: .+ JSON-RPC \\(127\\.0\\.0\\.1:${port}\\) eth_chainId: .+ \\(set PAYGATE_ETH_TEST_RPC_URL to a node this machine can reach, or to none to stop watching ETH test, USDT test\\)$`,
+          `^payment watcher: ETH test, USDT test, USDC test: .+ JSON-RPC \\(127\\.0\\.0\\.1:${port}\\) eth_chainId: .+ \\(set PAYGATE_ETH_TEST_RPC_URL to a node this machine can reach, or to none to stop watching ETH test, USDT test, USDC test\\)$`,
         ),
       ]);
       // A payment's passes fail alike: said once, not again within the minute.

@@ -3,6 +3,8 @@
 // dispatcher, the HTTP app), in this process on a database of its own: a migrated embedded PGlite
 // folder, or a new PostgreSQL database when DATABASE_URL is set. A merchant with test-mode account
 // keys of its own (one seed, BIP84 for LTC, BIP44 for the EVM coins) and a real webhook receiver.
+import { EVM_NETWORK_SLUGS } from "../../src/core/networks.ts";
+import { evmVariables } from "../../src/rails/chains/config.ts";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -35,6 +37,8 @@ const NO_PUBLIC_NODES = {
   PAYGATE_BSC_TEST_RPC_URL: "none",
   PAYGATE_TRON_RPC_URL: "none",
   PAYGATE_TRON_TEST_RPC_URL: "none",
+  // Every other EVM network of the table (base, polygon, arbitrum): no public node either.
+  ...Object.fromEntries(EVM_NETWORK_SLUGS.flatMap((n) => Object.values(evmVariables(n).rpc).map((name) => [name, "none"]))),
 };
 
 export interface Receipt {
@@ -108,7 +112,7 @@ export function merchantTestKeys(seed: Uint8Array): Record<CryptoSlug, string> {
   const utxo = serializeKey(master.derive("m/84'/1'/0'"), "vpub");
   // One EVM account per coin: two EVM wallets on one key would hand out the same addresses (issue 42).
   const evm = (account: number) => serializeKey(master.derive(`m/44'/60'/${account}'`), "tpub");
-  return { BTC: utxo, LTC: utxo, ETH: evm(0), USDT: evm(1), BNB: evm(2) };
+  return { BTC: utxo, LTC: utxo, ETH: evm(0), USDT: evm(1), BNB: evm(2), USDC: evm(3) };
 }
 
 /** `runtime`: over startRuntime's wiring (e.g. `addressWatch: null`: initiate tells no node of its addresses). */

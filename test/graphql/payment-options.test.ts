@@ -170,9 +170,10 @@ describe("paymentOptions", () => {
     const { id } = await initialize();
     const slugs = async (token: string) =>
       (await client(token).request(PaymentOptionsDocument, { transactionId: id })).paymentOptions?.options.map((o) => o.currency.slug);
-    // Every new merchant has a test wallet for each coin.
-    expect(await slugs(keys.testPublicKey)).toEqual(["USDT", "BTC", "BNB", "ETH", "LTC"]);
-    expect(await slugs(keys.testSecretKey)).toEqual(["USDT", "BTC", "BNB", "ETH", "LTC"]);
+    // Every new merchant has a test wallet for each coin on each of its networks.
+    const everyCoinNetwork = [...Array(5).fill("USDT"), "BTC", "BNB", "ETH", "LTC", ...Array(5).fill("USDC")];
+    expect(await slugs(keys.testPublicKey)).toEqual(everyCoinNetwork);
+    expect(await slugs(keys.testSecretKey)).toEqual(everyCoinNetwork);
     expect(await slugs(keys.livePublicKey)).toBeUndefined();
     expect(await slugs(live.testPublicKey)).toBeUndefined();
   });

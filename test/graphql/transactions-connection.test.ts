@@ -111,7 +111,11 @@ describe("Query.transactions", () => {
       [{ first: -1 }, "first", "must be an integer from 1 to 100"],
       [{ after: "bq_1" }, "after", "must be the id (a UUID) of a transaction of the previous page"],
       [{ filter: { currency: "EUR" } }, "filter.currency", "must be a fiat currency: USD or NGN"],
-      [{ filter: { paymentCurrency: "DOGE" } }, "filter.paymentCurrency", "must be a crypto currency id (3–7) or slug (USDT, BTC, BNB, ETH, LTC)"],
+      [
+        { filter: { paymentCurrency: "DOGE" } },
+        "filter.paymentCurrency",
+        "must be a crypto currency id (3–8) or slug (USDT, BTC, BNB, ETH, LTC, USDC)",
+      ],
       [{ filter: { createdGte: "today" } }, "filter.createdGte", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-01T00:00:00Z"],
       [{ filter: { search: "" } }, "filter.search", "must not be empty"],
     ])("answers BAD_USER_INPUT (400) naming the argument for %j", async (variables, field, message) => {

@@ -46,17 +46,18 @@ describe("the merchant's default network per coin", () => {
     expect(await refusal(t.gateway.operator.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
       code: "validation_error",
       reason: "invalid_merchant_settings",
-      message: "default network must be one of ethereum, bsc, tron for USDT (got 'litecoin')",
+      message: "default network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got 'litecoin')",
     });
     expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([]);
   });
 
   it("refuses a network the merchant has no wallet on (in that mode), and changes nothing", async () => {
-    const setting = { currency: USDT, network: "bsc", isLive: false };
+    // A new merchant has a test wallet on every network (issue 43), and none in live mode.
+    const setting = { currency: USDT, network: "bsc", isLive: true };
     expect(await refusal(t.gateway.operator.updateMerchant(keys.id, { defaultNetworks: [setting] }))).toEqual({
       code: "validation_error",
       reason: "invalid_merchant_settings",
-      message: "default network: no USDT wallet on bsc is set for test mode; add one before making bsc the default for USDT",
+      message: "default network: no USDT wallet on bsc is set for live mode; add one before making bsc the default for USDT",
     });
     expect(await t.gateway.operator.defaultNetworks(keys.id)).toEqual([]);
     const id = await initialized();

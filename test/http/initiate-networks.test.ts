@@ -74,10 +74,12 @@ describe("REST initiate with a network", () => {
 
   it("refuses a network that does not carry the coin with a 400 naming the allowed ones; nothing changes", async () => {
     const id = await initialize();
-    for (const network of ["bitcoin", "polygon"]) {
+    for (const network of ["bitcoin", "solana"]) {
       const res = await pay(id, { currency_id: "3", network });
       expect(res.status, network).toBe(400);
-      expect(res.body.errors).toEqual([{ field: "network", message: `network must be one of ethereum, bsc, tron for USDT (got '${network}')` }]);
+      expect(res.body.errors).toEqual([
+        { field: "network", message: `network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got '${network}')` },
+      ]);
     }
     const res = await pay(id, { currency_id: "4", network: "ethereum" });
     expect(res.status).toBe(400);
@@ -85,12 +87,12 @@ describe("REST initiate with a network", () => {
     expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).status).toBe("INITIATED");
   });
 
-  it("answers 404 for a network the merchant has no wallet for, as for an unsupported currency", async () => {
+  it("pays on tron at once in test mode: a new merchant has a test wallet on every network (issue 43)", async () => {
     const id = await initialize();
     const res = await pay(id, { currency_id: "3", network: "tron" });
-    expect(res.status).toBe(404);
-    expect(res.body.message).toBe("No USDT wallet on tron is configured for test mode; the merchant must add one (the dashboard's Wallets page)");
-    expect((await t.db.transaction.findUniqueOrThrow({ where: { id } })).status).toBe("INITIATED");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.payment_network).toBe("tron");
+    expect(res.body.data.payment_address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
   });
 
   it("refuses a refund address that is the token contract of the chosen network", async () => {
@@ -105,7 +107,7 @@ describe("wallets per network", () => {
   it("refuses a USDT wallet on a network that does not carry USDT", async () => {
     await expect(
       t.gateway.operator.updateMerchant(keys.id, { wallets: [{ currency: USDT, network: "bitcoin", isLive: false, extendedPublicKey: bscKey }] }),
-    ).rejects.toThrow("USDT is paid on ethereum, bsc, tron, not bitcoin");
+    ).rejects.toThrow("USDT is paid on ethereum, bsc, tron, polygon, arbitrum, not bitcoin");
   });
 });
 
@@ -132,15 +134,26 @@ describe("GraphQL", () => {
     expect(usdt.map((o) => ({ network: o.network, feeLevel: o.feeLevel, feeCoin: o.feeCoin }))).toEqual([
       { network: { slug: "ethereum", name: "Ethereum Sepolia testnet", standard: "ERC-20", chainId: 11155111 }, feeLevel: "HIGH", feeCoin: "ETH" },
       { network: { slug: "bsc", name: "BNB Smart Chain testnet", standard: "BEP-20", chainId: 97 }, feeLevel: "LOW", feeCoin: "BNB" },
+      { network: { slug: "tron", name: "TRON Nile testnet", standard: "TRC-20", chainId: null }, feeLevel: "LOW", feeCoin: "TRX" },
+      { network: { slug: "polygon", name: "Polygon Amoy testnet", standard: "ERC-20", chainId: 80002 }, feeLevel: "LOW", feeCoin: "POL" },
+      { network: { slug: "arbitrum", name: "Arbitrum Sepolia testnet", standard: "ERC-20", chainId: 421614 }, feeLevel: "LOW", feeCoin: "ETH" },
     ]);
     expect(usdt[0]?.amount).toBe(usdt[1]?.amount);
     expect(data.paymentOptions.options.map((o) => `${o.currency.slug}:${o.network.slug}`)).toEqual([
       "USDT:ethereum",
       "USDT:bsc",
+      "USDT:tron",
+      "USDT:polygon",
+      "USDT:arbitrum",
       "BTC:bitcoin",
       "BNB:bsc",
       "ETH:ethereum",
       "LTC:litecoin",
+      "USDC:ethereum",
+      "USDC:base",
+      "USDC:polygon",
+      "USDC:arbitrum",
+      "USDC:bsc",
     ]);
   });
 
@@ -165,11 +178,11 @@ describe("GraphQL", () => {
       }>(`query($id: ID!) { paymentOptions(transactionId: $id) { options { currency { slug } network { slug } } } }`, { id: res.body.data.id });
       return data.paymentOptions.options.filter((o) => o.currency.slug === "USDT").map((o) => o.network.slug);
     };
-    expect(await usdtOrder()).toEqual(["ethereum", "bsc", "tron"]);
+    expect(await usdtOrder()).toEqual(["ethereum", "bsc", "tron", "polygon", "arbitrum"]);
     await t.gateway.operator.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "tron", isLive: false }] });
-    expect(await usdtOrder()).toEqual(["tron", "ethereum", "bsc"]);
+    expect(await usdtOrder()).toEqual(["tron", "ethereum", "bsc", "polygon", "arbitrum"]);
     await t.gateway.operator.updateMerchant(other.id, { defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
-    expect(await usdtOrder()).toEqual(["bsc", "ethereum", "tron"]);
+    expect(await usdtOrder()).toEqual(["bsc", "ethereum", "tron", "polygon", "arbitrum"]);
   });
 
   it("initiatePayment takes the network and the transaction shows it with the amount owed", async () => {
@@ -197,7 +210,7 @@ describe("GraphQL", () => {
       .request(`mutation($id: ID!) { initiatePayment(transactionId: $id, input: { currencyId: "3", network: "litecoin" }) { id } }`, { id })
       .catch((e: unknown) => e as { response: { errors: { message: string; extensions: Record<string, unknown> }[] } });
     expect(JSON.stringify((error as { response: unknown }).response)).toContain(
-      "network must be one of ethereum, bsc, tron for USDT (got 'litecoin')",
+      "network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got 'litecoin')",
     );
   });
 });

@@ -158,7 +158,7 @@ describe("REST initialize with per-payment policies", () => {
       "confirmations of an unknown coin",
       { confirmations: { DOGE: 2 } },
       "confirmations.DOGE",
-      "confirmations.DOGE: unknown coin; use USDT, BTC, BNB, ETH, LTC",
+      "confirmations.DOGE: unknown coin; use USDT, BTC, BNB, ETH, LTC, USDC",
     ],
     [
       "confirmations a fraction",

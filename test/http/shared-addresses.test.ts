@@ -98,8 +98,14 @@ describe("two EVM wallets of one merchant and mode on one key", () => {
     });
     const utxo = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/84'/1'/0'"), "vpub");
     await t.gateway.operator.updateMerchant(keys.id, { wallets: [wallet("BTC", utxo), wallet("LTC", utxo)] });
-    const stored = JSON.parse(await walletsOf(keys.id)) as { currencyId: number; isLive: boolean; wallet: { extendedPublicKey: string } }[];
-    expect(stored.find((p) => p.currencyId === coin("USDT").id && !p.isLive)?.wallet.extendedPublicKey).toBe(usdt);
+    const stored = JSON.parse(await walletsOf(keys.id)) as {
+      currencyId: number;
+      network: string;
+      isLive: boolean;
+      wallet: { extendedPublicKey: string };
+    }[];
+    // USDT's test wallet on its default network (a new merchant has one on each of its networks, issue 43).
+    expect(stored.find((p) => p.currencyId === coin("USDT").id && p.network === "ethereum" && !p.isLive)?.wallet.extendedPublicKey).toBe(usdt);
     expect(stored.filter((p) => p.wallet.extendedPublicKey === utxo)).toHaveLength(2);
   });
 

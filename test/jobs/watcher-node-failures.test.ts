@@ -218,7 +218,7 @@ describe("the nodes at start", () => {
         expect.stringMatching(
           /^payment watcher: BTC test: BTC test Esplora \(127\.0\.0\.1:\d+\): .*300 ms.*\(set PAYGATE_BTC_TEST_ESPLORA_URL to a node this machine can reach, or to none to stop watching BTC test\)$/,
         ),
-        `payment watcher: ETH test, USDT test: Ethereum Sepolia testnet JSON-RPC (${new URL(evm.url).host}) answers: chain id 11155111 (Ethereum Sepolia testnet)`,
+        `payment watcher: ETH test, USDT test, USDC test: Ethereum Sepolia testnet JSON-RPC (${new URL(evm.url).host}) answers: chain id 11155111 (Ethereum Sepolia testnet)`,
         expect.stringMatching(
           new RegExp(
             `^payment watcher: LTC test: LTC test Esplora \\(127\\.0\\.0\\.1:${port}\\): .*connection refused.*\\(set PAYGATE_LTC_TEST_ESPLORA_URL to a node this machine can reach, or to none to stop watching LTC test\\)$`,

@@ -44,6 +44,13 @@ beforeAll(async () => {
     PAYGATE_BSC_TEST_RPC_URL: "none",
     PAYGATE_TRON_RPC_URL: "none",
     PAYGATE_TRON_TEST_RPC_URL: "none",
+    // The networks of issue 43 (base, polygon, arbitrum): no public node either.
+    PAYGATE_BASE_RPC_URL: "none",
+    PAYGATE_BASE_TEST_RPC_URL: "none",
+    PAYGATE_POLYGON_RPC_URL: "none",
+    PAYGATE_POLYGON_TEST_RPC_URL: "none",
+    PAYGATE_ARBITRUM_RPC_URL: "none",
+    PAYGATE_ARBITRUM_TEST_RPC_URL: "none",
   };
   if (process.env.DATABASE_URL) {
     const db = await createTestDatabase();

@@ -120,6 +120,6 @@ describe("the networks' names in every language", () => {
     expect(networkLabelIn(bscTest, false, MESSAGES.fr)).toBe("BNB Smart Chain (réseau de test) (BEP-20)");
     expect(networkLabelIn(bscTest, false, MESSAGES.ar)).toBe("بي إن بي سمارت تشين (شبكة اختبار) (BEP-20)");
     // A network the page does not know yet keeps the API's name.
-    expect(networkLabelIn({ slug: "polygon", name: "Polygon Amoy testnet", standard: null }, false, MESSAGES.de)).toBe("Polygon Amoy testnet");
+    expect(networkLabelIn({ slug: "solana", name: "Solana Devnet", standard: null }, false, MESSAGES.de)).toBe("Solana Devnet");
   });
 });

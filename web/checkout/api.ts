@@ -15,6 +15,10 @@ export interface PaymentNetwork {
   standard: string | null;
   /** The explorer's page of a chain transaction: `{tx}` is the hash. */
   explorerTransactionUrl?: string | null;
+  /** The token's contract in the transaction's mode; null for the chain's own coin. */
+  tokenContract?: string | null;
+  /** The contract's page on a block explorer. */
+  explorerContractUrl?: string | null;
 }
 
 export interface CryptoCurrency {
@@ -87,7 +91,7 @@ export interface Transaction {
 export const TRANSACTION_FIELDS = `
   id status description initializedAmount initializedCurrency { slug }
   paymentAmount amountPaid amountUnconfirmed confirmations requiredConfirmations paymentState
-  paymentCurrency { id slug name decimals } paymentNetwork { slug name standard explorerTransactionUrl } amountOwed
+  paymentCurrency { id slug name decimals } paymentNetwork { slug name standard explorerTransactionUrl tokenContract explorerContractUrl } amountOwed
   paymentAddress paymentUri qrCode isLive merchant { name } expiresAt returnUrl cancelUrl locale reference
   receipts { state replaceable transactionHash amount firstSeenAt }`;
 

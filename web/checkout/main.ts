@@ -320,6 +320,7 @@ function renderChoose(options: PaymentOptions | null): void {
       },
       h("span", { class: "coin-name" }, `${coinNameIn(option.currency, m)} (${option.currency.slug})`),
       several(option.currency.slug) ? h("span", { class: "coin-network" }, m.onNetwork(networkLabelIn(option.network, isLive, m))) : "",
+      h("span", { class: "coin-fee" }, m.feeLevels[option.feeLevel]),
       h("span", { class: "coin-amount" }, option.available && option.amount ? m.about(crypto(option.amount, option.currency.slug)) : m.noPrice),
     );
     buttons.push(button);
@@ -335,6 +336,18 @@ function renderChoose(options: PaymentOptions | null): void {
     pickStatus,
     pickError,
   );
+}
+
+/** The token's contract, shortened, linked to its explorer page: a wallet must send this token, not one of the same name. */
+function contractField(t: Transaction, m: Messages): Node | string {
+  const contract = t.paymentNetwork?.tokenContract;
+  if (!contract) return "";
+  const short = `${contract.slice(0, 6)}…${contract.slice(-4)}`;
+  const url = t.paymentNetwork?.explorerContractUrl;
+  const value = url
+    ? h("a", { href: url, target: "_blank", rel: "noopener noreferrer", title: `${m.tokenContractLink}: ${contract}` }, short)
+    : h("code", { title: contract }, short);
+  return h("div", { class: "field" }, h("dt", {}, m.tokenContract), h("dd", {}, h("span", { class: "value", id: "pay-contract" }, value)));
 }
 
 function pickFailure(error: unknown, option: PaymentOption): string {
@@ -404,6 +417,7 @@ function renderPay(t: Transaction): void {
       ),
     ),
     h("div", { class: "field" }, h("dt", {}, m.network), h("dd", {}, h("span", { class: "value", id: "pay-network" }, network))),
+    contractField(t, m),
   );
   amountValue.dataset.amount = t.paymentAmount;
 

@@ -53,9 +53,9 @@ export type InitializeTransactionInput = {
 };
 
 export type InitiatePaymentInput = {
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   currencyId: string | number;
-  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc, tron, polygon or arbitrum; for USDC ethereum, base, polygon, arbitrum or bsc. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT and USDC). */
   network?: string | null | undefined;
   refundAddress?: string | null | undefined;
 };

@@ -1179,7 +1179,7 @@ export type components = {
             /** @description The crypto amount to pay; null until initiated. A JSON number printed from an exact decimal. */
             payment_amount: number | null;
             payment_address: string | null;
-            /** @description Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+            /** @description Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
             payment_currency: number | null;
             is_live: boolean;
             merchant: components["schemas"]["Merchant"];
@@ -1298,7 +1298,7 @@ export type components = {
             /** @description The crypto amount to pay; null until initiated. A JSON number printed from an exact decimal. */
             payment_amount: number | null;
             payment_address: string | null;
-            /** @description Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+            /** @description Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
             payment_currency: number | null;
             is_live: boolean;
             merchant: components["schemas"]["Merchant"];
@@ -2210,7 +2210,7 @@ export interface operations {
                      */
                     underpayment_tolerance?: string | null;
                     /**
-                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC), within the operator's bounds; the coins not named keep the operator's setting. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
+                     * @description Confirmations a payment needs, by coin (USDT, BTC, BNB, ETH, LTC, USDC), within the operator's bounds; the coins not named keep the operator's setting. The merchant's rule: send it with the secret key in `Authorization: Bearer sec_…` and the public key in `public_key`; a public key or payment link alone is refused (403).
                      * @example {
                      *       "BTC": 2
                      *     }
@@ -2379,7 +2379,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The crypto currency: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC (a numeric string or an integer).
+                     * @description The crypto currency: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC (a numeric string or an integer).
                      * @example 4
                      */
                     currency_id: string | number;
@@ -2438,7 +2438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `transaction_not_found`: an unknown id, another merchant's or the other mode's transaction; `currency_not_supported`: a currency_id outside 3–7; `processor_not_configured`: no wallet for that currency and mode */
+            /** @description `transaction_not_found`: an unknown id, another merchant's or the other mode's transaction; `currency_not_supported`: a currency_id outside 3–8; `processor_not_configured`: no wallet for that currency and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,7 +2641,7 @@ export interface operations {
                 status?: "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
                 /** @description The fiat currency of the price: USD or NGN. */
                 currency?: string;
-                /** @description The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC). */
+                /** @description The coin chosen: an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC). */
                 payment_currency?: string;
                 /** @description Made at or after this ISO 8601 date-time (with a time zone, e.g. `2026-11-01T00:00:00Z`). */
                 "created[gte]"?: string;

@@ -1,6 +1,6 @@
 // Merchant accounts, their keys, payment links and wallets: what the operator CLI manages today and
 // the dashboard will. The rules are here; the writes are the MerchantStore's (src/db).
-import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { allowedNetworksText, coinNetwork, defaultNetworkOf, isNetworkSlug, type NetworkSlug, networksOf } from "../networks.ts";
 import { auditEntry, OPERATOR, shortenedKey, webhookUrlTarget, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
@@ -69,12 +69,16 @@ export async function createMerchant(deps: MerchantDeps, input: { name: string; 
       apiKeyRow("PUBLIC", true, keys.livePublicKey),
       apiKeyRow("SECRET", true, keys.liveSecretKey),
     ],
-    // Test mode works at once: a fresh test-network account per currency.
-    wallets: CRYPTO_CURRENCIES.map((currency) => ({
-      currencyId: currency.id,
-      isLive: false,
-      extendedPublicKey: deps.rails.createTestWallet(currency),
-    })),
+    // Test mode works at once: a fresh test-network account per coin on each of its networks (a
+    // merchant's own test key replaces one). The default network's wallet names none, as before networks.
+    wallets: CRYPTO_CURRENCIES.flatMap((currency) =>
+      networksOf(currency.slug).map(({ network }) => ({
+        currencyId: currency.id,
+        ...(network === defaultNetworkOf(currency.slug) ? {} : { network }),
+        isLive: false,
+        extendedPublicKey: deps.rails.createTestWallet(currency, network),
+      })),
+    ),
   });
   return { id: merchant.id, name: merchant.name, ...keys, webhookSecret };
 }

@@ -2,7 +2,7 @@
 // the public contract, so they never change. The database table `currencies` is filled from here.
 
 export type FiatSlug = "USD" | "NGN";
-export type CryptoSlug = "USDT" | "BTC" | "BNB" | "ETH" | "LTC";
+export type CryptoSlug = "USDT" | "BTC" | "BNB" | "ETH" | "LTC" | "USDC";
 
 interface CurrencyBase {
   id: number;
@@ -31,6 +31,9 @@ export const CRYPTO_CURRENCIES: readonly CryptoCurrency[] = [
   { id: 5, kind: "CRYPTO", slug: "BNB", name: "BNB", decimals: 8 },
   { id: 6, kind: "CRYPTO", slug: "ETH", name: "Ethereum", decimals: 8 },
   { id: 7, kind: "CRYPTO", slug: "LTC", name: "Litecoin", decimals: 8 },
+  // An extension of spec 2.4's table: the next id. 6 digits, as on every network but BSC, whose
+  // 18-digit token is paid exact to its own base unit (core/networks.ts).
+  { id: 8, kind: "CRYPTO", slug: "USDC", name: "USD Coin", decimals: 6 },
 ];
 
 export const ALL_CURRENCIES: readonly Currency[] = [...FIAT_CURRENCIES, ...CRYPTO_CURRENCIES];
@@ -47,3 +50,16 @@ export function cryptoById(id: number): CryptoCurrency | undefined {
 export function cryptoBySlug(slug: string): CryptoCurrency | undefined {
   return CRYPTO_CURRENCIES.find((c) => c.slug === slug);
 }
+
+// What messages and the API documents (OpenAPI, schema.graphql) say of the coins, written from the
+// table above so that a new coin changes them all at once (schema.graphql's copies are checked by
+// test/graphql/currency-words.test.ts).
+const CRYPTO_IDS = CRYPTO_CURRENCIES.map((c) => c.id);
+/** The crypto ids as a range: "3–8". */
+export const CRYPTO_ID_RANGE = `${Math.min(...CRYPTO_IDS)}–${Math.max(...CRYPTO_IDS)}`;
+/** The crypto slugs: "USDT, BTC, BNB, ETH, LTC, USDC". */
+export const CRYPTO_SLUG_LIST = CRYPTO_CURRENCIES.map((c) => c.slug).join(", ");
+/** Each crypto id with its slug: "3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC". */
+export const CRYPTO_ID_NAMES = CRYPTO_CURRENCIES.map((c) => `${c.id} ${c.slug}`).join(", ");
+/** How a filter names a coin: "an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC)". */
+export const CRYPTO_ID_OR_SLUG = `an id (${CRYPTO_ID_RANGE}) or a slug (${CRYPTO_SLUG_LIST})`;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single } from "../lists.ts";
-import { cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
+import { CRYPTO_ID_RANGE, CRYPTO_SLUG_LIST, cryptoById, cryptoBySlug, fiatBySlug } from "../money/currencies.ts";
 import type { RefundsFilter, TransactionListQuery } from "../stores/transactions.ts";
 import { isTransactionId } from "./record.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
@@ -29,7 +29,7 @@ export const TransactionListParams = z.object({
     .optional(),
   payment_currency: single
     .transform((s) => (/^\d+$/.test(s) ? cryptoById(Number(s))?.id : cryptoBySlug(s.toUpperCase())?.id))
-    .refine((id) => id !== undefined, "must be a crypto currency id (3–7) or slug (USDT, BTC, BNB, ETH, LTC)")
+    .refine((id) => id !== undefined, `must be a crypto currency id (${CRYPTO_ID_RANGE}) or slug (${CRYPTO_SLUG_LIST})`)
     .optional(),
   "created[gte]": instant.optional(),
   "created[lt]": instant.optional(),

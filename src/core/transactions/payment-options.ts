@@ -8,7 +8,16 @@ import { isDatabaseOutage } from "../errors.ts";
 import type { Caller } from "../credentials.ts";
 import { cryptoAmountFor, Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById, type CryptoCurrency, type FiatCurrency } from "../money/currencies.ts";
-import { CHAINS, COIN_NETWORKS, coinNetwork, isNetworkSlug, type CoinNetwork, type FeeLevel, type NetworkSlug } from "../networks.ts";
+import {
+  CHAINS,
+  COIN_NETWORKS,
+  coinNetwork,
+  isNetworkSlug,
+  tokenContractOf,
+  type CoinNetwork,
+  type FeeLevel,
+  type NetworkSlug,
+} from "../networks.ts";
 import type { PriceQuote } from "../ports.ts";
 import { quoteOrUnavailable } from "./initiate.ts";
 import { transactionFor } from "./record.ts";
@@ -26,6 +35,10 @@ export interface OptionNetwork {
   feeLevel: FeeLevel;
   /** The coin the network's fees are paid in. */
   feeCoin: string;
+  /** The token's contract in the transaction's mode; null for the chain's own coin. */
+  contract: string | null;
+  /** The contract's page on the network's block explorer; null for the chain's own coin. */
+  contractUrl: string | null;
 }
 
 export interface PaymentOption {
@@ -101,6 +114,8 @@ export async function paymentOptions(
         chainId: side.chainId,
         feeLevel: CHAINS[row.network].feeLevel,
         feeCoin: CHAINS[row.network].feeCoin,
+        contract: tokenContractOf(currency.slug, row.network, transaction.isLive)?.contract ?? null,
+        contractUrl: tokenContractOf(currency.slug, row.network, transaction.isLive)?.url ?? null,
       };
       try {
         const quote = await (quotes.get(currency.id) as Promise<PriceQuote>);

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { FieldError } from "../errors.ts";
 import { isNumericString } from "../money/amounts.ts";
+import { CRYPTO_ID_NAMES } from "../money/currencies.ts";
 import { CHECKOUT_LOCALES } from "./locales.ts";
 import { PolicyFields } from "../policies.ts";
 
@@ -140,7 +141,7 @@ export const InitiateBody = z.object({
       },
     )
     .transform(Number)
-    .meta({ description: "The crypto currency: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC (a numeric string or an integer).", example: "4" }),
+    .meta({ description: `The crypto currency: ${CRYPTO_ID_NAMES} (a numeric string or an integer).`, example: "4" }),
   refund_address: text()
     .trim()
     .min(1)

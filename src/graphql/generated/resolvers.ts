@@ -64,7 +64,7 @@ export type CryptoCurrency = {
   __typename?: 'CryptoCurrency';
   /** Digits after the point of amounts in this currency. */
   decimals: Scalars['Int']['output'];
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   id: Scalars['Int']['output'];
   name: Scalars['String']['output'];
   slug: Scalars['String']['output'];
@@ -137,9 +137,9 @@ export type InitializeTransactionInput = {
 };
 
 export type InitiatePaymentInput = {
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   currencyId: Scalars['ID']['input'];
-  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc, tron, polygon or arbitrum; for USDC ethereum, base, polygon, arbitrum or bsc. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT and USDC). */
   network?: InputMaybe<Scalars['String']['input']>;
   refundAddress?: InputMaybe<Scalars['String']['input']>;
 };
@@ -384,14 +384,18 @@ export type PaymentNetwork = {
   __typename?: 'PaymentNetwork';
   /** The EIP-155 chain id of an EVM network; null elsewhere. */
   chainId: Maybe<Scalars['Int']['output']>;
+  /** The token contract's page on the network's block explorer; null for the chain's own coin. */
+  explorerContractUrl: Maybe<Scalars['String']['output']>;
   /** A block explorer's page of a transaction on this network (in the transaction's mode): replace {tx} with a receipt's transactionHash. */
   explorerTransactionUrl: Maybe<Scalars['String']['output']>;
   /** The display name in the transaction's mode, e.g. BNB Smart Chain testnet. */
   name: Scalars['String']['output'];
-  /** ethereum, bsc, tron, bitcoin or litecoin. */
+  /** ethereum, bsc, base, polygon, arbitrum, tron, bitcoin or litecoin. */
   slug: Scalars['String']['output'];
   /** ERC-20, BEP-20 or TRC-20 for a token; null for the chain's own coin. */
   standard: Maybe<Scalars['String']['output']>;
+  /** The token's contract on this network in the transaction's mode (an extension); null for the chain's own coin. A wallet should send this token, not another of the same name. */
+  tokenContract: Maybe<Scalars['String']['output']>;
 };
 
 /** One coin a checkout may offer, priced now. Indicative: initiatePayment locks the rate. */
@@ -803,7 +807,7 @@ export type TransactionFilter = {
   createdLt?: InputMaybe<Scalars['String']['input']>;
   /** The price's fiat: USD or NGN. */
   currency?: InputMaybe<Scalars['String']['input']>;
-  /** The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC). */
+  /** The coin chosen: an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC). */
   paymentCurrency?: InputMaybe<Scalars['String']['input']>;
   /** An exact reference (bq_…), an exact transaction id, or else a customer e-mail (any case). */
   search?: InputMaybe<Scalars['String']['input']>;
@@ -1231,10 +1235,12 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type PaymentNetworkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentNetwork'] = ResolversParentTypes['PaymentNetwork']> = {
   chainId?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  explorerContractUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   explorerTransactionUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   standard?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tokenContract?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type PaymentOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOption'] = ResolversParentTypes['PaymentOption']> = {

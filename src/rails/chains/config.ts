@@ -23,29 +23,25 @@
 //                                  check follow it. Live nodes must be on main.
 //   PAYGATE_NODE_WALLET            The watch-only wallet on those nodes holding the handed-out
 //                                  addresses (created if missing). Default paygate.
-//   PAYGATE_ETH_RPC_URL            JSON-RPC endpoint of Ethereum mainnet (ETH and USDT live).
-//                                  Default https://ethereum-rpc.publicnode.com
-//   PAYGATE_ETH_TEST_RPC_URL       JSON-RPC endpoint of Sepolia (ETH and USDT test).
-//                                  Default https://ethereum-sepolia-rpc.publicnode.com
-//   PAYGATE_BSC_RPC_URL            JSON-RPC endpoint of BNB Smart Chain (BNB live).
-//                                  Default https://bsc-rpc.publicnode.com
-//   PAYGATE_BSC_TEST_RPC_URL       JSON-RPC endpoint of BNB Smart Chain testnet (BNB test).
-//                                  Default https://bsc-testnet-rpc.publicnode.com
+//   PAYGATE_<NET>_RPC_URL          JSON-RPC endpoint of each EVM network (NET: ETH, BSC, BASE, POLYGON,
+//                                  ARBITRUM, the row's nodeVariable in core/networks.ts), live; every coin
+//                                  the table pays on it is read there. Default: the row's public endpoint.
+//   PAYGATE_<NET>_TEST_RPC_URL     … of its test network (Sepolia, BSC testnet, Base Sepolia, Amoy,
+//                                  Arbitrum Sepolia).
 //   PAYGATE_TRON_RPC_URL           TRON FullNode's Ethereum-compatible JSON-RPC (USDT on tron, live).
 //                                  Default https://api.trongrid.io/jsonrpc
 //   PAYGATE_TRON_TEST_RPC_URL      … of TRON's Nile test network (test). Default https://nile.trongrid.io/jsonrpc
 //   PAYGATE_TRON_API_KEY           A TronGrid API key, sent as TRON-PRO-API-KEY. No default.
-//   PAYGATE_ETH_TEST_CHAIN_ID      The chain id the ETH test node must have instead of Sepolia's
-//                                  11155111: a local development chain (anvil's 31337). Every
-//                                  JSON-RPC node's eth_chainId is checked; mainnet ids are refused here.
-//   PAYGATE_BSC_TEST_CHAIN_ID      … the BNB test node, instead of BSC testnet's 97.
+//   PAYGATE_<NET>_TEST_CHAIN_ID    The chain id the network's test node must have instead of its test
+//                                  network's: a local development chain (anvil's 31337). Every
+//                                  JSON-RPC node's eth_chainId is checked; main network ids are refused here.
 //   PAYGATE_CHAIN_TIMEOUT_MS       Longest wait for one answer of a node, 100–60000. Default 5000.
 //   PAYGATE_EVM_LOGS_BLOCK_RANGE   Most blocks asked of eth_getLogs at once (providers cap it; some
 //                                  at 1000, some at 500), 1–1000000. Default 2000.
 //   PAYGATE_CONFIRMATIONS_BTC      Confirmations before a BTC payment counts, 0–10000. Default 2.
 //   PAYGATE_CONFIRMATIONS_LTC      … LTC. Default 6.
-//   PAYGATE_CONFIRMATIONS_ETH      … ETH, and USDT (an Ethereum token). Default 12.
-//   PAYGATE_CONFIRMATIONS_BNB      … BNB. Default 15.
+//   PAYGATE_CONFIRMATIONS_<D>      … a payment on an EVM network (D: ETH, BNB, BASE, POLYGON, ARBITRUM,
+//                                  the row's depthVariable), whatever its coin. Defaults: the table's.
 //   PAYGATE_CONFIRMATIONS_TRON     … a payment on TRON (USDT TRC-20). Default 19 (solidified).
 //   (0 accepts unconfirmed BTC, LTC and USDT payments; native ETH and BNB always need 1, as their
 //   transfers are read from blocks.)
@@ -58,11 +54,26 @@
 // rate-limit. A node of your own, or a provider with a key, is better in production. A URL may
 // carry a key in its path (Infura, Alchemy); messages name nodes by host only.
 import { z } from "zod";
-import type { CryptoCurrency, CryptoSlug } from "../../core/money/currencies.ts";
+import { CRYPTO_CURRENCIES, type CryptoCurrency, type CryptoSlug } from "../../core/money/currencies.ts";
+
+const CRYPTO_SLUGS = CRYPTO_CURRENCIES.map((c) => c.slug);
 import type { ChainWatchersOptions, CoreNode, NodeUrlList } from "./options.ts";
 import type { CoreChain } from "./core-rpc.ts";
-import { CHAINS, coinNetwork, defaultNetworkOf, type ExplorerSettings, NETWORK_SLUGS, type NetworkSlug } from "../../core/networks.ts";
-import { CHAIN_IDS, type UtxoTestChain } from "../wallets/networks.ts";
+import {
+  COIN_NETWORKS,
+  coinNetwork,
+  defaultNetworkOf,
+  EVM_CHAINS,
+  EVM_NETWORK_SLUGS,
+  type EvmChain,
+  type EvmNetworkSlug,
+  type ExplorerSettings,
+  isEvmNetwork,
+  NETWORK_SLUGS,
+  type NetworkSlug,
+  type TestChainIds,
+} from "../../core/networks.ts";
+import type { UtxoTestChain } from "../wallets/networks.ts";
 
 /**
  * A node variable's list of URLs, read in that order (failover, node-pool.ts): separated by commas
@@ -87,13 +98,16 @@ const nodeUrlList = (value: string | undefined): NodeUrlList | undefined => {
   return urls?.length === 1 ? urls[0] : urls;
 };
 
+/** Every EVM network's live chain id: never a test chain. */
+const MAIN_CHAIN_IDS = new Set(EVM_NETWORK_SLUGS.map((n) => EVM_CHAINS[n].live.chainId));
+
 /** A test-mode chain id other than the test network's: a local chain, never a main network's. */
 const testChainId = z.coerce
   .number()
   .int()
   .min(1)
   .max(Number.MAX_SAFE_INTEGER)
-  .refine((id) => id !== CHAIN_IDS.ethereum && id !== CHAIN_IDS.bsc, "is a main network's chain id: test mode never watches real money")
+  .refine((id) => !MAIN_CHAIN_IDS.has(id), "is a main network's chain id: test mode never watches real money")
   .optional();
 
 /** An own node's JSON-RPC URL (credentials allowed: never shown in messages). */
@@ -147,14 +161,68 @@ const finality = (fallback: number) =>
     .max(10_000, "must be at most 10000 blocks")
     .default(fallback);
 
+/** The coins the table pays on a network, as a description names them: "ETH, USDT and USDC". */
+function coinsOn(network: NetworkSlug): string {
+  const coins = COIN_NETWORKS.filter((row) => row.network === network).map((row) => row.coin);
+  return coins.length > 1 ? `${coins.slice(0, -1).join(", ")} and ${coins.at(-1)}` : (coins[0] ?? "");
+}
+
+/** The variables of one EVM network, named after its row's stems (core/networks.ts): nothing here is per network. */
+export function evmVariables(network: EvmNetworkSlug) {
+  const { nodeVariable: n, depthVariable: d } = EVM_CHAINS[network].evm;
+  return {
+    rpc: { live: `PAYGATE_${n}_RPC_URL`, test: `PAYGATE_${n}_TEST_RPC_URL` },
+    testChainId: `PAYGATE_${n}_TEST_CHAIN_ID`,
+    testExplorer: `PAYGATE_${n}_TEST_EXPLORER_URL`,
+    finalizedTag: `PAYGATE_${n}_FINALIZED_TAG`,
+    confirmations: `PAYGATE_CONFIRMATIONS_${d}`,
+    finality: `PAYGATE_FINALITY_${d}`,
+  } as const;
+}
+
+/** A network's default confirmations: its rows' (core/networks.ts), the most any of them asks. */
+function chainConfirmations(network: NetworkSlug): number {
+  return Math.max(...COIN_NETWORKS.filter((row) => row.network === network).map((row) => row.confirmations));
+}
+
+function evmChainShape(chain: EvmChain): Record<string, z.ZodType> {
+  const v = evmVariables(chain.slug as EvmNetworkSlug);
+  const coins = coinsOn(chain.slug);
+  const { live, test } = chain.evm.defaultRpc;
+  const required = chainConfirmations(chain.slug);
+  return {
+    [v.rpc.live]: nodeUrl(live).describe(
+      `${chain.live.name} JSON-RPC (${coins} live). \`none\`: no node, payments are not watched. Default: \`${live}\`.`,
+    ),
+    [v.rpc.test]: nodeUrl(test).describe(`${chain.test.name} JSON-RPC (${coins} test). Default: \`${test}\`.`),
+    [v.testChainId]: testChainId.describe(
+      `The chain id the ${chain.live.name} test node must have, for a local development chain (anvil's \`31337\`). Every JSON-RPC node's \`eth_chainId\` is checked against its mode's network; main network ids are refused here. Test-mode payment URIs then name this chain. Default: ${chain.test.name}'s \`${chain.test.chainId}\`.`,
+    ),
+    [v.testExplorer]: testExplorerUrl(`${coins} on ${chain.live.name}`, `${v.testChainId} is set`),
+    [v.finalizedTag]: z
+      .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
+      .default(false)
+      .describe(
+        `Count a payment on ${chain.live.name} final only once the node's \`finalized\` block covers it (eth_getBlockByNumber with the finalized tag), instead of by ${v.finality} alone. true or false. Default: \`false\`.`,
+      ),
+    [v.confirmations]: confirmations(required).describe(
+      `Confirmations before a payment on ${chain.live.name} (${coins}) counts (0–10000; 0 accepts unconfirmed token payments, a native coin always needs 1). Default: \`${required}\`.`,
+    ),
+    [v.finality]: finality(chain.evm.finalityDepth).describe(
+      `Confirmations after which a SUCCESSFUL payment on ${chain.live.name} is final (1–10000 blocks; at least ${v.confirmations} is used): ${chain.evm.finalityReason}. Default: \`${chain.evm.finalityDepth}\`.`,
+    ),
+  };
+}
+
+/** Every EVM network's variables, from the networks table. */
+function evmNetworkShape(): Record<string, z.ZodType> {
+  return Object.assign({}, ...EVM_NETWORK_SLUGS.map((network) => evmChainShape(EVM_CHAINS[network])));
+}
+
 export const DEFAULT_NODE_URLS = {
   PAYGATE_BTC_ESPLORA_URL: "https://blockstream.info/api",
   PAYGATE_BTC_TEST_ESPLORA_URL: "https://mempool.space/testnet4/api",
   PAYGATE_LTC_ESPLORA_URL: "https://litecoinspace.org/api",
-  PAYGATE_ETH_RPC_URL: "https://ethereum-rpc.publicnode.com",
-  PAYGATE_ETH_TEST_RPC_URL: "https://ethereum-sepolia-rpc.publicnode.com",
-  PAYGATE_BSC_RPC_URL: "https://bsc-rpc.publicnode.com",
-  PAYGATE_BSC_TEST_RPC_URL: "https://bsc-testnet-rpc.publicnode.com",
   PAYGATE_TRON_RPC_URL: "https://api.trongrid.io/jsonrpc",
   PAYGATE_TRON_TEST_RPC_URL: "https://nile.trongrid.io/jsonrpc",
 } as const;
@@ -171,18 +239,6 @@ export const ChainEnvSchema = z.object({
     "Esplora API of Litecoin (LTC live). Default: `https://litecoinspace.org/api`.",
   ),
   PAYGATE_LTC_TEST_ESPLORA_URL: nodeUrl(undefined).describe("Esplora API of Litecoin testnet (LTC test). Default: none."),
-  PAYGATE_ETH_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_RPC_URL).describe(
-    "Ethereum JSON-RPC (ETH and USDT live). Default: `https://ethereum-rpc.publicnode.com`.",
-  ),
-  PAYGATE_ETH_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_ETH_TEST_RPC_URL).describe(
-    "Sepolia JSON-RPC (ETH and USDT test). Default: `https://ethereum-sepolia-rpc.publicnode.com`.",
-  ),
-  PAYGATE_BSC_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_RPC_URL).describe(
-    "BNB Smart Chain JSON-RPC (BNB live). Default: `https://bsc-rpc.publicnode.com`.",
-  ),
-  PAYGATE_BSC_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_BSC_TEST_RPC_URL).describe(
-    "BNB Smart Chain testnet JSON-RPC (BNB test). Default: `https://bsc-testnet-rpc.publicnode.com`.",
-  ),
   PAYGATE_TRON_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_TRON_RPC_URL).describe(
     "TRON FullNode's Ethereum-compatible JSON-RPC, its `/jsonrpc` path (USDT on tron, live). The node must be on TRON mainnet (`eth_chainId` 0x2b6653dc). Default: `https://api.trongrid.io/jsonrpc` (TronGrid: set PAYGATE_TRON_API_KEY).",
   ),
@@ -198,12 +254,6 @@ export const ChainEnvSchema = z.object({
     .describe(
       "A TronGrid API key, sent as the `TRON-PRO-API-KEY` header with every request to the TRON nodes (TronGrid limits keyless requests hard). A secret: never logged. Default: none.",
     ),
-  PAYGATE_ETH_TEST_CHAIN_ID: testChainId.describe(
-    "The chain id the ETH/USDT test node must have, for a local development chain (anvil's `31337`). Every JSON-RPC node's `eth_chainId` is checked against its mode's network; main network ids (1, 56) are refused here. Test-mode payment URIs then name this chain (`ethereum:0x…@31337?value=…`). Default: Sepolia's `11155111`.",
-  ),
-  PAYGATE_BSC_TEST_CHAIN_ID: testChainId.describe(
-    "The chain id the BNB test node must have, for a local development chain; main network ids (1, 56) are refused here. Test-mode BNB payment URIs then name this chain. Default: BSC testnet's `97`.",
-  ),
   PAYGATE_BTC_NODE_URL: coreNodeUrl.describe(
     "Your own Bitcoin Core node's JSON-RPC for BTC live, e.g. `http://user:password@127.0.0.1:8332`. When set it is used instead of Esplora for that coin and mode (see [Watching the chains](wallets-and-chains.md#watching-the-chains)). Messages name it by host, never with the password. Default: none.",
   ),
@@ -232,8 +282,6 @@ export const ChainEnvSchema = z.object({
   PAYGATE_LTC_TEST_CHAIN: testChain("LTC", ["test", "regtest"]),
   PAYGATE_BTC_TEST_EXPLORER_URL: testExplorerUrl("BTC", "PAYGATE_BTC_TEST_CHAIN is regtest or signet"),
   PAYGATE_LTC_TEST_EXPLORER_URL: testExplorerUrl("LTC", "PAYGATE_LTC_TEST_CHAIN is regtest"),
-  PAYGATE_ETH_TEST_EXPLORER_URL: testExplorerUrl("ETH/USDT on Ethereum", "PAYGATE_ETH_TEST_CHAIN_ID is set"),
-  PAYGATE_BSC_TEST_EXPLORER_URL: testExplorerUrl("BNB/USDT on BNB Smart Chain", "PAYGATE_BSC_TEST_CHAIN_ID is set"),
   PAYGATE_NODE_WALLET: z
     .string()
     .trim()
@@ -280,39 +328,16 @@ export const ChainEnvSchema = z.object({
   PAYGATE_CONFIRMATIONS_LTC: confirmations(defaultConfirmations("LTC", "litecoin")).describe(
     "Confirmations before a LTC payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). Default: `6`.",
   ),
-  PAYGATE_CONFIRMATIONS_ETH: confirmations(defaultConfirmations("ETH", "ethereum")).describe(
-    "Confirmations before a ETH payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). USDT, an Ethereum token, uses ETH's. Default: `12`.",
-  ),
-  PAYGATE_CONFIRMATIONS_BNB: confirmations(defaultConfirmations("BNB", "bsc")).describe(
-    "Confirmations before a BNB payment counts (0–10000; 0 accepts unconfirmed BTC, LTC and USDT payments, native ETH and BNB always need 1). USDT on BNB Smart Chain (BEP-20) uses BNB's. Default: `15`.",
-  ),
   PAYGATE_CONFIRMATIONS_TRON: confirmations(defaultConfirmations("USDT", "tron")).describe(
     "Confirmations before a payment on TRON (USDT TRC-20) counts (0–10000). A TRON block is irreversible once 19 of the 27 super representatives built on it (solidified, about 57 s). Default: `19`.",
   ),
-  PAYGATE_ETH_FINALIZED_TAG: z
-    .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
-    .default(false)
-    .describe(
-      "Count an ETH (and Ethereum USDT) payment final only once the node's `finalized` block covers it (eth_getBlockByNumber with the finalized tag), instead of by PAYGATE_FINALITY_ETH alone. true or false. Default: `false`.",
-    ),
-  PAYGATE_BSC_FINALIZED_TAG: z
-    .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
-    .default(false)
-    .describe(
-      "… of a BNB (and BEP-20 USDT) payment, by the BNB Smart Chain node's `finalized` block (fast finality). true or false. Default: `false`.",
-    ),
   PAYGATE_FINALITY_BTC: finality(6).describe(
     "Confirmations after which a SUCCESSFUL BTC payment is final: until then the watcher keeps reading it, and a payment that leaves the chain sends payment.reversed (1–10000 blocks; at least PAYGATE_CONFIRMATIONS_BTC is used). Default: `6`.",
   ),
   PAYGATE_FINALITY_LTC: finality(12).describe(
     "… of a LTC payment (blocks of 2.5 min: 12 are 30 min, about BTC's 6 in hash work at risk). Default: `12`.",
   ),
-  PAYGATE_FINALITY_ETH: finality(64).describe(
-    "… of an ETH payment, and of USDT on Ethereum: 64 blocks are two epochs, about when Ethereum's finality checkpoint covers a block. Default: `64`.",
-  ),
-  PAYGATE_FINALITY_BNB: finality(15).describe(
-    "… of a BNB payment, and of USDT on BNB Smart Chain: BSC's fast finality finalises within a few blocks; 15 leaves room. Default: `15`.",
-  ),
+  ...evmNetworkShape(),
 });
 
 export type ChainEnv = z.output<typeof ChainEnvSchema>;
@@ -321,8 +346,6 @@ export type ChainEnv = z.output<typeof ChainEnvSchema>;
 export const NODE_VARIABLES = {
   BTC: { live: "PAYGATE_BTC_ESPLORA_URL", test: "PAYGATE_BTC_TEST_ESPLORA_URL" },
   LTC: { live: "PAYGATE_LTC_ESPLORA_URL", test: "PAYGATE_LTC_TEST_ESPLORA_URL" },
-  ethereum: { live: "PAYGATE_ETH_RPC_URL", test: "PAYGATE_ETH_TEST_RPC_URL" },
-  bsc: { live: "PAYGATE_BSC_RPC_URL", test: "PAYGATE_BSC_TEST_RPC_URL" },
   tron: { live: "PAYGATE_TRON_RPC_URL", test: "PAYGATE_TRON_TEST_RPC_URL" },
 } as const;
 
@@ -348,15 +371,12 @@ export const CORE_NODE_VARIABLES = {
   },
 } as const;
 
-/** The variables that let test mode take a local chain id (ChainWatchersOptions.testChainIds). */
-export const CHAIN_ID_VARIABLES = { ethereum: "PAYGATE_ETH_TEST_CHAIN_ID", bsc: "PAYGATE_BSC_TEST_CHAIN_ID" } as const;
-
 export interface ChainConfig extends ChainWatchersOptions {
   /** The test chains that are local (regtest, a local chain id) and the operator's explorers, for receipts' links. */
   explorers: ExplorerSettings;
   /** The chains of BTC's and LTC's test mode, for HdWalletRails (their own nodes' chain checks take them too). */
   utxoTestChains: { BTC: UtxoTestChain; LTC: "test" | "regtest" };
-  /** Confirmations before a payment counts, per currency (USDT shares ETH's). */
+  /** Confirmations before a payment on its default network counts, per currency (USDT and USDC share ETH's). */
   confirmations: Record<CryptoSlug, number>;
   /** On `network` (default: the coin's): a token counts as its chain's own coin (USDT on bsc as BNB). */
   requiredConfirmations(currency: CryptoCurrency | CryptoSlug, network?: NetworkSlug): number;
@@ -365,43 +385,76 @@ export interface ChainConfig extends ChainWatchersOptions {
 }
 
 /** A test chain other than the public testnet of core/networks.ts: its explorer would not know the transactions. */
-function explorerSettings(env: ChainEnv): ExplorerSettings {
-  const local: Record<NetworkSlug, boolean> = {
+function explorerSettings(env: ChainEnv, testChainIds: TestChainIds): ExplorerSettings {
+  const local: Partial<Record<NetworkSlug, boolean>> = {
     bitcoin: env.PAYGATE_BTC_TEST_CHAIN !== "test",
     litecoin: env.PAYGATE_LTC_TEST_CHAIN !== "test",
-    ethereum: env.PAYGATE_ETH_TEST_CHAIN_ID !== undefined && env.PAYGATE_ETH_TEST_CHAIN_ID !== CHAINS.ethereum.test.chainId,
-    bsc: env.PAYGATE_BSC_TEST_CHAIN_ID !== undefined && env.PAYGATE_BSC_TEST_CHAIN_ID !== CHAINS.bsc.test.chainId,
-    tron: false,
   };
   const own: Partial<Record<NetworkSlug, string | undefined>> = {
     bitcoin: env.PAYGATE_BTC_TEST_EXPLORER_URL,
     litecoin: env.PAYGATE_LTC_TEST_EXPLORER_URL,
-    ethereum: env.PAYGATE_ETH_TEST_EXPLORER_URL,
-    bsc: env.PAYGATE_BSC_TEST_EXPLORER_URL,
   };
+  for (const network of EVM_NETWORK_SLUGS) {
+    const id = testChainIds[network];
+    local[network] = id !== undefined && id !== EVM_CHAINS[network].test.chainId;
+    own[network] = stringOf(env, evmVariables(network).testExplorer);
+  }
   return {
-    localTestChains: NETWORK_SLUGS.filter((network) => local[network]),
+    localTestChains: NETWORK_SLUGS.filter((network) => local[network] === true),
     testTransactionUrls: Object.fromEntries(Object.entries(own).filter(([, url]) => url !== undefined)),
   };
 }
 
+/** A parsed variable of the generated EVM part of the schema, by name (zod has checked its type). */
+function variableOf(env: ChainEnv, name: string): unknown {
+  return (env as Record<string, unknown>)[name];
+}
+function stringOf(env: ChainEnv, name: string): string | undefined {
+  const value = variableOf(env, name);
+  return typeof value === "string" ? value : undefined;
+}
+/** A node variable of the generated part: one URL (a string) or several (a list), as nodeUrl made it. */
+function nodeUrlsOf(env: ChainEnv, name: string): NodeUrlList | undefined {
+  const value = variableOf(env, name);
+  return typeof value === "string" || Array.isArray(value) ? (value as NodeUrlList) : undefined;
+}
+function numberOf(env: ChainEnv, name: string): number | undefined {
+  const value = variableOf(env, name);
+  return typeof value === "number" ? value : undefined;
+}
+
+/** Each EVM network's settings from its variables. */
+function evmSettings(env: ChainEnv) {
+  const nodes: Partial<Record<EvmNetworkSlug, { live?: NodeUrlList | undefined; test?: NodeUrlList | undefined }>> = {};
+  const testChainIds: TestChainIds = {};
+  const finality: Partial<Record<EvmNetworkSlug, { depth: number; finalizedTag: boolean }>> = {};
+  const required: Partial<Record<EvmNetworkSlug, number>> = {};
+  for (const network of EVM_NETWORK_SLUGS) {
+    const v = evmVariables(network);
+    nodes[network] = { live: nodeUrlsOf(env, v.rpc.live), test: nodeUrlsOf(env, v.rpc.test) };
+    testChainIds[network] = numberOf(env, v.testChainId);
+    finality[network] = {
+      depth: numberOf(env, v.finality) ?? EVM_CHAINS[network].evm.finalityDepth,
+      finalizedTag: variableOf(env, v.finalizedTag) === true,
+    };
+    required[network] = numberOf(env, v.confirmations) ?? chainConfirmations(network);
+  }
+  return { nodes, testChainIds, finality, required };
+}
+
 /** The parsed variables as ChainWatchers' options (`new ChainWatchers(chainConfig(env))`). */
 export function chainConfig(env: ChainEnv): ChainConfig {
-  const confirmations: Record<CryptoSlug, number> = {
-    BTC: env.PAYGATE_CONFIRMATIONS_BTC,
-    LTC: env.PAYGATE_CONFIRMATIONS_LTC,
-    ETH: env.PAYGATE_CONFIRMATIONS_ETH,
-    USDT: env.PAYGATE_CONFIRMATIONS_ETH,
-    BNB: env.PAYGATE_CONFIRMATIONS_BNB,
-  };
-  // USDT's finality is its chain's (ETH's on Ethereum, BNB's on BNB Smart Chain).
-  const finalities: Record<CryptoSlug, number> = {
-    BTC: env.PAYGATE_FINALITY_BTC,
-    LTC: env.PAYGATE_FINALITY_LTC,
-    ETH: env.PAYGATE_FINALITY_ETH,
-    USDT: env.PAYGATE_FINALITY_ETH,
-    BNB: env.PAYGATE_FINALITY_BNB,
-  };
+  const evm = evmSettings(env);
+  /** Confirmations on an EVM network: its variable's, whatever the coin (a token counts as its chain's coin). */
+  const onEvm = (network: EvmNetworkSlug) => evm.required[network] ?? chainConfirmations(network);
+  const confirmations = Object.fromEntries(
+    CRYPTO_SLUGS.map((coin) => {
+      const network = defaultNetworkOf(coin);
+      if (coin === "BTC") return [coin, env.PAYGATE_CONFIRMATIONS_BTC];
+      if (coin === "LTC") return [coin, env.PAYGATE_CONFIRMATIONS_LTC];
+      return [coin, isEvmNetwork(network) ? onEvm(network) : env.PAYGATE_CONFIRMATIONS_TRON];
+    }),
+  ) as Record<CryptoSlug, number>;
   return {
     timeoutMs: env.PAYGATE_CHAIN_TIMEOUT_MS,
     nodePool: {
@@ -424,33 +477,31 @@ export function chainConfig(env: ChainEnv): ChainConfig {
       },
     },
     nodeWallet: env.PAYGATE_NODE_WALLET,
-    evm: {
-      ethereum: { live: env.PAYGATE_ETH_RPC_URL, test: env.PAYGATE_ETH_TEST_RPC_URL },
-      bsc: { live: env.PAYGATE_BSC_RPC_URL, test: env.PAYGATE_BSC_TEST_RPC_URL },
-    },
+    evm: evm.nodes,
     tron: { live: env.PAYGATE_TRON_RPC_URL, test: env.PAYGATE_TRON_TEST_RPC_URL },
     tronApiKey: env.PAYGATE_TRON_API_KEY,
-    testChainIds: { ethereum: env.PAYGATE_ETH_TEST_CHAIN_ID, bsc: env.PAYGATE_BSC_TEST_CHAIN_ID },
-    evmFinality: {
-      ethereum: { depth: finalities.ETH, finalizedTag: env.PAYGATE_ETH_FINALIZED_TAG },
-      bsc: { depth: finalities.BNB, finalizedTag: env.PAYGATE_BSC_FINALIZED_TAG },
-    },
+    testChainIds: evm.testChainIds,
+    evmFinality: evm.finality,
     utxoTestChains: { BTC: env.PAYGATE_BTC_TEST_CHAIN, LTC: env.PAYGATE_LTC_TEST_CHAIN },
-    explorers: explorerSettings(env),
+    explorers: explorerSettings(env, evm.testChainIds),
     confirmations,
     requiredConfirmations(currency, network) {
       const coin = typeof currency === "string" ? currency : currency.slug;
-      if (network === undefined || network === defaultNetworkOf(coin)) return confirmations[coin];
-      if (network === "tron") return env.PAYGATE_CONFIRMATIONS_TRON;
-      const own = CHAINS[network].feeCoin;
-      return own in confirmations ? confirmations[own as CryptoSlug] : defaultConfirmations(coin, network);
+      const on = network ?? defaultNetworkOf(coin);
+      if (on === "tron") return env.PAYGATE_CONFIRMATIONS_TRON;
+      if (isEvmNetwork(on)) return onEvm(on);
+      return confirmations[coin] ?? defaultConfirmations(coin, on);
     },
     finalityConfirmations(currency, network) {
       const coin = typeof currency === "string" ? currency : currency.slug;
+      const on = network ?? defaultNetworkOf(coin);
       // TRON: a solidified block (19 of 27 super representatives on it) is irreversible.
-      if (network === "tron") return Math.max(TRON_SOLIDIFIED_BLOCKS, this.requiredConfirmations(currency, network));
-      const chainCoin = network === undefined || network === defaultNetworkOf(coin) ? coin : CHAINS[network].feeCoin;
-      const depth = chainCoin in finalities ? finalities[chainCoin as CryptoSlug] : finalities.ETH;
+      if (on === "tron") return Math.max(TRON_SOLIDIFIED_BLOCKS, this.requiredConfirmations(currency, network));
+      const depth = isEvmNetwork(on)
+        ? (evm.finality[on]?.depth ?? EVM_CHAINS[on].evm.finalityDepth)
+        : coin === "BTC"
+          ? env.PAYGATE_FINALITY_BTC
+          : env.PAYGATE_FINALITY_LTC;
       return Math.max(depth, this.requiredConfirmations(currency, network));
     },
   };

@@ -16,9 +16,9 @@
 import { cryptoBySlug, type CryptoCurrency, type CryptoSlug } from "../../core/money/currencies.ts";
 import type { AddressBalances, AddressHoldings, AddressWatch, ObservedReceipt } from "../../core/ports.ts";
 import type { PassChains } from "../../core/watching/watch-pass.ts";
-import { CHAINS, COIN_NETWORKS, defaultNetworkOf, type NetworkSlug } from "../../core/networks.ts";
+import { CHAINS, COIN_NETWORKS, defaultNetworkOf, EVM_CHAINS, EVM_NETWORK_SLUGS, isEvmNetwork, type NetworkSlug } from "../../core/networks.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks } from "../wallets/networks.ts";
-import { CHAIN_ID_VARIABLES, CORE_NODE_VARIABLES, NODE_VARIABLES } from "./config.ts";
+import { CORE_NODE_VARIABLES, evmVariables, NODE_VARIABLES } from "./config.ts";
 import { CoreRpcClient } from "./core-rpc.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, esploraNetwork } from "./esplora.ts";
@@ -35,9 +35,6 @@ export { EsploraClient } from "./esplora.ts";
 export { CoreRpcClient } from "./core-rpc.ts";
 export { EvmRpcClient, TRANSFER_TOPIC } from "./evm-rpc.ts";
 export { ChainEnvSchema, chainConfig, type ChainConfig, type ChainEnv } from "./config.ts";
-
-/** Nominal seconds between blocks: only a first guess, checked against block timestamps. */
-export const BLOCK_TIME_SECONDS = { ethereum: 12, bsc: 0.75 } as const;
 
 /** A payment a watcher pass is about to read. */
 export interface PassPayment {
@@ -115,15 +112,15 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
         });
         this.clients.set(clientKey(slug, undefined, mode), { kind: "esplora", client });
       }
-      for (const chain of ["ethereum", "bsc"] as const) {
-        const urls = urlList(options.evm[chain][mode]);
+      for (const chain of EVM_NETWORK_SLUGS) {
+        const urls = urlList(options.evm[chain]?.[mode]);
         if (urls === undefined) continue;
-        const native = this.networks.get(rowKey(CHAINS[chain].feeCoin as CryptoSlug, chain));
-        const network = native?.[mode];
-        if (network?.family !== "evm") throw new Error(`${chain} has no EVM network`);
+        const { evm, [mode]: side } = EVM_CHAINS[chain];
+        if (side.chainId === null) throw new Error(`${chain} has no chain id`);
         const override = mode === "test" ? options.testChainIds?.[chain] : undefined;
+        const variables = evmVariables(chain);
         const client = new EvmRpcClient({
-          blockTimeSeconds: BLOCK_TIME_SECONDS[chain],
+          blockTimeSeconds: evm.blockTimeSeconds,
           ...options.evmTuning,
           url: urls,
           timeoutMs: options.timeoutMs,
@@ -131,12 +128,12 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
           ...(options.logsBlockRange === undefined ? {} : { maxBlockRange: options.logsBlockRange }),
           ...(options.evmFinality?.[chain]?.finalizedTag ? { finalizedTag: true } : {}),
           ...(options.evmFinality?.[chain]?.depth === undefined ? {} : { minWindowBlocks: options.evmFinality[chain]?.depth }),
-          name: poolName(`${network.name} JSON-RPC`, urls),
+          name: poolName(`${side.name} JSON-RPC`, urls),
           chain: {
-            id: override ?? network.chainId,
-            network: network.name,
-            variable: NODE_VARIABLES[chain][mode],
-            ...(mode === "test" ? { overrideVariable: CHAIN_ID_VARIABLES[chain], overridden: override !== undefined } : {}),
+            id: override ?? side.chainId,
+            network: side.name,
+            variable: variables.rpc[mode],
+            ...(mode === "test" ? { overrideVariable: variables.testChainId, overridden: override !== undefined } : {}),
           },
         });
         // Every coin the table pays on this chain (its own coin and its tokens) is read through its node.
@@ -164,7 +161,8 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
   /** The variable that names the node of this currency and mode. */
   nodeVariable(currency: CryptoCurrency, isLive: boolean, network: NetworkSlug = defaultNetworkOf(currency.slug)): string {
     const mode = isLive ? "live" : "test";
-    if (network === "ethereum" || network === "bsc" || network === "tron") return NODE_VARIABLES[network][mode];
+    if (isEvmNetwork(network)) return evmVariables(network).rpc[mode];
+    if (network === "tron") return NODE_VARIABLES.tron[mode];
     const coin = currency.slug;
     if (coin !== "BTC" && coin !== "LTC") return `a ${network} node`;
     if (this.clients.get(clientKey(coin, network, mode))?.kind === "core") return CORE_NODE_VARIABLES[coin][mode].url;

@@ -1,5 +1,6 @@
 // What the chain watchers are given (the nodes of each coin and mode, and their tuning): declared apart from
 // the watchers, so that the chains' configuration (config.ts) builds it without importing them.
+import type { EvmNetworkSlug, TestChainIds } from "../../core/networks.ts";
 import type { CoreChain } from "./core-rpc.ts";
 import type { EsploraOptions } from "./esplora.ts";
 import type { EvmRpcOptions } from "./evm-rpc.ts";
@@ -34,7 +35,8 @@ export interface ChainWatchersOptions {
   };
   /** The watch-only wallet on the own nodes. Default "paygate". */
   nodeWallet?: string;
-  evm: { ethereum: NodeUrls; bsc: NodeUrls };
+  /** Each EVM network's nodes (core/networks.ts's EVM rows); a network left out has none. */
+  evm: Partial<Record<EvmNetworkSlug, NodeUrls>>;
   /** TRON FullNodes' JSON-RPC (`…/jsonrpc`), live (mainnet) and test (Nile). */
   tron?: NodeUrls;
   /** A TronGrid API key, sent with every request to the TRON nodes. */
@@ -48,13 +50,13 @@ export interface ChainWatchersOptions {
   /** Tuning of the Esplora clients (tests). */
   esploraTuning?: Pick<EsploraOptions, "pageSize" | "maxPages" | "sinceMarginMs" | "tipMaxAgeMs">;
   /** Chain ids the test-mode nodes must have instead of Sepolia's and BSC testnet's (local development chains). */
-  testChainIds?: { ethereum?: number | undefined; bsc?: number | undefined };
+  testChainIds?: TestChainIds;
   /**
    * Per EVM chain: the finality depth (the block scan keeps at least that many blocks whole, so a
    * reorganisation within it is seen) and whether the node's `finalized` tag decides finality.
    */
-  evmFinality?: { ethereum?: { depth?: number; finalizedTag?: boolean }; bsc?: { depth?: number; finalizedTag?: boolean } };
-  /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces BLOCK_TIME_SECONDS for both chains. */
+  evmFinality?: Partial<Record<EvmNetworkSlug, { depth?: number; finalizedTag?: boolean }>>;
+  /** Tuning of the JSON-RPC clients (tests); blockTimeSeconds replaces every EVM row's block time. */
   evmTuning?: Partial<
     Pick<
       EvmRpcOptions,

@@ -28,6 +28,7 @@ export const COINGECKO_IDS: Record<CryptoSlug, string> = {
   BNB: "binancecoin",
   ETH: "ethereum",
   LTC: "litecoin",
+  USDC: "usd-coin",
 };
 export const VS_CURRENCIES: Record<FiatSlug, string> = { USD: "usd", NGN: "ngn" };
 

@@ -25,6 +25,7 @@ export const KRAKEN_PAIRS: Partial<Record<CryptoSlug, { pair: string; keys: stri
   ETH: { pair: "ETHUSD", keys: ["XETHZUSD", "ETHUSD"] },
   LTC: { pair: "LTCUSD", keys: ["XLTCZUSD", "LTCUSD"] },
   USDT: { pair: "USDTZUSD", keys: ["USDTZUSD", "USDTUSD"] },
+  USDC: { pair: "USDCUSD", keys: ["USDCUSD"] },
 };
 
 export interface KrakenOptions extends CachedFeedOptions {

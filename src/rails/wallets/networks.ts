@@ -33,7 +33,7 @@
 //   amount in base units (wei, or the token's 6-decimal units for USDT). Amounts finer than the
 //   base unit are rounded up (the merchant is never short); non-positive amounts throw.
 import type { CryptoSlug } from "../../core/money/currencies.ts";
-import { CHAINS, COIN_NETWORKS, type CoinNetwork, type NetworkSlug } from "../../core/networks.ts";
+import { CHAINS, COIN_NETWORKS, type CoinNetwork, isEvmNetwork, type NetworkSlug, type TestChainIds } from "../../core/networks.ts";
 
 /** Names of extended key formats (BIP32 / SLIP-132 prefixes). */
 export type KeyPrefix = "xpub" | "ypub" | "zpub" | "Ypub" | "Zpub" | "tpub" | "upub" | "vpub" | "Upub" | "Vpub" | "Ltub" | "Mtub" | "ttub";
@@ -216,10 +216,10 @@ export interface NetworkOptions {
   /** Token contracts of other rows, by `COIN:network` (e.g. `USDT:bsc`). Defaults: core/networks.ts's. */
   tokenContracts?: Partial<Record<string, { live?: string | undefined; test?: string | undefined }>>;
   /**
-   * Test mode on a local chain (PAYGATE_ETH_TEST_CHAIN_ID, PAYGATE_BSC_TEST_CHAIN_ID): payment URIs
-   * name that chain, so a wallet on it pays there, instead of Sepolia or BSC testnet.
+   * Test mode on a local chain (PAYGATE_ETH_TEST_CHAIN_ID, PAYGATE_BSC_TEST_CHAIN_ID, …): payment URIs
+   * name that chain, so a wallet on it pays there, instead of the network's public testnet.
    */
-  testChainIds?: { ethereum?: number | undefined; bsc?: number | undefined };
+  testChainIds?: TestChainIds;
 }
 
 /** A test network, or the local chain that replaces it. */
@@ -248,7 +248,7 @@ export function buildCoinNetworkTable(options: NetworkOptions = {}): ReadonlyMap
       continue;
     }
     if (chain.family !== "evm" || chain.live.chainId === null || chain.test.chainId === null) continue;
-    const local = row.network === "ethereum" || row.network === "bsc" ? options.testChainIds?.[row.network] : undefined;
+    const local = isEvmNetwork(row.network) ? options.testChainIds?.[row.network] : undefined;
     const configured =
       row.coin === "USDT" && row.network === "ethereum" ? options.usdtContracts : options.tokenContracts?.[rowKey(row.coin, row.network)];
     const token = row.contract ? { live: configured?.live ?? row.contract.live, test: configured?.test ?? row.contract.test } : undefined;
@@ -274,5 +274,6 @@ export function buildNetworkTable(options: NetworkOptions = {}): Readonly<Record
     ETH: entry("ETH", "ethereum"),
     BNB: entry("BNB", "bsc"),
     USDT: entry("USDT", "ethereum"),
+    USDC: entry("USDC", "ethereum"),
   };
 }

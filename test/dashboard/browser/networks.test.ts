@@ -34,6 +34,9 @@ beforeAll(async () => {
   await anvil.sendTransaction({ to: USDT_SEPOLIA_CONTRACT, data: abiCall("mint(address,uint256)", DEV_ACCOUNT, 10n ** 15n) });
   t = await startTestGateway({ env: { PAYGATE_ETH_TEST_RPC_URL: anvil.url, PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID) } });
   merchant = await t.merchant({ name: "Networks Shop" });
+  // A merchant made before issue 43 had no test wallet on bsc (a new one has one on every network):
+  // without it, BNB Smart Chain cannot be the default.
+  await t.db.paymentProcessor.deleteMany({ where: { merchantId: merchant.id, currencyId: USDT.id, network: "bsc", isLive: false } });
   // A second USDT wallet, on TRON: TRON can then be the default; BNB Smart Chain (no wallet) cannot.
   await t.gateway.operator.updateMerchant(merchant.id, {
     wallets: [{ currency: USDT, network: "tron", isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "tron") }],
@@ -76,11 +79,14 @@ describe("default networks on the Wallets page", () => {
       ["ethereum", false, "Ethereum Sepolia testnet (ERC-20)"],
       ["bsc", true, "BNB Smart Chain testnet (BEP-20): no wallet set"],
       ["tron", false, "TRON Nile testnet (TRC-20)"],
+      ["polygon", false, "Polygon Amoy testnet (ERC-20)"],
+      ["arbitrum", false, "Arbitrum Sepolia testnet (ERC-20)"],
     ]);
     expect(await accessibilityViolations(page)).toEqual([]);
 
     await select.selectOption("tron");
-    await page.getByRole("button", { name: "Save" }).click();
+    // USDT's own form: USDC has one too since issue 43.
+    await page.locator("form").filter({ has: select }).getByRole("button", { name: "Save" }).click();
     await expect.poll(() => focusedId(page), WAIT).toBe("default-networks-saved");
     expect(await page.locator("#default-networks-saved").textContent()).toBe(
       "USDT is now paid on TRON Nile testnet (TRC-20) when a request names no network.",
@@ -118,7 +124,7 @@ describe("default networks on the Wallets page", () => {
     expect(noWallet.body.message).toBe("default network: no USDT wallet on bsc is set for test mode; add one before making bsc the default for USDT");
     const wrong = await owner.request("PUT", "/dashboard/api/default-networks/USDT?mode=test", { network: "litecoin" });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.message).toBe("default network must be one of ethereum, bsc, tron for USDT (got 'litecoin')");
+    expect(wrong.body.message).toBe("default network must be one of ethereum, bsc, tron, polygon, arbitrum for USDT (got 'litecoin')");
     const missing = await owner.request("PUT", "/dashboard/api/default-networks/USDT?mode=test", {});
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe("network is required: give it as a string");

@@ -45,9 +45,9 @@ export type InitializeTransactionInput = {
 };
 
 export type InitiatePaymentInput = {
-  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC. */
+  /** 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC. */
   currencyId: string | number;
-  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc or tron. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT). */
+  /** The network to pay on (a PaymentOption's network.slug): for USDT ethereum, bsc, tron, polygon or arbitrum; for USDC ethereum, base, polygon, arbitrum or bsc. Absent: the merchant's default network for the coin in this mode, else the coin's own default (ethereum for USDT and USDC). */
   network?: string | null | undefined;
   refundAddress?: string | null | undefined;
 };
@@ -90,7 +90,7 @@ export type TransactionFilter = {
   createdLt?: string | null | undefined;
   /** The price's fiat: USD or NGN. */
   currency?: string | null | undefined;
-  /** The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC). */
+  /** The coin chosen: an id (3–8) or a slug (USDT, BTC, BNB, ETH, LTC, USDC). */
   paymentCurrency?: string | null | undefined;
   /** An exact reference (bq_…), an exact transaction id, or else a customer e-mail (any case). */
   search?: string | null | undefined;

@@ -228,9 +228,9 @@ describe("node pool: the variables' list syntax", () => {
         PAYGATE_NODE_MAX_LAG_BLOCKS: "7",
       }),
     );
-    expect(config.evm.ethereum.test).toEqual(["http://127.0.0.1:8545", "https://sepolia.infura.io/v3/KEY"]);
+    expect(config.evm.ethereum?.test).toEqual(["http://127.0.0.1:8545", "https://sepolia.infura.io/v3/KEY"]);
     expect(config.esplora.BTC.live).toEqual(["http://electrs.local:3002", "https://blockstream.info/api"]);
-    expect(config.evm.bsc.test).toBe("http://127.0.0.1:8546");
+    expect(config.evm.bsc?.test).toBe("http://127.0.0.1:8546");
     expect(config.nodePool).toEqual({ maxLagBlocks: 7, probeIntervalMs: 10_000 });
   });
 

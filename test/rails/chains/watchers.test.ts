@@ -187,11 +187,14 @@ describe("ChainWatchers: configuration", () => {
     expect(config.evm).toEqual({
       ethereum: { live: "https://ethereum-rpc.publicnode.com", test: "https://ethereum-sepolia-rpc.publicnode.com" },
       bsc: { live: "https://bsc-rpc.publicnode.com", test: "https://bsc-testnet-rpc.publicnode.com" },
+      base: { live: "https://base-rpc.publicnode.com", test: "https://base-sepolia-rpc.publicnode.com" },
+      polygon: { live: "https://polygon-bor-rpc.publicnode.com", test: "https://polygon-amoy-bor-rpc.publicnode.com" },
+      arbitrum: { live: "https://arbitrum-one-rpc.publicnode.com", test: "https://arbitrum-sepolia-rpc.publicnode.com" },
     });
     expect(config.timeoutMs).toBe(5000);
     expect(config.logsBlockRange).toBe(2000);
     expect(config.testChainIds).toEqual({ ethereum: undefined, bsc: undefined }); // Sepolia's and BSC testnet's
-    expect(config.confirmations).toEqual({ BTC: 2, LTC: 6, ETH: 12, USDT: 12, BNB: 15 });
+    expect(config.confirmations).toEqual({ BTC: 2, LTC: 6, ETH: 12, USDT: 12, BNB: 15, USDC: 12 });
     expect(config.requiredConfirmations(coin("USDT"))).toBe(12);
     expect(config.requiredConfirmations("BNB")).toBe(15);
   });
@@ -224,10 +227,13 @@ describe("ChainWatchers: configuration", () => {
     expect(config.evm).toEqual({
       ethereum: { live: "https://mainnet.infura.io/v3/KEY", test: "http://127.0.0.1:8545" },
       bsc: { live: undefined, test: "https://bsc.example/rpc" },
+      base: { live: "https://base-rpc.publicnode.com", test: "https://base-sepolia-rpc.publicnode.com" },
+      polygon: { live: "https://polygon-bor-rpc.publicnode.com", test: "https://polygon-amoy-bor-rpc.publicnode.com" },
+      arbitrum: { live: "https://arbitrum-one-rpc.publicnode.com", test: "https://arbitrum-sepolia-rpc.publicnode.com" },
     });
     expect([config.timeoutMs, config.logsBlockRange]).toEqual([2500, 500]);
     expect(config.testChainIds).toEqual({ ethereum: 31337, bsc: 1337 });
-    expect(config.confirmations).toEqual({ BTC: 1, LTC: 0, ETH: 20, USDT: 20, BNB: 30 });
+    expect(config.confirmations).toEqual({ BTC: 1, LTC: 0, ETH: 20, USDT: 20, BNB: 30, USDC: 20 });
   });
 
   it("refuses bad values, naming the variable", () => {

@@ -50,7 +50,7 @@ describe("CoinGecko: prices", () => {
     expect(upstream.requests).toHaveLength(1);
     const [request] = upstream.requests;
     expect(request?.path).toBe("/api/v3/simple/price");
-    expect(request?.url.searchParams.get("ids")).toBe("tether,bitcoin,binancecoin,ethereum,litecoin");
+    expect(request?.url.searchParams.get("ids")).toBe("tether,bitcoin,binancecoin,ethereum,litecoin,usd-coin");
     expect(request?.url.searchParams.get("vs_currencies")).toBe("usd,ngn");
     expect(request?.url.searchParams.get("precision")).toBe("full");
     expect(request?.headers["x-cg-demo-api-key"]).toBeUndefined();

@@ -84,7 +84,7 @@ export function manualClock(start = Date.UTC(2026, 0, 1)) {
   return clock;
 }
 
-/** CoinGecko's simple/price answer for the five coins; prices given as raw JSON number text. */
+/** CoinGecko's simple/price answer for the six coins; prices given as raw JSON number text. */
 export function coingeckoBody(prices: Record<string, Record<string, string>> = DEFAULT_COINGECKO): string {
   const coins = Object.entries(prices).map(
     ([id, vs]) =>
@@ -101,6 +101,7 @@ export const DEFAULT_COINGECKO: Record<string, Record<string, string>> = {
   binancecoin: { usd: "600.5", ngn: "918765" },
   ethereum: { usd: "3000.01", ngn: "4590015.3" },
   litecoin: { usd: "80.25", ngn: "122782.5" },
+  "usd-coin": { usd: "0.9999", ngn: "1529.85" },
 };
 
 /** Kraken's Ticker answer: one ticker per pair with the real fields, last trade price `c[0]`. */
@@ -127,6 +128,7 @@ export const DEFAULT_KRAKEN: Record<string, string> = {
   XETHZUSD: "3000.01000",
   XLTCZUSD: "80.25000",
   USDTZUSD: "1.00020000",
+  USDCUSD: "0.99990000",
 };
 
 /** Coinbase's exchange-rates answer for one coin: `{ data: { currency, rates: { USD: "…", NGN: "…", … } } }`. */
@@ -141,6 +143,7 @@ export const DEFAULT_COINBASE: Record<string, Record<string, string>> = {
   BNB: { USD: "600.4", NGN: "918700" },
   ETH: { USD: "3000.5", NGN: "4590500" },
   LTC: { USD: "80.2", NGN: "122790" },
+  USDC: { USD: "1.0001", NGN: "1530.4" },
 };
 
 /** Answers each `?currency=` as Coinbase does: the coin's rates, or its 400 error for a currency it does not know. */

@@ -38,7 +38,7 @@ describe("Kraken: prices", () => {
     expect((await f.quote(crypto("USDT"), USD)).rate.toFixed()).toBe("1.0002");
     expect(upstream.requests).toHaveLength(1);
     expect(upstream.requests[0]?.path).toBe("/0/public/Ticker");
-    expect(upstream.requests[0]?.url.searchParams.get("pair")).toBe("XBTUSD,ETHUSD,LTCUSD,USDTZUSD");
+    expect(upstream.requests[0]?.url.searchParams.get("pair")).toBe("XBTUSD,ETHUSD,LTCUSD,USDTZUSD,USDCUSD");
   });
 
   it("keeps Kraken's price strings exact", async () => {

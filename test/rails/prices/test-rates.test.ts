@@ -42,13 +42,14 @@ describe("test rates", () => {
     expect((await feed.quote(BTC, USD)).rate.toFixed()).toBe("71000");
 
     const rows = await listTestRates({ stores: prismaStores(database.db) });
-    expect(rows).toHaveLength(10);
+    // Six coins (USDC is issue 43's extension) × two fiats.
+    expect(rows).toHaveLength(12);
     expect(rows.find((r) => r.crypto === "BTC" && r.fiat === "USD")).toMatchObject({ rate: "71000", origin: "set" });
     expect(rows.find((r) => r.crypto === "BTC" && r.fiat === "NGN")).toMatchObject({ rate: "97500000", origin: "default", updatedAt: null });
   });
 
   const bad: [string, { crypto: string; fiat: string; rate: string }, RegExp][] = [
-    ["an unknown coin", { crypto: "DOGE", fiat: "USD", rate: "1" }, /CRYPTO must be one of USDT, BTC, BNB, ETH, LTC/],
+    ["an unknown coin", { crypto: "DOGE", fiat: "USD", rate: "1" }, /CRYPTO must be one of USDT, BTC, BNB, ETH, LTC, USDC/],
     ["a fiat as the coin", { crypto: "USD", fiat: "USD", rate: "1" }, /CRYPTO must be one of/],
     ["an unknown fiat", { crypto: "BTC", fiat: "EUR", rate: "1" }, /FIAT must be one of USD, NGN/],
     ["zero", { crypto: "BTC", fiat: "USD", rate: "0" }, /greater than 0/],

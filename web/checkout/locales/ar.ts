@@ -90,15 +90,21 @@ export const ar: Messages = {
   tryAgain: "حاول مرة أخرى",
   checkoutName: "صفحة الدفع paygate",
   connectionLost: "انقطع الاتصال بخدمة الدفع: جارٍ إعادة المحاولة. أي دفعة ترسلها خلال ذلك تُحتسب.",
+  feeLevels: { LOW: "رسوم الشبكة: منخفضة", MEDIUM: "رسوم الشبكة: متوسطة", HIGH: "رسوم الشبكة: مرتفعة" },
+  tokenContract: "عقد الرمز",
+  tokenContractLink: "عقد الرمز في مستكشف الكتل",
   networkNames: {
     ethereum: { live: "إيثريوم", test: "إيثريوم سيبوليا (شبكة اختبار)" },
     bsc: { live: "بي إن بي سمارت تشين", test: "بي إن بي سمارت تشين (شبكة اختبار)" },
     tron: { live: "ترون", test: "ترون نايل (شبكة اختبار)" },
     bitcoin: { live: "بيتكوين", test: "بيتكوين (شبكة اختبار)" },
     litecoin: { live: "لايتكوين", test: "لايتكوين (شبكة اختبار)" },
+    base: { live: "بيس", test: "بيس سيبوليا (شبكة اختبار)" },
+    polygon: { live: "بوليغون", test: "بوليغون أموي (شبكة اختبار)" },
+    arbitrum: { live: "أربيتروم ون", test: "أربيتروم سيبوليا (شبكة اختبار)" },
   },
   // The same letters as the network line: the heading said "Bitcoin" above "بيتكوين" (issue 46).
-  coinNames: { USDT: "تيثر", BTC: "بيتكوين", BNB: "بي إن بي", ETH: "إيثريوم", LTC: "لايتكوين" },
+  coinNames: { USDT: "تيثر", BTC: "بيتكوين", BNB: "بي إن بي", ETH: "إيثريوم", LTC: "لايتكوين", USDC: "يو إس دي سي" },
   apiErrors: {
     BAD_REQUEST: "تعذّرت قراءة الطلب.",
     BAD_USER_INPUT: "شيء ما في الطلب غير صالح.",

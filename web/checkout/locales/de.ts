@@ -92,12 +92,18 @@ export const de: Messages = {
   checkoutName: "paygate-Bezahlseite",
   connectionLost:
     "Verbindung zum Zahlungsdienst unterbrochen: neuer Versuch läuft. Eine in der Zwischenzeit gesendete Zahlung wird trotzdem gezählt.",
+  feeLevels: { LOW: "Netzwerkgebühren: niedrig", MEDIUM: "Netzwerkgebühren: mittel", HIGH: "Netzwerkgebühren: hoch" },
+  tokenContract: "Token-Vertrag",
+  tokenContractLink: "Token-Vertrag in einem Block-Explorer",
   networkNames: {
     ethereum: { live: "Ethereum", test: "Ethereum Sepolia (Testnetz)" },
     bsc: { live: "BNB Smart Chain", test: "BNB Smart Chain (Testnetz)" },
     tron: { live: "TRON", test: "TRON Nile (Testnetz)" },
     bitcoin: { live: "Bitcoin", test: "Bitcoin (Testnetz)" },
     litecoin: { live: "Litecoin", test: "Litecoin (Testnetz)" },
+    base: { live: "Base", test: "Base Sepolia (Testnetz)" },
+    polygon: { live: "Polygon", test: "Polygon Amoy (Testnetz)" },
+    arbitrum: { live: "Arbitrum One", test: "Arbitrum Sepolia (Testnetz)" },
   },
   coinNames: null,
   apiErrors: {

@@ -3,9 +3,12 @@ import { RECEIPT_TEXTS } from "../../../src/i18n/receipt-texts.ts";
 import type { ApiErrorKey } from "../api-errors.ts";
 
 /** A network's name in live and test mode, by the API's network slug (src/core/networks.ts). */
-export type NetworkNames = Record<"ethereum" | "bsc" | "tron" | "bitcoin" | "litecoin", { live: string; test: string }>;
+export type NetworkNames = Record<
+  "ethereum" | "bsc" | "base" | "polygon" | "arbitrum" | "tron" | "bitcoin" | "litecoin",
+  { live: string; test: string }
+>;
 /** A coin's name by the API's currency slug (src/core/money/currencies.ts). */
-export type CoinNames = Record<"USDT" | "BTC" | "BNB" | "ETH" | "LTC", string>;
+export type CoinNames = Record<"USDT" | "BTC" | "BNB" | "ETH" | "LTC" | "USDC", string>;
 
 export const en = {
   // The paid page's wording, shared with the e-mails (src/i18n/receipt-texts.ts): one source for both.
@@ -96,6 +99,10 @@ export const en = {
   tryAgain: "Try again",
   checkoutName: "paygate checkout",
   connectionLost: "Connection to the payment service lost: retrying. A payment you send meanwhile is still counted.",
+  /** A network's fee level (src/core/networks.ts's feeLevel), as the choice of coin and network shows it. */
+  feeLevels: { LOW: "Network fees: low", MEDIUM: "Network fees: medium", HIGH: "Network fees: high" } as Record<"LOW" | "MEDIUM" | "HIGH", string>,
+  tokenContract: "Token contract",
+  tokenContractLink: "Token contract on a block explorer",
   /** Network names in this language by network slug; null: the API's own (English) names, from src/core/networks.ts. */
   networkNames: null as NetworkNames | null,
   /** Coin names in this language by currency slug, as networkNames; null: the API's own (Latin letters). */

@@ -89,12 +89,18 @@ export const es: Messages = {
   tryAgain: "Reintentar",
   checkoutName: "pago con paygate",
   connectionLost: "Se perdió la conexión con el servicio de pago: reintentando. Un pago enviado mientras tanto se cuenta igualmente.",
+  feeLevels: { LOW: "Comisiones de la red: bajas", MEDIUM: "Comisiones de la red: medias", HIGH: "Comisiones de la red: altas" },
+  tokenContract: "Contrato del token",
+  tokenContractLink: "Contrato del token en un explorador de bloques",
   networkNames: {
     ethereum: { live: "Ethereum", test: "Ethereum Sepolia (red de pruebas)" },
     bsc: { live: "BNB Smart Chain", test: "BNB Smart Chain (red de pruebas)" },
     tron: { live: "TRON", test: "TRON Nile (red de pruebas)" },
     bitcoin: { live: "Bitcoin", test: "Bitcoin (red de pruebas)" },
     litecoin: { live: "Litecoin", test: "Litecoin (red de pruebas)" },
+    base: { live: "Base", test: "Base Sepolia (red de pruebas)" },
+    polygon: { live: "Polygon", test: "Polygon Amoy (red de pruebas)" },
+    arbitrum: { live: "Arbitrum One", test: "Arbitrum Sepolia (red de pruebas)" },
   },
   coinNames: null,
   apiErrors: {

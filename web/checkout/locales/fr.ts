@@ -91,12 +91,18 @@ export const fr: Messages = {
   tryAgain: "Réessayer",
   checkoutName: "paiement paygate",
   connectionLost: "Connexion au service de paiement perdue\u00a0: nouvel essai en cours. Un paiement envoyé entre-temps est bien compté.",
+  feeLevels: { LOW: "Frais du réseau\u00a0: faibles", MEDIUM: "Frais du réseau\u00a0: moyens", HIGH: "Frais du réseau\u00a0: élevés" },
+  tokenContract: "Contrat du jeton",
+  tokenContractLink: "Contrat du jeton sur un explorateur de blocs",
   networkNames: {
     ethereum: { live: "Ethereum", test: "Ethereum Sepolia (réseau de test)" },
     bsc: { live: "BNB Smart Chain", test: "BNB Smart Chain (réseau de test)" },
     tron: { live: "TRON", test: "TRON Nile (réseau de test)" },
     bitcoin: { live: "Bitcoin", test: "Bitcoin (réseau de test)" },
     litecoin: { live: "Litecoin", test: "Litecoin (réseau de test)" },
+    base: { live: "Base", test: "Base Sepolia (réseau de test)" },
+    polygon: { live: "Polygon", test: "Polygon Amoy (réseau de test)" },
+    arbitrum: { live: "Arbitrum One", test: "Arbitrum Sepolia (réseau de test)" },
   },
   coinNames: null,
   apiErrors: {

@@ -89,12 +89,18 @@ export const pt: Messages = {
   tryAgain: "Tentar novamente",
   checkoutName: "pagamento paygate",
   connectionLost: "Conexão com o serviço de pagamento perdida: tentando novamente. Um pagamento enviado nesse meio-tempo ainda é contado.",
+  feeLevels: { LOW: "Taxas da rede: baixas", MEDIUM: "Taxas da rede: médias", HIGH: "Taxas da rede: altas" },
+  tokenContract: "Contrato do token",
+  tokenContractLink: "Contrato do token num explorador de blocos",
   networkNames: {
     ethereum: { live: "Ethereum", test: "Ethereum Sepolia (rede de teste)" },
     bsc: { live: "BNB Smart Chain", test: "BNB Smart Chain (rede de teste)" },
     tron: { live: "TRON", test: "TRON Nile (rede de teste)" },
     bitcoin: { live: "Bitcoin", test: "Bitcoin (rede de teste)" },
     litecoin: { live: "Litecoin", test: "Litecoin (rede de teste)" },
+    base: { live: "Base", test: "Base Sepolia (rede de teste)" },
+    polygon: { live: "Polygon", test: "Polygon Amoy (rede de teste)" },
+    arbitrum: { live: "Arbitrum One", test: "Arbitrum Sepolia (rede de teste)" },
   },
   coinNames: null,
   apiErrors: {

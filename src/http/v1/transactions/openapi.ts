@@ -3,6 +3,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
+import { CRYPTO_ID_OR_SLUG, CRYPTO_ID_RANGE } from "../../../core/money/currencies.ts";
 import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../../../core/merchants/shared-addresses.ts";
 import { parseListQuery } from "../../../core/lists.ts";
 import { KYB_REFUSALS } from "../../../core/records/kyb.ts";
@@ -121,7 +122,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry): void {
         ...SECRET,
         {
           error: errors.unsupportedCurrency(9, SUPPORTED_CURRENCIES),
-          when: "a currency_id outside 3–7",
+          when: `a currency_id outside ${CRYPTO_ID_RANGE}`,
         },
         {
           error: errors.processorNotConfigured("BTC", true),
@@ -192,7 +193,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry): void {
         ),
         status: queryParam("status", "INITIATED, PENDING, SUCCESSFUL or ABANDONED.", TransactionStatus),
         currency: queryParam("currency", "The fiat currency of the price: USD or NGN."),
-        payment_currency: queryParam("payment_currency", "The coin chosen: an id (3–7) or a slug (USDT, BTC, BNB, ETH, LTC)."),
+        payment_currency: queryParam("payment_currency", `The coin chosen: ${CRYPTO_ID_OR_SLUG}.`),
         "created[gte]": queryParam("created[gte]", "Made at or after this ISO 8601 date-time (with a time zone, e.g. `2026-11-01T00:00:00Z`)."),
         "created[lt]": queryParam("created[lt]", "Made before this ISO 8601 date-time (with a time zone)."),
         q: queryParam("q", "Search: an exact reference (`bq_…`), an exact transaction id, or else a customer e-mail (any case)."),

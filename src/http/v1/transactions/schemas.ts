@@ -3,6 +3,7 @@
 // generated from them (openapi.ts beside this file), so neither can drift from what the service sends.
 // Requests are the core's own schemas (src/core/transactions/requests.ts).
 import { z } from "zod";
+import { CRYPTO_ID_NAMES } from "../../../core/money/currencies.ts";
 import { nullable } from "../openapi-shared.ts";
 import { RefundBrief } from "../refunds/schemas.ts";
 
@@ -27,7 +28,12 @@ const common = {
   initialized_amount: decimalNumber("The fiat amount given at initialize."),
   payment_amount: nullable(decimalNumber("The crypto amount to pay; null until initiated.")),
   payment_address: nullable(z.string()),
-  payment_currency: nullable(z.number().int().meta({ description: "Crypto currency id: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC." })),
+  payment_currency: nullable(
+    z
+      .number()
+      .int()
+      .meta({ description: `Crypto currency id: ${CRYPTO_ID_NAMES}.` }),
+  ),
   is_live: z.boolean(),
   merchant: Merchant,
   expires_at: nullable(
