@@ -1330,7 +1330,7 @@ export type components = {
              */
             payment_uri: string | null;
             /**
-             * @description The network the payment currency is paid on (not in the spec): ethereum, bsc, tron, bitcoin or litecoin; null until initiated. A transfer on another network does not reach the address.
+             * @description The network the payment currency is paid on (not in the spec): ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin; null until initiated. A transfer on another network does not reach the address.
              * @example bsc
              */
             payment_network: string | null;
@@ -6207,7 +6207,7 @@ export interface operations {
                 to?: string;
                 /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
                 coin?: string;
-                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
                 /** @description Only this kind: receipt, refund or consolidation. */
                 kind?: string;
@@ -6314,7 +6314,7 @@ export interface operations {
                 to?: string;
                 /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
                 coin?: string;
-                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
                 /** @description Only this kind: receipt, refund or consolidation. */
                 kind?: string;
@@ -6421,7 +6421,7 @@ export interface operations {
                 to?: string;
                 /** @description Only this coin: USDT, BTC, BNB, ETH or LTC. */
                 coin?: string;
-                /** @description Only this network: ethereum, bsc, tron, bitcoin, litecoin. */
+                /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
                 /** @description Only this kind: receipt, refund or consolidation. */
                 kind?: string;

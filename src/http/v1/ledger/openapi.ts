@@ -7,12 +7,13 @@ import { filtersOf, LedgerExportParams, LedgerListParams, LedgerTotalsParams } f
 import { ANY, errorResponses, limited, pagedList, queryParam, refusalOf, SECRET_ONLY, secretKey } from "../openapi-shared.ts";
 import { parseListQuery } from "../../../core/lists.ts";
 import { LedgerEntryListResponse, LedgerTotalsResponse } from "./schemas.ts";
+import { NETWORK_SLUGS } from "../../../core/networks.ts";
 
 const filterQuery = {
   from: queryParam("from", "Start of the period, inclusive: a day (`2026-12-01`, midnight UTC) or an ISO 8601 date-time with its offset."),
   to: queryParam("to", "End of the period, exclusive, in the same forms; after `from`."),
   coin: queryParam("coin", "Only this coin: USDT, BTC, BNB, ETH or LTC."),
-  network: queryParam("network", "Only this network: ethereum, bsc, tron, bitcoin, litecoin."),
+  network: queryParam("network", `Only this network: ${NETWORK_SLUGS.join(", ")}.`),
   kind: queryParam("kind", "Only this kind: receipt, refund or consolidation."),
   mode: queryParam("mode", "test or live; must be the key's own mode (a test key reads test entries only)."),
 };

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { CRYPTO_ID_NAMES } from "../../../core/money/currencies.ts";
 import { nullable } from "../openapi-shared.ts";
 import { RefundBrief } from "../refunds/schemas.ts";
+import { NETWORK_SLUGS } from "../../../core/networks.ts";
 
 const decimalNumber = (description: string) => z.number().meta({ description: `${description} A JSON number printed from an exact decimal.` });
 
@@ -199,8 +200,7 @@ export const InitiatedTransaction = z
     ),
     payment_network: nullable(
       z.string().meta({
-        description:
-          "The network the payment currency is paid on (not in the spec): ethereum, bsc, tron, bitcoin or litecoin; null until initiated. A transfer on another network does not reach the address.",
+        description: `The network the payment currency is paid on (not in the spec): ${NETWORK_SLUGS.join(", ")}; null until initiated. A transfer on another network does not reach the address.`,
         example: "bsc",
       }),
     ),
