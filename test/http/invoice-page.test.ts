@@ -2,17 +2,18 @@
 // language, Pay making a transaction of the invoice for what is left through initialize (spec 4.1) and
 // sending the customer to its checkout; the invoice's paid amount and state following its transactions'
 // lifecycle; a paid invoice neither paid again nor voided; two customers paying the rest at once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { describe, expect, it } from "vitest";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import { allVerifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
+let receiver: WebhookReceiver;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  keys = await t.merchant({ name: "Invoices Ltd" });
+gatewayAndReceiverForFile(async (started) => {
+  ({ t, receiver } = started);
+  keys = await t.merchant({ name: "Invoices Ltd", testWebhookUrl: receiver.url });
 });
-afterAll(async () => t?.close());
 
 const secret = () => ({ authorization: `Bearer ${keys.testSecretKey}` });
 
@@ -183,6 +184,11 @@ describe("paying", () => {
     expect(paid).toMatchObject({ state: "paid", amount_paid: "322.50" });
     // The last part's success wrote invoice.paid in its database transaction: the invoice as REST shows it now.
     expect(await paidEventsOf(id)).toEqual([[id, null, { event: "invoice.paid", data: { invoice: paid } }]]);
+    // Delivered and signed as any event: the receiver verifies it with the merchant's secret.
+    await t.dispatcher().drain();
+    const delivered = allVerifiedPayloads(receiver, keys.webhookSecret).filter((p) => p.data.invoice?.id === id);
+    expect(delivered.map((p) => p.event).sort()).toEqual(["invoice.finalized", "invoice.paid"]);
+    expect(delivered.find((p) => p.event === "invoice.paid")).toEqual({ event: "invoice.paid", data: { invoice: paid } });
   });
 
   it("does not count an underpaid transaction the lifecycle leaves PENDING", async () => {
