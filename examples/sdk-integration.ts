@@ -57,7 +57,7 @@ export function createShop(options: ShopOptions) {
 
   /** The webhook decides: payment.received pays the order; abandoned cancels it; reversed flags it. */
   function handleEvent(event: WebhookEvent): void {
-    if (!("transaction" in event.data)) return; // webhook.test and settlement events concern no order
+    if (!("transaction" in event.data)) return; // webhook.test, settlement and invoice events concern no order
     const order = byReference.get(event.data.transaction.reference);
     if (!order) return; // not an order of this shop (a payment link's, say)
     if (event.event === "payment.received") order.status = "paid";

@@ -26,6 +26,11 @@ export function describeEvent(event: WebhookEvent): string {
     case "settlement.flush.failed":
       // About a flush of EVM deposit forwarders to the settlement address (docs/settlement.md), not an order.
       return `verified ${event.event}: flush ${event.data.flush.id} of ${event.data.flush.payments.length} payments is ${event.data.flush.state}`;
+    case "invoice.finalized":
+    case "invoice.voided":
+    case "invoice.paid":
+      // About an invoice (docs/invoices.md): invoice.paid is the moment to mark it settled in your books.
+      return `verified ${event.event}: invoice ${event.data.invoice.number ?? event.data.invoice.id} is ${event.data.invoice.state}`;
     case "payment.received":
       // Fulfil the order here (status SUCCESSFUL): amount_paid is what arrived, in the coin.
       return `verified payment.received: ${event.data.transaction.reference} is paid (${event.data.transaction.amount_paid} ${event.data.transaction.payment_currency_slug})`;

@@ -8,7 +8,7 @@ import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts
 import { SecretBox } from "./core/secrets.ts";
 import { Credentials } from "./core/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
-import { setEventPolicy } from "./db/outbox.ts";
+import { setEventPolicy, setEventPublicUrl } from "./db/outbox.ts";
 import { prismaStores } from "./db/stores/index.ts";
 import { rateLimitCounters } from "./db/stores/rate-limit-counters.ts";
 import { RateLimiter, type RateLimitCounters } from "./core/rate-limits.ts";
@@ -118,6 +118,8 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   };
   // Webhook bodies show the payment state as the APIs do, with the operator's tolerance.
   setEventPolicy(database.db, lifecycle);
+  // invoice.paid shows the invoice's hosted_url as REST does.
+  setEventPublicUrl(database.db, config.publicUrl);
   // Test mode: the operator's test rates (table test_rates, else the defaults). Live mode: the
   // configured providers, one cache per process shared by every request.
   const prices =

@@ -82,7 +82,7 @@ export async function openDatabaseOn(adapter: Adapter, options: OpenOptions = {}
     if (options.migrate ?? true) await applyMigrations(adapter.factory, options.log);
     const outages = new OutageLog(options.log ?? ((line) => console.error(line)));
     // The events' rules: the defaults until the runtime sets the operator's (setEventPolicy).
-    const rules: EventRules = { policy: DEFAULT_LIFECYCLE };
+    const rules: EventRules = { policy: DEFAULT_LIFECYCLE, publicUrl: "" };
     const db = withServiceErrors(withOutbox(new PrismaClient({ adapter: adapter.factory }), rules), outages);
     useEventRules(db, rules);
     const direct = adapter.query;

@@ -5,12 +5,16 @@
 // The same hook announces every write of a transaction (NOTIFY, src/db/notifications.ts) in that
 // database transaction: live updates and event streams hear of it once it commits. Dispatchers are
 // woken by the outbox's own triggers, only for an event due for an endpoint (paygate_deliveries_due).
+// A transaction that pays the last part of an invoice writes invoice.paid there too (core/invoices/events.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type OutboxEvent, paymentOutboxEvent } from "../core/events/outbox-event.ts";
+import { EVENT_FOR_STATUS } from "../core/events/payment-events.ts";
+import { invoicePaidEvent } from "../core/invoices/events.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../core/policies.ts";
 import { Prisma, type PrismaClient } from "./generated/client.ts";
 import { mayHaveReceipts } from "../core/transactions/receipts.ts";
 import { notifySql } from "./notifications.ts";
+import { asRecord, paymentsOf } from "./stores/invoice-rows.ts";
 import { receiptsOf } from "./stores/rows.ts";
 import type { Database, DatabaseTransaction } from "./types.ts";
 
@@ -26,7 +30,7 @@ const REFUSED_WRITES = ["updateMany", "createMany"] as const;
  * types), so it is typed as one; `$transaction` additionally lets the hooks write events on the
  * caller's own database transaction.
  */
-export function withOutbox(base: PrismaClient, rules: EventRules = { policy: DEFAULT_LIFECYCLE }): Database {
+export function withOutbox(base: PrismaClient, rules: EventRules = { policy: DEFAULT_LIFECYCLE, publicUrl: "" }): Database {
   // The interactive transaction a hooked write runs in, if any (set by $transaction below).
   const openTransaction = new AsyncLocalStorage<DatabaseTransaction>();
 
@@ -44,13 +48,13 @@ export function withOutbox(base: PrismaClient, rules: EventRules = { policy: DEF
           const tx = openTransaction.getStore();
           if (tx) {
             const result = await query(withId as typeof args);
-            await writeEvents(tx, changedIds(result), rules.policy);
+            await writeEvents(tx, changedIds(result), rules);
             return result;
           }
           // A lone write: run it and its events in a database transaction of their own.
           return base.$transaction(async (own) => {
             const result: unknown = await Reflect.apply(own.transaction[write], own.transaction, [withId]);
-            await writeEvents(own, changedIds(result), rules.policy);
+            await writeEvents(own, changedIds(result), rules);
             return result;
           });
         },
@@ -77,6 +81,8 @@ export function withOutbox(base: PrismaClient, rules: EventRules = { policy: DEF
 /** What the events' bodies are built with: the operator's lifecycle settings, set once the configuration is read. */
 export interface EventRules {
   policy: LifecyclePolicy;
+  /** PAYGATE_PUBLIC_URL, for an invoice's hosted_url in invoice.paid ("" until the runtime sets it). */
+  publicUrl: string;
 }
 
 const eventRules = new WeakMap<object, EventRules>();
@@ -90,7 +96,14 @@ export function useEventRules(db: Database, rules: EventRules): void {
 export function setEventPolicy(db: Database, policy: LifecyclePolicy): void {
   const rules = eventRules.get(db);
   if (rules) rules.policy = policy;
-  else eventRules.set(db, { policy });
+  else eventRules.set(db, { policy, publicUrl: "" });
+}
+
+/** The service's public URL, which invoice.paid's invoice shows in hosted_url (the runtime sets it). */
+export function setEventPublicUrl(db: Database, publicUrl: string): void {
+  const rules = eventRules.get(db);
+  if (rules) rules.publicUrl = publicUrl;
+  else eventRules.set(db, { policy: DEFAULT_LIFECYCLE, publicUrl });
 }
 
 /** The lifecycle settings events on `db` are built with: the one-statement writers build theirs as the hook does. */
@@ -103,7 +116,7 @@ export function eventPolicyOf(db: Database): LifecyclePolicy {
  * written transaction is announced, with or without an event (receipts and confirmations change
  * amounts without a state change, and subscribers follow those too).
  */
-async function writeEvents(tx: DatabaseTransaction, ids: string[], policy: LifecyclePolicy): Promise<void> {
+async function writeEvents(tx: DatabaseTransaction, ids: string[], { policy, publicUrl }: EventRules): Promise<void> {
   if (ids.length === 0) return;
   const rows = await tx.transaction.findMany({ where: { id: { in: ids } }, include: { merchant: { select: { name: true } } } });
   // The payload's receipts, in one query for the rows that can have any (none before a first payment).
@@ -113,7 +126,36 @@ async function writeEvents(tx: DatabaseTransaction, ids: string[], policy: Lifec
   const events = rows.map((row) => paymentOutboxEvent({ ...row, receipts: receipts.filter((r) => r.transactionId === row.id) }, now, policy));
   const written = events.length === 0 ? [] : await tx.$queryRaw<{ transactionId: string }[]>(insertEventsSql(events));
   const withEvent = new Set(written.map((event) => event.transactionId));
+  // Only a transaction that has just become SUCCESSFUL (its payment.received written now) can pay an invoice's last part.
+  const received = events.flatMap((e) =>
+    e.type === EVENT_FOR_STATUS.SUCCESSFUL && e.transactionId && withEvent.has(e.transactionId) ? [e.transactionId] : [],
+  );
+  if (received.length > 0) await writeInvoicePaidEvents(tx, received, publicUrl, now);
   await tx.$executeRaw(notifySql([...new Set(ids)].map((id) => ({ transactionId: id, eventWritten: withEvent.has(id) }))));
+}
+
+/**
+ * invoice.paid for the invoices these newly SUCCESSFUL transactions pay in full (the core decides); one
+ * lookup by invoice_payments' primary key, and nothing more for a transaction of no invoice. The invoice's
+ * row lock orders two of its payments succeeding at once: the later one reads the earlier's status.
+ */
+async function writeInvoicePaidEvents(tx: DatabaseTransaction, transactionIds: string[], publicUrl: string, now: Date): Promise<void> {
+  const links = await tx.invoicePayment.findMany({ where: { transactionId: { in: transactionIds } }, select: { invoiceId: true } });
+  if (links.length === 0) return;
+  const invoiceIds = [...new Set(links.map((l) => l.invoiceId))].sort();
+  await tx.$queryRaw`SELECT id FROM invoices WHERE id IN (${Prisma.join(invoiceIds)}) ORDER BY id FOR UPDATE`;
+  const invoices = await tx.invoice.findMany({ where: { id: { in: invoiceIds } } });
+  const payments = await paymentsOf(tx, invoiceIds);
+  const events = invoices.flatMap((row) => {
+    const event = invoicePaidEvent(
+      asRecord(row),
+      payments.filter((p) => p.invoiceId === row.id),
+      publicUrl,
+      now,
+    );
+    return event ? [event] : [];
+  });
+  if (events.length > 0) await tx.$executeRaw(insertEventsSql(events));
 }
 
 /**

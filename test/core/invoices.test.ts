@@ -37,6 +37,9 @@ describe("numbers", () => {
       t.gateway.invoices.finalizeInvoice(access, draft.id),
     ]);
     expect(both.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    // And one invoice.finalized, about the invoice: the refused one wrote none.
+    const events = await t.db.webhookEvent.findMany({ where: { subjectId: draft.id } });
+    expect(events.map((e) => [e.type, e.transactionId, e.isLive])).toEqual([["invoice.finalized", null, false]]);
     const next = await t.gateway.invoices.createInvoice(access, body({ finalize: true }));
     expect(next.number).toBe("INV-0008");
   });

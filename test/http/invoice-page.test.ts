@@ -2,17 +2,18 @@
 // language, Pay making a transaction of the invoice for what is left through initialize (spec 4.1) and
 // sending the customer to its checkout; the invoice's paid amount and state following its transactions'
 // lifecycle; a paid invoice neither paid again nor voided; two customers paying the rest at once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { describe, expect, it } from "vitest";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import { allVerifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
+let receiver: WebhookReceiver;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  keys = await t.merchant({ name: "Invoices Ltd" });
+gatewayAndReceiverForFile(async (started) => {
+  ({ t, receiver } = started);
+  keys = await t.merchant({ name: "Invoices Ltd", testWebhookUrl: receiver.url });
 });
-afterAll(async () => t?.close());
 
 const secret = () => ({ authorization: `Bearer ${keys.testSecretKey}` });
 
@@ -61,6 +62,15 @@ async function payTransaction(transactionId: string, amount?: string) {
   const paid = await api("POST", `/v1/test_helpers/transaction/${transactionId}/payment`, amount ? { amount } : {});
   expect(paid.status).toBe(200);
   return paid.body.data;
+}
+
+/** invoice.paid events of one invoice in the Events API, as [subject, transaction, body]. */
+async function paidEventsOf(id: string) {
+  const listed = await api("GET", "/v1/events?type=invoice.paid&limit=100");
+  expect(listed.status).toBe(200);
+  return (listed.body.data as { subject: string | null; transaction: string | null; data: unknown }[])
+    .filter((e) => e.subject === id)
+    .map((e) => [e.subject, e.transaction, e.data]);
 }
 
 const transactionOf = (location: string | null) => {
@@ -159,6 +169,8 @@ describe("paying", () => {
       amount_paid: "100.00",
       amount_due: "222.50",
     });
+    // A part paid: not paid yet, no invoice.paid.
+    expect(await paidEventsOf(id)).toEqual([]);
 
     const count = await t.db.transaction.count();
     const tooMuch = await pay(token, { amount: "300.00" });
@@ -168,7 +180,15 @@ describe("paying", () => {
 
     const rest = await pay(token);
     await payTransaction(transactionOf(rest.location));
-    expect((await api("GET", `/v1/invoices/${id}`)).body.data).toMatchObject({ state: "paid", amount_paid: "322.50" });
+    const paid = (await api("GET", `/v1/invoices/${id}`)).body.data;
+    expect(paid).toMatchObject({ state: "paid", amount_paid: "322.50" });
+    // The last part's success wrote invoice.paid in its database transaction: the invoice as REST shows it now.
+    expect(await paidEventsOf(id)).toEqual([[id, null, { event: "invoice.paid", data: { invoice: paid } }]]);
+    // Delivered and signed as any event: the receiver verifies it with the merchant's secret.
+    await t.dispatcher().drain();
+    const delivered = allVerifiedPayloads(receiver, keys.webhookSecret).filter((p) => p.data.invoice?.id === id);
+    expect(delivered.map((p) => p.event).sort()).toEqual(["invoice.finalized", "invoice.paid"]);
+    expect(delivered.find((p) => p.event === "invoice.paid")).toEqual({ event: "invoice.paid", data: { invoice: paid } });
   });
 
   it("does not count an underpaid transaction the lifecycle leaves PENDING", async () => {
@@ -188,6 +208,7 @@ describe("paying", () => {
     const voided = await api("POST", `/v1/invoices/${id}/void`);
     expect(voided.status).toBe(409);
     expect(voided.body.message).toBe("The invoice is being paid: an invoice that received a payment cannot be voided; refund the payment instead");
+    expect(await paidEventsOf(id)).toEqual([]);
   });
 
   it("two customers paying the rest at once: one pays the rest, the other's payment is an overpayment", async () => {
@@ -202,6 +223,13 @@ describe("paying", () => {
     const invoice = (await api("GET", `/v1/invoices/${id}`)).body.data;
     expect(invoice).toMatchObject({ state: "paid", amount_paid: "645.00", amount_due: "0.00", amount_overpaid: "322.50" });
     expect(invoice.transactions.map((x: { status: string }) => x.status)).toEqual(["SUCCESSFUL", "SUCCESSFUL"]);
+    // invoice.paid once, when the first payment paid it in full; the overpayment wrote none.
+    const events = await paidEventsOf(id);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.[2]).toMatchObject({
+      event: "invoice.paid",
+      data: { invoice: { id, state: "paid", amount_paid: "322.50", amount_overpaid: "0.00" } },
+    });
   });
 
   it("refuses a Pay sent from another site (403), and a void invoice's Pay (409), making no transaction", async () => {

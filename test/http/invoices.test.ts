@@ -3,19 +3,19 @@
 // nothing changed.
 import { describe, expect, it } from "vitest";
 import { MAX_INVOICE_ITEMS } from "../../src/core/invoices/rules.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
-import { afterAll, beforeAll } from "vitest";
+import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
+import { allVerifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 let t: TestGateway;
+let receiver: WebhookReceiver;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
 let other: Awaited<ReturnType<TestGateway["merchant"]>>;
 
-beforeAll(async () => {
-  t = await startTestGateway();
-  keys = await t.merchant({ name: "Invoices Ltd" });
+gatewayAndReceiverForFile(async (started) => {
+  ({ t, receiver } = started);
+  keys = await t.merchant({ name: "Invoices Ltd", testWebhookUrl: receiver.url });
   other = await t.merchant({ name: "Someone Else" });
 });
-afterAll(async () => t?.close());
 
 const secret = (k = keys) => ({ authorization: `Bearer ${k.testSecretKey}` });
 
@@ -39,12 +39,14 @@ const invoiceBody = (overrides: Record<string, unknown> = {}) => ({
 });
 
 async function snapshot() {
-  const [invoices, numbers, payments] = await Promise.all([
+  const [invoices, numbers, payments, events] = await Promise.all([
     t.db.invoice.findMany({ orderBy: { id: "asc" } }),
     t.db.invoiceNumber.findMany({ orderBy: [{ merchantId: "asc" }, { isLive: "asc" }] }),
     t.db.invoicePayment.count(),
+    // A refused change writes no event either.
+    t.db.webhookEvent.count(),
   ]);
-  return JSON.stringify({ invoices, numbers, payments });
+  return JSON.stringify({ invoices, numbers, payments, events });
 }
 
 async function expectRefused(request: () => Promise<{ status: number; body: any }>, status: number, message: string | RegExp, field?: string) {
@@ -118,6 +120,61 @@ describe("making and reading invoices", () => {
     expect(voided.status).toBe(200);
     expect(voided.body.data).toMatchObject({ state: "void", number: null });
     expect(voided.body.data.voided_at).not.toBeNull();
+  });
+});
+
+/** The Events API's events of one invoice and type, as [type, subject, transaction, body]. */
+async function eventsOf(id: string, type: string) {
+  const listed = await call("GET", `/v1/events?type=${type}&limit=100`);
+  expect(listed.status).toBe(200);
+  return (listed.body.data as { type: string; subject: string | null; transaction: string | null; data: unknown }[])
+    .filter((e) => e.subject === id)
+    .map((e) => [e.type, e.subject, e.transaction, e.data]);
+}
+
+describe("invoice events (extensions): finalized and voided, about the invoice", () => {
+  it("finalizing writes one invoice.finalized and voiding one invoice.voided, each with the invoice as REST shows it then, signed to the receiver", async () => {
+    const draft = await call("POST", "/v1/invoices", invoiceBody());
+    const id: string = draft.body.data.id;
+    // A draft is not sent: no event yet.
+    expect(await eventsOf(id, "invoice.finalized")).toEqual([]);
+    const finalized = await call("POST", `/v1/invoices/${id}/finalize`);
+    expect(finalized.status).toBe(200);
+    expect(finalized.body.data.state).toBe("open");
+    expect(await eventsOf(id, "invoice.finalized")).toEqual([
+      ["invoice.finalized", id, null, { event: "invoice.finalized", data: { invoice: finalized.body.data } }],
+    ]);
+    const voided = await call("POST", `/v1/invoices/${id}/void`);
+    expect(voided.status).toBe(200);
+    expect(voided.body.data.state).toBe("void");
+    expect(await eventsOf(id, "invoice.voided")).toEqual([
+      ["invoice.voided", id, null, { event: "invoice.voided", data: { invoice: voided.body.data } }],
+    ]);
+    // Still one finalized event: the void wrote only its own.
+    expect(await eventsOf(id, "invoice.finalized")).toHaveLength(1);
+
+    await t.dispatcher().drain();
+    const delivered = allVerifiedPayloads(receiver, keys.webhookSecret).filter((p) => p.data.invoice?.id === id);
+    // Each once (subject events are not held behind each other, so in no promised order).
+    expect(delivered.sort((a, b) => a.event.localeCompare(b.event))).toEqual([
+      { event: "invoice.finalized", data: { invoice: finalized.body.data } },
+      { event: "invoice.voided", data: { invoice: voided.body.data } },
+    ]);
+  });
+
+  it("an invoice created finalized writes invoice.finalized at once; a voided draft writes only invoice.voided", async () => {
+    const open = await call("POST", "/v1/invoices", invoiceBody({ finalize: true }));
+    expect(open.status).toBe(201);
+    expect(await eventsOf(open.body.data.id, "invoice.finalized")).toEqual([
+      ["invoice.finalized", open.body.data.id, null, { event: "invoice.finalized", data: { invoice: open.body.data } }],
+    ]);
+    const draft = await call("POST", "/v1/invoices", invoiceBody());
+    const voided = await call("POST", `/v1/invoices/${draft.body.data.id}/void`);
+    expect(voided.status).toBe(200);
+    expect(await eventsOf(draft.body.data.id, "invoice.finalized")).toEqual([]);
+    expect(await eventsOf(draft.body.data.id, "invoice.voided")).toEqual([
+      ["invoice.voided", draft.body.data.id, null, { event: "invoice.voided", data: { invoice: voided.body.data } }],
+    ]);
   });
 });
 

@@ -92,10 +92,15 @@ export interface PaymentPayload {
   data: { transaction: Record<string, unknown> };
 }
 
-/** Any event's body: a payment's or refund's has `data.transaction`, a consolidation's `data.consolidation`, a flush's `data.flush`. */
+/** Any event's body: a payment's or refund's has `data.transaction`, a consolidation's `data.consolidation`, a flush's `data.flush`, an invoice's `data.invoice`. */
 export interface EventPayload {
   event: string;
-  data: { transaction?: Record<string, unknown>; consolidation?: Record<string, unknown>; flush?: Record<string, unknown> };
+  data: {
+    transaction?: Record<string, unknown>;
+    consolidation?: Record<string, unknown>;
+    flush?: Record<string, unknown>;
+    invoice?: Record<string, unknown>;
+  };
 }
 
 /** Every event received so far, each verified with the merchant's `whsec_…` secret (throws if one is forged). */

@@ -829,7 +829,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["TestWebhook"];
+        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["InvoiceWebhook"] | components["schemas"]["TestWebhook"];
         PaymentWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1134,6 +1134,93 @@ export type components = {
         };
         /** @enum {string} */
         FlushState: "sending" | "confirmed" | "failed";
+        InvoiceWebhook: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "invoice.finalized" | "invoice.voided" | "invoice.paid";
+            data: {
+                invoice: components["schemas"]["Invoice"];
+            };
+        };
+        Invoice: {
+            /** @example inv_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "invoice";
+            /**
+             * @description Per merchant and mode, without gaps, given when finalized.
+             * @example INV-0001
+             */
+            number: string | null;
+            is_live: boolean;
+            state: components["schemas"]["InvoiceState"];
+            customer: {
+                email: string;
+                name: string | null;
+            };
+            /** @example USD */
+            currency: string;
+            items: {
+                description: string;
+                quantity: number;
+                /** @description The price of one. A decimal string with the currency's decimals. */
+                unit_price: string;
+                /** @description quantity × unit_price. A decimal string with the currency's decimals. */
+                amount: string;
+            }[];
+            taxes: {
+                name: string;
+                /** @description Percent. */
+                rate: string;
+                /** @description The rate of the subtotal, rounded half up. A decimal string with the currency's decimals. */
+                amount: string;
+            }[];
+            /** @description The items' amounts added. A decimal string with the currency's decimals. */
+            subtotal: string;
+            /** @description The taxes' amounts added. A decimal string with the currency's decimals. */
+            tax_total: string;
+            /** @description subtotal + tax_total. A decimal string with the currency's decimals. */
+            total: string;
+            /** @description What its SUCCESSFUL transactions paid (an underpayment counts once the lifecycle accepts it). A decimal string with the currency's decimals. */
+            amount_paid: string;
+            /** @description What is left to pay. A decimal string with the currency's decimals. */
+            amount_due: string;
+            /** @description Paid beyond the total. A decimal string with the currency's decimals. */
+            amount_overpaid: string;
+            memo: string | null;
+            /** Format: date */
+            due_date: string | null;
+            allow_partial_payments: boolean;
+            /**
+             * Format: uri
+             * @description The customer's page; null while a draft.
+             */
+            hosted_url: string | null;
+            transactions: {
+                id: string;
+                /** @enum {string} */
+                status: "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
+                /** @description What the transaction asked for. A decimal string with the currency's decimals. */
+                amount: string;
+                /** @description What it counts for in amount_paid. A decimal string with the currency's decimals. */
+                amount_credited: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finalized_at: string | null;
+            /** Format: date-time */
+            voided_at: string | null;
+        };
+        /**
+         * @description draft → open → partially_paid → paid; overdue: open past its due date with something left; void.
+         * @enum {string}
+         */
+        InvoiceState: "draft" | "open" | "partially_paid" | "paid" | "overdue" | "void";
         TestWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1454,10 +1541,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "invoice.finalized" | "invoice.voided" | "invoice.paid";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1465,7 +1552,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -1496,10 +1583,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "invoice.finalized" | "invoice.voided" | "invoice.paid";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1507,7 +1594,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -1672,83 +1759,6 @@ export type components = {
             data: components["schemas"]["Invoice"];
             meta: Record<string, never>;
         };
-        Invoice: {
-            /** @example inv_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
-            id: string;
-            /** @enum {string} */
-            object: "invoice";
-            /**
-             * @description Per merchant and mode, without gaps, given when finalized.
-             * @example INV-0001
-             */
-            number: string | null;
-            is_live: boolean;
-            state: components["schemas"]["InvoiceState"];
-            customer: {
-                email: string;
-                name: string | null;
-            };
-            /** @example USD */
-            currency: string;
-            items: {
-                description: string;
-                quantity: number;
-                /** @description The price of one. A decimal string with the currency's decimals. */
-                unit_price: string;
-                /** @description quantity × unit_price. A decimal string with the currency's decimals. */
-                amount: string;
-            }[];
-            taxes: {
-                name: string;
-                /** @description Percent. */
-                rate: string;
-                /** @description The rate of the subtotal, rounded half up. A decimal string with the currency's decimals. */
-                amount: string;
-            }[];
-            /** @description The items' amounts added. A decimal string with the currency's decimals. */
-            subtotal: string;
-            /** @description The taxes' amounts added. A decimal string with the currency's decimals. */
-            tax_total: string;
-            /** @description subtotal + tax_total. A decimal string with the currency's decimals. */
-            total: string;
-            /** @description What its SUCCESSFUL transactions paid (an underpayment counts once the lifecycle accepts it). A decimal string with the currency's decimals. */
-            amount_paid: string;
-            /** @description What is left to pay. A decimal string with the currency's decimals. */
-            amount_due: string;
-            /** @description Paid beyond the total. A decimal string with the currency's decimals. */
-            amount_overpaid: string;
-            memo: string | null;
-            /** Format: date */
-            due_date: string | null;
-            allow_partial_payments: boolean;
-            /**
-             * Format: uri
-             * @description The customer's page; null while a draft.
-             */
-            hosted_url: string | null;
-            transactions: {
-                id: string;
-                /** @enum {string} */
-                status: "INITIATED" | "PENDING" | "SUCCESSFUL" | "ABANDONED";
-                /** @description What the transaction asked for. A decimal string with the currency's decimals. */
-                amount: string;
-                /** @description What it counts for in amount_paid. A decimal string with the currency's decimals. */
-                amount_credited: string;
-                /** Format: date-time */
-                created_at: string;
-            }[];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            finalized_at: string | null;
-            /** Format: date-time */
-            voided_at: string | null;
-        };
-        /**
-         * @description draft → open → partially_paid → paid; overdue: open past its due date with something left; void.
-         * @enum {string}
-         */
-        InvoiceState: "draft" | "open" | "partially_paid" | "paid" | "overdue" | "void";
         InvoiceRequest: {
             customer: {
                 /** @example ada@example.com */
@@ -2007,7 +2017,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2037,7 +2047,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -2748,7 +2758,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -2849,7 +2859,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid. */
                 types?: string;
             };
             header?: {

@@ -53,8 +53,15 @@ export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flus
 export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES] as const;
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
+/**
+ * An invoice's events (issue 44; core/invoices/events.ts): finalized (numbered, open), voided, and paid once the
+ * transaction that pays its last part succeeds; the invoice is the subject.
+ */
+export const INVOICE_EVENT_TYPES = ["invoice.finalized", "invoice.voided", "invoice.paid"] as const;
+export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
+
 /** Every event type paygate sends: what a filter of event types may name. */
-export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...SETTLEMENT_EVENT_TYPES] as const;
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...SETTLEMENT_EVENT_TYPES, ...INVOICE_EVENT_TYPES] as const;
 
 /** `evt_…`: sent as the Standard Webhooks `webhook-id`, unchanged on every attempt. */
 export const newEventId = () => `evt_${randomToken(24)}`;

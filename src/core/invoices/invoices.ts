@@ -13,6 +13,7 @@ import { randomToken } from "../secrets.ts";
 import { type InitializeDeps, initializeTransaction } from "../transactions/initialize.ts";
 import { parseBody } from "../transactions/requests.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
+import { invoiceEvent } from "./events.ts";
 import { amountProblems, InvoiceBody, MAX_INVOICE_TOTAL, standingOf, totalsOf } from "./rules.ts";
 import { currencyOf, invoiceView, type InvoiceView } from "./view.ts";
 
@@ -77,6 +78,8 @@ export async function createInvoice(deps: InvoiceDeps, owner: InvoiceOwner, body
       finalizedAt: finalize ? now : null,
     },
     finalize,
+    // Created finalized: it was numbered and sent as a finalized draft is.
+    (created, payments) => (finalize ? invoiceEvent("invoice.finalized", created, payments, deps.publicUrl, now) : null),
   );
   return invoiceView(invoice, [], deps.publicUrl, now);
 }
@@ -122,7 +125,10 @@ export async function listInvoices(
 export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string): Promise<InvoiceView> {
   const invoice = await invoiceFor(deps, owner, id);
   if (invoice.state !== "draft") throw errors.invoiceNotDraft((await viewOf(deps, invoice)).state);
-  const finalized = await deps.stores.invoices.finalize(invoice.id, deps.clock.now());
+  const now = deps.clock.now();
+  const finalized = await deps.stores.invoices.finalize(invoice.id, now, (changed, payments) =>
+    invoiceEvent("invoice.finalized", changed, payments, deps.publicUrl, now),
+  );
   if (!finalized) throw errors.invoiceNotDraft((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, finalized);
 }
@@ -131,13 +137,19 @@ export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id
 export async function voidInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string): Promise<InvoiceView> {
   const invoice = await invoiceFor(deps, owner, id);
   const currency = currencyOf(invoice);
-  const voided = await deps.stores.invoices.void(invoice.id, deps.clock.now(), (payments) => {
-    const standing = standingOf(invoice, payments, currency.decimals, deps.clock.now());
-    // A payment still under way would be orphaned: refused as well as one that counted.
-    const underWay = payments.some((p) => p.status === "PENDING");
-    if (standing.amountPaid.gt(0) || underWay)
-      throw errors.invoiceNotVoidable(underWay && standing.amountPaid.isZero() ? "being paid" : standing.state);
-  });
+  const now = deps.clock.now();
+  const voided = await deps.stores.invoices.void(
+    invoice.id,
+    now,
+    (payments) => {
+      const standing = standingOf(invoice, payments, currency.decimals, now);
+      // A payment still under way would be orphaned: refused as well as one that counted.
+      const underWay = payments.some((p) => p.status === "PENDING");
+      if (standing.amountPaid.gt(0) || underWay)
+        throw errors.invoiceNotVoidable(underWay && standing.amountPaid.isZero() ? "being paid" : standing.state);
+    },
+    (changed, payments) => invoiceEvent("invoice.voided", changed, payments, deps.publicUrl, now),
+  );
   if (!voided) throw errors.invoiceNotVoidable((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, voided);
 }

@@ -1,34 +1,18 @@
 // Invoices on Prisma (src/core/stores/invoices.ts). A number is taken from the merchant and mode's
 // counter row (invoice_numbers) inside the database transaction that writes it: its row lock orders
 // concurrent finalizations, and a rollback gives the number back, so numbers have no gaps.
-import { Decimal } from "../../core/money/amounts.ts";
-import type { InvoicePaymentRecord, InvoiceRecord } from "../../core/records/invoices.ts";
-import type { InvoiceStore } from "../../core/stores/invoices.ts";
+import type { InvoiceRecord } from "../../core/records/invoices.ts";
+import type { InvoiceEventOf, InvoiceStore } from "../../core/stores/invoices.ts";
+import { insertEventsSql } from "../outbox.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
+import { asRecord, maybe, paymentsOf } from "./invoice-rows.ts";
 
-interface InvoiceRow extends Omit<InvoiceRecord, "subtotal" | "taxTotal" | "total" | "items" | "taxes" | "state"> {
-  state: string;
-  items: unknown;
-  taxes: unknown;
-  subtotal: { toString(): string };
-  taxTotal: { toString(): string };
-  total: { toString(): string };
+/** Writes the change's event (if any) on its database transaction: rolled back with it, never without it. */
+async function writeEvent(tx: DatabaseTransaction, changed: InvoiceRecord, eventOf: InvoiceEventOf): Promise<InvoiceRecord> {
+  const event = eventOf(changed, await paymentsOf(tx, [changed.id]));
+  if (event) await tx.$executeRaw(insertEventsSql([event]));
+  return changed;
 }
-
-/** The row as the core's record: amounts in the core's Decimal; state, items and taxes as the core wrote them. */
-function asRecord(row: InvoiceRow): InvoiceRecord {
-  return {
-    ...row,
-    state: row.state as InvoiceRecord["state"],
-    items: row.items as InvoiceRecord["items"],
-    taxes: row.taxes as InvoiceRecord["taxes"],
-    subtotal: new Decimal(row.subtotal.toString()),
-    taxTotal: new Decimal(row.taxTotal.toString()),
-    total: new Decimal(row.total.toString()),
-  };
-}
-
-const maybe = (row: InvoiceRow | null) => (row ? asRecord(row) : null);
 
 /** The mode's next number, under the counter row's lock until the surrounding transaction ends. */
 async function nextSequence(tx: DatabaseTransaction, merchantId: number, isLive: boolean): Promise<number> {
@@ -40,28 +24,9 @@ async function nextSequence(tx: DatabaseTransaction, merchantId: number, isLive:
   return row.last;
 }
 
-async function paymentsOf(db: Database | DatabaseTransaction, invoiceIds: readonly string[]): Promise<InvoicePaymentRecord[]> {
-  if (invoiceIds.length === 0) return [];
-  const rows = await db.invoicePayment.findMany({
-    where: { invoiceId: { in: [...invoiceIds] } },
-    include: { transaction: { select: { status: true, initializedAmount: true, amountPaid: true, quoteRate: true, reversedAt: true } } },
-    orderBy: [{ createdAt: "asc" }, { transactionId: "asc" }],
-  });
-  return rows.map((row) => ({
-    invoiceId: row.invoiceId,
-    transactionId: row.transactionId,
-    status: row.transaction.status,
-    initializedAmount: new Decimal(row.transaction.initializedAmount.toString()),
-    amountPaid: row.transaction.amountPaid === null ? null : new Decimal(row.transaction.amountPaid.toString()),
-    quoteRate: row.transaction.quoteRate === null ? null : new Decimal(row.transaction.quoteRate.toString()),
-    reversedAt: row.transaction.reversedAt,
-    createdAt: row.createdAt,
-  }));
-}
-
 export function invoiceStore(db: Database): InvoiceStore {
   return {
-    create: (invoice, finalize) =>
+    create: (invoice, finalize, eventOf) =>
       db.$transaction(async (tx) => {
         const sequence = finalize ? await nextSequence(tx, invoice.merchantId, invoice.isLive) : null;
         const row = await tx.invoice.create({
@@ -76,7 +41,7 @@ export function invoiceStore(db: Database): InvoiceStore {
             updatedAt: invoice.createdAt,
           },
         });
-        return asRecord(row);
+        return writeEvent(tx, asRecord(row), eventOf);
       }),
 
     findFor: async (id, merchantId, isLive) => maybe(await db.invoice.findFirst({ where: { id, merchantId, isLive } })),
@@ -97,22 +62,22 @@ export function invoiceStore(db: Database): InvoiceStore {
       return rows.map(asRecord);
     },
 
-    finalize: (id, now) =>
+    finalize: (id, now, eventOf) =>
       db.$transaction(async (tx) => {
         const [draft] = await tx.$queryRaw<{ merchant_id: number; is_live: boolean }[]>`
           SELECT merchant_id, is_live FROM invoices WHERE id = ${id} AND state = 'draft' FOR UPDATE`;
         if (!draft) return null;
         const sequence = await nextSequence(tx, draft.merchant_id, draft.is_live);
-        return asRecord(await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } }));
+        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } })), eventOf);
       }),
 
-    void: (id, now, check) =>
+    void: (id, now, check, eventOf) =>
       db.$transaction(async (tx) => {
         // The invoice's row lock: a Pay that links a transaction waits for the void, or the void sees it.
         const [row] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id} AND state IN ('draft', 'open') FOR UPDATE`;
         if (!row) return null;
         check(await paymentsOf(tx, [id]));
-        return asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } }));
+        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } })), eventOf);
       }),
 
     paymentsOf: (invoiceIds) => paymentsOf(db, invoiceIds),

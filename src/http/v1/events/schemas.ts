@@ -7,9 +7,11 @@ import {
   CONSOLIDATION_EVENT_TYPES,
   EVENT_TYPES,
   FLUSH_EVENT_TYPES,
+  INVOICE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
 } from "../../../core/events/payment-events.ts";
+import { Invoice } from "../invoices/schemas.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
 import { Consolidation, Flush } from "../settlements/schemas.ts";
@@ -21,7 +23,7 @@ export const Event = z
     id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
     type: z.enum(EVENT_TYPES).meta({
       description:
-        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) or a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md).",
+        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).",
     }),
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: nullable(z.string()).meta({
@@ -29,7 +31,7 @@ export const Event = z
     }),
     subject: nullable(z.string()).meta({
       description:
-        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*); null for payment and refund events.",
+        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events.",
     }),
     is_live: z.boolean(),
     data: z.record(z.string(), z.unknown()).meta({
@@ -114,6 +116,9 @@ export const SettlementWebhook = z
 /** The body of a forwarder flush's event (settlement.flush.confirmed, .failed; docs/settlement.md): the flush as REST shows it then. */
 export const FlushWebhook = z.object({ event: z.enum(FLUSH_EVENT_TYPES), data: z.object({ flush: Flush }) }).meta({ id: "FlushWebhook" });
 
+/** The body of an invoice's event (invoice.finalized, .voided, .paid; docs/invoices.md): the invoice as GET /v1/invoices/{id} shows it then. */
+export const InvoiceWebhook = z.object({ event: z.enum(INVOICE_EVENT_TYPES), data: z.object({ invoice: Invoice }) }).meta({ id: "InvoiceWebhook" });
+
 /** The body of `webhook.test` (the dashboard's and `paygate webhooks send-test`'s): no transaction, nothing to do. */
 export const TestWebhook = z
   .object({
@@ -127,7 +132,7 @@ export const TestWebhook = z
  * type of src/core/events/catalog.ts (checked below), so the SDK's union is that list.
  */
 export const WebhookPayload = z
-  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, TestWebhook])
+  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, InvoiceWebhook, TestWebhook])
   .meta({ id: "WebhookPayload" });
 type CoveredTypes = z.infer<typeof WebhookPayload>["event"];
 const _everyEventType: readonly CoveredTypes[] = WEBHOOK_EVENT_TYPES satisfies readonly CoveredTypes[];
