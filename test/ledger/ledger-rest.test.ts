@@ -413,7 +413,10 @@ describe("the walls", () => {
         "Invalid query parameter: to must be a day (2026-12-01, midnight UTC) or an ISO 8601 date-time with its offset (2026-12-01T09:30:00Z)",
       ],
       ["/v1/ledger/entries?coin=DOGE", "Invalid query parameter: coin must be one of USDT, BTC, BNB, ETH, LTC, USDC"],
-      ["/v1/ledger/totals?network=solana", "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin"],
+      [
+        "/v1/ledger/totals?network=solana",
+        "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin",
+      ],
       ["/v1/ledger/entries?coin=LTC&network=ethereum", "Invalid query parameter: network LTC is paid on litecoin, not ethereum"],
       ["/v1/ledger/entries?kind=flush", "Invalid query parameter: kind must be one of receipt, refund, consolidation"],
       [
