@@ -31,11 +31,12 @@ const RECEIPT_POLL_MS = 200;
 export const FLUSH_ID = /^fl_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The EVM networks whose factory and fee payer an operator can configure (src/rails/evm/config.ts:
- * PAYGATE_ETH_…, PAYGATE_BSC_…). base, polygon and arbitrum take payments but no forwarders yet.
+ * The EVM networks that take forwarders: the configuration (src/rails/evm/config.ts) has a factory and
+ * a fee payer per mode for each, typed from this list. base, polygon and arbitrum take payments but no
+ * forwarders yet.
  */
-const FORWARDER_NETWORKS: readonly NetworkSlug[] = ["ethereum", "bsc"];
-const EVM_NETWORKS = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "evm" && FORWARDER_NETWORKS.includes(n));
+export const FORWARDER_NETWORKS = ["ethereum", "bsc"] as const satisfies readonly NetworkSlug[];
+const EVM_NETWORKS: readonly NetworkSlug[] = FORWARDER_NETWORKS.filter((n) => CHAINS[n].family === "evm");
 const evmNetworksText = EVM_NETWORKS.join(", ");
 
 const SettingBody = z.object({

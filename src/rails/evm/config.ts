@@ -1,6 +1,7 @@
 // Deposit forwarders' configuration (issue 40; docs/settlement.md): each EVM network's factory and
 // fee payer key per mode, the fee payer's "too low" threshold, and the flush job's thresholds.
 import { z } from "zod";
+import type { FORWARDER_NETWORKS } from "../../core/settlement/forwarders.ts";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const KEY = /^(0x)?[0-9a-fA-F]{64}$/;
@@ -63,7 +64,8 @@ export const ForwarderEnvSchema = z.object({
 });
 export type ForwarderEnv = z.infer<typeof ForwarderEnvSchema>;
 
-export type EvmNetworkSlug = "ethereum" | "bsc";
+/** The networks that take forwarders (the core's list): each needs its factory and fee payer variables above. */
+export type EvmNetworkSlug = (typeof FORWARDER_NETWORKS)[number];
 interface PerMode<T> {
   live?: T | undefined;
   test?: T | undefined;
