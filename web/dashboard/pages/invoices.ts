@@ -2,37 +2,15 @@
 // paid and what is left, a page at a time ("Older invoices" appends the next); owners and developers
 // also get the form of a new draft (items, a tax line, memo, due date), which opens the draft's page.
 // The server checks every rule again and names the refused field.
+import type { components } from "../../../sdk/src/generated/openapi.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import type { PageContext } from "../context.ts";
 import { alertSlot, day, field, modeLabel, runChange, showError, when } from "./parts.ts";
 
-export type InvoiceState = "draft" | "open" | "partially_paid" | "paid" | "overdue" | "void";
-
-export interface Invoice {
-  id: string;
-  number: string | null;
-  is_live: boolean;
-  state: InvoiceState;
-  customer: { email: string; name: string | null };
-  currency: string;
-  items: { description: string; quantity: number; unit_price: string; amount: string }[];
-  taxes: { name: string; rate: string; amount: string }[];
-  subtotal: string;
-  tax_total: string;
-  total: string;
-  amount_paid: string;
-  amount_due: string;
-  amount_overpaid: string;
-  memo: string | null;
-  due_date: string | null;
-  allow_partial_payments: boolean;
-  hosted_url: string | null;
-  transactions: { id: string; status: string; amount: string; amount_credited: string; created_at: string }[];
-  created_at: string;
-  finalized_at: string | null;
-  voided_at: string | null;
-}
+// The invoice as REST shows it (the OpenAPI document's Invoice, through the SDK's generated types).
+export type InvoiceState = components["schemas"]["InvoiceState"];
+export type Invoice = components["schemas"]["Invoice"];
 
 export const INVOICE_STATES: Record<InvoiceState, string> = {
   draft: "Draft",
