@@ -50,7 +50,12 @@ describe("GET /v1/events", () => {
       expect(delivered).toBeDefined();
       expect(event.data).toEqual(JSON.parse(delivered?.body ?? ""));
       expect(JSON.stringify(event.data)).toBe(delivered?.body);
-      expect(event).toMatchObject({ transaction: id, subject: null, is_live: false, delivery: { state: "delivered", attempts: 1, next_attempt_at: null } });
+      expect(event).toMatchObject({
+        transaction: id,
+        subject: null,
+        is_live: false,
+        delivery: { state: "delivered", attempts: 1, next_attempt_at: null },
+      });
       expect(Date.parse(event.delivery.delivered_at)).toBeGreaterThanOrEqual(Date.parse(event.created_at));
     }
 
