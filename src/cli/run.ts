@@ -310,7 +310,7 @@ function buildProgram(ctx: CliContext): Command {
       .option("--to <when>", "end of the period, exclusive")
       .option("--coin <coin>", "only this coin")
       .option("--network <network>", "only this network")
-      .option("--kind <kind>", "only receipts, refunds or consolidations");
+      .option("--kind <kind>", "only receipts, refunds, consolidations or flushes");
   const ledgerListCommand = ledgerCommand("ledgerList")
     .option("--limit <n>", "at most this many, 1 to 100 (default: 100)")
     .option("--json", "print one JSON object");

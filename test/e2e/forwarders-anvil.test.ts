@@ -170,6 +170,61 @@ describe("deposit forwarders on anvil", () => {
     expect(service.flushEvents(flush.id).map((p) => p.event)).toEqual(["settlement.flush.confirmed"]);
   });
 
+  it("books the flush in the ledger: one internal entry per payment and coin moved, net unchanged, the fee on the flush", async () => {
+    const [flush] = (await call("GET", "/v1/settlements/flushes")).body.data as [
+      {
+        id: string;
+        tx_hash: string;
+        payments: { transaction_id: string; forwarder: string; moved: { coin: string; amount: string }[] }[];
+      },
+    ];
+    expect(flush).toBeDefined();
+    const listed = await call("GET", "/v1/ledger/entries?kind=flush&limit=100");
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const entries = listed.body.data as Record<string, unknown>[];
+    const expected = flush.payments.flatMap((p) =>
+      p.moved.map((m) => ({
+        kind: "flush",
+        direction: "internal",
+        coin: m.coin,
+        network: "ethereum",
+        amount: m.amount,
+        fee: null,
+        fee_coin: "ETH",
+        tx_hash: flush.tx_hash,
+        address: destination,
+        transaction_id: p.transaction_id,
+      })),
+    );
+    expect(entries).toHaveLength(2);
+    expect(entries.map((e) => ({ ...e })).sort((a, b) => String(a.coin).localeCompare(String(b.coin)))).toEqual(
+      expected.sort((a, b) => a.coin.localeCompare(b.coin)).map((e) => expect.objectContaining(e)),
+    );
+    // An entry's id is a cursor: the page after the first holds the other one.
+    const [first, second] = entries;
+    const after = await call("GET", `/v1/ledger/entries?kind=flush&starting_after=${encodeURIComponent(String(first?.id))}`);
+    expect([after.status, (after.body.data as { id: string }[]).map((e) => e.id)]).toEqual([200, [second?.id]]);
+    expect(String(first?.id)).toMatch(/^flush:\d+:(USDT|ETH)$/);
+    // The USDT one is valued at its payment's locked rate.
+    const usdtEntry = entries.find((e) => e.coin === "USDT");
+    expect(usdtEntry?.locked_rate).not.toBeNull();
+    expect(usdtEntry?.fiat_currency).toBe("USD");
+
+    // Totals: what came in equals what the flush moved; net is what arrived (a flush is internal, its gas the fee payer's).
+    const totals = await call("GET", "/v1/ledger/totals?network=ethereum");
+    expect(totals.status).toBe(200);
+    for (const line of totals.body.data.totals as { coin: string; received: string; flushes: number; flushed: string; net: string }[]) {
+      const moved = expected.filter((e) => e.coin === line.coin);
+      if (moved.length === 0) continue;
+      expect([line.flushes, line.flushed]).toEqual([moved.length, moved[0]?.amount]);
+      expect(line.net).toBe(line.received);
+    }
+
+    // A kind no entry has is refused, naming the kinds.
+    const bad = await call("GET", "/v1/ledger/entries?kind=sweep");
+    expect([bad.status, bad.body.message]).toEqual([400, "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush"]);
+  });
+
   it("changes new payments only when the settlement address changes; the flush job flushes past its threshold", async () => {
     const before = await service.initiate("ETH", "5");
     const second = toChecksumAddress(`0x${randomBytes(20).toString("hex")}`);

@@ -46,6 +46,8 @@ interface Totals {
   consolidations: number;
   consolidated: string;
   consolidation_fees: string;
+  flushes: number;
+  flushed: string;
   net: string;
 }
 
@@ -214,6 +216,8 @@ describe("the ledger reconciles with a regtest Litecoin node", () => {
       consolidations: 1,
       consolidated: sum("consolidation", "amount").toFixed(),
       consolidation_fees: sum("consolidation", "fee").toFixed(),
+      flushes: 0,
+      flushed: "0",
       net: sum("receipt", "amount").minus(sum("refund", "amount")).minus(sum("refund", "fee")).minus(sum("consolidation", "fee")).toFixed(),
     });
     expect(new Decimal((line as Totals).refund_fees).isPositive() && new Decimal((line as Totals).consolidation_fees).isPositive()).toBe(true);

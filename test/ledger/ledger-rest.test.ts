@@ -53,6 +53,8 @@ interface Totals {
   consolidations: number;
   consolidated: string;
   consolidation_fees: string;
+  flushes: number;
+  flushed: string;
   net: string;
 }
 
@@ -308,6 +310,8 @@ describe("the ledger's entries", () => {
         consolidations: entries.filter((e) => e.coin === line.coin && e.kind === "consolidation").length,
         consolidated: sum(line.coin, "consolidation", "amount").toFixed(),
         consolidation_fees: consolidationFees.toFixed(),
+        flushes: 0,
+        flushed: "0",
         net: received.minus(refunded).minus(refundFees).minus(consolidationFees).toFixed(),
       });
     }
@@ -418,7 +422,7 @@ describe("the walls", () => {
         "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin",
       ],
       ["/v1/ledger/entries?coin=LTC&network=ethereum", "Invalid query parameter: network LTC is paid on litecoin, not ethereum"],
-      ["/v1/ledger/entries?kind=flush", "Invalid query parameter: kind must be one of receipt, refund, consolidation"],
+      ["/v1/ledger/entries?kind=sweep", "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush"],
       [
         "/v1/ledger/entries?mode=live",
         "Invalid query parameter: mode must be test: a test-mode key reads test-mode entries only; use the live secret key for live mode",

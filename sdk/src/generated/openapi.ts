@@ -624,7 +624,7 @@ export type paths = {
         };
         /**
          * List ledger entries
-         * @description Not in the spec (issue 40; docs/ledger.md): the key's merchant's receipts (confirmed), refunds (succeeded) and consolidations (confirmed) of its mode, newest first, derived from what paygate recorded. Paged as `/v1/transactions`.
+         * @description Not in the spec (issue 40; docs/ledger.md): the key's merchant's receipts (confirmed), refunds (succeeded), consolidations (confirmed) and what confirmed flushes moved of its mode, newest first, derived from what paygate recorded. Paged as `/v1/transactions`.
          */
         get: operations["listLedgerEntries"];
         put?: never;
@@ -1919,7 +1919,7 @@ export type components = {
         };
         LedgerEntry: {
             /**
-             * @description `<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`.
+             * @description `<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>` (one payment's forwarder and coin in a flush).
              * @example receipt:42
              */
             id: string;
@@ -1934,21 +1934,21 @@ export type components = {
             is_live: boolean;
             /**
              * Format: date-time
-             * @description A receipt: first seen; a refund: succeeded; a consolidation: confirmed.
+             * @description A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed.
              */
             occurred_at: string;
             /** @example LTC */
             coin: string;
             /** @example litecoin */
             network: string;
-            /** @description What arrived, what reached the customer, or what reached the consolidation's destination; never negative. An exact decimal string in the coin. */
+            /** @description What arrived, what reached the customer, or what reached the consolidation's or the forwarder's destination; never negative. An exact decimal string in the coin. */
             amount: string;
-            /** @description The network fee the merchant paid, in fee_coin; null when not recorded (a receipt's fee is the payer's). An exact decimal string in the coin. */
+            /** @description The network fee the merchant paid, in fee_coin; null when not recorded or not the merchant's: a receipt's fee is the payer's, a flush's the operator's fee payer's (on the flush). An exact decimal string in the coin. */
             fee: string | null;
-            /** @description The coin the fee is paid in. */
+            /** @description The coin the fee is paid in: the entry's coin; a flush's is the network's coin. */
             fee_coin: string;
             tx_hash: string | null;
-            /** @description The payment address, or the refund's or consolidation's destination. */
+            /** @description The payment address, or the refund's, consolidation's or forwarder's destination. */
             address: string | null;
             transaction_id: string | null;
             reference: string | null;
@@ -1966,10 +1966,10 @@ export type components = {
             fiat_value_at_time: string | null;
         };
         /**
-         * @description Flushes and sweeps will add kinds.
+         * @description flush: what a confirmed flush moved out of one payment's forwarder.
          * @enum {string}
          */
-        LedgerEntryKind: "receipt" | "refund" | "consolidation";
+        LedgerEntryKind: "receipt" | "refund" | "consolidation" | "flush";
         LedgerTotalsResponse: {
             /** @enum {string} */
             status: "success";
@@ -1999,6 +1999,10 @@ export type components = {
             consolidated: string;
             /** @description Sum of the consolidations' network fees. An exact decimal string in the coin. */
             consolidation_fees: string;
+            /** @description Flush entries: payments' forwarders emptied in this coin. */
+            flushes: number;
+            /** @description Sum of what flushes moved to settlement addresses (internal: net does not change). An exact decimal string in the coin. */
+            flushed: string;
             /** @description received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries. An exact decimal string in the coin. */
             net: string;
         };
@@ -6219,7 +6223,7 @@ export interface operations {
                 coin?: string;
                 /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
-                /** @description Only this kind: receipt, refund or consolidation. */
+                /** @description Only this kind: receipt, refund, consolidation or flush. */
                 kind?: string;
                 /** @description test or live; must be the key's own mode (a test key reads test entries only). */
                 mode?: string;
@@ -6326,7 +6330,7 @@ export interface operations {
                 coin?: string;
                 /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
-                /** @description Only this kind: receipt, refund or consolidation. */
+                /** @description Only this kind: receipt, refund, consolidation or flush. */
                 kind?: string;
                 /** @description test or live; must be the key's own mode (a test key reads test entries only). */
                 mode?: string;
@@ -6433,7 +6437,7 @@ export interface operations {
                 coin?: string;
                 /** @description Only this network: ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin. */
                 network?: string;
-                /** @description Only this kind: receipt, refund or consolidation. */
+                /** @description Only this kind: receipt, refund, consolidation or flush. */
                 kind?: string;
                 /** @description test or live; must be the key's own mode (a test key reads test entries only). */
                 mode?: string;

@@ -2,11 +2,17 @@
 // totals per coin and network, and the export's columns. Amounts are exact decimal strings.
 import { Decimal } from "../money/amounts.ts";
 import { fiatById } from "../money/currencies.ts";
+import { CHAINS, isNetworkSlug } from "../networks.ts";
 import type { LedgerEntryRecord, LedgerKind, LedgerSumRecord } from "../records/ledger.ts";
 
-/** in: money received; out: money that left the merchant; internal: moved between the merchant's own addresses (flushes and sweeps will be too). */
+/** in: money received; out: money that left the merchant; internal: moved between the merchant's own addresses (a consolidation, a flush). */
 export type LedgerDirection = "in" | "out" | "internal";
-const DIRECTION: Record<LedgerKind, LedgerDirection> = { receipt: "in", refund: "out", consolidation: "internal" };
+const DIRECTION: Record<LedgerKind, LedgerDirection> = { receipt: "in", refund: "out", consolidation: "internal", flush: "internal" };
+
+/** A flush's gas is paid in the network's coin (by the operator's fee payer); the other kinds' fees in the entry's own coin. */
+function feeCoinOf(e: LedgerEntryRecord): string {
+  return e.kind === "flush" && isNetworkSlug(e.network) ? CHAINS[e.network].feeCoin : e.coin;
+}
 
 export interface LedgerEntryView {
   id: string;
@@ -19,7 +25,7 @@ export interface LedgerEntryView {
   network: string;
   amount: string;
   fee: string | null;
-  /** The coin the fee is paid in: the entry's own for these kinds (a flush's will be the network's fee coin). */
+  /** The coin the fee is paid in: the entry's own, a flush's the network's fee coin. */
   fee_coin: string;
   tx_hash: string | null;
   address: string | null;
@@ -54,7 +60,7 @@ export function ledgerEntryView(e: LedgerEntryRecord): LedgerEntryView {
     network: e.network,
     amount: e.amount.toFixed(),
     fee: text(e.fee),
-    fee_coin: e.coin,
+    fee_coin: feeCoinOf(e),
     tx_hash: e.txHash,
     address: e.address,
     transaction_id: e.transactionId,
@@ -79,6 +85,9 @@ export interface LedgerTotalsView {
   consolidations: number;
   consolidated: string;
   consolidation_fees: string;
+  /** Payments' forwarders emptied into their settlement addresses, and what they moved (internal: net unchanged). */
+  flushes: number;
+  flushed: string;
   /** received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries. */
   net: string;
 }
@@ -111,6 +120,8 @@ export function ledgerTotals(sums: LedgerSumRecord[]): LedgerTotalsView[] {
         consolidations: by.consolidation?.count ?? 0,
         consolidated: (by.consolidation?.amount ?? zero).toFixed(),
         consolidation_fees: consolidationFees.toFixed(),
+        flushes: by.flush?.count ?? 0,
+        flushed: (by.flush?.amount ?? zero).toFixed(),
         net: received.minus(refunded).minus(refundFees).minus(consolidationFees).toFixed(),
       };
     });

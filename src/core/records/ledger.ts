@@ -1,26 +1,30 @@
 // A ledger entry as the store derives it (issue 40, goal 5; docs/ledger.md): one row of what is
-// already recorded (a confirmed receipt, a succeeded refund, a confirmed consolidation), never a copy.
+// already recorded (a confirmed receipt, a succeeded refund, a confirmed consolidation, what a confirmed
+// flush moved out of one payment's forwarder), never a copy.
 import type { Decimal } from "../money/amounts.ts";
 
 /**
- * What an entry records. Flushes (EVM forwarders) and sweeps (account networks) will be kinds of their
- * own, read from their own tables into this same shape: an internal move with its fee in the network's fee coin.
+ * What an entry records. A flush entry is one payment's forwarder emptied into its settlement address,
+ * one per coin it moved. Sweeps (account networks) run on the merchant's machine and are not seen here.
  */
-export const LEDGER_KINDS = ["receipt", "refund", "consolidation"] as const;
+export const LEDGER_KINDS = ["receipt", "refund", "consolidation", "flush"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export interface LedgerEntryRecord {
   kind: LedgerKind;
-  /** `<kind>:<the source's id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`. */
+  /** `<kind>:<the source's id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>`. */
   id: string;
   isLive: boolean;
-  /** A receipt: first seen on the chain; a refund: succeeded; a consolidation: confirmed. */
+  /** A receipt: first seen on the chain; a refund: succeeded; a consolidation or a flush: confirmed. */
   occurredAt: Date;
   coin: string;
   network: string;
   /** In the coin, never negative: what arrived, what reached the customer, what reached the destination. */
   amount: Decimal;
-  /** In `feeCoin`; null when nobody recorded it (a receipt's fee is the payer's). */
+  /**
+   * In the entry's coin; null when the merchant's addresses did not pay it: a receipt's fee is the
+   * payer's, a flush's the operator's fee payer's (on the flush itself, GET /v1/settlements/flushes).
+   */
   fee: Decimal | null;
   txHash: string | null;
   /** Where the money went: the payment address, the refund's or the consolidation's destination. */
@@ -28,7 +32,7 @@ export interface LedgerEntryRecord {
   transactionId: string | null;
   reference: string | null;
   description: string | null;
-  /** The transaction's fiat (the refund's for a refund); null for a consolidation (many payments). */
+  /** The transaction's fiat (the refund's for a refund); null for a consolidation (many payments). A flush entry is one payment's. */
   fiatCurrencyId: number | null;
   /** Fiat per coin, the transaction's locked quote. */
   lockedRate: Decimal | null;

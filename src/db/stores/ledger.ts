@@ -1,7 +1,7 @@
 // The ledger on PostgreSQL/PGlite (src/core/stores/ledger.ts, LedgerStore): entries derived at query
 // time from what is already recorded, never a second copy: confirmed receipts (payment_receipts),
-// succeeded refunds and confirmed consolidations, as one UNION ALL of the merchant's mode. Flushes and
-// sweeps will be one more branch each, in the same columns.
+// succeeded refunds, confirmed consolidations and what confirmed flushes moved (one row per forwarder
+// and coin), as one UNION ALL of the merchant's mode.
 import { Decimal } from "../../core/money/amounts.ts";
 import { CRYPTO_CURRENCIES } from "../../core/money/currencies.ts";
 import { defaultNetworkOf } from "../../core/networks.ts";
@@ -17,13 +17,14 @@ const NETWORK = Prisma.raw(
 
 /** One entry's source by its primary key (a list's cursor), each other branch empty; none: every entry. */
 function sourceOf(id: string | null): Record<LedgerKind, Prisma.Sql> {
-  if (id === null) return { receipt: Prisma.empty, refund: Prisma.empty, consolidation: Prisma.empty };
+  if (id === null) return { receipt: Prisma.empty, refund: Prisma.empty, consolidation: Prisma.empty, flush: Prisma.empty };
   const [kind, source = ""] = id.split(/:(.*)/s);
   const none = Prisma.sql`AND FALSE`;
   return {
     receipt: kind === "receipt" && /^\d{1,18}$/.test(source) ? Prisma.sql`AND r.id = ${BigInt(source)}` : none,
     refund: kind === "refund" ? Prisma.sql`AND f.id = ${source}` : none,
     consolidation: kind === "consolidation" ? Prisma.sql`AND k.id = ${source}` : none,
+    flush: kind === "flush" && /^\d{1,18}:/.test(source) ? Prisma.sql`AND i.id = ${BigInt(source.split(":")[0] ?? "0")}` : none,
   };
 }
 
@@ -51,7 +52,19 @@ function entriesOf(merchantId: number, isLive: boolean, id: string | null = null
            k.amount_to_receive, k.network_fee, k.tx_hash, k.destination, NULL, NULL, NULL,
            NULL::integer, NULL::numeric, NULL::numeric
       FROM consolidations k
-     WHERE k.state = 'confirmed' AND k.confirmed_at IS NOT NULL AND k.merchant_id = ${merchantId} AND k.is_live = ${isLive} ${only.consolidation}`;
+     WHERE k.state = 'confirmed' AND k.confirmed_at IS NOT NULL AND k.merchant_id = ${merchantId} AND k.is_live = ${isLive} ${only.consolidation}
+    UNION ALL
+    SELECT 'flush', 'flush:' || i.id::text || ':' || (m.value ->> 'coin'), l.is_live, l.confirmed_at, m.value ->> 'coin', l.network,
+           (m.value ->> 'amount')::numeric, NULL::numeric, l.tx_hash, d.destination, t.id, t.reference, t.description,
+           t.initialized_currency_id, CASE WHEN c.slug = m.value ->> 'coin' THEN t.quote_rate END, NULL::numeric
+      FROM forwarder_flushes l
+      JOIN forwarder_flush_items i ON i.flush_id = l.id
+      JOIN forwarder_deposits d ON d.transaction_id = i.transaction_id
+      JOIN transactions t ON t.id = i.transaction_id
+      JOIN currencies c ON c.id = t.payment_currency_id
+      CROSS JOIN LATERAL jsonb_array_elements(i.moved) m
+     WHERE l.state = 'confirmed' AND l.confirmed_at IS NOT NULL AND i.moved IS NOT NULL AND (m.value ->> 'amount')::numeric > 0
+       AND l.merchant_id = ${merchantId} AND l.is_live = ${isLive} ${only.flush}`;
 }
 
 /** The filters beside the merchant and mode, as a WHERE clause on the derived entries `e`. */

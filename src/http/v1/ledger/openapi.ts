@@ -14,7 +14,7 @@ const filterQuery = {
   to: queryParam("to", "End of the period, exclusive, in the same forms; after `from`."),
   coin: queryParam("coin", "Only this coin: USDT, BTC, BNB, ETH or LTC."),
   network: queryParam("network", `Only this network: ${NETWORK_SLUGS.join(", ")}.`),
-  kind: queryParam("kind", "Only this kind: receipt, refund or consolidation."),
+  kind: queryParam("kind", "Only this kind: receipt, refund, consolidation or flush."),
   mode: queryParam("mode", "test or live; must be the key's own mode (a test key reads test entries only)."),
 };
 
@@ -37,7 +37,7 @@ export function registerLedgerPaths(registry: OpenAPIRegistry): void {
     operationId: "listLedgerEntries",
     summary: "List ledger entries",
     description:
-      "Not in the spec (issue 40; docs/ledger.md): the key's merchant's receipts (confirmed), refunds (succeeded) and consolidations (confirmed) of its mode, newest first, derived from what paygate recorded. Paged as `/v1/transactions`.",
+      "Not in the spec (issue 40; docs/ledger.md): the key's merchant's receipts (confirmed), refunds (succeeded), consolidations (confirmed) and what confirmed flushes moved of its mode, newest first, derived from what paygate recorded. Paged as `/v1/transactions`.",
     security: secretKey,
     request: { query: z.object({ ...entriesPage.query.shape, ...filterQuery }) },
     responses: {

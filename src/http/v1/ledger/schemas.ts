@@ -1,6 +1,7 @@
 // The ledger's response shapes (issue 40, goal 5; docs/ledger.md) as zod schemas: the core's views are
 // typed by them and the OpenAPI document (openapi.ts) is generated from them.
 import { z } from "zod";
+import { LEDGER_KINDS } from "../../../core/records/ledger.ts";
 import { nullable } from "../openapi-shared.ts";
 
 const coinDecimal = (description: string) => z.string().meta({ description: `${description} An exact decimal string in the coin.` });
@@ -8,19 +9,31 @@ const fiatDecimal = (description: string) => nullable(z.string().meta({ descript
 
 export const LedgerEntry = z
   .object({
-    id: z.string().meta({ description: "`<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`.", example: "receipt:42" }),
+    id: z.string().meta({
+      description:
+        "`<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>` (one payment's forwarder and coin in a flush).",
+      example: "receipt:42",
+    }),
     object: z.literal("ledger_entry"),
-    kind: z.enum(["receipt", "refund", "consolidation"]).meta({ id: "LedgerEntryKind", description: "Flushes and sweeps will add kinds." }),
+    kind: z.enum(LEDGER_KINDS).meta({ id: "LedgerEntryKind", description: "flush: what a confirmed flush moved out of one payment's forwarder." }),
     direction: z.enum(["in", "out", "internal"]).meta({ description: "internal: moved between the merchant's own addresses." }),
     is_live: z.boolean(),
-    occurred_at: z.string().meta({ format: "date-time", description: "A receipt: first seen; a refund: succeeded; a consolidation: confirmed." }),
+    occurred_at: z
+      .string()
+      .meta({ format: "date-time", description: "A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed." }),
     coin: z.string().meta({ example: "LTC" }),
     network: z.string().meta({ example: "litecoin" }),
-    amount: coinDecimal("What arrived, what reached the customer, or what reached the consolidation's destination; never negative."),
-    fee: nullable(coinDecimal("The network fee the merchant paid, in fee_coin; null when not recorded (a receipt's fee is the payer's).")),
-    fee_coin: z.string().meta({ description: "The coin the fee is paid in." }),
+    amount: coinDecimal(
+      "What arrived, what reached the customer, or what reached the consolidation's or the forwarder's destination; never negative.",
+    ),
+    fee: nullable(
+      coinDecimal(
+        "The network fee the merchant paid, in fee_coin; null when not recorded or not the merchant's: a receipt's fee is the payer's, a flush's the operator's fee payer's (on the flush).",
+      ),
+    ),
+    fee_coin: z.string().meta({ description: "The coin the fee is paid in: the entry's coin; a flush's is the network's coin." }),
     tx_hash: nullable(z.string()),
-    address: nullable(z.string().meta({ description: "The payment address, or the refund's or consolidation's destination." })),
+    address: nullable(z.string().meta({ description: "The payment address, or the refund's, consolidation's or forwarder's destination." })),
     transaction_id: nullable(z.string()),
     reference: nullable(z.string()),
     description: nullable(z.string().meta({ description: "The transaction's description, as its integrator gave it." })),
@@ -50,6 +63,8 @@ export const LedgerTotals = z
     consolidations: z.number().int(),
     consolidated: coinDecimal("Sum of what consolidations moved to their destinations."),
     consolidation_fees: coinDecimal("Sum of the consolidations' network fees."),
+    flushes: z.number().int().meta({ description: "Flush entries: payments' forwarders emptied in this coin." }),
+    flushed: coinDecimal("Sum of what flushes moved to settlement addresses (internal: net does not change)."),
     net: coinDecimal("received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries."),
   })
   .meta({ id: "LedgerTotals" });
