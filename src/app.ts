@@ -41,6 +41,7 @@ import { eventStreamRoutes } from "./http/v1/events/stream.ts";
 import { transactionRoutes } from "./http/v1/transactions/routes.ts";
 import { invoiceRoutes } from "./http/v1/invoices/routes.ts";
 import { refundRoutes } from "./http/v1/refunds/routes.ts";
+import { flushRuleRoutes } from "./http/v1/flush-rules/routes.ts";
 import { settlementRoutes } from "./http/v1/settlements/routes.ts";
 import { ledgerRoutes } from "./http/v1/ledger/routes.ts";
 import { testHelperRoutes } from "./http/v1/test-helpers/routes.ts";
@@ -199,6 +200,7 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.use(refundRoutes(gateway)); // refunds (issue 26): secret key only
   app.use(invoiceRoutes(gateway)); // invoices (issue 44): secret key only
   app.use(settlementRoutes(gateway)); // consolidations (issue 40): secret key only
+  app.use(flushRuleRoutes(gateway)); // when the flush job flushes (issue 40): secret key only
   app.use(ledgerRoutes(gateway)); // the ledger (issue 40): secret key only, its own mode
   app.use(eventStreams.router); // before eventRoutes, whose /v1/events/:event_id would take "stream"
   app.use(eventRoutes(gateway));

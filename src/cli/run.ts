@@ -64,7 +64,9 @@ function report(error: unknown, ctx: CliContext): number {
     error instanceof ConfigError ||
     (error instanceof Error && (error.name === "EmbeddedDatabaseBusyError" || error.name === "ListenError"))
   ) {
-    ctx.stderr.write(`paygate: ${error.message}\n`);
+    // A validation refusal names each field below its summary, as the REST body's `errors` does.
+    const fields = error instanceof PaygateError ? (error.errors ?? []).filter((e) => !error.message.includes(e.message)) : [];
+    ctx.stderr.write(`paygate: ${error.message}\n${fields.map((e) => `  ${e.field}: ${e.message}\n`).join("")}`);
     return 1;
   }
   ctx.stderr.write(`paygate: unexpected error: ${inspect(error)}\n`);
@@ -271,6 +273,17 @@ function buildProgram(ctx: CliContext): Command {
   act(flushCommand, () => settlement.settlementFlush(ctx, flushCommand.opts<settlement.SettlementOptions>()));
   const flushesCommand = settlementCommand("settlementFlushes");
   act(flushesCommand, () => settlement.settlementFlushes(ctx, flushesCommand.opts<settlement.SettlementOptions>()));
+  const flushRulesCommand = settlementCommand("settlementFlushRules");
+  act(flushRulesCommand, () => settlement.settlementFlushRules(ctx, flushRulesCommand.opts<settlement.SettlementOptions>()));
+  const flushRuleSet = settlementCommand("settlementFlushRuleSet")
+    .option("--network <network>", "ethereum or bsc (required)")
+    .option("--min-payments <n>", "flush once this many settled payments wait")
+    .option("--min-value <amount>", "flush once their orders add up to this (with --value-currency)")
+    .option("--value-currency <fiat>", "USD or NGN")
+    .option("--max-age-hours <h>", "flush once the oldest has waited this long");
+  act(flushRuleSet, () => settlement.settlementFlushRuleSet(ctx, flushRuleSet.opts<settlement.SettlementOptions>()));
+  const flushRuleRemove = settlementCommand("settlementFlushRuleRemove").option("--network <network>", "ethereum or bsc (required)");
+  act(flushRuleRemove, () => settlement.settlementFlushRuleRemove(ctx, flushRuleRemove.opts<settlement.SettlementOptions>()));
 
   const invoiceGroup = group(program, "invoices", ctx);
   const invoiceCommand = (name: CommandName, withId: boolean) => {

@@ -1,6 +1,7 @@
 // `paygate settlement …` (issue 40; docs/settlement.md): a merchant's consolidations of settled BTC
 // and LTC outputs and its deposit forwarders on EVM networks, through the core as the REST API does; each command prints what it did.
 import { type MerchantAccess, operatorAccess } from "../core/facades/access.ts";
+import type { FlushRuleView } from "../core/settlement/flush-rules.ts";
 import type { FlushView } from "../core/settlement/forwarder-view.ts";
 import type { ConsolidationView } from "../core/settlement/view.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
@@ -12,6 +13,10 @@ export interface SettlementOptions extends MerchantOption {
   destination?: string;
   feeRate?: string;
   maxInputs?: string;
+  minPayments?: string;
+  minValue?: string;
+  valueCurrency?: string;
+  maxAgeHours?: string;
   json?: boolean;
 }
 
@@ -108,4 +113,52 @@ export async function settlementFlushes(ctx: CliContext, options: SettlementOpti
   if (options.json) return print(ctx, { flushes: page.flushes });
   if (page.flushes.length === 0) return say(ctx, `Merchant ${owner.merchantId} has no ${owner.isLive ? "live" : "test"}-mode flushes.`);
   for (const f of page.flushes) say(ctx, flushLine(f));
+}
+
+// ── Flush rules: when the flush job flushes ──
+
+const ruleLine = (r: FlushRuleView) =>
+  `  ${r.network}  flush at ${[
+    r.min_payments === null ? "the operator's count" : `${r.min_payments} payments`,
+    r.min_value === null ? null : `${r.min_value.amount} ${r.min_value.currency}`,
+    r.max_age_hours === null ? "the operator's age" : `${r.max_age_hours} h`,
+  ]
+    .filter((part) => part !== null)
+    .join(" or ")}`;
+
+function wholeOption(name: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d{1,6}$/.test(value)) throw new UsageError(`${name} must be a whole number; got '${value}'.`);
+  return Number(value);
+}
+
+export async function settlementFlushRules(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const rules = await withRuntime(ctx, (rt) => rt.gateway.settlement.flushRules(owner));
+  if (options.json) return print(ctx, { flush_rules: rules });
+  if (rules.length === 0)
+    return say(ctx, `Merchant ${owner.merchantId} has no ${owner.isLive ? "live" : "test"}-mode flush rules: the operator's thresholds apply.`);
+  for (const r of rules) say(ctx, ruleLine(r));
+}
+
+export async function settlementFlushRuleSet(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const network = requiredNetwork(options);
+  if ((options.minValue === undefined) !== (options.valueCurrency === undefined))
+    throw new UsageError("--min-value and --value-currency go together, e.g. --min-value 500.00 --value-currency USD.");
+  const body = {
+    min_payments: wholeOption("--min-payments", options.minPayments),
+    min_value: options.minValue === undefined ? null : { amount: options.minValue, currency: options.valueCurrency ?? "" },
+    max_age_hours: wholeOption("--max-age-hours", options.maxAgeHours),
+  };
+  const rule = await withRuntime(ctx, (rt) => rt.gateway.settlement.setFlushRule(owner, network, body));
+  if (options.json) return print(ctx, rule);
+  say(ctx, `Merchant ${owner.merchantId}'s settled ${rule.network} forwarders are flushed by the job as soon as one holds:\n${ruleLine(rule)}`);
+}
+
+export async function settlementFlushRuleRemove(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const network = requiredNetwork(options);
+  await withRuntime(ctx, (rt) => rt.gateway.settlement.removeFlushRule(owner, network));
+  say(ctx, `Removed merchant ${owner.merchantId}'s ${network} flush rule: the operator's thresholds apply again.`);
 }

@@ -232,6 +232,25 @@ merchant's settled payments on the network into its settlement address (fl_…).
     synopsis: ["--merchant ID [--mode test|live] [--json]"],
     about: "A merchant's flushes of one mode, newest first: state, forwarders, transaction, gas and fee.",
   },
+  settlementFlushRules: {
+    path: "settlement flush-rules",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "When the flush job flushes the merchant's settled forwarders, per network; none: the operator's thresholds.",
+  },
+  settlementFlushRuleSet: {
+    path: "settlement flush-rule-set",
+    synopsis: [
+      "--merchant ID --network ethereum|bsc [--min-payments N] [--min-value AMOUNT --value-currency USD|NGN]",
+      "[--max-age-hours H] [--mode test|live] [--json]",
+    ],
+    about: `The job flushes as soon as one threshold holds; one left out is the operator's
+(PAYGATE_FLUSH_MIN_PAYMENTS, PAYGATE_FLUSH_MAX_AGE_HOURS), value has none.`,
+  },
+  settlementFlushRuleRemove: {
+    path: "settlement flush-rule-remove",
+    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live]"],
+    about: "The operator's thresholds apply to the network again.",
+  },
   invoicesCreate: {
     path: "invoices create",
     synopsis: [

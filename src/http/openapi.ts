@@ -10,6 +10,7 @@ import { registerMerchantPricingPaths } from "./v1/merchant-pricing/openapi.ts";
 import { BEARER, json } from "./v1/openapi-shared.ts";
 import { registerInvoicePaths } from "./v1/invoices/openapi.ts";
 import { registerRefundPaths } from "./v1/refunds/openapi.ts";
+import { registerFlushRulePaths } from "./v1/flush-rules/openapi.ts";
 import { registerSettlementPaths } from "./v1/settlements/openapi.ts";
 import { registerLedgerPaths } from "./v1/ledger/openapi.ts";
 import { registerTestHelperPaths } from "./v1/test-helpers/openapi.ts";
@@ -89,6 +90,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
   registerRefundPaths(registry);
   registerInvoicePaths(registry);
   registerSettlementPaths(registry);
+  registerFlushRulePaths(registry);
   registerLedgerPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventWebhook(registry);

@@ -615,6 +615,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/flush-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List flush rules
+         * @description Not in the spec (issue 40; docs/settlement.md): when the flush job flushes the key's mode's settled forwarders, per network. A network without a rule uses the operator's thresholds.
+         */
+        get: operations["listFlushRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/flush-rules/{network}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set when settled forwarders are flushed
+         * @description The flush job flushes the network's settled forwarders (in the key's mode) as soon as any threshold is reached: `min_payments` waiting, their orders adding up to `min_value`, or the oldest waiting `max_age_hours`. A threshold left out is the operator's default. Flushes on demand ignore rules.
+         */
+        put: operations["setFlushRule"];
+        post?: never;
+        /**
+         * Remove a flush rule
+         * @description The operator's thresholds apply to the network again.
+         */
+        delete: operations["removeFlushRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/entries": {
         parameters: {
             query?: never;
@@ -1908,6 +1952,72 @@ export type components = {
             status: "success";
             data: components["schemas"]["Flush"][];
             has_more: boolean;
+            meta: Record<string, never>;
+        };
+        FlushRuleListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["FlushRule"][];
+            meta: Record<string, never>;
+        };
+        FlushRule: {
+            /** @enum {string} */
+            object: "flush_rule";
+            /** @example ethereum */
+            network: string;
+            is_live: boolean;
+            /** @description Flush once this many settled payments wait; null: the operator's default. */
+            min_payments: number | null;
+            /** @description Flush once the waiting payments' orders add up to this; null: no value threshold. */
+            min_value: {
+                /**
+                 * @description A decimal string with at most 2 decimals.
+                 * @example 500.00
+                 */
+                amount: string;
+                /**
+                 * @description USD or NGN: payments whose order is in this fiat count toward it.
+                 * @example USD
+                 */
+                currency: string;
+            } | null;
+            /** @description Flush once the oldest has waited this long since final; null: the operator's default. */
+            max_age_hours: number | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        FlushRuleResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["FlushRule"];
+            meta: Record<string, never>;
+        };
+        /** @description The whole rule: a threshold left out or null is the operator's default (value: none). At least one. */
+        FlushRuleRequest: {
+            min_payments?: number | null;
+            min_value?: {
+                /**
+                 * @description A decimal string with at most 2 decimals.
+                 * @example 500.00
+                 */
+                amount: string;
+                /**
+                 * @description USD or NGN: payments whose order is in this fiat count toward it.
+                 * @example USD
+                 */
+                currency: string;
+            } | null;
+            max_age_hours?: number | null;
+        };
+        FlushRuleRemovedResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: {
+                network: string;
+                is_live: boolean;
+                /** @enum {boolean} */
+                removed: true;
+            };
             meta: Record<string, never>;
         };
         LedgerEntryListResponse: {
@@ -6159,6 +6269,326 @@ export interface operations {
                 };
             };
             /** @description `flush_not_found`: an unknown id, another merchant's or the other mode's flush */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFlushRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules, by network. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushRuleListResponse"];
+                };
+            };
+            /** @description `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setFlushRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A network that takes forwarders: `ethereum` or `bsc`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        /** @description The rule. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FlushRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushRuleResponse"];
+                };
+            };
+            /** @description `invalid_flush_rule`: no threshold, one out of bounds, a value in another currency, or a network without forwarders; `errors` names each; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeFlushRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A network that takes forwarders: `ethereum` or `bsc`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlushRuleRemovedResponse"];
+                };
+            };
+            /** @description `invalid_flush_rule`: a network that takes no forwarders; `errors` names it; `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `flush_rule_not_found`: no rule for that network in this mode */
             404: {
                 headers: {
                     [name: string]: unknown;

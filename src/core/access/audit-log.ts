@@ -45,6 +45,8 @@ export const AUDIT_ACTIONS = [
   "consolidation.cancel",
   "forwarder_setting.set",
   "forwarder_setting.remove",
+  "flush_rule.set",
+  "flush_rule.remove",
   "flush.create",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -57,6 +57,10 @@ export const settlementErrors = {
       `${node} cannot be asked (${printable(why)}); nothing was changed, retry once it answers`,
       "chain_node_unavailable",
     ),
+  flushRuleValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid flush rule fields", "invalid_flush_rule", fieldErrors),
+  flushRuleNotFound: (network: string) =>
+    new PaygateError("not_found", `No flush rule for network '${printable(network)}' in this mode`, "flush_rule_not_found"),
   forwarderSettingNotFound: (network: string) =>
     new PaygateError("not_found", `No forwarder setting for network '${printable(network)}' in this mode`, "forwarder_setting_not_found"),
   nothingToFlush: (what: string) =>

@@ -7,6 +7,8 @@ import type { ConsolidationRecord, ConsolidationState } from "../records/settlem
 import * as consolidations from "../settlement/consolidations.ts";
 import { consolidationEvent } from "../settlement/events.ts";
 import { type FlushPassReport, type FlushThresholds, flushPass } from "../settlement/flush-pass.ts";
+import * as flushRules from "../settlement/flush-rules.ts";
+import type { FlushRuleView } from "../settlement/flush-rules.ts";
 import type { FlushView, ForwarderSettingView } from "../settlement/forwarder-view.ts";
 import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
@@ -59,6 +61,19 @@ export class Settlement {
 
   removeForwarderSetting(access: MerchantAccess, network: string): Promise<void> {
     return forwarders.removeForwarderSetting(this.deps, changerOf(access), network);
+  }
+
+  flushRules(access: MerchantAccess): Promise<FlushRuleView[]> {
+    return flushRules.flushRules(this.deps, readerOf(access));
+  }
+
+  /** When the job flushes: no money goes anywhere else, so no recent password, as a flush on demand. */
+  setFlushRule(access: MerchantAccess, network: string, body: unknown): Promise<FlushRuleView> {
+    return flushRules.setFlushRule(this.deps, changerOf(access), network, body);
+  }
+
+  removeFlushRule(access: MerchantAccess, network: string): Promise<void> {
+    return flushRules.removeFlushRule(this.deps, changerOf(access), network);
   }
 
   flushForwarders(access: MerchantAccess, body: unknown): Promise<FlushView> {

@@ -13,6 +13,22 @@ export interface ForwarderSettingRecord {
   updatedAt: Date;
 }
 
+/**
+ * When the flush job flushes a merchant's settled forwarders on one network and mode: whichever
+ * threshold is reached first. null: the operator's default (count and age); value has no default.
+ */
+export interface FlushRuleRecord {
+  merchantId: number;
+  network: string;
+  isLive: boolean;
+  minPayments: number | null;
+  /** The orders' fiat amounts of the settled payments waiting, in `valueCurrencyId`'s fiat. */
+  minValue: Decimal | null;
+  valueCurrencyId: number | null;
+  maxAgeHours: number | null;
+  updatedAt: Date;
+}
+
 /** A payment's forwarder, fixed at initiate. */
 export interface ForwarderDepositRecord {
   transactionId: string;

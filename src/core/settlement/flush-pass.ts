@@ -1,16 +1,12 @@
 // The flush job's pass (issue 40; docs/settlement.md, Flushes): first the flushes still sending (the
 // same signed transaction again, then the chain's receipt: never a second one for the same
-// forwarders), then a flush for each merchant, network and mode whose settled forwarders passed the
-// operator's thresholds, and the fee payers' balances for /metrics.
+// forwarders), then a flush for each merchant, network and mode whose settled forwarders passed its
+// flush rule or the operator's thresholds, and the fee payers' balances for /metrics.
 import { CHAINS, isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { type FlushThresholds, isFlushDue } from "./flush-rules.ts";
 import { flushNetwork, type ForwarderDeps, resumeFlush } from "./forwarders.ts";
 
-export interface FlushThresholds {
-  /** Flush once a merchant has this many settled forwarders on a network… */
-  minPayments: number;
-  /** …or once the oldest has waited this long since it became final. */
-  maxAgeMs: number;
-}
+export type { FlushThresholds } from "./flush-rules.ts";
 
 export interface FeePayerReading {
   network: string;
@@ -41,9 +37,9 @@ export async function flushPass(deps: ForwarderDeps, thresholds: FlushThresholds
       report.failures.push(`${flush.id} (${flush.txHash}): ${(error as Error).message}`);
     }
   }
-  const now = deps.clock.now().getTime();
+  const now = deps.clock.now();
   for (const due of await deps.stores.forwarders.backlog()) {
-    if (due.count < thresholds.minPayments && now - due.oldestFinalAt.getTime() < thresholds.maxAgeMs) continue;
+    if (!isFlushDue(due, thresholds, now)) continue;
     if (!isNetworkSlug(due.network)) continue;
     try {
       await flushNetwork(deps, { merchantId: due.merchantId, isLive: due.isLive, by: null }, due.network, 0);

@@ -1,7 +1,7 @@
 // Deposit forwarders (issue 40; docs/settlement.md): settings, payments' forwarders and flushes.
 // src/db/stores/forwarders.ts implements it; the rules are in src/core/settlement/forwarders.ts.
 import type { Decimal } from "../money/amounts.ts";
-import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../records/forwarders.ts";
+import type { FlushRecord, FlushRuleRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../records/forwarders.ts";
 import type { OutboxEvent } from "../records/events.ts";
 import type { AuditWrite } from "./audit-log.ts";
 
@@ -17,6 +17,10 @@ export interface FlushBacklog {
   network: string;
   count: number;
   oldestFinalAt: Date;
+  /** The merchant's rule for that network and mode, if it set one. */
+  rule: FlushRuleRecord | null;
+  /** The waiting payments' order amounts in the rule's value fiat (0 without a value threshold). */
+  value: Decimal;
 }
 
 export type NewFlush = Omit<FlushRecord, "gasUsed" | "fee" | "confirmedAt" | "state">;
@@ -35,6 +39,10 @@ export interface ForwarderStore {
   putSetting(setting: ForwarderSettingRecord, audit: AuditWrite | null): Promise<ForwarderSettingRecord>;
   /** True when there was one. */
   removeSetting(merchantId: number, network: string, isLive: boolean, audit: AuditWrite | null): Promise<boolean>;
+  flushRules(merchantId: number, isLive: boolean): Promise<FlushRuleRecord[]>;
+  putFlushRule(rule: FlushRuleRecord, audit: AuditWrite | null): Promise<FlushRuleRecord>;
+  /** True when there was one. */
+  removeFlushRule(merchantId: number, network: string, isLive: boolean, audit: AuditWrite | null): Promise<boolean>;
   /** Written at initiate (again by a retried initiate of the same transaction: the last one counts). */
   recordDeposit(deposit: ForwarderDepositRecord): Promise<void>;
   /** The recorded forwarders of these transactions. */

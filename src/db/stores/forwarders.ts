@@ -2,7 +2,14 @@
 // is in one sending or confirmed flush at most: the partial unique index on forwarder_flush_items
 // (transaction_id) WHERE active refuses a second, so two instances at once cannot both flush it.
 import { Decimal } from "../../core/money/amounts.ts";
-import type { FlushRecord, FlushState, ForwarderDepositRecord, ForwarderSettingRecord, MovedAmount } from "../../core/records/forwarders.ts";
+import type {
+  FlushRecord,
+  FlushRuleRecord,
+  FlushState,
+  ForwarderDepositRecord,
+  ForwarderSettingRecord,
+  MovedAmount,
+} from "../../core/records/forwarders.ts";
 import type { ForwarderStore } from "../../core/stores/forwarders.ts";
 import type { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
@@ -38,6 +45,12 @@ function flushOf(row: FlushRow): FlushRecord {
   };
 }
 
+interface FlushRuleRow extends Omit<FlushRuleRecord, "minValue"> {
+  minValue: { toString(): string } | null;
+}
+
+const ruleOf = (row: FlushRuleRow): FlushRuleRecord => ({ ...row, minValue: row.minValue === null ? null : new Decimal(row.minValue.toString()) });
+
 const settingOf = (row: Omit<ForwarderSettingRecord, "mode"> & { mode: string }): ForwarderSettingRecord => ({ ...row, mode: "forwarder" });
 
 export function forwarderStore(db: Database): ForwarderStore {
@@ -69,6 +82,29 @@ export function forwarderStore(db: Database): ForwarderStore {
         return removed.count > 0;
       }),
 
+    flushRules: async (merchantId, isLive) =>
+      (await db.flushRule.findMany({ where: { merchantId, isLive }, orderBy: { network: "asc" } })).map(ruleOf),
+
+    putFlushRule: (rule, audit) =>
+      db.$transaction(async (tx) => {
+        const { merchantId, network, isLive, ...thresholds } = rule;
+        const data = { ...thresholds, minValue: thresholds.minValue?.toFixed() ?? null };
+        const row = await tx.flushRule.upsert({
+          where: { merchantId_network_isLive: { merchantId, network, isLive } },
+          create: { merchantId, network, isLive, ...data },
+          update: data,
+        });
+        if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return ruleOf(row);
+      }),
+
+    removeFlushRule: (merchantId, network, isLive, audit) =>
+      db.$transaction(async (tx) => {
+        const removed = await tx.flushRule.deleteMany({ where: { merchantId, network, isLive } });
+        if (removed.count > 0 && audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
+        return removed.count > 0;
+      }),
+
     async recordDeposit(deposit) {
       const { transactionId, ...rest } = deposit;
       await db.forwarderDeposit.upsert({ where: { transactionId }, create: deposit, update: rest });
@@ -91,14 +127,52 @@ export function forwarderStore(db: Database): ForwarderStore {
     },
 
     async backlog() {
-      const rows = await db.$queryRaw<{ merchant_id: number; is_live: boolean; network: string; count: bigint; oldest: Date }[]>`
-        SELECT d.merchant_id, d.is_live, d.network, count(*) AS count, min(t.final_at) AS oldest
+      // Each backlog with the merchant's rule, and its payments' order amounts in the rule's value fiat.
+      const rows = await db.$queryRaw<
+        {
+          merchant_id: number;
+          is_live: boolean;
+          network: string;
+          count: bigint;
+          oldest: Date;
+          value: string;
+          min_payments: number | null;
+          min_value: string | null;
+          value_currency_id: number | null;
+          max_age_hours: number | null;
+          updated_at: Date | null;
+        }[]
+      >`
+        SELECT d.merchant_id, d.is_live, d.network, count(*) AS count, min(t.final_at) AS oldest,
+               COALESCE(sum(CASE WHEN t.initialized_currency_id = r.value_currency_id THEN t.initialized_amount END), 0)::text AS value,
+               r.min_payments, r.min_value::text AS min_value, r.value_currency_id, r.max_age_hours, r.updated_at
         FROM forwarder_deposits d JOIN transactions t ON t.id = d.transaction_id
+        LEFT JOIN flush_rules r ON r.merchant_id = d.merchant_id AND r.network = d.network AND r.is_live = d.is_live
         WHERE t.payment_address = d.address AND t.status = 'SUCCESSFUL' AND t.final_at IS NOT NULL AND t.reversed_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM forwarder_flush_items i WHERE i.transaction_id = d.transaction_id AND i.active)
-        GROUP BY d.merchant_id, d.is_live, d.network
+        GROUP BY d.merchant_id, d.is_live, d.network, r.min_payments, r.min_value, r.value_currency_id, r.max_age_hours, r.updated_at
         ORDER BY oldest`;
-      return rows.map((r) => ({ merchantId: r.merchant_id, isLive: r.is_live, network: r.network, count: Number(r.count), oldestFinalAt: r.oldest }));
+      return rows.map((r) => ({
+        merchantId: r.merchant_id,
+        isLive: r.is_live,
+        network: r.network,
+        count: Number(r.count),
+        oldestFinalAt: r.oldest,
+        value: new Decimal(r.value),
+        rule:
+          r.updated_at === null
+            ? null
+            : {
+                merchantId: r.merchant_id,
+                network: r.network,
+                isLive: r.is_live,
+                minPayments: r.min_payments,
+                minValue: r.min_value === null ? null : new Decimal(r.min_value),
+                valueCurrencyId: r.value_currency_id,
+                maxAgeHours: r.max_age_hours,
+                updatedAt: r.updated_at,
+              },
+      }));
     },
 
     createFlush: (flush, audit) =>
