@@ -271,6 +271,13 @@ function buildProgram(ctx: CliContext): Command {
   act(flushCommand, () => settlement.settlementFlush(ctx, flushCommand.opts<settlement.SettlementOptions>()));
   const flushesCommand = settlementCommand("settlementFlushes");
   act(flushesCommand, () => settlement.settlementFlushes(ctx, flushesCommand.opts<settlement.SettlementOptions>()));
+  const sweepPlanCommand = settlementCommand("settlementSweepPlan")
+    .option("--network <network>", "an account network: ethereum, bsc, base, polygon, arbitrum or tron (required)")
+    .option("--destination <address>", "where the funds go (default: the network's forwarder setting)")
+    .option("--coin <coin>", "only this coin's addresses")
+    .option("--limit <n>", "payments read, oldest final first (default 100, at most 200)")
+    .option("--starting-after <id>", "the previous plan's next_starting_after");
+  act(sweepPlanCommand, () => settlement.settlementSweepPlan(ctx, sweepPlanCommand.opts<settlement.SettlementOptions>()));
 
   const invoiceGroup = group(program, "invoices", ctx);
   const invoiceCommand = (name: CommandName, withId: boolean) => {
