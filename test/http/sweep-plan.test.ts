@@ -45,11 +45,11 @@ describe("sweep plans at the core's door", () => {
     const response = await fetch(`${t.url}/v1/settlements/sweep-plan?network=bsc&destination=${DESTINATION}`, {
       headers: { authorization: `Bearer ${keys.liveSecretKey}` },
     });
-    const body = await response.json();
+    const body = (await response.json()) as { data: { is_live: boolean; network_name: string; fee_coin: string } };
     expect([response.status, body.data.is_live, body.data.network_name, body.data.fee_coin]).toEqual([200, true, "BNB Smart Chain", "BNB"]);
     const publicKey = await fetch(`${t.url}/v1/settlements/sweep-plan?network=bsc&destination=${DESTINATION}`, {
       headers: { authorization: `Bearer ${keys.testPublicKey}` },
     });
-    expect([publicKey.status, (await publicKey.json()).message]).toEqual([401, errors.secretKeyRequired().message]);
+    expect([publicKey.status, ((await publicKey.json()) as { message: string }).message]).toEqual([401, errors.secretKeyRequired().message]);
   });
 });
