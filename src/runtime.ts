@@ -29,6 +29,7 @@ import { RefundWatcher } from "./jobs/refund-watcher.ts";
 import { SettlementWatcher } from "./jobs/settlement-watcher.ts";
 import { ConsolidationPsbts } from "./rails/settlement/index.ts";
 import { EvmForwarderRails } from "./rails/evm/flusher.ts";
+import { NodeSweepQuotes } from "./rails/settlement/sweep-quotes.ts";
 import { ForwarderFlusher } from "./jobs/forwarder-flusher.ts";
 import { EmailSender } from "./jobs/email-sender.ts";
 import { SmtpTransport } from "./email/transport.ts";
@@ -177,6 +178,8 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
             testChainIds: config.chains.testChainIds,
             utxoTestChains: config.chains.utxoTestChains,
           }),
+          // Sweep plans (issue 40): holdings and fees of per-payment addresses on the account networks' nodes.
+          sweepRails: new NodeSweepQuotes(chains),
         }
       : {}),
     qr: new PngQrRenderer(),

@@ -284,6 +284,13 @@ function buildProgram(ctx: CliContext): Command {
   act(flushRuleSet, () => settlement.settlementFlushRuleSet(ctx, flushRuleSet.opts<settlement.SettlementOptions>()));
   const flushRuleRemove = settlementCommand("settlementFlushRuleRemove").option("--network <network>", "ethereum or bsc (required)");
   act(flushRuleRemove, () => settlement.settlementFlushRuleRemove(ctx, flushRuleRemove.opts<settlement.SettlementOptions>()));
+  const sweepPlanCommand = settlementCommand("settlementSweepPlan")
+    .option("--network <network>", "an account network: ethereum, bsc, base, polygon, arbitrum or tron (required)")
+    .option("--destination <address>", "where the funds go (default: the network's forwarder setting)")
+    .option("--coin <coin>", "only this coin's addresses")
+    .option("--limit <n>", "payments read, oldest final first (default 100, at most 200)")
+    .option("--starting-after <id>", "the previous plan's next_starting_after");
+  act(sweepPlanCommand, () => settlement.settlementSweepPlan(ctx, sweepPlanCommand.opts<settlement.SettlementOptions>()));
 
   const invoiceGroup = group(program, "invoices", ctx);
   const invoiceCommand = (name: CommandName, withId: boolean) => {

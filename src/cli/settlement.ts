@@ -1,8 +1,10 @@
 // `paygate settlement …` (issue 40; docs/settlement.md): a merchant's consolidations of settled BTC
 // and LTC outputs and its deposit forwarders on EVM networks, through the core as the REST API does; each command prints what it did.
+import { PaygateError } from "../core/errors.ts";
 import { type MerchantAccess, operatorAccess } from "../core/facades/access.ts";
 import type { FlushRuleView } from "../core/settlement/flush-rules.ts";
 import type { FlushView } from "../core/settlement/forwarder-view.ts";
+import type { SweepPlanView } from "../core/settlement/sweep-view.ts";
 import type { ConsolidationView } from "../core/settlement/view.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
 
@@ -17,6 +19,8 @@ export interface SettlementOptions extends MerchantOption {
   minValue?: string;
   valueCurrency?: string;
   maxAgeHours?: string;
+  limit?: string;
+  startingAfter?: string;
   json?: boolean;
 }
 
@@ -161,4 +165,44 @@ export async function settlementFlushRuleRemove(ctx: CliContext, options: Settle
   const network = requiredNetwork(options);
   await withRuntime(ctx, (rt) => rt.gateway.settlement.removeFlushRule(owner, network));
   say(ctx, `Removed merchant ${owner.merchantId}'s ${network} flush rule: the operator's thresholds apply again.`);
+}
+
+// ── Sweep plans of per-payment addresses on account networks ──
+
+export async function settlementSweepPlan(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  if (options.network === undefined) throw new UsageError("--network is required (ethereum, bsc, base, polygon, arbitrum or tron).");
+  const params: Record<string, string> = { network: options.network };
+  if (options.destination !== undefined) params.destination = options.destination;
+  if (options.coin !== undefined) params.coin = options.coin;
+  if (options.limit !== undefined) params.limit = options.limit;
+  if (options.startingAfter !== undefined) params.starting_after = options.startingAfter;
+  const plan = await withRuntime(ctx, (rt) => rt.gateway.settlement.sweepPlan(owner, params)).catch((error: unknown) => {
+    // The refusal names the parameter: say which, as the REST body's `errors` does.
+    if (error instanceof PaygateError && error.errors.length > 0)
+      throw new PaygateError(error.code, `${error.message}: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, error.reason);
+    throw error;
+  });
+  if (options.json) return print(ctx, plan);
+  say(ctx, sweepPlanText(plan, owner.merchantId));
+}
+
+function sweepPlanText(plan: SweepPlanView, merchantId: number): string {
+  const lines = [
+    `Sweep plan of merchant ${merchantId} on ${plan.network_name} to ${plan.destination} (${plan.destination_source.replace("_", " ")}):`,
+  ];
+  if (plan.addresses.length === 0) lines.push(`  no address of a settled payment holds funds (${plan.payments_read} payments read).`);
+  for (const a of plan.addresses) {
+    const fee = `fee ${a.fee.total} ${plan.fee_coin}${a.fee.top_up === "0" ? "" : ` (top-up ${a.fee.top_up})`}${a.fee.source === "documented" ? ", documented figures" : ""}`;
+    lines.push(`  ${a.address}  ${a.derivation_path}  ${a.held} ${a.coin}  ${fee}${a.skipped ? `  skipped: ${a.skipped}` : ""}`);
+  }
+  const t = plan.totals;
+  for (const c of t.coins)
+    lines.push(`Total ${c.coin}: ${c.held} on ${c.addresses} addresses, ${c.to_send} to send${c.value_usd ? ` (${c.value_usd} USD)` : ""}`);
+  lines.push(`Fees: ${t.fees.total} ${plan.fee_coin} (top-ups ${t.fees.top_up})${t.fee_usd ? `, ${t.fee_usd} USD` : ""}`);
+  if (t.fee_share_percent !== null) lines.push(`Share of the value swept: ${t.fee_share_percent} %`);
+  for (const r of plan.rates) if (r.problem) lines.push(`No USD rate of ${r.coin}: ${r.problem}`);
+  if (plan.has_more) lines.push(`More payments follow: run again with --starting-after ${plan.next_starting_after}.`);
+  lines.push("Nothing was moved. Run the sweep tool (tools/sweep, docs/settlement.md) on the merchant's machine to sweep.");
+  return lines.join("\n");
 }

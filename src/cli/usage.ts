@@ -251,6 +251,17 @@ merchant's settled payments on the network into its settlement address (fl_…).
     synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live]"],
     about: "The operator's thresholds apply to the network again.",
   },
+  settlementSweepPlan: {
+    path: "settlement sweep-plan",
+    synopsis: [
+      "--merchant ID --network NETWORK [--destination ADDRESS] [--coin COIN] [--limit N]",
+      "[--starting-after TRANSACTION_ID] [--mode test|live] [--json]",
+    ],
+    about: `What the per-payment addresses of the merchant's settled payments on an account network (EVM, tron)
+hold now, the fee coin moving each to ADDRESS needs (from the node), the totals and the share of the
+value the fees take. Moves nothing: --json writes the plan the sweep tool (tools/sweep) reads with --plan.
+--destination: default the network's forwarder setting's address; --limit: payments read (default 100).`,
+  },
   invoicesCreate: {
     path: "invoices create",
     synopsis: [

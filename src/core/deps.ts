@@ -10,6 +10,7 @@ import type {
   Clock,
   ConsolidationRails,
   ForwarderRails,
+  SweepRails,
   EventRedelivery,
   PaymentRails,
   PriceFeed,
@@ -50,6 +51,8 @@ export interface CoreDeps {
   consolidationRails?: ConsolidationRails;
   /** Deposit forwarders on EVM networks (issue 40); absent, no merchant can turn them on. */
   forwarderRails?: ForwarderRails;
+  /** Sweep plans' holdings and fees from the account networks' nodes (issue 40); absent, a sweep plan says no node is configured. */
+  sweepRails?: SweepRails;
   /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */
   addressWatch?: AddressWatch;
   /** Whether a network's nodes answer (initiate refuses a network with none, 503); absent, every network counts as reachable. */

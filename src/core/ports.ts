@@ -332,6 +332,46 @@ export interface ConsolidationRails {
 }
 
 /**
+ * Sweep plans (issue 40; docs/settlement.md, Sweeping fresh addresses): what one per-payment address
+ * holds and what moving it to `destination` costs, read from the network's node (src/rails/settlement/
+ * sweep-quotes.ts). Amounts in base units, exact. Rejects with a 503 PaygateError naming the network's
+ * node when it cannot be asked.
+ */
+export interface SweepRails {
+  quote(request: SweepQuoteRequest): Promise<SweepQuote>;
+}
+
+export interface SweepQuoteRequest {
+  currency: CryptoCurrency;
+  isLive: boolean;
+  network: NetworkSlug;
+  address: string;
+  destination: string;
+}
+
+export interface SweepQuote {
+  /** The coin paid to the address, in its base units; its decimals and token contract (null: the chain's own coin). */
+  held: bigint;
+  decimals: number;
+  token: string | null;
+  /** The network's fee coin the address holds (for a chain's own coin, `held` again), in its base units. */
+  feeCoinHeld: bigint;
+  feeCoinDecimals: number;
+  /** What the address's own transfer of `held` costs, in the fee coin's base units. */
+  transferFee: bigint;
+  /** What the fee wallet's top-up transaction costs it (EVM: 21,000 gas; TRON: the activation of an address that holds no TRX). */
+  topUpFee: bigint;
+  /** EVM: the transfer's gas and the price per gas. TRON: energy and sun per energy, bandwidth, activation (sun). */
+  gas: bigint | null;
+  gasPrice: bigint | null;
+  bandwidth: bigint | null;
+  activation: bigint | null;
+  /** Where the figures come from: the node's estimate, or TRON's documented figures when the node could not say (`note` says why). */
+  source: "node" | "documented";
+  note: string | null;
+}
+
+/**
  * Deposit forwarders on EVM networks (issue 40; docs/settlement.md): addresses computed off chain,
  * checks on the node, and the fee payer's flush transactions (src/rails/evm/flusher.ts). `network`
  * is an EVM network's slug. A failure to reach the node rejects with a 503 PaygateError naming it.

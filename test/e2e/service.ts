@@ -115,11 +115,14 @@ export function merchantTestKeys(seed: Uint8Array): Record<CryptoSlug, string> {
   return { BTC: utxo, LTC: utxo, ETH: evm(0), USDT: evm(1), BNB: evm(2), USDC: evm(3) };
 }
 
-/** `runtime`: over startRuntime's wiring (e.g. `addressWatch: null`: initiate tells no node of its addresses). */
+/**
+ * `runtime`: over startRuntime's wiring (e.g. `addressWatch: null`: initiate tells no node of its addresses).
+ * `seed`: the merchant's seed (merchantTestKeys), for a test that signs with its keys; random when absent.
+ */
 export async function startE2eService(
   env: Record<string, string>,
   coins: CryptoSlug[],
-  options: { runtime?: Pick<RuntimeOverrides, "addressWatch"> } = {},
+  options: { runtime?: Pick<RuntimeOverrides, "addressWatch">; seed?: Uint8Array } = {},
 ): Promise<E2eService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "paygate-e2e-"));
   let closeDb = async () => {};
@@ -176,7 +179,7 @@ export async function startE2eService(
     app.serve(server);
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     merchant = await runtime.gateway.operator.createMerchant({ name: "Regtest Stores", testWebhookUrl: receiver.url });
-    const keys = merchantTestKeys(randomBytes(32));
+    const keys = merchantTestKeys(options.seed ?? randomBytes(32));
     await runtime.gateway.operator.updateMerchant(merchant.id, {
       wallets: coins.map((slug) => ({ currency: cryptoBySlug(slug) as CryptoCurrency, isLive: false, extendedPublicKey: keys[slug] })),
     });

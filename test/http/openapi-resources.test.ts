@@ -98,6 +98,7 @@ describe("the REST resources of src/http/v1", () => {
       "createFlush",
       "listFlushes",
       "retrieveFlush",
+      "retrieveSweepPlan",
       "listLedgerEntries",
       "ledgerTotals",
       "exportLedgerCsv",

@@ -615,6 +615,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/sweep-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plan a sweep of per-payment addresses
+         * @description Not in the spec (issue 40; docs/settlement.md, Sweeping fresh addresses): for the merchant's SUCCESSFUL payments past their finality depth on an account network (EVM, TRON) whose address is derived from its key (not forwarders), what each address holds now, the fee coin moving it to `destination` needs (from the node), the totals and the share of the value the fees take. Moves nothing: the sweep tool (tools/sweep) signs on the merchant's machine. Needs `manage_settlement`.
+         */
+        get: operations["retrieveSweepPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlements/flush-rules": {
         parameters: {
             query?: never;
@@ -1953,6 +1973,120 @@ export type components = {
             data: components["schemas"]["Flush"][];
             has_more: boolean;
             meta: Record<string, never>;
+        };
+        SweepPlanResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["SweepPlan"];
+            meta: Record<string, never>;
+        };
+        SweepPlan: {
+            /** @enum {string} */
+            object: "sweep_plan";
+            is_live: boolean;
+            network: string;
+            network_name: string;
+            /** @example ETH */
+            fee_coin: string;
+            destination: string;
+            /** @enum {string} */
+            destination_source: "parameter" | "forwarder_setting";
+            addresses: {
+                transaction_id: string;
+                address: string;
+                /** @example USDT */
+                coin: string;
+                token_contract: string | null;
+                decimals: number;
+                /** @description The wallet setting's account key the address is derived from. */
+                account_key: string;
+                derivation_index: number;
+                /** @description Below the account key: `0/<index>`. */
+                derivation_path: string;
+                /** @description From the master key, when the wallet setting has its key origin. */
+                full_path: string | null;
+                /** @description What the address holds of `coin`, read from the node now. An exact decimal string in the coin. */
+                held: string;
+                /** @description The same. In base units (an integer string). */
+                held_units: string;
+                /** @description The fee coin it holds. An exact decimal string in the coin. */
+                fee_coin_held: string;
+                /** @description The same. In base units (an integer string). */
+                fee_coin_held_units: string;
+                fee: {
+                    /**
+                     * @description The node's estimate, or TRON's documented figures when the node could not say (`note`).
+                     * @enum {string}
+                     */
+                    source: "node" | "documented";
+                    note: string | null;
+                    /** @description EVM: the transfer's gas (eth_estimateGas); TRON: its energy. */
+                    gas: string | null;
+                    /** @description EVM: wei per gas (eth_gasPrice); TRON: sun per energy. */
+                    gas_price: string | null;
+                    /** @description TRON: the transfer's bandwidth. */
+                    bandwidth: string | null;
+                    /** @description TRON: sun to activate an address that holds no TRX (paid by the top-up's sender). */
+                    activation: string | null;
+                    /** @description The address's own transfer, in the fee coin. An exact decimal string in the coin. */
+                    transfer: string;
+                    /** @description The same. In base units (an integer string). */
+                    transfer_units: string;
+                    /** @description What the fee wallet sends the address first: the transfer's fee less the fee coin it holds. An exact decimal string in the coin. */
+                    top_up: string;
+                    /** @description The same. In base units (an integer string). */
+                    top_up_units: string;
+                    /** @description What the top-up transaction costs the fee wallet. An exact decimal string in the coin. */
+                    top_up_fee: string;
+                    /** @description The same. In base units (an integer string). */
+                    top_up_fee_units: string;
+                    /** @description transfer + top_up_fee. An exact decimal string in the coin. */
+                    total: string;
+                    /** @description The same. In base units (an integer string). */
+                    total_units: string;
+                };
+                /** @description What reaches the destination: all of a token; of the chain's own coin, what is left after its fee. An exact decimal string in the coin. */
+                to_send: string;
+                /** @description The same. In base units (an integer string). */
+                to_send_units: string;
+                /** @description `held` at the current (test mode: test) USD rate. */
+                value_usd: string | null;
+                /** @description `fee.total` at the fee coin's USD rate. */
+                fee_usd: string | null;
+                /** @description Why the sweep leaves it (a coin balance below its own fee). */
+                skipped: string | null;
+            }[];
+            totals: {
+                coins: {
+                    coin: string;
+                    addresses: number;
+                    held: string;
+                    to_send: string;
+                    value_usd: string | null;
+                }[];
+                fees: {
+                    transfer: string;
+                    top_up: string;
+                    top_up_fee: string;
+                    total: string;
+                };
+                value_usd: string | null;
+                fee_usd: string | null;
+                /** @description fee_usd ÷ value_usd × 100, two decimals. */
+                fee_share_percent: string | null;
+            };
+            rates: {
+                coin: string;
+                usd: string | null;
+                source: string | null;
+                problem: string | null;
+            }[];
+            payments_read: number;
+            limit: number;
+            has_more: boolean;
+            next_starting_after: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         FlushRuleListResponse: {
             /** @enum {string} */
@@ -6306,6 +6440,111 @@ export interface operations {
                 };
             };
             /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveSweepPlan: {
+        parameters: {
+            query: {
+                /** @description The account network: ethereum, bsc, base, polygon, arbitrum, tron. */
+                network: string;
+                /** @description Where the funds go; default the forwarder setting's address of that network. */
+                destination?: string;
+                /** @description Only this coin's addresses (USDT, ETH…); default every coin paid on the network. */
+                coin?: string;
+                /** @description Payments read at most, oldest final first: 1 to 200, default 100. */
+                limit?: string;
+                /** @description The previous plan's `next_starting_after`: the payments after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepPlanResponse"];
+                };
+            };
+            /** @description `invalid_sweep_plan_request`: an unknown or UTXO network, a coin not paid on it, a destination that is not an address of the network (or none given and no forwarder setting); `errors` names each; `invalid_list_parameter`: an unknown parameter, a limit out of 1–200; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `chain_node_unavailable`: the network's node cannot be asked; the message names the network; `database_unreachable`: the database does not answer */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -79,4 +79,14 @@ export const settlementErrors = {
       "fee_payer_too_low",
     ),
   flushNotFound: (id: string) => new PaygateError("not_found", `No flush with id '${printable(id)}'`, "flush_not_found"),
+  // ── Sweep plans ──
+  sweepPlanValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid sweep plan parameters", "invalid_sweep_plan_request", fieldErrors),
+  /** `node`: "The Ethereum Sepolia testnet node (PAYGATE_ETH_TEST_RPC_URL)". */
+  sweepNodeUnavailable: (node: string, why: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `${node} cannot be asked what the payment addresses hold (${printable(why)}); retry once it answers`,
+      "chain_node_unavailable",
+    ),
 };

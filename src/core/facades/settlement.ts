@@ -12,6 +12,8 @@ import type { FlushRuleView } from "../settlement/flush-rules.ts";
 import type { FlushView, ForwarderSettingView } from "../settlement/forwarder-view.ts";
 import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
+import { sweepPlan } from "../settlement/sweep-plan.ts";
+import type { SweepPlanView } from "../settlement/sweep-view.ts";
 import type { MerchantAccess } from "./access.ts";
 
 function readerOf(access: MerchantAccess): SettlementOwner {
@@ -91,6 +93,13 @@ export class Settlement {
   /** The flush job's pass: sending flushes read back, thresholds passed flushed, fee payers' balances. */
   flushPass(thresholds: FlushThresholds): Promise<FlushPassReport> {
     return flushPass(this.deps, thresholds);
+  }
+
+  // ── Sweep plans of per-payment addresses on account networks ──
+
+  /** Names every address, its derivation and where its funds would go: `manage_settlement`, as what moves money. */
+  sweepPlan(access: MerchantAccess, params: Record<string, unknown>): Promise<SweepPlanView> {
+    return sweepPlan(this.deps, changerOf(access), params);
   }
 
   // ── The consolidation watcher's (the chain side) ──

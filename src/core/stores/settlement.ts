@@ -26,6 +26,29 @@ export interface SettledOutputQuery {
   limit: number;
 }
 
+/** A per-payment address a sweep plan may move funds off (issue 40; docs/settlement.md, Sweeping fresh addresses). */
+export interface SweepCandidate {
+  transactionId: string;
+  address: string;
+  currencyId: number;
+  derivationIndex: number;
+  /** The account key the address was derived from, and its origin when the wallet setting has one. */
+  extendedPublicKey: string;
+  keyOrigin: string | null;
+  finalAt: Date;
+}
+
+export interface SweepCandidateQuery {
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  /** The coins whose default network this is: their rows from before networks have none. */
+  defaultCoinIds: readonly number[];
+  /** The transaction after which to start (the previous plan's last), in the order (final_at, id). */
+  after: string | null;
+  limit: number;
+}
+
 export type NewConsolidation = Omit<ConsolidationRecord, "updatedAt" | "seenAt" | "confirmedAt" | "canceledAt">;
 
 export interface ConsolidationListQuery {
@@ -58,6 +81,11 @@ export interface SettlementStore {
     audit: AuditWrite | null,
     eventOf: (moved: ConsolidationRecord) => OutboxEvent | null,
   ): Promise<ConsolidationRecord | null>;
+  /**
+   * Addresses of the merchant's SUCCESSFUL, final, not reversed payments on `network` in that mode that
+   * were derived from its key (a derivation index), not forwarders; oldest final first, after `after`.
+   */
+  sweepCandidates(query: SweepCandidateQuery): Promise<SweepCandidate[]>;
   /** Open and seen consolidations, for the chain side's watch (oldest first, up to `limit`). */
   toWatch(limit: number): Promise<ConsolidationRecord[]>;
 }

@@ -100,6 +100,37 @@ export function settlementStore(db: Database): SettlementStore {
         return recordOf(row);
       }),
 
+    async sweepCandidates(query) {
+      const coins = query.defaultCoinIds.length > 0 ? query.defaultCoinIds : [-1];
+      const after =
+        query.after === null
+          ? Prisma.sql`TRUE`
+          : Prisma.sql`(t.final_at, t.id) > (SELECT c.final_at, c.id FROM transactions c WHERE c.id = ${query.after} AND c.final_at IS NOT NULL)`;
+      const rows = await db.$queryRaw<
+        { id: string; address: string; currency_id: number; derivation_index: number; xpub: string; key_origin: string | null; final_at: Date }[]
+      >`
+        SELECT t.id, t.payment_address AS address, t.payment_currency_id AS currency_id, t.derivation_index,
+               w.extended_public_key AS xpub, w.key_origin, t.final_at
+        FROM transactions t JOIN wallets w ON w.id = t.wallet_id
+        WHERE t.merchant_id = ${query.merchantId} AND t.is_live = ${query.isLive}
+          AND (t.payment_network = ${query.network} OR (t.payment_network IS NULL AND t.payment_currency_id IN (${Prisma.join([...coins])})))
+          AND t.status = 'SUCCESSFUL' AND t.final_at IS NOT NULL AND t.reversed_at IS NULL
+          AND t.payment_address IS NOT NULL AND t.derivation_index IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM forwarder_deposits d WHERE d.transaction_id = t.id AND d.address = t.payment_address)
+          AND ${after}
+        ORDER BY t.final_at, t.id
+        LIMIT ${query.limit}`;
+      return rows.map((r) => ({
+        transactionId: r.id,
+        address: r.address,
+        currencyId: r.currency_id,
+        derivationIndex: r.derivation_index,
+        extendedPublicKey: r.xpub,
+        keyOrigin: r.key_origin,
+        finalAt: r.final_at,
+      }));
+    },
+
     findFor: async (id, merchantId, isLive) => {
       const row = await db.consolidation.findFirst({ where: { id, merchantId, isLive }, include });
       return row === null ? null : recordOf(row);

@@ -22,7 +22,7 @@ import { CORE_NODE_VARIABLES, evmVariables, NODE_VARIABLES } from "./config.ts";
 import { CoreRpcClient } from "./core-rpc.ts";
 import { ChainNotConfiguredError } from "./errors.ts";
 import { EsploraClient, esploraNetwork } from "./esplora.ts";
-import { EvmRpcClient } from "./evm-rpc.ts";
+import { EvmRpcClient, type TokenContract } from "./evm-rpc.ts";
 import { TronRpcClient, type TronToken, tronChain } from "./tron-rpc.ts";
 import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
 import { hostOf } from "../http/outbound.ts";
@@ -180,6 +180,12 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
    */
   clientOf(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): ChainClient | undefined {
     return this.clients.get(clientKey(currency.slug, network, isLive ? "live" : "test"));
+  }
+
+  /** The ERC-20/BEP-20 contract the watcher reads for the coin on an EVM network in that mode, or undefined (the chain's own coin). */
+  evmToken(currency: CryptoCurrency, isLive: boolean, network: NetworkSlug): TokenContract | undefined {
+    const row = this.networks.get(rowKey(currency.slug, network))?.[isLive ? "live" : "test"];
+    return row?.family === "evm" ? row.token : undefined;
   }
 
   /** The TRC-20 contract the watcher reads for the coin in that mode (TRON's base58), or undefined. */

@@ -17,7 +17,9 @@ import {
   ForwarderSettingRemovedResponse,
   ForwarderSettingRequest,
   ForwarderSettingResponse,
+  SweepPlanResponse,
 } from "./schemas.ts";
+import { SweepPlanParams } from "../../../core/settlement/sweep-plan.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
@@ -236,6 +238,34 @@ function registerForwarderPaths(registry: OpenAPIRegistry): void {
         SECRET_ONLY,
         { error: errors.flushNotFound("…"), when: "an unknown id, another merchant's or the other mode's flush" },
         ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/settlements/sweep-plan",
+    operationId: "retrieveSweepPlan",
+    summary: "Plan a sweep of per-payment addresses",
+    description:
+      "Not in the spec (issue 40; docs/settlement.md, Sweeping fresh addresses): for the merchant's SUCCESSFUL payments past their finality depth on an account network (EVM, TRON) whose address is derived from its key (not forwarders), what each address holds now, the fee coin moving it to `destination` needs (from the node), the totals and the share of the value the fees take. Moves nothing: the sweep tool (tools/sweep) signs on the merchant's machine. Needs `manage_settlement`.",
+    security: secretKey,
+    request: { query: SweepPlanParams },
+    responses: {
+      200: limited(SweepPlanResponse, "The plan."),
+      ...errorResponses([
+        {
+          error: errors.sweepPlanValidation([]),
+          when: "an unknown or UTXO network, a coin not paid on it, a destination that is not an address of the network (or none given and no forwarder setting); `errors` names each",
+        },
+        { error: errors.invalidListParameters([]), when: "an unknown parameter, a limit out of 1–200" },
+        SECRET_ONLY,
+        KEY_ROLE,
+        {
+          error: errors.sweepNodeUnavailable("The Ethereum Sepolia testnet node (PAYGATE_ETH_TEST_RPC_URL)", "connection refused"),
+          when: "the network's node cannot be asked; the message names the network",
+        },
         ...ANY,
       ]),
     },

@@ -15,6 +15,7 @@ import type {
   ForwarderSettingListResponse,
   ForwarderSettingRemovedResponse,
   ForwarderSettingResponse,
+  SweepPlanResponse,
 } from "./schemas.ts";
 
 function sendConsolidation(res: Response, outcome: ConsolidationOutcome, status = 200): void {
@@ -91,6 +92,15 @@ export function settlementRoutes(gateway: PaymentGateway): Router {
   router.get("/v1/settlements/flushes/:flush_id", noStore, async (req, res) => {
     const access = await owner(req);
     const body: FlushResponse = { status: "success", data: await gateway.settlement.retrieveFlush(access, String(req.params.flush_id)), meta: {} };
+    res.locals.merchantId = access.merchantId;
+    res.status(200).json(body);
+  });
+
+  // ── Sweep plans of per-payment addresses on account networks ──
+
+  router.get("/v1/settlements/sweep-plan", noStore, async (req, res) => {
+    const access = await owner(req);
+    const body: SweepPlanResponse = { status: "success", data: await gateway.settlement.sweepPlan(access, { ...req.query }), meta: {} };
     res.locals.merchantId = access.merchantId;
     res.status(200).json(body);
   });

@@ -120,6 +120,78 @@ export const FlushRequest = z
   .object({ network: z.string().meta({ description: "An EVM network: ethereum or bsc.", example: "ethereum" }) })
   .meta({ id: "FlushRequest" });
 
+// ── Sweep plans (docs/settlement.md, Sweeping fresh addresses) ──
+
+const units = (description: string) => z.string().meta({ description: `${description} In base units (an integer string).` });
+const SweepFee = z.object({
+  source: z
+    .enum(["node", "documented"])
+    .meta({ description: "The node's estimate, or TRON's documented figures when the node could not say (`note`)." }),
+  note: nullable(z.string()),
+  gas: nullable(z.string().meta({ description: "EVM: the transfer's gas (eth_estimateGas); TRON: its energy." })),
+  gas_price: nullable(z.string().meta({ description: "EVM: wei per gas (eth_gasPrice); TRON: sun per energy." })),
+  bandwidth: nullable(z.string().meta({ description: "TRON: the transfer's bandwidth." })),
+  activation: nullable(z.string().meta({ description: "TRON: sun to activate an address that holds no TRX (paid by the top-up's sender)." })),
+  transfer: coinDecimal("The address's own transfer, in the fee coin."),
+  transfer_units: units("The same."),
+  top_up: coinDecimal("What the fee wallet sends the address first: the transfer's fee less the fee coin it holds."),
+  top_up_units: units("The same."),
+  top_up_fee: coinDecimal("What the top-up transaction costs the fee wallet."),
+  top_up_fee_units: units("The same."),
+  total: coinDecimal("transfer + top_up_fee."),
+  total_units: units("The same."),
+});
+const SweepAddress = z.object({
+  transaction_id: z.string(),
+  address: z.string(),
+  coin: z.string().meta({ example: "USDT" }),
+  token_contract: nullable(z.string()),
+  decimals: z.number().int(),
+  account_key: z.string().meta({ description: "The wallet setting's account key the address is derived from." }),
+  derivation_index: z.number().int(),
+  derivation_path: z.string().meta({ description: "Below the account key: `0/<index>`." }),
+  full_path: nullable(z.string().meta({ description: "From the master key, when the wallet setting has its key origin." })),
+  held: coinDecimal("What the address holds of `coin`, read from the node now."),
+  held_units: units("The same."),
+  fee_coin_held: coinDecimal("The fee coin it holds."),
+  fee_coin_held_units: units("The same."),
+  fee: SweepFee,
+  to_send: coinDecimal("What reaches the destination: all of a token; of the chain's own coin, what is left after its fee."),
+  to_send_units: units("The same."),
+  value_usd: nullable(z.string().meta({ description: "`held` at the current (test mode: test) USD rate." })),
+  fee_usd: nullable(z.string().meta({ description: "`fee.total` at the fee coin's USD rate." })),
+  skipped: nullable(z.string().meta({ description: "Why the sweep leaves it (a coin balance below its own fee)." })),
+});
+export const SweepPlan = z
+  .object({
+    object: z.literal("sweep_plan"),
+    is_live: z.boolean(),
+    network: z.string(),
+    network_name: z.string(),
+    fee_coin: z.string().meta({ example: "ETH" }),
+    destination: z.string(),
+    destination_source: z.enum(["parameter", "forwarder_setting"]),
+    addresses: z.array(SweepAddress),
+    totals: z.object({
+      coins: z.array(
+        z.object({ coin: z.string(), addresses: z.number().int(), held: z.string(), to_send: z.string(), value_usd: nullable(z.string()) }),
+      ),
+      fees: z.object({ transfer: z.string(), top_up: z.string(), top_up_fee: z.string(), total: z.string() }),
+      value_usd: nullable(z.string()),
+      fee_usd: nullable(z.string()),
+      fee_share_percent: nullable(z.string().meta({ description: "fee_usd ÷ value_usd × 100, two decimals." })),
+    }),
+    rates: z.array(z.object({ coin: z.string(), usd: nullable(z.string()), source: nullable(z.string()), problem: nullable(z.string()) })),
+    payments_read: z.number().int(),
+    limit: z.number().int(),
+    has_more: z.boolean(),
+    next_starting_after: nullable(z.string()),
+    created_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "SweepPlan" });
+export const SweepPlanResponse = z.object({ status: z.literal("success"), data: SweepPlan, meta: z.object({}) }).meta({ id: "SweepPlanResponse" });
+export type SweepPlanResponse = z.infer<typeof SweepPlanResponse>;
+
 export type ForwarderSettingResponse = z.infer<typeof ForwarderSettingResponse>;
 export type ForwarderSettingListResponse = z.infer<typeof ForwarderSettingListResponse>;
 export type ForwarderSettingRemovedResponse = z.infer<typeof ForwarderSettingRemovedResponse>;
