@@ -13,13 +13,18 @@ const API = "/dashboard/api";
 const FACTORY = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const DESTINATION = "0x52908400098527886E0F7030069857D2E4169EE7";
 // anvil's first dev key: a fee payer for the configuration only (no node is asked here).
+// A port nothing listens on: the fee payer's node does not answer.
+const NO_NODE = "http://127.0.0.1:9";
 const FEE_PAYER_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 const MINUTE = 60_000;
 const clock = manualClock();
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ clock, env: { PAYGATE_ETH_TEST_FORWARDER_FACTORY: FACTORY, PAYGATE_ETH_TEST_FEE_PAYER_KEY: FEE_PAYER_KEY } });
+  t = await startTestGateway({
+    clock,
+    env: { PAYGATE_ETH_TEST_FORWARDER_FACTORY: FACTORY, PAYGATE_ETH_TEST_FEE_PAYER_KEY: FEE_PAYER_KEY, PAYGATE_ETH_TEST_RPC_URL: NO_NODE },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -123,6 +128,23 @@ describe("settlement in the dashboard", () => {
     expectDashboardError(await viewer.post(`${API}/settlement/flushes?mode=test`, { network: "ethereum" }), 403, "role_forbidden", message);
     expect(await settingsState()).toBe(before);
     expect(await t.db.forwarderFlush.count({ where: { merchantId: keys.id } })).toBe(0);
+  });
+
+  it("shows the fee payers of the mode: not configured, or why the node gave no balance; every role reads them", async () => {
+    const keys = await t.merchant({ name: "Dash Fee Payers" });
+    const viewer = await signedInAs(t, keys.id, "viewer");
+    const answer = await viewer.get(`${API}/settlement/fee-payers?mode=test`);
+    expect(answer.status).toBe(200);
+    const payers = answer.body.data.fee_payers as { network: string; address: string | null; problem: string | null; low: boolean | null }[];
+    expect(payers.map((p) => p.network)).toEqual(["ethereum", "bsc", "base", "polygon", "arbitrum"]);
+    const [ethereum, ...others] = payers;
+    expect(ethereum).toMatchObject({ network: "ethereum", address: null, balance: null, low: null });
+    expect(ethereum?.problem).toEqual(expect.any(String));
+    for (const other of others)
+      expect(other, other.network).toEqual({ network: other.network, address: null, balance: null, low: null, problem: null });
+    // Live mode has no fee payer configured here.
+    const live = await viewer.get(`${API}/settlement/fee-payers?mode=live`);
+    expect(live.body.data.fee_payers.every((p: { problem: string | null; low: boolean | null }) => p.problem === null && p.low === null)).toBe(true);
   });
 
   it("setting a settlement address needs a recent password (sudo mode), as REST's use case requires; nothing is saved", async () => {

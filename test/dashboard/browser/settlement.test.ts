@@ -11,11 +11,13 @@ import { dashboardBrowserFixture, h1 } from "../../support/dashboard.ts";
 const FACTORY = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const DESTINATION = "0x52908400098527886E0F7030069857D2E4169EE7";
 // anvil's first dev key: a fee payer for the configuration only (no node is asked here).
+// A port nothing listens on: the fee payer's node does not answer.
+const NO_NODE = "http://127.0.0.1:9";
 const FEE_PAYER_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 const d = dashboardBrowserFixture({
   merchant: () => ({ name: "Settle Studio" }),
-  gateway: { env: { PAYGATE_ETH_TEST_FORWARDER_FACTORY: FACTORY, PAYGATE_ETH_TEST_FEE_PAYER_KEY: FEE_PAYER_KEY } },
+  gateway: { env: { PAYGATE_ETH_TEST_FORWARDER_FACTORY: FACTORY, PAYGATE_ETH_TEST_FEE_PAYER_KEY: FEE_PAYER_KEY, PAYGATE_ETH_TEST_RPC_URL: NO_NODE } },
 });
 const { openAs } = d;
 
@@ -37,6 +39,11 @@ describe("the Settlement page", () => {
     expect((await firstRow(page, "#forwarder-settings")).slice(0, 2)).toEqual(["Ethereum Sepolia testnet", `Forwarders to ${DESTINATION}`]);
     expect(await rows.nth(1).textContent()).toContain("Off: the merchant's own addresses");
     await page.getByText("No flushes in test mode yet.").waitFor(WAIT);
+    await page.locator("#fee-payers table").waitFor(WAIT);
+    const payer = await firstRow(page, "#fee-payers");
+    expect(payer[0]).toBe("Ethereum Sepolia testnet");
+    expect(payer[3]).toMatch(/^Unavailable: /);
+    expect((await page.locator("#fee-payers tbody tr").nth(1).locator("td").allTextContents())[3]).toBe("Not configured");
     expect(await accessibilityViolations(page), "settlement, 375 px").toEqual([]);
     await expectNoSidewaysScroll(page, "settlement, 375 px");
 

@@ -14,6 +14,15 @@ import { alertSlot, field, modeLabel, runChange, showError, table, when } from "
 type ForwarderSetting = components["schemas"]["ForwarderSetting"];
 type Flush = components["schemas"]["Flush"];
 
+/** The operator's fee payer on a network in this mode, as the dashboard's API gives it. */
+interface FeePayer {
+  network: string;
+  address: string | null;
+  balance: string | null;
+  low: boolean | null;
+  problem: string | null;
+}
+
 const NETWORKS = Object.keys(EVM_CHAINS) as EvmNetworkSlug[];
 const FLUSH_STATES: Record<Flush["state"], string> = { sending: "Sending", confirmed: "Confirmed", failed: "Failed" };
 
@@ -25,6 +34,7 @@ export async function renderSettlement(ctx: PageContext, main: HTMLElement): Pro
   const manage = ctx.can("manage_settlement");
   const settingsSlot = h("div", { id: "forwarder-settings" });
   const flushesSlot = h("div", { id: "flushes" });
+  const feePayersSlot = h("div", { id: "fee-payers" });
   const error = alertSlot("settlement-error");
 
   const showSettings = async () => {
@@ -56,6 +66,17 @@ export async function renderSettlement(ctx: PageContext, main: HTMLElement): Pro
       });
     });
     return button;
+  };
+
+  const showFeePayers = async () => {
+    const { fee_payers } = await ctx.api.get<{ fee_payers: FeePayer[] }>(ctx.withMode("/settlement/fee-payers"));
+    const rows = fee_payers.map((p) => [
+      networkName(p.network, live),
+      p.address ? h("code", {}, p.address) : "—",
+      p.balance ?? "—",
+      feePayerState(p),
+    ]);
+    replace(feePayersSlot, table(`Fee payers (${modeLabel(ctx.mode)})`, ["Network", "Fee payer", "Balance", "State"], rows));
   };
 
   const showFlushes = async () => {
@@ -90,12 +111,15 @@ export async function renderSettlement(ctx: PageContext, main: HTMLElement): Pro
     settingsSlot,
     error,
     manage ? settingForm(ctx, live, showSettings) : null,
+    h("h2", {}, "Fee payers"),
+    h("p", {}, "The operator's account that pays the gas of flushes, in the network's coin."),
+    feePayersSlot,
     h("h2", {}, "Flushes"),
     manage ? flushForm(ctx, live, showFlushes) : null,
     flushesSlot,
   );
   try {
-    await Promise.all([showSettings(), showFlushes()]);
+    await Promise.all([showSettings(), showFlushes(), showFeePayers()]);
   } catch (failure) {
     showError(error, failure);
   }
@@ -186,4 +210,10 @@ function withFields(error: unknown): never {
     throw new ApiError(error.fields.map((f) => f.message).join("; "), error.code, error.status, error.reason, error.fields);
   }
   throw error;
+}
+
+function feePayerState(p: FeePayer): Node | string {
+  if (p.problem !== null) return h("span", {}, `Unavailable: ${p.problem}`);
+  if (p.low === null) return "Not configured";
+  return p.low ? h("strong", {}, "Too low: flushes may fail") : "Enough";
 }

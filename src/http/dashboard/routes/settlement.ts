@@ -32,6 +32,18 @@ export function settlementRoutes(router: Router, gateway: PaymentGateway): void 
     sendData(res, { network: String(req.params.network).toLowerCase(), is_live: access.isLive, mode: "own_addresses" });
   });
 
+  router.get("/settlement/fee-payers", async (req, res) => {
+    const states = await gateway.settlement.feePayers(accessOf(gateway, res, isLiveOf(req)));
+    const feePayers = states.map((s) => ({
+      network: s.network,
+      address: s.reading?.address ?? null,
+      balance: s.reading?.balance ?? null,
+      low: s.reading?.low ?? null,
+      problem: s.problem,
+    }));
+    sendData(res, { fee_payers: feePayers });
+  });
+
   router.get("/settlement/flushes", async (req, res) => {
     const page = await gateway.settlement.listFlushes(accessOf(gateway, res, isLiveOf(req)), queryOf(req));
     sendData(res, { flushes: page.flushes, has_more: page.hasMore });
