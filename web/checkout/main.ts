@@ -27,7 +27,19 @@ import {
   spokenTimeLeft,
 } from "./i18n.ts";
 import { followTransaction, type LiveUpdates } from "./live.ts";
-import { evmTransferOf, injectedProvider, payWithWallet, WalletPaymentError } from "./browser-wallet.ts";
+import {
+  type ChainOffer,
+  type Eip1193Provider,
+  type EvmTransfer,
+  evmTransferOf,
+  injectedProvider,
+  payWithWallet,
+  switchChain,
+  type WalletFailure,
+  WalletPaymentError,
+  watchChain,
+} from "./browser-wallet.ts";
+import { chainWarningText } from "./chain-warning.ts";
 
 type Phase = "loading" | "choose" | "pay" | "final" | "error";
 
@@ -55,6 +67,8 @@ let countdown: number | undefined;
 let firstRender = true;
 let lastOptions: PaymentOptions | null = null;
 let lastError: { kind: ErrorKind; error: unknown } | null = null;
+/** Stops following the wallet's chain (its chainChanged listener): called whenever the pay step is left or redrawn. */
+let stopChainWatch: (() => void) | null = null;
 
 // The language: the customer's pick (remembered in this browser), the merchant's, the browser's.
 const PICKED_KEY = "paygate.checkout.locale";
@@ -248,6 +262,7 @@ function fiatAmount(text: string): HTMLElement {
 // ---- step 1: choose a coin -----------------------------------------------------------------------
 
 function renderChoose(options: PaymentOptions | null): void {
+  endChainWatch();
   lastOptions = options;
   const list = options?.options ?? [];
   const isLive = options?.isLive ?? false;
@@ -360,6 +375,7 @@ function pickFailure(error: unknown, option: PaymentOption): string {
 // ---- step 2: send the payment ---------------------------------------------------------------------
 
 function renderPay(t: Transaction): void {
+  endChainWatch();
   const coin = t.paymentCurrency;
   if (!coin || !t.paymentAmount || !t.paymentAddress) {
     showError("other");
@@ -455,7 +471,8 @@ function renderPay(t: Transaction): void {
 /**
  * "Pay with browser wallet": on an EVM network, when the browser has a wallet (window.ethereum) and
  * nothing has arrived yet. Its progress is spoken (role=status), a failure said in words (role=alert);
- * once sent, the page follows the payment as for any other.
+ * once sent, the page follows the payment as for any other. Above it, a warning when the wallet is on
+ * another network than the payment (chainWarningPart).
  */
 function browserWalletPart(t: Transaction, network: string): HTMLElement | null {
   const provider = injectedProvider();
@@ -464,7 +481,7 @@ function browserWalletPart(t: Transaction, network: string): HTMLElement | null 
   const progress = h("p", { class: "wallet-progress", id: "wallet-progress", role: "status" });
   const failure = h("p", { class: "wallet-error", id: "wallet-error", role: "alert" });
   const explorer = t.paymentNetwork?.explorerTransactionUrl;
-  const chain = {
+  const chain: ChainOffer = {
     name: network,
     // The coin paid natively is the chain's own; a token's chain is not offered to the wallet (it is asked to add it itself).
     nativeSymbol: transfer.kind === "native" ? (t.paymentCurrency?.slug ?? null) : null,
@@ -483,22 +500,83 @@ function browserWalletPart(t: Transaction, network: string): HTMLElement | null 
       })
       .catch((error: unknown) => {
         progress.textContent = "";
-        const reason = error instanceof WalletPaymentError ? error.failure : { kind: "failed" as const, message: String(error) };
-        failure.textContent =
-          reason.kind === "rejected"
-            ? m.walletRejected
-            : reason.kind === "no_account"
-              ? m.walletNoAccount
-              : reason.kind === "wrong_chain"
-                ? m.walletWrongChain(network)
-                : reason.kind === "unknown_chain"
-                  ? m.walletUnknownChain(network)
-                  : m.walletFailed(reason.message);
+        failure.textContent = walletFailureText(error, network);
         button.disabled = false;
         button.focus();
       });
   });
-  return h("div", { class: "browser-wallet" }, button, progress, failure);
+  const paymentName = t.paymentNetwork ? networkLabelIn({ ...t.paymentNetwork, standard: null }, t.isLive, m) : network;
+  const warning = chainWarningPart(provider, transfer, chain, paymentName, failure, button);
+  return h("div", { class: "browser-wallet" }, warning, button, progress, failure);
+}
+
+/** A wallet's failure in the page's words. */
+function walletFailureText(error: unknown, network: string): string {
+  const reason: WalletFailure = error instanceof WalletPaymentError ? error.failure : { kind: "failed", message: String(error) };
+  switch (reason.kind) {
+    case "rejected":
+      return m.walletRejected;
+    case "no_account":
+      return m.walletNoAccount;
+    case "wrong_chain":
+      return m.walletWrongChain(network);
+    case "unknown_chain":
+      return m.walletUnknownChain(network);
+    default:
+      return m.walletFailed(reason.message);
+  }
+}
+
+/**
+ * "Your wallet is on BNB Smart Chain; this payment is on Base": read from the wallet's chain id
+ * without asking for an account, followed live (chainChanged) until the pay step is left, with a
+ * button that asks the wallet to switch. The sentence sits in a polite status region, written only
+ * when it changes; a wallet that comes to the right chain after a warning is told it is there now.
+ */
+function chainWarningPart(
+  provider: Eip1193Provider,
+  transfer: EvmTransfer,
+  chain: ChainOffer,
+  paymentName: string,
+  failure: HTMLElement,
+  payButton: HTMLButtonElement,
+): HTMLElement {
+  const text = h("p", { class: "chain-warning", id: "chain-warning", role: "status" });
+  const switchButton = h("button", { type: "button", class: "button secondary", id: "switch-chain", hidden: true }, m.switchWalletTo(paymentName));
+  let warned = false;
+  const onChain = (chainId: number | null) => {
+    const warning = chainWarningText(chainId, { chainId: transfer.chainId, name: paymentName }, m);
+    const next = warning ?? (warned && chainId === transfer.chainId ? m.walletNowOnNetwork(paymentName) : "");
+    if (text.textContent !== next) text.textContent = next;
+    text.dataset.state = warning ? "wrong" : next ? "right" : "";
+    // Once warned, the right chain is said (and said once: the text is only written when it changes).
+    warned = warned || warning !== null;
+    const wasFocused = document.activeElement === switchButton;
+    switchButton.hidden = warning === null;
+    // The button goes once the wallet is on the chain: keyboard focus moves on to paying, not to the page's top.
+    if (wasFocused && switchButton.hidden) payButton.focus();
+  };
+  switchButton.addEventListener("click", () => {
+    switchButton.disabled = true;
+    failure.textContent = "";
+    switchChain(provider, transfer.chainId, chain)
+      // A wallet that switches without a chainChanged event still ends the warning.
+      .then(() => onChain(transfer.chainId))
+      .catch((error: unknown) => {
+        failure.textContent = walletFailureText(error, chain.name);
+      })
+      .finally(() => {
+        switchButton.disabled = false;
+      });
+  });
+  endChainWatch();
+  stopChainWatch = watchChain(provider, onChain);
+  return h("div", { class: "chain-warning-area" }, text, switchButton);
+}
+
+function endChainWatch(): void {
+  stopChainWatch?.();
+  stopChainWatch = null;
 }
 
 function updatePay(t: Transaction): void {
@@ -533,6 +611,9 @@ function updatePay(t: Transaction): void {
   if (t.paymentState === "CONFIRMING" || t.paymentState === "UNDERPAID") {
     document.getElementById("cancel-link")?.remove();
     document.getElementById("pay-browser-wallet")?.remove();
+    // The payment is on its way: which network the wallet is on no longer matters.
+    endChainWatch();
+    document.querySelector(".chain-warning-area")?.remove();
   }
   if (amountValue && amountLabel) {
     amountValue.textContent = crypto(due, coin.slug);
@@ -592,6 +673,7 @@ function stopCountdown(): void {
 // ---- the end: paid, expired, paid late -------------------------------------------------------------
 
 function renderFinal(t: Transaction): void {
+  endChainWatch();
   const s = summary ?? summaryOf(t);
   const coin = t.paymentCurrency;
   const amount = (value: string | null) => (coin && value ? crypto(value, coin.slug) : "");
@@ -704,6 +786,7 @@ function showError(kind: ErrorKind, error?: unknown): void {
   phase = "error";
   lastError = { kind, error };
   stopCountdown();
+  endChainWatch();
   live?.stop();
   live = null;
   const retry = h("button", { type: "button", class: "button", onclick: () => location.reload() }, m.tryAgain);

@@ -6,9 +6,9 @@ import type { CoreDeps } from "../deps.ts";
 import type { ConsolidationRecord, ConsolidationState } from "../records/settlement.ts";
 import * as consolidations from "../settlement/consolidations.ts";
 import { consolidationEvent } from "../settlement/events.ts";
-import { type FlushPassReport, type FlushThresholds, flushPass } from "../settlement/flush-pass.ts";
 import * as flushRules from "../settlement/flush-rules.ts";
 import type { FlushRuleView } from "../settlement/flush-rules.ts";
+import { type FeePayerState, type FlushPassReport, type FlushThresholds, feePayerStates, flushPass } from "../settlement/flush-pass.ts";
 import type { FlushView, ForwarderSettingView } from "../settlement/forwarder-view.ts";
 import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
@@ -88,6 +88,11 @@ export class Settlement {
 
   listFlushes(access: MerchantAccess, params: Record<string, unknown>) {
     return forwarders.listFlushes(this.deps, readerOf(access), params);
+  }
+
+  /** The operator's fee payers in the access's mode, per EVM network: balance and "too low", read from the nodes (every role reads them). */
+  feePayers(access: MerchantAccess): Promise<FeePayerState[]> {
+    return feePayerStates(this.deps, readerOf(access).isLive);
   }
 
   /** The flush job's pass: sending flushes read back, thresholds passed flushed, fee payers' balances. */

@@ -48,16 +48,36 @@ export async function flushPass(deps: ForwarderDeps, thresholds: FlushThresholds
       report.failures.push(`merchant ${due.merchantId} on ${due.network} (${due.isLive ? "live" : "test"}): ${(error as Error).message}`);
     }
   }
-  const evm = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "evm");
-  for (const network of evm) {
-    for (const isLive of [false, true]) {
-      try {
-        const held = await deps.forwarderRails.feePayerBalance(network, isLive);
-        if (held !== null) report.feePayers.push({ network, isLive, ...held });
-      } catch (error) {
-        report.failures.push(`the ${network} ${isLive ? "live" : "test"} fee payer's balance: ${(error as Error).message}`);
-      }
+  for (const isLive of [false, true]) {
+    for (const state of await feePayerStates(deps, isLive)) {
+      if (state.reading !== null) report.feePayers.push(state.reading);
+      if (state.problem !== null) report.failures.push(`the ${state.network} ${isLive ? "live" : "test"} fee payer's balance: ${state.problem}`);
     }
   }
   return report;
+}
+
+/** A network's fee payer in one mode: its reading, or why there is none (null: not configured). */
+export interface FeePayerState {
+  network: NetworkSlug;
+  reading: FeePayerReading | null;
+  /** What the node answered instead of a balance. */
+  problem: string | null;
+}
+
+/** The fee payers of every EVM network in a mode, read from the nodes: the flush job's gauges and the dashboard's. */
+export async function feePayerStates(deps: ForwarderDeps, isLive: boolean): Promise<FeePayerState[]> {
+  const rails = deps.forwarderRails;
+  if (rails === undefined) return [];
+  const evm = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "evm");
+  return Promise.all(
+    evm.map(async (network): Promise<FeePayerState> => {
+      try {
+        const held = await rails.feePayerBalance(network, isLive);
+        return { network, reading: held === null ? null : { network, isLive, ...held }, problem: null };
+      } catch (error) {
+        return { network, reading: null, problem: (error as Error).message };
+      }
+    }),
+  );
 }

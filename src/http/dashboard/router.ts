@@ -17,6 +17,7 @@ import { networkRoutes } from "./routes/networks.ts";
 import { pricingRoutes } from "./routes/pricing.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { securityRoutes } from "./routes/security.ts";
+import { settlementRoutes } from "./routes/settlement.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userRoutes } from "./routes/users.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
@@ -38,6 +39,7 @@ const ROUTES: DashboardRoutes[] = [
   webhookEndpointRoutes,
   refundRoutes,
   invoiceRoutes,
+  settlementRoutes,
 ];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */

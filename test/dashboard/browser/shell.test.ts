@@ -108,6 +108,8 @@ describe("the dashboard in a browser", () => {
       "API keys",
       "Wallets",
       "Funds held",
+      "Settlement",
+      "Ledger",
       "Payment links",
       "Pricing",
       "Users",

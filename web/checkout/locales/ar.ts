@@ -60,6 +60,10 @@ export const ar: Messages = {
   walletWrongChain: (network) => `محفظتك على شبكة أخرى. بدّلها إلى ${network} ثم حاول مرة أخرى.`,
   walletUnknownChain: (network) => `محفظتك لا تعرف ${network}. أضف هذه الشبكة في محفظتك ثم حاول مرة أخرى.`,
   walletFailed: (message) => `لم ترسل محفظتك الدفعة: ${message}`,
+  walletOtherNetwork: (wallet, payment) => `محفظتك على شبكة ${wallet}؛ وهذه الدفعة على شبكة ${payment}.`,
+  chainNumbered: (id) => `بمعرّف السلسلة ${id}`,
+  walletNowOnNetwork: (network) => `محفظتك الآن على شبكة ${network}.`,
+  switchWalletTo: (network) => `بدّل المحفظة إلى ${network}`,
   sendExactly: (coin, network) =>
     `أرسل هذا المبلغ بالضبط من ${coin} على شبكة ${network}. لا يمكن ربط دفعة بعملة أخرى أو على شبكة أخرى بهذا الطلب وستضيع.`,
   waitingTitle: "في انتظار دفعتك",

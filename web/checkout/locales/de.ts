@@ -57,6 +57,10 @@ export const de: Messages = {
   walletWrongChain: (network) => `Ihre Wallet ist in einem anderen Netzwerk. Wechseln Sie zu ${network} und versuchen Sie es erneut.`,
   walletUnknownChain: (network) => `Ihre Wallet kennt ${network} nicht. Fügen Sie dieses Netzwerk in Ihrer Wallet hinzu und versuchen Sie es erneut.`,
   walletFailed: (message) => `Ihre Wallet hat die Zahlung nicht gesendet: ${message}`,
+  walletOtherNetwork: (wallet, payment) => `Ihre Wallet ist im Netzwerk ${wallet}; diese Zahlung läuft im Netzwerk ${payment}.`,
+  chainNumbered: (id) => `mit der Chain-ID ${id}`,
+  walletNowOnNetwork: (network) => `Ihre Wallet ist jetzt im Netzwerk ${network}.`,
+  switchWalletTo: (network) => `Wallet zu ${network} wechseln`,
   sendExactly: (coin, network) =>
     `Senden Sie genau diesen Betrag in ${coin} über das Netzwerk ${network}. Eine Zahlung in einer anderen Kryptowährung oder über ein anderes Netzwerk kann dieser Bestellung nicht zugeordnet werden und geht verloren.`,
   waitingTitle: "Wir warten auf Ihre Zahlung",

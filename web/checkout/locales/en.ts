@@ -65,6 +65,12 @@ export const en = {
   walletWrongChain: (network: string) => `Your wallet is on another network. Switch it to ${network}, then try again.`,
   walletUnknownChain: (network: string) => `Your wallet does not know ${network}. Add that network in your wallet, then try again.`,
   walletFailed: (message: string) => `Your wallet did not send the payment: ${message}`,
+  /** The wallet's network and the payment's, when they differ (read before any connect prompt). */
+  walletOtherNetwork: (wallet: string, payment: string) => `Your wallet is on ${wallet}; this payment is on ${payment}.`,
+  /** A chain paygate does not know, in walletOtherNetwork's first place. */
+  chainNumbered: (id: string) => `the network with chain ID ${id}`,
+  walletNowOnNetwork: (network: string) => `Your wallet is now on ${network}.`,
+  switchWalletTo: (network: string) => `Switch wallet to ${network}`,
   sendExactly: (coin: string, network: string) =>
     `Send exactly this amount of ${coin} on the ${network} network. A payment of another coin or on another network cannot be matched to this order and is lost.`,
   waitingTitle: "Waiting for your payment",

@@ -57,6 +57,10 @@ export const es: Messages = {
   walletWrongChain: (network) => `Tu billetera está en otra red. Cámbiala a ${network} y vuelve a intentarlo.`,
   walletUnknownChain: (network) => `Tu billetera no conoce ${network}. Añade esa red en tu billetera y vuelve a intentarlo.`,
   walletFailed: (message) => `Tu billetera no envió el pago: ${message}`,
+  walletOtherNetwork: (wallet, payment) => `Tu billetera está en la red ${wallet}; este pago es en la red ${payment}.`,
+  chainNumbered: (id) => `con ID de cadena ${id}`,
+  walletNowOnNetwork: (network) => `Tu billetera ya está en la red ${network}.`,
+  switchWalletTo: (network) => `Cambiar la billetera a ${network}`,
   sendExactly: (coin, network) =>
     `Envíe exactamente este importe de ${coin} en la red ${network}. Un pago en otra criptomoneda o en otra red no se puede asociar a este pedido y se pierde.`,
   waitingTitle: "Esperando su pago",

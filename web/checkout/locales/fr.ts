@@ -58,6 +58,10 @@ export const fr: Messages = {
   walletWrongChain: (network) => `Votre portefeuille est sur un autre réseau. Passez-le sur ${network}, puis réessayez.`,
   walletUnknownChain: (network) => `Votre portefeuille ne connaît pas ${network}. Ajoutez ce réseau dans votre portefeuille, puis réessayez.`,
   walletFailed: (message) => `Votre portefeuille n'a pas envoyé le paiement\u00a0: ${message}`,
+  walletOtherNetwork: (wallet, payment) => `Votre portefeuille est sur le réseau ${wallet}\u202f; ce paiement est sur le réseau ${payment}.`,
+  chainNumbered: (id) => `d'identifiant de chaîne ${id}`,
+  walletNowOnNetwork: (network) => `Votre portefeuille est maintenant sur le réseau ${network}.`,
+  switchWalletTo: (network) => `Passer le portefeuille sur ${network}`,
   sendExactly: (coin, network) =>
     `Envoyez exactement ce montant de ${coin} sur le réseau ${network}. Un paiement dans une autre cryptomonnaie ou sur un autre réseau ne peut pas être rattaché à cette commande et est perdu.`,
   waitingTitle: "En attente de votre paiement",

@@ -57,6 +57,10 @@ export const pt: Messages = {
   walletWrongChain: (network) => `Sua carteira está em outra rede. Mude-a para ${network} e tente de novo.`,
   walletUnknownChain: (network) => `Sua carteira não conhece ${network}. Adicione essa rede na sua carteira e tente de novo.`,
   walletFailed: (message) => `Sua carteira não enviou o pagamento: ${message}`,
+  walletOtherNetwork: (wallet, payment) => `Sua carteira está na rede ${wallet}; este pagamento é na rede ${payment}.`,
+  chainNumbered: (id) => `de ID de cadeia ${id}`,
+  walletNowOnNetwork: (network) => `Sua carteira agora está na rede ${network}.`,
+  switchWalletTo: (network) => `Mudar a carteira para ${network}`,
   sendExactly: (coin, network) =>
     `Envie exatamente este valor de ${coin} na rede ${network}. Um pagamento em outra criptomoeda ou em outra rede não pode ser associado a este pedido e é perdido.`,
   waitingTitle: "Aguardando seu pagamento",

@@ -6,9 +6,11 @@ import { renderAuditLog } from "./audit-log.ts";
 import { renderFundsHeld } from "./funds-held.ts";
 import { renderInvoice } from "./invoice.ts";
 import { renderInvoices } from "./invoices.ts";
+import { renderLedger } from "./ledger.ts";
 import { renderPaymentLinks } from "./payment-links.ts";
 import { renderPricing } from "./pricing.ts";
 import { renderSecurity } from "./security.ts";
+import { renderSettlement } from "./settlement.ts";
 import { renderTransaction } from "./transaction.ts";
 import { renderTransactions } from "./transactions.ts";
 import { renderUsers } from "./users.ts";
@@ -26,6 +28,8 @@ export const PAGES: DashboardPage[] = [
   { path: "api-keys", title: "API keys", permission: "read", render: renderApiKeys },
   { path: "wallets", title: "Wallets", permission: "read", render: renderWallets },
   { path: "funds-held", title: "Funds held", permission: "read", render: renderFundsHeld },
+  { path: "settlement", title: "Settlement", permission: "read", render: renderSettlement },
+  { path: "ledger", title: "Ledger", permission: "read", render: renderLedger },
   { path: "payment-links", title: "Payment links", permission: "read", render: renderPaymentLinks },
   { path: "pricing", title: "Pricing", permission: "read", render: renderPricing },
   { path: "users", title: "Users", permission: "read", render: renderUsers },
