@@ -1,6 +1,7 @@
 // The merchant's notices by e-mail (issue 44; docs/email.md) to its dashboard users who asked for them
 // (a setting of each user's own, off by default): a payment received, a webhook endpoint disabled. In
 // English: a user has no language setting yet.
+import { normalEmail } from "../dashboard/fields.ts";
 import { errors } from "../errors.ts";
 import type { DashboardActor } from "../access/roles.ts";
 import type { DisabledEndpoint, FollowedEvent } from "../records/email.ts";
@@ -66,6 +67,26 @@ export async function setNotices(store: EmailStore, actor: DashboardActor, userI
   if (userId !== actor.userId) throw errors.emailNoticesNotOwn();
   await store.setNotices(actor.merchantId, userId, enabled);
   return enabled;
+}
+
+/**
+ * `paygate user email-notices`: the operator sets a user's notices, found by e-mail (users are managed
+ * there); `enabled` is the CLI's `true` or `false`.
+ */
+export async function setNoticesByEmail(
+  store: EmailStore,
+  findUser: (email: string) => Promise<{ id: string; merchantId: number; email: string } | null>,
+  email: unknown,
+  enabled: unknown,
+): Promise<{ userId: string; email: string; merchantId: number; enabled: boolean }> {
+  if (enabled !== "true" && enabled !== "false" && typeof enabled !== "boolean") {
+    throw errors.emailNoticesValidation([{ field: "enabled", message: "--enabled must be true or false" }]);
+  }
+  const on = enabled === true || enabled === "true";
+  const user = await findUser(normalEmail(email));
+  if (!user) throw errors.dashboardEmailNotFound(String(email));
+  await store.setNotices(user.merchantId, user.id, on);
+  return { userId: user.id, email: user.email, merchantId: user.merchantId, enabled: on };
 }
 
 /** Whether the signed-in user asked for notices. */
