@@ -29,6 +29,8 @@ export function describeEvent(event: WebhookEvent): string {
     case "invoice.finalized":
     case "invoice.voided":
     case "invoice.paid":
+    case "invoice.partially_paid":
+    case "invoice.overdue":
       // About an invoice (docs/invoices.md): invoice.paid is the moment to mark it settled in your books.
       return `verified ${event.event}: invoice ${event.data.invoice.number ?? event.data.invoice.id} is ${event.data.invoice.state}`;
     case "payment.received":

@@ -33,6 +33,7 @@ import { NodeSweepQuotes } from "./rails/settlement/sweep-quotes.ts";
 import { ForwarderFlusher } from "./jobs/forwarder-flusher.ts";
 import { EmailSender } from "./jobs/email-sender.ts";
 import { SmtpTransport } from "./email/transport.ts";
+import { invoicePdf, pdfFileName } from "./http/invoice-pdf.ts";
 import type { MailTransport } from "./core/email/ports.ts";
 import { DEFAULT_EMAIL_RETRY } from "./core/email/ports.ts";
 import { SlotWatchShares, wholeWatchList } from "./core/transactions/watch-shares.ts";
@@ -143,7 +144,9 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   );
   const chains = overrides.chains ?? new ChainWatchers(config.chains);
   const smtp =
-    overrides.mailTransport === undefined && config.email.smtpUrl !== null ? new SmtpTransport(config.email.smtpUrl, config.email.from) : null;
+    overrides.mailTransport === undefined && config.email.smtpUrl !== null
+      ? new SmtpTransport(config.email.smtpUrl, config.email.from, { draw: invoicePdf, fileName: pdfFileName })
+      : null;
   const mailTransport = overrides.mailTransport === undefined ? smtp : overrides.mailTransport;
   const rails = new HdWalletRails({ testChainIds: config.chains.testChainIds, utxoTestChains: config.chains.utxoTestChains });
   const gateway = new PaymentGateway({
@@ -203,6 +206,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     email: {
       transport: mailTransport,
       retry: { ...DEFAULT_EMAIL_RETRY, maxAttempts: config.email.maxAttempts, firstDelayMs: config.email.firstDelayMs },
+      reminderDays: config.email.reminderDays,
     },
   });
   overrides.metrics?.observeDatabase({

@@ -360,6 +360,23 @@ export async function userResetSecondFactor(ctx: CliContext, options: UserResetO
   say(ctx, "The user signs in with its password alone now, and can set up a new authenticator app on the Security page.");
 }
 
+export interface UserNoticesOptions extends UserResetOptions {
+  enabled?: string;
+}
+
+export async function userEmailNotices(ctx: CliContext, options: UserNoticesOptions): Promise<void> {
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  if (options.enabled === undefined) throw new UsageError("--enabled true|false is required.");
+  const set = await withRuntime(ctx, (rt) => rt.gateway.operator.setDashboardUserNotices(options.email, options.enabled));
+  if (options.json) return print(ctx, set);
+  say(
+    ctx,
+    set.enabled
+      ? `Turned on the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}: payments received and webhook endpoints disabled.`
+      : `Turned off the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}.`,
+  );
+}
+
 export async function userSignInLink(ctx: CliContext, options: UserResetOptions): Promise<void> {
   if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
   const issued = await withRuntime(ctx, (rt) => rt.gateway.operator.issueDashboardSignInLink(options.email));

@@ -162,6 +162,12 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(userReset, () => commands.userResetSecondFactor(ctx, userReset.opts<commands.UserResetOptions>()));
 
+  const userNotices = leaf(user, "userEmailNotices", ctx)
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--enabled <true|false>", "turn its notices on or off (required)")
+    .option("--json", "print one JSON object");
+  act(userNotices, () => commands.userEmailNotices(ctx, userNotices.opts<commands.UserNoticesOptions>()));
+
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
   act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));

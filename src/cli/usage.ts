@@ -81,6 +81,13 @@ other sessions. Works while the service runs. Recorded in the merchant's audit l
 security keys), for a user who lost them: it signs in with its password again and can set up new
 ones. Recorded in the merchant's audit log as the operator's.`,
   },
+  userEmailNotices: {
+    path: "user email-notices",
+    synopsis: ["--email EMAIL --enabled true|false [--json]"],
+    about: `Turn a dashboard user's e-mail notices on or off: a payment received and a webhook endpoint
+disabled, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
+set its own on the dashboard's Security page.`,
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],

@@ -3,6 +3,7 @@
 // GraphQL both map these, and neither invents its own.
 // The catalogue lives by context in src/core/errors/; this file composes it, so every caller imports one `errors`.
 import { dashboardErrors } from "./errors/dashboard.ts";
+import { emailErrors } from "./errors/email.ts";
 import { invoiceErrors } from "./errors/invoices.ts";
 import { refundErrors } from "./errors/refunds.ts";
 import { requestErrors } from "./errors/requests.ts";
@@ -19,4 +20,12 @@ export {
   RetryLaterError,
 } from "./errors/base.ts";
 
-export const errors = { ...requestErrors, ...webhookErrors, ...refundErrors, ...invoiceErrors, ...settlementErrors, ...dashboardErrors };
+export const errors = {
+  ...requestErrors,
+  ...webhookErrors,
+  ...refundErrors,
+  ...invoiceErrors,
+  ...settlementErrors,
+  ...dashboardErrors,
+  ...emailErrors,
+};

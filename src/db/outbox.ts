@@ -5,11 +5,11 @@
 // The same hook announces every write of a transaction (NOTIFY, src/db/notifications.ts) in that
 // database transaction: live updates and event streams hear of it once it commits. Dispatchers are
 // woken by the outbox's own triggers, only for an event due for an endpoint (paygate_deliveries_due).
-// A transaction that pays the last part of an invoice writes invoice.paid there too (core/invoices/events.ts).
+// A transaction that pays the last part of an invoice writes invoice.paid there too, or invoice.partially_paid for a part (core/invoices/events.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type OutboxEvent, paymentOutboxEvent } from "../core/events/outbox-event.ts";
 import { EVENT_FOR_STATUS } from "../core/events/payment-events.ts";
-import { invoicePaidEvent } from "../core/invoices/events.ts";
+import { invoicePaymentEvent } from "../core/invoices/events.ts";
 import { DEFAULT_LIFECYCLE, type LifecyclePolicy } from "../core/policies.ts";
 import { Prisma, type PrismaClient } from "./generated/client.ts";
 import { mayHaveReceipts } from "../core/transactions/receipts.ts";
@@ -135,7 +135,7 @@ async function writeEvents(tx: DatabaseTransaction, ids: string[], { policy, pub
 }
 
 /**
- * invoice.paid for the invoices these newly SUCCESSFUL transactions pay in full (the core decides); one
+ * invoice.paid for the invoices these newly SUCCESSFUL transactions pay in full, invoice.partially_paid for those they pay a part of (the core decides); one
  * lookup by invoice_payments' primary key, and nothing more for a transaction of no invoice. The invoice's
  * row lock orders two of its payments succeeding at once: the later one reads the earlier's status.
  */
@@ -147,7 +147,7 @@ async function writeInvoicePaidEvents(tx: DatabaseTransaction, transactionIds: s
   const invoices = await tx.invoice.findMany({ where: { id: { in: invoiceIds } } });
   const payments = await paymentsOf(tx, invoiceIds);
   const events = invoices.flatMap((row) => {
-    const event = invoicePaidEvent(
+    const event = invoicePaymentEvent(
       asRecord(row),
       payments.filter((p) => p.invoiceId === row.id),
       publicUrl,

@@ -1,6 +1,7 @@
 // E-mail's configuration (PAYGATE_SMTP_URL, PAYGATE_EMAIL_…; issue 44): its schema, with each variable's
 // description, and what the transport and the core are given (src/config.ts composes it into the service's).
 import { z } from "zod";
+import { DEFAULT_REMINDER_DAYS, parseReminderDays } from "../core/email/invoice-messages.ts";
 import { boolean } from "../env.ts";
 
 const smtpUrl = z
@@ -36,6 +37,16 @@ export const EmailEnvSchema = z.object({
     .max(86_400)
     .default(60)
     .describe("The wait after a message's first failed attempt; each next wait doubles, up to 6 hours. Default: `60` seconds."),
+  PAYGATE_INVOICE_REMINDER_DAYS: z
+    .string()
+    .default(DEFAULT_REMINDER_DAYS)
+    .superRefine((value, ctx) => {
+      const parsed = parseReminderDays(value);
+      if (!parsed.ok) ctx.addIssue({ code: "custom", message: `must be whole days from the due date separated by commas: ${parsed.why}` });
+    })
+    .describe(
+      "When an open invoice's customer is reminded by e-mail: days from its due date, separated by commas; negative before it, `0` on it, positive after it (overdue), each from -90 to 90. Each reminder is sent once, never for a paid or void invoice; `none`: no reminders ([E-mail](email.md#invoices-and-reminders)). Default: `-3,1,7`.",
+    ),
   PAYGATE_EMAIL_POLL_MS: z.coerce
     .number()
     .int()
@@ -52,6 +63,8 @@ export interface EmailConfig {
   maxAttempts: number;
   firstDelayMs: number;
   pollMs: number;
+  /** Days from an invoice's due date its reminders go out, sorted. */
+  reminderDays: number[];
 }
 
 export function emailConfig(e: z.infer<typeof EmailEnvSchema>, publicUrl: string): EmailConfig {
@@ -62,5 +75,9 @@ export function emailConfig(e: z.infer<typeof EmailEnvSchema>, publicUrl: string
     maxAttempts: e.PAYGATE_EMAIL_MAX_ATTEMPTS,
     firstDelayMs: e.PAYGATE_EMAIL_RETRY_SECONDS * 1000,
     pollMs: e.PAYGATE_EMAIL_POLL_MS,
+    reminderDays: (() => {
+      const parsed = parseReminderDays(e.PAYGATE_INVOICE_REMINDER_DAYS);
+      return parsed.ok ? parsed.days : [];
+    })(),
   };
 }

@@ -2,6 +2,7 @@
 // escaped into the HTML; amounts are the stored decimal strings, never re-formatted through a float.
 import type { OutgoingEmail } from "../core/email/ports.ts";
 import { directionOfLocale } from "./direction.ts";
+import { INVOICE_TEXTS, NOTICE_TEXTS } from "./invoice-texts.ts";
 import { type EmailTexts, textsFor } from "./texts.ts";
 
 export interface RenderedEmail {
@@ -32,6 +33,71 @@ interface Parts {
   rows: [string, string][];
   button: string | null;
   after: string[];
+  /** Why the reader gets it, when not the customer's payment. */
+  footer?: string;
+}
+
+/** A day (YYYY-MM-DD) in the message's language. */
+function day(m: OutgoingEmail, value: string): string {
+  const date = new Date(`${value}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? value : new Intl.DateTimeFormat(m.locale, { dateStyle: "long", timeZone: "UTC" }).format(date);
+}
+
+function invoiceParts(m: OutgoingEmail): Parts {
+  const t = INVOICE_TEXTS[m.locale];
+  const merchant = fact(m, "merchant");
+  const number = fact(m, "number");
+  const dueDate = fact(m, "dueDate");
+  const rows: [string, string][] = [
+    [t.number, number],
+    [t.total, fact(m, "total")],
+    [t.amountDue, fact(m, "amountDue")],
+    [t.dueDate, dueDate ? day(m, dueDate) : ""],
+  ];
+  const common = { rows, button: t.viewButton, footer: t.footer(merchant) };
+  if (m.kind === "invoice") {
+    const subject = t.invoiceSubject(merchant, number);
+    return { ...common, subject, title: subject, lines: [t.invoiceBody(merchant, fact(m, "total"))], after: m.invoice ? [t.attached] : [] };
+  }
+  if (m.kind === "invoice_overdue") {
+    const subject = t.overdueSubject(merchant, number);
+    return { ...common, subject, title: subject, lines: [t.overdueBody(day(m, dueDate), fact(m, "amountDue"))], after: [] };
+  }
+  const subject = t.reminderSubject(merchant, number);
+  const days = fact(m, "days");
+  const body = days === "0" ? t.dueTodayBody(fact(m, "amountDue")) : t.reminderBody(days, day(m, dueDate), fact(m, "amountDue"));
+  return { ...common, subject, title: subject, lines: [body], after: [] };
+}
+
+function noticeParts(m: OutgoingEmail): Parts {
+  const t = NOTICE_TEXTS;
+  const merchant = fact(m, "merchant");
+  if (m.kind === "notice_payment_received") {
+    const subject = t.paymentSubject(merchant, fact(m, "reference"));
+    return {
+      subject,
+      title: subject,
+      lines: [t.paymentBody(fact(m, "amountPaid"), fact(m, "customer"))],
+      rows: [
+        [t.reference, fact(m, "reference")],
+        [t.network, fact(m, "network")],
+        [t.date, when(m, fact(m, "paidAt"))],
+      ],
+      button: null,
+      after: [],
+      footer: t.footer(merchant),
+    };
+  }
+  const subject = t.endpointSubject(merchant);
+  return {
+    subject,
+    title: subject,
+    lines: [t.endpointBody(fact(m, "url"), fact(m, "reason") === "failing")],
+    rows: [[t.date, when(m, fact(m, "disabledAt"))]],
+    button: null,
+    after: [],
+    footer: t.footer(merchant),
+  };
 }
 
 function partsOf(m: OutgoingEmail, t: EmailTexts): Parts {
@@ -83,6 +149,13 @@ function partsOf(m: OutgoingEmail, t: EmailTexts): Parts {
         after: expires ? [t.linkUntil(when(m, expires))] : [],
       };
     }
+    case "invoice":
+    case "invoice_reminder":
+    case "invoice_overdue":
+      return invoiceParts(m);
+    case "notice_payment_received":
+    case "notice_endpoint_disabled":
+      return noticeParts(m);
   }
 }
 
@@ -91,6 +164,7 @@ export function renderEmail(m: OutgoingEmail): RenderedEmail {
   const p = partsOf(m, t);
   const merchant = fact(m, "merchant");
   const test = m.isLive ? [] : [t.testMode];
+  const footer = p.footer ?? t.footer(merchant);
   const text = [
     p.title,
     "",
@@ -101,7 +175,7 @@ export function renderEmail(m: OutgoingEmail): RenderedEmail {
     ...p.rows.filter(([, v]) => v !== "").map(([k, v]) => `${k}: ${v}`),
     "",
     ...test,
-    t.footer(merchant),
+    footer,
   ].join("\n");
   const dir = directionOfLocale(m.locale);
   const rows = p.rows
@@ -124,7 +198,7 @@ ${button}
 ${p.after.map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
 <table role="presentation" style="border-collapse:collapse;font-size:14px">${rows}</table>
 ${test.map((l) => `<p><strong>${escapeHtml(l)}</strong></p>`).join("")}
-<p style="font-size:12px;color:#555">${escapeHtml(t.footer(merchant))}</p>
+<p style="font-size:12px;color:#555">${escapeHtml(footer)}</p>
 </body></html>`;
   return { subject: p.subject, text, html };
 }

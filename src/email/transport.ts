@@ -1,8 +1,16 @@
 // The SMTP transport behind the core's MailTransport port (issue 44): nodemailer over PAYGATE_SMTP_URL,
-// each message rendered from its kind's template, its id as the Message-ID.
+// each message rendered from its kind's template, its id as the Message-ID, an invoice's PDF attached.
 import nodemailer, { type Transporter } from "nodemailer";
 import type { MailTransport, OutgoingEmail } from "../core/email/ports.ts";
+import type { InvoiceDocument } from "../core/invoices/invoices.ts";
+import type { CheckoutLocale } from "../core/transactions/locales.ts";
 import { renderEmail } from "./templates.ts";
+
+/** Draws an invoice's PDF and names its file (src/http/invoice-pdf.ts, given by the runtime). */
+export interface InvoicePdfMaker {
+  draw(document: InvoiceDocument, locale: CheckoutLocale): Promise<Buffer>;
+  fileName(document: InvoiceDocument): string;
+}
 
 export class SmtpTransport implements MailTransport {
   private readonly transporter: Transporter;
@@ -10,6 +18,7 @@ export class SmtpTransport implements MailTransport {
   constructor(
     smtpUrl: string,
     private readonly from: string,
+    private readonly pdf: InvoicePdfMaker | null = null,
   ) {
     // Short timeouts: a server that hangs is a failed attempt, retried later, not a stuck sender.
     const url = new URL(smtpUrl);
@@ -26,6 +35,11 @@ export class SmtpTransport implements MailTransport {
   async send(message: OutgoingEmail): Promise<void> {
     const rendered = renderEmail(message);
     const host = this.from.match(/@([^>\s]+)/)?.[1] ?? "paygate";
+    const document = message.invoice;
+    const attachments =
+      document && this.pdf
+        ? [{ filename: this.pdf.fileName(document), content: await this.pdf.draw(document, message.locale), contentType: "application/pdf" }]
+        : [];
     await this.transporter.sendMail({
       from: this.from,
       to: message.to,
@@ -34,6 +48,7 @@ export class SmtpTransport implements MailTransport {
       html: rendered.html,
       messageId: `<${message.id}@${host}>`,
       headers: { "X-Paygate-Message": message.id, "Auto-Submitted": "auto-generated" },
+      attachments,
     });
   }
 

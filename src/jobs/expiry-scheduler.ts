@@ -2,7 +2,8 @@
 // sent) when its window ends, not when someone next reads it. State lives in the database
 // (expires_at), so a restart loses nothing; several instances may run it at once, since each
 // transaction can leave its open state only once (src/core/transactions/lifecycle.ts). The same
-// tick forgets Idempotency-Keys older than 24 hours and webhook events older than 30 days.
+// tick forgets Idempotency-Keys older than 24 hours and webhook events older than 30 days, and writes
+// invoice.overdue for invoices whose due date passed unpaid.
 import type { PaymentGateway } from "../core/gateway.ts";
 import type { ExpiryMetrics } from "../observability/hooks.ts";
 import { Ticker } from "./ticker.ts";
@@ -24,6 +25,7 @@ export class ExpiryScheduler extends Ticker {
     await this.gateway.operator.pruneIdempotencyKeys();
     await this.gateway.operator.pruneWebhookEvents();
     await this.gateway.operator.pruneDashboardSessions();
+    await this.gateway.invoices.writeOverdueEvents();
     let total = 0;
     for (;;) {
       const expired = await this.gateway.payments.expireDue(BATCH);

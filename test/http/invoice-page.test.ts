@@ -187,7 +187,7 @@ describe("paying", () => {
     // Delivered and signed as any event: the receiver verifies it with the merchant's secret.
     await t.dispatcher().drain();
     const delivered = allVerifiedPayloads(receiver, keys.webhookSecret).filter((p) => p.data.invoice?.id === id);
-    expect(delivered.map((p) => p.event).sort()).toEqual(["invoice.finalized", "invoice.paid"]);
+    expect(delivered.map((p) => p.event).sort()).toEqual(["invoice.finalized", "invoice.paid", "invoice.partially_paid"]);
     expect(delivered.find((p) => p.event === "invoice.paid")).toEqual({ event: "invoice.paid", data: { invoice: paid } });
   });
 

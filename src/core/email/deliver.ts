@@ -5,6 +5,7 @@ import type { Clock } from "../ports.ts";
 import type { EmailMessageRecord } from "../records/email.ts";
 import { randomToken, type SecretBox } from "../secrets.ts";
 import type { EmailStore } from "../stores/email.ts";
+import type { InvoiceDocument } from "../invoices/invoices.ts";
 import { checkoutLink } from "../transactions/checkout.ts";
 import { type EmailKind, EMAIL_KINDS, LINK_OF, localeOf } from "./kinds.ts";
 import { type EmailRetryPolicy, type MailTransport, retryDelayMs } from "./ports.ts";
@@ -18,6 +19,8 @@ export interface EmailDeliverDeps {
   publicUrl: string;
   transport: MailTransport;
   retry: EmailRetryPolicy;
+  /** The invoice a message is about as its PDF shows it now; null when it no longer exists. */
+  invoiceDocument: (message: EmailMessageRecord) => Promise<InvoiceDocument | null>;
 }
 
 export interface DeliveryCounts {
@@ -55,7 +58,16 @@ async function deliverOne(deps: EmailDeliverDeps, m: EmailMessageRecord, token: 
     return "skipped";
   }
   try {
-    await deps.transport.send({ id: m.id, kind, to: m.recipient, locale: localeOf(m.locale), isLive: m.isLive, facts: m.facts, link: link.url });
+    await deps.transport.send({
+      id: m.id,
+      kind,
+      to: m.recipient,
+      locale: localeOf(m.locale),
+      isLive: m.isLive,
+      facts: m.facts,
+      link: link.url,
+      invoice: link.invoice,
+    });
   } catch (error) {
     const why = (error as Error).message.slice(0, 500);
     const spent = attempt >= deps.retry.maxAttempts;
@@ -74,18 +86,25 @@ async function deliverOne(deps: EmailDeliverDeps, m: EmailMessageRecord, token: 
   return "sent";
 }
 
-type Link = { ok: true; url: string | null } | { ok: false; why: string };
+type Link = { ok: true; url: string | null; invoice: InvoiceDocument | null } | { ok: false; why: string };
 
 /** The link the kind carries, opened from its sealed secret now; refused when it can no longer be used. */
 async function linkOf(deps: EmailDeliverDeps, m: EmailMessageRecord, kind: EmailKind): Promise<Link> {
   const needs = LINK_OF[kind];
-  if (needs === null) return { ok: true, url: null };
+  if (needs === null) return { ok: true, url: null, invoice: null };
+  if (needs === "invoice") {
+    // Paid or voided since it was queued: a reminder (or the invoice) would ask for what is not owed.
+    const document = await deps.invoiceDocument(m);
+    if (document === null || document.invoice.hosted_url === null) return { ok: false, why: "the invoice no longer exists" };
+    if (document.invoice.state === "void" || document.invoice.state === "paid") return { ok: false, why: `the invoice is ${document.invoice.state}` };
+    return { ok: true, url: document.invoice.hosted_url, invoice: document };
+  }
   const sources = await deps.store.linkSources(m);
   if (needs === "checkout") {
     if (!sources.transactionOpen) return { ok: false, why: "the transaction no longer waits for payment" };
     if (sources.clientSecretEnc === null) return { ok: false, why: "the transaction has no checkout link" };
-    return { ok: true, url: checkoutLink(deps.publicUrl, deps.secrets.open(sources.clientSecretEnc)).checkoutUrl };
+    return { ok: true, url: checkoutLink(deps.publicUrl, deps.secrets.open(sources.clientSecretEnc)).checkoutUrl, invoice: null };
   }
   if (sources.claimTokenEnc === null) return { ok: false, why: "the refund's claim link was used or is closed" };
-  return { ok: true, url: `${deps.publicUrl}/refund/${deps.secrets.open(sources.claimTokenEnc)}` };
+  return { ok: true, url: `${deps.publicUrl}/refund/${deps.secrets.open(sources.claimTokenEnc)}`, invoice: null };
 }

@@ -1,12 +1,16 @@
-// The e-mail follower (issue 44): reads the events outbox from a stored cursor, and the part-paid
-// transactions, and writes the messages the rules ask for into the e-mail outbox. It writes nothing
-// into the webhook tables: the events stay the webhooks' (see docs/architecture.md, Where a new concern goes).
+// The e-mail follower (issue 44): reads the events outbox from a stored cursor, the part-paid
+// transactions, disabled webhook endpoints and invoices near their due date, and writes the messages the
+// rules ask for into the e-mail outbox. It writes nothing into the webhook tables: the events stay the
+// webhooks' (see docs/architecture.md, Where a new concern goes).
 import type { LifecyclePolicy } from "../policies.ts";
 import type { Clock } from "../ports.ts";
 import type { NewEmailMessage } from "../records/email.ts";
 import { randomToken } from "../secrets.ts";
 import type { EmailStore } from "../stores/email.ts";
+import type { InvoiceStore } from "../stores/invoices.ts";
+import { invoiceMessageFor, reminderFor, reminderWindow } from "./invoice-messages.ts";
 import { type DerivedMessage, FOLLOWED_EVENT_TYPES, messagesForEvent, payRestFor } from "./kinds.ts";
+import { endpointNotices, paymentNotices } from "./notices.ts";
 
 export const FOLLOWER = "events";
 /**
@@ -23,6 +27,11 @@ export interface EmailFollowDeps {
   lifecycle: LifecyclePolicy;
   /** Why nothing is sent (no PAYGATE_SMTP_URL); null when a transport is configured. */
   offReason: string | null;
+  invoices: InvoiceStore;
+  /** The merchant's name, for a reminder's facts. */
+  merchantName: (merchantId: number) => Promise<string>;
+  /** PAYGATE_INVOICE_REMINDER_DAYS: days from an invoice's due date, sorted. */
+  reminderDays: readonly number[];
 }
 
 export const newEmailId = () => `eml_${randomToken(24)}`;
@@ -39,9 +48,16 @@ export async function followEvents(deps: EmailFollowDeps): Promise<number> {
   let readUntil = cursor;
   let written = 0;
   const users = new Map<number, Set<string>>();
+  const noticed = new Map<number, string[]>();
+  const noticeRecipients = async (merchantId: number) => {
+    const known = noticed.get(merchantId) ?? (await deps.store.noticeRecipients(merchantId));
+    noticed.set(merchantId, known);
+    return known;
+  };
   for (;;) {
     const events = await deps.store.eventsSince(from, after, FOLLOWED_EVENT_TYPES, PAGE);
     const derived = events.flatMap(messagesForEvent);
+    for (const event of events) derived.push(...paymentNotices(event, await noticeRecipients(event.merchantId)));
     written += await write(deps, derived, users, now);
     const last = events.at(-1);
     if (last) {
@@ -57,8 +73,49 @@ export async function followEvents(deps: EmailFollowDeps): Promise<number> {
     users,
     now,
   );
+  let afterSubject: { createdAt: Date; id: string } | null = null;
+  for (;;) {
+    const events = await deps.store.subjectEventsSince(from, afterSubject, ["invoice.finalized"], PAGE);
+    written += await write(
+      deps,
+      events.flatMap((e) => invoiceMessageFor(e) ?? []),
+      users,
+      now,
+    );
+    const last = events.at(-1);
+    if (last) {
+      afterSubject = { createdAt: last.createdAt, id: last.id };
+      if (last.createdAt > readUntil) readUntil = last.createdAt;
+    }
+    if (events.length < PAGE) break;
+  }
+  for (const endpoint of await deps.store.endpointsDisabledSince(from, PAGE)) {
+    written += await write(deps, endpointNotices(endpoint, await noticeRecipients(endpoint.merchantId)), users, now);
+  }
+  written += await writeReminders(deps, users, now);
   await deps.store.writeCursor(FOLLOWER, readUntil);
   return written;
+}
+
+/** The reminders due now of the open invoices whose due date is near (invoice-messages.ts decides). */
+async function writeReminders(deps: EmailFollowDeps, users: Map<number, Set<string>>, now: Date): Promise<number> {
+  const window = reminderWindow(deps.reminderDays, now);
+  if (window === null) return 0;
+  let written = 0;
+  let afterId: string | null = null;
+  for (;;) {
+    const invoices = await deps.invoices.openDueWithin({ ...window, withoutEvent: null, afterId, limit: PAGE });
+    const payments = await deps.invoices.paymentsOf(invoices.map((i) => i.id));
+    const derived: DerivedMessage[] = [];
+    for (const invoice of invoices) {
+      const own = payments.filter((p) => p.invoiceId === invoice.id);
+      const reminder = reminderFor(invoice, own, await deps.merchantName(invoice.merchantId), deps.reminderDays, now);
+      if (reminder) derived.push(reminder);
+    }
+    written += await write(deps, derived, users, now);
+    afterId = invoices.at(-1)?.id ?? null;
+    if (invoices.length < PAGE) return written;
+  }
 }
 
 /** Queued, or SKIPPED with the reason: no SMTP server, or a test transaction's customer who is not one of the merchant's users. */

@@ -1,6 +1,6 @@
 // Which message goes out for which event, to whom and in which language (issue 44). Each kind names
 // what it is derived from and the facts it says; the links (checkout, refund claim) are made only when
-// it is sent, from secrets the database keeps sealed. Invoices and their reminders plug in as new kinds.
+// it is sent, from secrets the database keeps sealed. Invoices, reminders and notices: invoice-messages.ts, notices.ts.
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { EmailFacts, FollowedEvent, PartPaidTransaction } from "../records/email.ts";
@@ -9,15 +9,25 @@ import { paymentStateOf } from "../transactions/lifecycle.ts";
 import type { LifecyclePolicy } from "../policies.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";
 
-/** The messages to a transaction's customer (spec 4.1's customer.email). */
-export const EMAIL_KINDS = ["receipt", "pay_rest", "refund_claim"] as const;
+/** The customer's invoice and its reminders (invoice-messages.ts). */
+export const INVOICE_EMAIL_KINDS = ["invoice", "invoice_reminder", "invoice_overdue"] as const;
+/** The merchant's notices to its users who asked for them (notices.ts). */
+export const NOTICE_EMAIL_KINDS = ["notice_payment_received", "notice_endpoint_disabled"] as const;
+
+/** The messages to a transaction's customer (spec 4.1's customer.email), an invoice's, and the merchant's notices. */
+export const EMAIL_KINDS = ["receipt", "pay_rest", "refund_claim", ...INVOICE_EMAIL_KINDS, ...NOTICE_EMAIL_KINDS] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
-/** The link a kind carries, made when it is sent: the checkout (to pay the rest) or the refund's claim page. */
-export const LINK_OF: Record<EmailKind, "checkout" | "refund_claim" | null> = {
+/** The link a kind carries, made when it is sent: the checkout (to pay the rest), the refund's claim page, or the invoice's page. */
+export const LINK_OF: Record<EmailKind, "checkout" | "refund_claim" | "invoice" | null> = {
   receipt: null,
   pay_rest: "checkout",
   refund_claim: "refund_claim",
+  invoice: "invoice",
+  invoice_reminder: "invoice",
+  invoice_overdue: "invoice",
+  notice_payment_received: null,
+  notice_endpoint_disabled: null,
 };
 
 /** The events the follower reads; a kind derived from a state without an event of its own (pay_rest) is found otherwise. */
@@ -28,8 +38,9 @@ export interface DerivedMessage {
   kind: EmailKind;
   source: string;
   merchantId: number;
-  transactionId: string;
+  transactionId: string | null;
   refundId: string | null;
+  invoiceId: string | null;
   recipient: string;
   locale: CheckoutLocale;
   isLive: boolean;
@@ -41,12 +52,12 @@ export function localeOf(locale: string | null): CheckoutLocale {
   return (CHECKOUT_LOCALES as readonly string[]).includes(locale ?? "") ? (locale as CheckoutLocale) : "en";
 }
 
-type Json = Record<string, unknown>;
-const objectAt = (value: unknown, key: string): Json => {
+export type Json = Record<string, unknown>;
+export const objectAt = (value: unknown, key: string): Json => {
   const inner = typeof value === "object" && value !== null ? (value as Json)[key] : undefined;
   return typeof inner === "object" && inner !== null ? (inner as Json) : {};
 };
-const text = (value: unknown): string | null => (typeof value === "string" ? value : typeof value === "number" ? String(value) : null);
+export const text = (value: unknown): string | null => (typeof value === "string" ? value : typeof value === "number" ? String(value) : null);
 
 /** The fiat amount as the order stated it: "100.00 USD". */
 function fiatText(amount: Decimal, currencyId: number): string {
@@ -61,6 +72,7 @@ export function messagesForEvent(event: FollowedEvent): DerivedMessage[] {
     merchantId: event.merchantId,
     transactionId: event.transactionId,
     refundId: event.refundId,
+    invoiceId: null,
     recipient: event.customerEmail.trim().toLowerCase(),
     locale: localeOf(event.locale),
     isLive: event.isLive,
@@ -117,6 +129,7 @@ export function payRestFor(t: PartPaidTransaction, policy: LifecyclePolicy): Der
     merchantId: t.merchantId,
     transactionId: t.id,
     refundId: null,
+    invoiceId: null,
     recipient: t.customerEmail.trim().toLowerCase(),
     locale: localeOf(t.locale),
     isLive: t.isLive,

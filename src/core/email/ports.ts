@@ -1,5 +1,6 @@
 // What the e-mail concern needs from outside (issue 44): an SMTP transport that renders and sends one
 // message (src/email/ implements it with nodemailer and the templates), and its settings.
+import type { InvoiceDocument } from "../invoices/invoices.ts";
 import type { EmailFacts } from "../records/email.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
 import type { EmailKind } from "./kinds.ts";
@@ -13,8 +14,10 @@ export interface OutgoingEmail {
   locale: CheckoutLocale;
   isLive: boolean;
   facts: EmailFacts;
-  /** The checkout (pay_rest) or the refund's claim page (refund_claim); null for a kind without a link. */
+  /** The checkout (pay_rest), the refund's claim page (refund_claim) or the invoice's page; null for a kind without a link. */
   link: string | null;
+  /** An invoice's messages: the invoice as its PDF shows it, which the transport attaches. */
+  invoice: InvoiceDocument | null;
 }
 
 /** Sends one message; throws when the SMTP server refused it or could not be reached (the message says which). */

@@ -54,10 +54,11 @@ export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EV
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
 /**
- * An invoice's events (issue 44; core/invoices/events.ts): finalized (numbered, open), voided, and paid once the
- * transaction that pays its last part succeeds; the invoice is the subject.
+ * An invoice's events (issue 44; core/invoices/events.ts): finalized (numbered, open), voided, paid once the
+ * transaction that pays its last part succeeds, partially paid when one pays a first part, overdue when its due
+ * date passes with something left; the invoice is the subject, one event of each type per invoice.
  */
-export const INVOICE_EVENT_TYPES = ["invoice.finalized", "invoice.voided", "invoice.paid"] as const;
+export const INVOICE_EVENT_TYPES = ["invoice.finalized", "invoice.voided", "invoice.paid", "invoice.partially_paid", "invoice.overdue"] as const;
 export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
 
 /** Every event type paygate sends: what a filter of event types may name. */

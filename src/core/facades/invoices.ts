@@ -4,6 +4,7 @@
 // unguessable token is the customer's.
 import type { CoreDeps } from "../deps.ts";
 import * as invoices from "../invoices/invoices.ts";
+import { writeOverdueEvents } from "../invoices/overdue.ts";
 import type { InvoiceView } from "../invoices/view.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
 import type { MerchantAccess } from "./access.ts";
@@ -49,6 +50,11 @@ export class Invoices {
   /** What its PDF shows (`document`: invoice, receipt, or absent: the receipt once paid). */
   invoiceDocument(access: MerchantAccess, id: string, document: unknown): Promise<invoices.InvoiceDocument> {
     return invoices.invoiceDocument(this.deps, readerOf(access), id, document);
+  }
+
+  /** The jobs' overdue pass: invoice.overdue for each invoice whose due date passed with something left. */
+  writeOverdueEvents(): Promise<number> {
+    return writeOverdueEvents(this.deps);
   }
 
   // ── The hosted page (/invoice/:token) ──

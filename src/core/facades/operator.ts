@@ -6,6 +6,7 @@ import { OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { pruneSessions, type DashboardDeps } from "../dashboard/sessions.ts";
 import { createUser, issueSignInLink, type CreatedUser } from "../dashboard/users.ts";
 import { resetSecondFactor } from "../dashboard/reauthentication.ts";
+import { setNoticesByEmail } from "../email/notices.ts";
 import type { CoreDeps } from "../deps.ts";
 import { redeliverEvent } from "../webhooks/deliveries.ts";
 import { pruneEvents } from "../events/list.ts";
@@ -70,6 +71,11 @@ export class Operator {
   /** `paygate user reset-second-factor`: a user who lost its app and recovery codes signs in with its password again. */
   resetDashboardSecondFactor(email: unknown): Promise<{ userId: string; email: string; merchantId: number }> {
     return resetSecondFactor(this.dashboard, email);
+  }
+
+  /** `paygate user email-notices`: turns a user's e-mail notices (payment received, endpoint disabled) on or off. */
+  setDashboardUserNotices(email: unknown, enabled: unknown): Promise<{ userId: string; email: string; merchantId: number; enabled: boolean }> {
+    return setNoticesByEmail(this.deps.stores.email, (e) => this.dashboard.store.userByEmail(e), email, enabled);
   }
 
   listTestRates(): Promise<TestRateRow[]> {

@@ -12,9 +12,12 @@ export interface EmailMessageRecord {
   /** `eml_…`, also the Message-ID. */
   id: string;
   merchantId: number;
-  transactionId: string;
+  /** The transaction it is about; null for an invoice's messages and a merchant's notice about something else. */
+  transactionId: string | null;
   refundId: string | null;
-  /** The event (`evt_…`) or transaction it was derived from. */
+  /** The invoice an invoice, invoice_reminder or invoice_overdue message is about. */
+  invoiceId: string | null;
+  /** The event (`evt_…`), transaction or reminder (`inv_…:reminder:<days>`) it was derived from. */
   source: string;
   kind: string;
   recipient: string;
@@ -49,6 +52,30 @@ export interface FollowedEvent {
   locale: string | null;
   initializedAmount: Decimal;
   initializedCurrencyId: number;
+}
+
+/** An event about an invoice (its subject) as the follower reads it. */
+export interface FollowedSubjectEvent {
+  id: string;
+  type: string;
+  merchantId: number;
+  merchantName: string;
+  subjectId: string;
+  isLive: boolean;
+  createdAt: Date;
+  body: string;
+}
+
+/** A webhook endpoint disabled (by a user, or by the dispatcher after failing too long), for the merchant's notice. */
+export interface DisabledEndpoint {
+  id: string;
+  merchantId: number;
+  merchantName: string;
+  isLive: boolean;
+  url: string;
+  disabledAt: Date;
+  /** `manual` or `failing`. */
+  disabledReason: string | null;
 }
 
 /** A PENDING transaction with part of its payment confirmed and no pay-the-rest message yet. */

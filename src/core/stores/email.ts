@@ -1,6 +1,15 @@
 // What the e-mail concern needs from its database (issue 44): the follower's cursor and reads, the
 // outbox of messages, the sender's claim and settlement, the dashboard's list. src/db/stores/email.ts implements it.
-import type { EmailLinkSources, EmailMessageRecord, EmailState, FollowedEvent, NewEmailMessage, PartPaidTransaction } from "../records/email.ts";
+import type {
+  DisabledEndpoint,
+  EmailLinkSources,
+  EmailMessageRecord,
+  EmailState,
+  FollowedEvent,
+  FollowedSubjectEvent,
+  NewEmailMessage,
+  PartPaidTransaction,
+} from "../records/email.ts";
 
 export interface EmailSettlement {
   state: EmailState;
@@ -16,6 +25,21 @@ export interface EmailStore {
   writeCursor(name: string, readUntil: Date): Promise<void>;
   /** Events of these types created at or after `from`, after `after` in (created_at, id) order, oldest first. */
   eventsSince(from: Date, after: { createdAt: Date; id: string } | null, types: readonly string[], limit: number): Promise<FollowedEvent[]>;
+  /** Events about a subject (an invoice) of these types, as eventsSince reads them. */
+  subjectEventsSince(
+    from: Date,
+    after: { createdAt: Date; id: string } | null,
+    types: readonly string[],
+    limit: number,
+  ): Promise<FollowedSubjectEvent[]>;
+  /** Webhook endpoints disabled at or after `from`, oldest first. */
+  endpointsDisabledSince(from: Date, limit: number): Promise<DisabledEndpoint[]>;
+  /** Lower-cased e-mails of the merchant's dashboard users who asked for its notices by e-mail. */
+  noticeRecipients(merchantId: number): Promise<string[]>;
+  /** Whether the user asked for notices; null when no user of this merchant has this id. */
+  noticesOf(merchantId: number, userId: string): Promise<boolean | null>;
+  /** Turns the user's notices on or off; false when no user of this merchant has this id. */
+  setNotices(merchantId: number, userId: string, enabled: boolean): Promise<boolean>;
   /** PENDING transactions with a confirmed part short of the payment amount and no message of `kind`, oldest first. */
   partPaid(kind: string, limit: number): Promise<PartPaidTransaction[]>;
   /** Lower-cased e-mails of the merchant's dashboard users. */
@@ -31,6 +55,6 @@ export interface EmailStore {
   settle(id: string, token: string, settlement: EmailSettlement): Promise<boolean>;
   /** The sealed secrets its links are made from. */
   linkSources(message: Pick<EmailMessageRecord, "transactionId" | "refundId">): Promise<EmailLinkSources>;
-  /** One merchant's messages in one mode, newest first; of one transaction when given. */
-  list(merchantId: number, isLive: boolean, limit: number, transactionId?: string): Promise<EmailMessageRecord[]>;
+  /** One merchant's messages in one mode, newest first; of one transaction or invoice when given. */
+  list(merchantId: number, isLive: boolean, limit: number, about?: { transactionId?: string; invoiceId?: string }): Promise<EmailMessageRecord[]>;
 }

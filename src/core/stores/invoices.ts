@@ -39,6 +39,13 @@ export interface InvoiceStore {
   void(id: string, now: Date, check: (payments: InvoicePaymentRecord[]) => void, eventOf: InvoiceEventOf): Promise<InvoiceRecord | null>;
   /** The transactions of these invoices, oldest first. */
   paymentsOf(invoiceIds: readonly string[]): Promise<InvoicePaymentRecord[]>;
+  /**
+   * Open invoices due from `fromDay` to `toDay` (UTC days, both included), by id after `afterId`; without
+   * an event of type `withoutEvent` when given. The reminder and overdue passes read them.
+   */
+  openDueWithin(query: { fromDay: Date; toDay: Date; withoutEvent: string | null; afterId: string | null; limit: number }): Promise<InvoiceRecord[]>;
+  /** Writes events about invoices; one already written (same invoice and type) is skipped. Answers how many were new. */
+  writeEvents(events: readonly OutboxEvent[]): Promise<number>;
   /** Records that the transaction pays the invoice, under its row lock; false when it is no longer open (voided meanwhile). */
   addPayment(invoiceId: string, transactionId: string, now: Date): Promise<boolean>;
 }

@@ -2,7 +2,14 @@
 // outbox and transactions (read only: the webhook tables are the webhooks'), the messages, and the
 // sender's claim with FOR UPDATE SKIP LOCKED so two instances never take one message.
 import { Decimal } from "../../core/money/amounts.ts";
-import type { EmailFacts, EmailMessageRecord, FollowedEvent, PartPaidTransaction } from "../../core/records/email.ts";
+import type {
+  DisabledEndpoint,
+  EmailFacts,
+  EmailMessageRecord,
+  FollowedEvent,
+  FollowedSubjectEvent,
+  PartPaidTransaction,
+} from "../../core/records/email.ts";
 import type { EmailStore } from "../../core/stores/email.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
@@ -15,7 +22,7 @@ const asMessage = (row: MessageRow): EmailMessageRecord => ({
   facts: (typeof row.facts === "string" ? JSON.parse(row.facts) : row.facts) as EmailFacts,
 });
 
-const MESSAGE_COLUMNS = Prisma.sql`id, merchant_id AS "merchantId", transaction_id AS "transactionId", refund_id AS "refundId",
+const MESSAGE_COLUMNS = Prisma.sql`id, merchant_id AS "merchantId", transaction_id AS "transactionId", refund_id AS "refundId", invoice_id AS "invoiceId",
   source, kind, recipient, locale, is_live AS "isLive", state::text AS "state", attempt_count AS "attemptCount",
   next_attempt_at AS "nextAttemptAt", last_error AS "lastError", facts, sent_at AS "sentAt", created_at AS "createdAt"`;
 
@@ -45,6 +52,42 @@ export function emailStore(db: Database): EmailStore {
         ORDER BY e.created_at, e.id
         LIMIT ${limit}`;
       return rows.map((r) => ({ ...r, initializedAmount: new Decimal(r.initializedAmount) }));
+    },
+
+    async subjectEventsSince(from, after, types, limit) {
+      const keyset = after === null ? Prisma.empty : Prisma.sql`AND (e.created_at, e.id) > (${after.createdAt}, ${after.id})`;
+      return db.$queryRaw<FollowedSubjectEvent[]>`
+        SELECT e.id, e.type, e.merchant_id AS "merchantId", m.name AS "merchantName", e.subject_id AS "subjectId",
+               e.is_live AS "isLive", e.created_at AS "createdAt", e.body
+        FROM webhook_events e
+        JOIN merchants m ON m.id = e.merchant_id
+        WHERE e.subject_id IS NOT NULL AND e.created_at >= ${from} AND e.type IN (${Prisma.join(types)}) ${keyset}
+        ORDER BY e.created_at, e.id
+        LIMIT ${limit}`;
+    },
+
+    async endpointsDisabledSince(from, limit) {
+      return db.$queryRaw<DisabledEndpoint[]>`
+        SELECT w.id, w.merchant_id AS "merchantId", m.name AS "merchantName", w.is_live AS "isLive", w.url,
+               w.disabled_at AS "disabledAt", w.disabled_reason AS "disabledReason"
+        FROM webhook_endpoints w
+        JOIN merchants m ON m.id = w.merchant_id
+        WHERE w.disabled_at >= ${from}
+        ORDER BY w.disabled_at, w.id
+        LIMIT ${limit}`;
+    },
+
+    async noticeRecipients(merchantId) {
+      const users = await db.dashboardUser.findMany({ where: { merchantId, emailNotices: true }, select: { email: true } });
+      return users.map((u) => u.email.toLowerCase());
+    },
+
+    async noticesOf(merchantId, userId) {
+      return (await db.dashboardUser.findFirst({ where: { id: userId, merchantId }, select: { emailNotices: true } }))?.emailNotices ?? null;
+    },
+
+    async setNotices(merchantId, userId, enabled) {
+      return (await db.dashboardUser.updateMany({ where: { id: userId, merchantId }, data: { emailNotices: enabled } })).count === 1;
     },
 
     async partPaid(kind, limit) {
@@ -102,7 +145,7 @@ export function emailStore(db: Database): EmailStore {
         UPDATE email_messages SET state = 'SENDING', claim_token = ${token}, claimed_at = ${now}
         FROM due WHERE email_messages.id = due.id
         RETURNING ${Prisma.sql`email_messages.id, email_messages.merchant_id AS "merchantId", email_messages.transaction_id AS "transactionId",
-          email_messages.refund_id AS "refundId", email_messages.source, email_messages.kind, email_messages.recipient,
+          email_messages.refund_id AS "refundId", email_messages.invoice_id AS "invoiceId", email_messages.source, email_messages.kind, email_messages.recipient,
           email_messages.locale, email_messages.is_live AS "isLive", email_messages.state::text AS "state",
           email_messages.attempt_count AS "attemptCount", email_messages.next_attempt_at AS "nextAttemptAt",
           email_messages.last_error AS "lastError", email_messages.facts, email_messages.sent_at AS "sentAt",
@@ -119,7 +162,10 @@ export function emailStore(db: Database): EmailStore {
     },
 
     async linkSources(message) {
-      const transaction = await db.transaction.findUnique({ where: { id: message.transactionId }, select: { clientSecretEnc: true, status: true } });
+      const transaction =
+        message.transactionId === null
+          ? null
+          : await db.transaction.findUnique({ where: { id: message.transactionId }, select: { clientSecretEnc: true, status: true } });
       const refund =
         message.refundId === null
           ? null
@@ -131,8 +177,13 @@ export function emailStore(db: Database): EmailStore {
       };
     },
 
-    async list(merchantId, isLive, limit, transactionId) {
-      const only = transactionId === undefined ? Prisma.empty : Prisma.sql`AND transaction_id = ${transactionId}`;
+    async list(merchantId, isLive, limit, about = {}) {
+      const only =
+        about.transactionId !== undefined
+          ? Prisma.sql`AND transaction_id = ${about.transactionId}`
+          : about.invoiceId !== undefined
+            ? Prisma.sql`AND invoice_id = ${about.invoiceId}`
+            : Prisma.empty;
       const rows = await db.$queryRaw<MessageRow[]>`
         SELECT ${MESSAGE_COLUMNS} FROM email_messages
         WHERE merchant_id = ${merchantId} AND is_live = ${isLive} ${only}

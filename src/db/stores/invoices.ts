@@ -3,6 +3,7 @@
 // concurrent finalizations, and a rollback gives the number back, so numbers have no gaps.
 import type { InvoiceRecord } from "../../core/records/invoices.ts";
 import type { InvoiceEventOf, InvoiceStore } from "../../core/stores/invoices.ts";
+import { Prisma } from "../generated/client.ts";
 import { insertEventsSql } from "../outbox.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
 import { asRecord, maybe, paymentsOf } from "./invoice-rows.ts";
@@ -81,6 +82,29 @@ export function invoiceStore(db: Database): InvoiceStore {
       }),
 
     paymentsOf: (invoiceIds) => paymentsOf(db, invoiceIds),
+
+    async openDueWithin(q) {
+      const day = (d: Date) => d.toISOString().slice(0, 10);
+      const after = q.afterId === null ? Prisma.empty : Prisma.sql`AND i.id > ${q.afterId}`;
+      const without =
+        q.withoutEvent === null
+          ? Prisma.empty
+          : Prisma.sql`AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.subject_id = i.id AND e.type = ${q.withoutEvent})`;
+      const ids = await db.$queryRaw<{ id: string }[]>`
+        SELECT i.id FROM invoices i
+        WHERE i.state = 'open' AND i.due_date IS NOT NULL
+          AND i.due_date BETWEEN ${day(q.fromDay)}::date AND ${day(q.toDay)}::date ${after} ${without}
+        ORDER BY i.id
+        LIMIT ${q.limit}`;
+      if (ids.length === 0) return [];
+      const rows = await db.invoice.findMany({ where: { id: { in: ids.map((r) => r.id) } }, orderBy: { id: "asc" } });
+      return rows.map(asRecord);
+    },
+
+    async writeEvents(events) {
+      if (events.length === 0) return 0;
+      return (await db.$queryRaw<unknown[]>(insertEventsSql(events))).length;
+    },
 
     addPayment: (invoiceId, transactionId, now) =>
       db.$transaction(async (tx) => {

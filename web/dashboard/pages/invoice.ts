@@ -1,10 +1,11 @@
 // One invoice (/dashboard/invoice?id=…): its state, customer, items and taxes, what was paid and
 // what is left, its transactions (each linked to its page) and its page for the customer. Owners and
 // developers finalize a draft (it gets its number and page) and void one nothing was paid of; the
-// server checks every rule again and says why it refuses.
+// server checks every rule again and says why it refuses. Its e-mails to the customer are listed below.
 import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import type { PageContext } from "../context.ts";
+import { emailsSection } from "./emails.ts";
 import { INVOICE_STATES, type Invoice } from "./invoices.ts";
 import { alertSlot, day, runChange, showError, table, when } from "./parts.ts";
 import { STATUS_LABELS, type TransactionRow } from "./transactions.ts";
@@ -71,6 +72,13 @@ function show(ctx: PageContext, main: HTMLElement, back: HTMLElement, error: HTM
     ["Left to pay", money(invoice.amount_due)],
   ];
   if (!/^0(\.0+)?$/.test(invoice.amount_overpaid)) totals.push(["Overpaid", money(invoice.amount_overpaid)]);
+  // Filled once its list arrives: the invoice itself shows at once.
+  const emails = h("div", { id: "invoice-emails" });
+  if (invoice.state !== "draft") {
+    void emailsSection(ctx, `/invoices/${encodeURIComponent(invoice.id)}/emails`, "invoice-emails-title", "No e-mails for this invoice yet.").then(
+      (section) => emails.replaceChildren(section),
+    );
+  }
 
   replace(
     main,
@@ -100,6 +108,7 @@ function show(ctx: PageContext, main: HTMLElement, back: HTMLElement, error: HTM
             when(t.created_at),
           ]),
         ),
+    emails,
   );
 }
 

@@ -4,13 +4,14 @@
 // under a name (the browser asks for the key) and removed (within sudo mode: the dialog asks for
 // the password and a factor again when needed). Every role has this page (each user's own
 // factors); when the service requires a second factor, it is the only page until one is set up.
+// The user's own e-mail notices (a payment received, a webhook endpoint disabled) are set here too.
 import { copyText } from "../../shared/clipboard.ts";
 import { h, replace } from "../../shared/dom.ts";
 import type { Session } from "../api.ts";
 import { browserSupportsWebAuthn, createKey } from "../security-key.ts";
 import type { PageContext } from "../context.ts";
 import { codeField, proofOf } from "../second-factor.ts";
-import { alertSlot, runChange, table, when } from "./parts.ts";
+import { alertSlot, runChange, showError, table, when } from "./parts.ts";
 
 interface Enrolment {
   secret: string;
@@ -21,6 +22,7 @@ interface Enrolment {
 export async function renderSecurity(ctx: PageContext, main: HTMLElement): Promise<void> {
   const body = h("div", {});
   const keys = h("section", { "aria-labelledby": "security-keys-title" });
+  const notices = h("section", { "aria-labelledby": "email-notices-title" });
   replace(
     main,
     h("h1", {}, "Security"),
@@ -35,9 +37,54 @@ export async function renderSecurity(ctx: PageContext, main: HTMLElement): Promi
     body,
     h("h2", { id: "security-keys-title" }, "Security keys"),
     keys,
+    h("h2", { id: "email-notices-title" }, "E-mail notices"),
+    notices,
   );
   (ctx.session.second_factor.authenticator_app ? showEnabled : showDisabled)(ctx, body);
   await showSecurityKeys(ctx, keys);
+  await showNotices(ctx, notices);
+}
+
+/** Issue 44: the user's own choice to get the merchant's notices by e-mail (off by default). */
+async function showNotices(ctx: PageContext, section: HTMLElement): Promise<void> {
+  const error = alertSlot("email-notices-error");
+  let state: { enabled: boolean; sending: boolean; not_sent_because: string | null };
+  try {
+    state = await ctx.api.get("/account/email-notices");
+  } catch (failure) {
+    // Closed while a required second factor is not set up: the rest of the page still works.
+    replace(section, error);
+    showError(error, failure);
+    return;
+  }
+  const box = h("input", { id: "email-notices", type: "checkbox", ...(state.enabled ? { checked: true } : {}) });
+  const save = h("button", { type: "button", class: "button" }, "Save");
+  save.addEventListener("click", () => {
+    void runChange(save, error, async () => {
+      const changed = await ctx.api.patch<{ enabled: boolean }>(`/users/${encodeURIComponent(ctx.session.user.id)}/email-notices`, {
+        enabled: box.checked,
+      });
+      const message = changed.enabled ? "You will get the merchant's notices by e-mail." : "You will get no notices by e-mail.";
+      replace(error, h("p", { class: "notice", role: "status" }, message));
+      ctx.announce(message);
+    });
+  });
+  replace(
+    section,
+    h(
+      "p",
+      {},
+      h(
+        "label",
+        { for: "email-notices" },
+        box,
+        ` E-mail me (${ctx.session.user.email}) when a payment is received or a webhook endpoint is disabled`,
+      ),
+    ),
+    state.sending ? null : h("p", { class: "alert", role: "status" }, "E-mail is off: PAYGATE_SMTP_URL is not set, so nothing is sent."),
+    h("div", { class: "actions" }, save),
+    error,
+  );
 }
 
 /** The authenticator app is off: what signing in asks for then. */

@@ -4,8 +4,9 @@
 import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import { messageOf } from "../api.ts";
+import { emailsSection } from "./emails.ts";
 import type { PageContext } from "../context.ts";
-import { table, when } from "./parts.ts";
+import { when } from "./parts.ts";
 import { refundsSection } from "./refunds.ts";
 import { STATUS_LABELS, type TransactionRow } from "./transactions.ts";
 
@@ -114,7 +115,7 @@ export async function renderTransaction(ctx: PageContext, main: HTMLElement): Pr
     receipts(t),
     // Issue 26: only a transaction that received money can be refunded (or has refunds).
     t.amount_paid !== null && Number(t.amount_paid) > 0 ? refundsSection(ctx, t) : null,
-    await emailsSection(ctx, id),
+    await emailsSection(ctx, `/transactions/${encodeURIComponent(id)}/emails`, "tx-emails", "No e-mails for this transaction."),
     h("h2", {}, "Webhook events"),
     t.events.length === 0
       ? h("p", {}, "No webhook events (they are kept 30 days).")
@@ -357,52 +358,4 @@ function redeliveryMessage(report: Redelivered): string {
   if (!report.attempt) return "Queued: it is being sent";
   const why = report.attempt.status_code === null ? (report.attempt.error ?? "no response") : `HTTP ${report.attempt.status_code}`;
   return `Redelivery failed (${why})${report.state === "PENDING" ? "; it will be retried" : ""}`;
-}
-
-interface EmailRow {
-  id: string;
-  kind: string;
-  recipient: string;
-  state: string;
-  attempts: number;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  sent_at: string | null;
-  created_at: string;
-}
-
-const EMAIL_KINDS: Record<string, string> = { receipt: "Receipt", pay_rest: "Pay the rest", refund_claim: "Refund claim link" };
-
-/** Issue 44: the customer's e-mails of this transaction with their state, or why none is sent. */
-async function emailsSection(ctx: PageContext, id: string): Promise<HTMLElement> {
-  const heading = h("h2", { id: "tx-emails" }, "E-mails to the customer");
-  const data = await ctx.api
-    .get<{ enabled: boolean; reason: string | null; emails: EmailRow[] }>(ctx.withMode(`/transactions/${encodeURIComponent(id)}/emails`))
-    .catch((error: unknown) => ({ error: messageOf(error) }));
-  const body: (Node | null)[] = [];
-  if ("error" in data) body.push(h("p", { class: "alert", role: "alert" }, data.error));
-  else {
-    if (!data.enabled)
-      body.push(h("p", { class: "alert", role: "status" }, "E-mail is off: PAYGATE_SMTP_URL is not set, so nothing is sent to customers."));
-    body.push(
-      data.emails.length === 0
-        ? h("p", {}, "No e-mails for this transaction.")
-        : table(
-            "E-mails to the customer",
-            ["Message", "To", "State", "Attempts", "Last error"],
-            data.emails.map((m) => [
-              EMAIL_KINDS[m.kind] ?? m.kind,
-              m.recipient,
-              m.state === "sent" && m.sent_at
-                ? `sent ${when(m.sent_at)}`
-                : m.state === "queued" && m.next_attempt_at
-                  ? `queued, next try ${when(m.next_attempt_at)}`
-                  : m.state,
-              String(m.attempts),
-              m.last_error ?? "—",
-            ]),
-          ),
-    );
-  }
-  return h("section", { class: "card", "aria-labelledby": "tx-emails" }, heading, ...body);
 }

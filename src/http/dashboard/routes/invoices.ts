@@ -6,6 +6,7 @@ import type { PaymentGateway } from "../../../core/gateway.ts";
 import { localeOf } from "../../invoice-page-text.ts";
 import { invoicePdf, pdfFileName } from "../../invoice-pdf.ts";
 import { accessOf, bodyOf, isLiveOf, sendData } from "../session.ts";
+import { emailListBody } from "./transactions.ts";
 
 /** The query without `mode` (the dashboard's, not the list's): the list refuses parameters it does not know. */
 function listQueryOf(req: Request): Record<string, unknown> {
@@ -32,6 +33,13 @@ export function invoiceRoutes(router: Router, gateway: PaymentGateway): void {
     const bytes = await invoicePdf(document, localeOf(req.query.lang, req.headers["accept-language"]));
     res.setHeader("Content-Disposition", `attachment; filename="${pdfFileName(document)}"`);
     res.status(200).type("application/pdf").send(bytes);
+  });
+
+  // The customer's e-mails of this invoice (the invoice, its reminders), and whether e-mail is on at all.
+  router.get("/invoices/:id/emails", async (req, res) => {
+    const access = accessOf(gateway, res, isLiveOf(req));
+    const invoice = await gateway.invoices.retrieveInvoice(access, String(req.params.id));
+    sendData(res, emailListBody(gateway, await gateway.email.list(access, { invoiceId: invoice.id, limit: 100 })));
   });
 
   router.post("/invoices/:id/finalize", async (req, res) => {

@@ -9,6 +9,7 @@ import type { TransactionDetail } from "../../../core/dashboard/transactions.ts"
 import type { PaymentGateway } from "../../../core/gateway.ts";
 import type { DeliveryReport } from "../../../core/ports.ts";
 import type { EventWithAttempts } from "../../../core/stores/webhook-events.ts";
+import type { EmailMessageRecord } from "../../../core/records/email.ts";
 import type { AttemptRecord } from "../../../core/records/events.ts";
 import type { TransactionRecord } from "../../../core/records/transactions.ts";
 import { cryptoById, fiatById } from "../../../core/money/currencies.ts";
@@ -52,26 +53,31 @@ export function transactionRoutes(router: Router, gateway: PaymentGateway): void
   router.get("/transactions/:id/emails", async (req, res) => {
     const access = accessOf(gateway, res, isLiveOf(req));
     const emails = await gateway.email.list(access, { transactionId: String(req.params.id), limit: 100 });
-    sendData(res, {
-      ...gateway.email.status(),
-      emails: emails.map((m) => ({
-        id: m.id,
-        kind: m.kind,
-        recipient: m.recipient,
-        locale: m.locale,
-        state: m.state.toLowerCase(),
-        attempts: m.attemptCount,
-        last_error: m.lastError,
-        next_attempt_at: m.state === "QUEUED" ? m.nextAttemptAt.toISOString() : null,
-        sent_at: m.sentAt?.toISOString() ?? null,
-        created_at: m.createdAt.toISOString(),
-      })),
-    });
+    sendData(res, emailListBody(gateway, emails));
   });
 
   router.post("/events/:id/redeliver", async (req, res) => {
     sendData(res, deliveryReport(await gateway.payments.redeliverEvent(accessOf(gateway, res, isLiveOf(req)), String(req.params.id))));
   });
+}
+
+/** A list of messages as the dashboard shows them (a transaction's, an invoice's), with whether e-mail is on. */
+export function emailListBody(gateway: PaymentGateway, emails: readonly EmailMessageRecord[]) {
+  return {
+    ...gateway.email.status(),
+    emails: emails.map((m) => ({
+      id: m.id,
+      kind: m.kind,
+      recipient: m.recipient,
+      locale: m.locale,
+      state: m.state.toLowerCase(),
+      attempts: m.attemptCount,
+      last_error: m.lastError,
+      next_attempt_at: m.state === "QUEUED" ? m.nextAttemptAt.toISOString() : null,
+      sent_at: m.sentAt?.toISOString() ?? null,
+      created_at: m.createdAt.toISOString(),
+    })),
+  };
 }
 
 /** The query without `mode` (the dashboard's, not the list's): the list refuses parameters it does not know. */

@@ -1,5 +1,6 @@
 // The merchant's dashboard users: GET /users (anyone signed in), POST /users (invite: answers the
-// one-time sign-in link, once), PATCH /users/:id (role), DELETE /users/:id. The gateway authorizes.
+// one-time sign-in link, once), PATCH /users/:id (role), DELETE /users/:id; a user's own e-mail
+// notices: GET /account/email-notices, PATCH /users/:id/email-notices. The gateway authorizes.
 import type { Router } from "express";
 import type { DashboardUserView } from "../../../core/dashboard/sessions.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
@@ -22,6 +23,16 @@ export function userRoutes(router: Router, gateway: PaymentGateway): void {
 
   router.patch("/users/:id", async (req, res) => {
     sendData(res, userBody(await gateway.accounts.changeUserRole(actorOf(res), String(req.params.id), bodyOf(req).role)));
+  });
+
+  router.get("/account/email-notices", async (_req, res) => {
+    const status = gateway.email.status();
+    sendData(res, { enabled: await gateway.email.notices(actorOf(res)), sending: status.enabled, not_sent_because: status.reason });
+  });
+
+  router.patch("/users/:id/email-notices", async (req, res) => {
+    const id = String(req.params.id);
+    sendData(res, { user_id: id, enabled: await gateway.email.setNotices(actorOf(res), id, bodyOf(req).enabled) });
   });
 
   router.delete("/users/:id", async (req, res) => {

@@ -1,0 +1,95 @@
+// The merchant's notices by e-mail (issue 44; docs/email.md) to its dashboard users who asked for them
+// (a setting of each user's own, off by default): a payment received, a webhook endpoint disabled. In
+// English: a user has no language setting yet.
+import { normalEmail } from "../dashboard/fields.ts";
+import { errors } from "../errors.ts";
+import type { DashboardActor } from "../access/roles.ts";
+import type { DisabledEndpoint, FollowedEvent } from "../records/email.ts";
+import type { EmailStore } from "../stores/email.ts";
+import { type DerivedMessage, objectAt, text } from "./kinds.ts";
+
+/** "payment received" for each user who asked, from the payment.received event (the customer's receipt's source too). */
+export function paymentNotices(event: FollowedEvent, recipients: readonly string[]): DerivedMessage[] {
+  if (event.type !== "payment.received") return [];
+  const transaction = objectAt(objectAt(JSON.parse(event.body), "data"), "transaction");
+  return recipients.map((recipient) => ({
+    kind: "notice_payment_received",
+    source: event.id,
+    merchantId: event.merchantId,
+    transactionId: event.transactionId,
+    refundId: null,
+    invoiceId: null,
+    recipient,
+    locale: "en",
+    isLive: event.isLive,
+    facts: {
+      merchant: event.merchantName,
+      reference: event.reference,
+      amountPaid: `${text(transaction.amount_paid) ?? ""} ${text(transaction.payment_currency_slug) ?? ""}`.trim(),
+      network: text(transaction.payment_network_name),
+      customer: event.customerEmail,
+      paidAt: event.createdAt.toISOString(),
+    },
+  }));
+}
+
+/** "a webhook endpoint was disabled", once per disabling (its time is in the source: disabled again later, told again). */
+export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly string[]): DerivedMessage[] {
+  return recipients.map((recipient) => ({
+    kind: "notice_endpoint_disabled",
+    source: `${endpoint.id}:disabled:${endpoint.disabledAt.toISOString()}`,
+    merchantId: endpoint.merchantId,
+    transactionId: null,
+    refundId: null,
+    invoiceId: null,
+    recipient,
+    locale: "en",
+    isLive: endpoint.isLive,
+    facts: {
+      merchant: endpoint.merchantName,
+      url: endpoint.url,
+      reason: endpoint.disabledReason,
+      disabledAt: endpoint.disabledAt.toISOString(),
+    },
+  }));
+}
+
+/**
+ * A user turns its own notices on or off (any role: they are its mail). Another user of the merchant: 403;
+ * a user of another merchant or none: 404, as if it did not exist.
+ */
+export async function setNotices(store: EmailStore, actor: DashboardActor, userId: string, enabled: unknown): Promise<boolean> {
+  if (typeof enabled !== "boolean") {
+    throw errors.emailNoticesValidation([{ field: "enabled", message: "enabled must be true or false" }]);
+  }
+  const current = await store.noticesOf(actor.merchantId, userId);
+  if (current === null) throw errors.dashboardUserNotFound(userId);
+  if (userId !== actor.userId) throw errors.emailNoticesNotOwn();
+  await store.setNotices(actor.merchantId, userId, enabled);
+  return enabled;
+}
+
+/**
+ * `paygate user email-notices`: the operator sets a user's notices, found by e-mail (users are managed
+ * there); `enabled` is the CLI's `true` or `false`.
+ */
+export async function setNoticesByEmail(
+  store: EmailStore,
+  findUser: (email: string) => Promise<{ id: string; merchantId: number; email: string } | null>,
+  email: unknown,
+  enabled: unknown,
+): Promise<{ userId: string; email: string; merchantId: number; enabled: boolean }> {
+  if (enabled !== "true" && enabled !== "false" && typeof enabled !== "boolean") {
+    throw errors.emailNoticesValidation([{ field: "enabled", message: "--enabled must be true or false" }]);
+  }
+  const on = enabled === true || enabled === "true";
+  const user = await findUser(normalEmail(email));
+  if (!user) throw errors.dashboardEmailNotFound(String(email));
+  await store.setNotices(user.merchantId, user.id, on);
+  return { userId: user.id, email: user.email, merchantId: user.merchantId, enabled: on };
+}
+
+/** Whether the signed-in user asked for notices. */
+export async function noticesOf(store: EmailStore, actor: DashboardActor): Promise<boolean> {
+  return (await store.noticesOf(actor.merchantId, actor.userId)) ?? false;
+}
