@@ -17,6 +17,7 @@ import type {
   RefundPayments,
   WebhookSender,
 } from "./ports.ts";
+import type { OwnAddressPolicy } from "./records/own-addresses.ts";
 import type { SecretBox } from "./secrets.ts";
 
 import type { Stores } from "./stores/index.ts";
@@ -48,6 +49,8 @@ export interface CoreDeps {
   refundPayments?: RefundPayments;
   /** Consolidation PSBTs of settled BTC and LTC outputs (issue 40); absent, nothing can be consolidated. */
   consolidationRails?: ConsolidationRails;
+  /** TRON own-address mode's bounds (issue 40): N and the late window an amount stays held; absent, DEFAULT_OWN_ADDRESS_POLICY. */
+  ownAddresses?: OwnAddressPolicy;
   /** Deposit forwarders on EVM networks (issue 40); absent, no merchant can turn them on. */
   forwarderRails?: ForwarderRails;
   /** Told of each handed-out address (an own node imports it at once); absent, the watcher's next pass takes it. */

@@ -46,6 +46,10 @@ export const AUDIT_ACTIONS = [
   "forwarder_setting.set",
   "forwarder_setting.remove",
   "flush.create",
+  "own_address_setting.set",
+  "own_address_setting.remove",
+  "unmatched_receipt.assign",
+  "unmatched_receipt.refund",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -18,6 +18,7 @@ import {
   ForwarderSettingRequest,
   ForwarderSettingResponse,
 } from "./schemas.ts";
+import { registerOwnAddressPaths } from "./own-addresses-openapi.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
@@ -120,6 +121,7 @@ export function registerSettlementPaths(registry: OpenAPIRegistry): void {
   });
 
   registerForwarderPaths(registry);
+  registerOwnAddressPaths(registry);
 }
 
 function registerForwarderPaths(registry: OpenAPIRegistry): void {
