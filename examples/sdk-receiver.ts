@@ -26,6 +26,9 @@ export function describeEvent(event: WebhookEvent): string {
     case "settlement.flush.failed":
       // About a flush of EVM deposit forwarders to the settlement address (docs/settlement.md), not an order.
       return `verified ${event.event}: flush ${event.data.flush.id} of ${event.data.flush.payments.length} payments is ${event.data.flush.state}`;
+    case "settlement.unmatched_receipt.created":
+      // A transfer to one of your own TRON addresses that matched no open amount (docs/settlement.md): assign it or refund it.
+      return `verified ${event.event}: ${event.data.unmatched_receipt.amount} ${event.data.unmatched_receipt.currency} to ${event.data.unmatched_receipt.address} matched no payment`;
     case "invoice.finalized":
     case "invoice.voided":
     case "invoice.paid":

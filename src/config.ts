@@ -111,6 +111,8 @@ export interface Config {
   publicUrl: string;
   /** PAYGATE_REFUND_CLAIM_DAYS: how long a refund's claim link is valid. */
   refundClaimDays: number;
+  /** TRON own-address mode: PAYGATE_OWN_ADDRESS_MAX_EXTRA_UNITS, and the late window an amount stays held (PAYGATE_LATE_PAYMENT_WATCH_HOURS). */
+  ownAddresses: { maxExtraUnits: number; holdAfterWindowMs: number };
   database: { kind: "postgres"; url: string; poolMax: number; preparedStatements: number } | { kind: "pglite"; dataDir: string };
   dataDir: string;
   encryptionKey: string | undefined;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     email: emailConfig(e, publicUrl),
     refundClaimDays: e.PAYGATE_REFUND_CLAIM_DAYS,
+    ownAddresses: { maxExtraUnits: e.PAYGATE_OWN_ADDRESS_MAX_EXTRA_UNITS, holdAfterWindowMs: e.PAYGATE_LATE_PAYMENT_WATCH_HOURS * 3_600_000 },
     database: e.DATABASE_URL
       ? { kind: "postgres", url: e.DATABASE_URL, poolMax: e.PAYGATE_DB_POOL_MAX, preparedStatements: e.PAYGATE_DB_PREPARED_STATEMENTS }
       : { kind: "pglite", dataDir: path.join(dataDir, "pglite") },

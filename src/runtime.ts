@@ -195,6 +195,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     webhookTestEventDetails: config.webhooks.testEventDetails,
     publicUrl: config.publicUrl,
     refundClaimDays: config.refundClaimDays,
+    ownAddresses: config.ownAddresses,
     explorers: config.chains.explorers,
     dashboard: {
       requireSecondFactor: config.dashboard.requireSecondFactor,

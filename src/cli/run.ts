@@ -10,6 +10,7 @@ import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
 import * as commands from "./commands.ts";
 import { listen, type ListenOptions } from "./listen.ts";
 import * as endpoints from "./webhook-endpoints.ts";
+import * as own from "./own-addresses.ts";
 import * as settlement from "./settlement.ts";
 import * as invoices from "./invoices.ts";
 import * as ledger from "./ledger.ts";
@@ -297,6 +298,25 @@ function buildProgram(ctx: CliContext): Command {
     .option("--limit <n>", "payments read, oldest final first (default 100, at most 200)")
     .option("--starting-after <id>", "the previous plan's next_starting_after");
   act(sweepPlanCommand, () => settlement.settlementSweepPlan(ctx, sweepPlanCommand.opts<settlement.SettlementOptions>()));
+
+  const ownList = settlementCommand("settlementOwnAddresses");
+  act(ownList, () => own.ownAddresses(ctx, ownList.opts<own.OwnAddressOptions>()));
+  const ownSet = settlementCommand("settlementOwnAddressesSet")
+    .option("--count <k>", "how many own addresses, 1 to 10 (required)")
+    .option("--network <network>", "tron (the default)");
+  act(ownSet, () => own.ownAddressesSet(ctx, ownSet.opts<own.OwnAddressOptions>()));
+  const ownRemove = settlementCommand("settlementOwnAddressesRemove").option("--network <network>", "tron (the default)");
+  act(ownRemove, () => own.ownAddressesRemove(ctx, ownRemove.opts<own.OwnAddressOptions>()));
+  const unmatchedList = settlementCommand("settlementUnmatched").option("--state <state>", "open, assigned or refunded");
+  act(unmatchedList, () => own.unmatchedReceipts(ctx, unmatchedList.opts<own.OwnAddressOptions>()));
+  const unmatchedAssign = settlementCommand("settlementUnmatchedAssign")
+    .argument("<RECEIPT_ID>", "the unmatched receipt's id (ur_…)")
+    .option("--transaction <id>", "the transaction it pays (required)");
+  act(unmatchedAssign, () => own.unmatchedAssign(ctx, unmatchedAssign.args[0] ?? "", unmatchedAssign.opts<own.OwnAddressOptions>()));
+  const unmatchedRefund = settlementCommand("settlementUnmatchedRefund")
+    .argument("<RECEIPT_ID>", "the unmatched receipt's id (ur_…)")
+    .option("--tx-hash <hash>", "the refund transaction sent from your wallet (required)");
+  act(unmatchedRefund, () => own.unmatchedRefund(ctx, unmatchedRefund.args[0] ?? "", unmatchedRefund.opts<own.OwnAddressOptions>()));
 
   const invoiceGroup = group(program, "invoices", ctx);
   const invoiceCommand = (name: CommandName, withId: boolean) => {

@@ -269,6 +269,37 @@ hold now, the fee coin moving each to ADDRESS needs (from the node), the totals 
 value the fees take. Moves nothing: --json writes the plan the sweep tool (tools/sweep) reads with --plan.
 --destination: default the network's forwarder setting's address; --limit: payments read (default 100).`,
   },
+  settlementOwnAddresses: {
+    path: "settlement own-addresses",
+    synopsis: ["--merchant ID [--mode test|live] [--json]"],
+    about: "The TRON networks on which a merchant's new payments of one mode go to its own addresses, told apart by unique amounts.",
+  },
+  settlementOwnAddressesSet: {
+    path: "settlement own-addresses-set",
+    synopsis: ["--merchant ID --count K [--network tron] [--mode test|live] [--json]"],
+    about: `New TRON payments go to the first K (1 to 10) own addresses of the merchant's key, each amount made unique
+by a few base units; payments already initiated keep their address and amount.`,
+  },
+  settlementOwnAddressesRemove: {
+    path: "settlement own-addresses-remove",
+    synopsis: ["--merchant ID [--network tron] [--mode test|live]"],
+    about: "New TRON payments get a fresh address each again.",
+  },
+  settlementUnmatched: {
+    path: "settlement unmatched",
+    synopsis: ["--merchant ID [--state open|assigned|refunded] [--mode test|live] [--json]"],
+    about: "Transfers to the merchant's own TRON addresses that matched no open amount, newest first.",
+  },
+  settlementUnmatchedAssign: {
+    path: "settlement unmatched-assign",
+    synopsis: ["RECEIPT_ID --merchant ID --transaction TRANSACTION_ID [--mode test|live] [--json]"],
+    about: "The transaction (paid on the same address) counts the transfer as its receipt. Audited.",
+  },
+  settlementUnmatchedRefund: {
+    path: "settlement unmatched-refund",
+    synopsis: ["RECEIPT_ID --merchant ID --tx-hash HASH [--mode test|live] [--json]"],
+    about: "Marks the transfer refunded with the refund transaction you sent from your own wallet. Audited.",
+  },
   invoicesCreate: {
     path: "invoices create",
     synopsis: [

@@ -18,6 +18,7 @@ import type {
   RefundPayments,
   WebhookSender,
 } from "./ports.ts";
+import type { OwnAddressPolicy } from "./records/own-addresses.ts";
 import type { SecretBox } from "./secrets.ts";
 
 import type { Stores } from "./stores/index.ts";
@@ -49,6 +50,8 @@ export interface CoreDeps {
   refundPayments?: RefundPayments;
   /** Consolidation PSBTs of settled BTC and LTC outputs (issue 40); absent, nothing can be consolidated. */
   consolidationRails?: ConsolidationRails;
+  /** TRON own-address mode's bounds (issue 40): N and the late window an amount stays held; absent, DEFAULT_OWN_ADDRESS_POLICY. */
+  ownAddresses?: OwnAddressPolicy;
   /** Deposit forwarders on EVM networks (issue 40); absent, no merchant can turn them on. */
   forwarderRails?: ForwarderRails;
   /** Sweep plans' holdings and fees from the account networks' nodes (issue 40); absent, a sweep plan says no node is configured. */

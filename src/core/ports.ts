@@ -75,6 +75,12 @@ export type ExtendedKeyCheck = { ok: true; depth?: number; childIndex?: number }
 export interface PaymentRails {
   /** The receive address at `index` below the account-level extended public key. Throws on a bad key. */
   deriveAddress(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number, network?: NetworkSlug): string;
+  /**
+   * TRON own-address mode (issue 40): the merchant's own address `index`, on branch 2 of the account key
+   * (<account>/2/index), apart from the per-payment addresses (<account>/0/…). Throws on a bad key or a
+   * network without the mode.
+   */
+  ownAddress?(currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number, network: NetworkSlug): string;
   /** Whether `address` is a well-formed address of the currency's network in that mode. */
   isValidAddress(currency: CryptoCurrency, isLive: boolean, address: string, network?: NetworkSlug): boolean;
   /** What is wrong with an address isValidAddress refuses ("has a checksum that does not match…"), for the message; null when there is no more to say. */

@@ -151,6 +151,15 @@ export const WatchEnvSchema = z.object({
     .max(720)
     .default(24)
     .describe("How long an abandoned transaction's address is still watched for late payments. Default: `24` hours."),
+  PAYGATE_OWN_ADDRESS_MAX_EXTRA_UNITS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(999_999)
+    .default(999)
+    .describe(
+      "TRON own-address mode (docs/settlement.md): the most base units added to a payment's amount to tell it apart (N; `999` is at most 0.000999 USDT). Each own address holds N open payments at once. Default: `999`.",
+    ),
   PAYGATE_FINALITY_WATCH_HOURS: z.coerce
     .number()
     .int()

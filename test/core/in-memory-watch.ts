@@ -43,6 +43,7 @@ export function pendingTransaction(id: string, address: string, paymentAmount: s
     paymentAddress: address,
     walletId: 1,
     derivationIndex: 0,
+    ownAddressIndex: null,
     refundAddress: null,
     quoteRate: new Decimal("100"),
     quoteSource: "test",

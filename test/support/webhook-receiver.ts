@@ -100,6 +100,7 @@ export interface EventPayload {
     consolidation?: Record<string, unknown>;
     flush?: Record<string, unknown>;
     invoice?: Record<string, unknown>;
+    unmatched_receipt?: Record<string, unknown>;
   };
 }
 

@@ -635,6 +635,127 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/own-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List own-address settings
+         * @description Not in the spec (issue 40; docs/settlement.md): the TRON networks on which the key's mode's new payments go to the merchant's own addresses, told apart by unique amounts.
+         */
+        get: operations["listOwnAddressSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/own-addresses/{network}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Settle TRON payments to the merchant's own addresses
+         * @description New payments on the network (in the key's mode) go to one of the first `address_count` own addresses of the merchant's TRON key, and their amount becomes the locked amount plus a few base units no other open payment of that address has (the amount initiate answers). Payments already initiated keep their address and amount.
+         */
+        put: operations["setOwnAddressSetting"];
+        post?: never;
+        /**
+         * Stop settling TRON payments to own addresses
+         * @description New payments get a fresh address each again; payments already initiated keep their own address and amount.
+         */
+        delete: operations["removeOwnAddressSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/unmatched-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List unmatched receipts
+         * @description Transfers to the merchant's own TRON addresses that matched no open amount (an exchange withdrawal that deducted a fee, a partial payment, an amount sent after its hold ended), newest first.
+         */
+        get: operations["listUnmatchedReceipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/unmatched-receipts/{receipt_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an unmatched receipt */
+        get: operations["retrieveUnmatchedReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/unmatched-receipts/{receipt_id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an unmatched receipt to a transaction
+         * @description The transaction (the merchant's, in the key's mode, paid on the same address in the same coin) records the transfer as its receipt; the lifecycle decides what follows. Audited.
+         */
+        post: operations["assignUnmatchedReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/unmatched-receipts/{receipt_id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an unmatched receipt refunded
+         * @description The merchant paid the transfer back from its own wallet (the address is its own) and names that transaction. Audited.
+         */
+        post: operations["refundUnmatchedReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlements/flush-rules": {
         parameters: {
             query?: never;
@@ -893,7 +1014,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["InvoiceWebhook"] | components["schemas"]["TestWebhook"];
+        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["UnmatchedReceiptWebhook"] | components["schemas"]["InvoiceWebhook"] | components["schemas"]["TestWebhook"];
         PaymentWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1198,6 +1319,46 @@ export type components = {
         };
         /** @enum {string} */
         FlushState: "sending" | "confirmed" | "failed";
+        UnmatchedReceiptWebhook: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "settlement.unmatched_receipt.created";
+            data: {
+                unmatched_receipt: components["schemas"]["UnmatchedReceipt"];
+            };
+        };
+        UnmatchedReceipt: {
+            /** @example ur_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "unmatched_receipt";
+            is_live: boolean;
+            network: string;
+            /** @description The merchant's own address it was paid to. */
+            address: string;
+            /** @example USDT */
+            currency: string;
+            /** @description An exact decimal string in the coin. */
+            amount: string;
+            tx_hash: string | null;
+            log_index: number | null;
+            block_height: number | null;
+            /** @description As last seen. */
+            confirmations: number;
+            state: components["schemas"]["UnmatchedReceiptState"];
+            /** @description The transaction it was assigned to. */
+            transaction_id: string | null;
+            /** @description The merchant's refund transaction, when marked refunded. */
+            refund_tx_hash: string | null;
+            /** Format: date-time */
+            seen_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @enum {string} */
+        UnmatchedReceiptState: "open" | "assigned" | "refunded";
         InvoiceWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1608,7 +1769,7 @@ export type components = {
              * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1650,7 +1811,7 @@ export type components = {
              * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -2088,6 +2249,74 @@ export type components = {
             /** Format: date-time */
             created_at: string;
         };
+        OwnAddressSettingListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["OwnAddressSetting"][];
+            meta: Record<string, never>;
+        };
+        OwnAddressSetting: {
+            /** @enum {string} */
+            object: "own_address_setting";
+            /** @example tron */
+            network: string;
+            is_live: boolean;
+            /** @enum {string} */
+            mode: "own_addresses";
+            /** @description k: new payments go to the first k own addresses of the merchant's key. */
+            address_count: number;
+            /** @description The own addresses (<account>/2/0 … k-1 of the merchant's TRON key); empty without a wallet. */
+            addresses: string[];
+            /** @description N: the most base units added to a payment's amount; each address holds N open payments at once. */
+            max_extra_units: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        OwnAddressSettingResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["OwnAddressSetting"];
+            meta: Record<string, never>;
+        };
+        OwnAddressSettingRequest: {
+            /**
+             * @description k, from 1 to 10.
+             * @example 3
+             */
+            address_count: number;
+        };
+        OwnAddressSettingRemovedResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: {
+                network: string;
+                is_live: boolean;
+                /** @enum {string} */
+                mode: "unique_address";
+            };
+            meta: Record<string, never>;
+        };
+        UnmatchedReceiptListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["UnmatchedReceipt"][];
+            has_more: boolean;
+            meta: Record<string, never>;
+        };
+        UnmatchedReceiptResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["UnmatchedReceipt"];
+            meta: Record<string, never>;
+        };
+        AssignUnmatchedReceiptRequest: {
+            /** @description The transaction the transfer pays: the merchant's, in the key's mode, on the same address. */
+            transaction_id: string;
+        };
+        RefundUnmatchedReceiptRequest: {
+            /** @description The refund transaction the merchant sent from its own wallet (64 hex digits). */
+            tx_hash: string;
+        };
         FlushRuleListResponse: {
             /** @enum {string} */
             status: "success";
@@ -2265,7 +2494,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2295,7 +2524,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -3006,7 +3235,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -3107,7 +3336,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 types?: string;
             };
             header?: {
@@ -6545,6 +6774,809 @@ export interface operations {
                 };
             };
             /** @description `chain_node_unavailable`: the network's node cannot be asked; the message names the network; `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOwnAddressSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings, by network. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnAddressSettingListResponse"];
+                };
+            };
+            /** @description `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setOwnAddressSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A TRON network: `tron`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        /** @description How many own addresses. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OwnAddressSettingRequest"];
+            };
+        };
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnAddressSettingResponse"];
+                };
+            };
+            /** @description `invalid_own_address_setting`: a network other than tron, or an address_count that is not an integer from 1 to 10; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeOwnAddressSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A TRON network: `tron`. */
+                network: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The network is back on a fresh address per payment. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnAddressSettingRemovedResponse"];
+                };
+            };
+            /** @description `invalid_own_address_setting`: a network other than tron; `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `own_address_setting_not_found`: no own-address setting for that network in this mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUnmatchedReceipts: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–100; default 10. */
+                limit?: string;
+                /** @description The `id` of the last receipt of the previous page. */
+                starting_after?: string;
+                /** @description Only receipts in this state: open, assigned or refunded. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of unmatched receipts. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedReceiptListResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: a parameter that is unknown or out of range; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveUnmatchedReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unmatched receipt's `id` (`ur_…`). */
+                receipt_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedReceiptResponse"];
+                };
+            };
+            /** @description `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unmatched_receipt_not_found`: an unknown id, another merchant's or the other mode's receipt */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    assignUnmatchedReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unmatched receipt's `id` (`ur_…`). */
+                receipt_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The transaction. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AssignUnmatchedReceiptRequest"];
+            };
+        };
+        responses: {
+            /** @description The receipt, assigned. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedReceiptResponse"];
+                };
+            };
+            /** @description `invalid_unmatched_receipt_request`: a missing transaction_id; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unmatched_receipt_not_found`: an unknown id, another merchant's or the other mode's receipt; `transaction_not_found`: an unknown transaction, another merchant's or the other mode's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unmatched_receipt_not_open`: the receipt was assigned or refunded already; `unmatched_receipt_mismatch`: another network, coin or address */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refundUnmatchedReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unmatched receipt's `id` (`ur_…`). */
+                receipt_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The refund transaction. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundUnmatchedReceiptRequest"];
+            };
+        };
+        responses: {
+            /** @description The receipt, refunded. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedReceiptResponse"];
+                };
+            };
+            /** @description `invalid_unmatched_receipt_request`: a missing or malformed tx_hash; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unmatched_receipt_not_found`: an unknown id, another merchant's or the other mode's receipt */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unmatched_receipt_not_open`: the receipt was assigned or refunded already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -48,6 +48,10 @@ export const AUDIT_ACTIONS = [
   "flush_rule.set",
   "flush_rule.remove",
   "flush.create",
+  "own_address_setting.set",
+  "own_address_setting.remove",
+  "unmatched_receipt.assign",
+  "unmatched_receipt.refund",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -89,4 +89,32 @@ export const settlementErrors = {
       `${node} cannot be asked what the payment addresses hold (${printable(why)}); retry once it answers`,
       "chain_node_unavailable",
     ),
+
+  // ── Own addresses (TRON) ──
+  ownAddressValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid own-address settlement fields", "invalid_own_address_setting", fieldErrors),
+  ownAddressSettingNotFound: (network: string) =>
+    new PaygateError("not_found", `No own-address setting for network '${printable(network)}' in this mode`, "own_address_setting_not_found"),
+  /** `what`: "USDT on TRON Nile testnet". */
+  ownAddressesFull: (what: string, addresses: number, amounts: number) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `Every unique amount of the merchant's ${addresses} own ${what} address${addresses === 1 ? "" : "es"} is held by an open payment (${amounts} per address); retry once one closes, or raise the address count`,
+      "own_addresses_full",
+    ),
+  ownAddressesBusy: () =>
+    new PaygateError("upstream_unavailable", "Too many payments are taking unique amounts at once; retry shortly", "own_addresses_busy"),
+  unmatchedReceiptValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid unmatched receipt fields", "invalid_unmatched_receipt_request", fieldErrors),
+  unmatchedReceiptNotFound: (id: string) =>
+    new PaygateError("not_found", `No unmatched receipt with id '${printable(id)}'`, "unmatched_receipt_not_found"),
+  unmatchedReceiptNotOpen: (state: string) =>
+    new PaygateError(
+      "conflict",
+      `The unmatched receipt is ${state}, not open: only an open one can be assigned or refunded`,
+      "unmatched_receipt_not_open",
+    ),
+  /** The transaction cannot take the receipt: `why` says which of network, coin or address differ. */
+  unmatchedReceiptMismatch: (why: string) =>
+    new PaygateError("conflict", `The unmatched receipt cannot be assigned to this transaction: ${why}`, "unmatched_receipt_mismatch"),
 };

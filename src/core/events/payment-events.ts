@@ -49,8 +49,11 @@ export const CONSOLIDATION_EVENT_TYPES = [
 /** A forwarder flush's events (issue 40): mined and succeeded, or failed (reverted or replaced); the flush is the subject. */
 export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed"] as const;
 
+/** A transfer to a merchant's own TRON address that matched no open amount (issue 40); the unmatched receipt is the subject. */
+export const UNMATCHED_RECEIPT_EVENT_TYPES = ["settlement.unmatched_receipt.created"] as const;
+
 /** Every event about a settlement move rather than a transaction. */
-export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES] as const;
+export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES, ...UNMATCHED_RECEIPT_EVENT_TYPES] as const;
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
 /**

@@ -6,7 +6,7 @@ import type { PaygateError } from "../errors.ts";
 import { type NetworkSlug, transactionExplorer } from "../networks.ts";
 import type { MerchantAccess } from "./access.ts";
 import type { Caller } from "../credentials.ts";
-import type { DeliveryReport } from "../ports.ts";
+import type { DeliveryReport, ObservedReceipt } from "../ports.ts";
 import type { WatchedAddress, WatchShare } from "../stores/transactions.ts";
 import {
   type DashboardTransactionPage,
@@ -22,6 +22,7 @@ import { detailOf, detailsOf, type DetailedOutcome, type ReplyParts, type Transa
 import { initializeTransaction, type InitializeRequest } from "../transactions/initialize.ts";
 import { initiatePayment, type InitiateRequest } from "../transactions/initiate.ts";
 import { applyReceipts, expireDue, type ReceiptUpdate } from "../transactions/lifecycle.ts";
+import { ownReceipts } from "../own-addresses/matching.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "../transactions/list.ts";
 import { paymentOptions, type PaymentOptionsResult } from "../transactions/payment-options.ts";
 import { paymentRequestOf } from "../transactions/payment-request.ts";
@@ -192,5 +193,10 @@ export class Payments {
   applyReceipts(transactionId: string, update: ReceiptUpdate): Promise<TransactionRecord> {
     const latePayments = { prices: this.deps.prices, merchants: this.deps.stores.merchants, clock: this.deps.clock };
     return applyReceipts(this.deps.stores.transactions, transactionId, update, this.deps.clock.now(), this.deps.lifecycle, latePayments);
+  }
+
+  /** A read of a shared own address (TRON own-address mode): the payment's receipts; the others become unmatched receipts. */
+  ownReceipts(row: WatchedAddress, observed: ObservedReceipt[]): Promise<ObservedReceipt[]> {
+    return ownReceipts(this.deps, row, observed);
   }
 }

@@ -14,6 +14,9 @@ import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
 import { sweepPlan } from "../settlement/sweep-plan.ts";
 import type { SweepPlanView } from "../settlement/sweep-view.ts";
+import * as ownAddresses from "../own-addresses/settings.ts";
+import * as unmatched from "../own-addresses/unmatched.ts";
+import type { OwnAddressSettingView, UnmatchedReceiptView } from "../own-addresses/view.ts";
 import type { MerchantAccess } from "./access.ts";
 
 function readerOf(access: MerchantAccess): SettlementOwner {
@@ -105,6 +108,36 @@ export class Settlement {
   /** Names every address, its derivation and where its funds would go: `manage_settlement`, as what moves money. */
   sweepPlan(access: MerchantAccess, params: Record<string, unknown>): Promise<SweepPlanView> {
     return sweepPlan(this.deps, changerOf(access), params);
+  }
+
+  // ── Own addresses on TRON (unique amounts) ──
+
+  ownAddressSettings(access: MerchantAccess): Promise<OwnAddressSettingView[]> {
+    return ownAddresses.ownAddressSettings(this.deps, readerOf(access));
+  }
+
+  setOwnAddressSetting(access: MerchantAccess, network: string, body: unknown): Promise<OwnAddressSettingView> {
+    return ownAddresses.setOwnAddressSetting(this.deps, changerOf(access), network, body);
+  }
+
+  removeOwnAddressSetting(access: MerchantAccess, network: string): Promise<void> {
+    return ownAddresses.removeOwnAddressSetting(this.deps, changerOf(access), network);
+  }
+
+  listUnmatchedReceipts(access: MerchantAccess, params: Record<string, unknown>) {
+    return unmatched.listUnmatchedReceipts(this.deps, readerOf(access), params);
+  }
+
+  retrieveUnmatchedReceipt(access: MerchantAccess, id: string): Promise<UnmatchedReceiptView> {
+    return unmatched.retrieveUnmatchedReceipt(this.deps, readerOf(access), id);
+  }
+
+  assignUnmatchedReceipt(access: MerchantAccess, id: string, body: unknown): Promise<UnmatchedReceiptView> {
+    return unmatched.assignUnmatchedReceipt(this.deps, changerOf(access), id, body);
+  }
+
+  refundUnmatchedReceipt(access: MerchantAccess, id: string, body: unknown): Promise<UnmatchedReceiptView> {
+    return unmatched.refundUnmatchedReceipt(this.deps, changerOf(access), id, body);
   }
 
   // ── The consolidation watcher's (the chain side) ──

@@ -38,6 +38,8 @@ export interface Transaction {
   paymentAddress: string | null;
   walletId: number | null;
   derivationIndex: number | null;
+  /** TRON own-address mode (issue 40): the merchant's own address paid (branch 2 of its key); null: a per-payment address. */
+  ownAddressIndex: number | null;
   refundAddress: string | null;
   quoteRate: Decimal | null;
   quoteSource: string | null;

@@ -7,6 +7,7 @@ import type { CredentialStore } from "./credentials.ts";
 import type { DashboardStore } from "./dashboard.ts";
 import type { EmailStore } from "./email.ts";
 import type { ForwarderStore } from "./forwarders.ts";
+import type { OwnAddressStore } from "./own-addresses.ts";
 import type { HomeFiguresStore } from "./home-figures.ts";
 import type { InvoiceStore } from "./invoices.ts";
 import type { LedgerStore } from "./ledger.ts";
@@ -32,6 +33,8 @@ export interface Stores {
   settlement: SettlementStore;
   /** Deposit forwarders on EVM networks: settings, payments' forwarders, flushes (issue 40). */
   forwarders: ForwarderStore;
+  /** TRON own-address mode: settings, unique amounts, unmatched receipts (issue 40). */
+  ownAddresses: OwnAddressStore;
   /** The ledger's entries, derived from receipts, refunds and consolidations (issue 40, goal 5). */
   ledger: LedgerStore;
   credentials: CredentialStore;

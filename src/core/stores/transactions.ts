@@ -107,8 +107,10 @@ export interface PendingMove {
   /** The transaction as read before the move: its payment.pending event is written from it. */
   transaction: TransactionRecord;
   lease: IndexLease;
-  /** The address at the lease's index. */
+  /** The address at the lease's index, or the merchant's own address (ownAddressIndex). */
   address: string;
+  /** TRON own-address mode: the own address's index (branch 2 of the key); the lease's index stays unused. */
+  ownAddressIndex?: number | null;
   /** Written with the move, in its statement: a request whose key another took fails (DuplicateKeyError) and replays that one. */
   idempotency: IdempotencyRecord | null;
   now: Date;
@@ -225,6 +227,10 @@ export interface WatchedAddress {
   initiatedAt: Date | null;
   status: TransactionStatus;
   reversedAt: Date | null;
+  /** TRON own-address mode: the payment shares its address and is told apart by its amount (core/own-addresses). */
+  ownAddressIndex?: number | null;
+  paymentAmount?: { toString(): string } | null;
+  merchantId?: number;
   /** Confirmations by coin given at initialize (policies.ts); absent or null: the operator's. */
   policyConfirmations?: unknown;
   receipts: { key: string; amount: { toString(): string }; status: string; confirmations: number; replaceable: boolean }[];

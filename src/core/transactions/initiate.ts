@@ -11,6 +11,7 @@ import { paymentAddressTaken, refuseSharedKeyAtInitiate } from "../merchants/sha
 import type { MerchantPricingRow } from "../stores/merchants.ts";
 import type { IndexLease } from "../stores/transactions.ts";
 import { forwarderAddressFor } from "./forwarder-address.ts";
+import { ownAddressFor, releaseAmount } from "./own-address.ts";
 import { storedRateSources } from "./rate-sources.ts";
 import { transactionForInitiate, transactionNotFoundFor } from "./record.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
@@ -20,7 +21,7 @@ import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./detai
 
 export type InitiateDeps = Pick<
   CoreDeps,
-  "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch" | "nodes" | "forwarderRails"
+  "stores" | "credentials" | "prices" | "rails" | "clock" | "lifecycle" | "addressWatch" | "nodes" | "forwarderRails" | "ownAddresses"
 > &
   DetailsDeps;
 
@@ -211,13 +212,39 @@ async function initiateOnce(
     await releaseIndex(deps, lease);
     throw error;
   }
+  // Own addresses (TRON, issue 40): one of the merchant's own addresses and a unique amount, when it chose them.
+  let own: Awaited<ReturnType<typeof ownAddressFor>> = null;
+  try {
+    own =
+      forwarder === null
+        ? await ownAddressFor(deps, {
+            merchantId: caller.merchant.id,
+            isLive: caller.isLive,
+            network,
+            crypto,
+            transactionId: transaction.id,
+            amount: paymentAmount,
+            expiresAt: fields.expiresAt,
+          })
+        : null;
+  } catch (error) {
+    await releaseIndex(deps, lease);
+    throw error;
+  }
+  if (own !== null) fields.paymentAmount = own.amount.toFixed();
+  const freeAll = async (held: IndexLease) => {
+    await releaseIndex(deps, held);
+    if (own !== null) await releaseAmount(deps, transaction.id);
+  };
   for (let attempt = 1; ; attempt++) {
     let outcome: Awaited<ReturnType<typeof deps.stores.transactions.moveToPending>>;
     try {
-      const address = forwarder ?? deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
-      outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, idempotency: scope, now, fields });
+      const address =
+        forwarder ?? own?.address ?? deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
+      const ownAddressIndex = own?.index ?? null;
+      outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, ownAddressIndex, idempotency: scope, now, fields });
     } catch (error) {
-      await releaseIndex(deps, lease);
+      await freeAll(lease);
       throw error;
     }
     if (typeof outcome === "object") {
@@ -230,11 +257,14 @@ async function initiateOnce(
     }
     // The move is conditional on INITIATED: of racing initiates, exactly one gets here with a row.
     if (outcome === "not_initiated" || outcome === "address_taken") {
-      await releaseIndex(deps, lease);
+      await freeAll(lease);
       throw outcome === "address_taken" ? paymentAddressTaken(crypto.slug, network, caller.isLive) : errors.notInitiated("transaction_not_initiated");
     }
     // lease_lost: this request stalled past its lease and the index went to another; take a new one.
-    if (attempt >= LEASE_ATTEMPTS) throw walletBusy(crypto);
+    if (attempt >= LEASE_ATTEMPTS) {
+      if (own !== null) await releaseAmount(deps, transaction.id);
+      throw walletBusy(crypto);
+    }
     lease = await leaseIndex(deps, crypto, network, caller);
     await refuseSharedKey(deps, lease, crypto, network, caller.isLive);
   }

@@ -38,6 +38,11 @@ export interface PassChains extends ChainWatcher {
 export interface WatchedPayments {
   watchList(lateGraceMs: number, limit: number, share: WatchShare, finalityWatchMs: number): Promise<WatchedAddress[]>;
   applyReceipts(transactionId: string, update: ReceiptUpdate): Promise<TransactionRecord>;
+  /**
+   * A payment on a shared own address (TRON own-address mode): of the read, the receipts that are its
+   * own; the rest are recorded as unmatched receipts (core/own-addresses/matching.ts). Absent: all are.
+   */
+  ownReceipts?(row: WatchedAddress, observed: ObservedReceipt[]): Promise<ObservedReceipt[]>;
 }
 
 export interface WatchPassSettings {
@@ -154,6 +159,13 @@ export class WatchPass {
       return "read_failed";
     }
     observer.answered?.(read);
+    if (row.ownAddressIndex != null && this.payments.ownReceipts) {
+      try {
+        observed = await this.payments.ownReceipts(row, observed);
+      } catch (error) {
+        return { error };
+      }
+    }
     const finality = Math.max(required, this.settings.finalityConfirmations?.(read.currency, read.network) ?? required);
     // The second read first: a read that shows everything again forgets an earlier miss, so one missing
     // at reads one and three (not two) waits for read four to agree.

@@ -7,6 +7,7 @@ import { applyReceipts, type LatePaymentDeps, type ReceiptUpdate } from "../tran
 import type { LifecyclePolicy } from "../policies.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
 import type { WatchedPayments } from "./watch-pass.ts";
+import { type MatchingDeps, ownReceipts } from "../own-addresses/matching.ts";
 
 /** What the payments' side needs of the store. */
 export type WatchStore = Pick<TransactionStore, "watchList" | "withLockedPayment" | "settleLatePayment">;
@@ -17,6 +18,8 @@ export interface WatchedPaymentsDeps {
   lifecycle: LifecyclePolicy;
   /** The late-payment policy's ports; absent: a late payment is recorded and nothing more is decided. */
   late?: LatePaymentDeps;
+  /** Own-address mode (TRON): the stores that tell a payment's receipts on a shared address; absent, every receipt of a read is the payment's. */
+  own?: MatchingDeps;
 }
 
 /**
@@ -48,5 +51,6 @@ export function watchedPayments(deps: WatchedPaymentsDeps): WatchedPayments {
   return {
     watchList: (lateGraceMs, limit, share, finalityWatchMs) => watchList(deps, lateGraceMs, limit, share, finalityWatchMs),
     applyReceipts: (transactionId, update) => recordRead(deps, transactionId, update),
+    ...(deps.own ? { ownReceipts: (row, observed) => ownReceipts(deps.own as MatchingDeps, row, observed) } : {}),
   };
 }

@@ -57,11 +57,12 @@ export function forwarderStore(db: Database): ForwarderStore {
   return {
     async setting(merchantId, network, isLive) {
       const row = await db.settlementSetting.findUnique({ where: { merchantId_network_isLive: { merchantId, network, isLive } } });
-      return row === null ? null : settingOf(row);
+      // A TRON own-address setting shares the table (mode own_addresses): not a forwarder's.
+      return row === null || row.mode !== "forwarder" ? null : settingOf(row);
     },
 
     settings: async (merchantId, isLive) =>
-      (await db.settlementSetting.findMany({ where: { merchantId, isLive }, orderBy: { network: "asc" } })).map(settingOf),
+      (await db.settlementSetting.findMany({ where: { merchantId, isLive, mode: "forwarder" }, orderBy: { network: "asc" } })).map(settingOf),
 
     putSetting: (setting, audit) =>
       db.$transaction(async (tx) => {

@@ -17,6 +17,7 @@ import { securityKeyStore } from "./security-keys.ts";
 import { settlementStore } from "./settlement.ts";
 import { forwarderStore } from "./forwarders.ts";
 import { testRateStore } from "./test-rates.ts";
+import { ownAddressStore } from "./own-addresses.ts";
 import { transactionStore } from "./transactions.ts";
 import { webhookEndpointStore } from "./webhook-endpoints.ts";
 import { webhookEventStore } from "./webhook-events.ts";
@@ -28,6 +29,7 @@ export function prismaStores(db: Database): Stores {
     invoices: invoiceStore(db),
     settlement: settlementStore(db),
     forwarders: forwarderStore(db),
+    ownAddresses: ownAddressStore(db),
     ledger: ledgerStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),

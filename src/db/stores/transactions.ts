@@ -181,6 +181,9 @@ export function transactionStore(db: Database): TransactionStore {
           initiatedAt: true,
           status: true,
           reversedAt: true,
+          ownAddressIndex: true,
+          paymentAmount: true,
+          merchantId: true,
           policyConfirmations: true,
           receipts: {
             where: { source: "chain", status: { in: ["SEEN", "CONFIRMED"] } },
@@ -270,6 +273,7 @@ const TRANSACTION_FIELDS: Record<keyof Transaction, string> = {
   paymentAddress: "payment_address",
   walletId: "wallet_id",
   derivationIndex: "derivation_index",
+  ownAddressIndex: "own_address_index",
   refundAddress: "refund_address",
   quoteRate: "quote_rate",
   quoteSource: "quote_source",
@@ -438,6 +442,7 @@ interface MoveCounts {
  */
 function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
+  const own = move.ownAddressIndex ?? null;
   const after = moved(move);
   // A transaction just initiated has had no address to pay to: no receipts.
   const event = paymentOutboxEvent({ ...after, receipts: [] }, now, policy);
@@ -453,21 +458,23 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
     -- unique index would refuse the move with a 500, and the next try would lease the same index.
     taken AS (
       SELECT 1 FROM transactions WHERE is_live = ${t.isLive} AND payment_currency_id = ${fields.paymentCurrencyId}
-        AND payment_address = ${move.address} AND id <> ${t.id}),
+        AND payment_address = ${move.address} AND id <> ${t.id} AND own_address_index IS NULL AND ${own === null}),
     moved AS (
       UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${after.paymentNetwork},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
         quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb,
         quote_market_rate = ${fields.quoteMarketRate ?? null}::numeric, quote_spread_percent = ${fields.quoteSpreadPercent ?? null}::numeric, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
-        payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${lease.index},
+        payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${own === null ? lease.index : null}::int,
+        own_address_index = ${own}::int,
         initiated_at = ${now}, updated_at = ${now}
       -- status as text: not a condition the (status, expires_at) index answers. Without statistics (a new
       -- table) the planner ties that index with the primary key and may pick it, then walks every
       -- INITIATED entry, dead ones included, for the one id (docs/benchmarks.md, issue 30).
       WHERE id = ${t.id} AND status::text = 'INITIATED' AND EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM taken)
       RETURNING id),
+    -- An own address (TRON own-address mode) takes no index of the key: the slot keeps it for the next payment.
     used AS (
-      UPDATE wallet_index_slots SET derivation_index = NULL, token = NULL, leased_until = ${FREE}
+      UPDATE wallet_index_slots SET derivation_index = CASE WHEN ${own === null} THEN NULL ELSE derivation_index END, token = NULL, leased_until = ${FREE}
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
     ${keyed}
@@ -490,7 +497,8 @@ function moved(move: PendingMove): TransactionRecord {
     quoteSpreadPercent: fields.quoteSpreadPercent == null ? null : new Prisma.Decimal(fields.quoteSpreadPercent),
     paymentAddress: move.address,
     walletId: move.lease.walletId,
-    derivationIndex: move.lease.index,
+    derivationIndex: move.ownAddressIndex == null ? move.lease.index : null,
+    ownAddressIndex: move.ownAddressIndex ?? null,
     initiatedAt: now,
     updatedAt: now,
   };
@@ -536,6 +544,7 @@ export async function insertInitiatedTransaction(
     paymentAddress: null,
     walletId: null,
     derivationIndex: null,
+    ownAddressIndex: null,
     refundAddress: null,
     quoteRate: null,
     quoteSource: null,

@@ -62,6 +62,11 @@ export class HdWalletRails implements PaymentRails {
     return deriveReceiveAddress(this.network(currency, isLive, network), chain, index);
   }
 
+  ownAddress(_currency: CryptoCurrency, isLive: boolean, extendedPublicKey: string, index: number, network: NetworkSlug): string {
+    if (!isTron(network)) throw new RangeError(`Own addresses are TRON's only, not ${network}'s`);
+    return this.tron.ownAddress(isLive, extendedPublicKey, index);
+  }
+
   isValidAddress(currency: CryptoCurrency, isLive: boolean, address: string, on?: NetworkSlug): boolean {
     if (isTron(on)) return this.tron.isValidAddress(currency.slug, isLive, address);
     const network = this.network(currency, isLive, on);

@@ -152,6 +152,19 @@ export function tronReceiveChain(isLive: boolean, extendedPublicKey: string): HD
   return receiveChainOf(check.node);
 }
 
+/**
+ * The <account>/2 node of a TRON account key: the merchant's own addresses (own-address mode, issue 40),
+ * a branch the per-payment addresses (<account>/0) never reach. Throws with the reason on a bad key.
+ */
+export function tronOwnChain(isLive: boolean, extendedPublicKey: string): HDKey {
+  const check = checkTronAccountKey(isLive, extendedPublicKey);
+  if (!check.ok) throw new Error(`Bad TRON extended public key: ${check.reason}`);
+  return check.node.deriveChild(OWN_ADDRESS_BRANCH);
+}
+
+/** The branch of a TRON account key whose addresses own-address mode uses (0: receive, 1: change in BIP 44). */
+export const OWN_ADDRESS_BRANCH = 2;
+
 /** Receive address `index` below the external chain node of a TRON account (<account>/0). */
 export function deriveTronAddress(chain: HDKey, index: number): string {
   return tronAddressOfUncompressed(encodePoint(receivePoint(chain, index), false));
@@ -226,6 +239,11 @@ export class TronWalletRails {
       this.chains?.set(cacheKey, chain);
     }
     return deriveTronAddress(chain, index);
+  }
+
+  /** Own address `index` (<account>/2/index) of the merchant's TRON account key. Throws on a bad key. */
+  ownAddress(isLive: boolean, extendedPublicKey: string, index: number): string {
+    return deriveTronAddress(tronOwnChain(isLive, extendedPublicKey), index);
   }
 
   /** Why `address` cannot take a refund of `coin` on TRON in that mode, or null when it can. */

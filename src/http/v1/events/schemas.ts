@@ -7,6 +7,7 @@ import {
   CONSOLIDATION_EVENT_TYPES,
   EVENT_TYPES,
   FLUSH_EVENT_TYPES,
+  UNMATCHED_RECEIPT_EVENT_TYPES,
   INVOICE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
@@ -15,6 +16,7 @@ import { Invoice } from "../invoices/schemas.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
 import { Consolidation, Flush } from "../settlements/schemas.ts";
+import { UnmatchedReceipt } from "../settlements/own-addresses-schemas.ts";
 import { PaymentState, Receipt, TransactionStatus } from "../transactions/schemas.ts";
 
 /** An event of the Events API (Stripe's Event object, in this API's words). */
@@ -116,6 +118,11 @@ export const SettlementWebhook = z
 /** The body of a forwarder flush's event (settlement.flush.confirmed, .failed; docs/settlement.md): the flush as REST shows it then. */
 export const FlushWebhook = z.object({ event: z.enum(FLUSH_EVENT_TYPES), data: z.object({ flush: Flush }) }).meta({ id: "FlushWebhook" });
 
+/** The body of settlement.unmatched_receipt.created (docs/settlement.md, Own addresses): the receipt as REST shows it then. */
+export const UnmatchedReceiptWebhook = z
+  .object({ event: z.enum(UNMATCHED_RECEIPT_EVENT_TYPES), data: z.object({ unmatched_receipt: UnmatchedReceipt }) })
+  .meta({ id: "UnmatchedReceiptWebhook" });
+
 /** The body of an invoice's event (invoice.finalized, .voided, .paid; docs/invoices.md): the invoice as GET /v1/invoices/{id} shows it then. */
 export const InvoiceWebhook = z.object({ event: z.enum(INVOICE_EVENT_TYPES), data: z.object({ invoice: Invoice }) }).meta({ id: "InvoiceWebhook" });
 
@@ -132,7 +139,7 @@ export const TestWebhook = z
  * type of src/core/events/catalog.ts (checked below), so the SDK's union is that list.
  */
 export const WebhookPayload = z
-  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, InvoiceWebhook, TestWebhook])
+  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, UnmatchedReceiptWebhook, InvoiceWebhook, TestWebhook])
   .meta({ id: "WebhookPayload" });
 type CoveredTypes = z.infer<typeof WebhookPayload>["event"];
 const _everyEventType: readonly CoveredTypes[] = WEBHOOK_EVENT_TYPES satisfies readonly CoveredTypes[];

@@ -20,6 +20,7 @@ import {
   SweepPlanResponse,
 } from "./schemas.ts";
 import { SweepPlanParams } from "../../../core/settlement/sweep-plan.ts";
+import { registerOwnAddressPaths } from "./own-addresses-openapi.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
@@ -122,6 +123,7 @@ export function registerSettlementPaths(registry: OpenAPIRegistry): void {
   });
 
   registerForwarderPaths(registry);
+  registerOwnAddressPaths(registry);
 }
 
 function registerForwarderPaths(registry: OpenAPIRegistry): void {

@@ -7,6 +7,7 @@ import type { ConsolidationOutcome } from "../../../core/settlement/consolidatio
 import { bearerToken, noStore } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { jsonBody } from "../../body.ts";
+import { ownAddressRoutes } from "./own-addresses-routes.ts";
 import type {
   ConsolidationListResponse,
   ConsolidationResponse,
@@ -104,6 +105,8 @@ export function settlementRoutes(gateway: PaymentGateway): Router {
     res.locals.merchantId = access.merchantId;
     res.status(200).json(body);
   });
+  // TRON own-address mode: its setting and unmatched receipts (own-addresses-routes.ts).
+  router.use(ownAddressRoutes(gateway));
 
   return router;
 }
