@@ -6,6 +6,7 @@ import { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/http/openapi.ts";
 import { registerEventPaths } from "../../src/http/v1/events/openapi.ts";
+import { registerFlushRulePaths } from "../../src/http/v1/flush-rules/openapi.ts";
 import { registerInvoicePaths } from "../../src/http/v1/invoices/openapi.ts";
 import { registerLedgerPaths } from "../../src/http/v1/ledger/openapi.ts";
 import { registerMerchantPricingPaths } from "../../src/http/v1/merchant-pricing/openapi.ts";
@@ -26,6 +27,7 @@ const RESOURCES: { folder: string; routeFiles: string[]; register: (registry: Op
   { folder: "refunds", routeFiles: ["routes.ts"], register: registerRefundPaths },
   { folder: "invoices", routeFiles: ["routes.ts"], register: registerInvoicePaths },
   { folder: "settlements", routeFiles: ["routes.ts", "own-addresses-routes.ts"], register: registerSettlementPaths },
+  { folder: "flush-rules", routeFiles: ["routes.ts"], register: registerFlushRulePaths },
   { folder: "ledger", routeFiles: ["routes.ts"], register: registerLedgerPaths },
   { folder: "webhook-endpoints", routeFiles: ["routes.ts"], register: registerWebhookEndpointPaths },
 ];
@@ -106,6 +108,9 @@ describe("the REST resources of src/http/v1", () => {
       "retrieveUnmatchedReceipt",
       "assignUnmatchedReceipt",
       "refundUnmatchedReceipt",
+      "listFlushRules",
+      "setFlushRule",
+      "removeFlushRule",
       "listLedgerEntries",
       "ledgerTotals",
       "exportLedgerCsv",
