@@ -46,8 +46,11 @@ export const CONSOLIDATION_EVENT_TYPES = [
   "settlement.consolidation.canceled",
 ] as const;
 
-/** A forwarder flush's events (issue 40): mined and succeeded, or failed (reverted or replaced); the flush is the subject. */
-export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed"] as const;
+/**
+ * A forwarder flush's events (issue 40): mined and succeeded, failed (reverted or replaced), or reorganized (its block
+ * left the chain: sending again, and confirmed again in a new round); the flush is the subject.
+ */
+export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed", "settlement.flush.reorganized"] as const;
 
 /** Every event about a settlement move rather than a transaction. */
 export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES] as const;
