@@ -265,3 +265,39 @@ describe("a flush a reorganisation undoes", () => {
     expect(await service.runtime.database.db.forwarderFlush.count({ where: { state: "confirmed", finalAt: null } })).toBe(0);
   });
 });
+
+describe("a flush mined again in another block", () => {
+  it("stays confirmed with the block it is in now: no event, nothing sent, its ledger entries kept", async () => {
+    const eth = await service.initiate("ETH", "10");
+    await paidAndFinal([{ transaction: eth, coin: "ETH" }]);
+    const snapshot = await anvil.snapshot();
+    const flushed = await call("POST", "/v1/settlements/flushes", { network: "ethereum" });
+    expect([flushed.status, flushed.body.data?.state]).toEqual([201, "confirmed"]);
+    const flush = flushed.body.data;
+    const db = service.runtime.database.db;
+    const { rawTx } = await db.forwarderFlush.findUniqueOrThrow({ where: { id: flush.id } });
+
+    // The reorganisation mines the same transaction again, in another block (a block with another hash).
+    await anvil.revert(snapshot);
+    await anvil.mine(1);
+    await anvil.send("eth_sendRawTransaction", [rawTx]);
+    const moved = (await anvil.send("eth_getTransactionReceipt", [flush.tx_hash])) as { blockNumber: string; blockHash: string };
+    expect(moved.blockHash).not.toBe(flush.block_hash);
+
+    const report = await service.runtime.gateway.settlement.flushPass({ minPayments: 100, maxAgeMs: 3_600_000_000 });
+    expect([report.reorganized, report.resumed, report.failures]).toEqual([0, 0, []]);
+    const now = (await call("GET", `/v1/settlements/flushes/${flush.id}`)).body.data;
+    expect(now).toMatchObject({
+      state: "confirmed",
+      reorganizations: 0,
+      block_number: BigInt(moved.blockNumber).toString(),
+      block_hash: moved.blockHash,
+      gas_used: flush.gas_used,
+      payments: flush.payments,
+    });
+    const ledger = (await call("GET", "/v1/ledger/entries?kind=flush&limit=100")).body.data.filter((e: any) => e.tx_hash === flush.tx_hash);
+    expect(ledger).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(service.flushEvents(flush.id).map((e) => e.event)).toEqual(["settlement.flush.confirmed"]);
+  });
+});
