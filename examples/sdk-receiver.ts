@@ -24,6 +24,7 @@ export function describeEvent(event: WebhookEvent): string {
       return `verified ${event.event}: consolidation ${event.data.consolidation.id} is ${event.data.consolidation.state}`;
     case "settlement.flush.confirmed":
     case "settlement.flush.failed":
+    case "settlement.flush.reorganized":
       // About a flush of EVM deposit forwarders to the settlement address (docs/settlement.md), not an order.
       return `verified ${event.event}: flush ${event.data.flush.id} of ${event.data.flush.payments.length} payments is ${event.data.flush.state}`;
     case "settlement.unmatched_receipt.created":

@@ -6,6 +6,8 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./env.ts";
 import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
+import { EVM_CHAINS } from "./core/networks.ts";
+import type { CryptoSlug } from "./core/money/currencies.ts";
 import { Credentials } from "./core/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { setEventPolicy, setEventPublicUrl } from "./db/outbox.ts";
@@ -178,6 +180,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
           forwarderRails: new EvmForwarderRails({
             config: config.forwarders,
             chains,
+            finality: (network) => config.chains.finalityConfirmations(EVM_CHAINS[network].feeCoin as CryptoSlug, network),
             testChainIds: config.chains.testChainIds,
             utxoTestChains: config.chains.utxoTestChains,
           }),

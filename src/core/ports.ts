@@ -253,6 +253,12 @@ export interface RefundSpendRequest {
   /** sat/vB chosen by the merchant (UTXO coins). */
   feeRate: string | null;
   deductNetworkFee: boolean;
+  /**
+   * The merchant's settlement address when the payment was made to a deposit forwarder (issue 40): a
+   * forwarder can only send there, so the refund is paid from it (after the flush, or by the merchant
+   * directly); null or absent: from the payment address.
+   */
+  settlementAddress?: string | null;
 }
 
 /** An EVM refund's unsigned transaction; amounts in decimal strings (wei, gas units, wei per gas). */
@@ -401,6 +407,8 @@ export interface ForwarderRails {
   broadcast(network: string, isLive: boolean, rawTx: string): Promise<void>;
   /** What the chain says of a sent flush: mined (with what moved), replaced (its nonce used by another), or pending. */
   flushStatus(request: FlushStatusRequest): Promise<FlushChainStatus>;
+  /** Whether a confirmed flush's block is still on the chain, and final (docs/settlement.md, Reorganisations). */
+  flushBlock(request: FlushBlockRequest): Promise<FlushBlockStatus>;
   /** The fee payer's balance in the coin (decimal string) and whether it is below the operator's threshold; null without a fee payer. */
   feePayerBalance(network: string, isLive: boolean): Promise<{ address: string; balance: string; low: boolean } | null>;
 }
@@ -439,4 +447,31 @@ export type FlushChainStatus =
   | { kind: "pending" }
   | { kind: "replaced" }
   // `fee` in the coin, exact; `moved` by transaction id: what its forwarder sent to its destination.
-  | { kind: "mined"; succeeded: boolean; gasUsed: bigint; fee: string; moved: ReadonlyMap<string, { coin: string; amount: string }[]> };
+  | {
+      kind: "mined";
+      succeeded: boolean;
+      gasUsed: bigint;
+      fee: string;
+      moved: ReadonlyMap<string, { coin: string; amount: string }[]>;
+      blockNumber: bigint;
+      blockHash: string;
+    };
+
+/** A confirmed flush's recorded block, to read again until it is final. */
+export interface FlushBlockRequest {
+  network: string;
+  isLive: boolean;
+  txHash: string;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/**
+ * Where a confirmed flush is now: still in its block (final once past the network's finality depth),
+ * mined in another block (a reorganisation that mined it again), or gone with its block (no receipt,
+ * and another block at its height): then it must be sent again.
+ */
+export type FlushBlockStatus =
+  | { kind: "kept"; final: boolean }
+  | { kind: "moved"; blockNumber: bigint; blockHash: string; final: boolean }
+  | { kind: "dropped" };

@@ -372,6 +372,7 @@ function refundOf(r: RefundView): Refund {
       evmTransaction: r.payment.evm_transaction,
       gasNeeded: r.payment.gas_needed,
       keyOriginMissing: r.payment.key_origin_missing,
+      paidFrom: r.payment.paid_from,
       problem: r.payment.problem,
     },
     createdAt: r.created_at,

@@ -22,6 +22,8 @@ export class ForwarderFlusher extends Ticker {
 
   async tick(): Promise<FlushPassReport> {
     const report = await this.settlement.flushPass(this.thresholds);
+    if (report.reorganized > 0)
+      this.log(`flush job: ${report.reorganized} confirmed flush(es) left the chain in a reorganisation; sent again`, "warn");
     for (const failure of report.failures) this.log(`flush job: ${failure}; trying again next pass`, "warn");
     for (const payer of report.feePayers) {
       const mode = payer.isLive ? "live" : "test";

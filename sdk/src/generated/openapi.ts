@@ -1209,6 +1209,13 @@ export type components = {
                     amount: string;
                 } | null;
                 key_origin_missing: string | null;
+                /** @description Set when the refund is not paid from the payment address: a payment made to a deposit forwarder is refunded from the merchant's settlement address (after the flush, or from the merchant's own funds there); evm_transaction.from is that address. */
+                paid_from: {
+                    /** @enum {string} */
+                    kind: "settlement_address";
+                    address: string;
+                    note: string;
+                } | null;
                 /** @description Why no transaction was built (the URI and QR alone are given then). */
                 problem: string | null;
             } | null;
@@ -1282,7 +1289,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            event: "settlement.flush.confirmed" | "settlement.flush.failed";
+            event: "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized";
             data: {
                 flush: components["schemas"]["Flush"];
             };
@@ -1316,6 +1323,11 @@ export type components = {
             created_at: string;
             /** Format: date-time */
             confirmed_at: string | null;
+            /** @description The block it was mined in, while confirmed (read again until final: a reorganisation sends it again). */
+            block_number: string | null;
+            block_hash: string | null;
+            /** @description Times a reorganisation took it out of the chain: it went back to sending (settlement.flush.reorganized) and was sent again. */
+            reorganizations: number;
         };
         /** @enum {string} */
         FlushState: "sending" | "confirmed" | "failed";
@@ -1766,10 +1778,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1808,10 +1820,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -2494,7 +2506,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2524,7 +2536,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -3235,7 +3247,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -3336,7 +3348,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 types?: string;
             };
             header?: {

@@ -36,8 +36,10 @@ export function subjectOutboxEvent(
   subject: { id: string; merchantId: number; isLive: boolean },
   event: { type: string; body: unknown },
   now: Date,
+  round = 0,
 ): OutboxEvent {
   return {
+    subjectRound: round,
     ...eventOf(subject.merchantId, null, subject.isLive, now),
     refundId: null,
     subjectId: subject.id,

@@ -46,8 +46,11 @@ export const CONSOLIDATION_EVENT_TYPES = [
   "settlement.consolidation.canceled",
 ] as const;
 
-/** A forwarder flush's events (issue 40): mined and succeeded, or failed (reverted or replaced); the flush is the subject. */
-export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed"] as const;
+/**
+ * A forwarder flush's events (issue 40): mined and succeeded, failed (reverted or replaced), or reorganized (its block
+ * left the chain: sending again, and confirmed again in a new round); the flush is the subject.
+ */
+export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flush.failed", "settlement.flush.reorganized"] as const;
 
 /** A transfer to a merchant's own TRON address that matched no open amount (issue 40); the unmatched receipt is the subject. */
 export const UNMATCHED_RECEIPT_EVENT_TYPES = ["settlement.unmatched_receipt.created"] as const;

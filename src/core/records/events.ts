@@ -5,7 +5,10 @@ import type { WebhookDeliveryAttempt, WebhookEvent } from "./rows.ts";
 export type OutboxEvent = Pick<
   WebhookEvent,
   "id" | "merchantId" | "transactionId" | "refundId" | "subjectId" | "type" | "isLive" | "body" | "nextAttemptAt" | "createdAt"
->;
+> & {
+  /** A subject that enters a state again (a flush confirmed after a reorganisation) does so in a new round; 0 otherwise. */
+  subjectRound?: number;
+};
 
 /** An attempt to record: the stored attempt (rows.ts) before it has an id and its event. */
 export interface AttemptRecord extends Omit<WebhookDeliveryAttempt, "id" | "eventId" | "trigger" | "retryAfter"> {

@@ -75,5 +75,12 @@ export interface FlushRecord {
   fee: Decimal | null;
   createdAt: Date;
   confirmedAt: Date | null;
+  /** The block it was mined in, while confirmed (read again until final: a reorganisation sends it again). */
+  blockNumber: bigint | null;
+  blockHash: string | null;
+  /** When its block passed the network's finality depth; null before. */
+  finalAt: Date | null;
+  /** Times a reorganisation took it back to sending: the round of its next events. */
+  reorganizations: number;
   items: FlushItemRecord[];
 }

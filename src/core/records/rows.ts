@@ -89,6 +89,8 @@ export interface WebhookEvent {
   refundId: string | null;
   /** What an event about no transaction is about (a consolidation's `co_…`); null otherwise. */
   subjectId: string | null;
+  /** A subject that enters a state again (a flush confirmed after a reorganisation) does so in a new round; 0 otherwise. */
+  subjectRound: number;
   type: string;
   isLive: boolean;
   /** The exact JSON body, signed and sent unchanged on every attempt. */

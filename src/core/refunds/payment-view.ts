@@ -30,6 +30,7 @@ export async function instructionsFor(
   deductNetworkFee: boolean,
 ): Promise<Instructions> {
   if (!deps.refundPayments || t.walletId === null || t.derivationIndex === null || t.paymentAddress === null) return null;
+  const settlementAddress = await settlementSender(deps, t);
   const receipts = await deps.stores.transactions.receipts(t.id);
   const request = {
     coin: crypto.slug,
@@ -43,6 +44,7 @@ export async function instructionsFor(
     amount: amount.toFixed(),
     feeRate: feeRate?.toFixed() ?? null,
     deductNetworkFee,
+    settlementAddress,
   };
   try {
     return { ok: true, value: await deps.refundPayments.instructions(request) };
@@ -50,6 +52,29 @@ export async function instructionsFor(
     if (!(error instanceof PaygateError)) throw error;
     return { ok: false, problem: error.message, reason: error.reason };
   }
+}
+
+/**
+ * The settlement address a payment made to a deposit forwarder is refunded from (issue 40): the
+ * forwarder can send only there, so that is where the money is (after the flush); null for a payment
+ * to an address of the merchant's key.
+ */
+export async function settlementSender(deps: Pick<RefundDeps, "stores">, t: TransactionRecord): Promise<string | null> {
+  if (t.paymentAddress === null) return null;
+  const [deposit] = await deps.stores.forwarders.depositsOf([t.id]);
+  return deposit !== undefined && deposit.address.toLowerCase() === t.paymentAddress.toLowerCase() ? deposit.destination : null;
+}
+
+/** What the view says of a refund paid from the settlement address; null when paid from the payment address. */
+function paidFromOf(settlementAddress: string | null): RefundPaymentView["paid_from"] {
+  if (settlementAddress === null) return null;
+  return {
+    kind: "settlement_address",
+    address: settlementAddress,
+    note:
+      "The payment went to a deposit forwarder, which can send only to the settlement address: pay the refund from the " +
+      "settlement address, once the forwarder is flushed, or from the merchant's own funds there.",
+  };
 }
 
 /** Instructions at creation: a refund the rails refuse as too small is refused with their message. */
@@ -67,6 +92,7 @@ export async function shown(deps: RefundDeps, r: RefundRecord, known?: Instructi
   const coin = cryptoById(r.transaction.paymentCurrencyId ?? 0);
   if (r.state !== "pending" || r.destination === null || !coin) return refundView(r, { refundUrl });
   const network = networkOrDefault(coin.slug, r.transaction.paymentNetwork);
+  const paidFrom = paidFromOf(await settlementSender(deps, r.transaction));
   const instructions = known ?? (await instructionsFor(deps, r.transaction, coin, network, r.destination, r.amount, r.feeRate, r.deductNetworkFee));
   if (instructions === null) return refundView(r, { refundUrl });
   if (!instructions.ok) {
@@ -79,6 +105,7 @@ export async function shown(deps: RefundDeps, r: RefundRecord, known?: Instructi
       evm_transaction: null,
       gas_needed: null,
       key_origin_missing: null,
+      paid_from: paidFrom,
       problem: instructions.problem,
     };
     return refundView(r, { refundUrl, payment });
@@ -92,6 +119,7 @@ export async function shown(deps: RefundDeps, r: RefundRecord, known?: Instructi
     evm_transaction: built.evmTransaction,
     gas_needed: built.gasNeeded,
     key_origin_missing: built.keyOriginMissing,
+    paid_from: paidFrom,
     problem: null,
   };
   return refundView(r, { refundUrl, payment });

@@ -15,6 +15,11 @@ export interface RefundPaymentView {
   evm_transaction: RefundInstructions["evmTransaction"];
   gas_needed: RefundInstructions["gasNeeded"];
   key_origin_missing: string | null;
+  /**
+   * Set when the refund is not paid from the payment address: a payment made to a deposit forwarder
+   * (issue 40) is refunded from the merchant's settlement address, where the forwarder sends its money.
+   */
+  paid_from: { kind: "settlement_address"; address: string; note: string } | null;
   /** Why the refund rails built no transaction (only the URI and QR are given then); null when they did. */
   problem: string | null;
 }

@@ -1,5 +1,5 @@
 // Settlement webhook events (issue 40; docs/webhooks.md): each move of a consolidation (seen, confirmed,
-// canceled) or of a forwarder flush (confirmed, failed) writes one event in the move's database
+// canceled) or of a forwarder flush (confirmed, failed, reorganized) writes one event in the move's database
 // transaction, about the consolidation or flush (its subject) rather than a transaction. The body is
 // `{event, data: {consolidation}}` or `{event, data: {flush}}`, the object as REST shows it then.
 import { subjectOutboxEvent, type OutboxEvent } from "../events/outbox-event.ts";
@@ -26,8 +26,17 @@ const FLUSH_EVENT_FOR_STATE: Partial<Record<FlushState, SettlementEventType>> = 
   failed: "settlement.flush.failed",
 };
 
-/** The event of the state a flush finished in, or null for one without (sending). */
+/**
+ * The event of the state a flush finished in, or null for one without (sending). A flush a
+ * reorganisation took back is confirmed again in a new round (its `reorganizations`): a second
+ * settlement.flush.confirmed, not a collision with the first.
+ */
 export function flushEvent(finished: FlushRecord, now: Date): OutboxEvent | null {
   const type = FLUSH_EVENT_FOR_STATE[finished.state];
-  return type === undefined ? null : subjectOutboxEvent(finished, { type, body: { flush: flushView(finished) } }, now);
+  return type === undefined ? null : subjectOutboxEvent(finished, { type, body: { flush: flushView(finished) } }, now, finished.reorganizations);
+}
+
+/** settlement.flush.reorganized: its block left the chain, it is sending again (round: its reorganizations). */
+export function flushReorganizedEvent(flush: FlushRecord, now: Date): OutboxEvent {
+  return subjectOutboxEvent(flush, { type: "settlement.flush.reorganized", body: { flush: flushView(flush) } }, now, flush.reorganizations);
 }

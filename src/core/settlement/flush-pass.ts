@@ -1,10 +1,11 @@
-// The flush job's pass (issue 40; docs/settlement.md, Flushes): first the flushes still sending (the
+// The flush job's pass (issue 40; docs/settlement.md, Flushes): first the confirmed flushes not final
+// yet, read again (one a reorganisation took away goes back to sending), then the flushes still sending (the
 // same signed transaction again, then the chain's receipt: never a second one for the same
 // forwarders), then a flush for each merchant, network and mode whose settled forwarders passed its
 // flush rule or the operator's thresholds, and the fee payers' balances for /metrics.
 import { CHAINS, isNetworkSlug, type NetworkSlug } from "../networks.ts";
 import { type FlushThresholds, isFlushDue } from "./flush-rules.ts";
-import { flushNetwork, type ForwarderDeps, resumeFlush } from "./forwarders.ts";
+import { flushNetwork, type ForwarderDeps, recheckFlush, resumeFlush } from "./forwarders.ts";
 
 export type { FlushThresholds } from "./flush-rules.ts";
 
@@ -20,6 +21,8 @@ export interface FeePayerReading {
 export interface FlushPassReport {
   resumed: number;
   flushed: number;
+  /** Confirmed flushes whose block a reorganisation took away: sending again. */
+  reorganized: number;
   failures: string[];
   feePayers: FeePayerReading[];
 }
@@ -28,8 +31,16 @@ export interface FlushPassReport {
 const SENDING_BATCH = 50;
 
 export async function flushPass(deps: ForwarderDeps, thresholds: FlushThresholds): Promise<FlushPassReport> {
-  const report: FlushPassReport = { resumed: 0, flushed: 0, failures: [], feePayers: [] };
+  const report: FlushPassReport = { resumed: 0, flushed: 0, reorganized: 0, failures: [], feePayers: [] };
   if (deps.forwarderRails === undefined) return report;
+  // First the confirmed flushes not final yet: one a reorganisation took away is sending again, finished below.
+  for (const flush of await deps.stores.forwarders.confirmedNotFinal(SENDING_BATCH)) {
+    try {
+      if ((await recheckFlush(deps, flush)).state === "sending") report.reorganized++;
+    } catch (error) {
+      report.failures.push(`${flush.id} (${flush.txHash}), reading its block again: ${(error as Error).message}`);
+    }
+  }
   for (const flush of await deps.stores.forwarders.sending(SENDING_BATCH)) {
     try {
       if ((await resumeFlush(deps, flush)).state !== "sending") report.resumed++;

@@ -27,6 +27,11 @@ export interface FlushView {
   payments: { transaction_id: string; forwarder: string; moved: MovedAmount[] | null }[];
   created_at: string;
   confirmed_at: string | null;
+  /** The block it was mined in, while confirmed; null otherwise. */
+  block_number: string | null;
+  block_hash: string | null;
+  /** Times a reorganisation took it out of the chain (it was sent again and confirmed again). */
+  reorganizations: number;
 }
 
 export function forwarderSettingView(s: ForwarderSettingRecord, factory: string | null): ForwarderSettingView {
@@ -55,5 +60,8 @@ export function flushView(f: FlushRecord): FlushView {
     payments: f.items.map((i) => ({ transaction_id: i.transactionId, forwarder: i.forwarder, moved: i.moved })),
     created_at: f.createdAt.toISOString(),
     confirmed_at: f.confirmedAt === null ? null : f.confirmedAt.toISOString(),
+    block_number: f.blockNumber === null ? null : f.blockNumber.toString(),
+    block_hash: f.blockHash,
+    reorganizations: f.reorganizations,
   };
 }

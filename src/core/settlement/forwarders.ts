@@ -17,7 +17,7 @@ import type { FlushRecord } from "../records/forwarders.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
 import { parseBody } from "../transactions/requests.ts";
 import type { SettlementOwner } from "./consolidations.ts";
-import { flushEvent } from "./events.ts";
+import { flushEvent, flushReorganizedEvent } from "./events.ts";
 import { type FlushView, flushView, type ForwarderSettingView, forwarderSettingView } from "./forwarder-view.ts";
 
 export type ForwarderDeps = Pick<CoreDeps, "stores" | "rails" | "clock" | "forwarderRails">;
@@ -200,11 +200,12 @@ export async function advanceFlush(deps: ForwarderDeps, flush: FlushRecord): Pro
   if (status.kind === "pending") return flush;
   const result =
     status.kind === "replaced"
-      ? { state: "failed" as const, gasUsed: null, fee: null, moved: new Map() }
+      ? { state: "failed" as const, gasUsed: null, fee: null, block: null, moved: new Map() }
       : {
           state: status.succeeded ? ("confirmed" as const) : ("failed" as const),
           gasUsed: status.gasUsed,
           fee: new Decimal(status.fee),
+          block: { number: status.blockNumber, hash: status.blockHash },
           moved: status.moved,
         };
   const now = deps.clock.now();
@@ -219,6 +220,29 @@ export async function resumeFlush(deps: ForwarderDeps, flush: FlushRecord): Prom
   if (advanced.state !== "sending" || !isNetworkSlug(flush.network)) return advanced;
   await railsOf(deps, flush.network, flush.isLive).broadcast(flush.network, flush.isLive, flush.rawTx);
   return advanceFlush(deps, flush);
+}
+
+/**
+ * The flush job's second look at a confirmed flush younger than the network's finality depth: still in
+ * its block (final: not read again), mined again in another block (the block is updated), or gone with
+ * its block: back to sending (settlement.flush.reorganized; its ledger entries go with its confirmation)
+ * and its same signed transaction sent again, so it is confirmed again once mined (one nonce: once at most).
+ */
+export async function recheckFlush(deps: ForwarderDeps, flush: FlushRecord): Promise<FlushRecord> {
+  if (flush.state !== "confirmed" || flush.blockNumber === null || flush.blockHash === null || !isNetworkSlug(flush.network)) return flush;
+  const rails = railsOf(deps, flush.network, flush.isLive);
+  const block = { network: flush.network, isLive: flush.isLive, txHash: flush.txHash, blockNumber: flush.blockNumber, blockHash: flush.blockHash };
+  const status = await rails.flushBlock(block);
+  const now = deps.clock.now();
+  if (status.kind === "moved") await deps.stores.forwarders.flushBlockMoved(flush.id, { number: status.blockNumber, hash: status.blockHash });
+  if (status.kind !== "dropped") {
+    if (status.final) await deps.stores.forwarders.flushFinal(flush.id, now);
+    return flush;
+  }
+  const reorganized = await deps.stores.forwarders.reorganizeFlush(flush.id, flush.blockHash, (f) => flushReorganizedEvent(f, now));
+  if (reorganized === null) return flush;
+  await rails.broadcast(flush.network, flush.isLive, reorganized.rawTx);
+  return reorganized;
 }
 
 async function ownFlush(deps: ForwarderDeps, owner: SettlementOwner, id: string): Promise<FlushRecord> {

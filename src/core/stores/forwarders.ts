@@ -23,12 +23,14 @@ export interface FlushBacklog {
   value: Decimal;
 }
 
-export type NewFlush = Omit<FlushRecord, "gasUsed" | "fee" | "confirmedAt" | "state">;
+export type NewFlush = Omit<FlushRecord, "gasUsed" | "fee" | "confirmedAt" | "state" | "blockNumber" | "blockHash" | "finalAt" | "reorganizations">;
 
 export interface FlushResult {
   state: Exclude<FlushState, "sending">;
   gasUsed: bigint | null;
   fee: Decimal | null;
+  /** The block it was mined in; null when it was not (replaced). */
+  block?: { number: bigint; hash: string } | null;
   /** By transaction id. */
   moved: ReadonlyMap<string, MovedAmount[]>;
 }
@@ -65,4 +67,16 @@ export interface ForwarderStore {
   flushPage(query: { merchantId: number; isLive: boolean; after: { createdAt: Date; id: string } | null; limit: number }): Promise<FlushRecord[]>;
   /** Flushes still sending, oldest first. */
   sending(limit: number): Promise<FlushRecord[]>;
+  /** Confirmed flushes whose block is not final yet, oldest first. */
+  confirmedNotFinal(limit: number): Promise<FlushRecord[]>;
+  /** Its block passed the finality depth: not read again. */
+  flushFinal(id: string, at: Date): Promise<void>;
+  /** Mined again in another block (a reorganisation): the block it is in now. */
+  flushBlockMoved(id: string, block: { number: bigint; hash: string }): Promise<void>;
+  /**
+   * confirmed → sending (its block left the chain): gas, fee, block and what moved are cleared, its
+   * reorganizations counted, and `eventOf`'s event written in the same database transaction; null when
+   * it had moved on or its recorded block changed meanwhile (nothing written).
+   */
+  reorganizeFlush(id: string, blockHash: string, eventOf: (flush: FlushRecord) => OutboxEvent): Promise<FlushRecord | null>;
 }

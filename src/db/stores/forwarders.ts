@@ -11,7 +11,7 @@ import type {
   MovedAmount,
 } from "../../core/records/forwarders.ts";
 import type { ForwarderStore } from "../../core/stores/forwarders.ts";
-import type { Prisma } from "../generated/client.ts";
+import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
 import { insertEventsSql } from "../outbox.ts";
 import { auditRow } from "./audit-log.ts";
@@ -33,6 +33,10 @@ interface FlushRow {
   fee: { toString(): string } | null;
   createdAt: Date;
   confirmedAt: Date | null;
+  blockNumber: bigint | null;
+  blockHash: string | null;
+  finalAt: Date | null;
+  reorganizations: number;
   items: { transactionId: string; forwarder: string; moved: Prisma.JsonValue | null }[];
 }
 
@@ -199,6 +203,8 @@ export function forwarderStore(db: Database): ForwarderStore {
             state: result.state,
             gasUsed: result.gasUsed,
             fee: result.fee?.toFixed() ?? null,
+            blockNumber: result.block?.number ?? null,
+            blockHash: result.block?.hash ?? null,
             ...(result.state === "confirmed" ? { confirmedAt: at } : {}),
           },
         });
@@ -238,5 +244,44 @@ export function forwarderStore(db: Database): ForwarderStore {
       (await db.forwarderFlush.findMany({ where: { state: "sending" }, include, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: limit })).map(
         flushOf,
       ),
+
+    confirmedNotFinal: async (limit) =>
+      (
+        await db.forwarderFlush.findMany({
+          where: { state: "confirmed", finalAt: null, blockHash: { not: null } },
+          include,
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+          take: limit,
+        })
+      ).map(flushOf),
+
+    async flushFinal(id, at) {
+      await db.forwarderFlush.updateMany({ where: { id, state: "confirmed", finalAt: null }, data: { finalAt: at } });
+    },
+
+    async flushBlockMoved(id, block) {
+      await db.forwarderFlush.updateMany({ where: { id, state: "confirmed" }, data: { blockNumber: block.number, blockHash: block.hash } });
+    },
+
+    reorganizeFlush: (id, blockHash, eventOf) =>
+      db.$transaction(async (tx) => {
+        const moved = await tx.forwarderFlush.updateMany({
+          where: { id, state: "confirmed", blockHash, finalAt: null },
+          data: {
+            state: "sending",
+            gasUsed: null,
+            fee: null,
+            confirmedAt: null,
+            blockNumber: null,
+            blockHash: null,
+            reorganizations: { increment: 1 },
+          },
+        });
+        if (moved.count === 0) return null;
+        await tx.forwarderFlushItem.updateMany({ where: { flushId: id }, data: { moved: Prisma.DbNull } });
+        const record = flushOf(await tx.forwarderFlush.findUniqueOrThrow({ where: { id }, include }));
+        await tx.$executeRaw(insertEventsSql([eventOf(record)]));
+        return record;
+      }),
   };
 }

@@ -677,6 +677,11 @@ export type RefundPayment = {
   /** What the merchant must add to its wallet setting for a signable PSBT. */
   keyOriginMissing: Maybe<Scalars['String']['output']>;
   networkFee: Maybe<Scalars['Decimal']['output']>;
+  /**
+   * Set when the refund is not paid from the payment address, as JSON: kind (settlement_address), address, note. A
+   * payment made to a deposit forwarder is refunded from the merchant's settlement address, where the forwarder sends.
+   */
+  paidFrom: Maybe<Scalars['JSON']['output']>;
   /** Why no transaction was built (the URI and QR alone are given then). */
   problem: Maybe<Scalars['String']['output']>;
   /** Unsigned BIP 174 PSBT, base64 (BTC, LTC). */
@@ -1360,6 +1365,7 @@ export type RefundPaymentResolvers<ContextType = GraphQLContext, ParentType exte
   gasNeeded?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   keyOriginMissing?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   networkFee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  paidFrom?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   problem?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   psbt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   qr?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

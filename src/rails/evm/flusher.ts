@@ -7,8 +7,16 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { errors, PaygateError } from "../../core/errors.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../../core/money/currencies.ts";
-import { CHAINS, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
-import type { FlushChainStatus, FlushPrepareRequest, FlushStatusRequest, ForwarderRails, PreparedFlush } from "../../core/ports.ts";
+import { CHAINS, EVM_CHAINS, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
+import type {
+  FlushBlockRequest,
+  FlushBlockStatus,
+  FlushChainStatus,
+  FlushPrepareRequest,
+  FlushStatusRequest,
+  ForwarderRails,
+  PreparedFlush,
+} from "../../core/ports.ts";
 import type { ChainWatchers } from "../chains/index.ts";
 import type { EvmRpcClient } from "../chains/evm-rpc.ts";
 import { fromBaseUnits, toBaseUnits } from "../refunds/units.ts";
@@ -35,6 +43,8 @@ interface Token {
 
 export interface ForwarderRailsOptions extends NetworkOptions {
   config: ForwarderConfig;
+  /** Confirmations after which a block is final on that network (the watcher's PAYGATE_FINALITY_*); else the network's default. */
+  finality?: (network: EvmNetworkSlug) => number;
   chains: Pick<ChainWatchers, "clientOf" | "nodeVariable">;
 }
 
@@ -150,6 +160,8 @@ export class EvmForwarderRails implements ForwarderRails {
       status?: string;
       gasUsed: string;
       effectiveGasPrice?: string;
+      blockNumber: string;
+      blockHash: string;
       logs: ReceiptLog[];
     } | null;
     if (receipt === null) {
@@ -177,7 +189,34 @@ export class EvmForwarderRails implements ForwarderRails {
             : { coin: outcome.token, amount: outcome.amount.toString() };
       moved.set(transactionId, [...(moved.get(transactionId) ?? []), entry]);
     }
-    return { kind: "mined", succeeded: receipt.status === "0x1", gasUsed, fee: fromBaseUnits(gasUsed * price, COIN_DECIMALS), moved };
+    return {
+      kind: "mined",
+      succeeded: receipt.status === "0x1",
+      gasUsed,
+      fee: fromBaseUnits(gasUsed * price, COIN_DECIMALS),
+      moved,
+      blockNumber: quantity(receipt.blockNumber, "blockNumber"),
+      blockHash: receipt.blockHash.toLowerCase(),
+    };
+  }
+
+  async flushBlock(request: FlushBlockRequest): Promise<FlushBlockStatus> {
+    const { client } = this.clientOf(request.network, request.isLive);
+    const tip = quantity(await client.call("eth_blockNumber", []), "eth_blockNumber");
+    if (!isEvmSlug(request.network)) throw new Error(`${request.network} takes no forwarders`);
+    const depth = BigInt(this.options.finality?.(request.network) ?? EVM_CHAINS[request.network].evm.finalityDepth);
+    const finalAt = (block: bigint) => tip - block + 1n >= depth;
+    const receipt = (await client.call("eth_getTransactionReceipt", [request.txHash])) as { blockNumber: string; blockHash: string } | null;
+    if (receipt !== null) {
+      const number = quantity(receipt.blockNumber, "blockNumber");
+      const hash = receipt.blockHash.toLowerCase();
+      if (hash === request.blockHash.toLowerCase()) return { kind: "kept", final: finalAt(number) };
+      return { kind: "moved", blockNumber: number, blockHash: hash, final: finalAt(number) };
+    }
+    // No receipt: gone only when its block is no longer the chain's at that height (else a node's lag: wait).
+    const block = (await client.call("eth_getBlockByNumber", [hex(request.blockNumber), false])) as { hash?: string } | null;
+    if (block?.hash?.toLowerCase() === request.blockHash.toLowerCase()) return { kind: "kept", final: false };
+    return { kind: "dropped" };
   }
 
   async feePayerBalance(network: string, isLive: boolean): Promise<{ address: string; balance: string; low: boolean } | null> {

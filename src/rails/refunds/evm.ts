@@ -10,7 +10,9 @@
 // transaction signs with either set of fees, its balance covering value + gas × price as nodes check.
 // A native refund pays its gas out of the paid address's balance: the customer gets less when the fee
 // is deducted or the refund spends everything. A token refund's gas is in the chain's coin, which the
-// paid address does not hold: `gasNeeded` says how much to send it first.
+// paid address does not hold: `gasNeeded` says how much to send it first. A payment made to a deposit
+// forwarder is refunded from the merchant's settlement address (the only place a forwarder sends to),
+// which holds more than this payment: its gas is paid beside the amount, never out of it.
 import { errors } from "../../core/errors.ts";
 import { Decimal } from "../../core/money/amounts.ts";
 import type { CryptoCurrency } from "../../core/money/currencies.ts";
@@ -39,7 +41,8 @@ export interface EvmRefundInput {
 }
 
 export async function evmRefund({ currency, network, chain, request, rails, node }: EvmRefundInput): Promise<RefundInstructions> {
-  const from = toChecksumAddress(request.paymentAddress);
+  const fromSettlement = request.settlementAddress !== undefined && request.settlementAddress !== null;
+  const from = toChecksumAddress(request.settlementAddress ?? request.paymentAddress);
   const destination = toChecksumAddress(request.destination);
   const token = chain.token;
   const decimals = token?.decimals ?? EVM_NATIVE_DECIMALS;
@@ -59,7 +62,7 @@ export async function evmRefund({ currency, network, chain, request, rails, node
     const received = request.receipts.reduce((sum, r) => sum + toBaseUnits(r.amount, decimals), 0n);
     // The address holds what the payment brought: a refund of all of it leaves nothing for gas but the refund itself.
     if (request.deductNetworkFee) toCustomer = amount - fee;
-    else if (amount + fee > received) toCustomer = received - fee;
+    else if (!fromSettlement && amount + fee > received) toCustomer = received - fee;
     if (toCustomer <= 0n) {
       const coin = (units: bigint) => `${fromBaseUnits(units, decimals)} ${currency.slug}`;
       throw errors.refundBelowDust(coin(toCustomer), coin(fee), coin(0n), true);

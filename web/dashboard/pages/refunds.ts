@@ -412,11 +412,18 @@ function payment(ctx: PageContext, r: Refund): HTMLElement {
         )
       : null,
     p.key_origin_missing ? h("p", { class: "alert" }, p.key_origin_missing) : null,
+    p.paid_from ? h("p", { class: "hint" }, `${p.paid_from.note} Settlement address: `, h("code", {}, p.paid_from.address)) : null,
     evm
       ? h(
           "div",
           {},
-          h("p", {}, "The unsigned transaction to sign with the key of the paid address:"),
+          h(
+            "p",
+            {},
+            p.paid_from
+              ? "The unsigned transaction to sign with the key of the settlement address:"
+              : "The unsigned transaction to sign with the key of the paid address:",
+          ),
           list([
             ["From", h("code", {}, evm.from)],
             ["To", h("code", {}, evm.to)],

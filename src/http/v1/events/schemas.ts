@@ -25,7 +25,7 @@ export const Event = z
     id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
     type: z.enum(EVENT_TYPES).meta({
       description:
-        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).",
+        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).",
     }),
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: nullable(z.string()).meta({
@@ -115,7 +115,7 @@ export const SettlementWebhook = z
   .object({ event: z.enum(CONSOLIDATION_EVENT_TYPES), data: z.object({ consolidation: Consolidation }) })
   .meta({ id: "SettlementWebhook" });
 
-/** The body of a forwarder flush's event (settlement.flush.confirmed, .failed; docs/settlement.md): the flush as REST shows it then. */
+/** The body of a forwarder flush's event (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md): the flush as REST shows it then. */
 export const FlushWebhook = z.object({ event: z.enum(FLUSH_EVENT_TYPES), data: z.object({ flush: Flush }) }).meta({ id: "FlushWebhook" });
 
 /** The body of settlement.unmatched_receipt.created (docs/settlement.md, Own addresses): the receipt as REST shows it then. */

@@ -72,6 +72,12 @@ export const Refund = z
           ),
           gas_needed: nullable(z.object({ coin: z.string(), amount: z.string() })),
           key_origin_missing: nullable(z.string()),
+          paid_from: nullable(
+            z.object({ kind: z.literal("settlement_address"), address: z.string(), note: z.string() }).meta({
+              description:
+                "Set when the refund is not paid from the payment address: a payment made to a deposit forwarder is refunded from the merchant's settlement address (after the flush, or from the merchant's own funds there); evm_transaction.from is that address.",
+            }),
+          ),
           problem: nullable(z.string().meta({ description: "Why no transaction was built (the URI and QR alone are given then)." })),
         })
         .meta({ description: "How to pay it; null without a destination, once closed, or without refund rails." }),

@@ -109,6 +109,13 @@ export const Flush = z
     payments: z.array(z.object({ transaction_id: z.string(), forwarder: z.string(), moved: nullable(z.array(Moved)) })),
     created_at: z.string().meta({ format: "date-time" }),
     confirmed_at: nullable(z.string().meta({ format: "date-time" })),
+    block_number: nullable(
+      z.string().meta({ description: "The block it was mined in, while confirmed (read again until final: a reorganisation sends it again)." }),
+    ),
+    block_hash: nullable(z.string()),
+    reorganizations: z.number().int().meta({
+      description: "Times a reorganisation took it out of the chain: it went back to sending (settlement.flush.reorganized) and was sent again.",
+    }),
   })
   .meta({ id: "Flush" });
 
