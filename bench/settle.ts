@@ -15,12 +15,19 @@
 // settlement address already holds the token, as it does after its first payment. Prints one table
 // and whether forwarders at 100 per flush meet issue 40's goal (at most 60 % of today's gas per token
 // payment), and writes the rows to bench/results/settle.json (docs/benchmarks.md, Settling payments).
+//
+// TRON (USDT, TRC-20), which no node here runs as TRON: the documented resource costs (energy burned
+// at 100 sun since proposal 104, bandwidth at 1,000 sun a byte, 1 TRX to activate a new account) for
+// today's way, the transfer's estimate of a TRON JSON-RPC (anvil on Nile's chain id with the 6-decimal
+// test token at Nile's USDT address: EVM gas standing in for energy), and the merchant's own addresses
+// with unique amounts, where nothing moves. USD at BENCH_TRX_USD (TRX has no test rate in paygate).
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Decimal } from "../src/core/money/amounts.ts";
 import { DEFAULT_TEST_RATES } from "../src/core/test-rates.ts";
 import { type Deposit, encodeFlush, forwarderAddress, paymentSalt } from "../src/rails/evm/forwarders.ts";
 import { toChecksumAddress } from "../src/rails/wallets/addresses.ts";
+import { startNileWithUsdt, TOKEN_HEX } from "../test/e2e/tron.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
 import {
   abiCall,
@@ -133,6 +140,62 @@ async function main(): Promise<void> {
   for (const r of misses)
     console.log(`goal missed: ${r.network} ${r.paid} at 100 per flush uses ${r.ofToday} of today's gas (goal: at most ${GOAL * 100} %)`);
   if (misses.length === 0) console.log(`goal met: forwarders at 100 per flush use at most ${GOAL * 100} % of today's gas per token payment`);
+
+  const tron = await tronRows();
+  console.log("\n| network | paid in | way | energy | bandwidth | activation | TRX per payment | USD per payment |");
+  console.log("|---|---|---|---:|---:|---:|---:|---:|");
+  for (const r of tron)
+    console.log(
+      `| tron | USDT (TRC-20) | ${r.way} | ${r.energy.toLocaleString("en-US")} | ${r.bandwidth} | ${r.activationTrx} TRX | ${r.trx} | ${r.usd} |`,
+    );
+  console.log(`TRX at ${TRX_USD} USD (BENCH_TRX_USD); energy at ${ENERGY_SUN} sun, bandwidth at ${BANDWIDTH_SUN} sun a byte`);
+  writeFileSync(new URL("results/settle.json", import.meta.url), `${JSON.stringify({ at: new Date().toISOString(), rows, tron }, null, 2)}\n`);
+}
+
+/** TRON's resource prices: energy burned since proposal 104, bandwidth burned when the free daily 600 are spent. */
+const ENERGY_SUN = 100;
+const BANDWIDTH_SUN = 1_000;
+const TRX_USD = process.env.BENCH_TRX_USD ?? "0.30";
+/** A TRC-20 transfer into an address that already holds the token (the merchant's, after its first payment). */
+const DOCUMENTED_TRANSFER_ENERGY = 64_285;
+const TRANSFER_BANDWIDTH = 345;
+/** The fee wallet's TRX top-up of the payment address (a TransferContract). */
+const TOP_UP_BANDWIDTH = 268;
+
+interface TronRow {
+  way: string;
+  energy: number;
+  bandwidth: number;
+  activationTrx: string;
+  trx: string;
+  usd: string;
+}
+
+/** What one USDT payment on TRON costs to make spendable, each way (see the header). */
+async function tronRows(): Promise<TronRow[]> {
+  const nile = await startNileWithUsdt();
+  let estimated: number;
+  try {
+    // A fresh address holding a payment, asked how much its transfer to a holder costs.
+    const payment = toChecksumAddress(randomBytes(20).toString("hex"));
+    const merchant = toChecksumAddress(randomBytes(20).toString("hex"));
+    for (const to of [payment, merchant]) await nile.sendTransaction({ to: TOKEN_HEX, data: abiCall("transfer(address,uint256)", to, 20_000_000n) });
+    await nile.sendTransaction({ to: payment, value: 10n ** 18n });
+    const transfer = abiCall("transfer(address,uint256)", merchant, 20_000_000n);
+    estimated = Number(BigInt(String(await nile.send("eth_estimateGas", [{ from: payment, to: TOKEN_HEX, data: transfer }]))));
+  } finally {
+    await nile.stop();
+  }
+  const row = (way: string, energy: number, bandwidth: number, activation: Decimal): TronRow => {
+    const trx = new Decimal(energy).mul(ENERGY_SUN).plus(new Decimal(bandwidth).mul(BANDWIDTH_SUN)).div(1_000_000).plus(activation);
+    return { way, energy, bandwidth, activationTrx: activation.toFixed(), trx: trx.toFixed(6), usd: trx.mul(TRX_USD).toFixed(4) };
+  };
+  const one = new Decimal(1);
+  return [
+    row("fresh address + TRX top-up + transfer (documented energy)", DOCUMENTED_TRANSFER_ENERGY, TRANSFER_BANDWIDTH + TOP_UP_BANDWIDTH, one),
+    row("fresh address + TRX top-up + transfer (the node's estimate)", estimated, TRANSFER_BANDWIDTH + TOP_UP_BANDWIDTH, one),
+    row("the merchant's own address, unique amount (nothing moves)", 0, 0, new Decimal(0)),
+  ];
 }
 
 /** Today's way for a token, averaged: a fresh address is paid, topped up by the fee wallet, and sends the token on. */
