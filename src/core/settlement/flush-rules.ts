@@ -28,15 +28,21 @@ const MAX_MIN_PAYMENTS = 100;
 const MAX_AGE_HOURS = 2160;
 const fiatSlugs = FIAT_CURRENCIES.map((f) => f.slug).join(", ");
 
+/** A whole-number threshold from 1 to `max`; null or left out: the operator's default. */
+function wholeThreshold(field: string, max: number) {
+  const range = `${field} must be a whole number from 1 to ${max}`;
+  return z
+    .number({ error: `${range}, or null for the operator's default` })
+    .int(range)
+    .min(1, range)
+    .max(max, range)
+    .nullable()
+    .optional();
+}
+
 const RuleBody = z
   .object({
-    min_payments: z
-      .number({ error: `min_payments must be a whole number from 1 to ${MAX_MIN_PAYMENTS}, or null for the operator's default` })
-      .int(`min_payments must be a whole number from 1 to ${MAX_MIN_PAYMENTS}`)
-      .min(1, `min_payments must be a whole number from 1 to ${MAX_MIN_PAYMENTS}`)
-      .max(MAX_MIN_PAYMENTS, `min_payments must be a whole number from 1 to ${MAX_MIN_PAYMENTS}`)
-      .nullable()
-      .optional(),
+    min_payments: wholeThreshold("min_payments", MAX_MIN_PAYMENTS),
     min_value: z
       .object(
         {
@@ -50,13 +56,7 @@ const RuleBody = z
       .strict()
       .nullable()
       .optional(),
-    max_age_hours: z
-      .number({ error: `max_age_hours must be a whole number from 1 to ${MAX_AGE_HOURS}, or null for the operator's default` })
-      .int(`max_age_hours must be a whole number from 1 to ${MAX_AGE_HOURS}`)
-      .min(1, `max_age_hours must be a whole number from 1 to ${MAX_AGE_HOURS}`)
-      .max(MAX_AGE_HOURS, `max_age_hours must be a whole number from 1 to ${MAX_AGE_HOURS}`)
-      .nullable()
-      .optional(),
+    max_age_hours: wholeThreshold("max_age_hours", MAX_AGE_HOURS),
   })
   .strict();
 

@@ -13,6 +13,7 @@ import type { SweepQuote } from "../ports.ts";
 import type { SweepCandidate } from "../stores/settlement.ts";
 import type { SettlementOwner } from "./consolidations.ts";
 import { type SweepAddressView, type SweepPlanView, sweepTotals, unitsText, usdText } from "./sweep-view.ts";
+import { mapLimited } from "../limited.ts";
 
 export type SweepPlanDeps = Pick<CoreDeps, "stores" | "rails" | "prices" | "clock" | "sweepRails">;
 
@@ -249,17 +250,4 @@ function addressView(
     fee_usd: feeRate === null ? null : usdText(fee.times(feeRate)),
     skipped,
   };
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -10,6 +10,7 @@ import { Decimal } from "../money/amounts.ts";
 import { cryptoById } from "../money/currencies.ts";
 import { csvRow } from "./export.ts";
 import { CHAINS, coinNetwork, explorerLink, isNetworkSlug, networkName, networkOrDefault, NETWORK_SLUGS, type NetworkSlug } from "../networks.ts";
+import { mapLimited } from "../limited.ts";
 
 /** The newest handed-out addresses read by default: each costs a read of a chain node. */
 export const FUNDS_HELD_DEFAULT_LIMIT = 200;
@@ -138,19 +139,6 @@ export function fundsHeldCsv(rows: readonly HeldFunds[]): string {
     ]),
   );
   return [csvRow([...CSV_COLUMNS]), ...lines].join("");
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** Sums per coin and network of what the list holds, for a summary line. */
