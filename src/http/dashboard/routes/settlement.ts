@@ -2,10 +2,9 @@
 // forwarder setting per EVM network, its flushes and a flush on demand, and the ledger's entries,
 // totals and CSV, each in the page's ?mode=. The façades check the role (`read`, or
 // `manage_settlement` with a recent password for the setting) and every rule, as for REST.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { Request, Router } from "express";
 import type { PaymentGateway } from "../../../core/gateway.ts";
+import { sendLedgerCsv } from "../../v1/ledger/routes.ts";
 import { accessOf, bodyOf, isLiveOf, sendData } from "../session.ts";
 
 /** The query without `mode` (the dashboard's, not the list's): the lists refuse parameters they do not know. */
@@ -65,20 +64,6 @@ export function settlementRoutes(router: Router, gateway: PaymentGateway): void 
 
   router.get("/ledger/entries.csv", async (req, res) => {
     const exported = gateway.ledger.exportCsv(accessOf(gateway, res, isLiveOf(req)), queryOf(req));
-    // The first rows are read before the answer starts: a database that fails at once is a JSON error.
-    const first = await exported.rows.next();
-    const { from, to, isLive } = exported.filters;
-    const day = (date: Date | null) => (date === null ? "" : date.toISOString().slice(0, 10));
-    res.status(200);
-    res.setHeader("Content-Type", "text/csv; charset=utf-8");
-    res.setHeader("Content-Disposition", `attachment; filename="ledger-${isLive ? "live" : "test"}-${day(from)}-${day(to)}.csv"`);
-    const body = Readable.from(
-      (async function* () {
-        if (!first.done) yield first.value;
-        yield* exported.rows;
-      })(),
-    );
-    // A failure mid-way ends the connection: the file is visibly incomplete.
-    await pipeline(body, res).catch(() => {});
+    await sendLedgerCsv(res, exported);
   });
 }
