@@ -33,6 +33,7 @@ interface ModeObjects {
   event: string;
   consolidation: string;
   invoice: string;
+  unmatchedReceipt: string;
 }
 const none = (): ModeObjects => ({
   transaction: "",
@@ -42,6 +43,7 @@ const none = (): ModeObjects => ({
   delivery: "",
   event: "",
   consolidation: "",
+  unmatchedReceipt: "",
   invoice: "",
 });
 const live = none();
@@ -125,6 +127,33 @@ beforeAll(async () => {
     });
   }
 
+  // An open unmatched receipt on a TRON own address in each mode (issue 40), as rows: a test key may assign or refund test mode's only.
+  for (const [mode, objects] of [
+    [true, live],
+    [false, test],
+  ] as const) {
+    objects.unmatchedReceipt = `ur_${randomUUID()}`;
+    await t.db.unmatchedReceipt.create({
+      data: {
+        id: objects.unmatchedReceipt,
+        merchantId: keys.id,
+        isLive: mode,
+        network: "tron",
+        address: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+        currencyId: 3,
+        amount: "25.000417",
+        key: `${"ab".repeat(32)}:0`,
+        txHash: "ab".repeat(32),
+        logIndex: 0,
+        blockHeight: 10,
+        confirmations: 1,
+        seenAt: new Date(),
+        state: "open",
+        updatedAt: new Date(),
+      },
+    });
+  }
+
   // A draft invoice in each mode (issue 44), made by that mode's own key: a test key may finalize or void test mode's only.
   for (const [objects, key] of [
     [live, keys.liveSecretKey],
@@ -165,6 +194,8 @@ async function liveState(): Promise<string> {
     forwarderSettings: await of("settlement_settings", "network"),
     flushes: await of("forwarder_flushes"),
     invoices: await of("invoices"),
+    flushRules: await of("flush_rules", "network"),
+    unmatchedReceipts: await of("unmatched_receipts"),
     events: await of("webhook_events"),
     processors: await of("payment_processors"),
     links: await of("payment_links"),
@@ -196,6 +227,7 @@ const PATH_OBJECTS: Record<string, (of: ModeObjects) => string[]> = {
   refund_id: (of) => [of.refund],
   consolidation_id: (of) => [of.consolidation],
   invoice_id: (of) => [of.invoice],
+  receipt_id: (of) => [of.unmatchedReceipt],
   // A network names no object of a mode: the routes act on the key's own mode (deposit forwarders, issue 40).
   network: (of) => (of === test ? ["ethereum"] : []),
   delivery_id: (of) => [of.delivery],

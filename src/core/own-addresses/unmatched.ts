@@ -75,9 +75,10 @@ export async function listUnmatchedReceipts(
  * confirmations last seen; the lifecycle decides what follows (SUCCESSFUL once they suffice).
  */
 export async function assignUnmatchedReceipt(deps: UnmatchedDeps, owner: OwnAddressOwner, id: string, body: unknown): Promise<UnmatchedReceiptView> {
+  // The receipt first: one of another merchant or mode is not found, whatever the body (the mode wall).
+  const receipt = await openReceipt(deps, owner, id);
   const parsed = parseBody(AssignBody, body);
   if (!parsed.ok) throw errors.unmatchedReceiptValidation(parsed.errors);
-  const receipt = await openReceipt(deps, owner, id);
   const transactionId = parsed.value.transaction_id;
   // Another merchant's or mode's transaction is not found, as anywhere else.
   const transaction = await deps.stores.transactions.findFor(transactionId, owner.merchantId, owner.isLive);
@@ -115,9 +116,9 @@ export async function assignUnmatchedReceipt(deps: UnmatchedDeps, owner: OwnAddr
 
 /** POST /v1/settlements/unmatched-receipts/{id}/refund: marked refunded, with the merchant's refund transaction. */
 export async function refundUnmatchedReceipt(deps: UnmatchedDeps, owner: OwnAddressOwner, id: string, body: unknown): Promise<UnmatchedReceiptView> {
+  const receipt = await openReceipt(deps, owner, id);
   const parsed = parseBody(RefundBody, body);
   if (!parsed.ok) throw errors.unmatchedReceiptValidation(parsed.errors);
-  const receipt = await openReceipt(deps, owner, id);
   const txHash = parsed.value.tx_hash.replace(/^0x/, "").toLowerCase();
   const now = deps.clock.now();
   const audit =
