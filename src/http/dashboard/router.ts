@@ -14,6 +14,7 @@ import { sessionRoutes } from "./routes/sessions.ts";
 import { invoiceRoutes } from "./routes/invoices.ts";
 import { managementRoutes } from "./routes/management.ts";
 import { networkRoutes } from "./routes/networks.ts";
+import { ownAddressRoutes } from "./routes/own-addresses.ts";
 import { pricingRoutes } from "./routes/pricing.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { securityRoutes } from "./routes/security.ts";
@@ -40,6 +41,7 @@ const ROUTES: DashboardRoutes[] = [
   refundRoutes,
   invoiceRoutes,
   settlementRoutes,
+  ownAddressRoutes,
 ];
 
 /** The requests that need no session: signing in (both steps, and a security key's options), and using a one-time sign-in link. */

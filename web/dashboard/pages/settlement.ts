@@ -2,13 +2,15 @@
 // deposit forwarders and to which settlement address, or to the merchant's own addresses; the flushes
 // that moved forwarders' funds, with their transaction on an explorer, and "Flush now". Owners and
 // developers set and remove a setting (with a recent password: it names where money goes) and flush;
-// other roles read. The server checks every rule again and names the refused field.
+// other roles read. The server checks every rule again and names the refused field. TRON's own
+// addresses, unmatched receipts and sweep plans are settlement-addresses.ts's sections of this page.
 import type { components } from "../../../sdk/src/generated/openapi.ts";
 import { EVM_CHAINS, type EvmNetworkSlug, explorerLink } from "../../../src/core/networks.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { ApiError } from "../api.ts";
 import type { PageContext } from "../context.ts";
 import { alertSlot, field, modeLabel, runChange, showError, table, when } from "./parts.ts";
+import { ownAddressSection, sweepPlanSection } from "./settlement-addresses.ts";
 
 // As REST shows them (the OpenAPI document, through the SDK's generated types).
 type ForwarderSetting = components["schemas"]["ForwarderSetting"];
@@ -36,6 +38,7 @@ export async function renderSettlement(ctx: PageContext, main: HTMLElement): Pro
   const flushesSlot = h("div", { id: "flushes" });
   const feePayersSlot = h("div", { id: "fee-payers" });
   const error = alertSlot("settlement-error");
+  const own = ownAddressSection(ctx);
 
   const showSettings = async () => {
     const { forwarders } = await ctx.api.get<{ forwarders: ForwarderSetting[] }>(ctx.withMode("/settlement/forwarders"));
@@ -117,9 +120,11 @@ export async function renderSettlement(ctx: PageContext, main: HTMLElement): Pro
     h("h2", {}, "Flushes"),
     manage ? flushForm(ctx, live, showFlushes) : null,
     flushesSlot,
+    own.section,
+    sweepPlanSection(ctx),
   );
   try {
-    await Promise.all([showSettings(), showFlushes(), showFeePayers()]);
+    await Promise.all([showSettings(), showFlushes(), showFeePayers(), own.load()]);
   } catch (failure) {
     showError(error, failure);
   }
