@@ -5,6 +5,7 @@
 // every change and the plan (403, nothing changed). The façade is REST's and the CLI's
 // (test/cli-own-addresses.test.ts, test/http/sweep-plan.test.ts); matching on a chain is
 // test/e2e/tron-own-addresses-anvil.test.ts.
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initializeBody } from "../support/builders.ts";
 import { expectDashboardError, signedInAs } from "../support/dashboard.ts";
@@ -81,9 +82,34 @@ describe("TRON own addresses in the dashboard", () => {
     expectDashboardError(assign, 404, "unmatched_receipt_not_found", message);
     const refund = await owner.post(`${API}/settlement/unmatched-receipts/${UNKNOWN}/refund?mode=test`, { tx_hash: TX_HASH });
     expectDashboardError(refund, 404, "unmatched_receipt_not_found", message);
-    const noHash = await owner.post(`${API}/settlement/unmatched-receipts/${UNKNOWN}/refund?mode=test`, {});
+    // An unknown receipt is not found whatever the body (the mode wall: another mode's is unknown too)…
+    const unknownNoHash = await owner.post(`${API}/settlement/unmatched-receipts/${UNKNOWN}/refund?mode=test`, {});
+    expectDashboardError(unknownNoHash, 404, "unmatched_receipt_not_found", message);
+    // …and an open one of the page's mode names the missing field.
+    const id = `ur_${randomUUID()}`;
+    await t.db.unmatchedReceipt.create({
+      data: {
+        id,
+        merchantId: keys.id,
+        isLive: false,
+        network: "tron",
+        address: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+        currencyId: 3,
+        amount: "25.000417",
+        key: `${"cd".repeat(32)}:0`,
+        txHash: "cd".repeat(32),
+        logIndex: 0,
+        blockHeight: 10,
+        confirmations: 1,
+        seenAt: new Date(),
+        state: "open",
+        updatedAt: new Date(),
+      },
+    });
+    const noHash = await owner.post(`${API}/settlement/unmatched-receipts/${id}/refund?mode=test`, {});
     expect(noHash.status).toBe(400);
     expect(noHash.body.errors[0].field).toBe("tx_hash");
+    expect((await t.db.unmatchedReceipt.findUniqueOrThrow({ where: { id } })).state).toBe("open");
   });
 
   it("a viewer reads the setting and the receipts, and is refused every change and the sweep plan with 403; nothing changes", async () => {
