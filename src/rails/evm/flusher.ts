@@ -156,17 +156,16 @@ export class EvmForwarderRails implements ForwarderRails {
 
   async flushStatus(request: FlushStatusRequest): Promise<FlushChainStatus> {
     const { client } = this.clientOf(request.network, request.isLive);
-    const receipt = (await client.call("eth_getTransactionReceipt", [request.txHash])) as {
-      status?: string;
-      gasUsed: string;
-      effectiveGasPrice?: string;
-      blockNumber: string;
-      blockHash: string;
-      logs: ReceiptLog[];
-    } | null;
+    type Receipt = { status?: string; gasUsed: string; effectiveGasPrice?: string; blockNumber: string; blockHash: string; logs: ReceiptLog[] };
+    const receiptOf = async () => (await client.call("eth_getTransactionReceipt", [request.txHash])) as Receipt | null;
+    let receipt = await receiptOf();
     if (receipt === null) {
       const used = quantity(await client.call("eth_getTransactionCount", [request.feePayer, "latest"]), "eth_getTransactionCount");
-      return used > request.nonce ? { kind: "replaced" } : { kind: "pending" };
+      if (used <= request.nonce) return { kind: "pending" };
+      // The nonce moved on: the flush was mined between the two reads, or another transaction took its
+      // nonce. The receipt, read again now that the block is there, tells which.
+      receipt = await receiptOf();
+      if (receipt === null) return { kind: "replaced" };
     }
     const gasUsed = quantity(receipt.gasUsed, "gasUsed");
     const price = receipt.effectiveGasPrice === undefined ? 0n : quantity(receipt.effectiveGasPrice, "effectiveGasPrice");
