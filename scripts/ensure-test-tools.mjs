@@ -5,6 +5,7 @@
 // itself: a test without its tool fails with the same instruction.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { installIntegrations } from "./integrations.mjs";
 
 const has = (command) => spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
 const chromium = process.env.PAYGATE_CHROMIUM ?? "/usr/bin/chromium";
@@ -24,6 +25,9 @@ const TOOLS = [
   // The own-node chain tests (a regtest node) do not use the database: they run without DATABASE_URL only.
   { pkg: "litecoind", present: () => has("litecoind"), needed: !process.env.DATABASE_URL, what: "litecoind" },
 ];
+
+// The shop plugins' own packages (integrations/*): their tests run on the PostgreSQL pass only.
+if (process.env.DATABASE_URL) installIntegrations();
 
 const missing = TOOLS.filter((tool) => tool.needed && !tool.present());
 if (missing.length === 0) process.exit(0);
