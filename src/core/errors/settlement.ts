@@ -79,6 +79,39 @@ export const settlementErrors = {
       "fee_payer_too_low",
     ),
   flushNotFound: (id: string) => new PaygateError("not_found", `No flush with id '${printable(id)}'`, "flush_not_found"),
+  // ── Recorded sweeps ──
+  sweepRecordValidation: (fieldErrors: FieldError[]) =>
+    new PaygateError("validation_error", "Missing or invalid sweep fields", "invalid_sweep_request", fieldErrors),
+  /** `node`: "The Ethereum Sepolia testnet node (PAYGATE_ETH_TEST_RPC_URL)". */
+  sweepTransactionNodeUnavailable: (node: string, why: string) =>
+    new PaygateError(
+      "upstream_unavailable",
+      `${node} cannot be asked about the sweep's transactions (${printable(why)}); nothing was recorded, retry once it answers`,
+      "chain_node_unavailable",
+    ),
+  sweepTransactionNotFound: (hash: string, node: string) =>
+    new PaygateError(
+      "not_found",
+      `${node} does not know the transaction ${printable(hash)}: check the hash and the network (and the mode of the key); nothing was recorded`,
+      "sweep_transaction_not_found",
+    ),
+  /** `why`: "is not mined yet", "reverted". */
+  sweepTransactionNotFinal: (hash: string, why: string) =>
+    new PaygateError(
+      "conflict",
+      `The transaction ${printable(hash)} ${why}: only a mined, successful transaction is a sweep; nothing was recorded`,
+      "sweep_transaction_not_mined",
+    ),
+  sweepNotFromPaymentAddress: (hash: string, from: string, mode: string) =>
+    new PaygateError(
+      "validation_error",
+      `The transaction ${printable(hash)} was sent from ${printable(from)}, which is not the address of any of the merchant's ${mode} payments on that network: a sweep moves funds off a payment address; nothing was recorded`,
+      "sweep_not_from_payment_address",
+    ),
+  /** `why`: what the transaction or top-up does instead. */
+  sweepTransactionInvalid: (hash: string, why: string) =>
+    new PaygateError("validation_error", `The transaction ${printable(hash)} ${why}; nothing was recorded`, "invalid_sweep_transaction"),
+  sweepNotFound: (id: string) => new PaygateError("not_found", `No sweep with id '${printable(id)}'`, "sweep_not_found"),
   // ── Sweep plans ──
   sweepPlanValidation: (fieldErrors: FieldError[]) =>
     new PaygateError("validation_error", "Missing or invalid sweep plan parameters", "invalid_sweep_plan_request", fieldErrors),

@@ -55,8 +55,11 @@ export const FLUSH_EVENT_TYPES = ["settlement.flush.confirmed", "settlement.flus
 /** A transfer to a merchant's own TRON address that matched no open amount (issue 40); the unmatched receipt is the subject. */
 export const UNMATCHED_RECEIPT_EVENT_TYPES = ["settlement.unmatched_receipt.created"] as const;
 
+/** A sweep the merchant sent from its payment addresses, posted back and read from the node (issue 40); the sweep is the subject. */
+export const SWEEP_EVENT_TYPES = ["settlement.sweep.recorded"] as const;
+
 /** Every event about a settlement move rather than a transaction. */
-export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES, ...UNMATCHED_RECEIPT_EVENT_TYPES] as const;
+export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES, ...UNMATCHED_RECEIPT_EVENT_TYPES, ...SWEEP_EVENT_TYPES] as const;
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
 /**

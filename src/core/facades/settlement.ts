@@ -13,6 +13,8 @@ import type { FlushView, ForwarderSettingView } from "../settlement/forwarder-vi
 import * as forwarders from "../settlement/forwarders.ts";
 import type { ConsolidationOutcome, SettlementOwner } from "../settlement/consolidations.ts";
 import { sweepPlan } from "../settlement/sweep-plan.ts";
+import type { SweepView } from "../settlement/sweep-record-view.ts";
+import * as sweeps from "../settlement/sweeps.ts";
 import type { SweepPlanView } from "../settlement/sweep-view.ts";
 import * as ownAddresses from "../own-addresses/settings.ts";
 import * as unmatched from "../own-addresses/unmatched.ts";
@@ -108,6 +110,19 @@ export class Settlement {
   /** Names every address, its derivation and where its funds would go: `manage_settlement`, as what moves money. */
   sweepPlan(access: MerchantAccess, params: Record<string, unknown>): Promise<SweepPlanView> {
     return sweepPlan(this.deps, changerOf(access), params);
+  }
+
+  /** The merchant's own sweep transactions, read from the node and recorded: `manage_settlement`, as the plan. */
+  recordSweeps(access: MerchantAccess, body: unknown): Promise<sweeps.SweepRecordOutcome> {
+    return sweeps.recordSweeps(this.deps, changerOf(access), body);
+  }
+
+  listSweeps(access: MerchantAccess, params: Record<string, unknown>) {
+    return sweeps.listSweeps(this.deps, readerOf(access), params);
+  }
+
+  retrieveSweep(access: MerchantAccess, id: string): Promise<SweepView> {
+    return sweeps.retrieveSweep(this.deps, readerOf(access), id);
   }
 
   // ── Own addresses on TRON (unique amounts) ──

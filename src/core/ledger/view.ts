@@ -5,13 +5,13 @@ import { fiatById } from "../money/currencies.ts";
 import { CHAINS, isNetworkSlug } from "../networks.ts";
 import type { LedgerEntryRecord, LedgerKind, LedgerSumRecord } from "../records/ledger.ts";
 
-/** in: money received; out: money that left the merchant; internal: moved between the merchant's own addresses (a consolidation, a flush). */
+/** in: money received; out: money that left the merchant; internal: moved between the merchant's own addresses (a consolidation, a flush, a sweep). */
 export type LedgerDirection = "in" | "out" | "internal";
-const DIRECTION: Record<LedgerKind, LedgerDirection> = { receipt: "in", refund: "out", consolidation: "internal", flush: "internal" };
+const DIRECTION: Record<LedgerKind, LedgerDirection> = { receipt: "in", refund: "out", consolidation: "internal", flush: "internal", sweep: "internal" };
 
-/** A flush's gas is paid in the network's coin (by the operator's fee payer); the other kinds' fees in the entry's own coin. */
-function feeCoinOf(e: LedgerEntryRecord): string {
-  return e.kind === "flush" && isNetworkSlug(e.network) ? CHAINS[e.network].feeCoin : e.coin;
+/** A flush's and a sweep's gas is paid in the network's coin (a flush's by the operator's fee payer); the other kinds' fees in the entry's own coin. */
+function feeCoinOf(e: { kind: LedgerKind; network: string; coin: string }): string {
+  return (e.kind === "flush" || e.kind === "sweep") && isNetworkSlug(e.network) ? CHAINS[e.network].feeCoin : e.coin;
 }
 
 export interface LedgerEntryView {
@@ -37,6 +37,9 @@ export interface LedgerEntryView {
   fiat_value_at_locked_rate: string | null;
   rate_at_time: string | null;
   fiat_value_at_time: string | null;
+  /** A sweep's top-up from the merchant's fee wallet, and that top-up's own fee in `fee_coin`; null for the other kinds. */
+  top_up_tx_hash: string | null;
+  top_up_fee: string | null;
 }
 
 const text = (value: Decimal | null) => (value === null ? null : value.toFixed());
@@ -71,6 +74,8 @@ export function ledgerEntryView(e: LedgerEntryRecord): LedgerEntryView {
     fiat_value_at_locked_rate: fiatValue(e.amount, e.lockedRate, e.fiatCurrencyId),
     rate_at_time: text(e.rateAtTime),
     fiat_value_at_time: fiatValue(e.amount, e.rateAtTime, e.fiatCurrencyId),
+    top_up_tx_hash: e.topUpTxHash,
+    top_up_fee: text(e.topUpFee),
   };
 }
 
@@ -88,23 +93,44 @@ export interface LedgerTotalsView {
   /** Payments' forwarders emptied into their settlement addresses, and what they moved (internal: net unchanged). */
   flushes: number;
   flushed: string;
-  /** received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries. */
+  /** Sweeps of this coin (the merchant's own transactions off its payment addresses, posted back) and what reached their destinations (internal). */
+  sweeps: number;
+  swept: string;
+  /**
+   * On the network's fee coin's line: the gas every sweep on the network paid from its payment address
+   * (`sweep_fees`), and what the top-ups themselves cost the merchant's fee wallet (`own_sweep_fees`).
+   */
+  sweep_fees: string;
+  own_sweep_fees: string;
+  /**
+   * received − refunded − refund_fees − consolidation_fees − sweep_fees − own_sweep_fees: what the
+   * merchant's own addresses hold from these entries.
+   */
   net: string;
 }
 
+type TotalsLine = { coin: string; network: string; by: Partial<Record<LedgerKind, LedgerSumRecord>>; sweepFees: Decimal; ownSweepFees: Decimal };
+
 /** The sums per kind folded into one line per coin and network, ordered by coin then network. */
 export function ledgerTotals(sums: LedgerSumRecord[]): LedgerTotalsView[] {
-  const lines = new Map<string, { coin: string; network: string; by: Partial<Record<LedgerKind, LedgerSumRecord>> }>();
-  for (const s of sums) {
-    const key = `${s.coin} ${s.network}`;
-    const line = lines.get(key) ?? { coin: s.coin, network: s.network, by: {} };
-    line.by[s.kind] = s;
-    lines.set(key, line);
-  }
   const zero = new Decimal(0);
+  const lines = new Map<string, TotalsLine>();
+  const lineOf = (coin: string, network: string): TotalsLine => {
+    const key = `${coin} ${network}`;
+    const line = lines.get(key) ?? { coin, network, by: {}, sweepFees: zero, ownSweepFees: zero };
+    lines.set(key, line);
+    return line;
+  };
+  for (const s of sums) lineOf(s.coin, s.network).by[s.kind] = s;
+  // A sweep's gas and its top-up's are paid in the network's coin: they count on that coin's line.
+  for (const s of sums.filter((x) => x.kind === "sweep")) {
+    const line = lineOf(feeCoinOf(s), s.network);
+    line.sweepFees = line.sweepFees.plus(s.fee);
+    line.ownSweepFees = line.ownSweepFees.plus(s.topUpFee);
+  }
   return [...lines.values()]
     .sort((a, b) => a.coin.localeCompare(b.coin) || a.network.localeCompare(b.network))
-    .map(({ coin, network, by }) => {
+    .map(({ coin, network, by, sweepFees, ownSweepFees }) => {
       const received = by.receipt?.amount ?? zero;
       const refunded = by.refund?.amount ?? zero;
       const refundFees = by.refund?.fee ?? zero;
@@ -122,7 +148,11 @@ export function ledgerTotals(sums: LedgerSumRecord[]): LedgerTotalsView[] {
         consolidation_fees: consolidationFees.toFixed(),
         flushes: by.flush?.count ?? 0,
         flushed: (by.flush?.amount ?? zero).toFixed(),
-        net: received.minus(refunded).minus(refundFees).minus(consolidationFees).toFixed(),
+        sweeps: by.sweep?.count ?? 0,
+        swept: (by.sweep?.amount ?? zero).toFixed(),
+        sweep_fees: sweepFees.toFixed(),
+        own_sweep_fees: ownSweepFees.toFixed(),
+        net: received.minus(refunded).minus(refundFees).minus(consolidationFees).minus(sweepFees).minus(ownSweepFees).toFixed(),
       };
     });
 }
@@ -149,6 +179,8 @@ export const LEDGER_CSV_HEADER = [
   "fiat_value_at_locked_rate",
   "rate_at_time",
   "fiat_value_at_time",
+  "top_up_tx_hash",
+  "top_up_fee",
 ] as const;
 
 /** One entry's cells, in the header's order; absent values are empty cells. */

@@ -56,7 +56,50 @@ export interface ConsolidationRails {
  */
 export interface SweepRails {
   quote(request: SweepQuoteRequest): Promise<SweepQuote>;
+  /**
+   * A sweep's or a top-up's transaction as the network's node tells it (EVM networks), for recording
+   * a sweep the merchant sent (docs/settlement.md, Recording sweeps). Rejects with a 503 PaygateError
+   * naming the network's node when it cannot be asked.
+   */
+  transaction(request: SweepTransactionRequest): Promise<SweepChainTransaction>;
 }
+
+export interface SweepTransactionRequest {
+  network: NetworkSlug;
+  isLive: boolean;
+  txHash: string;
+}
+
+/** A configured token's Transfer log in the transaction's receipt. */
+export interface SweepTokenTransfer {
+  coin: string;
+  token: string;
+  decimals: number;
+  from: string;
+  to: string;
+  units: bigint;
+}
+
+export type SweepChainTransaction =
+  | { state: "unknown" }
+  | { state: "pending"; from: string }
+  | {
+      state: "mined";
+      succeeded: boolean;
+      /** EIP-55. */
+      from: string;
+      to: string | null;
+      /** The network's coin sent with it, in base units; `plain`: no call data (a plain coin transfer). */
+      value: bigint;
+      plain: boolean;
+      transfers: SweepTokenTransfer[];
+      /** gas used × effective gas price, in the fee coin's base units. */
+      fee: bigint;
+      feeDecimals: number;
+      blockNumber: bigint;
+      blockHash: string;
+      minedAt: Date;
+    };
 
 export interface SweepQuoteRequest {
   currency: CryptoCurrency;

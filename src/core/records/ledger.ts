@@ -5,14 +5,15 @@ import type { Decimal } from "../money/amounts.ts";
 
 /**
  * What an entry records. A flush entry is one payment's forwarder emptied into its settlement address,
- * one per coin it moved. Sweeps (account networks) run on the merchant's machine and are not seen here.
+ * one per coin it moved. A sweep entry is a transaction the merchant sent from one of its payment addresses
+ * and posted back (POST /v1/settlements/sweeps), read from the node.
  */
-export const LEDGER_KINDS = ["receipt", "refund", "consolidation", "flush"] as const;
+export const LEDGER_KINDS = ["receipt", "refund", "consolidation", "flush", "sweep"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export interface LedgerEntryRecord {
   kind: LedgerKind;
-  /** `<kind>:<the source's id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>`. */
+  /** `<kind>:<the source's id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>`, `sweep:sw_…`. */
   id: string;
   isLive: boolean;
   /** A receipt: first seen on the chain; a refund: succeeded; a consolidation or a flush: confirmed. */
@@ -41,6 +42,9 @@ export interface LedgerEntryRecord {
    * current_rate, or the locked rate it chose). Receipts record none: null.
    */
   rateAtTime: Decimal | null;
+  /** A sweep's top-up from the merchant's fee wallet: its hash and its own fee (in the network's coin); null for every other entry. */
+  topUpTxHash: string | null;
+  topUpFee: Decimal | null;
 }
 
 /** The sums of one kind of entry in one coin and network. */
@@ -50,6 +54,8 @@ export interface LedgerSumRecord {
   network: string;
   count: number;
   amount: Decimal;
-  /** Fees recorded; entries without one add nothing. */
+  /** Fees recorded; entries without one add nothing. A sweep's is in the network's coin. */
   fee: Decimal;
+  /** Sweeps: their top-ups' fees, paid by the merchant's fee wallet in the network's coin; zero for the other kinds. */
+  topUpFee: Decimal;
 }

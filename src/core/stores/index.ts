@@ -17,6 +17,7 @@ import type { RefundStore } from "./refunds.ts";
 import type { SecondFactorStore } from "./second-factors.ts";
 import type { SettlementStore } from "./settlement.ts";
 import type { SecurityKeyStore } from "./security-keys.ts";
+import type { SweepStore } from "./sweeps.ts";
 import type { TestRateStore } from "./test-rates.ts";
 import type { TransactionStore } from "./transactions.ts";
 import type { WebhookEndpointStore } from "./webhook-endpoints.ts";
@@ -35,6 +36,8 @@ export interface Stores {
   forwarders: ForwarderStore;
   /** TRON own-address mode: settings, unique amounts, unmatched receipts (issue 40). */
   ownAddresses: OwnAddressStore;
+  /** Sweeps the merchant sent from its payment addresses and posted back (issue 40). */
+  sweeps: SweepStore;
   /** The ledger's entries, derived from receipts, refunds and consolidations (issue 40, goal 5). */
   ledger: LedgerStore;
   credentials: CredentialStore;

@@ -15,6 +15,7 @@ import { refundStore } from "./refunds.ts";
 import { secondFactorStore } from "./second-factors.ts";
 import { securityKeyStore } from "./security-keys.ts";
 import { settlementStore } from "./settlement.ts";
+import { sweepStore } from "./sweeps.ts";
 import { forwarderStore } from "./forwarders.ts";
 import { testRateStore } from "./test-rates.ts";
 import { ownAddressStore } from "./own-addresses.ts";
@@ -30,6 +31,7 @@ export function prismaStores(db: Database): Stores {
     settlement: settlementStore(db),
     forwarders: forwarderStore(db),
     ownAddresses: ownAddressStore(db),
+    sweeps: sweepStore(db),
     ledger: ledgerStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),

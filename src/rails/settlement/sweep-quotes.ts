@@ -5,12 +5,14 @@
 // (65,000 energy into a holder, 130,000 into an empty address, 100 sun each; 1 TRX activation) where
 // the node cannot say.
 import { errors, PaygateError } from "../../core/errors.ts";
-import { networkName } from "../../core/networks.ts";
-import type { SweepQuote, SweepQuoteRequest, SweepRails } from "../../core/ports.ts";
+import { cryptoBySlug } from "../../core/money/currencies.ts";
+import { COIN_NETWORKS, networkName } from "../../core/networks.ts";
+import type { SweepChainTransaction, SweepQuote, SweepQuoteRequest, SweepRails, SweepTransactionRequest } from "../../core/ports.ts";
 import type { EvmRpcClient } from "../chains/evm-rpc.ts";
 import type { ChainWatchers } from "../chains/index.ts";
 import type { TronRpcClient } from "../chains/tron-rpc.ts";
 import { toBaseUnits } from "../refunds/units.ts";
+import { sweepClientOf, sweepTransaction } from "./sweep-transactions.ts";
 
 const EVM_DECIMALS = 18;
 const TRX_DECIMALS = 6;
@@ -45,6 +47,21 @@ export class NodeSweepQuotes implements SweepRails {
       throw errors.sweepNodeUnavailable(node, error instanceof Error ? error.message : String(error));
     }
     throw errors.sweepNodeUnavailable(node, `${request.network} is not an account network`);
+  }
+
+  async transaction(request: SweepTransactionRequest): Promise<SweepChainTransaction> {
+    const client = sweepClientOf(this.chains, request.network, request.isLive);
+    const coin = COIN_NETWORKS.find((r) => r.network === request.network);
+    const currency = coin && cryptoBySlug(coin.coin);
+    const variable = currency === undefined ? "" : ` (${this.chains.nodeVariable(currency, request.isLive, request.network)})`;
+    const node = `The ${networkName(request.network, request.isLive)} node${variable}`;
+    if (client === undefined) throw errors.sweepTransactionNodeUnavailable(node, "no node is configured");
+    try {
+      return await sweepTransaction(this.chains, client, request);
+    } catch (error) {
+      if (error instanceof PaygateError) throw error;
+      throw errors.sweepTransactionNodeUnavailable(node, error instanceof Error ? error.message : String(error));
+    }
   }
 
   private async evm(client: EvmRpcClient, request: SweepQuoteRequest): Promise<SweepQuote> {

@@ -11,12 +11,14 @@ import {
   INVOICE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
+  SWEEP_EVENT_TYPES,
 } from "../../../core/events/payment-events.ts";
 import { Invoice } from "../invoices/schemas.ts";
 import { nullable } from "../openapi-shared.ts";
 import { Refund } from "../refunds/schemas.ts";
 import { Consolidation, Flush } from "../settlements/schemas.ts";
 import { UnmatchedReceipt } from "../settlements/own-addresses-schemas.ts";
+import { Sweep } from "../settlements/sweeps-schemas.ts";
 import { PaymentState, Receipt, TransactionStatus } from "../transactions/schemas.ts";
 
 /** An event of the Events API (Stripe's Event object, in this API's words). */
@@ -25,7 +27,7 @@ export const Event = z
     id: z.string().meta({ description: "`evt_…`: the `webhook-id` header its deliveries carried.", example: "evt_3WbHk8Zq1RmT0xYvN5cLpA7d" }),
     type: z.enum(EVENT_TYPES).meta({
       description:
-        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).",
+        "A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md), a recorded sweep's (settlement.sweep.recorded) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).",
     }),
     created_at: z.string().meta({ format: "date-time", description: "When the state change (and so the event) was written." }),
     transaction: nullable(z.string()).meta({
@@ -33,7 +35,7 @@ export const Event = z
     }),
     subject: nullable(z.string()).meta({
       description:
-        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events.",
+        "Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `sw_…` for settlement.sweep.recorded, `inv_…` for invoice.*); null for payment and refund events.",
     }),
     is_live: z.boolean(),
     data: z.record(z.string(), z.unknown()).meta({
@@ -123,6 +125,9 @@ export const UnmatchedReceiptWebhook = z
   .object({ event: z.enum(UNMATCHED_RECEIPT_EVENT_TYPES), data: z.object({ unmatched_receipt: UnmatchedReceipt }) })
   .meta({ id: "UnmatchedReceiptWebhook" });
 
+/** The body of settlement.sweep.recorded (docs/settlement.md, Recording sweeps): the sweep as REST shows it. */
+export const SweepWebhook = z.object({ event: z.enum(SWEEP_EVENT_TYPES), data: z.object({ sweep: Sweep }) }).meta({ id: "SweepWebhook" });
+
 /** The body of an invoice's event (invoice.finalized, .voided, .paid; docs/invoices.md): the invoice as GET /v1/invoices/{id} shows it then. */
 export const InvoiceWebhook = z.object({ event: z.enum(INVOICE_EVENT_TYPES), data: z.object({ invoice: Invoice }) }).meta({ id: "InvoiceWebhook" });
 
@@ -139,7 +144,16 @@ export const TestWebhook = z
  * type of src/core/events/catalog.ts (checked below), so the SDK's union is that list.
  */
 export const WebhookPayload = z
-  .discriminatedUnion("event", [PaymentWebhook, RefundWebhook, SettlementWebhook, FlushWebhook, UnmatchedReceiptWebhook, InvoiceWebhook, TestWebhook])
+  .discriminatedUnion("event", [
+    PaymentWebhook,
+    RefundWebhook,
+    SettlementWebhook,
+    FlushWebhook,
+    UnmatchedReceiptWebhook,
+    SweepWebhook,
+    InvoiceWebhook,
+    TestWebhook,
+  ])
   .meta({ id: "WebhookPayload" });
 type CoveredTypes = z.infer<typeof WebhookPayload>["event"];
 const _everyEventType: readonly CoveredTypes[] = WEBHOOK_EVENT_TYPES satisfies readonly CoveredTypes[];

@@ -21,6 +21,7 @@ import {
 } from "./schemas.ts";
 import { SweepPlanParams } from "../../../core/settlement/sweep-plan.ts";
 import { registerOwnAddressPaths } from "./own-addresses-openapi.ts";
+import { registerSweepPaths } from "./sweeps-openapi.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
@@ -124,6 +125,7 @@ export function registerSettlementPaths(registry: OpenAPIRegistry): void {
 
   registerForwarderPaths(registry);
   registerOwnAddressPaths(registry);
+  registerSweepPaths(registry);
 }
 
 function registerForwarderPaths(registry: OpenAPIRegistry): void {

@@ -8,6 +8,7 @@ import { bearerToken, noStore } from "../../../edge/headers.ts";
 import { clientAddress } from "../../../edge/rate-limits.ts";
 import { jsonBody } from "../../body.ts";
 import { ownAddressRoutes } from "./own-addresses-routes.ts";
+import { sweepRoutes } from "./sweeps-routes.ts";
 import type {
   ConsolidationListResponse,
   ConsolidationResponse,
@@ -105,6 +106,8 @@ export function settlementRoutes(gateway: PaymentGateway): Router {
     res.locals.merchantId = access.merchantId;
     res.status(200).json(body);
   });
+  // Sweeps the merchant sent, posted back and recorded (sweeps-routes.ts).
+  router.use(sweepRoutes(gateway));
   // TRON own-address mode: its setting and unmatched receipts (own-addresses-routes.ts).
   router.use(ownAddressRoutes(gateway));
 
