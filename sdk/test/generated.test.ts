@@ -10,6 +10,6 @@ it("has fresh REST types from the served OpenAPI document (run `npm run sdk:gene
   // It is the document the service serves: every documented path is a key of `paths`.
   expect(fresh).toMatch(/"\/v1\/transaction\/\{transaction_id\}\/pay": \{/);
   expect(fresh).toMatch(
-    /WebhookPayload: components\["schemas"\]\["PaymentWebhook"\] \| components\["schemas"\]\["RefundWebhook"\] \| components\["schemas"\]\["SettlementWebhook"\] \| components\["schemas"\]\["FlushWebhook"\] \| components\["schemas"\]\["UnmatchedReceiptWebhook"\] \| components\["schemas"\]\["InvoiceWebhook"\] \| components\["schemas"\]\["TestWebhook"\]/,
+    /WebhookPayload: components\["schemas"\]\["PaymentWebhook"\] \| components\["schemas"\]\["RefundWebhook"\] \| components\["schemas"\]\["SettlementWebhook"\] \| components\["schemas"\]\["FlushWebhook"\] \| components\["schemas"\]\["UnmatchedReceiptWebhook"\] \| components\["schemas"\]\["SweepWebhook"\] \| components\["schemas"\]\["InvoiceWebhook"\] \| components\["schemas"\]\["TestWebhook"\]/,
   );
 }, 60_000);

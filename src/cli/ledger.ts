@@ -43,7 +43,7 @@ const entryLine = (e: LedgerEntryView) =>
   `  ${e.occurred_at}  ${e.kind.padEnd(13)} ${e.direction.padEnd(8)} ${e.amount} ${e.coin} on ${e.network}${e.fee === null ? "" : ` (fee ${e.fee} ${e.fee_coin})`}  ${e.tx_hash ?? "no tx hash"}  ${e.id}`;
 
 const totalsLine = (x: LedgerTotalsView) =>
-  `  ${x.coin} on ${x.network}: received ${x.received} (${x.receipts}), refunded ${x.refunded} (${x.refunds}, fees ${x.refund_fees}), consolidated ${x.consolidated} (${x.consolidations}, fees ${x.consolidation_fees}), ${x.flushes > 0 ? `flushed ${x.flushed} (${x.flushes}), ` : ""}net ${x.net}`;
+  `  ${x.coin} on ${x.network}: received ${x.received} (${x.receipts}), refunded ${x.refunded} (${x.refunds}, fees ${x.refund_fees}), consolidated ${x.consolidated} (${x.consolidations}, fees ${x.consolidation_fees}), ${x.flushes > 0 ? `flushed ${x.flushed} (${x.flushes}), ` : ""}${x.sweeps > 0 ? `swept ${x.swept} (${x.sweeps}), ` : ""}${x.sweep_fees !== "0" || x.own_sweep_fees !== "0" ? `sweep fees ${x.sweep_fees} and top-ups' ${x.own_sweep_fees}, ` : ""}net ${x.net}`;
 
 export async function ledgerList(ctx: CliContext, options: LedgerOptions): Promise<void> {
   const owner = ownerOf(options);

@@ -298,6 +298,14 @@ function buildProgram(ctx: CliContext): Command {
     .option("--limit <n>", "payments read, oldest final first (default 100, at most 200)")
     .option("--starting-after <id>", "the previous plan's next_starting_after");
   act(sweepPlanCommand, () => settlement.settlementSweepPlan(ctx, sweepPlanCommand.opts<settlement.SettlementOptions>()));
+  const sweepRecordCommand = settlementCommand("settlementSweepRecord")
+    .option("--network <network>", "the EVM network the sweeps were sent on (required)")
+    .option("--tx-hash <hash>", "one sweep's transaction")
+    .option("--top-up <hash>", "with --tx-hash: the fee wallet's top-up that paid its gas")
+    .option("--file <path>", "what tools/sweep --execute --report printed");
+  act(sweepRecordCommand, () => settlement.settlementSweepRecord(ctx, sweepRecordCommand.opts<settlement.SettlementOptions>()));
+  const sweepsCommand = settlementCommand("settlementSweeps").option("--network <network>", "only this EVM network's sweeps");
+  act(sweepsCommand, () => settlement.settlementSweeps(ctx, sweepsCommand.opts<settlement.SettlementOptions>()));
 
   const ownList = settlementCommand("settlementOwnAddresses");
   act(ownList, () => own.ownAddresses(ctx, ownList.opts<own.OwnAddressOptions>()));

@@ -1,9 +1,11 @@
 // `paygate settlement …` (issue 40; docs/settlement.md): a merchant's consolidations of settled BTC
 // and LTC outputs and its deposit forwarders on EVM networks, through the core as the REST API does; each command prints what it did.
+import { readFileSync } from "node:fs";
 import { PaygateError } from "../core/errors.ts";
 import { type MerchantAccess, operatorAccess } from "../core/facades/access.ts";
 import type { FlushRuleView } from "../core/settlement/flush-rules.ts";
 import type { FlushView } from "../core/settlement/forwarder-view.ts";
+import type { SweepView } from "../core/settlement/sweep-record-view.ts";
 import type { SweepPlanView } from "../core/settlement/sweep-view.ts";
 import type { ConsolidationView } from "../core/settlement/view.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
@@ -21,6 +23,9 @@ export interface SettlementOptions extends MerchantOption {
   maxAgeHours?: string;
   limit?: string;
   startingAfter?: string;
+  txHash?: string;
+  topUp?: string;
+  file?: string;
   json?: boolean;
 }
 
@@ -205,4 +210,52 @@ function sweepPlanText(plan: SweepPlanView, merchantId: number): string {
   if (plan.has_more) lines.push(`More payments follow: run again with --starting-after ${plan.next_starting_after}.`);
   lines.push("Nothing was moved. Run the sweep tool (tools/sweep, docs/settlement.md) on the merchant's machine to sweep.");
   return lines.join("\n");
+}
+
+// ── Recorded sweeps ──
+
+const sweepLine = (s: SweepView) =>
+  `  ${s.id}  ${s.network}  ${s.amount} ${s.coin} from ${s.from_address} to ${s.destination}  fee ${s.fee} ${s.fee_coin}` +
+  `${s.top_up === null ? "" : `  top-up ${s.top_up.tx_hash} (fee ${s.top_up.fee ?? "—"})`}  tx ${s.tx_hash}`;
+
+/** What the command posts: one hash (and its top-up) or the tool's report file, whose network must be the one given. */
+function sweepRecordBody(options: SettlementOptions): Record<string, unknown> {
+  const network = options.network;
+  if (network === undefined) throw new UsageError("--network is required: the EVM network the sweeps were sent on.");
+  if ((options.txHash === undefined) === (options.file === undefined)) throw new UsageError("give either --tx-hash HASH or --file REPORT.json.");
+  if (options.file === undefined)
+    return { network, tx_hash: options.txHash, ...(options.topUp === undefined ? {} : { top_up_tx_hash: options.topUp }) };
+  if (options.topUp !== undefined) throw new UsageError("--top-up goes with --tx-hash; a report file names each sweep's top-up.");
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(options.file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--file ${options.file} is not a readable JSON file (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  const given = (report as { network?: unknown } | null)?.network;
+  if (typeof given === "string" && given.toLowerCase() !== network.toLowerCase())
+    throw new UsageError(`--file ${options.file} reports sweeps on ${given}, not ${network}.`);
+  return { network, sweeps: (report as { sweeps?: unknown } | null)?.sweeps };
+}
+
+export async function settlementSweepRecord(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const body = sweepRecordBody(options);
+  const outcome = await withRuntime(ctx, (rt) => rt.gateway.settlement.recordSweeps(owner, body)).catch((error: unknown) => {
+    if (error instanceof PaygateError && error.errors.length > 0)
+      throw new PaygateError(error.code, `${error.message}: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, error.reason);
+    throw error;
+  });
+  if (options.json) return print(ctx, { sweeps: outcome.sweeps, recorded: outcome.recorded, already_recorded: outcome.alreadyRecorded });
+  say(ctx, `Recorded ${outcome.recorded} sweeps of merchant ${owner.merchantId} (${outcome.alreadyRecorded} had been recorded before):`);
+  for (const s of outcome.sweeps) say(ctx, sweepLine(s));
+}
+
+export async function settlementSweeps(ctx: CliContext, options: SettlementOptions): Promise<void> {
+  const owner = ownerOf(options);
+  const params: Record<string, string> = { limit: "100", ...(options.network === undefined ? {} : { network: options.network }) };
+  const page = await withRuntime(ctx, (rt) => rt.gateway.settlement.listSweeps(owner, params));
+  if (options.json) return print(ctx, { sweeps: page.sweeps });
+  if (page.sweeps.length === 0) return say(ctx, `Merchant ${owner.merchantId} has no recorded ${owner.isLive ? "live" : "test"}-mode sweeps.`);
+  for (const s of page.sweeps) say(ctx, sweepLine(s));
 }

@@ -269,6 +269,18 @@ hold now, the fee coin moving each to ADDRESS needs (from the node), the totals 
 value the fees take. Moves nothing: --json writes the plan the sweep tool (tools/sweep) reads with --plan.
 --destination: default the network's forwarder setting's address; --limit: payments read (default 100).`,
   },
+  settlementSweepRecord: {
+    path: "settlement sweep-record",
+    synopsis: ["--merchant ID --network NETWORK (--tx-hash HASH [--top-up HASH] | --file REPORT.json)", "[--mode test|live] [--json]"],
+    about: `Records sweeps the merchant sent from its payment addresses in the ledger: each transaction is read
+from the network's node (from a payment address, what it moved, its fee) with the fee wallet's top-up
+that paid its gas. --file: what \`tools/sweep --execute --report\` printed. Recording one again gives it back.`,
+  },
+  settlementSweeps: {
+    path: "settlement sweeps",
+    synopsis: ["--merchant ID [--network NETWORK] [--mode test|live] [--json]"],
+    about: "The merchant's recorded sweeps of one mode, newest first: what moved, to where, the fee and the top-up's.",
+  },
   settlementOwnAddresses: {
     path: "settlement own-addresses",
     synopsis: ["--merchant ID [--mode test|live] [--json]"],

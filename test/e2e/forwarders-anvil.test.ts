@@ -223,8 +223,11 @@ describe("deposit forwarders on anvil", () => {
     }
 
     // A kind no entry has is refused, naming the kinds.
-    const bad = await call("GET", "/v1/ledger/entries?kind=sweep");
-    expect([bad.status, bad.body.message]).toEqual([400, "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush"]);
+    const bad = await call("GET", "/v1/ledger/entries?kind=transfer");
+    expect([bad.status, bad.body.message]).toEqual([
+      400,
+      "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush, sweep",
+    ]);
   });
 
   it("changes new payments only when the settlement address changes; the flush job flushes past its threshold", async () => {

@@ -48,6 +48,10 @@ interface Totals {
   consolidation_fees: string;
   flushes: number;
   flushed: string;
+  sweeps: number;
+  swept: string;
+  sweep_fees: string;
+  own_sweep_fees: string;
   net: string;
 }
 
@@ -218,6 +222,10 @@ describe("the ledger reconciles with a regtest Litecoin node", () => {
       consolidation_fees: sum("consolidation", "fee").toFixed(),
       flushes: 0,
       flushed: "0",
+      sweeps: 0,
+      swept: "0",
+      sweep_fees: "0",
+      own_sweep_fees: "0",
       net: sum("receipt", "amount").minus(sum("refund", "amount")).minus(sum("refund", "fee")).minus(sum("consolidation", "fee")).toFixed(),
     });
     expect(new Decimal((line as Totals).refund_fees).isPositive() && new Decimal((line as Totals).consolidation_fees).isPositive()).toBe(true);

@@ -188,7 +188,7 @@ describe("GET /v1/events: refusals", () => {
     [
       "type=payment.refunded",
       "type",
-      "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue",
+      "must be one of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, settlement.sweep.recorded, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue",
     ],
     ["transaction=bq_123", "transaction", "must be a transaction id (a UUID)"],
     ["starting_after=123", "starting_after", "must be the id (evt_…) of an event of the previous page"],

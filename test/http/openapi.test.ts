@@ -67,6 +67,9 @@ describe("the OpenAPI document", () => {
         "/v1/settlements/flush-rules",
         "/v1/settlements/flush-rules/{network}",
         "/v1/settlements/sweep-plan",
+        // Sweeps the merchant sent, recorded (issue 40).
+        "/v1/settlements/sweeps",
+        "/v1/settlements/sweeps/{sweep_id}",
         // TRON own addresses and unmatched receipts (issue 40).
         "/v1/settlements/own-addresses",
         "/v1/settlements/own-addresses/{network}",
@@ -114,7 +117,7 @@ describe("the OpenAPI document", () => {
       Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { message: string } }> }> }> }>
     >;
     const keyed = Object.entries(paths).filter(([path]) => path.startsWith("/v1/"));
-    expect(keyed.length).toBe(8 + 6 + 1 + 5 + 1 + 5 + 3 + 4 + 3 + 2 + 1 + 6); // + the webhook endpoints' 6 and the event stream (issue 27), the refunds' 5 (issue 26), /v1/merchant/pricing, the invoices' 5 with the PDF (issue 44), the consolidations' 3, the forwarders' and flushes' 4, the ledger's 3, the flush rules' 2, the sweep plan, the own addresses' and unmatched receipts' 6 (issue 40)
+    expect(keyed.length).toBe(8 + 6 + 1 + 5 + 1 + 5 + 3 + 4 + 3 + 2 + 1 + 6 + 2); // + the webhook endpoints' 6 and the event stream (issue 27), the refunds' 5 (issue 26), /v1/merchant/pricing, the invoices' 5 with the PDF (issue 44), the consolidations' 3, the forwarders' and flushes' 4, the ledger's 3, the flush rules' 2, the sweep plan, the own addresses' and unmatched receipts' 6, the sweeps' 2 (issue 40)
     for (const [, item] of keyed) {
       for (const operation of Object.values(item)) {
         expect(operation.responses["403"]?.content?.["application/json"]?.examples?.secret_key_in_browser?.value.message).toBe(SECRET_KEY_IN_BROWSER);

@@ -55,6 +55,10 @@ interface Totals {
   consolidation_fees: string;
   flushes: number;
   flushed: string;
+  sweeps: number;
+  swept: string;
+  sweep_fees: string;
+  own_sweep_fees: string;
   net: string;
 }
 
@@ -312,6 +316,10 @@ describe("the ledger's entries", () => {
         consolidation_fees: consolidationFees.toFixed(),
         flushes: 0,
         flushed: "0",
+        sweeps: 0,
+        swept: "0",
+        sweep_fees: "0",
+        own_sweep_fees: "0",
         net: received.minus(refunded).minus(refundFees).minus(consolidationFees).toFixed(),
       });
     }
@@ -351,6 +359,8 @@ describe("the ledger's entries", () => {
       "fiat_value_at_locked_rate",
       "rate_at_time",
       "fiat_value_at_time",
+      "top_up_tx_hash",
+      "top_up_fee",
     ]);
     expect(got.text.split("\r\n").filter((line) => line.startsWith("id,"))).toHaveLength(1);
     expect(rows.map((r) => r.id)).toEqual(entries.map((e) => e.id));
@@ -422,7 +432,7 @@ describe("the walls", () => {
         "Invalid query parameter: network must be one of ethereum, bsc, base, polygon, arbitrum, tron, bitcoin, litecoin",
       ],
       ["/v1/ledger/entries?coin=LTC&network=ethereum", "Invalid query parameter: network LTC is paid on litecoin, not ethereum"],
-      ["/v1/ledger/entries?kind=sweep", "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush"],
+      ["/v1/ledger/entries?kind=transfer", "Invalid query parameter: kind must be one of receipt, refund, consolidation, flush, sweep"],
       [
         "/v1/ledger/entries?mode=live",
         "Invalid query parameter: mode must be test: a test-mode key reads test-mode entries only; use the live secret key for live mode",

@@ -13,14 +13,16 @@ import { accountKey, evmChild, feeWalletKey, KeyError, readSecret, sameAccount }
 
 const USAGE = `Usage: npx tsx tools/sweep/sweep.ts (--plan FILE | --api URL --network NETWORK [--destination ADDRESS] [--coin COIN])
                                    --key FILE|- [--path m/44'/60'/0'] [--coin COIN] [--json]
-                                   [--execute --rpc URL --fee-key FILE|-]
+                                   [--execute --rpc URL --fee-key FILE|- [--report]]
   --plan FILE       a plan written by \`paygate settlement sweep-plan --json\` (or the REST response)
   --api URL         paygate's base URL: the plan is fetched with the secret key of --api-key-file or PAYGATE_SECRET_KEY
   --key FILE|-      the account's extended private key (xprv/tprv), or its mnemonic with --path; - reads stdin
   --coin COIN       only this coin's addresses (each coin's wallet is its own account key)
   --execute         send (the default is a dry run that sends nothing)
   --rpc URL         the network's JSON-RPC URL (the merchant's own node or provider)
-  --fee-key FILE|-  the fee wallet's private key (64 hex digits), holding the network's coin`;
+  --fee-key FILE|-  the fee wallet's private key (64 hex digits), holding the network's coin
+  --report          with --execute: print the body to POST to /v1/settlements/sweeps (or give to
+                    paygate settlement sweep-record --file), so paygate records the sweeps in the ledger`;
 
 class UsageError extends Error {
   override readonly name = "UsageError";
@@ -40,6 +42,7 @@ interface Options {
   rpc?: string;
   "fee-key"?: string;
   json?: boolean;
+  report?: boolean;
   help?: boolean;
 }
 
@@ -60,6 +63,7 @@ function options(argv: string[]): Options {
       rpc: { type: "string" },
       "fee-key": { type: "string" },
       json: { type: "boolean" },
+      report: { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -158,6 +162,18 @@ function reportText(plan: SweepPlanView, outcomes: readonly AddressOutcome[]): s
   return lines.join("\n");
 }
 
+/**
+ * What paygate records (POST /v1/settlements/sweeps, docs/settlement.md, Recording sweeps): each
+ * transaction sent from a payment address, the transfer with the top-up that paid its gas.
+ */
+export function recordBody(network: string, outcomes: readonly AddressOutcome[]) {
+  const sweeps = outcomes.flatMap((o) => [
+    ...(o.transfer ? [{ tx_hash: o.transfer.tx_hash, top_up_tx_hash: o.top_up?.tx_hash ?? null }] : []),
+    ...(o.coin_left_over ? [{ tx_hash: o.coin_left_over.tx_hash, top_up_tx_hash: null }] : []),
+  ]);
+  return { network, sweeps };
+}
+
 export async function main(argv: string[], out: (text: string) => void): Promise<number> {
   const o = options(argv);
   if (o.help) {
@@ -165,6 +181,7 @@ export async function main(argv: string[], out: (text: string) => void): Promise
     return 0;
   }
   if (o.execute && o["dry-run"]) throw new UsageError("--execute and --dry-run exclude each other");
+  if (o.report && !o.execute) throw new UsageError("--report needs --execute: a dry run sends nothing to record");
   const plan = await loadPlan(o);
   const keyed = keyedAddresses(plan, o);
   if (!o.execute) {
@@ -198,6 +215,10 @@ export async function main(argv: string[], out: (text: string) => void): Promise
       continue;
     }
     outcomes.push(await sweepAddress(chain, entry, key, feeWallet, plan.destination));
+  }
+  if (o.report) {
+    out(JSON.stringify(recordBody(plan.network, outcomes), null, 2));
+    return 0;
   }
   out(
     o.json

@@ -756,6 +756,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements/sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recorded sweeps
+         * @description The secret key's merchant's recorded sweeps of its mode, newest recorded first, paged as `/v1/transactions`; `network` filters.
+         */
+        get: operations["listSweeps"];
+        put?: never;
+        /**
+         * Record sweeps the merchant sent
+         * @description Not in the spec (issue 40; docs/settlement.md, Recording sweeps): the hashes of sweeps the merchant sent from its payment addresses (what `tools/sweep --execute --report` prints), each read from the network's node: mined and successful, sent from the address of one of the merchant's payments in the key's mode, what it moved (a token paygate takes, else the network's coin) to where and its fee, with the fee wallet's top-up that paid its gas. Each is recorded once (a ledger entry of kind `sweep`, a `settlement.sweep.recorded` event); posting it again gives the same sweep back (200). Nothing is recorded when one of them is refused. Needs `manage_settlement`.
+         */
+        post: operations["recordSweeps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/sweeps/{sweep_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a recorded sweep
+         * @description What it moved, to where, its fee and its top-up.
+         */
+        get: operations["retrieveSweep"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlements/flush-rules": {
         parameters: {
             query?: never;
@@ -1014,7 +1058,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["UnmatchedReceiptWebhook"] | components["schemas"]["InvoiceWebhook"] | components["schemas"]["TestWebhook"];
+        WebhookPayload: components["schemas"]["PaymentWebhook"] | components["schemas"]["RefundWebhook"] | components["schemas"]["SettlementWebhook"] | components["schemas"]["FlushWebhook"] | components["schemas"]["UnmatchedReceiptWebhook"] | components["schemas"]["SweepWebhook"] | components["schemas"]["InvoiceWebhook"] | components["schemas"]["TestWebhook"];
         PaymentWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1371,6 +1415,62 @@ export type components = {
         };
         /** @enum {string} */
         UnmatchedReceiptState: "open" | "assigned" | "refunded";
+        SweepWebhook: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "settlement.sweep.recorded";
+            data: {
+                sweep: components["schemas"]["Sweep"];
+            };
+        };
+        Sweep: {
+            /** @example sw_0b7f6c2e-3d0e-4a59-9a55-2f8a1d0c4e11 */
+            id: string;
+            /** @enum {string} */
+            object: "sweep";
+            is_live: boolean;
+            /** @example ethereum */
+            network: string;
+            tx_hash: string;
+            /** @description The payment address it was sent from. */
+            from_address: string;
+            /** @description The merchant's latest payment on that address. */
+            transaction_id: string | null;
+            /** @description Where the coin or token went. */
+            destination: string;
+            /** @example USDT */
+            coin: string;
+            /** @description What reached the destination, an exact decimal string in `coin`. */
+            amount: string;
+            /** @description Gas used × effective gas price, in `fee_coin`, paid by the payment address. */
+            fee: string;
+            /** @example ETH */
+            fee_coin: string;
+            block_number: string;
+            block_hash: string;
+            /**
+             * Format: date-time
+             * @description Its block's time.
+             */
+            mined_at: string;
+            /** @description The fee wallet's top-up that paid the sweep's gas, when posted with it. */
+            top_up: {
+                tx_hash: string;
+                /** @description The merchant's fee wallet. */
+                from: string | null;
+                /** @description What the top-up sent, in `fee_coin`. */
+                amount: string | null;
+                /** @description The top-up's own fee, in `fee_coin`: the merchant's own fee coin. */
+                fee: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When paygate recorded it.
+             */
+            created_at: string;
+        };
         InvoiceWebhook: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1778,10 +1878,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md), a recorded sweep's (settlement.sweep.recorded) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "settlement.sweep.recorded" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1789,7 +1889,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `sw_…` for settlement.sweep.recorded, `inv_…` for invoice.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -1820,10 +1920,10 @@ export type components = {
              */
             id: string;
             /**
-             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
+             * @description A payment event (spec 6), a refund event (refund.created, refund.succeeded, refund.canceled; docs/refunds.md), a consolidation's (settlement.consolidation.seen, .confirmed, .canceled) a forwarder flush's (settlement.flush.confirmed, .failed, .reorganized; docs/settlement.md), a recorded sweep's (settlement.sweep.recorded) or an invoice's (invoice.finalized, .voided, .paid; docs/invoices.md).
              * @enum {string}
              */
-            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
+            type: "payment.initiated" | "payment.pending" | "payment.received" | "payment.abandoned" | "payment.reversed" | "refund.created" | "refund.succeeded" | "refund.canceled" | "settlement.consolidation.seen" | "settlement.consolidation.confirmed" | "settlement.consolidation.canceled" | "settlement.flush.confirmed" | "settlement.flush.failed" | "settlement.flush.reorganized" | "settlement.unmatched_receipt.created" | "settlement.sweep.recorded" | "invoice.finalized" | "invoice.voided" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue";
             /**
              * Format: date-time
              * @description When the state change (and so the event) was written.
@@ -1831,7 +1931,7 @@ export type components = {
             created_at: string;
             /** @description The id of the transaction whose state changed; null for an event about no transaction (settlement.*: see `subject`). */
             transaction: string | null;
-            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `inv_…` for invoice.*); null for payment and refund events. */
+            /** @description Not a transaction's event: the id of what it is about (`co_…` for settlement.consolidation.*, `fl_…` for settlement.flush.*, `sw_…` for settlement.sweep.recorded, `inv_…` for invoice.*); null for payment and refund events. */
             subject: string | null;
             is_live: boolean;
             /** @description The webhook's JSON body exactly as delivered (and signed) on every attempt (docs/webhooks.md): `{event, data: {transaction}}`, the transaction with spec 6's fields and `receipts` (each a `Receipt`, as the transaction shows them) as they were when its state changed. */
@@ -2329,6 +2429,59 @@ export type components = {
             /** @description The refund transaction the merchant sent from its own wallet (64 hex digits). */
             tx_hash: string;
         };
+        SweepRecordResponse: {
+            /** @enum {string} */
+            status: "success";
+            /** @description The sweeps, in the request's order: recorded now or before (the same ones given back). */
+            data: components["schemas"]["Sweep"][];
+            meta: {
+                recorded: number;
+                already_recorded: number;
+            };
+        };
+        SweepRecordRequest: {
+            /**
+             * @description The EVM network the sweeps were sent on.
+             * @example ethereum
+             */
+            network: string;
+            /**
+             * @description One sweep's hash (or give `sweeps`).
+             * @example 0xabababababababababababababababababababababababababababababababab
+             */
+            tx_hash?: string;
+            /**
+             * @description With `tx_hash`: the fee wallet's top-up that paid its gas.
+             * @example 0xabababababababababababababababababababababababababababababababab
+             */
+            top_up_tx_hash?: string | null;
+            /** @description Up to 400 sweeps, each with its top-up: what `tools/sweep --execute --report` prints. */
+            sweeps?: {
+                /**
+                 * @description A transaction hash (0x and 64 hexadecimal digits).
+                 * @example 0xabababababababababababababababababababababababababababababababab
+                 */
+                tx_hash: string;
+                /**
+                 * @description A transaction hash (0x and 64 hexadecimal digits).
+                 * @example 0xabababababababababababababababababababababababababababababababab
+                 */
+                top_up_tx_hash?: string | null;
+            }[];
+        };
+        SweepListResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Sweep"][];
+            has_more: boolean;
+            meta: Record<string, never>;
+        };
+        SweepResponse: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["Sweep"];
+            meta: Record<string, never>;
+        };
         FlushRuleListResponse: {
             /** @enum {string} */
             status: "success";
@@ -2454,7 +2607,7 @@ export type components = {
          * @description flush: what a confirmed flush moved out of one payment's forwarder.
          * @enum {string}
          */
-        LedgerEntryKind: "receipt" | "refund" | "consolidation" | "flush";
+        LedgerEntryKind: "receipt" | "refund" | "consolidation" | "flush" | "sweep";
         LedgerTotalsResponse: {
             /** @enum {string} */
             status: "success";
@@ -2506,7 +2659,7 @@ export type components = {
             mode: "test" | "live";
             url: string;
             description: string | null;
-            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
+            /** @description The event types it receives (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, settlement.sweep.recorded, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue), or `["*"]`: all. */
             enabled_events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -2536,7 +2689,7 @@ export type components = {
              */
             url: string;
             /**
-             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
+             * @description Event types (payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, settlement.sweep.recorded, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue) or `["*"]`.
              * @example [
              *       "*"
              *     ]
@@ -3247,7 +3400,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` (`evt_…`) of the last event of the previous page; events written meanwhile do not shift the pages. */
                 starting_after?: string;
-                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description One of payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, settlement.sweep.recorded, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 type?: string;
                 /** @description Only the events of this transaction (its id). */
                 transaction?: string;
@@ -3348,7 +3501,7 @@ export interface operations {
             query?: {
                 /** @description Resume after this event (`evt_…`): the events written since come first. */
                 starting_after?: string;
-                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
+                /** @description Only these event types, comma-separated: payment.initiated, payment.pending, payment.received, payment.abandoned, payment.reversed, refund.created, refund.succeeded, refund.canceled, settlement.consolidation.seen, settlement.consolidation.confirmed, settlement.consolidation.canceled, settlement.flush.confirmed, settlement.flush.failed, settlement.flush.reorganized, settlement.unmatched_receipt.created, settlement.sweep.recorded, invoice.finalized, invoice.voided, invoice.paid, invoice.partially_paid, invoice.overdue. */
                 types?: string;
             };
             header?: {
@@ -7553,6 +7706,365 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSweeps: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–100; default 10. */
+                limit?: string;
+                /** @description The `id` of the last sweep of the previous page. */
+                starting_after?: string;
+                /** @description Only this EVM network's sweeps. */
+                network?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sweeps. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepListResponse"];
+                };
+            };
+            /** @description `invalid_list_parameter`: an invalid, repeated or unknown query parameter; the message and `errors` name each; `unknown_cursor`: a `starting_after` that is no sweep of this merchant and mode; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordSweeps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The network and the sweeps' hashes. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SweepRecordRequest"];
+            };
+        };
+        responses: {
+            /** @description Every sweep had been recorded before: the same ones. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepRecordResponse"];
+                };
+            };
+            /** @description The sweeps, some recorded now (`meta.recorded`). */
+            201: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepRecordResponse"];
+                };
+            };
+            /** @description `invalid_sweep_request`: a missing or non-EVM network, a malformed hash, both or neither of tx_hash and sweeps; `errors` names each; `sweep_not_from_payment_address`: the transaction was not sent from the address of one of the merchant's payments in the key's mode; the message names the sender; `invalid_sweep_transaction`: it moves nothing paygate knows, several tokens, or a top-up that sends no coin to the swept address (or is another sweep's); `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sweep_transaction_not_found`: the node does not know the transaction (or the top-up) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sweep_transaction_not_mined`: it is not mined yet, or it reverted */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `chain_node_unavailable`: the network's node cannot be asked (or none is configured); the message names it; `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sweep's `id` (`sw_…`). */
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepResponse"];
+                };
+            };
+            /** @description `malformed_path`: a malformed path; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sweep_not_found`: an unknown id, another merchant's or the other mode's sweep */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,7 +59,12 @@ export const UNMATCHED_RECEIPT_EVENT_TYPES = ["settlement.unmatched_receipt.crea
 export const SWEEP_EVENT_TYPES = ["settlement.sweep.recorded"] as const;
 
 /** Every event about a settlement move rather than a transaction. */
-export const SETTLEMENT_EVENT_TYPES = [...CONSOLIDATION_EVENT_TYPES, ...FLUSH_EVENT_TYPES, ...UNMATCHED_RECEIPT_EVENT_TYPES, ...SWEEP_EVENT_TYPES] as const;
+export const SETTLEMENT_EVENT_TYPES = [
+  ...CONSOLIDATION_EVENT_TYPES,
+  ...FLUSH_EVENT_TYPES,
+  ...UNMATCHED_RECEIPT_EVENT_TYPES,
+  ...SWEEP_EVENT_TYPES,
+] as const;
 export type SettlementEventType = (typeof SETTLEMENT_EVENT_TYPES)[number];
 
 /**

@@ -9,7 +9,8 @@ import { LEDGER_KINDS } from "../records/ledger.ts";
 import type { LedgerFilters } from "../stores/ledger.ts";
 
 /** An entry's id: its kind and its source's id. */
-export const LEDGER_ENTRY_ID = /^(receipt:\d{1,20}|refund:re_[0-9a-f-]{36}|consolidation:co_[0-9a-f-]{36}|flush:\d{1,18}:[A-Za-z0-9]{1,42}|sweep:sw_[0-9a-f-]{36})$/;
+export const LEDGER_ENTRY_ID =
+  /^(receipt:\d{1,20}|refund:re_[0-9a-f-]{36}|consolidation:co_[0-9a-f-]{36}|flush:\d{1,18}:[A-Za-z0-9]{1,42}|sweep:sw_[0-9a-f-]{36})$/;
 
 /** A day (`2026-12-01`, midnight UTC) or an ISO 8601 date-time with its offset (`2026-12-01T09:30:00Z`). */
 const MOMENT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;

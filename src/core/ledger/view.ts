@@ -7,7 +7,13 @@ import type { LedgerEntryRecord, LedgerKind, LedgerSumRecord } from "../records/
 
 /** in: money received; out: money that left the merchant; internal: moved between the merchant's own addresses (a consolidation, a flush, a sweep). */
 export type LedgerDirection = "in" | "out" | "internal";
-const DIRECTION: Record<LedgerKind, LedgerDirection> = { receipt: "in", refund: "out", consolidation: "internal", flush: "internal", sweep: "internal" };
+const DIRECTION: Record<LedgerKind, LedgerDirection> = {
+  receipt: "in",
+  refund: "out",
+  consolidation: "internal",
+  flush: "internal",
+  sweep: "internal",
+};
 
 /** A flush's and a sweep's gas is paid in the network's coin (a flush's by the operator's fee payer); the other kinds' fees in the entry's own coin. */
 function feeCoinOf(e: { kind: LedgerKind; network: string; coin: string }): string {

@@ -45,7 +45,11 @@ export const SweepRecordBody = z
   })
   .superRefine((body, ctx) => {
     if ((body.tx_hash === undefined) === (body.sweeps === undefined))
-      ctx.addIssue({ code: "custom", path: ["tx_hash"], message: "give either tx_hash (one sweep) or sweeps (what tools/sweep --report prints), not both" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["tx_hash"],
+        message: "give either tx_hash (one sweep) or sweeps (what tools/sweep --report prints), not both",
+      });
     if (body.sweeps !== undefined && body.top_up_tx_hash != null)
       ctx.addIssue({ code: "custom", path: ["top_up_tx_hash"], message: "with sweeps, give each sweep's top_up_tx_hash inside it" });
   });
@@ -67,7 +71,8 @@ export interface SweepRecordOutcome {
 const refuse = (field: string, message: string) => errors.sweepRecordValidation([{ field, message }]);
 
 function networkOf(raw: string): NetworkSlug {
-  if (raw === "tron") throw refuse("network", "TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions (docs/settlement.md)");
+  if (raw === "tron")
+    throw refuse("network", "TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions (docs/settlement.md)");
   if (!isNetworkSlug(raw) || !isEvmNetwork(raw)) throw refuse("network", `network must be one of ${EVM_NETWORK_SLUGS.join(", ")} (got '${raw}')`);
   return raw;
 }
@@ -93,7 +98,8 @@ export async function recordSweeps(deps: SweepRecordDeps, owner: SettlementOwner
       if (recorded.merchantId !== owner.merchantId) throw errors.sweepNotFromPaymentAddress(item.txHash, recorded.fromAddress, mode);
       continue;
     }
-    if (known.some((k) => k.topUpTxHash === item.txHash)) throw errors.sweepTransactionInvalid(item.txHash, "is recorded as the top-up of another sweep, not a sweep");
+    if (known.some((k) => k.topUpTxHash === item.txHash))
+      throw errors.sweepTransactionInvalid(item.txHash, "is recorded as the top-up of another sweep, not a sweep");
     const taken = item.topUp === null ? undefined : known.find((k) => k.topUpTxHash === item.topUp);
     if (taken !== undefined) throw errors.sweepTransactionInvalid(item.topUp as string, `is already the top-up of the sweep ${taken.txHash}`);
     fresh.push(await readSweep(deps, owner, network, item.txHash, item.topUp));
@@ -126,10 +132,22 @@ async function chainTransaction(deps: SweepRecordDeps, owner: SettlementOwner, n
 }
 
 /** One sweep as the node tells it: what left the payment address (a configured token's Transfer, else the coin it sent) and the top-up that paid its gas. */
-async function readSweep(deps: SweepRecordDeps, owner: SettlementOwner, network: NetworkSlug, txHash: string, topUpHash: string | null): Promise<SweepRecord> {
+async function readSweep(
+  deps: SweepRecordDeps,
+  owner: SettlementOwner,
+  network: NetworkSlug,
+  txHash: string,
+  topUpHash: string | null,
+): Promise<SweepRecord> {
   const tx = await chainTransaction(deps, owner, network, txHash);
   const defaultCoinIds = CRYPTO_CURRENCIES.filter((c) => defaultNetworkOf(c.slug) === network).map((c) => c.id);
-  const payment = await deps.stores.sweeps.paymentAt({ merchantId: owner.merchantId, isLive: owner.isLive, network, defaultCoinIds, address: tx.from });
+  const payment = await deps.stores.sweeps.paymentAt({
+    merchantId: owner.merchantId,
+    isLive: owner.isLive,
+    network,
+    defaultCoinIds,
+    address: tx.from,
+  });
   if (payment === null) throw errors.sweepNotFromPaymentAddress(txHash, tx.from, owner.isLive ? "live" : "test");
   const feeCoin = CHAINS[network].feeCoin;
   const out = tx.transfers.filter((t) => t.from.toLowerCase() === tx.from.toLowerCase() && t.units > 0n);
@@ -173,7 +191,10 @@ async function readSweep(deps: SweepRecordDeps, owner: SettlementOwner, network:
 async function readTopUp(deps: SweepRecordDeps, owner: SettlementOwner, network: NetworkSlug, txHash: string, address: string) {
   const tx = await chainTransaction(deps, owner, network, txHash);
   if (!tx.plain || tx.value === 0n || tx.to?.toLowerCase() !== address.toLowerCase())
-    throw errors.sweepTransactionInvalid(txHash, `is no top-up of ${address}: a top-up sends ${CHAINS[network].feeCoin} to the swept address, with no call`);
+    throw errors.sweepTransactionInvalid(
+      txHash,
+      `is no top-up of ${address}: a top-up sends ${CHAINS[network].feeCoin} to the swept address, with no call`,
+    );
   return { txHash, from: tx.from, amount: new Decimal(unitsText(tx.value, tx.feeDecimals)), fee: new Decimal(unitsText(tx.fee, tx.feeDecimals)) };
 }
 

@@ -156,7 +156,9 @@ export function ledgerStore(db: Database): LedgerStore {
     },
 
     async sums(filters) {
-      const rows = await db.$queryRaw<{ kind: string; coin: string; network: string; count: number; amount: string; fee: string; top_up_fee: string }[]>`
+      const rows = await db.$queryRaw<
+        { kind: string; coin: string; network: string; count: number; amount: string; fee: string; top_up_fee: string }[]
+      >`
         SELECT e.kind, e.coin, e.network, count(*)::integer AS count,
                COALESCE(sum(e.amount), 0)::text AS amount, COALESCE(sum(e.fee), 0)::text AS fee,
                COALESCE(sum(e.top_up_fee), 0)::text AS top_up_fee

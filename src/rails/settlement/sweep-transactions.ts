@@ -35,7 +35,11 @@ const quantity = (value: unknown, what: string): bigint => {
 const topicAddress = (topic: string | undefined) => toChecksumAddress(`0x${(topic ?? "").slice(-40)}`);
 
 /** The coins paid on the network (their clients are the network's node) and their token contracts in the mode. */
-function coinsOf(chains: Chains, network: NetworkSlug, isLive: boolean): { currency: CryptoCurrency; token: { contract: string; decimals: number } | undefined }[] {
+function coinsOf(
+  chains: Chains,
+  network: NetworkSlug,
+  isLive: boolean,
+): { currency: CryptoCurrency; token: { contract: string; decimals: number } | undefined }[] {
   return COIN_NETWORKS.filter((r) => r.network === network).flatMap((r) => {
     const currency = cryptoBySlug(r.coin);
     return currency === undefined ? [] : [{ currency, token: chains.evmToken(currency, isLive, network) }];

@@ -39,7 +39,10 @@ export function registerSweepPaths(registry: OpenAPIRegistry): void {
         },
         SECRET_ONLY,
         KEY_ROLE,
-        { error: errors.sweepTransactionNotFound(HASH, "The Ethereum Sepolia testnet node"), when: "the node does not know the transaction (or the top-up)" },
+        {
+          error: errors.sweepTransactionNotFound(HASH, "The Ethereum Sepolia testnet node"),
+          when: "the node does not know the transaction (or the top-up)",
+        },
         { error: errors.sweepTransactionNotFinal(HASH, "is not mined yet"), when: "it is not mined yet, or it reverted" },
         {
           error: errors.sweepTransactionNodeUnavailable("The Ethereum Sepolia testnet node (PAYGATE_ETH_TEST_RPC_URL)", "connection refused"),
@@ -72,7 +75,12 @@ export function registerSweepPaths(registry: OpenAPIRegistry): void {
     request: { params: sweepId },
     responses: {
       200: limited(SweepResponse, "The sweep."),
-      ...errorResponses([SECRET_ONLY, { error: errors.sweepNotFound("…"), when: "an unknown id, another merchant's or the other mode's sweep" }, ...WITH_PATH, ...ANY]),
+      ...errorResponses([
+        SECRET_ONLY,
+        { error: errors.sweepNotFound("…"), when: "an unknown id, another merchant's or the other mode's sweep" },
+        ...WITH_PATH,
+        ...ANY,
+      ]),
     },
   });
 }
