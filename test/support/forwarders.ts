@@ -20,6 +20,7 @@ export const FORWARDERS = read("Forwarders.json");
 export const TEST_TOKENS = read("TestTokens.json");
 
 export interface Receipt {
+  transactionHash: string;
   status: string;
   gasUsed: string;
   contractAddress: string | null;

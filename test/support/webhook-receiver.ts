@@ -101,6 +101,7 @@ export interface EventPayload {
     flush?: Record<string, unknown>;
     invoice?: Record<string, unknown>;
     unmatched_receipt?: Record<string, unknown>;
+    sweep?: Record<string, unknown>;
   };
 }
 

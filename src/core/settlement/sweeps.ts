@@ -86,8 +86,8 @@ export async function recordSweeps(deps: SweepRecordDeps, owner: SettlementOwner
   const items = [...new Map(asked.map((s) => [s.tx_hash, { txHash: s.tx_hash, topUp: s.top_up_tx_hash ?? null }])).values()];
   const hashes = new Set(items.map((i) => i.txHash));
   for (const i of items) {
-    if (i.topUp !== null && hashes.has(i.topUp)) throw refuse("top_up_tx_hash", `${i.topUp} is given as a sweep and as a top-up`);
     if (i.topUp === i.txHash) throw refuse("top_up_tx_hash", `${i.topUp} cannot be its own top-up`);
+    if (i.topUp !== null && hashes.has(i.topUp)) throw refuse("top_up_tx_hash", `${i.topUp} is given as a sweep and as a top-up`);
   }
   const known = await deps.stores.sweeps.findByHashes(network, owner.isLive, [...hashes, ...items.flatMap((i) => (i.topUp ? [i.topUp] : []))]);
   const mode = owner.isLive ? "live" : "test";
