@@ -30,7 +30,7 @@ describe("paygate settlement sweep-record and sweeps", () => {
     writeFileSync(report, JSON.stringify({ network: "ethereum", sweeps: [{ tx_hash: "0x12", top_up_tx_hash: null }] }));
     const cases: [string[], string][] = [
       [["--network", "tron", "--tx-hash", HASH], "network: TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions"],
-      [["--network", "ethereum", "--file", report], "sweeps.0.tx_hash: tx_hash must be a transaction hash: 64 hexadecimal digits"],
+      [["--network", "ethereum", "--file", report], "sweeps.0.tx_hash: sweeps.0.tx_hash must be a transaction hash: 64 hexadecimal digits"],
       [["--network", "ethereum", "--tx-hash", HASH, "--top-up", HASH], `top_up_tx_hash: ${HASH} cannot be its own top-up`],
       [
         ["--network", "ethereum", "--tx-hash", HASH],

@@ -15,6 +15,7 @@ import type { WebhookEndpointView } from "../core/webhooks/endpoints.ts";
 import type { GraphQLContext, TransactionParent } from "./context.ts";
 import { fromCore } from "./errors.ts";
 import { invoiceMutations, invoiceQueries } from "./invoices.ts";
+import { settlementQueries } from "./settlement.ts";
 import { selectsBelow } from "./selection.ts";
 import type {
   Refund,
@@ -67,6 +68,7 @@ export const resolvers: Resolvers = {
         return details && readParent(details, { customer: customerVisibleTo(caller), clientSecret: clientSecretVisibleTo(caller) });
       }),
     ...invoiceQueries((ctx) => merchantAccess(ctx)),
+    ...settlementQueries((ctx) => merchantAccess(ctx)),
     refund: (_root, { id }, ctx) =>
       fromCore(async () => {
         try {

@@ -21,6 +21,44 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+/** An unsigned PSBT spending settled BTC or LTC payment outputs to one of the merchant's addresses (docs/settlement.md). */
+export type Consolidation = {
+  __typename?: 'Consolidation';
+  amountToReceive: Scalars['Decimal']['output'];
+  canceledAt: Maybe<Scalars['DateTime']['output']>;
+  coin: Scalars['String']['output'];
+  confirmedAt: Maybe<Scalars['DateTime']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  destination: Scalars['String']['output'];
+  /** sat/vB */
+  feeRate: Scalars['Decimal']['output'];
+  id: Scalars['ID']['output'];
+  inputs: Array<ConsolidationInput>;
+  isLive: Scalars['Boolean']['output'];
+  network: Scalars['String']['output'];
+  networkFee: Scalars['Decimal']['output'];
+  /** The unsigned PSBT (base64) while open. */
+  psbt: Maybe<Scalars['String']['output']>;
+  seenAt: Maybe<Scalars['DateTime']['output']>;
+  state: ConsolidationState;
+  total: Scalars['Decimal']['output'];
+  txHash: Scalars['String']['output'];
+};
+
+export type ConsolidationInput = {
+  __typename?: 'ConsolidationInput';
+  amount: Scalars['Decimal']['output'];
+  /** txid:vout */
+  outpoint: Scalars['String']['output'];
+  transactionId: Scalars['ID']['output'];
+};
+
+export type ConsolidationState =
+  | 'CANCELED'
+  | 'CONFIRMED'
+  | 'OPEN'
+  | 'SEEN';
+
 export type CreateInvoiceInput = {
   allowPartialPayments?: InputMaybe<Scalars['Boolean']['input']>;
   /** USD or NGN. */
@@ -104,6 +142,50 @@ export type FiatCurrency = {
 export type FiatCurrencySlug =
   | 'NGN'
   | 'USD';
+
+/** One fee payer transaction that created and emptied forwarders (docs/settlement.md, Flushes). */
+export type Flush = {
+  __typename?: 'Flush';
+  blockHash: Maybe<Scalars['String']['output']>;
+  blockNumber: Maybe<Scalars['String']['output']>;
+  confirmedAt: Maybe<Scalars['DateTime']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  /** In the network's coin, paid by the operator's fee payer, once mined. */
+  fee: Maybe<Scalars['Decimal']['output']>;
+  feePayer: Scalars['String']['output'];
+  gasUsed: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  isLive: Scalars['Boolean']['output'];
+  network: Scalars['String']['output'];
+  payments: Array<FlushPayment>;
+  reorganizations: Scalars['Int']['output'];
+  state: FlushState;
+  txHash: Scalars['String']['output'];
+};
+
+export type FlushPayment = {
+  __typename?: 'FlushPayment';
+  forwarder: Scalars['String']['output'];
+  /** Once the flush is confirmed: what the forwarder moved (nothing listed: it held nothing). */
+  moved: Maybe<Array<MovedAmount>>;
+  transactionId: Scalars['ID']['output'];
+};
+
+export type FlushState =
+  | 'CONFIRMED'
+  | 'FAILED'
+  | 'SENDING';
+
+/** How a merchant's payments on an EVM network settle: to deposit forwarders whose only destination is `destination`. */
+export type ForwarderSetting = {
+  __typename?: 'ForwarderSetting';
+  destination: Scalars['String']['output'];
+  /** The operator's factory on that network and mode; null when not configured. */
+  factory: Maybe<Scalars['String']['output']>;
+  isLive: Scalars['Boolean']['output'];
+  network: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
 
 /**
  * initializeTransaction's order. expiresIn, underpaymentTolerance, confirmations and latePayment are the merchant's rules:
@@ -250,10 +332,42 @@ export type LatePaymentPolicy = {
   decision: Maybe<LatePaymentDecision>;
 };
 
+/** One line of the ledger's totals: a coin on a network (docs/ledger.md). */
+export type LedgerTotals = {
+  __typename?: 'LedgerTotals';
+  coin: Scalars['String']['output'];
+  consolidated: Scalars['Decimal']['output'];
+  consolidationFees: Scalars['Decimal']['output'];
+  consolidations: Scalars['Int']['output'];
+  flushed: Scalars['Decimal']['output'];
+  flushes: Scalars['Int']['output'];
+  /** received − refunded − refundFees − consolidationFees − sweepFees − ownSweepFees. */
+  net: Scalars['Decimal']['output'];
+  network: Scalars['String']['output'];
+  /** On the network's coin's line: the fees of the top-ups the merchant's fee wallet sent. */
+  ownSweepFees: Scalars['Decimal']['output'];
+  receipts: Scalars['Int']['output'];
+  received: Scalars['Decimal']['output'];
+  refundFees: Scalars['Decimal']['output'];
+  refunded: Scalars['Decimal']['output'];
+  refunds: Scalars['Int']['output'];
+  /** On the network's coin's line: the gas of every sweep on the network. */
+  sweepFees: Scalars['Decimal']['output'];
+  sweeps: Scalars['Int']['output'];
+  swept: Scalars['Decimal']['output'];
+};
+
 export type Merchant = {
   __typename?: 'Merchant';
   id: Scalars['Int']['output'];
   name: Scalars['String']['output'];
+};
+
+/** What one forwarder moved to its destination, in a coin. */
+export type MovedAmount = {
+  __typename?: 'MovedAmount';
+  amount: Scalars['Decimal']['output'];
+  coin: Scalars['String']['output'];
 };
 
 export type Mutation = {
@@ -459,14 +573,33 @@ export type PaymentState =
 
 export type Query = {
   __typename?: 'Query';
+  /** A consolidation (co_…) of the secret key's merchant and mode, or null. Secret key only. */
+  consolidation: Maybe<Consolidation>;
+  /** The merchant's BTC and LTC consolidations of the key's mode, newest first: `first` 1–100 (default 10) after `after`. Secret key only. */
+  consolidations: Array<Consolidation>;
+  /** A flush (fl_…) of the secret key's merchant and mode, or null. Secret key only. */
+  flush: Maybe<Flush>;
+  /** The merchant's forwarder flushes of the key's mode, newest first: `first` 1–100 (default 10) after the flush `after`. Secret key only. */
+  flushes: Array<Flush>;
+  /** The secret key's merchant's deposit forwarder settings of its mode, by network (docs/settlement.md). Secret key only. */
+  forwarderSettings: Array<ForwarderSetting>;
   /** An invoice of the secret key's merchant and mode (inv_…), or null (docs/invoices.md). Secret key only. */
   invoice: Maybe<Invoice>;
   /** The secret key's merchant's invoices of its mode, newest first: `first` 1–100 (default 10) after the invoice `after`. Secret key only. */
   invoices: Array<Invoice>;
+  /**
+   * The ledger's totals per coin and network of the key's mode (docs/ledger.md): `from` inclusive and `to` exclusive, each
+   * a day (2026-12-01) or an ISO 8601 date-time with its offset; `coin`, `network` and `kind` filter as REST's do. Secret key only.
+   */
+  ledgerTotals: Array<LedgerTotals>;
   /** The coins a checkout may offer (client secret, public or secret key of the transaction's merchant and mode), or null. */
   paymentOptions: Maybe<PaymentOptions>;
   /** A refund of the secret key's merchant and mode (re_…), or null. Secret key only. */
   refund: Maybe<Refund>;
+  /** A recorded sweep (sw_…) of the secret key's merchant and mode, or null. Secret key only. */
+  sweep: Maybe<Sweep>;
+  /** The merchant's recorded sweeps of the key's mode, newest recorded first, of one EVM `network` when given. Secret key only. */
+  sweeps: Array<Sweep>;
   /** A transaction of the caller's merchant and mode (public or secret key), or its own (client secret), or null. */
   transaction: Maybe<Transaction>;
   /**
@@ -487,6 +620,28 @@ export type Query = {
 };
 
 
+export type QueryConsolidationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryConsolidationsArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryFlushArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryFlushesArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryInvoiceArgs = {
   id: Scalars['ID']['input'];
 };
@@ -498,6 +653,15 @@ export type QueryInvoicesArgs = {
 };
 
 
+export type QueryLedgerTotalsArgs = {
+  coin?: InputMaybe<Scalars['String']['input']>;
+  from?: InputMaybe<Scalars['String']['input']>;
+  kind?: InputMaybe<Scalars['String']['input']>;
+  network?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type QueryPaymentOptionsArgs = {
   transactionId: Scalars['ID']['input'];
 };
@@ -505,6 +669,18 @@ export type QueryPaymentOptionsArgs = {
 
 export type QueryRefundArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QuerySweepArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QuerySweepsArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -715,6 +891,38 @@ export type Subscription = {
 
 export type SubscriptionTransactionUpdatedArgs = {
   id: Scalars['ID']['input'];
+};
+
+/** A sweep the merchant sent from one of its payment addresses, read from the node when posted (docs/settlement.md, Recording sweeps). */
+export type Sweep = {
+  __typename?: 'Sweep';
+  amount: Scalars['Decimal']['output'];
+  blockHash: Scalars['String']['output'];
+  blockNumber: Scalars['String']['output'];
+  coin: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  destination: Scalars['String']['output'];
+  /** Gas used × effective gas price, in `feeCoin`. */
+  fee: Scalars['Decimal']['output'];
+  feeCoin: Scalars['String']['output'];
+  fromAddress: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  isLive: Scalars['Boolean']['output'];
+  minedAt: Scalars['DateTime']['output'];
+  network: Scalars['String']['output'];
+  topUp: Maybe<SweepTopUp>;
+  transactionId: Maybe<Scalars['ID']['output']>;
+  txHash: Scalars['String']['output'];
+};
+
+/** The fee wallet's top-up that paid a sweep's gas. */
+export type SweepTopUp = {
+  __typename?: 'SweepTopUp';
+  amount: Maybe<Scalars['Decimal']['output']>;
+  /** The top-up's own fee, in the network's coin: the merchant's own. */
+  fee: Maybe<Scalars['Decimal']['output']>;
+  from: Maybe<Scalars['String']['output']>;
+  txHash: Scalars['String']['output'];
 };
 
 export type Transaction = {
@@ -999,6 +1207,9 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Consolidation: ResolverTypeWrapper<Consolidation>;
+  ConsolidationInput: ResolverTypeWrapper<ConsolidationInput>;
+  ConsolidationState: ConsolidationState;
   CreateInvoiceInput: CreateInvoiceInput;
   CreateRefundInput: CreateRefundInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -1011,6 +1222,10 @@ export type ResolversTypes = {
   FeeLevel: FeeLevel;
   FiatCurrency: ResolverTypeWrapper<FiatCurrency>;
   FiatCurrencySlug: FiatCurrencySlug;
+  Flush: ResolverTypeWrapper<Flush>;
+  FlushPayment: ResolverTypeWrapper<FlushPayment>;
+  FlushState: FlushState;
+  ForwarderSetting: ResolverTypeWrapper<ForwarderSetting>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   InitializeTransactionInput: InitializeTransactionInput;
   InitiatePaymentInput: InitiatePaymentInput;
@@ -1026,7 +1241,9 @@ export type ResolversTypes = {
   LatePaymentDecision: ResolverTypeWrapper<LatePaymentDecision>;
   LatePaymentInput: LatePaymentInput;
   LatePaymentPolicy: ResolverTypeWrapper<LatePaymentPolicy>;
+  LedgerTotals: ResolverTypeWrapper<LedgerTotals>;
   Merchant: ResolverTypeWrapper<Merchant>;
+  MovedAmount: ResolverTypeWrapper<MovedAmount>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PaymentNetwork: ResolverTypeWrapper<PaymentNetwork>;
@@ -1047,6 +1264,8 @@ export type ResolversTypes = {
   RefundValuation: RefundValuation;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Sweep: ResolverTypeWrapper<Sweep>;
+  SweepTopUp: ResolverTypeWrapper<SweepTopUp>;
   Transaction: ResolverTypeWrapper<TransactionParent>;
   TransactionConnection: ResolverTypeWrapper<Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversTypes['TransactionEdge']> }>;
   TransactionEdge: ResolverTypeWrapper<Omit<TransactionEdge, 'node'> & { node: ResolversTypes['Transaction'] }>;
@@ -1065,6 +1284,8 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
+  Consolidation: Consolidation;
+  ConsolidationInput: ConsolidationInput;
   CreateInvoiceInput: CreateInvoiceInput;
   CreateRefundInput: CreateRefundInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -1075,6 +1296,9 @@ export type ResolversParentTypes = {
   Decimal: Scalars['Decimal']['output'];
   DeletedWebhookEndpoint: DeletedWebhookEndpoint;
   FiatCurrency: FiatCurrency;
+  Flush: Flush;
+  FlushPayment: FlushPayment;
+  ForwarderSetting: ForwarderSetting;
   ID: Scalars['ID']['output'];
   InitializeTransactionInput: InitializeTransactionInput;
   InitiatePaymentInput: InitiatePaymentInput;
@@ -1089,7 +1313,9 @@ export type ResolversParentTypes = {
   LatePaymentDecision: LatePaymentDecision;
   LatePaymentInput: LatePaymentInput;
   LatePaymentPolicy: LatePaymentPolicy;
+  LedgerTotals: LedgerTotals;
   Merchant: Merchant;
+  MovedAmount: MovedAmount;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   PaymentNetwork: PaymentNetwork;
@@ -1105,6 +1331,8 @@ export type ResolversParentTypes = {
   RefundPayment: RefundPayment;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  Sweep: Sweep;
+  SweepTopUp: SweepTopUp;
   Transaction: TransactionParent;
   TransactionConnection: Omit<TransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['TransactionEdge']> };
   TransactionEdge: Omit<TransactionEdge, 'node'> & { node: ResolversParentTypes['Transaction'] };
@@ -1115,6 +1343,32 @@ export type ResolversParentTypes = {
   WebhookDeliveryConnection: WebhookDeliveryConnection;
   WebhookDeliveryEdge: WebhookDeliveryEdge;
   WebhookEndpoint: WebhookEndpoint;
+};
+
+export type ConsolidationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Consolidation'] = ResolversParentTypes['Consolidation']> = {
+  amountToReceive?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  canceledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  coin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  destination?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  feeRate?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  inputs?: Resolver<Array<ResolversTypes['ConsolidationInput']>, ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  networkFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  psbt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  seenAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['ConsolidationState'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  txHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ConsolidationInputResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConsolidationInput'] = ResolversParentTypes['ConsolidationInput']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  outpoint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type CryptoCurrencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CryptoCurrency'] = ResolversParentTypes['CryptoCurrency']> = {
@@ -1146,6 +1400,37 @@ export type FiatCurrencyResolvers<ContextType = GraphQLContext, ParentType exten
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   slug?: Resolver<ResolversTypes['FiatCurrencySlug'], ParentType, ContextType>;
+};
+
+export type FlushResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Flush'] = ResolversParentTypes['Flush']> = {
+  blockHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  blockNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  fee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  feePayer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  gasUsed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payments?: Resolver<Array<ResolversTypes['FlushPayment']>, ParentType, ContextType>;
+  reorganizations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['FlushState'], ParentType, ContextType>;
+  txHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FlushPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FlushPayment'] = ResolversParentTypes['FlushPayment']> = {
+  forwarder?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  moved?: Resolver<Maybe<Array<ResolversTypes['MovedAmount']>>, ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type ForwarderSettingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ForwarderSetting'] = ResolversParentTypes['ForwarderSetting']> = {
+  destination?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  factory?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type InvoiceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Invoice'] = ResolversParentTypes['Invoice']> = {
@@ -1211,9 +1496,34 @@ export type LatePaymentPolicyResolvers<ContextType = GraphQLContext, ParentType 
   decision?: Resolver<Maybe<ResolversTypes['LatePaymentDecision']>, ParentType, ContextType>;
 };
 
+export type LedgerTotalsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerTotals'] = ResolversParentTypes['LedgerTotals']> = {
+  coin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  consolidated?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  consolidationFees?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  consolidations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  flushed?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  flushes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  net?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ownSweepFees?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  receipts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  received?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  refundFees?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  refunded?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  refunds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sweepFees?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  sweeps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  swept?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
 export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Merchant'] = ResolversParentTypes['Merchant']> = {
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type MovedAmountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MovedAmount'] = ResolversParentTypes['MovedAmount']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  coin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -1279,10 +1589,18 @@ export type PaymentPoliciesResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  consolidation?: Resolver<Maybe<ResolversTypes['Consolidation']>, ParentType, ContextType, RequireFields<QueryConsolidationArgs, 'id'>>;
+  consolidations?: Resolver<Array<ResolversTypes['Consolidation']>, ParentType, ContextType, Partial<QueryConsolidationsArgs>>;
+  flush?: Resolver<Maybe<ResolversTypes['Flush']>, ParentType, ContextType, RequireFields<QueryFlushArgs, 'id'>>;
+  flushes?: Resolver<Array<ResolversTypes['Flush']>, ParentType, ContextType, Partial<QueryFlushesArgs>>;
+  forwarderSettings?: Resolver<Array<ResolversTypes['ForwarderSetting']>, ParentType, ContextType>;
   invoice?: Resolver<Maybe<ResolversTypes['Invoice']>, ParentType, ContextType, RequireFields<QueryInvoiceArgs, 'id'>>;
   invoices?: Resolver<Array<ResolversTypes['Invoice']>, ParentType, ContextType, Partial<QueryInvoicesArgs>>;
+  ledgerTotals?: Resolver<Array<ResolversTypes['LedgerTotals']>, ParentType, ContextType, Partial<QueryLedgerTotalsArgs>>;
   paymentOptions?: Resolver<Maybe<ResolversTypes['PaymentOptions']>, ParentType, ContextType, RequireFields<QueryPaymentOptionsArgs, 'transactionId'>>;
   refund?: Resolver<Maybe<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryRefundArgs, 'id'>>;
+  sweep?: Resolver<Maybe<ResolversTypes['Sweep']>, ParentType, ContextType, RequireFields<QuerySweepArgs, 'id'>>;
+  sweeps?: Resolver<Array<ResolversTypes['Sweep']>, ParentType, ContextType, Partial<QuerySweepsArgs>>;
   transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<QueryTransactionsArgs>>;
   webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'endpointId'>>;
@@ -1374,6 +1692,32 @@ export type RefundPaymentResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   transactionUpdated?: SubscriptionResolver<ResolversTypes['Transaction'], "transactionUpdated", ParentType, ContextType, RequireFields<SubscriptionTransactionUpdatedArgs, 'id'>>;
+};
+
+export type SweepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sweep'] = ResolversParentTypes['Sweep']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  blockHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  blockNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  coin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  destination?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feeCoin?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fromAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  minedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  topUp?: Resolver<Maybe<ResolversTypes['SweepTopUp']>, ParentType, ContextType>;
+  transactionId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  txHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SweepTopUpResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SweepTopUp'] = ResolversParentTypes['SweepTopUp']> = {
+  amount?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  fee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  from?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  txHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
@@ -1474,12 +1818,17 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  Consolidation?: ConsolidationResolvers<ContextType>;
+  ConsolidationInput?: ConsolidationInputResolvers<ContextType>;
   CryptoCurrency?: CryptoCurrencyResolvers<ContextType>;
   Customer?: CustomerResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Decimal?: GraphQLScalarType;
   DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   FiatCurrency?: FiatCurrencyResolvers<ContextType>;
+  Flush?: FlushResolvers<ContextType>;
+  FlushPayment?: FlushPaymentResolvers<ContextType>;
+  ForwarderSetting?: ForwarderSettingResolvers<ContextType>;
   Invoice?: InvoiceResolvers<ContextType>;
   InvoiceItem?: InvoiceItemResolvers<ContextType>;
   InvoiceTax?: InvoiceTaxResolvers<ContextType>;
@@ -1487,7 +1836,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   JSON?: GraphQLScalarType;
   LatePaymentDecision?: LatePaymentDecisionResolvers<ContextType>;
   LatePaymentPolicy?: LatePaymentPolicyResolvers<ContextType>;
+  LedgerTotals?: LedgerTotalsResolvers<ContextType>;
   Merchant?: MerchantResolvers<ContextType>;
+  MovedAmount?: MovedAmountResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PaymentNetwork?: PaymentNetworkResolvers<ContextType>;
@@ -1502,6 +1853,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Refund?: RefundResolvers<ContextType>;
   RefundPayment?: RefundPaymentResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  Sweep?: SweepResolvers<ContextType>;
+  SweepTopUp?: SweepTopUpResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
   TransactionConnection?: TransactionConnectionResolvers<ContextType>;
   TransactionEdge?: TransactionEdgeResolvers<ContextType>;
