@@ -5,9 +5,8 @@
 // as the merchant runs it, in its own process) prints a dry run that changes nothing, refuses a key the
 // addresses are not derived from, sweeps with real signed transactions, and skips what it swept when
 // run again. One node for the file; both databases.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { HDKey } from "@scure/bip32";
@@ -19,12 +18,12 @@ import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
 import { abiCall, balanceOf, coinBalance, mint, TEST_TOKENS } from "../support/forwarders.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { decimalOf, dueUnits } from "./evm.ts";
+import { runSweepTool, secretFile } from "./sweep-tool.ts";
 import { startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 const CHAIN_ID = 31_337;
 const REQUIRED = 2;
 const FINALITY = 3;
-const TOOL = path.resolve(import.meta.dirname, "../../tools/sweep/sweep.ts");
 
 const seed = randomBytes(32);
 const master = HDKey.fromMasterSeed(seed);
@@ -93,25 +92,8 @@ async function plan(query: string, key = service.merchant.testSecretKey): Promis
   return { status: response.status, body: await response.json() };
 }
 
-/** The tool as the merchant runs it: its own process, `stdin` piped in. */
-function tool(args: string[], stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", TOOL, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function file(name: string, text: string): string {
-  const at = path.join(dir, name);
-  writeFileSync(at, text, { mode: 0o600 });
-  return at;
-}
+const tool = runSweepTool;
+const file = (name: string, text: string) => secretFile(dir, name, text);
 
 const usdtUnits = (address: string) => balanceOf(anvil, USDT_SEPOLIA_CONTRACT, address);
 const nonceOf = async (address: string) => BigInt(String(await anvil.send("eth_getTransactionCount", [address, "latest"])));

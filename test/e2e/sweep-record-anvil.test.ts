@@ -5,9 +5,8 @@
 // payment address, what moved, its fee, the top-up's), records it once with a signed
 // settlement.sweep.recorded, and the ledger shows it (entries, totals with sweep_fees and
 // own_sweep_fees, the CSV). Every refusal with its status and message; one node for the file; both databases.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { HDKey } from "@scure/bip32";
@@ -21,12 +20,12 @@ import { abiCall, mint, signerOf, TEST_TOKENS } from "../support/forwarders.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { allVerifiedPayloads } from "../support/webhook-receiver.ts";
 import { decimalOf, dueUnits } from "./evm.ts";
+import { runSweepTool, secretFile } from "./sweep-tool.ts";
 import { startE2eService, type E2eService, type Transaction } from "./service.ts";
 
 const CHAIN_ID = 31_337;
 const REQUIRED = 2;
 const FINALITY = 3;
-const TOOL = path.resolve(import.meta.dirname, "../../tools/sweep/sweep.ts");
 
 const seed = randomBytes(32);
 const master = HDKey.fromMasterSeed(seed);
@@ -100,24 +99,8 @@ async function call(method: string, route: string, body?: unknown, key = service
   return { status: response.status, body: response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
 }
 
-function tool(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", TOOL, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function file(name: string, text: string): string {
-  const at = path.join(dir, name);
-  writeFileSync(at, text, { mode: 0o600 });
-  return at;
-}
+const tool = runSweepTool;
+const file = (name: string, text: string) => secretFile(dir, name, text);
 
 /** The tool run as the merchant runs it: the plan from the API, --execute --report. */
 async function sweep(coin: string, account: HDKey): Promise<{ network: string; sweeps: { tx_hash: string; top_up_tx_hash: string | null }[] }> {
