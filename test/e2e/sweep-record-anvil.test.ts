@@ -60,6 +60,8 @@ beforeAll(async () => {
       PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID),
       PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED),
       PAYGATE_FINALITY_ETH: String(FINALITY),
+      // A key's role is read at each request: the viewer's key below is refused at once.
+      PAYGATE_CREDENTIAL_CACHE_MS: "0",
     },
     ["ETH", "USDT"],
     { seed },
@@ -379,7 +381,25 @@ describe("recording sweeps on anvil", () => {
       const got = await call("POST", "/v1/settlements/sweeps", body);
       expect([got.status, got.body.reason, got.body.errors?.[0]], JSON.stringify(body)).toEqual([400, "invalid_sweep_request", { field, message }]);
     }
-    expect(await service.runtime.database.db.sweep.count()).toBe(before);
+    // A key rolled by a viewer reads the sweeps but records none.
+    const db = service.runtime.database.db;
+    const key = await db.apiKey.findFirstOrThrow({ where: { merchantId: service.merchant.id, kind: "SECRET", isLive: false, revokedAt: null } });
+    await db.apiKey.update({
+      where: { id: key.id },
+      data: { createdByRole: "viewer", createdByUserId: "usr_viewer", createdByEmail: "viewer@example.com" },
+    });
+    try {
+      const viewer = await call("POST", "/v1/settlements/sweeps", { network: "ethereum", tx_hash: unknownHash });
+      expect([viewer.status, viewer.body.reason, viewer.body.message]).toEqual([
+        403,
+        "key_role_forbidden",
+        "This key was rolled by a viewer, and that role cannot manage settlement: use a key rolled by an owner, or ask an owner of this merchant",
+      ]);
+      expect((await call("GET", "/v1/settlements/sweeps")).status).toBe(200);
+    } finally {
+      await db.apiKey.update({ where: { id: key.id }, data: { createdByRole: null, createdByUserId: null, createdByEmail: null } });
+    }
+    expect(await db.sweep.count()).toBe(before);
   });
 
   it("answers 503 naming the node when it cannot be asked; what was recorded still reads", async () => {
