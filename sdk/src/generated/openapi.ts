@@ -2557,7 +2557,7 @@ export type components = {
         };
         LedgerEntry: {
             /**
-             * @description `<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>` (one payment's forwarder and coin in a flush).
+             * @description `<kind>:<source id>`: `receipt:42`, `refund:re_…`, `consolidation:co_…`, `flush:<item>:<coin>` (one payment's forwarder and coin in a flush), `sweep:sw_…`.
              * @example receipt:42
              */
             id: string;
@@ -2572,7 +2572,7 @@ export type components = {
             is_live: boolean;
             /**
              * Format: date-time
-             * @description A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed.
+             * @description A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed; a sweep: its block's time.
              */
             occurred_at: string;
             /** @example LTC */
@@ -2583,7 +2583,7 @@ export type components = {
             amount: string;
             /** @description The network fee the merchant paid, in fee_coin; null when not recorded or not the merchant's: a receipt's fee is the payer's, a flush's the operator's fee payer's (on the flush). An exact decimal string in the coin. */
             fee: string | null;
-            /** @description The coin the fee is paid in: the entry's coin; a flush's is the network's coin. */
+            /** @description The coin the fee is paid in: the entry's coin; a flush's and a sweep's is the network's coin. */
             fee_coin: string;
             tx_hash: string | null;
             /** @description The payment address, or the refund's, consolidation's or forwarder's destination. */
@@ -2602,9 +2602,13 @@ export type components = {
             rate_at_time: string | null;
             /** @description amount × rate_at_time, rounded down to the fiat's decimals. An exact decimal string in fiat_currency. */
             fiat_value_at_time: string | null;
+            /** @description A sweep's top-up from the merchant's fee wallet; null for every other entry. */
+            top_up_tx_hash: string | null;
+            /** @description That top-up's own fee, in fee_coin (the merchant's own coin); null without one. */
+            top_up_fee: string | null;
         };
         /**
-         * @description flush: what a confirmed flush moved out of one payment's forwarder.
+         * @description flush: what a confirmed flush moved out of one payment's forwarder; sweep: a recorded sweep off a payment address.
          * @enum {string}
          */
         LedgerEntryKind: "receipt" | "refund" | "consolidation" | "flush" | "sweep";
@@ -2641,7 +2645,15 @@ export type components = {
             flushes: number;
             /** @description Sum of what flushes moved to settlement addresses (internal: net does not change). An exact decimal string in the coin. */
             flushed: string;
-            /** @description received − refunded − refund_fees − consolidation_fees: what the merchant's own addresses hold from these entries. An exact decimal string in the coin. */
+            /** @description Recorded sweeps of this coin (docs/settlement.md, Recording sweeps). */
+            sweeps: number;
+            /** @description Sum of what sweeps moved to their destinations (internal: net does not change by it). An exact decimal string in the coin. */
+            swept: string;
+            /** @description On the network's coin's line: the gas every sweep on the network paid from its payment address. An exact decimal string in the coin. */
+            sweep_fees: string;
+            /** @description On the network's coin's line: the fees of the top-ups the merchant's fee wallet sent. An exact decimal string in the coin. */
+            own_sweep_fees: string;
+            /** @description received − refunded − refund_fees − consolidation_fees − sweep_fees − own_sweep_fees: what the merchant's own addresses hold from these entries. An exact decimal string in the coin. */
             net: string;
         };
         WebhookEndpointResponse: {
