@@ -45,6 +45,9 @@ let usdt: Transaction[];
 let eth: Transaction;
 let paymentTx: string;
 let stopped = false;
+/** A payment address the refusals fund (funding: its top-up) and sign with. */
+let payerAddress: string;
+let funding: string;
 
 type Reply = { status: number; body: any };
 
@@ -321,7 +324,8 @@ describe("recording sweeps on anvil", () => {
     const usdtKey = usdtAccount.deriveChild(0);
     const index = (await service.runtime.database.db.transaction.findUniqueOrThrow({ where: { id: usdt[0]?.id } })).derivationIndex as number;
     const payer = signerOf(anvil, usdtKey.deriveChild(index).privateKey as Uint8Array);
-    await anvil.sendTransaction({ to: payer.address, value: 10n ** 16n });
+    funding = await anvil.sendTransaction({ to: payer.address, value: 10n ** 16n });
+    payerAddress = payer.address;
     const reverted = await payer.send({ to: USDT_SEPOLIA_CONTRACT, data: abiCall("transfer(address,uint256)", destination, 1n), gas: 100_000n });
     const nothing = await payer.send({ to: payer.address, value: 0n, gas: 21_000n });
     const refusals: [string, number, string, string][] = [
@@ -400,6 +404,35 @@ describe("recording sweeps on anvil", () => {
       await db.apiKey.update({ where: { id: key.id }, data: { createdByRole: null, createdByUserId: null, createdByEmail: null } });
     }
     expect(await db.sweep.count()).toBe(before);
+  });
+
+  it("two requests at once with one top-up for two sweeps: one is recorded with it, the other refused", async () => {
+    const index = (await service.runtime.database.db.transaction.findUniqueOrThrow({ where: { id: usdt[0]?.id } })).derivationIndex as number;
+    const payer = signerOf(anvil, usdtAccount.deriveChild(0).deriveChild(index).privateKey as Uint8Array);
+    expect(payer.address).toBe(payerAddress);
+    const sweeps = [
+      await payer.send({ to: destination, value: 10n ** 14n, gas: 21_000n }),
+      await payer.send({ to: destination, value: 10n ** 14n, gas: 21_000n }),
+    ];
+    const replies = await Promise.all(
+      sweeps.map((r) => call("POST", "/v1/settlements/sweeps", { network: "ethereum", tx_hash: r.transactionHash, top_up_tx_hash: funding })),
+    );
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+    const refused = replies.find((r) => r.status !== 201) as Reply;
+    // Whichever came second: it saw the other's sweep (400), or lost the insert to it (409).
+    if (refused.status === 409)
+      expect([refused.body.reason, refused.body.message]).toEqual([
+        "sweep_top_up_taken",
+        `The top-up ${funding} was recorded with another sweep meanwhile; the request's other sweeps were recorded: post this sweep again without it`,
+      ]);
+    else {
+      expect([refused.status, refused.body.reason]).toEqual([400, "invalid_sweep_transaction"]);
+      expect(refused.body.message).toMatch(
+        new RegExp(`^The transaction ${funding} is already the top-up of the sweep 0x[0-9a-f]{64}; nothing was recorded$`),
+      );
+    }
+    const taken = await service.runtime.database.db.sweep.findMany({ where: { topUpTxHash: funding } });
+    expect(taken).toHaveLength(1);
   });
 
   it("answers 503 naming the node when it cannot be asked; what was recorded still reads", async () => {

@@ -111,6 +111,13 @@ export const settlementErrors = {
   /** `why`: what the transaction or top-up does instead. */
   sweepTransactionInvalid: (hash: string, why: string) =>
     new PaygateError("validation_error", `The transaction ${printable(hash)} ${why}; nothing was recorded`, "invalid_sweep_transaction"),
+  /** Two requests at once gave one top-up to two sweeps: the other request's insert won. */
+  sweepTopUpTaken: (hash: string) =>
+    new PaygateError(
+      "conflict",
+      `The top-up ${printable(hash)} was recorded with another sweep meanwhile; the request's other sweeps were recorded: post this sweep again without it`,
+      "sweep_top_up_taken",
+    ),
   sweepNotFound: (id: string) => new PaygateError("not_found", `No sweep with id '${printable(id)}'`, "sweep_not_found"),
   // ── Sweep plans ──
   sweepPlanValidation: (fieldErrors: FieldError[]) =>

@@ -108,6 +108,9 @@ export async function recordSweeps(deps: SweepRecordDeps, owner: SettlementOwner
   // A sweep another request recorded meanwhile is given back as that request recorded it.
   const now = created.length === fresh.length ? [...known, ...created] : await deps.stores.sweeps.findByHashes(network, owner.isLive, [...hashes]);
   const sweeps = items.flatMap((i) => now.filter((s) => s.txHash === i.txHash && s.merchantId === owner.merchantId).map(sweepView));
+  // Skipped at insert without being recorded under its hash: its top-up went with another sweep meanwhile.
+  const lost = items.find((i) => !sweeps.some((s) => s.tx_hash === i.txHash));
+  if (lost !== undefined) throw errors.sweepTopUpTaken(lost.topUp ?? lost.txHash);
   return { merchantId: owner.merchantId, sweeps, recorded: created.length, alreadyRecorded: sweeps.length - created.length };
 }
 

@@ -15,20 +15,16 @@ export const LedgerEntry = z
       example: "receipt:42",
     }),
     object: z.literal("ledger_entry"),
-    kind: z
-      .enum(LEDGER_KINDS)
-      .meta({
-        id: "LedgerEntryKind",
-        description: "flush: what a confirmed flush moved out of one payment's forwarder; sweep: a recorded sweep off a payment address.",
-      }),
+    kind: z.enum(LEDGER_KINDS).meta({
+      id: "LedgerEntryKind",
+      description: "flush: what a confirmed flush moved out of one payment's forwarder; sweep: a recorded sweep off a payment address.",
+    }),
     direction: z.enum(["in", "out", "internal"]).meta({ description: "internal: moved between the merchant's own addresses." }),
     is_live: z.boolean(),
-    occurred_at: z
-      .string()
-      .meta({
-        format: "date-time",
-        description: "A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed; a sweep: its block's time.",
-      }),
+    occurred_at: z.string().meta({
+      format: "date-time",
+      description: "A receipt: first seen; a refund: succeeded; a consolidation or a flush: confirmed; a sweep: its block's time.",
+    }),
     coin: z.string().meta({ example: "LTC" }),
     network: z.string().meta({ example: "litecoin" }),
     amount: coinDecimal(

@@ -44,6 +44,7 @@ export function registerSweepPaths(registry: OpenAPIRegistry): void {
           when: "the node does not know the transaction (or the top-up)",
         },
         { error: errors.sweepTransactionNotFinal(HASH, "is not mined yet"), when: "it is not mined yet, or it reverted" },
+        { error: errors.sweepTopUpTaken(HASH), when: "another request recorded the top-up with another sweep at the same moment" },
         {
           error: errors.sweepTransactionNodeUnavailable("The Ethereum Sepolia testnet node (PAYGATE_ETH_TEST_RPC_URL)", "connection refused"),
           when: "the network's node cannot be asked (or none is configured); the message names it",
