@@ -7951,7 +7951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `sweep_transaction_not_mined`: it is not mined yet, or it reverted */
+            /** @description `sweep_transaction_not_mined`: it is not mined yet, or it reverted; `sweep_top_up_taken`: another request recorded the top-up with another sweep at the same moment */
             409: {
                 headers: {
                     [name: string]: unknown;
