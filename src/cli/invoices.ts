@@ -15,6 +15,7 @@ export interface InvoiceOptions extends MerchantOption {
   memo?: string;
   dueDate?: string;
   allowPartial?: boolean;
+  locale?: string;
   finalize?: boolean;
   limit?: string;
 }
@@ -73,6 +74,7 @@ function detail(invoice: InvoiceView): string {
     `Invoice ${invoice.id} (${name(invoice)}), ${invoice.is_live ? "live" : "test"} mode: ${invoice.state}`,
     `  customer   ${customer}`,
     `  due date   ${invoice.due_date ?? "none"}${invoice.allow_partial_payments ? "  (partial payments allowed)" : ""}`,
+    `  language   ${invoice.locale ?? "not set (its page follows the browser, its e-mails are in English)"}`,
     "  items",
     ...invoice.items.map((i) => `    ${i.description}  ${i.quantity} × ${i.unit_price} = ${i.amount}`),
     `  subtotal   ${invoice.subtotal} ${invoice.currency}`,
@@ -105,6 +107,7 @@ export async function invoicesCreate(ctx: CliContext, options: InvoiceOptions): 
     ...(options.memo === undefined ? {} : { memo: options.memo }),
     ...(options.dueDate === undefined ? {} : { due_date: options.dueDate }),
     allow_partial_payments: options.allowPartial === true,
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
     finalize: options.finalize === true,
   };
   const invoice = await withRuntime(ctx, (rt) => rt.gateway.invoices.createInvoice(access, body));

@@ -337,6 +337,7 @@ function buildProgram(ctx: CliContext): Command {
     .option("--memo <text>", "a note to the customer")
     .option("--due-date <day>", "YYYY-MM-DD: unpaid after that day, it is overdue")
     .option("--allow-partial", "the customer may pay it in parts")
+    .option("--locale <locale>", "its language: en, fr, es, pt, de or ar (its e-mails, PDF and page)")
     .option("--finalize", "number it and open its page now (default: a draft)");
   act(invoiceCreate, () => invoices.invoicesCreate(ctx, invoiceCreate.opts<invoices.InvoiceOptions>()));
   const invoiceList = invoiceCommand("invoicesList", false).option("--limit <n>", "at most this many, 1 to 100 (default: 100)");

@@ -305,11 +305,12 @@ by a few base units; payments already initiated keep their address and amount.`,
     synopsis: [
       "--merchant ID --email EMAIL --currency USD|NGN --item DESCRIPTION=QUANTITYxUNIT_PRICE ...",
       "[--name NAME] [--tax NAME=RATE ...] [--memo TEXT] [--due-date YYYY-MM-DD] [--allow-partial]",
-      "[--finalize] [--mode test|live] [--json]",
+      "[--locale en|fr|es|pt|de|ar] [--finalize] [--mode test|live] [--json]",
     ],
     about: `A draft invoice (inv_…) to a customer: line items (--item "Logo design=2x150.00", repeatable),
 tax lines in percent of the subtotal (--tax "VAT=7.5"). --finalize numbers it and opens its page
-at once; --allow-partial lets the customer pay it in parts.`,
+at once; --allow-partial lets the customer pay it in parts; --locale sets its language (its e-mails,
+reminders, PDF and page).`,
   },
   invoicesList: {
     path: "invoices list",

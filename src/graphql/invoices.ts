@@ -30,6 +30,7 @@ export function invoiceOf(i: InvoiceView): Invoice {
     memo: i.memo,
     dueDate: i.due_date,
     allowPartialPayments: i.allow_partial_payments,
+    locale: i.locale,
     hostedUrl: i.hosted_url,
     transactions: i.transactions.map((x) => ({ id: x.id, status: x.status, amount: x.amount, amountCredited: x.amount_credited })),
     createdAt: i.created_at,
@@ -73,6 +74,7 @@ export function invoiceMutations(access: Access): Pick<MutationResolvers<GraphQL
           memo: input.memo,
           due_date: input.dueDate,
           allow_partial_payments: input.allowPartialPayments,
+          locale: input.locale,
           finalize: input.finalize,
         });
         return invoiceOf(await ctx.gateway.invoices.createInvoice(await access(ctx), body));

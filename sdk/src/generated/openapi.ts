@@ -1431,6 +1431,11 @@ export type components = {
             due_date: string | null;
             allow_partial_payments: boolean;
             /**
+             * @description Its language: its e-mails, reminders and PDF, and its page before the browser's. Null: not set (English e-mails).
+             * @enum {string|null}
+             */
+            locale: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
+            /**
              * Format: uri
              * @description The customer's page; null while a draft.
              */
@@ -2041,6 +2046,12 @@ export type components = {
             due_date?: string | null;
             /** @description The hosted page lets the customer pay part of what is left. Default false. */
             allow_partial_payments?: boolean | null;
+            /**
+             * @description Its language (e-mails, reminders, PDF; its page unless `?lang=` says otherwise). Absent: the page follows the browser, e-mails are in English.
+             * @example fr
+             * @enum {string|null}
+             */
+            locale?: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
             /** @description true: open and numbered at once; default false (a draft). */
             finalize?: boolean | null;
         };

@@ -4,7 +4,7 @@
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { EmailFacts, FollowedEvent, PartPaidTransaction } from "../records/email.ts";
-import { CHECKOUT_LOCALES, type CheckoutLocale } from "../transactions/locales.ts";
+import { type CheckoutLocale, checkoutLocaleOrNull } from "../transactions/locales.ts";
 import { paymentStateOf } from "../transactions/lifecycle.ts";
 import type { LifecyclePolicy } from "../policies.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";
@@ -49,7 +49,7 @@ export interface DerivedMessage {
 
 /** The transaction's language: the one the merchant set for its checkout, else English. */
 export function localeOf(locale: string | null): CheckoutLocale {
-  return (CHECKOUT_LOCALES as readonly string[]).includes(locale ?? "") ? (locale as CheckoutLocale) : "en";
+  return checkoutLocaleOrNull(locale) ?? "en";
 }
 
 export type Json = Record<string, unknown>;

@@ -73,6 +73,7 @@ export async function createInvoice(deps: InvoiceDeps, owner: InvoiceOwner, body
       memo: request.memo ?? null,
       dueDate: request.due_date ? new Date(`${request.due_date}T00:00:00Z`) : null,
       allowPartialPayments: request.allow_partial_payments ?? false,
+      locale: request.locale ?? null,
       token: randomToken(32),
       createdAt: now,
       finalizedAt: finalize ? now : null,

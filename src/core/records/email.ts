@@ -48,7 +48,7 @@ export interface FollowedEvent {
   body: string;
   reference: string;
   customerEmail: string;
-  /** The checkout's language the merchant set; null: unknown (English). */
+  /** The language of the invoice it pays when that has one, else the checkout's the merchant set; null: unknown (English). */
   locale: string | null;
   initializedAmount: Decimal;
   initializedCurrencyId: number;

@@ -33,6 +33,8 @@ export type CreateInvoiceInput = {
   finalize?: InputMaybe<Scalars['Boolean']['input']>;
   /** 1 to 100 line items. */
   items: Array<InvoiceItemInput>;
+  /** en, fr, es, pt, de or ar: its e-mails, reminders, PDF and page; absent: the page follows the browser, e-mails are in English. */
+  locale?: InputMaybe<Scalars['String']['input']>;
   memo?: InputMaybe<Scalars['String']['input']>;
   taxes?: InputMaybe<Array<InvoiceTaxInput>>;
 };
@@ -163,6 +165,8 @@ export type Invoice = {
   id: Scalars['ID']['output'];
   isLive: Scalars['Boolean']['output'];
   items: Array<InvoiceItem>;
+  /** Its language (en, fr, es, pt, de, ar): its e-mails, reminders and PDF, and its page before the browser's; null: not set (English e-mails). */
+  locale: Maybe<Scalars['String']['output']>;
   memo: Maybe<Scalars['String']['output']>;
   /** Per merchant and mode without gaps (INV-0001), given when finalized; null while a draft. */
   number: Maybe<Scalars['String']['output']>;
@@ -1163,6 +1167,7 @@ export type InvoiceResolvers<ContextType = GraphQLContext, ParentType extends Re
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['InvoiceItem']>, ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   number?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['InvoiceState'], ParentType, ContextType>;

@@ -100,6 +100,16 @@ function row(ctx: PageContext, invoice: Invoice): HTMLTableRowElement {
   return h("tr", {}, ...cells.map((cell, i) => h("td", { "data-label": COLUMNS[i] ?? "" }, cell)));
 }
 
+/** The languages an invoice may be written in (the checkout's), by their own names. */
+export const INVOICE_LANGUAGES: readonly (readonly [string, string])[] = [
+  ["en", "English"],
+  ["fr", "Français"],
+  ["es", "Español"],
+  ["pt", "Português"],
+  ["de", "Deutsch"],
+  ["ar", "العربية"],
+];
+
 /** One line item's inputs; `n` numbers their ids and labels. */
 function itemLine(n: number) {
   const description = h("input", { id: `invoice-item-${n}-description`, type: "text", maxlength: "500", autocomplete: "off", class: "wide" });
@@ -138,6 +148,12 @@ function draftForm(ctx: PageContext): HTMLElement {
   const memo = h("textarea", { id: "invoice-memo", maxlength: "2000", rows: "2" });
   const due = h("input", { id: "invoice-due", type: "date" });
   const partial = h("input", { id: "invoice-partial", type: "checkbox" });
+  const language = h(
+    "select",
+    { id: "invoice-locale" },
+    h("option", { value: "" }, "Not set: its page follows the browser, its e-mails are in English"),
+    ...INVOICE_LANGUAGES.map(([value, label]) => h("option", { value }, label)),
+  );
   const submit = h("button", { type: "submit", class: "button" }, "Create draft");
   const form = h(
     "form",
@@ -153,6 +169,7 @@ function draftForm(ctx: PageContext): HTMLElement {
     field("Memo (optional)", memo),
     field("Due date (optional)", due),
     h("div", { class: "field" }, h("label", { for: partial.id }, partial, " The customer may pay in parts")),
+    field("Language of its e-mails, PDF and page", language),
     error,
     h("div", { class: "actions" }, submit),
   );
@@ -167,6 +184,7 @@ function draftForm(ctx: PageContext): HTMLElement {
       ...(memo.value.trim() ? { memo: memo.value.trim() } : {}),
       ...(due.value ? { due_date: due.value } : {}),
       allow_partial_payments: partial.checked,
+      ...(language.value ? { locale: language.value } : {}),
     };
     void runChange(
       submit,

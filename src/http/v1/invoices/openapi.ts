@@ -84,7 +84,7 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
       params: invoiceId,
       query: z.object({
         document: queryParam("document", "`invoice` or `receipt` (default: the receipt once paid, else the invoice)."),
-        lang: queryParam("lang", "en (the default), fr, es, pt, de; ar gives English."),
+        lang: queryParam("lang", "en, fr, es, pt, de; ar gives English. Default: the invoice's `locale`, else en."),
       }),
     },
     responses: {

@@ -40,7 +40,7 @@ export function invoiceRoutes(gateway: PaymentGateway): Router {
   // Its PDF: the receipt once paid, else the invoice (?document=invoice|receipt to choose; ?lang= its language).
   router.get("/v1/invoices/:invoice_id/pdf", noStore, async (req, res) => {
     const document = await gateway.invoices.invoiceDocument(await owner(req, res), String(req.params.invoice_id), req.query.document);
-    const bytes = await invoicePdf(document, localeOf(req.query.lang, undefined));
+    const bytes = await invoicePdf(document, localeOf(req.query.lang, undefined, document.invoice.locale));
     res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
     res.status(200).type("application/pdf").send(bytes);
   });
