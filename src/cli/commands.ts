@@ -377,6 +377,18 @@ export async function userEmailNotices(ctx: CliContext, options: UserNoticesOpti
   );
 }
 
+export interface UserNoticeLanguageOptions extends UserResetOptions {
+  locale?: string;
+}
+
+export async function userNoticeLanguage(ctx: CliContext, options: UserNoticeLanguageOptions): Promise<void> {
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  if (options.locale === undefined) throw new UsageError("--locale en|fr|es|pt|de|ar is required.");
+  const set = await withRuntime(ctx, (rt) => rt.gateway.operator.setDashboardUserNoticeLocale(options.email, options.locale));
+  if (options.json) return print(ctx, set);
+  say(ctx, `The e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}, are now written in ${set.locale}.`);
+}
+
 export async function userSignInLink(ctx: CliContext, options: UserResetOptions): Promise<void> {
   if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
   const issued = await withRuntime(ctx, (rt) => rt.gateway.operator.issueDashboardSignInLink(options.email));

@@ -169,6 +169,12 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(userNotices, () => commands.userEmailNotices(ctx, userNotices.opts<commands.UserNoticesOptions>()));
 
+  const userNoticeLanguage = leaf(user, "userNoticeLanguage", ctx)
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--locale <locale>", "en, fr, es, pt, de or ar (required)")
+    .option("--json", "print one JSON object");
+  act(userNoticeLanguage, () => commands.userNoticeLanguage(ctx, userNoticeLanguage.opts<commands.UserNoticeLanguageOptions>()));
+
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
   act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));

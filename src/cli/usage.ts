@@ -88,6 +88,12 @@ ones. Recorded in the merchant's audit log as the operator's.`,
 disabled, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
 set its own on the dashboard's Security page.`,
   },
+  userNoticeLanguage: {
+    path: "user notice-language",
+    synopsis: ["--email EMAIL --locale en|fr|es|pt|de|ar [--json]"],
+    about: `Set the language of a dashboard user's e-mail notices (English by default). Each user can
+also set its own on the dashboard's Security page.`,
+  },
   testRatesList: {
     path: "test-rates list",
     synopsis: ["[--json]"],

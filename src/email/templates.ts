@@ -2,7 +2,8 @@
 // escaped into the HTML; amounts are the stored decimal strings, never re-formatted through a float.
 import type { OutgoingEmail } from "../core/email/ports.ts";
 import { directionOfLocale } from "./direction.ts";
-import { INVOICE_TEXTS, NOTICE_TEXTS } from "./invoice-texts.ts";
+import { INVOICE_TEXTS } from "./invoice-texts.ts";
+import { NOTICE_TEXTS } from "./notice-texts.ts";
 import { type EmailTexts, textsFor } from "./texts.ts";
 
 export interface RenderedEmail {
@@ -70,7 +71,7 @@ function invoiceParts(m: OutgoingEmail): Parts {
 }
 
 function noticeParts(m: OutgoingEmail): Parts {
-  const t = NOTICE_TEXTS;
+  const t = NOTICE_TEXTS[m.locale];
   const merchant = fact(m, "merchant");
   if (m.kind === "notice_payment_received") {
     const subject = t.paymentSubject(merchant, fact(m, "reference"));

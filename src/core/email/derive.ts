@@ -4,7 +4,7 @@
 // webhooks' (see docs/architecture.md, Where a new concern goes).
 import type { LifecyclePolicy } from "../policies.ts";
 import type { Clock } from "../ports.ts";
-import type { NewEmailMessage } from "../records/email.ts";
+import type { NewEmailMessage, NoticeRecipient } from "../records/email.ts";
 import { randomToken } from "../secrets.ts";
 import type { EmailStore } from "../stores/email.ts";
 import type { InvoiceStore } from "../stores/invoices.ts";
@@ -48,7 +48,7 @@ export async function followEvents(deps: EmailFollowDeps): Promise<number> {
   let readUntil = cursor;
   let written = 0;
   const users = new Map<number, Set<string>>();
-  const noticed = new Map<number, string[]>();
+  const noticed = new Map<number, NoticeRecipient[]>();
   const noticeRecipients = async (merchantId: number) => {
     const known = noticed.get(merchantId) ?? (await deps.store.noticeRecipients(merchantId));
     noticed.set(merchantId, known);

@@ -1,15 +1,16 @@
 // The merchant's notices by e-mail (issue 44; docs/email.md) to its dashboard users who asked for them
-// (a setting of each user's own, off by default): a payment received, a webhook endpoint disabled. In
-// English: a user has no language setting yet.
+// (a setting of each user's own, off by default): a payment received, a webhook endpoint disabled. Each
+// in the language its user chose for them (its notice language, English by default).
 import { normalEmail } from "../dashboard/fields.ts";
 import { errors } from "../errors.ts";
 import type { DashboardActor } from "../access/roles.ts";
-import type { DisabledEndpoint, FollowedEvent } from "../records/email.ts";
+import type { DisabledEndpoint, FollowedEvent, NoticeRecipient } from "../records/email.ts";
 import type { EmailStore } from "../stores/email.ts";
-import { type DerivedMessage, objectAt, text } from "./kinds.ts";
+import { CHECKOUT_LOCALES, type CheckoutLocale } from "../transactions/locales.ts";
+import { type DerivedMessage, localeOf, objectAt, text } from "./kinds.ts";
 
 /** "payment received" for each user who asked, from the payment.received event (the customer's receipt's source too). */
-export function paymentNotices(event: FollowedEvent, recipients: readonly string[]): DerivedMessage[] {
+export function paymentNotices(event: FollowedEvent, recipients: readonly NoticeRecipient[]): DerivedMessage[] {
   if (event.type !== "payment.received") return [];
   const transaction = objectAt(objectAt(JSON.parse(event.body), "data"), "transaction");
   return recipients.map((recipient) => ({
@@ -19,8 +20,8 @@ export function paymentNotices(event: FollowedEvent, recipients: readonly string
     transactionId: event.transactionId,
     refundId: null,
     invoiceId: null,
-    recipient,
-    locale: "en",
+    recipient: recipient.email,
+    locale: localeOf(recipient.locale),
     isLive: event.isLive,
     facts: {
       merchant: event.merchantName,
@@ -34,7 +35,7 @@ export function paymentNotices(event: FollowedEvent, recipients: readonly string
 }
 
 /** "a webhook endpoint was disabled", once per disabling (its time is in the source: disabled again later, told again). */
-export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly string[]): DerivedMessage[] {
+export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly NoticeRecipient[]): DerivedMessage[] {
   return recipients.map((recipient) => ({
     kind: "notice_endpoint_disabled",
     source: `${endpoint.id}:disabled:${endpoint.disabledAt.toISOString()}`,
@@ -42,8 +43,8 @@ export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly
     transactionId: null,
     refundId: null,
     invoiceId: null,
-    recipient,
-    locale: "en",
+    recipient: recipient.email,
+    locale: localeOf(recipient.locale),
     isLive: endpoint.isLive,
     facts: {
       merchant: endpoint.merchantName,
@@ -92,4 +93,44 @@ export async function setNoticesByEmail(
 /** Whether the signed-in user asked for notices. */
 export async function noticesOf(store: EmailStore, actor: DashboardActor): Promise<boolean> {
   return (await store.noticesOf(actor.merchantId, actor.userId)) ?? false;
+}
+
+const LOCALE_MESSAGE = `locale must be one of ${CHECKOUT_LOCALES.join(", ")}`;
+
+function noticeLocale(locale: unknown, field: string): CheckoutLocale {
+  if (typeof locale !== "string" || !(CHECKOUT_LOCALES as readonly string[]).includes(locale)) {
+    throw errors.emailNoticesValidation([{ field: "locale", message: LOCALE_MESSAGE.replace("locale", field) }]);
+  }
+  return locale as CheckoutLocale;
+}
+
+/**
+ * A user sets the language of its own notices (any role). A user of another merchant or none: 404; another
+ * user of the merchant: 403; then a language that is not one of the checkout's: 400 naming `locale`.
+ */
+export async function setNoticeLocale(store: EmailStore, actor: DashboardActor, userId: string, locale: unknown): Promise<CheckoutLocale> {
+  if ((await store.noticeLocaleOf(actor.merchantId, userId)) === null) throw errors.dashboardUserNotFound(userId);
+  if (userId !== actor.userId) throw errors.noticeLanguageNotOwn();
+  const chosen = noticeLocale(locale, "locale");
+  await store.setNoticeLocale(actor.merchantId, userId, chosen);
+  return chosen;
+}
+
+/** The signed-in user's notice language. */
+export async function noticeLocaleOf(store: EmailStore, actor: DashboardActor): Promise<CheckoutLocale> {
+  return localeOf(await store.noticeLocaleOf(actor.merchantId, actor.userId));
+}
+
+/** `paygate user notice-language`: the operator sets a user's notice language, found by e-mail. */
+export async function setNoticeLocaleByEmail(
+  store: EmailStore,
+  findUser: (email: string) => Promise<{ id: string; merchantId: number; email: string } | null>,
+  email: unknown,
+  locale: unknown,
+): Promise<{ userId: string; email: string; merchantId: number; locale: CheckoutLocale }> {
+  const chosen = noticeLocale(locale, "--locale");
+  const user = await findUser(normalEmail(email));
+  if (!user) throw errors.dashboardEmailNotFound(String(email));
+  await store.setNoticeLocale(user.merchantId, user.id, chosen);
+  return { userId: user.id, email: user.email, merchantId: user.merchantId, locale: chosen };
 }

@@ -54,6 +54,14 @@ export interface FollowedEvent {
   initializedCurrencyId: number;
 }
 
+/** A dashboard user who asked for the merchant's notices, and the language it reads them in. */
+export interface NoticeRecipient {
+  /** Lower-cased. */
+  email: string;
+  /** One of the checkout's languages, as the user set it (default en). */
+  locale: string;
+}
+
 /** An event about an invoice (its subject) as the follower reads it. */
 export interface FollowedSubjectEvent {
   id: string;

@@ -82,8 +82,8 @@ export function emailStore(db: Database): EmailStore {
     },
 
     async noticeRecipients(merchantId) {
-      const users = await db.dashboardUser.findMany({ where: { merchantId, emailNotices: true }, select: { email: true } });
-      return users.map((u) => u.email.toLowerCase());
+      const users = await db.dashboardUser.findMany({ where: { merchantId, emailNotices: true }, select: { email: true, noticeLocale: true } });
+      return users.map((u) => ({ email: u.email.toLowerCase(), locale: u.noticeLocale }));
     },
 
     async noticesOf(merchantId, userId) {
@@ -92,6 +92,14 @@ export function emailStore(db: Database): EmailStore {
 
     async setNotices(merchantId, userId, enabled) {
       return (await db.dashboardUser.updateMany({ where: { id: userId, merchantId }, data: { emailNotices: enabled } })).count === 1;
+    },
+
+    async noticeLocaleOf(merchantId, userId) {
+      return (await db.dashboardUser.findFirst({ where: { id: userId, merchantId }, select: { noticeLocale: true } }))?.noticeLocale ?? null;
+    },
+
+    async setNoticeLocale(merchantId, userId, locale) {
+      return (await db.dashboardUser.updateMany({ where: { id: userId, merchantId }, data: { noticeLocale: locale } })).count === 1;
     },
 
     async partPaid(kind, limit) {

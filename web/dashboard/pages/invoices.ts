@@ -6,7 +6,7 @@ import type { components } from "../../../sdk/src/generated/openapi.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import type { PageContext } from "../context.ts";
-import { alertSlot, day, field, modeLabel, runChange, showError, when } from "./parts.ts";
+import { alertSlot, day, field, LANGUAGES, modeLabel, runChange, showError, when } from "./parts.ts";
 
 // The invoice as REST shows it (the OpenAPI document's Invoice, through the SDK's generated types).
 export type InvoiceState = components["schemas"]["InvoiceState"];
@@ -100,16 +100,6 @@ function row(ctx: PageContext, invoice: Invoice): HTMLTableRowElement {
   return h("tr", {}, ...cells.map((cell, i) => h("td", { "data-label": COLUMNS[i] ?? "" }, cell)));
 }
 
-/** The languages an invoice may be written in (the checkout's), by their own names. */
-export const INVOICE_LANGUAGES: readonly (readonly [string, string])[] = [
-  ["en", "English"],
-  ["fr", "Français"],
-  ["es", "Español"],
-  ["pt", "Português"],
-  ["de", "Deutsch"],
-  ["ar", "العربية"],
-];
-
 /** One line item's inputs; `n` numbers their ids and labels. */
 function itemLine(n: number) {
   const description = h("input", { id: `invoice-item-${n}-description`, type: "text", maxlength: "500", autocomplete: "off", class: "wide" });
@@ -152,7 +142,7 @@ function draftForm(ctx: PageContext): HTMLElement {
     "select",
     { id: "invoice-locale" },
     h("option", { value: "" }, "Not set: its page follows the browser, its e-mails are in English"),
-    ...INVOICE_LANGUAGES.map(([value, label]) => h("option", { value }, label)),
+    ...LANGUAGES.map(([value, label]) => h("option", { value }, label)),
   );
   const submit = h("button", { type: "submit", class: "button" }, "Create draft");
   const form = h(
