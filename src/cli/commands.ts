@@ -372,7 +372,7 @@ export async function userEmailNotices(ctx: CliContext, options: UserNoticesOpti
   say(
     ctx,
     set.enabled
-      ? `Turned on the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}: payments received and webhook endpoints disabled.`
+      ? `Turned on the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}: payments received, webhook endpoints disabled and unmatched receipts.`
       : `Turned off the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}.`,
   );
 }

@@ -85,7 +85,7 @@ ones. Recorded in the merchant's audit log as the operator's.`,
     path: "user email-notices",
     synopsis: ["--email EMAIL --enabled true|false [--json]"],
     about: `Turn a dashboard user's e-mail notices on or off: a payment received and a webhook endpoint
-disabled, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
+disabled, an unmatched receipt, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
 set its own on the dashboard's Security page.`,
   },
   userNoticeLanguage: {

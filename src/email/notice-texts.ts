@@ -7,7 +7,11 @@ export interface NoticeTexts {
   paymentBody: (amount: string, customer: string) => string;
   endpointSubject: (merchant: string) => string;
   endpointBody: (url: string, failing: boolean) => string;
+  unmatchedSubject: (merchant: string) => string;
+  unmatchedBody: (amount: string, address: string) => string;
+  unmatchedAfter: (receiptId: string) => string;
   reference: string;
+  transaction: string;
   network: string;
   date: string;
   footer: (merchant: string) => string;
@@ -22,7 +26,11 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `The webhook endpoint ${url} was disabled: every delivery to it failed for too long. Fix it, then enable it again in the dashboard (Webhooks); the events it missed can be sent again from there.`
         : `The webhook endpoint ${url} was disabled by a user of your dashboard.`,
+    unmatchedSubject: (merchant) => `${merchant}: a transfer matched no payment`,
+    unmatchedBody: (amount, address) => `${amount} arrived on your own address ${address} but matched no open payment.`,
+    unmatchedAfter: (id) => `Assign it to a transaction or mark it refunded in the dashboard (Settlement, unmatched receipts): ${id}.`,
     reference: "Reference",
+    transaction: "Transaction",
     network: "Network",
     date: "Date",
     footer: (merchant) =>
@@ -36,7 +44,12 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `Le point de terminaison webhook ${url} a été désactivé\u00a0: chaque livraison a échoué trop longtemps. Corrigez-le, puis réactivez-le dans le tableau de bord (Webhooks)\u00a0; les événements manqués peuvent y être renvoyés.`
         : `Le point de terminaison webhook ${url} a été désactivé par un utilisateur de votre tableau de bord.`,
+    unmatchedSubject: (merchant) => `${merchant}\u00a0: un virement ne correspond à aucun paiement`,
+    unmatchedBody: (amount, address) => `${amount} est arrivé sur votre propre adresse ${address} sans correspondre à aucun paiement ouvert.`,
+    unmatchedAfter: (id) =>
+      `Attribuez-le à une transaction ou marquez-le remboursé dans le tableau de bord (Règlement, reçus non rapprochés)\u00a0: ${id}.`,
     reference: "Référence",
+    transaction: "Transaction",
     network: "Réseau",
     date: "Date",
     footer: (merchant) =>
@@ -50,7 +63,11 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `El endpoint de webhook ${url} se desactivó: todas las entregas fallaron durante demasiado tiempo. Corríjalo y vuelva a activarlo en el panel (Webhooks); desde allí se pueden reenviar los eventos perdidos.`
         : `Un usuario de su panel desactivó el endpoint de webhook ${url}.`,
+    unmatchedSubject: (merchant) => `${merchant}: una transferencia no corresponde a ningún pago`,
+    unmatchedBody: (amount, address) => `Llegaron ${amount} a su propia dirección ${address} sin corresponder a ningún pago abierto.`,
+    unmatchedAfter: (id) => `Asígnela a una transacción o márquela como reembolsada en el panel (Liquidación, recibos sin asignar): ${id}.`,
     reference: "Referencia",
+    transaction: "Transacción",
     network: "Red",
     date: "Fecha",
     footer: (merchant) =>
@@ -64,7 +81,11 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `O endpoint de webhook ${url} foi desativado: todas as entregas falharam por tempo demais. Corrija-o e ative-o novamente no painel (Webhooks); os eventos perdidos podem ser reenviados de lá.`
         : `O endpoint de webhook ${url} foi desativado por um usuário do seu painel.`,
+    unmatchedSubject: (merchant) => `${merchant}: uma transferência não corresponde a nenhum pagamento`,
+    unmatchedBody: (amount, address) => `${amount} chegou ao seu próprio endereço ${address} sem corresponder a nenhum pagamento aberto.`,
+    unmatchedAfter: (id) => `Atribua-a a uma transação ou marque-a como reembolsada no painel (Liquidação, recebimentos sem correspondência): ${id}.`,
     reference: "Referência",
+    transaction: "Transação",
     network: "Rede",
     date: "Data",
     footer: (merchant) => `Enviado pelo paygate para ${merchant} porque você pediu os avisos por e-mail. Desative-os no painel, na página Segurança.`,
@@ -77,7 +98,12 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `Der Webhook-Endpunkt ${url} wurde deaktiviert: Jede Zustellung schlug zu lange fehl. Beheben Sie das Problem und aktivieren Sie ihn im Dashboard (Webhooks) wieder; verpasste Ereignisse können dort erneut gesendet werden.`
         : `Der Webhook-Endpunkt ${url} wurde von einem Benutzer Ihres Dashboards deaktiviert.`,
+    unmatchedSubject: (merchant) => `${merchant}: eine Überweisung passt zu keiner Zahlung`,
+    unmatchedBody: (amount, address) => `${amount} ist auf Ihrer eigenen Adresse ${address} eingegangen, passt aber zu keiner offenen Zahlung.`,
+    unmatchedAfter: (id) =>
+      `Ordnen Sie sie im Dashboard einer Transaktion zu oder markieren Sie sie als erstattet (Abrechnung, nicht zugeordnete Eingänge): ${id}.`,
     reference: "Referenz",
+    transaction: "Transaktion",
     network: "Netzwerk",
     date: "Datum",
     footer: (merchant) =>
@@ -91,7 +117,11 @@ export const NOTICE_TEXTS: Record<CheckoutLocale, NoticeTexts> = {
       failing
         ? `تم تعطيل نقطة نهاية webhook ‏${url}: فشل كل إرسال إليها لمدة طويلة. أصلحها ثم فعّلها من جديد في لوحة التحكم (Webhooks)؛ يمكن إعادة إرسال الأحداث الفائتة من هناك.`
         : `قام مستخدم في لوحة التحكم بتعطيل نقطة نهاية webhook ‏${url}.`,
+    unmatchedSubject: (merchant) => `${merchant}: تحويل لا يطابق أي دفعة`,
+    unmatchedBody: (amount, address) => `وصل ${amount} إلى عنوانك الخاص ‏${address} ولم يطابق أي دفعة مفتوحة.`,
+    unmatchedAfter: (id) => `اربطه بمعاملة أو علّمه كمُسترد في لوحة التحكم (التسوية، الإيصالات غير المطابقة): ‏${id}.`,
     reference: "المرجع",
+    transaction: "المعاملة",
     network: "الشبكة",
     date: "التاريخ",
     footer: (merchant) => `أرسله paygate نيابة عن ${merchant} لأنك طلبت إشعاراته بالبريد الإلكتروني. أوقفها من لوحة التحكم في صفحة الأمان.`,

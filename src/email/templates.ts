@@ -89,6 +89,22 @@ function noticeParts(m: OutgoingEmail): Parts {
       footer: t.footer(merchant),
     };
   }
+  if (m.kind === "notice_unmatched_receipt") {
+    const subject = t.unmatchedSubject(merchant);
+    return {
+      subject,
+      title: subject,
+      lines: [t.unmatchedBody(fact(m, "amount"), fact(m, "address"))],
+      rows: [
+        [t.network, fact(m, "network")],
+        [t.transaction, fact(m, "txHash")],
+        [t.date, when(m, fact(m, "seenAt"))],
+      ],
+      button: null,
+      after: [t.unmatchedAfter(fact(m, "receiptId"))],
+      footer: t.footer(merchant),
+    };
+  }
   const subject = t.endpointSubject(merchant);
   return {
     subject,
@@ -156,6 +172,7 @@ function partsOf(m: OutgoingEmail, t: EmailTexts): Parts {
       return invoiceParts(m);
     case "notice_payment_received":
     case "notice_endpoint_disabled":
+    case "notice_unmatched_receipt":
       return noticeParts(m);
   }
 }

@@ -1,7 +1,12 @@
 // Each dashboard user's notice language (issue 44): read and set by the user itself only (403 for another
 // user of the merchant, 404 for anyone else's, 400 naming locale for a bad value, nothing changed), and the
-// merchant's notices written in it, through a real SMTP server (smtp-server, read back with mailparser).
+// merchant's notices written in it (a payment received, an own address's unmatched receipt), through a
+// real SMTP server (smtp-server, read back with mailparser).
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Decimal } from "../../src/core/money/amounts.ts";
+import { unmatchedEvent } from "../../src/core/own-addresses/matching.ts";
+import { ownAddressStore } from "../../src/db/stores/own-addresses.ts";
 import { initializeBody } from "../support/builders.ts";
 import { type DashboardClient, signedInAs } from "../support/dashboard.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -77,5 +82,54 @@ describe("a user's notice language", () => {
     expect(inFrench[0]?.text).toContain("de acheteur@example.com a été reçu et confirmé.");
     expect(inFrench[0]?.html).toContain('<html lang="fr" dir="ltr">');
     expect(inbox.to(english.email).map((m) => m.subject)).toEqual([`Maison Leroy: payment received (${reference})`]);
+  });
+
+  it("tells an unmatched receipt of an own TRON address to the users who asked, once, in their language", async () => {
+    const now = new Date();
+    const receipt = {
+      id: `ur_${randomUUID()}`,
+      merchantId: keys.id,
+      isLive: false,
+      network: "tron",
+      address: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+      currencyId: 3,
+      amount: new Decimal("25.000417"),
+      key: `${"cd".repeat(32)}:0`,
+      txHash: "cd".repeat(32),
+      logIndex: 0,
+      blockHeight: 10,
+      confirmations: 1,
+      seenAt: now,
+      state: "open" as const,
+      transactionId: null,
+      refundTxHash: null,
+      updatedAt: now,
+    };
+    // As the TRON watcher records it (src/core/own-addresses/matching.ts): the receipt and its event, once.
+    const store = ownAddressStore(t.db);
+    expect(await store.recordUnmatched(receipt, now, (r) => unmatchedEvent(r, now))).not.toBeNull();
+    expect(await store.recordUnmatched({ ...receipt, id: `ur_${randomUUID()}` }, now, (r) => unmatchedEvent(r, now))).toBeNull();
+    await t.gateway.email.follow();
+    await t.gateway.email.follow();
+    await t.gateway.email.deliver();
+    const inFrench = inbox.to(french.email).filter((m) => m.subject?.includes("virement"));
+    expect(inFrench.map((m) => m.subject)).toEqual(["Maison Leroy\u00a0: un virement ne correspond à aucun paiement"]);
+    expect(inFrench[0]?.text).toContain(
+      "25.000417 USDT est arrivé sur votre propre adresse TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 sans correspondre à aucun paiement ouvert.",
+    );
+    expect(inFrench[0]?.text).toContain(receipt.id);
+    expect(inFrench[0]?.text).toContain("cd".repeat(32));
+    const inEnglish = inbox.to(english.email).filter((m) => m.subject?.includes("transfer"));
+    expect(inEnglish.map((m) => m.subject)).toEqual(["Maison Leroy: a transfer matched no payment"]);
+    expect(inEnglish[0]?.text).toContain(
+      "25.000417 USDT arrived on your own address TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 but matched no open payment.",
+    );
+    const rows = await t.db.emailMessage.findMany({ where: { kind: "notice_unmatched_receipt" }, orderBy: { recipient: "asc" } });
+    expect(rows.map((r) => [r.recipient, r.locale, r.state])).toEqual(
+      [
+        [english.email, "en", "SENT"],
+        [french.email, "fr", "SENT"],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
   });
 });

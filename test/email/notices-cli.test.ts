@@ -32,7 +32,7 @@ describe("paygate user email-notices", () => {
     const on = await paygate("user", "email-notices", "--email", "ops@example.com", "--enabled", "true");
     expect(on).toMatchObject({ code: 0, stderr: "" });
     expect(on.stdout).toBe(
-      `Turned on the e-mail notices of ops@example.com (${userId}), user of merchant ${merchant.id}: payments received and webhook endpoints disabled.\n`,
+      `Turned on the e-mail notices of ops@example.com (${userId}), user of merchant ${merchant.id}: payments received, webhook endpoints disabled and unmatched receipts.\n`,
     );
     const off = await paygate("user", "email-notices", "--email", "ops@example.com", "--enabled", "false", "--json");
     expect(off.code).toBe(0);

@@ -12,7 +12,7 @@ import { paymentNetworkOf } from "../transactions/view.ts";
 /** The customer's invoice and its reminders (invoice-messages.ts). */
 export const INVOICE_EMAIL_KINDS = ["invoice", "invoice_reminder", "invoice_overdue"] as const;
 /** The merchant's notices to its users who asked for them (notices.ts). */
-export const NOTICE_EMAIL_KINDS = ["notice_payment_received", "notice_endpoint_disabled"] as const;
+export const NOTICE_EMAIL_KINDS = ["notice_payment_received", "notice_endpoint_disabled", "notice_unmatched_receipt"] as const;
 
 /** The messages to a transaction's customer (spec 4.1's customer.email), an invoice's, and the merchant's notices. */
 export const EMAIL_KINDS = ["receipt", "pay_rest", "refund_claim", ...INVOICE_EMAIL_KINDS, ...NOTICE_EMAIL_KINDS] as const;
@@ -28,6 +28,7 @@ export const LINK_OF: Record<EmailKind, "checkout" | "refund_claim" | "invoice" 
   invoice_overdue: "invoice",
   notice_payment_received: null,
   notice_endpoint_disabled: null,
+  notice_unmatched_receipt: null,
 };
 
 /** The events the follower reads; a kind derived from a state without an event of its own (pay_rest) is found otherwise. */

@@ -3,8 +3,9 @@
 // in the language its user chose for them (its notice language, English by default).
 import { normalEmail } from "../dashboard/fields.ts";
 import { errors } from "../errors.ts";
+import { UNMATCHED_RECEIPT_EVENT_TYPES } from "../events/payment-events.ts";
 import type { DashboardActor } from "../access/roles.ts";
-import type { DisabledEndpoint, FollowedEvent, NoticeRecipient } from "../records/email.ts";
+import type { DisabledEndpoint, FollowedEvent, FollowedSubjectEvent, NoticeRecipient } from "../records/email.ts";
 import type { EmailStore } from "../stores/email.ts";
 import { CHECKOUT_LOCALES, type CheckoutLocale } from "../transactions/locales.ts";
 import { type DerivedMessage, localeOf, objectAt, text } from "./kinds.ts";
@@ -54,6 +55,35 @@ export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly
     },
   }));
 }
+
+/** "a transfer matched no payment", from settlement.unmatched_receipt.created (an own TRON address's receipt, issue 40). */
+export function unmatchedReceiptNotices(event: FollowedSubjectEvent, recipients: readonly NoticeRecipient[]): DerivedMessage[] {
+  if (event.type !== UNMATCHED_RECEIPT_EVENT) return [];
+  const receipt = objectAt(objectAt(JSON.parse(event.body), "data"), "unmatched_receipt");
+  return recipients.map((recipient) => ({
+    kind: "notice_unmatched_receipt",
+    source: event.id,
+    merchantId: event.merchantId,
+    transactionId: null,
+    refundId: null,
+    invoiceId: null,
+    recipient: recipient.email,
+    locale: localeOf(recipient.locale),
+    isLive: event.isLive,
+    facts: {
+      merchant: event.merchantName,
+      amount: `${text(receipt.amount) ?? ""} ${text(receipt.currency) ?? ""}`.trim(),
+      network: text(receipt.network),
+      address: text(receipt.address),
+      txHash: text(receipt.tx_hash),
+      receiptId: event.subjectId,
+      seenAt: text(receipt.seen_at),
+    },
+  }));
+}
+
+/** The event of an unmatched receipt. */
+export const [UNMATCHED_RECEIPT_EVENT] = UNMATCHED_RECEIPT_EVENT_TYPES;
 
 /**
  * A user turns its own notices on or off (any role: they are its mail). Another user of the merchant: 403;

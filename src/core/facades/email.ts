@@ -98,7 +98,7 @@ export class Email {
     });
   }
 
-  /** Whether the signed-in user gets the merchant's notices by e-mail (payment received, endpoint disabled). */
+  /** Whether the signed-in user gets the merchant's notices by e-mail (payment received, endpoint disabled, unmatched receipt). */
   notices(actor: DashboardActor): Promise<boolean> {
     return noticesOf(this.deps.stores.email, actor);
   }

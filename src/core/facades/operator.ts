@@ -74,7 +74,7 @@ export class Operator {
     return resetSecondFactor(this.dashboard, email);
   }
 
-  /** `paygate user email-notices`: turns a user's e-mail notices (payment received, endpoint disabled) on or off. */
+  /** `paygate user email-notices`: turns a user's e-mail notices (payment received, endpoint disabled, unmatched receipt) on or off. */
   setDashboardUserNotices(email: unknown, enabled: unknown): Promise<{ userId: string; email: string; merchantId: number; enabled: boolean }> {
     return setNoticesByEmail(this.deps.stores.email, (e) => this.dashboard.store.userByEmail(e), email, enabled);
   }

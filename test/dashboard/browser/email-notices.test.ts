@@ -34,7 +34,9 @@ describe("e-mail in the dashboard", () => {
     await page.getByRole("heading", { level: 1, name: "Home" }).waitFor(WAIT);
     await page.goto(`${t.url}/dashboard/security`);
     await page.getByRole("heading", { level: 2, name: "E-mail notices" }).waitFor(WAIT);
-    const box = page.getByRole("checkbox", { name: /E-mail me .* when a payment is received or a webhook endpoint is disabled/ });
+    const box = page.getByRole("checkbox", {
+      name: /E-mail me .* when a payment is received, a webhook endpoint is disabled or a transfer matches no payment/,
+    });
     expect(await box.isChecked()).toBe(false);
     expect(await page.getByText("E-mail is off: PAYGATE_SMTP_URL is not set, so nothing is sent.").count()).toBe(1);
     await expectAccessible(page, "security page with e-mail notices, 375 px");

@@ -86,7 +86,7 @@ async function showNotices(ctx: PageContext, section: HTMLElement): Promise<void
         "label",
         { for: "email-notices" },
         box,
-        ` E-mail me (${ctx.session.user.email}) when a payment is received or a webhook endpoint is disabled`,
+        ` E-mail me (${ctx.session.user.email}) when a payment is received, a webhook endpoint is disabled or a transfer matches no payment`,
       ),
     ),
     field("Language of the notices", locale),
