@@ -412,7 +412,7 @@ export type paths = {
         };
         /**
          * An invoice's PDF
-         * @description The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de; ar gives English). A draft's is the merchant's preview.
+         * @description The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de, ar; default the invoice's `locale`). A draft's is the merchant's preview.
          */
         get: operations["retrieveInvoicePdf"];
         put?: never;
@@ -5198,7 +5198,7 @@ export interface operations {
             query?: {
                 /** @description `invoice` or `receipt` (default: the receipt once paid, else the invoice). */
                 document?: string;
-                /** @description en (the default), fr, es, pt, de; ar gives English. */
+                /** @description en, fr, es, pt, de or ar (right to left). Default: the invoice's `locale`, else en. */
                 lang?: string;
             };
             header?: never;

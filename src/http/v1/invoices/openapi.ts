@@ -78,13 +78,13 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
     operationId: "retrieveInvoicePdf",
     summary: "An invoice's PDF",
     description:
-      "The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de; ar gives English). A draft's is the merchant's preview.",
+      "The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de, ar; default the invoice's `locale`). A draft's is the merchant's preview.",
     security: secretKey,
     request: {
       params: invoiceId,
       query: z.object({
         document: queryParam("document", "`invoice` or `receipt` (default: the receipt once paid, else the invoice)."),
-        lang: queryParam("lang", "en, fr, es, pt, de; ar gives English. Default: the invoice's `locale`, else en."),
+        lang: queryParam("lang", "en, fr, es, pt, de or ar (right to left). Default: the invoice's `locale`, else en."),
       }),
     },
     responses: {
