@@ -59,6 +59,16 @@ describe("paygate invoices", () => {
     expect(created.stdout).toContain("  left       355.29");
     expect(created.stdout).toContain("  due date   2030-01-31  (partial payments allowed)");
     expect(created.stdout).toContain("  language   fr");
+    const german = await paygate(
+      "invoices",
+      "update",
+      /Created invoice (inv_\S+) of merchant/.exec(created.stdout)?.[1] ?? "",
+      "--merchant",
+      id,
+      "--locale",
+      "de",
+    );
+    expect(german).toMatchObject({ code: 0, stdout: expect.stringContaining("is now written in de.") });
     expect(created.stdout).toContain("  page       none while a draft");
     expect(created.stdout).toContain(
       `It is a draft: finalize it to number it and open its page: paygate invoices finalize ${invoiceId} --merchant ${id} --mode test`,

@@ -144,6 +144,16 @@ export async function invoicesShow(ctx: CliContext, id: string, options: Invoice
   say(ctx, detail(invoice));
 }
 
+/** `invoices update ID --locale fr` (or `none`): its language. */
+export async function invoicesUpdate(ctx: CliContext, id: string, options: InvoiceOptions): Promise<void> {
+  const access = ownerOf(options);
+  if (options.locale === undefined) throw new UsageError("--locale en|fr|es|pt|de|ar|none is required.");
+  const body = { locale: options.locale === "none" ? null : options.locale };
+  const invoice = await withRuntime(ctx, (rt) => withListHint(access, () => rt.gateway.invoices.updateInvoice(access, id, body)));
+  if (options.json) return print(ctx, invoice);
+  say(ctx, `Invoice ${invoice.id} (${name(invoice)}) is now written in ${invoice.locale ?? "no language of its own (English e-mails)"}.`);
+}
+
 export async function invoicesFinalize(ctx: CliContext, id: string, options: InvoiceOptions): Promise<void> {
   const access = ownerOf(options);
   const invoice = await withRuntime(ctx, (rt) => withListHint(access, () => rt.gateway.invoices.finalizeInvoice(access, id)));

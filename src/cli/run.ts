@@ -350,6 +350,8 @@ function buildProgram(ctx: CliContext): Command {
   act(invoiceList, () => invoices.invoicesList(ctx, invoiceList.opts<invoices.InvoiceOptions>()));
   const invoiceShow = invoiceCommand("invoicesShow", true);
   act(invoiceShow, () => invoices.invoicesShow(ctx, invoiceShow.args[0] ?? "", invoiceShow.opts<invoices.InvoiceOptions>()));
+  const invoiceUpdate = invoiceCommand("invoicesUpdate", true).option("--locale <locale>", "en, fr, es, pt, de, ar, or none (required)");
+  act(invoiceUpdate, () => invoices.invoicesUpdate(ctx, invoiceUpdate.args[0] ?? "", invoiceUpdate.opts<invoices.InvoiceOptions>()));
   const invoiceFinalize = invoiceCommand("invoicesFinalize", true);
   act(invoiceFinalize, () => invoices.invoicesFinalize(ctx, invoiceFinalize.args[0] ?? "", invoiceFinalize.opts<invoices.InvoiceOptions>()));
   const invoiceVoid = invoiceCommand("invoicesVoid", true);

@@ -328,6 +328,11 @@ reminders, PDF and page).`,
     synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
     about: "One invoice: its items, taxes, totals, what was paid and what is left, its transactions and page.",
   },
+  invoicesUpdate: {
+    path: "invoices update",
+    synopsis: ["INVOICE_ID --merchant ID --locale en|fr|es|pt|de|ar|none [--mode test|live] [--json]"],
+    about: "Sets the invoice's language (its e-mails, reminders, PDF and page) while a draft or not yet paid.",
+  },
   invoicesFinalize: {
     path: "invoices finalize",
     synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],

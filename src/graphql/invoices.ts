@@ -62,7 +62,9 @@ export function invoiceQueries(access: Access): Pick<QueryResolvers<GraphQLConte
   };
 }
 
-export function invoiceMutations(access: Access): Pick<MutationResolvers<GraphQLContext>, "createInvoice" | "finalizeInvoice" | "voidInvoice"> {
+export function invoiceMutations(
+  access: Access,
+): Pick<MutationResolvers<GraphQLContext>, "createInvoice" | "updateInvoiceLocale" | "finalizeInvoice" | "voidInvoice"> {
   return {
     createInvoice: (_root, { input }, ctx) =>
       fromCore(async () => {
@@ -79,6 +81,8 @@ export function invoiceMutations(access: Access): Pick<MutationResolvers<GraphQL
         });
         return invoiceOf(await ctx.gateway.invoices.createInvoice(await access(ctx), body));
       }),
+    updateInvoiceLocale: (_root, { id, locale }, ctx) =>
+      fromCore(async () => invoiceOf(await ctx.gateway.invoices.updateInvoice(await access(ctx), id, { locale: locale ?? null }))),
     finalizeInvoice: (_root, { id }, ctx) => fromCore(async () => invoiceOf(await ctx.gateway.invoices.finalizeInvoice(await access(ctx), id))),
     voidInvoice: (_root, { id }, ctx) => fromCore(async () => invoiceOf(await ctx.gateway.invoices.voidInvoice(await access(ctx), id))),
   };

@@ -96,6 +96,32 @@ describe("an invoice's language", () => {
     expect(await pass()).toMatchObject({ sent: 2 });
   });
 
+  it("is changed by POST /v1/invoices/:id while not paid: 404 first, 400 naming locale, 409 once paid, nothing changed", async () => {
+    const email = await customer();
+    const invoice = await openInvoice(email, { locale: "de" });
+    const changed = await t.post(`/v1/invoices/${invoice.id}`, { locale: "pt" }, secret());
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.locale).toBe("pt");
+    expect((await t.post(`/v1/invoices/${invoice.id}`, { locale: null }, secret())).body.data.locale).toBeNull();
+    const unknown = await t.post("/v1/invoices/inv_00000000-0000-0000-0000-000000000000", { locale: "xx" }, secret());
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe("No invoice with id 'inv_00000000-0000-0000-0000-000000000000'");
+    for (const body of [{ locale: "it" }, {}]) {
+      const bad = await t.post(`/v1/invoices/${invoice.id}`, body, secret());
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(["locale"]);
+    }
+    const paid = await openInvoice(email, { locale: "es" });
+    const id = await payFromPage(paid.hosted_url);
+    expect((await t.post(`/v1/test_helpers/transaction/${id}/payment`, {}, secret())).status).toBe(200);
+    const late = await t.post(`/v1/invoices/${paid.id}`, { locale: "fr" }, secret());
+    expect(late.status).toBe(409);
+    expect(late.body.message).toBe("The invoice is paid: it can no longer be changed");
+    expect(await t.db.invoice.findUniqueOrThrow({ where: { id: paid.id } })).toMatchObject({ locale: "es" });
+    expect(await t.db.invoice.findUniqueOrThrow({ where: { id: invoice.id } })).toMatchObject({ locale: null });
+    await pass();
+  });
+
   it("writes the invoice's e-mail and its PDF in it", async () => {
     const email = await customer();
     const invoice = await openInvoice(email, { locale: "fr" });

@@ -81,6 +81,13 @@ describe("invoices over GraphQL", () => {
     expect(bad.errors?.[0]?.message).toBe("Invalid invoice: locale must be one of en, fr, es, pt, de, ar");
     expect(bad.errors?.[0]?.extensions.errors).toEqual([{ field: "locale", message: "locale must be one of en, fr, es, pt, de, ar" }]);
     expect(await t.db.invoice.count()).toBe(before);
+    const id = made.data.createInvoice.id;
+    const UPDATE = `mutation($id: ID!, $locale: String) { updateInvoiceLocale(id: $id, locale: $locale) { id locale } }`;
+    expect((await graph(UPDATE, { id, locale: "ar" })).data.updateInvoiceLocale).toEqual({ id, locale: "ar" });
+    const refused = await graph(UPDATE, { id, locale: "xx" });
+    expect(refused.errors?.[0]?.extensions.status).toBe(400);
+    expect(refused.errors?.[0]?.extensions.errors).toEqual([{ field: "locale", message: "locale must be one of en, fr, es, pt, de, ar" }]);
+    expect((await graph(UPDATE, { id, locale: null })).data.updateInvoiceLocale.locale).toBeNull();
   });
 
   it("shows another mode's invoice as null", async () => {

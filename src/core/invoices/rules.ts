@@ -78,6 +78,9 @@ export const InvoiceBody = z.object({
 });
 export type InvoiceBody = z.infer<typeof InvoiceBody>;
 
+/** POST /v1/invoices/:id's body: the language, the one thing a sent invoice may change (null: none). */
+export const InvoiceUpdateBody = z.object({ locale: InvoiceLocale.nullable() });
+
 export interface Totals {
   subtotal: Decimal;
   /** Each tax line's amount, in the body's order. */

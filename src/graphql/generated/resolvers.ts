@@ -292,6 +292,8 @@ export type Mutation = {
    * endpoint's secret is its mode's: the other mode's is left as it was. Secret key only.
    */
   rotateWebhookEndpointSecret: WebhookEndpoint;
+  /** Sets an invoice's language (en, fr, es, pt, de, ar; null: none) while a draft or not yet paid, as POST /v1/invoices/:id. Secret key only. */
+  updateInvoiceLocale: Invoice;
   /**
    * Changes an endpoint's URL, events or description, or disables or re-enables it; re-enabled with redeliverMissed:
    * true, what it missed while failing or disabled is queued again (redelivered says how many). Secret key only.
@@ -363,6 +365,12 @@ export type MutationRedeliverWebhookDeliveryArgs = {
 
 export type MutationRotateWebhookEndpointSecretArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateInvoiceLocaleArgs = {
+  id: Scalars['ID']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1234,6 +1242,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliveredWebhookDeliveries'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'endpointId' | 'since'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  updateInvoiceLocale?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationUpdateInvoiceLocaleArgs, 'id'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   voidInvoice?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationVoidInvoiceArgs, 'id'>>;
 };

@@ -45,6 +45,11 @@ export function invoiceRoutes(gateway: PaymentGateway): Router {
     res.status(200).type("application/pdf").send(bytes);
   });
 
+  // Its language (the one field a sent invoice may change).
+  router.post("/v1/invoices/:invoice_id", noStore, jsonBody(errors.invoiceValidation), async (req, res) => {
+    send(res, await gateway.invoices.updateInvoice(await owner(req, res), String(req.params.invoice_id), req.body));
+  });
+
   router.post("/v1/invoices/:invoice_id/finalize", noStore, jsonBody(errors.invoiceValidation), async (req, res) => {
     send(res, await gateway.invoices.finalizeInvoice(await owner(req, res), String(req.params.invoice_id)));
   });

@@ -115,3 +115,12 @@ export const InvoiceRequest = z
     finalize: z.boolean().nullable().optional().meta({ description: "true: open and numbered at once; default false (a draft)." }),
   })
   .meta({ id: "InvoiceRequest" });
+
+export const InvoiceUpdateRequest = z
+  .object({
+    locale: z.enum(CHECKOUT_LOCALES).nullable().meta({
+      description: "Its language (e-mails, reminders, PDF, page); null: none (its page follows the browser, e-mails in English).",
+      example: "fr",
+    }),
+  })
+  .meta({ id: "InvoiceUpdateRequest" });
