@@ -10,20 +10,20 @@ import type { EmailStore } from "../stores/email.ts";
 import { CHECKOUT_LOCALES, type CheckoutLocale } from "../transactions/locales.ts";
 import { type DerivedMessage, localeOf, objectAt, text } from "./kinds.ts";
 
+/** What every notice to one user shares: its recipient, in its notice language, and the merchant and mode it is about. */
+function noticeTo(recipient: NoticeRecipient, about: { merchantId: number; isLive: boolean }, transactionId: string | null = null) {
+  const { merchantId, isLive } = about;
+  return { merchantId, isLive, transactionId, refundId: null, invoiceId: null, recipient: recipient.email, locale: localeOf(recipient.locale) };
+}
+
 /** "payment received" for each user who asked, from the payment.received event (the customer's receipt's source too). */
 export function paymentNotices(event: FollowedEvent, recipients: readonly NoticeRecipient[]): DerivedMessage[] {
   if (event.type !== "payment.received") return [];
   const transaction = objectAt(objectAt(JSON.parse(event.body), "data"), "transaction");
   return recipients.map((recipient) => ({
+    ...noticeTo(recipient, event, event.transactionId),
     kind: "notice_payment_received",
     source: event.id,
-    merchantId: event.merchantId,
-    transactionId: event.transactionId,
-    refundId: null,
-    invoiceId: null,
-    recipient: recipient.email,
-    locale: localeOf(recipient.locale),
-    isLive: event.isLive,
     facts: {
       merchant: event.merchantName,
       reference: event.reference,
@@ -38,15 +38,9 @@ export function paymentNotices(event: FollowedEvent, recipients: readonly Notice
 /** "a webhook endpoint was disabled", once per disabling (its time is in the source: disabled again later, told again). */
 export function endpointNotices(endpoint: DisabledEndpoint, recipients: readonly NoticeRecipient[]): DerivedMessage[] {
   return recipients.map((recipient) => ({
+    ...noticeTo(recipient, endpoint),
     kind: "notice_endpoint_disabled",
     source: `${endpoint.id}:disabled:${endpoint.disabledAt.toISOString()}`,
-    merchantId: endpoint.merchantId,
-    transactionId: null,
-    refundId: null,
-    invoiceId: null,
-    recipient: recipient.email,
-    locale: localeOf(recipient.locale),
-    isLive: endpoint.isLive,
     facts: {
       merchant: endpoint.merchantName,
       url: endpoint.url,
@@ -61,15 +55,9 @@ export function unmatchedReceiptNotices(event: FollowedSubjectEvent, recipients:
   if (event.type !== UNMATCHED_RECEIPT_EVENT) return [];
   const receipt = objectAt(objectAt(JSON.parse(event.body), "data"), "unmatched_receipt");
   return recipients.map((recipient) => ({
+    ...noticeTo(recipient, event),
     kind: "notice_unmatched_receipt",
     source: event.id,
-    merchantId: event.merchantId,
-    transactionId: null,
-    refundId: null,
-    invoiceId: null,
-    recipient: recipient.email,
-    locale: localeOf(recipient.locale),
-    isLive: event.isLive,
     facts: {
       merchant: event.merchantName,
       amount: `${text(receipt.amount) ?? ""} ${text(receipt.currency) ?? ""}`.trim(),
