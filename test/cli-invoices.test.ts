@@ -43,6 +43,8 @@ describe("paygate invoices", () => {
       "--due-date",
       "2030-01-31",
       "--allow-partial",
+      "--locale",
+      "fr",
     );
     expect(created.code).toBe(0);
     const invoiceId = /Created invoice (inv_\S+) of merchant/.exec(created.stdout)?.[1] ?? "";
@@ -56,6 +58,17 @@ describe("paygate invoices", () => {
     expect(created.stdout).toContain("  total      355.29 USD");
     expect(created.stdout).toContain("  left       355.29");
     expect(created.stdout).toContain("  due date   2030-01-31  (partial payments allowed)");
+    expect(created.stdout).toContain("  language   fr");
+    const german = await paygate(
+      "invoices",
+      "update",
+      /Created invoice (inv_\S+) of merchant/.exec(created.stdout)?.[1] ?? "",
+      "--merchant",
+      id,
+      "--locale",
+      "de",
+    );
+    expect(german).toMatchObject({ code: 0, stdout: expect.stringContaining("is now written in de.") });
     expect(created.stdout).toContain("  page       none while a draft");
     expect(created.stdout).toContain(
       `It is a draft: finalize it to number it and open its page: paygate invoices finalize ${invoiceId} --merchant ${id} --mode test`,
@@ -139,6 +152,8 @@ describe("paygate invoices", () => {
     expect(badItem.stderr).toContain(
       `paygate: --item must be DESCRIPTION=QUANTITYxUNIT_PRICE, e.g. --item "Logo design=2x150.00"; got 'just words'.`,
     );
+    const badLocale = await paygate(...base, "--email", "a@example.com", "--item", "A=1x1.00", "--locale", "it");
+    expect(badLocale).toMatchObject({ code: 1, stderr: "paygate: Invalid invoice: locale must be one of en, fr, es, pt, de, ar\n" });
     const badTax = await paygate(...base, "--email", "a@example.com", "--item", "A=1x1", "--tax", "7.5");
     expect(badTax.stderr).toContain(`paygate: --tax must be NAME=RATE (percent), e.g. --tax "VAT=7.5"; got '7.5'.`);
     const noMerchant = await paygate("invoices", "list");

@@ -372,9 +372,21 @@ export async function userEmailNotices(ctx: CliContext, options: UserNoticesOpti
   say(
     ctx,
     set.enabled
-      ? `Turned on the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}: payments received and webhook endpoints disabled.`
+      ? `Turned on the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}: payments received, webhook endpoints disabled and unmatched receipts.`
       : `Turned off the e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}.`,
   );
+}
+
+export interface UserNoticeLanguageOptions extends UserResetOptions {
+  locale?: string;
+}
+
+export async function userNoticeLanguage(ctx: CliContext, options: UserNoticeLanguageOptions): Promise<void> {
+  if (options.email === undefined) throw new UsageError("--email EMAIL is required.");
+  if (options.locale === undefined) throw new UsageError("--locale en|fr|es|pt|de|ar is required.");
+  const set = await withRuntime(ctx, (rt) => rt.gateway.operator.setDashboardUserNoticeLocale(options.email, options.locale));
+  if (options.json) return print(ctx, set);
+  say(ctx, `The e-mail notices of ${set.email} (${set.userId}), user of merchant ${set.merchantId}, are now written in ${set.locale}.`);
 }
 
 export async function userSignInLink(ctx: CliContext, options: UserResetOptions): Promise<void> {

@@ -15,6 +15,7 @@ export interface InvoiceOptions extends MerchantOption {
   memo?: string;
   dueDate?: string;
   allowPartial?: boolean;
+  locale?: string;
   finalize?: boolean;
   limit?: string;
 }
@@ -73,6 +74,7 @@ function detail(invoice: InvoiceView): string {
     `Invoice ${invoice.id} (${name(invoice)}), ${invoice.is_live ? "live" : "test"} mode: ${invoice.state}`,
     `  customer   ${customer}`,
     `  due date   ${invoice.due_date ?? "none"}${invoice.allow_partial_payments ? "  (partial payments allowed)" : ""}`,
+    `  language   ${invoice.locale ?? "not set (its page follows the browser, its e-mails are in English)"}`,
     "  items",
     ...invoice.items.map((i) => `    ${i.description}  ${i.quantity} × ${i.unit_price} = ${i.amount}`),
     `  subtotal   ${invoice.subtotal} ${invoice.currency}`,
@@ -105,6 +107,7 @@ export async function invoicesCreate(ctx: CliContext, options: InvoiceOptions): 
     ...(options.memo === undefined ? {} : { memo: options.memo }),
     ...(options.dueDate === undefined ? {} : { due_date: options.dueDate }),
     allow_partial_payments: options.allowPartial === true,
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
     finalize: options.finalize === true,
   };
   const invoice = await withRuntime(ctx, (rt) => rt.gateway.invoices.createInvoice(access, body));
@@ -139,6 +142,16 @@ export async function invoicesShow(ctx: CliContext, id: string, options: Invoice
   const invoice = await withRuntime(ctx, (rt) => withListHint(access, () => rt.gateway.invoices.retrieveInvoice(access, id)));
   if (options.json) return print(ctx, invoice);
   say(ctx, detail(invoice));
+}
+
+/** `invoices update ID --locale fr` (or `none`): its language. */
+export async function invoicesUpdate(ctx: CliContext, id: string, options: InvoiceOptions): Promise<void> {
+  const access = ownerOf(options);
+  if (options.locale === undefined) throw new UsageError("--locale en|fr|es|pt|de|ar|none is required.");
+  const body = { locale: options.locale === "none" ? null : options.locale };
+  const invoice = await withRuntime(ctx, (rt) => withListHint(access, () => rt.gateway.invoices.updateInvoice(access, id, body)));
+  if (options.json) return print(ctx, invoice);
+  say(ctx, `Invoice ${invoice.id} (${name(invoice)}) is now written in ${invoice.locale ?? "no language of its own (English e-mails)"}.`);
 }
 
 export async function invoicesFinalize(ctx: CliContext, id: string, options: InvoiceOptions): Promise<void> {

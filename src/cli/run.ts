@@ -169,6 +169,12 @@ function buildProgram(ctx: CliContext): Command {
     .option("--json", "print one JSON object");
   act(userNotices, () => commands.userEmailNotices(ctx, userNotices.opts<commands.UserNoticesOptions>()));
 
+  const userNoticeLanguage = leaf(user, "userNoticeLanguage", ctx)
+    .option("--email <email>", "the user's e-mail (required)")
+    .option("--locale <locale>", "en, fr, es, pt, de or ar (required)")
+    .option("--json", "print one JSON object");
+  act(userNoticeLanguage, () => commands.userNoticeLanguage(ctx, userNoticeLanguage.opts<commands.UserNoticeLanguageOptions>()));
+
   const testRates = group(program, "test-rates", ctx);
   const ratesList = leaf(testRates, "testRatesList", ctx).option("--json", "print one JSON object");
   act(ratesList, () => commands.testRatesList(ctx, ratesList.opts<commands.JsonOption>()));
@@ -345,12 +351,15 @@ function buildProgram(ctx: CliContext): Command {
     .option("--memo <text>", "a note to the customer")
     .option("--due-date <day>", "YYYY-MM-DD: unpaid after that day, it is overdue")
     .option("--allow-partial", "the customer may pay it in parts")
+    .option("--locale <locale>", "its language: en, fr, es, pt, de or ar (its e-mails, PDF and page)")
     .option("--finalize", "number it and open its page now (default: a draft)");
   act(invoiceCreate, () => invoices.invoicesCreate(ctx, invoiceCreate.opts<invoices.InvoiceOptions>()));
   const invoiceList = invoiceCommand("invoicesList", false).option("--limit <n>", "at most this many, 1 to 100 (default: 100)");
   act(invoiceList, () => invoices.invoicesList(ctx, invoiceList.opts<invoices.InvoiceOptions>()));
   const invoiceShow = invoiceCommand("invoicesShow", true);
   act(invoiceShow, () => invoices.invoicesShow(ctx, invoiceShow.args[0] ?? "", invoiceShow.opts<invoices.InvoiceOptions>()));
+  const invoiceUpdate = invoiceCommand("invoicesUpdate", true).option("--locale <locale>", "en, fr, es, pt, de, ar, or none (required)");
+  act(invoiceUpdate, () => invoices.invoicesUpdate(ctx, invoiceUpdate.args[0] ?? "", invoiceUpdate.opts<invoices.InvoiceOptions>()));
   const invoiceFinalize = invoiceCommand("invoicesFinalize", true);
   act(invoiceFinalize, () => invoices.invoicesFinalize(ctx, invoiceFinalize.args[0] ?? "", invoiceFinalize.opts<invoices.InvoiceOptions>()));
   const invoiceVoid = invoiceCommand("invoicesVoid", true);

@@ -85,8 +85,14 @@ ones. Recorded in the merchant's audit log as the operator's.`,
     path: "user email-notices",
     synopsis: ["--email EMAIL --enabled true|false [--json]"],
     about: `Turn a dashboard user's e-mail notices on or off: a payment received and a webhook endpoint
-disabled, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
+disabled, an unmatched receipt, sent to the user over PAYGATE_SMTP_URL (docs/email.md). Off by default; each user can also
 set its own on the dashboard's Security page.`,
+  },
+  userNoticeLanguage: {
+    path: "user notice-language",
+    synopsis: ["--email EMAIL --locale en|fr|es|pt|de|ar [--json]"],
+    about: `Set the language of a dashboard user's e-mail notices (English by default). Each user can
+also set its own on the dashboard's Security page.`,
   },
   testRatesList: {
     path: "test-rates list",
@@ -317,11 +323,12 @@ by a few base units; payments already initiated keep their address and amount.`,
     synopsis: [
       "--merchant ID --email EMAIL --currency USD|NGN --item DESCRIPTION=QUANTITYxUNIT_PRICE ...",
       "[--name NAME] [--tax NAME=RATE ...] [--memo TEXT] [--due-date YYYY-MM-DD] [--allow-partial]",
-      "[--finalize] [--mode test|live] [--json]",
+      "[--locale en|fr|es|pt|de|ar] [--finalize] [--mode test|live] [--json]",
     ],
     about: `A draft invoice (inv_…) to a customer: line items (--item "Logo design=2x150.00", repeatable),
 tax lines in percent of the subtotal (--tax "VAT=7.5"). --finalize numbers it and opens its page
-at once; --allow-partial lets the customer pay it in parts.`,
+at once; --allow-partial lets the customer pay it in parts; --locale sets its language (its e-mails,
+reminders, PDF and page).`,
   },
   invoicesList: {
     path: "invoices list",
@@ -332,6 +339,11 @@ at once; --allow-partial lets the customer pay it in parts.`,
     path: "invoices show",
     synopsis: ["INVOICE_ID --merchant ID [--mode test|live] [--json]"],
     about: "One invoice: its items, taxes, totals, what was paid and what is left, its transactions and page.",
+  },
+  invoicesUpdate: {
+    path: "invoices update",
+    synopsis: ["INVOICE_ID --merchant ID --locale en|fr|es|pt|de|ar|none [--mode test|live] [--json]"],
+    about: "Sets the invoice's language (its e-mails, reminders, PDF and page) while a draft or not yet paid.",
   },
   invoicesFinalize: {
     path: "invoices finalize",

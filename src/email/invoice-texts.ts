@@ -1,5 +1,4 @@
-// An invoice's e-mails in the checkout's six languages (issue 44), and the merchant's notices (English:
-// a dashboard user has no language setting yet).
+// An invoice's e-mails in the checkout's six languages (issue 44); the merchant's notices: notice-texts.ts.
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
 
 export interface InvoiceEmailTexts {
@@ -116,19 +115,4 @@ export const INVOICE_TEXTS: Record<CheckoutLocale, InvoiceEmailTexts> = {
     attached: "الفاتورة مرفقة بصيغة PDF.",
     footer: (merchant) => `أرسله paygate نيابة عن ${merchant} إلى العميل الموجهة إليه هذه الفاتورة.`,
   },
-};
-
-export const NOTICE_TEXTS = {
-  paymentSubject: (merchant: string, reference: string) => `${merchant}: payment received (${reference})`,
-  paymentBody: (amount: string, customer: string) => `A payment of ${amount} from ${customer} was received and confirmed.`,
-  endpointSubject: (merchant: string) => `${merchant}: a webhook endpoint was disabled`,
-  endpointBody: (url: string, failing: boolean) =>
-    failing
-      ? `The webhook endpoint ${url} was disabled: every delivery to it failed for too long. Fix it, then enable it again in the dashboard (Webhooks); the events it missed can be sent again from there.`
-      : `The webhook endpoint ${url} was disabled by a user of your dashboard.`,
-  reference: "Reference",
-  network: "Network",
-  date: "Date",
-  footer: (merchant: string) =>
-    `Sent by paygate for ${merchant} because you asked for its notices by e-mail. Turn them off in the dashboard, on the Security page.`,
 };

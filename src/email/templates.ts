@@ -2,7 +2,8 @@
 // escaped into the HTML; amounts are the stored decimal strings, never re-formatted through a float.
 import type { OutgoingEmail } from "../core/email/ports.ts";
 import { directionOfLocale } from "./direction.ts";
-import { INVOICE_TEXTS, NOTICE_TEXTS } from "./invoice-texts.ts";
+import { INVOICE_TEXTS } from "./invoice-texts.ts";
+import { NOTICE_TEXTS } from "./notice-texts.ts";
 import { type EmailTexts, textsFor } from "./texts.ts";
 
 export interface RenderedEmail {
@@ -70,7 +71,7 @@ function invoiceParts(m: OutgoingEmail): Parts {
 }
 
 function noticeParts(m: OutgoingEmail): Parts {
-  const t = NOTICE_TEXTS;
+  const t = NOTICE_TEXTS[m.locale];
   const merchant = fact(m, "merchant");
   if (m.kind === "notice_payment_received") {
     const subject = t.paymentSubject(merchant, fact(m, "reference"));
@@ -85,6 +86,22 @@ function noticeParts(m: OutgoingEmail): Parts {
       ],
       button: null,
       after: [],
+      footer: t.footer(merchant),
+    };
+  }
+  if (m.kind === "notice_unmatched_receipt") {
+    const subject = t.unmatchedSubject(merchant);
+    return {
+      subject,
+      title: subject,
+      lines: [t.unmatchedBody(fact(m, "amount"), fact(m, "address"))],
+      rows: [
+        [t.network, fact(m, "network")],
+        [t.transaction, fact(m, "txHash")],
+        [t.date, when(m, fact(m, "seenAt"))],
+      ],
+      button: null,
+      after: [t.unmatchedAfter(fact(m, "receiptId"))],
       footer: t.footer(merchant),
     };
   }
@@ -155,6 +172,7 @@ function partsOf(m: OutgoingEmail, t: EmailTexts): Parts {
       return invoiceParts(m);
     case "notice_payment_received":
     case "notice_endpoint_disabled":
+    case "notice_unmatched_receipt":
       return noticeParts(m);
   }
 }

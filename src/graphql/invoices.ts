@@ -30,6 +30,7 @@ export function invoiceOf(i: InvoiceView): Invoice {
     memo: i.memo,
     dueDate: i.due_date,
     allowPartialPayments: i.allow_partial_payments,
+    locale: i.locale,
     hostedUrl: i.hosted_url,
     transactions: i.transactions.map((x) => ({ id: x.id, status: x.status, amount: x.amount, amountCredited: x.amount_credited })),
     createdAt: i.created_at,
@@ -61,7 +62,9 @@ export function invoiceQueries(access: Access): Pick<QueryResolvers<GraphQLConte
   };
 }
 
-export function invoiceMutations(access: Access): Pick<MutationResolvers<GraphQLContext>, "createInvoice" | "finalizeInvoice" | "voidInvoice"> {
+export function invoiceMutations(
+  access: Access,
+): Pick<MutationResolvers<GraphQLContext>, "createInvoice" | "updateInvoiceLocale" | "finalizeInvoice" | "voidInvoice"> {
   return {
     createInvoice: (_root, { input }, ctx) =>
       fromCore(async () => {
@@ -73,10 +76,13 @@ export function invoiceMutations(access: Access): Pick<MutationResolvers<GraphQL
           memo: input.memo,
           due_date: input.dueDate,
           allow_partial_payments: input.allowPartialPayments,
+          locale: input.locale,
           finalize: input.finalize,
         });
         return invoiceOf(await ctx.gateway.invoices.createInvoice(await access(ctx), body));
       }),
+    updateInvoiceLocale: (_root, { id, locale }, ctx) =>
+      fromCore(async () => invoiceOf(await ctx.gateway.invoices.updateInvoice(await access(ctx), id, { locale: locale ?? null }))),
     finalizeInvoice: (_root, { id }, ctx) => fromCore(async () => invoiceOf(await ctx.gateway.invoices.finalizeInvoice(await access(ctx), id))),
     voidInvoice: (_root, { id }, ctx) => fromCore(async () => invoiceOf(await ctx.gateway.invoices.voidInvoice(await access(ctx), id))),
   };

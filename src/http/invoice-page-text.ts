@@ -134,9 +134,10 @@ const TEXT: Record<CheckoutLocale, InvoiceText> = {
 
 const isLocale = (value: string): value is CheckoutLocale => (CHECKOUT_LOCALES as readonly string[]).includes(value);
 
-/** `?lang=` first, then the first language of Accept-Language the page has. */
-export function localeOf(lang: unknown, acceptLanguage: string | undefined): CheckoutLocale {
+/** `?lang=` first, then the invoice's own language, then the first language of Accept-Language the page has. */
+export function localeOf(lang: unknown, acceptLanguage: string | undefined, invoiceLocale: CheckoutLocale | null = null): CheckoutLocale {
   if (typeof lang === "string" && isLocale(lang)) return lang;
+  if (invoiceLocale !== null) return invoiceLocale;
   for (const part of (acceptLanguage ?? "").split(",")) {
     const code = part.trim().slice(0, 2).toLowerCase();
     if (isLocale(code)) return code;

@@ -107,15 +107,16 @@ ${form}
 }
 
 async function show(gateway: PaymentGateway, req: Request, res: Response, error: { status: number; message: string } | null = null): Promise<void> {
-  const locale = localeOf(req.query.lang, req.headers["accept-language"]);
-  const t = textOf(locale);
   let state: InvoicePage;
   try {
     state = await gateway.invoices.invoicePage(String(req.params.token));
   } catch (failure) {
-    if (failure instanceof PaygateError && failure.code === "not_found") return refusal(res, locale, 404, failure.message);
+    if (failure instanceof PaygateError && failure.code === "not_found")
+      return refusal(res, localeOf(req.query.lang, req.headers["accept-language"]), 404, failure.message);
     throw failure;
   }
+  const locale = localeOf(req.query.lang, req.headers["accept-language"], state.invoice.locale);
+  const t = textOf(locale);
   headers(res);
   res
     .status(error?.status ?? 200)
@@ -143,7 +144,7 @@ export function invoicePage(gateway: PaymentGateway): Router {
     const locale = localeOf(req.query.lang, req.headers["accept-language"]);
     try {
       const document = await gateway.invoices.invoicePageDocument(String(req.params[0]), req.query.document);
-      const bytes = await invoicePdf(document, locale);
+      const bytes = await invoicePdf(document, localeOf(req.query.lang, req.headers["accept-language"], document.invoice.locale));
       headers(res);
       res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
       res.status(200).type("application/pdf").send(bytes);

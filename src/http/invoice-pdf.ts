@@ -1,19 +1,20 @@
 // The PDF of an invoice, or of its receipt once paid (issue 44; docs/invoices.md, Its PDF), drawn
-// with pdfkit in DejaVu Sans (any Latin, Greek or Cyrillic name prints as written; the PDF's 14
-// standard fonts know only Western European letters). Its words are the hosted page's, in five of
-// its six languages: pdfkit lays no text right to left, so an Arabic reader's PDF is in English.
+// with pdfkit in DejaVu Sans (any Latin, Greek, Cyrillic or Arabic name prints as written; the PDF's 14
+// standard fonts know only Western European letters). Its words are the hosted page's, in its six
+// languages; Arabic is laid out right to left (its lines ordered by pdf-bidi.ts, its columns mirrored).
 import { createRequire } from "node:module";
 import path from "node:path";
 import PDFDocument from "pdfkit";
 import type { InvoiceDocument } from "../core/invoices/invoices.ts";
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
 import { type InvoiceText, textOf } from "./invoice-page-text.ts";
+import { visualLine } from "./pdf-bidi.ts";
 
 const FONTS = path.join(path.dirname(createRequire(import.meta.url).resolve("dejavu-fonts-ttf/package.json")), "ttf");
 const REGULAR = path.join(FONTS, "DejaVuSans.ttf");
 const BOLD = path.join(FONTS, "DejaVuSans-Bold.ttf");
 
-type PdfLocale = Exclude<CheckoutLocale, "ar">;
+type PdfLocale = CheckoutLocale;
 
 interface PdfText {
   receipt: string;
@@ -83,12 +84,23 @@ const PDF_TEXT: Record<PdfLocale, PdfText> = {
     draft: "Entwurf: noch nicht an den Kunden gesendet",
     overpaid: "Überzahlt",
   },
+  ar: {
+    receipt: "إيصال",
+    issued: "تاريخ الإصدار",
+    payments: "المدفوعات",
+    date: "التاريخ",
+    transaction: "المعاملة",
+    paidInFull: "مدفوعة بالكامل. شكرًا لك.",
+    payOnline: "ادفع عبر الإنترنت",
+    draft: "مسودة: لم تُرسل إلى العميل بعد",
+    overpaid: "مدفوع بالزيادة",
+  },
 };
 
-/** The language the PDF is written in: the page's, but English for Arabic (see above). */
-export const pdfLocaleOf = (locale: CheckoutLocale): PdfLocale => (locale === "ar" ? "en" : locale);
+/** The language the PDF is written in: the page's. */
+export const pdfLocaleOf = (locale: CheckoutLocale): PdfLocale => locale;
 
-/** The receipt's name in the page's language (English for Arabic, as the PDF). */
+/** The receipt's name in the page's language. */
 export const receiptWord = (locale: CheckoutLocale): string => PDF_TEXT[pdfLocaleOf(locale)].receipt;
 
 /** "INV-0001.pdf", "receipt-INV-0001.pdf"; a draft by its id. */
@@ -130,15 +142,21 @@ export function invoicePdf(document: InvoiceDocument, locale: CheckoutLocale): P
     pdf.on("error", reject);
   });
   const money = (amount: string) => `${amount} ${i.currency}`;
+  const rtl = lang === "ar";
+  /** A line across the page, from the side its language starts on. */
+  const line = (text: string, options: PDFKit.Mixins.TextOptions = {}) =>
+    rtl ? pdf.text(visualLine(text), MARGIN, pdf.y, { ...options, width: WIDTH, align: "right", features: [] }) : pdf.text(text, options);
 
-  pdf.font("bold").fontSize(20).text(title);
+  pdf.font("bold").fontSize(20);
+  line(title);
   pdf.font("regular").fontSize(10).moveDown(0.3);
   const state = i.state === "draft" ? p.draft : (t.state[i.state as keyof InvoiceText["state"]] ?? i.state);
-  pdf.text(state);
-  if (!i.is_live) pdf.text(t.testMode);
+  line(state);
+  if (!i.is_live) line(t.testMode);
   pdf.moveDown();
 
   const fact = (label: string, value: string) => {
+    if (rtl) return line(`${label}: ${value}`);
     pdf.font("bold").text(`${label}: `, { continued: true }).font("regular").text(value);
   };
   fact(t.from, document.merchantName);
@@ -147,11 +165,11 @@ export function invoicePdf(document: InvoiceDocument, locale: CheckoutLocale): P
   if (i.due_date && !receipt) fact(t.due, i.due_date);
   pdf.moveDown();
 
-  row(pdf, [t.description, t.quantity, t.unitPrice, t.amount], true);
+  row(pdf, rtl, [t.description, t.quantity, t.unitPrice, t.amount], true);
   rule(pdf);
-  for (const item of i.items) row(pdf, [item.description, String(item.quantity), money(item.unit_price), money(item.amount)]);
+  for (const item of i.items) row(pdf, rtl, [item.description, String(item.quantity), money(item.unit_price), money(item.amount)]);
   rule(pdf);
-  const total = (label: string, amount: string, strong = false) => row(pdf, [label, "", "", money(amount)], strong);
+  const total = (label: string, amount: string, strong = false) => row(pdf, rtl, [label, "", "", money(amount)], strong);
   total(t.subtotal, i.subtotal);
   for (const tax of i.taxes) total(`${tax.name} (${tax.rate} %)`, tax.amount);
   total(t.total, i.total, true);
@@ -161,28 +179,39 @@ export function invoicePdf(document: InvoiceDocument, locale: CheckoutLocale): P
 
   if (i.memo) {
     pdf.moveDown();
-    pdf.font("regular").text(i.memo, MARGIN, pdf.y, { width: WIDTH });
+    pdf.font("regular");
+    if (rtl) line(i.memo);
+    else pdf.text(i.memo, MARGIN, pdf.y, { width: WIDTH });
   }
   const counted = i.transactions.filter((tx) => !/^0(\.0+)?$/.test(tx.amount_credited));
   if (receipt || counted.length > 0) {
     pdf.moveDown();
-    pdf.font("bold").fontSize(12).text(p.payments, MARGIN, pdf.y);
+    pdf.font("bold").fontSize(12);
+    if (rtl) line(p.payments);
+    else pdf.text(p.payments, MARGIN, pdf.y);
     pdf.fontSize(10).moveDown(0.3);
-    for (const tx of counted) row(pdf, [tx.id, "", tx.created_at.slice(0, 10), money(tx.amount_credited)]);
+    for (const tx of counted) row(pdf, rtl, [tx.id, "", tx.created_at.slice(0, 10), money(tx.amount_credited)]);
   }
   if (receipt) {
     pdf.moveDown();
-    pdf.font("bold").text(p.paidInFull, MARGIN, pdf.y);
+    pdf.font("bold");
+    if (rtl) line(p.paidInFull);
+    else pdf.text(p.paidInFull, MARGIN, pdf.y);
   } else if (i.hosted_url && i.state !== "void" && i.state !== "paid") {
     pdf.moveDown();
-    pdf.font("bold").text(`${p.payOnline}: `, MARGIN, pdf.y, { continued: true }).font("regular").text(i.hosted_url, { link: i.hosted_url });
+    pdf.font("bold");
+    if (rtl) line(`${p.payOnline}: ${i.hosted_url}`, { link: i.hosted_url });
+    else pdf.text(`${p.payOnline}: `, MARGIN, pdf.y, { continued: true }).font("regular").text(i.hosted_url, { link: i.hosted_url });
   }
   pdf.end();
   return done;
 }
 
-/** One line of the table: each cell in its column (the description wraps), the next line below the tallest. */
-function row(pdf: PDFKit.PDFDocument, cells: string[], strong = false): void {
+/**
+ * One line of the table: each cell in its column (the description wraps), the next line below the tallest;
+ * right to left, the columns mirrored (the description on the right) and each cell's line ordered.
+ */
+function row(pdf: PDFKit.PDFDocument, rtl: boolean, cells: string[], strong = false): void {
   pdf.font(strong ? "bold" : "regular").fontSize(10);
   if (pdf.y > pdf.page.height - MARGIN - 40) pdf.addPage();
   const top = pdf.y;
@@ -190,7 +219,11 @@ function row(pdf: PDFKit.PDFDocument, cells: string[], strong = false): void {
   cells.forEach((cell, n) => {
     const column = COLUMNS[n];
     if (!column || cell === "") return;
-    pdf.text(cell, column.x, top, { width: column.width, align: n === 0 ? "left" : "right" });
+    const start = n === 0 ? "left" : "right";
+    if (rtl) {
+      const x = 2 * MARGIN + WIDTH - column.x - column.width;
+      pdf.text(visualLine(cell), x, top, { width: column.width, align: start === "left" ? "right" : "left", features: [] });
+    } else pdf.text(cell, column.x, top, { width: column.width, align: start });
     bottom = Math.max(bottom, pdf.y);
   });
   pdf.x = MARGIN;

@@ -62,6 +62,7 @@ const invoice = (overrides: Partial<InvoiceRecord> = {}): InvoiceRecord => ({
   memo: null,
   dueDate: null,
   allowPartialPayments: true,
+  locale: null,
   token: "t",
   createdAt: new Date(0),
   updatedAt: new Date(0),

@@ -32,11 +32,33 @@ describe("paygate user email-notices", () => {
     const on = await paygate("user", "email-notices", "--email", "ops@example.com", "--enabled", "true");
     expect(on).toMatchObject({ code: 0, stderr: "" });
     expect(on.stdout).toBe(
-      `Turned on the e-mail notices of ops@example.com (${userId}), user of merchant ${merchant.id}: payments received and webhook endpoints disabled.\n`,
+      `Turned on the e-mail notices of ops@example.com (${userId}), user of merchant ${merchant.id}: payments received, webhook endpoints disabled and unmatched receipts.\n`,
     );
     const off = await paygate("user", "email-notices", "--email", "ops@example.com", "--enabled", "false", "--json");
     expect(off.code).toBe(0);
     expect(JSON.parse(off.stdout)).toEqual({ userId, email: "ops@example.com", merchantId: merchant.id, enabled: false });
+  });
+
+  it("sets a user's notice language, and refuses a missing or bad one and an unknown e-mail", async () => {
+    const merchant = JSON.parse((await paygate("merchant", "create", "--name", "Langues SARL", "--json")).stdout) as { id: number };
+    const created = await withStdin(
+      "a long enough password\n",
+      ...["user", "create", "--merchant", String(merchant.id), "--email", "lea@example.com", "--role", "viewer", "--password-stdin", "--json"],
+    );
+    const userId = JSON.parse(created.stdout).id as string;
+    const set = await paygate("user", "notice-language", "--email", "lea@example.com", "--locale", "de");
+    expect(set).toMatchObject({ code: 0, stderr: "" });
+    expect(set.stdout).toBe(`The e-mail notices of lea@example.com (${userId}), user of merchant ${merchant.id}, are now written in de.\n`);
+    const json = await paygate("user", "notice-language", "--email", "lea@example.com", "--locale", "ar", "--json");
+    expect(JSON.parse(json.stdout)).toEqual({ userId, email: "lea@example.com", merchantId: merchant.id, locale: "ar" });
+    const missing = await paygate("user", "notice-language", "--email", "lea@example.com");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--locale en|fr|es|pt|de|ar is required.");
+    const bad = await paygate("user", "notice-language", "--email", "lea@example.com", "--locale", "klingon");
+    expect(bad).toMatchObject({ code: 1, stderr: "paygate: --locale must be one of en, fr, es, pt, de, ar\n" });
+    const unknown = await paygate("user", "notice-language", "--email", "nobody@example.com", "--locale", "fr");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No dashboard user has the e-mail 'nobody@example.com'");
   });
 
   it("refuses a missing flag, a bad value and an unknown e-mail (saying why)", async () => {

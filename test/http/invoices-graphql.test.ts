@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const FIELDS = "id number state total amountDue currency hostedUrl items { quantity unitPrice amount } taxes { rate amount }";
+const FIELDS = "id number state total amountDue currency hostedUrl locale items { quantity unitPrice amount } taxes { rate amount }";
 
 async function graph(query: string, variables: Record<string, unknown>, key = keys.testSecretKey) {
   const res = await fetch(`${t.url}/graphql`, {
@@ -68,6 +68,26 @@ describe("invoices over GraphQL", () => {
     const again = await graph(`mutation($id: ID!) { finalizeInvoice(id: $id) { id } }`, { id: open.data.createInvoice.id });
     expect(again.errors?.[0]?.extensions.status).toBe(409);
     expect(again.errors?.[0]?.message).toBe("The invoice is open, not a draft: only a draft can be finalized");
+  });
+
+  it("sets the invoice's language, and refuses one it does not have with REST's 400 naming locale", async () => {
+    const made = await graph(CREATE, { input: input({ locale: "pt" }) });
+    expect(made.errors).toBeUndefined();
+    expect(made.data.createInvoice.locale).toBe("pt");
+    expect((await graph(CREATE, { input: input() })).data.createInvoice.locale).toBeNull();
+    const before = await t.db.invoice.count();
+    const bad = await graph(CREATE, { input: input({ locale: "PT-br" }) });
+    expect(bad.errors?.[0]?.extensions.status).toBe(400);
+    expect(bad.errors?.[0]?.message).toBe("Invalid invoice: locale must be one of en, fr, es, pt, de, ar");
+    expect(bad.errors?.[0]?.extensions.errors).toEqual([{ field: "locale", message: "locale must be one of en, fr, es, pt, de, ar" }]);
+    expect(await t.db.invoice.count()).toBe(before);
+    const id = made.data.createInvoice.id;
+    const UPDATE = `mutation($id: ID!, $locale: String) { updateInvoiceLocale(id: $id, locale: $locale) { id locale } }`;
+    expect((await graph(UPDATE, { id, locale: "ar" })).data.updateInvoiceLocale).toEqual({ id, locale: "ar" });
+    const refused = await graph(UPDATE, { id, locale: "xx" });
+    expect(refused.errors?.[0]?.extensions.status).toBe(400);
+    expect(refused.errors?.[0]?.extensions.errors).toEqual([{ field: "locale", message: "locale must be one of en, fr, es, pt, de, ar" }]);
+    expect((await graph(UPDATE, { id, locale: null })).data.updateInvoiceLocale.locale).toBeNull();
   });
 
   it("shows another mode's invoice as null", async () => {

@@ -87,6 +87,7 @@ describe("the REST resources of src/http/v1", () => {
       "createInvoice",
       "listInvoices",
       "retrieveInvoice",
+      "updateInvoice",
       "retrieveInvoicePdf",
       "finalizeInvoice",
       "voidInvoice",

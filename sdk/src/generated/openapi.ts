@@ -396,7 +396,11 @@ export type paths = {
          */
         get: operations["retrieveInvoice"];
         put?: never;
-        post?: never;
+        /**
+         * Change an invoice's language
+         * @description Its `locale`, the one field a sent invoice may change, while a draft or not yet paid: the messages sent from then on, its PDF and its page are in it.
+         */
+        post: operations["updateInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -412,7 +416,7 @@ export type paths = {
         };
         /**
          * An invoice's PDF
-         * @description The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de; ar gives English). A draft's is the merchant's preview.
+         * @description The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de, ar; default the invoice's `locale`). A draft's is the merchant's preview.
          */
         get: operations["retrieveInvoicePdf"];
         put?: never;
@@ -1531,6 +1535,11 @@ export type components = {
             due_date: string | null;
             allow_partial_payments: boolean;
             /**
+             * @description Its language: its e-mails, reminders and PDF, and its page before the browser's. Null: not set (English e-mails).
+             * @enum {string|null}
+             */
+            locale: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
+            /**
              * Format: uri
              * @description The customer's page; null while a draft.
              */
@@ -2141,6 +2150,12 @@ export type components = {
             due_date?: string | null;
             /** @description The hosted page lets the customer pay part of what is left. Default false. */
             allow_partial_payments?: boolean | null;
+            /**
+             * @description Its language (e-mails, reminders, PDF; its page unless `?lang=` says otherwise). Absent: the page follows the browser, e-mails are in English.
+             * @example fr
+             * @enum {string|null}
+             */
+            locale?: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
             /** @description true: open and numbered at once; default false (a draft). */
             finalize?: boolean | null;
         };
@@ -2150,6 +2165,14 @@ export type components = {
             data: components["schemas"]["Invoice"][];
             has_more: boolean;
             meta: Record<string, never>;
+        };
+        InvoiceUpdateRequest: {
+            /**
+             * @description Its language (e-mails, reminders, PDF, page); null: none (its page follows the browser, e-mails in English).
+             * @example fr
+             * @enum {string|null}
+             */
+            locale: "en" | "fr" | "es" | "pt" | "de" | "ar" | null;
         };
         ConsolidationResponse: {
             /** @enum {string} */
@@ -5347,12 +5370,150 @@ export interface operations {
             };
         };
     };
+    updateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invoice's `id` (`inv_…`). */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The change. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceResponse"];
+                };
+            };
+            /** @description `invalid_invoice_request`: `locale` is missing or not one of the six; `malformed_path`: a malformed path; `unreadable_body`: a corrupt compressed body; `ambiguous_credential`: two Authorization headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_secret_key`: no key, a public key, a client secret, or an unknown or revoked secret key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_role_forbidden`: the key was rolled in the dashboard by a user whose role may not make this change (docs/security.md, Keys and roles); `secret_key_in_browser`: a secret key on a request with an `Origin` header (a browser), refused before anything else and without CORS headers (docs/rest-api.md, Browsers and CORS) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invoice_not_found`: an unknown id, another merchant's or the other mode's invoice */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invoice_not_editable`: the invoice is paid or void */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: another media type, charset or Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the API key (or, without one, the client address) made more requests than its limit in the window under way; `too_many_failed_authentications`: the client address failed to authenticate too often in the window under way: every request from it is refused until the window ends */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket (this API key, or this address without one) may make per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window under way. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window in seconds: `100;w=1`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a bug; the stack is in the log under the X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unreachable`: the database does not answer */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     retrieveInvoicePdf: {
         parameters: {
             query?: {
                 /** @description `invoice` or `receipt` (default: the receipt once paid, else the invoice). */
                 document?: string;
-                /** @description en (the default), fr, es, pt, de; ar gives English. */
+                /** @description en, fr, es, pt, de or ar (right to left). Default: the invoice's `locale`, else en. */
                 lang?: string;
             };
             header?: never;

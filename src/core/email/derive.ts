@@ -4,13 +4,13 @@
 // webhooks' (see docs/architecture.md, Where a new concern goes).
 import type { LifecyclePolicy } from "../policies.ts";
 import type { Clock } from "../ports.ts";
-import type { NewEmailMessage } from "../records/email.ts";
+import type { NewEmailMessage, NoticeRecipient } from "../records/email.ts";
 import { randomToken } from "../secrets.ts";
 import type { EmailStore } from "../stores/email.ts";
 import type { InvoiceStore } from "../stores/invoices.ts";
 import { invoiceMessageFor, reminderFor, reminderWindow } from "./invoice-messages.ts";
 import { type DerivedMessage, FOLLOWED_EVENT_TYPES, messagesForEvent, payRestFor } from "./kinds.ts";
-import { endpointNotices, paymentNotices } from "./notices.ts";
+import { endpointNotices, paymentNotices, UNMATCHED_RECEIPT_EVENT, unmatchedReceiptNotices } from "./notices.ts";
 
 export const FOLLOWER = "events";
 /**
@@ -48,7 +48,7 @@ export async function followEvents(deps: EmailFollowDeps): Promise<number> {
   let readUntil = cursor;
   let written = 0;
   const users = new Map<number, Set<string>>();
-  const noticed = new Map<number, string[]>();
+  const noticed = new Map<number, NoticeRecipient[]>();
   const noticeRecipients = async (merchantId: number) => {
     const known = noticed.get(merchantId) ?? (await deps.store.noticeRecipients(merchantId));
     noticed.set(merchantId, known);
@@ -75,13 +75,10 @@ export async function followEvents(deps: EmailFollowDeps): Promise<number> {
   );
   let afterSubject: { createdAt: Date; id: string } | null = null;
   for (;;) {
-    const events = await deps.store.subjectEventsSince(from, afterSubject, ["invoice.finalized"], PAGE);
-    written += await write(
-      deps,
-      events.flatMap((e) => invoiceMessageFor(e) ?? []),
-      users,
-      now,
-    );
+    const events = await deps.store.subjectEventsSince(from, afterSubject, ["invoice.finalized", UNMATCHED_RECEIPT_EVENT], PAGE);
+    const derived = events.flatMap((e) => invoiceMessageFor(e) ?? []);
+    for (const event of events) derived.push(...unmatchedReceiptNotices(event, await noticeRecipients(event.merchantId)));
+    written += await write(deps, derived, users, now);
     const last = events.at(-1);
     if (last) {
       afterSubject = { createdAt: last.createdAt, id: last.id };

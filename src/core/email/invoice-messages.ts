@@ -6,7 +6,7 @@ import { invoiceNumber, standingOf } from "../invoices/rules.ts";
 import { currencyOf } from "../invoices/view.ts";
 import type { FollowedSubjectEvent } from "../records/email.ts";
 import type { InvoicePaymentRecord, InvoiceRecord } from "../records/invoices.ts";
-import { type DerivedMessage, objectAt, text } from "./kinds.ts";
+import { type DerivedMessage, localeOf, objectAt, text } from "./kinds.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The furthest a reminder day may be from the due date, either way. */
@@ -44,8 +44,8 @@ export function invoiceMessageFor(event: FollowedSubjectEvent): DerivedMessage |
     refundId: null,
     invoiceId: event.subjectId,
     recipient: email.trim().toLowerCase(),
-    // An invoice has no language of its own yet: English, as its PDF's default.
-    locale: "en",
+    // The invoice's language, else English.
+    locale: localeOf(text(invoice.locale)),
     isLive: event.isLive,
     facts: {
       merchant: event.merchantName,
@@ -94,7 +94,7 @@ export function reminderFor(
     refundId: null,
     invoiceId: invoice.id,
     recipient: invoice.customerEmail.trim().toLowerCase(),
-    locale: "en",
+    locale: localeOf(invoice.locale),
     isLive: invoice.isLive,
     facts: {
       merchant: merchantName,

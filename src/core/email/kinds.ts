@@ -4,7 +4,7 @@
 import { Decimal } from "../money/amounts.ts";
 import { cryptoById, fiatById } from "../money/currencies.ts";
 import type { EmailFacts, FollowedEvent, PartPaidTransaction } from "../records/email.ts";
-import { CHECKOUT_LOCALES, type CheckoutLocale } from "../transactions/locales.ts";
+import { type CheckoutLocale, checkoutLocaleOrNull } from "../transactions/locales.ts";
 import { paymentStateOf } from "../transactions/lifecycle.ts";
 import type { LifecyclePolicy } from "../policies.ts";
 import { paymentNetworkOf } from "../transactions/view.ts";
@@ -12,7 +12,7 @@ import { paymentNetworkOf } from "../transactions/view.ts";
 /** The customer's invoice and its reminders (invoice-messages.ts). */
 export const INVOICE_EMAIL_KINDS = ["invoice", "invoice_reminder", "invoice_overdue"] as const;
 /** The merchant's notices to its users who asked for them (notices.ts). */
-export const NOTICE_EMAIL_KINDS = ["notice_payment_received", "notice_endpoint_disabled"] as const;
+export const NOTICE_EMAIL_KINDS = ["notice_payment_received", "notice_endpoint_disabled", "notice_unmatched_receipt"] as const;
 
 /** The messages to a transaction's customer (spec 4.1's customer.email), an invoice's, and the merchant's notices. */
 export const EMAIL_KINDS = ["receipt", "pay_rest", "refund_claim", ...INVOICE_EMAIL_KINDS, ...NOTICE_EMAIL_KINDS] as const;
@@ -28,6 +28,7 @@ export const LINK_OF: Record<EmailKind, "checkout" | "refund_claim" | "invoice" 
   invoice_overdue: "invoice",
   notice_payment_received: null,
   notice_endpoint_disabled: null,
+  notice_unmatched_receipt: null,
 };
 
 /** The events the follower reads; a kind derived from a state without an event of its own (pay_rest) is found otherwise. */
@@ -49,7 +50,7 @@ export interface DerivedMessage {
 
 /** The transaction's language: the one the merchant set for its checkout, else English. */
 export function localeOf(locale: string | null): CheckoutLocale {
-  return (CHECKOUT_LOCALES as readonly string[]).includes(locale ?? "") ? (locale as CheckoutLocale) : "en";
+  return checkoutLocaleOrNull(locale) ?? "en";
 }
 
 export type Json = Record<string, unknown>;

@@ -7,4 +7,11 @@ export const emailErrors = {
   /** Notices are a user's own mail: an owner cannot subscribe another user. */
   emailNoticesNotOwn: () =>
     new PaygateError("forbidden", "E-mail notices are each user's own choice: sign in as that user to turn them on or off", "email_notices_not_own"),
+  /** Likewise their language. */
+  noticeLanguageNotOwn: () =>
+    new PaygateError(
+      "forbidden",
+      "The language of e-mail notices is each user's own choice: sign in as that user to change it",
+      "email_notices_not_own",
+    ),
 };

@@ -7,9 +7,10 @@ import type { CoreDeps } from "../deps.ts";
 import { errors, PaygateError } from "../errors.ts";
 import type { DashboardActor } from "../access/roles.ts";
 import { invoiceDocument } from "../invoices/invoices.ts";
-import { noticesOf, setNotices } from "../email/notices.ts";
+import { noticeLocaleOf, noticesOf, setNoticeLocale, setNotices } from "../email/notices.ts";
 import { parseReminderDays, DEFAULT_REMINDER_DAYS } from "../email/invoice-messages.ts";
 import type { EmailMessageRecord } from "../records/email.ts";
+import type { CheckoutLocale } from "../transactions/locales.ts";
 import type { MerchantAccess } from "./access.ts";
 
 /** Without PAYGATE_SMTP_URL: what the rows and the dashboard say. */
@@ -97,9 +98,19 @@ export class Email {
     });
   }
 
-  /** Whether the signed-in user gets the merchant's notices by e-mail (payment received, endpoint disabled). */
+  /** Whether the signed-in user gets the merchant's notices by e-mail (payment received, endpoint disabled, unmatched receipt). */
   notices(actor: DashboardActor): Promise<boolean> {
     return noticesOf(this.deps.stores.email, actor);
+  }
+
+  /** The signed-in user's notice language. */
+  noticeLocale(actor: DashboardActor): Promise<CheckoutLocale> {
+    return noticeLocaleOf(this.deps.stores.email, actor);
+  }
+
+  /** A user sets its own notice language: 404 for anyone else's, 403 for another user of the merchant, 400 for a bad value. */
+  setNoticeLocale(actor: DashboardActor, userId: string, locale: unknown): Promise<CheckoutLocale> {
+    return setNoticeLocale(this.deps.stores.email, actor, userId, locale);
   }
 
   /** A user turns its own notices on or off: 403 for another user of the merchant, 404 for anyone else. */

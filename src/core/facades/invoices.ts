@@ -39,6 +39,10 @@ export class Invoices {
    * Draft → open with the next number. The hook for what follows an invoice's sending (its e-mail,
    * its reminders): an invoice is the customer's from its `finalized_at` on.
    */
+  updateInvoice(access: MerchantAccess, id: string, body: unknown): Promise<InvoiceView> {
+    return invoices.updateInvoice(this.deps, changerOf(access), id, body);
+  }
+
   finalizeInvoice(access: MerchantAccess, id: string): Promise<InvoiceView> {
     return invoices.finalizeInvoice(this.deps, changerOf(access), id);
   }

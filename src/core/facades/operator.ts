@@ -6,7 +6,7 @@ import { OPERATOR, type ChangeAuthor } from "../access/audit-log.ts";
 import { pruneSessions, type DashboardDeps } from "../dashboard/sessions.ts";
 import { createUser, issueSignInLink, type CreatedUser } from "../dashboard/users.ts";
 import { resetSecondFactor } from "../dashboard/reauthentication.ts";
-import { setNoticesByEmail } from "../email/notices.ts";
+import { setNoticeLocaleByEmail, setNoticesByEmail } from "../email/notices.ts";
 import type { CoreDeps } from "../deps.ts";
 import { redeliverEvent } from "../webhooks/deliveries.ts";
 import { pruneEvents } from "../events/list.ts";
@@ -28,6 +28,7 @@ import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } fro
 import type { DeliveryReport } from "../ports.ts";
 import type { MerchantWithWallets } from "../stores/merchants.ts";
 import type { EventFilter, EventWithAttempts, WebhookBacklog } from "../stores/webhook-events.ts";
+import type { CheckoutLocale } from "../transactions/locales.ts";
 
 export class Operator {
   constructor(
@@ -73,9 +74,17 @@ export class Operator {
     return resetSecondFactor(this.dashboard, email);
   }
 
-  /** `paygate user email-notices`: turns a user's e-mail notices (payment received, endpoint disabled) on or off. */
+  /** `paygate user email-notices`: turns a user's e-mail notices (payment received, endpoint disabled, unmatched receipt) on or off. */
   setDashboardUserNotices(email: unknown, enabled: unknown): Promise<{ userId: string; email: string; merchantId: number; enabled: boolean }> {
     return setNoticesByEmail(this.deps.stores.email, (e) => this.dashboard.store.userByEmail(e), email, enabled);
+  }
+
+  /** `paygate user notice-language`: the language of a user's e-mail notices. */
+  setDashboardUserNoticeLocale(
+    email: unknown,
+    locale: unknown,
+  ): Promise<{ userId: string; email: string; merchantId: number; locale: CheckoutLocale }> {
+    return setNoticeLocaleByEmail(this.deps.stores.email, (e) => this.dashboard.store.userByEmail(e), email, locale);
   }
 
   listTestRates(): Promise<TestRateRow[]> {

@@ -14,7 +14,7 @@ import { type InitializeDeps, initializeTransaction } from "../transactions/init
 import { parseBody } from "../transactions/requests.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
 import { invoiceEvent } from "./events.ts";
-import { amountProblems, InvoiceBody, MAX_INVOICE_TOTAL, standingOf, totalsOf } from "./rules.ts";
+import { amountProblems, InvoiceBody, InvoiceUpdateBody, MAX_INVOICE_TOTAL, standingOf, totalsOf } from "./rules.ts";
 import { currencyOf, invoiceView, type InvoiceView } from "./view.ts";
 
 /** Whose invoices a use case works on: the MerchantAccess's merchant and mode, checked by the façade. */
@@ -73,6 +73,7 @@ export async function createInvoice(deps: InvoiceDeps, owner: InvoiceOwner, body
       memo: request.memo ?? null,
       dueDate: request.due_date ? new Date(`${request.due_date}T00:00:00Z`) : null,
       allowPartialPayments: request.allow_partial_payments ?? false,
+      locale: request.locale ?? null,
       token: randomToken(32),
       createdAt: now,
       finalizedAt: finalize ? now : null,
@@ -131,6 +132,21 @@ export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id
   );
   if (!finalized) throw errors.invoiceNotDraft((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, finalized);
+}
+
+/**
+ * POST /v1/invoices/:id: its language, while a draft or unpaid (partly paid and overdue too); 404 before
+ * the body is read, 400 naming `locale`, 409 once paid or void; nothing changed then.
+ */
+export async function updateInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string, body: unknown): Promise<InvoiceView> {
+  const invoice = await invoiceFor(deps, owner, id);
+  const parsed = parseBody(InvoiceUpdateBody, body);
+  if (!parsed.ok) throw errors.invoiceValidation(parsed.errors);
+  const state = (await viewOf(deps, invoice)).state;
+  if (state === "paid" || state === "void") throw errors.invoiceNotEditable(state);
+  const changed = await deps.stores.invoices.setLocale(invoice.id, parsed.value.locale, deps.clock.now());
+  if (!changed) throw errors.invoiceNotEditable((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
+  return viewOf(deps, changed);
 }
 
 /** Voids a draft or an open invoice nothing was paid of; 409 once a payment counts or when void already. */

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { Decimal, isNumericString, MAX_FIAT_AMOUNT } from "../money/amounts.ts";
 import { FIAT_CURRENCIES, fiatBySlug, type FiatCurrency } from "../money/currencies.ts";
 import type { InvoiceItem, InvoicePaymentRecord, InvoiceRecord, InvoiceTax } from "../records/invoices.ts";
+import { CHECKOUT_LOCALES } from "../transactions/locales.ts";
 import { isStorableText } from "../transactions/requests.ts";
 
 /** The most line items one invoice holds (docs/invoices.md, Limits). */
@@ -36,6 +37,9 @@ const Tax = z.object({
     .refine((r) => !isNumericString(r) || new Decimal(r).decimalPlaces() <= 4, "must have at most 4 decimal places"),
 });
 
+/** One of the checkout's languages (an invoice's, a user's notices'). */
+export const InvoiceLocale = z.enum(CHECKOUT_LOCALES, { error: `must be one of ${CHECKOUT_LOCALES.join(", ")}` });
+
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** POST /v1/invoices' body (GraphQL and the CLI send the same fields). */
@@ -67,10 +71,15 @@ export const InvoiceBody = z.object({
     )
     .nullish(),
   allow_partial_payments: z.boolean({ error: "must be true or false" }).nullish(),
+  /** Its language (e-mails, reminders, PDF, page); absent: its page follows the browser, its e-mails are in English. */
+  locale: InvoiceLocale.nullish(),
   /** True: finalized at once (numbered, open, payable); false or absent: a draft. */
   finalize: z.boolean({ error: "must be true or false" }).nullish(),
 });
 export type InvoiceBody = z.infer<typeof InvoiceBody>;
+
+/** POST /v1/invoices/:id's body: the language, the one thing a sent invoice may change (null: none). */
+export const InvoiceUpdateBody = z.object({ locale: InvoiceLocale.nullable() });
 
 export interface Totals {
   subtotal: Decimal;

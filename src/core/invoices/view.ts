@@ -3,6 +3,7 @@
 import { fiatById, type FiatCurrency } from "../money/currencies.ts";
 import type { InvoicePaymentRecord, InvoiceRecord } from "../records/invoices.ts";
 import type { TransactionStatus } from "../records/rows.ts";
+import { type CheckoutLocale, checkoutLocaleOrNull } from "../transactions/locales.ts";
 import { creditOf, type InvoiceState, invoiceNumber, standingOf, totalsOf } from "./rules.ts";
 
 export interface InvoiceView {
@@ -24,6 +25,8 @@ export interface InvoiceView {
   memo: string | null;
   due_date: string | null;
   allow_partial_payments: boolean;
+  /** Its language; null: its page follows the browser, its e-mails are in English. */
+  locale: CheckoutLocale | null;
   /** The hosted page; null while a draft (nothing to pay yet). */
   hosted_url: string | null;
   transactions: { id: string; status: TransactionStatus; amount: string; amount_credited: string; created_at: string }[];
@@ -69,6 +72,7 @@ export function invoiceView(invoice: InvoiceRecord, payments: readonly InvoicePa
     memo: invoice.memo,
     due_date: invoice.dueDate ? invoice.dueDate.toISOString().slice(0, 10) : null,
     allow_partial_payments: invoice.allowPartialPayments,
+    locale: checkoutLocaleOrNull(invoice.locale),
     hosted_url: hostedUrlOf(publicUrl, invoice),
     transactions: payments.map((p) => ({
       id: p.transactionId,

@@ -48,10 +48,18 @@ export interface FollowedEvent {
   body: string;
   reference: string;
   customerEmail: string;
-  /** The checkout's language the merchant set; null: unknown (English). */
+  /** The language of the invoice it pays when that has one, else the checkout's the merchant set; null: unknown (English). */
   locale: string | null;
   initializedAmount: Decimal;
   initializedCurrencyId: number;
+}
+
+/** A dashboard user who asked for the merchant's notices, and the language it reads them in. */
+export interface NoticeRecipient {
+  /** Lower-cased. */
+  email: string;
+  /** One of the checkout's languages, as the user set it (default en). */
+  locale: string;
 }
 
 /** An event about an invoice (its subject) as the follower reads it. */

@@ -38,6 +38,8 @@ export interface InvoiceRecord {
   /** A day (midnight UTC); null: no due date. */
   dueDate: Date | null;
   allowPartialPayments: boolean;
+  /** Its language (one of CHECKOUT_LOCALES, as the core checked it): its e-mails, reminders and PDF, and its page before the browser's; null: not set (English e-mails). */
+  locale: string | null;
   token: string;
   createdAt: Date;
   updatedAt: Date;

@@ -8,6 +8,7 @@ import type {
   FollowedEvent,
   FollowedSubjectEvent,
   NewEmailMessage,
+  NoticeRecipient,
   PartPaidTransaction,
 } from "../records/email.ts";
 
@@ -34,12 +35,16 @@ export interface EmailStore {
   ): Promise<FollowedSubjectEvent[]>;
   /** Webhook endpoints disabled at or after `from`, oldest first. */
   endpointsDisabledSince(from: Date, limit: number): Promise<DisabledEndpoint[]>;
-  /** Lower-cased e-mails of the merchant's dashboard users who asked for its notices by e-mail. */
-  noticeRecipients(merchantId: number): Promise<string[]>;
+  /** The merchant's dashboard users who asked for its notices by e-mail: lower-cased e-mail and notice language. */
+  noticeRecipients(merchantId: number): Promise<NoticeRecipient[]>;
   /** Whether the user asked for notices; null when no user of this merchant has this id. */
   noticesOf(merchantId: number, userId: string): Promise<boolean | null>;
   /** Turns the user's notices on or off; false when no user of this merchant has this id. */
   setNotices(merchantId: number, userId: string, enabled: boolean): Promise<boolean>;
+  /** The user's notice language; null when no user of this merchant has this id. */
+  noticeLocaleOf(merchantId: number, userId: string): Promise<string | null>;
+  /** Sets the user's notice language; false when no user of this merchant has this id. */
+  setNoticeLocale(merchantId: number, userId: string, locale: string): Promise<boolean>;
   /** PENDING transactions with a confirmed part short of the payment amount and no message of `kind`, oldest first. */
   partPaid(kind: string, limit: number): Promise<PartPaidTransaction[]>;
   /** Lower-cased e-mails of the merchant's dashboard users. */

@@ -37,6 +37,8 @@ export interface InvoiceStore {
    * transaction; null when it was not draft or open (nothing written).
    */
   void(id: string, now: Date, check: (payments: InvoicePaymentRecord[]) => void, eventOf: InvoiceEventOf): Promise<InvoiceRecord | null>;
+  /** Sets a draft's or open invoice's language; null when it was neither (nothing written). */
+  setLocale(id: string, locale: string | null, now: Date): Promise<InvoiceRecord | null>;
   /** The transactions of these invoices, oldest first. */
   paymentsOf(invoiceIds: readonly string[]): Promise<InvoicePaymentRecord[]>;
   /**

@@ -26,6 +26,10 @@ const MESSAGE_COLUMNS = Prisma.sql`id, merchant_id AS "merchantId", transaction_
   source, kind, recipient, locale, is_live AS "isLive", state::text AS "state", attempt_count AS "attemptCount",
   next_attempt_at AS "nextAttemptAt", last_error AS "lastError", facts, sent_at AS "sentAt", created_at AS "createdAt"`;
 
+/** A transaction's messages are in its invoice's language when it pays one that has a language, else in its checkout's. */
+const INVOICE_OR_CHECKOUT_LOCALE = Prisma.sql`COALESCE((SELECT i.locale FROM invoice_payments p JOIN invoices i ON i.id = p.invoice_id
+  WHERE p.transaction_id = t.id), t.locale)`;
+
 const exact = (value: string | null) => (value === null ? null : new Decimal(value));
 
 export function emailStore(db: Database): EmailStore {
@@ -43,7 +47,7 @@ export function emailStore(db: Database): EmailStore {
       const rows = await db.$queryRaw<(Omit<FollowedEvent, "initializedAmount"> & { initializedAmount: string })[]>`
         SELECT e.id, e.type, e.merchant_id AS "merchantId", m.name AS "merchantName", e.transaction_id AS "transactionId",
                e.refund_id AS "refundId", e.is_live AS "isLive", e.created_at AS "createdAt", e.body,
-               t.reference, t.customer_email AS "customerEmail", t.locale,
+               t.reference, t.customer_email AS "customerEmail", ${INVOICE_OR_CHECKOUT_LOCALE} AS locale,
                t.initialized_amount::text AS "initializedAmount", t.initialized_currency_id AS "initializedCurrencyId"
         FROM webhook_events e
         JOIN transactions t ON t.id = e.transaction_id
@@ -78,8 +82,8 @@ export function emailStore(db: Database): EmailStore {
     },
 
     async noticeRecipients(merchantId) {
-      const users = await db.dashboardUser.findMany({ where: { merchantId, emailNotices: true }, select: { email: true } });
-      return users.map((u) => u.email.toLowerCase());
+      const users = await db.dashboardUser.findMany({ where: { merchantId, emailNotices: true }, select: { email: true, noticeLocale: true } });
+      return users.map((u) => ({ email: u.email.toLowerCase(), locale: u.noticeLocale }));
     },
 
     async noticesOf(merchantId, userId) {
@@ -88,6 +92,14 @@ export function emailStore(db: Database): EmailStore {
 
     async setNotices(merchantId, userId, enabled) {
       return (await db.dashboardUser.updateMany({ where: { id: userId, merchantId }, data: { emailNotices: enabled } })).count === 1;
+    },
+
+    async noticeLocaleOf(merchantId, userId) {
+      return (await db.dashboardUser.findFirst({ where: { id: userId, merchantId }, select: { noticeLocale: true } }))?.noticeLocale ?? null;
+    },
+
+    async setNoticeLocale(merchantId, userId, locale) {
+      return (await db.dashboardUser.updateMany({ where: { id: userId, merchantId }, data: { noticeLocale: locale } })).count === 1;
     },
 
     async partPaid(kind, limit) {
@@ -99,7 +111,7 @@ export function emailStore(db: Database): EmailStore {
       };
       const rows = await db.$queryRaw<Row[]>`
         SELECT t.id, t.merchant_id AS "merchantId", m.name AS "merchantName", t.reference, t.is_live AS "isLive",
-               t.status::text AS "status", t.customer_email AS "customerEmail", t.locale,
+               t.status::text AS "status", t.customer_email AS "customerEmail", ${INVOICE_OR_CHECKOUT_LOCALE} AS locale,
                t.payment_currency_id AS "paymentCurrencyId", t.payment_network AS "paymentNetwork",
                t.payment_amount::text AS "paymentAmount", t.amount_paid::text AS "amountPaid",
                t.amount_unconfirmed::text AS "amountUnconfirmed",

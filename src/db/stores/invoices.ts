@@ -72,6 +72,11 @@ export function invoiceStore(db: Database): InvoiceStore {
         return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } })), eventOf);
       }),
 
+    async setLocale(id, locale, now) {
+      const changed = await db.invoice.updateMany({ where: { id, state: { in: ["draft", "open"] } }, data: { locale, updatedAt: now } });
+      return changed.count === 1 ? maybe(await db.invoice.findUnique({ where: { id } })) : null;
+    },
+
     void: (id, now, check, eventOf) =>
       db.$transaction(async (tx) => {
         // The invoice's row lock: a Pay that links a transaction waits for the void, or the void sees it.

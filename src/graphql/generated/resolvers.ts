@@ -71,6 +71,8 @@ export type CreateInvoiceInput = {
   finalize?: InputMaybe<Scalars['Boolean']['input']>;
   /** 1 to 100 line items. */
   items: Array<InvoiceItemInput>;
+  /** en, fr, es, pt, de or ar: its e-mails, reminders, PDF and page; absent: the page follows the browser, e-mails are in English. */
+  locale?: InputMaybe<Scalars['String']['input']>;
   memo?: InputMaybe<Scalars['String']['input']>;
   taxes?: InputMaybe<Array<InvoiceTaxInput>>;
 };
@@ -245,6 +247,8 @@ export type Invoice = {
   id: Scalars['ID']['output'];
   isLive: Scalars['Boolean']['output'];
   items: Array<InvoiceItem>;
+  /** Its language (en, fr, es, pt, de, ar): its e-mails, reminders and PDF, and its page before the browser's; null: not set (English e-mails). */
+  locale: Maybe<Scalars['String']['output']>;
   memo: Maybe<Scalars['String']['output']>;
   /** Per merchant and mode without gaps (INV-0001), given when finalized; null while a draft. */
   number: Maybe<Scalars['String']['output']>;
@@ -402,6 +406,8 @@ export type Mutation = {
    * endpoint's secret is its mode's: the other mode's is left as it was. Secret key only.
    */
   rotateWebhookEndpointSecret: WebhookEndpoint;
+  /** Sets an invoice's language (en, fr, es, pt, de, ar; null: none) while a draft or not yet paid, as POST /v1/invoices/:id. Secret key only. */
+  updateInvoiceLocale: Invoice;
   /**
    * Changes an endpoint's URL, events or description, or disables or re-enables it; re-enabled with redeliverMissed:
    * true, what it missed while failing or disabled is queued again (redelivered says how many). Secret key only.
@@ -473,6 +479,12 @@ export type MutationRedeliverWebhookDeliveryArgs = {
 
 export type MutationRotateWebhookEndpointSecretArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateInvoiceLocaleArgs = {
+  id: Scalars['ID']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1448,6 +1460,7 @@ export type InvoiceResolvers<ContextType = GraphQLContext, ParentType extends Re
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isLive?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['InvoiceItem']>, ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   number?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['InvoiceState'], ParentType, ContextType>;
@@ -1539,6 +1552,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliveredWebhookDeliveries'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'endpointId' | 'since'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  updateInvoiceLocale?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationUpdateInvoiceLocaleArgs, 'id'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   voidInvoice?: Resolver<ResolversTypes['Invoice'], ParentType, ContextType, RequireFields<MutationVoidInvoiceArgs, 'id'>>;
 };

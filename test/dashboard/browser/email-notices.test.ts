@@ -1,5 +1,5 @@
-// Issue 44 in a real Chromium: a user turns its own e-mail notices on from the Security page (off by
-// default, saved, read back after a reload), and an invoice's page lists its e-mails to the customer,
+// Issue 44 in a real Chromium: a user turns its own e-mail notices on from the Security page and sets
+// their language (off and English by default, saved, read back after a reload), and an invoice's page lists its e-mails to the customer,
 // saying that e-mail is off when PAYGATE_SMTP_URL is not set; axe-core on both, at 375 px and desktop.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,17 +34,23 @@ describe("e-mail in the dashboard", () => {
     await page.getByRole("heading", { level: 1, name: "Home" }).waitFor(WAIT);
     await page.goto(`${t.url}/dashboard/security`);
     await page.getByRole("heading", { level: 2, name: "E-mail notices" }).waitFor(WAIT);
-    const box = page.getByRole("checkbox", { name: /E-mail me .* when a payment is received or a webhook endpoint is disabled/ });
+    const box = page.getByRole("checkbox", {
+      name: /E-mail me .* when a payment is received, a webhook endpoint is disabled or a transfer matches no payment/,
+    });
     expect(await box.isChecked()).toBe(false);
     expect(await page.getByText("E-mail is off: PAYGATE_SMTP_URL is not set, so nothing is sent.").count()).toBe(1);
     await expectAccessible(page, "security page with e-mail notices, 375 px");
+    const language = page.getByLabel("Language of the notices");
+    expect(await language.inputValue()).toBe("en");
     await box.check();
+    await language.selectOption("fr");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByText("You will get the merchant's notices by e-mail.").waitFor(WAIT);
-    expect((await t.db.dashboardUser.findUniqueOrThrow({ where: { id: user.userId } })).emailNotices).toBe(true);
+    await page.locator("#email-notices-error").getByText("You will get the merchant's notices by e-mail, in Français.").waitFor(WAIT);
+    expect(await t.db.dashboardUser.findUniqueOrThrow({ where: { id: user.userId } })).toMatchObject({ emailNotices: true, noticeLocale: "fr" });
     await page.reload();
     await page.getByRole("heading", { level: 2, name: "E-mail notices" }).waitFor(WAIT);
     await expect.poll(() => page.locator("#email-notices").isChecked(), WAIT).toBe(true);
+    expect(await page.locator("#notice-language").inputValue()).toBe("fr");
     expect(problems).toEqual([]);
     await context.close();
   });

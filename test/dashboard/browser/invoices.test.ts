@@ -52,11 +52,13 @@ describe("the Invoices pages", () => {
     await page.locator("#invoice-item-2-description").fill("Hosting");
     await page.locator("#invoice-item-2-price").fill("50");
     await page.getByLabel("The customer may pay in parts").check();
+    await page.getByLabel("Language of its e-mails, PDF and page").selectOption("fr");
     await page.getByRole("button", { name: "Create draft" }).click();
 
     await h1(page, "Invoice (draft)");
     expect(page.url()).toMatch(/\/dashboard\/invoice\?(.*&)?id=inv_/);
     expect(await text(page, "#invoice-state")).toBe("Draft");
+    expect(await fact(page, "#invoice-facts", "Language")).toBe("Français");
     expect(await fact(page, "#invoice-totals", "Total")).toBe("$350.00");
     expect(await fact(page, "#invoice-facts", "Customer's page")).toBe("None while a draft: finalize it first");
     expect(await accessibilityViolations(page), "a draft, 375 px").toEqual([]);

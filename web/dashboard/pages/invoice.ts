@@ -7,7 +7,7 @@ import { fiat } from "../../shared/format.ts";
 import type { PageContext } from "../context.ts";
 import { emailsSection } from "./emails.ts";
 import { INVOICE_STATES, type Invoice } from "./invoices.ts";
-import { alertSlot, day, runChange, showError, table, when } from "./parts.ts";
+import { alertSlot, day, LANGUAGES, runChange, showError, table, when } from "./parts.ts";
 import { STATUS_LABELS, type TransactionRow } from "./transactions.ts";
 
 export async function renderInvoice(ctx: PageContext, main: HTMLElement): Promise<void> {
@@ -33,6 +33,7 @@ function show(ctx: PageContext, main: HTMLElement, back: HTMLElement, error: HTM
     ["Customer", invoice.customer.name ? `${invoice.customer.name} (${invoice.customer.email})` : invoice.customer.email],
     ["Due date", invoice.due_date ? day(invoice.due_date) : "None"],
     ["Partial payments", invoice.allow_partial_payments ? "Allowed" : "Not allowed"],
+    ["Language", LANGUAGES.find(([code]) => code === invoice.locale)?.[1] ?? "Not set (e-mails in English)"],
     ["Created", when(invoice.created_at)],
     ["Id", h("code", {}, invoice.id)],
   ];

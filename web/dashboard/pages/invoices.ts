@@ -6,7 +6,7 @@ import type { components } from "../../../sdk/src/generated/openapi.ts";
 import { h, replace } from "../../shared/dom.ts";
 import { fiat } from "../../shared/format.ts";
 import type { PageContext } from "../context.ts";
-import { alertSlot, day, field, modeLabel, runChange, showError, when } from "./parts.ts";
+import { alertSlot, day, field, LANGUAGES, modeLabel, runChange, showError, when } from "./parts.ts";
 
 // The invoice as REST shows it (the OpenAPI document's Invoice, through the SDK's generated types).
 export type InvoiceState = components["schemas"]["InvoiceState"];
@@ -138,6 +138,12 @@ function draftForm(ctx: PageContext): HTMLElement {
   const memo = h("textarea", { id: "invoice-memo", maxlength: "2000", rows: "2" });
   const due = h("input", { id: "invoice-due", type: "date" });
   const partial = h("input", { id: "invoice-partial", type: "checkbox" });
+  const language = h(
+    "select",
+    { id: "invoice-locale" },
+    h("option", { value: "" }, "Not set: its page follows the browser, its e-mails are in English"),
+    ...LANGUAGES.map(([value, label]) => h("option", { value }, label)),
+  );
   const submit = h("button", { type: "submit", class: "button" }, "Create draft");
   const form = h(
     "form",
@@ -153,6 +159,7 @@ function draftForm(ctx: PageContext): HTMLElement {
     field("Memo (optional)", memo),
     field("Due date (optional)", due),
     h("div", { class: "field" }, h("label", { for: partial.id }, partial, " The customer may pay in parts")),
+    field("Language of its e-mails, PDF and page", language),
     error,
     h("div", { class: "actions" }, submit),
   );
@@ -167,6 +174,7 @@ function draftForm(ctx: PageContext): HTMLElement {
       ...(memo.value.trim() ? { memo: memo.value.trim() } : {}),
       ...(due.value ? { due_date: due.value } : {}),
       allow_partial_payments: partial.checked,
+      ...(language.value ? { locale: language.value } : {}),
     };
     void runChange(
       submit,

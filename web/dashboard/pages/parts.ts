@@ -110,3 +110,13 @@ export function table(caption: string, columns: string[], rows: (Node | string)[
     ),
   );
 }
+
+/** The checkout's languages, by their own names: an invoice's, and a user's notices'. */
+export const LANGUAGES: readonly (readonly [string, string])[] = [
+  ["en", "English"],
+  ["fr", "Français"],
+  ["es", "Español"],
+  ["pt", "Português"],
+  ["de", "Deutsch"],
+  ["ar", "العربية"],
+];

@@ -11,7 +11,7 @@ import type { Session } from "../api.ts";
 import { browserSupportsWebAuthn, createKey } from "../security-key.ts";
 import type { PageContext } from "../context.ts";
 import { codeField, proofOf } from "../second-factor.ts";
-import { alertSlot, runChange, showError, table, when } from "./parts.ts";
+import { alertSlot, field, LANGUAGES, runChange, showError, table, when } from "./parts.ts";
 
 interface Enrolment {
   secret: string;
@@ -49,8 +49,10 @@ export async function renderSecurity(ctx: PageContext, main: HTMLElement): Promi
 async function showNotices(ctx: PageContext, section: HTMLElement): Promise<void> {
   const error = alertSlot("email-notices-error");
   let state: { enabled: boolean; sending: boolean; not_sent_because: string | null };
+  let language: { locale: string };
   try {
     state = await ctx.api.get("/account/email-notices");
+    language = await ctx.api.get("/account/notice-language");
   } catch (failure) {
     // Closed while a required second factor is not set up: the rest of the page still works.
     replace(section, error);
@@ -58,13 +60,19 @@ async function showNotices(ctx: PageContext, section: HTMLElement): Promise<void
     return;
   }
   const box = h("input", { id: "email-notices", type: "checkbox", ...(state.enabled ? { checked: true } : {}) });
+  const locale = h(
+    "select",
+    { id: "notice-language" },
+    ...LANGUAGES.map(([value, label]) => h("option", { value, ...(value === language.locale ? { selected: true } : {}) }, label)),
+  );
   const save = h("button", { type: "button", class: "button" }, "Save");
   save.addEventListener("click", () => {
     void runChange(save, error, async () => {
-      const changed = await ctx.api.patch<{ enabled: boolean }>(`/users/${encodeURIComponent(ctx.session.user.id)}/email-notices`, {
-        enabled: box.checked,
-      });
-      const message = changed.enabled ? "You will get the merchant's notices by e-mail." : "You will get no notices by e-mail.";
+      const user = encodeURIComponent(ctx.session.user.id);
+      const changed = await ctx.api.patch<{ enabled: boolean }>(`/users/${user}/email-notices`, { enabled: box.checked });
+      const written = await ctx.api.patch<{ locale: string }>(`/users/${user}/notice-language`, { locale: locale.value });
+      const name = LANGUAGES.find(([code]) => code === written.locale)?.[1] ?? written.locale;
+      const message = changed.enabled ? `You will get the merchant's notices by e-mail, in ${name}.` : "You will get no notices by e-mail.";
       replace(error, h("p", { class: "notice", role: "status" }, message));
       ctx.announce(message);
     });
@@ -78,9 +86,10 @@ async function showNotices(ctx: PageContext, section: HTMLElement): Promise<void
         "label",
         { for: "email-notices" },
         box,
-        ` E-mail me (${ctx.session.user.email}) when a payment is received or a webhook endpoint is disabled`,
+        ` E-mail me (${ctx.session.user.email}) when a payment is received, a webhook endpoint is disabled or a transfer matches no payment`,
       ),
     ),
+    field("Language of the notices", locale),
     state.sending ? null : h("p", { class: "alert", role: "status" }, "E-mail is off: PAYGATE_SMTP_URL is not set, so nothing is sent."),
     h("div", { class: "actions" }, save),
     error,

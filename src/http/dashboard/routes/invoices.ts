@@ -30,7 +30,7 @@ export function invoiceRoutes(router: Router, gateway: PaymentGateway): void {
 
   router.get("/invoices/:id/pdf", async (req, res) => {
     const document = await gateway.invoices.invoiceDocument(accessOf(gateway, res, isLiveOf(req)), String(req.params.id), req.query.document);
-    const bytes = await invoicePdf(document, localeOf(req.query.lang, req.headers["accept-language"]));
+    const bytes = await invoicePdf(document, localeOf(req.query.lang, req.headers["accept-language"], document.invoice.locale));
     res.setHeader("Content-Disposition", `attachment; filename="${pdfFileName(document)}"`);
     res.status(200).type("application/pdf").send(bytes);
   });

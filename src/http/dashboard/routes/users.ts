@@ -1,9 +1,11 @@
 // The merchant's dashboard users: GET /users (anyone signed in), POST /users (invite: answers the
 // one-time sign-in link, once), PATCH /users/:id (role), DELETE /users/:id; a user's own e-mail
-// notices: GET /account/email-notices, PATCH /users/:id/email-notices. The gateway authorizes.
+// notices: GET /account/email-notices, PATCH /users/:id/email-notices, and their language:
+// GET /account/notice-language, PATCH /users/:id/notice-language. The gateway authorizes.
 import type { Router } from "express";
 import type { DashboardUserView } from "../../../core/dashboard/sessions.ts";
 import type { PaymentGateway } from "../../../core/gateway.ts";
+import { CHECKOUT_LOCALES } from "../../../core/transactions/locales.ts";
 import { actorOf, bodyOf, sendData } from "../session.ts";
 
 export function userRoutes(router: Router, gateway: PaymentGateway): void {
@@ -33,6 +35,15 @@ export function userRoutes(router: Router, gateway: PaymentGateway): void {
   router.patch("/users/:id/email-notices", async (req, res) => {
     const id = String(req.params.id);
     sendData(res, { user_id: id, enabled: await gateway.email.setNotices(actorOf(res), id, bodyOf(req).enabled) });
+  });
+
+  router.get("/account/notice-language", async (_req, res) => {
+    sendData(res, { locale: await gateway.email.noticeLocale(actorOf(res)), languages: CHECKOUT_LOCALES });
+  });
+
+  router.patch("/users/:id/notice-language", async (req, res) => {
+    const id = String(req.params.id);
+    sendData(res, { user_id: id, locale: await gateway.email.setNoticeLocale(actorOf(res), id, bodyOf(req).locale) });
   });
 
   router.delete("/users/:id", async (req, res) => {

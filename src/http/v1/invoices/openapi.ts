@@ -17,7 +17,7 @@ import {
   WITH_BODY,
   WITH_PATH,
 } from "../openapi-shared.ts";
-import { InvoiceListResponse, InvoiceRequest, InvoiceResponse } from "./schemas.ts";
+import { InvoiceListResponse, InvoiceRequest, InvoiceResponse, InvoiceUpdateRequest } from "./schemas.ts";
 
 const invoiceId = z.object({
   invoice_id: z.string().meta({ param: { name: "invoice_id", in: "path" }, description: "The invoice's `id` (`inv_…`)." }),
@@ -78,13 +78,13 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
     operationId: "retrieveInvoicePdf",
     summary: "An invoice's PDF",
     description:
-      "The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de; ar gives English). A draft's is the merchant's preview.",
+      "The PDF of the invoice, or of its receipt once it is paid (its payments listed): `document` chooses (`invoice` or `receipt`; default: the receipt once paid, else the invoice), `lang` its language (en, fr, es, pt, de, ar; default the invoice's `locale`). A draft's is the merchant's preview.",
     security: secretKey,
     request: {
       params: invoiceId,
       query: z.object({
         document: queryParam("document", "`invoice` or `receipt` (default: the receipt once paid, else the invoice)."),
-        lang: queryParam("lang", "en (the default), fr, es, pt, de; ar gives English."),
+        lang: queryParam("lang", "en, fr, es, pt, de or ar (right to left). Default: the invoice's `locale`, else en."),
       }),
     },
     responses: {
@@ -101,6 +101,33 @@ export function registerInvoicePaths(registry: OpenAPIRegistry): void {
         },
         { error: errors.invoiceReceiptNotPaid("open"), when: "a receipt of an invoice that is not paid" },
         ...WITH_PATH,
+        ...ANY,
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/invoices/{invoice_id}",
+    operationId: "updateInvoice",
+    summary: "Change an invoice's language",
+    description:
+      "Its `locale`, the one field a sent invoice may change, while a draft or not yet paid: the messages sent from then on, its PDF and its page are in it.",
+    security: secretKey,
+    request: { params: invoiceId, body: json(InvoiceUpdateRequest, "The change.") },
+    responses: {
+      200: limited(InvoiceResponse, "The invoice."),
+      ...errorResponses([
+        SECRET_ONLY,
+        KEY_ROLE,
+        notFound,
+        {
+          error: errors.invoiceValidation([{ field: "locale", message: "locale must be one of en, fr, es, pt, de, ar" }]),
+          when: "`locale` is missing or not one of the six",
+        },
+        { error: errors.invoiceNotEditable("paid"), when: "the invoice is paid or void" },
+        ...WITH_PATH,
+        ...WITH_BODY,
         ...ANY,
       ]),
     },

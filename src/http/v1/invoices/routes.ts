@@ -40,9 +40,14 @@ export function invoiceRoutes(gateway: PaymentGateway): Router {
   // Its PDF: the receipt once paid, else the invoice (?document=invoice|receipt to choose; ?lang= its language).
   router.get("/v1/invoices/:invoice_id/pdf", noStore, async (req, res) => {
     const document = await gateway.invoices.invoiceDocument(await owner(req, res), String(req.params.invoice_id), req.query.document);
-    const bytes = await invoicePdf(document, localeOf(req.query.lang, undefined));
+    const bytes = await invoicePdf(document, localeOf(req.query.lang, undefined, document.invoice.locale));
     res.setHeader("Content-Disposition", `inline; filename="${pdfFileName(document)}"`);
     res.status(200).type("application/pdf").send(bytes);
+  });
+
+  // Its language (the one field a sent invoice may change).
+  router.post("/v1/invoices/:invoice_id", noStore, jsonBody(errors.invoiceValidation), async (req, res) => {
+    send(res, await gateway.invoices.updateInvoice(await owner(req, res), String(req.params.invoice_id), req.body));
   });
 
   router.post("/v1/invoices/:invoice_id/finalize", noStore, jsonBody(errors.invoiceValidation), async (req, res) => {

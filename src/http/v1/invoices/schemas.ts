@@ -2,6 +2,7 @@
 // schemas: the OpenAPI document (openapi.ts beside this file) is generated from them.
 import { z } from "zod";
 import { MAX_INVOICE_ITEMS, MAX_INVOICE_TAXES, MAX_QUANTITY } from "../../../core/invoices/rules.ts";
+import { CHECKOUT_LOCALES } from "../../../core/transactions/locales.ts";
 import { nullable } from "../openapi-shared.ts";
 
 const fiat = (description: string) => z.string().meta({ description: `${description} A decimal string with the currency's decimals.` });
@@ -41,6 +42,11 @@ export const Invoice = z
     memo: nullable(z.string()),
     due_date: nullable(z.string().meta({ format: "date" })),
     allow_partial_payments: z.boolean(),
+    locale: nullable(
+      z
+        .enum(CHECKOUT_LOCALES)
+        .meta({ description: "Its language: its e-mails, reminders and PDF, and its page before the browser's. Null: not set (English e-mails)." }),
+    ),
     hosted_url: nullable(z.string().meta({ format: "uri", description: "The customer's page; null while a draft." })),
     transactions: z.array(
       z.object({
@@ -101,6 +107,20 @@ export const InvoiceRequest = z
       .nullable()
       .optional()
       .meta({ description: "The hosted page lets the customer pay part of what is left. Default false." }),
+    locale: z.enum(CHECKOUT_LOCALES).nullable().optional().meta({
+      description:
+        "Its language (e-mails, reminders, PDF; its page unless `?lang=` says otherwise). Absent: the page follows the browser, e-mails are in English.",
+      example: "fr",
+    }),
     finalize: z.boolean().nullable().optional().meta({ description: "true: open and numbered at once; default false (a draft)." }),
   })
   .meta({ id: "InvoiceRequest" });
+
+export const InvoiceUpdateRequest = z
+  .object({
+    locale: z.enum(CHECKOUT_LOCALES).nullable().meta({
+      description: "Its language (e-mails, reminders, PDF, page); null: none (its page follows the browser, e-mails in English).",
+      example: "fr",
+    }),
+  })
+  .meta({ id: "InvoiceUpdateRequest" });
