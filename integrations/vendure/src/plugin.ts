@@ -1,0 +1,70 @@
+// The Vendure plugin: the paygate payment method handler, and POST /paygate/webhook (a Nest
+// controller) for paygate's webhooks, whose raw body is kept for the signature check.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Controller, Inject, Post, Req, Res } from "@nestjs/common";
+import { PluginCommonModule, VendurePlugin } from "@vendure/core";
+import { paygatePaymentHandler } from "./handler.js";
+import { PaygateWebhookService } from "./webhook-service.js";
+
+export const PAYGATE_WEBHOOK_PATH = "/paygate/webhook";
+/** A webhook body is a few KB; anything far larger is not paygate's. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+type RawRequest = IncomingMessage & { rawBody?: Buffer; body?: unknown; _body?: boolean };
+
+/**
+ * Reads the body as bytes before Vendure's JSON parser would (a `beforeListen` middleware on the
+ * webhook's route only): the signature is over the exact bytes paygate sent.
+ */
+export function paygateRawBody(req: RawRequest, res: ServerResponse, next: (error?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let failed = false;
+  req.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES && !failed) {
+      failed = true;
+      res.statusCode = 413;
+      res.end();
+      req.destroy();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on("end", () => {
+    if (failed) return;
+    req.rawBody = Buffer.concat(chunks);
+    req.body = {};
+    req._body = true; // body-parser: already read
+    next();
+  });
+  req.on("error", (error) => {
+    if (!failed) next(error);
+  });
+}
+
+@Controller("paygate")
+export class PaygateWebhookController {
+  constructor(@Inject(PaygateWebhookService) private readonly webhooks: PaygateWebhookService) {}
+
+  @Post("webhook")
+  async webhook(@Req() req: RawRequest, @Res() res: ServerResponse): Promise<void> {
+    const result = await this.webhooks.handle(req.rawBody, req.headers);
+    res.statusCode = result.status;
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify(result.body));
+  }
+}
+
+@VendurePlugin({
+  imports: [PluginCommonModule],
+  controllers: [PaygateWebhookController],
+  providers: [PaygateWebhookService],
+  compatibility: "^3.0.0",
+  configuration: (config) => {
+    config.paymentOptions.paymentMethodHandlers.push(paygatePaymentHandler);
+    config.apiOptions.middleware.push({ route: PAYGATE_WEBHOOK_PATH, handler: paygateRawBody, beforeListen: true });
+    return config;
+  },
+})
+export class PaygatePlugin {}
