@@ -19,11 +19,10 @@ export interface PaygateTransaction {
   checkout_url?: string | null;
   payment_amount: number | null;
   amount_paid: number | null;
-  payment_currency_slug?: string | null;
-  meta: {
-    payment?: { state: string; amount_confirmed: string; amount_unconfirmed: string } | null;
-    vendure_order_code?: string;
-  } & Record<string, unknown>;
+  /** The coin's numeric id once the customer picked one (3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC). */
+  payment_currency: number | null;
+  /** How far the payment has come (absent before the customer picks a coin). The merchant's own meta is the envelope's. */
+  meta?: { payment?: { state: string; amount_confirmed: string; amount_unconfirmed: string } | null } | null;
 }
 
 export interface PaygateRefund {

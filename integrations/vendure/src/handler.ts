@@ -69,17 +69,20 @@ export interface PaygateSnapshot {
   checkedAt: string;
 }
 
+/** paygate's numeric crypto ids (docs/rest-api.md: 3 USDT, 4 BTC, 5 BNB, 6 ETH, 7 LTC, 8 USDC). */
+const PAYGATE_COINS: Readonly<Record<number, string>> = { 3: "USDT", 4: "BTC", 5: "BNB", 6: "ETH", 7: "LTC", 8: "USDC" };
+
 export function snapshot(tx: PaygateTransaction): PaygateSnapshot {
   const paymentAmount = tx.payment_amount === null ? null : jsonNumberToDecimal(tx.payment_amount);
-  const amountPaid = tx.meta.payment?.amount_confirmed ?? (tx.amount_paid === null ? null : jsonNumberToDecimal(tx.amount_paid));
-  const state = tx.meta.payment?.state ?? null;
+  const amountPaid = tx.meta?.payment?.amount_confirmed ?? (tx.amount_paid === null ? null : jsonNumberToDecimal(tx.amount_paid));
+  const state = tx.meta?.payment?.state ?? null;
   const excess = state === "overpaid" && paymentAmount && amountPaid ? decimalMinus(amountPaid, paymentAmount) : null;
   return {
     transactionId: tx.id,
     reference: tx.reference,
     status: tx.status,
     state,
-    coin: tx.payment_currency_slug ?? null,
+    coin: tx.payment_currency === null ? null : (PAYGATE_COINS[tx.payment_currency] ?? String(tx.payment_currency)),
     paymentAmount,
     amountPaid,
     excess,
