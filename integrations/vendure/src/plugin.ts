@@ -2,7 +2,7 @@
 // controller) for paygate's webhooks, whose raw body is kept for the signature check.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Controller, Inject, Post, Req, Res } from "@nestjs/common";
-import { PluginCommonModule, VendurePlugin } from "@vendure/core";
+import { PluginCommonModule, type VendureConfig, VendurePlugin } from "@vendure/core";
 import { paygatePaymentHandler } from "./handler.js";
 import { PaygateWebhookService } from "./webhook-service.js";
 
@@ -56,6 +56,16 @@ export class PaygateWebhookController {
   }
 }
 
+/** Vendure's RefundProcess (not exported by name from @vendure/core). */
+type RefundProcess = NonNullable<NonNullable<VendureConfig["paymentOptions"]>["refundProcess"]>[number];
+
+/**
+ * A paygate refund is made at once but closes later, when the money moves on chain (refund.succeeded):
+ * the handler answers `Pending`, which Vendure's default refund process does not take as a first
+ * transition (Pending → Pending). This adds that one transition, nothing else.
+ */
+export const paygateRefundProcess: RefundProcess = { transitions: { Pending: { to: ["Pending"] } } };
+
 @VendurePlugin({
   imports: [PluginCommonModule],
   controllers: [PaygateWebhookController],
@@ -63,6 +73,7 @@ export class PaygateWebhookController {
   compatibility: "^3.0.0",
   configuration: (config) => {
     config.paymentOptions.paymentMethodHandlers.push(paygatePaymentHandler);
+    config.paymentOptions.refundProcess = [...(config.paymentOptions.refundProcess ?? []), paygateRefundProcess];
     config.apiOptions.middleware.push({ route: PAYGATE_WEBHOOK_PATH, handler: paygateRawBody, beforeListen: true });
     return config;
   },
