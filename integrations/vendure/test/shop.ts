@@ -4,7 +4,8 @@
 // test's paygate and a second, card-like method (Vendure's dummy handler), and the Shop and Admin
 // GraphQL APIs over HTTP.
 import { createServer } from "node:net";
-import { bootstrap, DefaultLogger, dummyPaymentHandler, type INestApplication, LanguageCode, LogLevel, type VendureConfig } from "@vendure/core";
+import type { INestApplication } from "@nestjs/common";
+import { bootstrap, DefaultLogger, dummyPaymentHandler, LanguageCode, LogLevel, type VendureConfig } from "@vendure/core";
 import { populate } from "@vendure/core/cli";
 import { PaygatePlugin } from "../src/index.js";
 
