@@ -19,28 +19,23 @@ type RawRequest = IncomingMessage & { rawBody?: Buffer; body?: unknown; _body?: 
 export function paygateRawBody(req: RawRequest, res: ServerResponse, next: (error?: unknown) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
-  let failed = false;
   req.on("data", (chunk: Buffer) => {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES && !failed) {
-      failed = true;
-      res.statusCode = 413;
-      res.end();
-      req.destroy();
-      return;
-    }
-    chunks.push(chunk);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   });
   req.on("end", () => {
-    if (failed) return;
+    if (size > MAX_BODY_BYTES) {
+      res.statusCode = 413;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ ok: false, message: "body too large" }));
+      return;
+    }
     req.rawBody = Buffer.concat(chunks);
     req.body = {};
     req._body = true; // body-parser: already read
     next();
   });
-  req.on("error", (error) => {
-    if (!failed) next(error);
-  });
+  req.on("error", (error) => next(error));
 }
 
 @Controller("paygate")

@@ -248,6 +248,10 @@ describe("a paygate checkout in Vendure", () => {
     expect(await send("evt_forged", body, { signed: JSON.stringify({ ...body, event: "payment.abandoned" }) })).toEqual(refused);
     const unsigned = await fetch(shop.webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(unsigned.status).toBe(401);
+    expect(await unsigned.json()).toEqual({ ok: false, message: "bad signature" });
+    const huge = await fetch(shop.webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(1024 * 1024 + 1) });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({ ok: false, message: "body too large" });
     const after = await adminOrder(order.id);
     expect(after).toEqual(before);
     expect(after.state).toBe("PaymentAuthorized");
