@@ -8,7 +8,7 @@
 // - payment.abandoned: the payment is cancelled; the order too, but only when nothing else pays it,
 //   it is not settled, nothing arrived at paygate, and the method says so (cancelOrderOnExpiry).
 //   Underpaid: the order stays, with a note saying what arrived.
-// - payment.reversed, refund.canceled: a note. refund.succeeded: the Vendure refund is settled.
+// - payment.reversed: a note. refund.succeeded: the Vendure refund is settled; refund.canceled: Failed, with a note.
 import { Inject, Injectable } from "@nestjs/common";
 import { HistoryEntryType } from "@vendure/common/lib/generated-types";
 import {
@@ -158,8 +158,7 @@ export class PaygateWebhookService {
       case "refund.succeeded":
         return this.refundSucceeded(ctx, event);
       case "refund.canceled":
-        await this.note(ctx, order, `paygate refund ${event.data.refund?.id ?? ""} was canceled in paygate.`);
-        return "refund cancellation noted";
+        return this.refundCanceled(ctx, order, event);
       default:
         return `${event.event} needs nothing`;
     }
@@ -205,6 +204,21 @@ export class PaygateWebhookService {
     await refunds.save(refund, { reload: false });
     await this.orders.settleRefund(ctx, { id: refund.id, transactionId: refundId });
     return "refund settled";
+  }
+
+  private async refundCanceled(ctx: RequestContext, order: Order, event: PaygateEvent): Promise<string> {
+    const refundId = event.data.refund?.id;
+    if (!refundId) return "no refund in the event";
+    const refund = await this.connection.getRepository(ctx, Refund).findOne({ where: { transactionId: refundId } });
+    if (!refund) return `no Vendure refund for ${refundId}`;
+    if (refund.state !== "Pending") return `refund is ${refund.state}`;
+    await this.orders.transitionRefundToState(ctx, refund.id, "Failed");
+    await this.note(
+      ctx,
+      order,
+      `paygate refund ${refundId} was canceled in paygate: the Vendure refund is Failed, and its amount can be refunded again.`,
+    );
+    return "refund failed";
   }
 
   private async note(ctx: RequestContext, order: Order, note: string): Promise<void> {

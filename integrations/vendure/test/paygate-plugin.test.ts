@@ -405,5 +405,88 @@ describe("a paygate checkout in Vendure", () => {
     const settled = (await adminOrder(paidOrder.id)).payments[0].refunds;
     expect(settled).toHaveLength(1);
     expect(settled[0]).toMatchObject({ state: "Settled", total: 2500, transactionId: refund.transactionId, metadata: { txHash: "ab".repeat(32) } });
+
+    // A second refund, canceled in paygate: its refund.canceled (paygate's own) fails the Vendure refund.
+    const second = await shop.admin<{ refundOrder: { id: string; state: string; transactionId: string } }>(
+      `mutation($id: ID!) { refundOrder(input: { paymentId: $id, amount: 1000, lines: [], shipping: 0, adjustment: 0, reason: "goodwill" }) { ... on Refund { id state transactionId } } }`,
+      { id: paidOrder.payments[0].id },
+    );
+    expect(second.data.refundOrder.state).toBe("Pending");
+    expect((await paygate("POST", `/v1/refunds/${second.data.refundOrder.transactionId}/cancel`)).status).toBe(200);
+    const delivered = await deliver();
+    expect(delivered.map((r) => r.type)).toEqual(["refund.created", "refund.canceled"]);
+    const after = await adminOrder(paidOrder.id);
+    expect(after.payments[0].refunds.find((r) => r.id === second.data.refundOrder.id)?.state).toBe("Failed");
+    expect(notes(after)).toContain(
+      `paygate refund ${second.data.refundOrder.transactionId} was canceled in paygate: the Vendure refund is Failed, and its amount can be refunded again.`,
+    );
+  });
+
+  it("notes a reversal on the order and changes nothing else", async () => {
+    const before = await adminOrder(paidOrder.id);
+    const reference = String((before.payments[0].metadata.paygate as { reference: string }).reference);
+    // paygate reverses a payment that left the chain; a test-helper payment never does: its event, signed as paygate signs.
+    const answer = await send("evt_reversed", {
+      event: "payment.reversed",
+      data: { transaction: { reference, status: "SUCCESSFUL", state: "reversed" } },
+    });
+    expect(answer).toEqual({ status: 200, body: { ok: true, message: "reversal noted" } });
+    const after = await adminOrder(paidOrder.id);
+    expect(after.state).toBe("PaymentSettled");
+    expect(after.payments[0].state).toBe("Settled");
+    expect(notes(after).at(-1)).toBe(
+      `paygate transaction ${reference}: the payment left the chain after it was counted (payment.reversed). Hold the order's fulfilment.`,
+    );
+  });
+
+  it("refuses what paygate refuses: a method with a wrong key fails addPaymentToOrder, and a paid payment cannot be cancelled", async () => {
+    await shop.admin(`mutation($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`, {
+      input: {
+        code: "paygate-wrong-key",
+        enabled: true,
+        handler: {
+          code: "paygate",
+          arguments: [
+            { name: "apiUrl", value: t.url },
+            { name: "publicKey", value: merchant.testPublicKey },
+            { name: "secretKey", value: "sec_test_not_a_key" },
+            { name: "webhookSecret", value: `whsec_${Buffer.from("another endpoint's secret, 32 b.").toString("base64")}` },
+          ],
+        },
+        translations: [{ languageCode: "en", name: "paygate (wrong key)" }],
+      },
+    });
+    const shopApi = await cart("gina@example.com");
+    const failed = await shopApi<{ addPaymentToOrder: ShopOrder & { paymentErrorMessage?: string } }>(
+      `mutation { addPaymentToOrder(input: { method: "paygate-wrong-key", metadata: {} }) { ... on PaymentFailedError { errorCode paymentErrorMessage } } }`,
+    );
+    expect(failed.data.addPaymentToOrder).toEqual({
+      errorCode: "PAYMENT_FAILED_ERROR",
+      paymentErrorMessage: "paygate POST /v1/transaction answered 401: Invalid Secret Key",
+    });
+    // The customer tries again with the right method: a new transaction, the order placed.
+    const retried = await shopApi<{ addPaymentToOrder: ShopOrder }>(
+      `mutation { addPaymentToOrder(input: { method: "paygate", metadata: {} }) { ${ORDER_FIELDS} } }`,
+    );
+    const order = retried.data.addPaymentToOrder;
+    expect(order.state).toBe("PaymentAuthorized");
+    const payment = order.payments.find((p) => p.state === "Authorized");
+    expect(payment?.method).toBe("paygate");
+
+    // Paid in paygate, webhook not here yet: the merchant's "cancel payment" is refused, saying why.
+    const { checkoutUrl } = payment?.metadata.public as { checkoutUrl: string };
+    const transactionId = new URL(checkoutUrl).pathname.split("/")[2].split("_secret_")[0];
+    await pickLtc(transactionId);
+    await pay(transactionId);
+    const cancel = await shop.admin<{ cancelPayment: { errorCode?: string; paymentErrorMessage?: string } }>(
+      `mutation($id: ID!) { cancelPayment(id: $id) { ... on CancelPaymentError { errorCode paymentErrorMessage } ... on Payment { state } } }`,
+      { id: payment?.id },
+    );
+    expect(cancel.data.cancelPayment).toEqual({
+      errorCode: "CANCEL_PAYMENT_ERROR",
+      paymentErrorMessage: `paygate transaction ${payment?.transactionId} is paid: settle the payment (or refund it)`,
+    });
+    await deliver();
+    expect((await adminOrder(order.id)).state).toBe("PaymentSettled");
   });
 });
