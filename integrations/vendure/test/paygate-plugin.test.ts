@@ -91,7 +91,7 @@ async function checkout(email: string) {
   const { checkoutUrl, paygateReference } = payment.metadata.public as { checkoutUrl: string; paygateReference: string };
   expect(checkoutUrl).toMatch(new RegExp(`^${t.url}/checkout/[0-9a-f-]{36}_secret_`));
   expect(payment.transactionId).toBe(paygateReference);
-  const transactionId = new URL(checkoutUrl).pathname.split("/")[2].split("_secret_")[0];
+  const transactionId = checkoutTransaction(payment);
   const tx = await paygate("GET", `/v1/transaction/${transactionId}`);
   expect(tx.status).toBe(200);
   expect(tx.body.data).toMatchObject({
@@ -102,6 +102,12 @@ async function checkout(email: string) {
   });
   expect(tx.body.meta).toMatchObject({ vendure_order_code: order.code, vendure_order_id: order.id });
   return { order, payment, transactionId, shopApi };
+}
+
+/** paygate's transaction id, from the checkout URL the Shop API gives (`/checkout/<id>_secret_…`). */
+function checkoutTransaction(payment: ShopOrder["payments"][number]): string {
+  const { checkoutUrl } = payment.metadata.public as { checkoutUrl: string };
+  return new URL(checkoutUrl).pathname.split("/")[2].split("_secret_")[0];
 }
 
 async function paygate(method: "GET" | "POST", route: string, body?: unknown) {
@@ -471,20 +477,20 @@ describe("a paygate checkout in Vendure", () => {
     const order = retried.data.addPaymentToOrder;
     expect(order.state).toBe("PaymentAuthorized");
     const payment = order.payments.find((p) => p.state === "Authorized");
-    expect(payment?.method).toBe("paygate");
+    if (!payment) throw new Error(`no authorized payment: ${JSON.stringify(order.payments)}`);
+    expect(payment.method).toBe("paygate");
 
     // Paid in paygate, webhook not here yet: the merchant's "cancel payment" is refused, saying why.
-    const { checkoutUrl } = payment?.metadata.public as { checkoutUrl: string };
-    const transactionId = new URL(checkoutUrl).pathname.split("/")[2].split("_secret_")[0];
+    const transactionId = checkoutTransaction(payment);
     await pickLtc(transactionId);
     await pay(transactionId);
     const cancel = await shop.admin<{ cancelPayment: { errorCode?: string; paymentErrorMessage?: string } }>(
       `mutation($id: ID!) { cancelPayment(id: $id) { ... on CancelPaymentError { errorCode paymentErrorMessage } ... on Payment { state } } }`,
-      { id: payment?.id },
+      { id: payment.id },
     );
     expect(cancel.data.cancelPayment).toEqual({
       errorCode: "CANCEL_PAYMENT_ERROR",
-      paymentErrorMessage: `paygate transaction ${payment?.transactionId} is paid: settle the payment (or refund it)`,
+      paymentErrorMessage: `paygate transaction ${payment.transactionId} is paid: settle the payment (or refund it)`,
     });
     await deliver();
     expect((await adminOrder(order.id)).state).toBe("PaymentSettled");
