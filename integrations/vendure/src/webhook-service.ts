@@ -172,7 +172,9 @@ export class PaygateWebhookService {
     const cancelled = await this.orders.cancelPayment(ctx, payment.id);
     if ("errorCode" in cancelled) return `payment not cancelled: ${cancelled.message}`;
     const nothingArrived = describeReceived(paygate) === "nothing arrived";
-    const others = (order.payments ?? []).filter((p) => p.id !== payment.id && (p.state === "Authorized" || p.state === "Settled"));
+    // Read from the database, not from what the order happened to load: an order paid another way must never be cancelled.
+    const payments = await this.orders.getOrderPayments(ctx, order.id);
+    const others = payments.filter((p) => p.id !== payment.id && (p.state === "Authorized" || p.state === "Settled"));
     const cancellable = order.state === "PaymentAuthorized" || order.state === "ArrangingPayment";
     if (!nothingArrived) {
       await this.note(
@@ -182,8 +184,12 @@ export class PaygateWebhookService {
       );
       return `payment cancelled (${paygate.state}); order kept: ${describeReceived(paygate)}`;
     }
-    if (!args.cancelOrderOnExpiry || others.length > 0 || !cancellable) {
-      return `payment cancelled; order kept (${order.state}${others.length > 0 ? ", paid another way" : ""})`;
+    if (others.length > 0) {
+      await this.note(ctx, order, `paygate checkout ${tx.reference} expired unpaid. The order was not cancelled: another payment is on it.`);
+      return `payment cancelled; order kept (${order.state}, paid another way)`;
+    }
+    if (!args.cancelOrderOnExpiry || !cancellable) {
+      return `payment cancelled; order kept (${order.state})`;
     }
     const result = await this.orders.cancelOrder(ctx, {
       orderId: order.id,

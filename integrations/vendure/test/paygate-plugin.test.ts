@@ -369,6 +369,35 @@ describe("a paygate checkout in Vendure", () => {
     ]);
   });
 
+  it("never cancels an order partly paid by another method when its paygate checkout expires", async () => {
+    const shopApi = await cart("hana@example.com");
+    const gift = await shopApi<{ addPaymentToOrder: ShopOrder }>(
+      `mutation { addPaymentToOrder(input: { method: "gift-card", metadata: {} }) { ${ORDER_FIELDS} } }`,
+    );
+    expect(gift.data.addPaymentToOrder.state).toBe("ArrangingPayment");
+    const rest = await shopApi<{ addPaymentToOrder: ShopOrder }>(
+      `mutation { addPaymentToOrder(input: { method: "paygate", metadata: {} }) { ${ORDER_FIELDS} } }`,
+    );
+    const order = rest.data.addPaymentToOrder;
+    expect(order.state).toBe("PaymentAuthorized");
+    const crypto = order.payments.find((p) => p.method === "paygate");
+    if (!crypto) throw new Error(`no paygate payment: ${JSON.stringify(order.payments)}`);
+    expect(crypto).toMatchObject({ state: "Authorized" });
+    const transactionId = checkoutTransaction(crypto);
+    // paygate asks for the rest only: 100.00 less the gift card's 30.00.
+    expect((await paygate("GET", `/v1/transaction/${transactionId}`)).body.data.initialized_amount).toBe(70);
+    await pickLtc(transactionId);
+    expect((await paygate("POST", `/v1/test_helpers/transaction/${transactionId}/expire`)).status).toBe(200);
+    await deliver();
+    const seen = await adminOrder(order.id);
+    expect(seen.state).toBe("PaymentAuthorized");
+    expect(seen.payments.map((p) => [p.method, p.state, p.amount]).sort()).toEqual([
+      ["gift-card", "Settled", 3000],
+      ["paygate", "Cancelled", 7000],
+    ]);
+    expect(notes(seen)).toEqual([`paygate checkout ${crypto.transactionId} expired unpaid. The order was not cancelled: another payment is on it.`]);
+  });
+
   it("turns a refund from the Admin API into a paygate refund, its claim link told to the customer; paygate's refund.succeeded settles it", async () => {
     const refunded = await shop.admin<{ refundOrder: { id: string; state: string; transactionId: string; metadata: Record<string, unknown> } }>(
       `mutation($id: ID!) { refundOrder(input: { paymentId: $id, amount: 2500, lines: [], shipping: 0, adjustment: 0, reason: "damaged" }) { ... on Refund { id state transactionId metadata } ... on ErrorResult { errorCode message } } }`,

@@ -1,13 +1,22 @@
 // A real Vendure 3 server for the plugin's end-to-end test: its own PostgreSQL database (created here,
 // dropped by close()), the schema made by TypeORM's synchronize, a minimal catalogue (one country and
 // zone, a 0 % tax rate, one shipping method, one product), the paygate payment method pointing at the
-// test's paygate and a second, card-like method (Vendure's dummy handler), and the Shop and Admin
+// test's paygate, a card-like method (Vendure's dummy handler) and a gift card paying part of an order, and the Shop and Admin
 // GraphQL APIs over HTTP.
 import { createServer } from "node:net";
 import type { INestApplication } from "@nestjs/common";
-import { bootstrap, DefaultLogger, dummyPaymentHandler, LanguageCode, LogLevel, type VendureConfig } from "@vendure/core";
+import { bootstrap, DefaultLogger, dummyPaymentHandler, LanguageCode, LogLevel, PaymentMethodHandler, type VendureConfig } from "@vendure/core";
 import { populate } from "@vendure/core/cli";
 import { PaygatePlugin } from "../src/index.js";
+
+/** A gift card worth 30.00: it pays what it can of an order and leaves the rest to another method (Vendure's split payments). */
+export const giftCardHandler = new PaymentMethodHandler({
+  code: "gift-card",
+  description: [{ languageCode: LanguageCode.en, value: "Gift card (30.00)" }],
+  args: {},
+  createPayment: (_ctx, _order, amount) => ({ amount: Math.min(amount, 3000), state: "Settled", transactionId: "gift-30" }),
+  settlePayment: () => ({ success: true }),
+});
 
 export interface GraphQLAnswer<T> {
   data: T;
@@ -73,7 +82,7 @@ export async function startVendure(options: {
       database: name,
       logging: false,
     },
-    paymentOptions: { paymentMethodHandlers: [dummyPaymentHandler] },
+    paymentOptions: { paymentMethodHandlers: [dummyPaymentHandler, giftCardHandler] },
     logger: new DefaultLogger({ level: LogLevel.Error }),
     plugins: [PaygatePlugin],
   };
@@ -107,6 +116,7 @@ export async function startVendure(options: {
           },
         },
         { name: "card", handler: { code: dummyPaymentHandler.code, arguments: [arg("automaticSettle", "true")] } },
+        { name: "gift card", handler: { code: giftCardHandler.code, arguments: [] } },
       ],
       collections: [],
     });
