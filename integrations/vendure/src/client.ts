@@ -33,6 +33,7 @@ export interface PaygateRefund {
   refund_url: string | null;
 }
 
+/** paygate refused the request (`status`: its HTTP status) or could not be reached (`status` 0). */
 export class PaygateError extends Error {
   constructor(
     message: string,
@@ -56,7 +57,13 @@ export class PaygateClient {
     const headers: Record<string, string> = { authorization: `Bearer ${this.settings.secretKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-    const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new PaygateError(`paygate ${method} ${route} could not be reached: ${cause}`, 0);
+    }
     const text = await response.text();
     let envelope: Envelope<T> | null = null;
     try {

@@ -79,6 +79,7 @@ export class PaygateWebhookService {
     // Another shop of the same paygate merchant, or an order deleted since: nothing of ours to change.
     if (!found) return answer(200, true, `no payment for ${reference}`);
     const channel = found.order.channels.find((c) => method.channels.some((m) => m.id === c.id)) ?? found.order.channels[0];
+    if (!channel) return answer(200, true, `the order of ${reference} is in no channel`);
     const ctx = await this.contexts.create({ apiType: "admin", channelOrToken: channel.token });
     try {
       return await this.connection.withTransaction(ctx, (tx) => this.apply(tx, found.id, method, event, deliveryId));

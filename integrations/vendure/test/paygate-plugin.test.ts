@@ -521,7 +521,30 @@ describe("a paygate checkout in Vendure", () => {
       errorCode: "CANCEL_PAYMENT_ERROR",
       paymentErrorMessage: `paygate transaction ${payment.transactionId} is paid: settle the payment (or refund it)`,
     });
-    await deliver();
+    // paygate's webhook arrives while the shop cannot reach paygate: 502, nothing changed, and paygate retries later.
+    const methods = await shop.admin<{
+      paymentMethods: { items: { id: string; code: string; handler: { args: { name: string; value: string }[] } }[] };
+    }>(`{ paymentMethods { items { id code handler { args { name value } } } } }`);
+    const method = methods.data.paymentMethods.items.find((m) => m.code === "paygate");
+    if (!method) throw new Error("no paygate method");
+    const setApiUrl = (apiUrl: string) =>
+      shop.admin(`mutation($input: UpdatePaymentMethodInput!) { updatePaymentMethod(input: $input) { id } }`, {
+        input: {
+          id: method.id,
+          handler: { code: "paygate", arguments: method.handler.args.map((a) => (a.name === "apiUrl" ? { name: a.name, value: apiUrl } : a)) },
+        },
+      });
+    await setApiUrl(`http://127.0.0.1:${await freePort()}`);
+    const failedDeliveries = await t.dispatcher().drain();
+    expect(failedDeliveries.map((r) => [r.type, r.attempt?.statusCode])).toEqual([
+      ["payment.initiated", 200],
+      ["payment.pending", 200],
+      ["payment.received", 502],
+    ]);
+    expect((await adminOrder(order.id)).state).toBe("PaymentAuthorized");
+    await setApiUrl(t.url);
+    const received = failedDeliveries[2]?.eventId ?? "";
+    expect((await t.dispatcher().redeliver(received))?.attempt?.statusCode).toBe(200);
     expect((await adminOrder(order.id)).state).toBe("PaymentSettled");
   });
 });
