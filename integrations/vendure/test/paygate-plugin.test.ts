@@ -51,8 +51,8 @@ interface ShopOrder {
 }
 
 /** A customer's cart up to ArrangingPayment: one item, a customer, an address, the shipping method. */
-async function cart(email: string) {
-  const shopApi = shop.customer();
+async function cart(email: string, search?: string) {
+  const shopApi = shop.customer(search);
   await shopApi(`mutation($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 1) { ${ORDER_FIELDS} } }`, { id: shop.variantId });
   await shopApi(
     `mutation($email: String!) { setCustomerForOrder(input: { emailAddress: $email, firstName: "Ada", lastName: "Obi" }) { ${ORDER_FIELDS} } }`,
@@ -472,7 +472,7 @@ describe("a paygate checkout in Vendure", () => {
     );
   });
 
-  it("refuses what paygate refuses: a method with a wrong key fails addPaymentToOrder, and a paid payment cannot be cancelled", async () => {
+  it("refuses what paygate cannot take: a wrong key or a currency it does not price in fails addPaymentToOrder, a paid payment is not cancelled, paygate unreachable is 502", async () => {
     await shop.admin(`mutation($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`, {
       input: {
         code: "paygate-wrong-key",
@@ -497,6 +497,23 @@ describe("a paygate checkout in Vendure", () => {
       errorCode: "PAYMENT_FAILED_ERROR",
       paymentErrorMessage: "paygate POST /v1/transaction answered 401: Invalid Secret Key",
     });
+    // An order in a currency paygate does not price in (EUR) is declined, saying so.
+    const eur = await shop.admin<{ channels: { items: { id: string }[] } }>(`{ channels { items { id } } }`);
+    await shop.admin(`mutation($id: ID!) { updateChannel(input: { id: $id, availableCurrencyCodes: [USD, EUR] }) { ... on Channel { id } } }`, {
+      id: eur.data.channels.items[0]?.id,
+    });
+    await shop.admin(`mutation($id: ID!) { updateProductVariants(input: [{ id: $id, prices: [{ currencyCode: EUR, price: 9000 }] }]) { id } }`, {
+      id: shop.variantId,
+    });
+    const euroCart = await cart("ines@example.com", "?currencyCode=EUR");
+    const declined = await euroCart<{ addPaymentToOrder: { errorCode?: string; paymentErrorMessage?: string } }>(
+      `mutation { addPaymentToOrder(input: { method: "paygate", metadata: {} }) { ... on PaymentDeclinedError { errorCode paymentErrorMessage } } }`,
+    );
+    expect(declined.data.addPaymentToOrder).toEqual({
+      errorCode: "PAYMENT_DECLINED_ERROR",
+      paymentErrorMessage: "paygate prices orders in USD or NGN, not EUR",
+    });
+
     // The customer tries again with the right method: a new transaction, the order placed.
     const { order, payment, transactionId } = await addPaygatePayment(shopApi);
     expect(order.payments.map((p) => [p.method, p.state]).sort()).toEqual([

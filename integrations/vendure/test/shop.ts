@@ -26,8 +26,8 @@ export interface GraphQLAnswer<T> {
 export interface VendureShop {
   url: string;
   webhookUrl: string;
-  /** A Shop API session of its own (a customer's browser): its bearer token is kept between calls. */
-  customer(): <T>(query: string, variables?: Record<string, unknown>) => Promise<GraphQLAnswer<T>>;
+  /** A Shop API session of its own (a customer's browser): its bearer token is kept between calls; `search` e.g. `?currencyCode=EUR`. */
+  customer(search?: string): <T>(query: string, variables?: Record<string, unknown>) => Promise<GraphQLAnswer<T>>;
   admin<T>(query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer<T>>;
   /** The one product's variant id. */
   variantId: string;
@@ -125,8 +125,8 @@ export async function startVendure(options: {
     throw error;
   }
   const url = `http://127.0.0.1:${options.port}`;
-  const post = async <T>(api: string, token: string | null, query: string, variables?: Record<string, unknown>) => {
-    const response = await fetch(`${url}/${api}`, {
+  const post = async <T>(api: string, token: string | null, query: string, variables?: Record<string, unknown>, search = "") => {
+    const response = await fetch(`${url}/${api}${search}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ query, variables }),
@@ -161,10 +161,10 @@ export async function startVendure(options: {
     webhookUrl: `${url}/paygate/webhook`,
     variantId: variants.data.createProductVariants[0].id,
     admin,
-    customer() {
+    customer(search = "") {
       let token: string | null = null;
       return async <T>(query: string, variables?: Record<string, unknown>) => {
-        const answer = await post<T>("shop-api", token, query, variables);
+        const answer = await post<T>("shop-api", token, query, variables, search);
         token = answer.token ?? token;
         if (answer.body.errors) throw new Error(`Shop API: ${JSON.stringify(answer.body.errors)}`);
         return answer.body;
