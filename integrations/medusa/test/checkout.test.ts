@@ -127,7 +127,10 @@ async function cartWithPaygateSession(email: string): Promise<{ cartId: string; 
   const collection = await store("POST", "/store/payment-collections", { cart_id: cartId });
   expect(collection.status, JSON.stringify(collection.body)).toBe(200);
   const collectionId = (collection.body.payment_collection as { id: string }).id;
-  const session = await store("POST", `/store/payment-collections/${collectionId}/payment-sessions`, { provider_id: "pp_paygate_paygate", data: { email } });
+  const session = await store("POST", `/store/payment-collections/${collectionId}/payment-sessions`, {
+    provider_id: "pp_paygate_paygate",
+    data: { email },
+  });
   expect(session.status, JSON.stringify(session.body)).toBe(200);
   const sessions = (session.body.payment_collection as { payment_sessions: Session[] }).payment_sessions;
   expect(sessions).toHaveLength(1);
@@ -259,7 +262,10 @@ describe("Medusa checkout with paygate", () => {
     const placed = await order(orderId as string);
     expect(placed).toMatchObject({ status: "pending", payment_status: "captured" });
     const payment = placed.payment_collections[0]?.payments[0];
-    expect(payment).toMatchObject({ provider_id: "pp_paygate_paygate", data: { paygate_status: "SUCCESSFUL", paygate_state: "paid", paygate_excess: null } });
+    expect(payment).toMatchObject({
+      provider_id: "pp_paygate_paygate",
+      data: { paygate_status: "SUCCESSFUL", paygate_state: "paid", paygate_excess: null },
+    });
     expect(payment?.captured_at).not.toBeNull();
     paidCartId = cartId;
     paidTransactionId = session.data.paygate_id;
@@ -309,7 +315,10 @@ describe("Medusa checkout with paygate", () => {
     const paid = await customerPays(session.data.paygate_id, (owed) => (Number(owed) / 2).toFixed(8));
     expect(paid).toMatchObject({ status: "PENDING", meta: { payment: { state: "underpaid" } } });
     const completed = await store("POST", `/store/carts/${cartId}/complete`);
-    expect(completed).toEqual({ status: 400, body: { type: "not_allowed", message: `Session: ${session.id} was not authorized with the provider.` } });
+    expect(completed).toEqual({
+      status: 400,
+      body: { type: "not_allowed", message: `Session: ${session.id} was not authorized with the provider.` },
+    });
     expect(await ordersOf(cartId)).toEqual([]);
     expect((await sessionsOf(cartId))[0]?.status).toBe("requires_more");
   });
@@ -354,7 +363,10 @@ describe("Medusa checkout with paygate", () => {
 
   it("a captured session is never cancelled, even by a genuine payment.abandoned for it", async () => {
     const [captured] = await sessionsOf(paidCartId);
-    const event = { event: "payment.abandoned", data: { transaction: { reference: "bq_x", status: "ABANDONED", meta: { medusa_session_id: captured?.id, medusa_amount: "10.00" } } } };
+    const event = {
+      event: "payment.abandoned",
+      data: { transaction: { reference: "bq_x", status: "ABANDONED", meta: { medusa_session_id: captured?.id, medusa_amount: "10.00" } } },
+    };
     const answer = await postHook(JSON.stringify(event), paygate.merchant.webhookSecret);
     expect(answer).toEqual({ status: 200, body: { received: true, action: "kept" } });
     expect((await sessionsOf(paidCartId))[0]?.status).toBe("authorized");
@@ -363,7 +375,10 @@ describe("Medusa checkout with paygate", () => {
 
   it("a webhook with a bad signature is refused with 401, and changes nothing", async () => {
     const [captured] = await sessionsOf(paidCartId);
-    const event = JSON.stringify({ event: "payment.abandoned", data: { transaction: { reference: "bq_x", meta: { medusa_session_id: captured?.id, medusa_amount: "10.00" } } } });
+    const event = JSON.stringify({
+      event: "payment.abandoned",
+      data: { transaction: { reference: "bq_x", meta: { medusa_session_id: captured?.id, medusa_amount: "10.00" } } },
+    });
     const forged = await postHook(event, `whsec_${randomBytes(24).toString("base64")}`);
     expect(forged).toEqual({ status: 401, body: { message: "paygate: the webhook signature is invalid (No matching signature found)" } });
     const unsigned = await call(`${medusaUrl}/hooks/paygate`, "POST", {}, JSON.parse(event));

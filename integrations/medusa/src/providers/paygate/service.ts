@@ -164,7 +164,14 @@ class PaygateProviderService extends AbstractPaymentProvider<PaygateOptions> {
     const previous = Array.isArray(data?.paygate_refunds) ? (data.paygate_refunds as unknown[]) : [];
     const key = `medusa-refund-${context?.idempotency_key ?? `${id}-${previous.length}-${value}`}`;
     const refund = await this.client.refund(id, value, currency, key);
-    const entry = { id: refund.id, state: refund.state, amount: refund.amount, currency: refund.currency, fiat_amount: value, refund_url: refund.refund_url };
+    const entry = {
+      id: refund.id,
+      state: refund.state,
+      amount: refund.amount,
+      currency: refund.currency,
+      fiat_amount: value,
+      refund_url: refund.refund_url,
+    };
     return { data: { ...data, paygate_refunds: [...previous, entry] } };
   }
 
