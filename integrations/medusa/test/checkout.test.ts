@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eService, startE2eService } from "../../../test/e2e/service.ts";
+import { admin } from "../../../test/support/test-database.ts";
 
 const pluginDir = fileURLToPath(new URL("..", import.meta.url));
 const appDir = path.join(pluginDir, "test", "app");
@@ -34,6 +34,7 @@ interface Seed {
   publishable_key: string;
   secret_key: string;
   region_id: string;
+  eur_region_id: string;
   variant_id: string;
 }
 
@@ -54,15 +55,7 @@ const database = `medusa_paygate_${randomBytes(5).toString("hex")}`;
 const adminUrl = process.env.DATABASE_URL ?? "";
 const timings: Record<string, number> = {};
 
-async function adminSql(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const adminSql = (sql: string) => admin(adminUrl, sql);
 
 function databaseUrl(): string {
   const url = new URL(adminUrl);
@@ -112,21 +105,14 @@ async function call(url: string, method: string, headers: Record<string, string>
 
 const store = (method: string, route: string, body?: unknown) =>
   call(`${medusaUrl}${route}`, method, { "x-publishable-api-key": seed.publishable_key }, body);
-const admin = (method: string, route: string, body?: unknown) =>
+const medusaAdmin = (method: string, route: string, body?: unknown) =>
   call(`${medusaUrl}${route}`, method, { authorization: `Basic ${Buffer.from(`${seed.secret_key}:`).toString("base64")}` }, body);
 const paygateApi = (method: string, route: string, body?: unknown) =>
   call(`${paygate.url}${route}`, method, { authorization: `Bearer ${paygate.merchant.testSecretKey}` }, body);
 
 /** A guest's cart of one $10.00 item, with a paygate payment session: what the storefront does before redirecting. */
 async function cartWithPaygateSession(email: string): Promise<{ cartId: string; collectionId: string; session: Session }> {
-  const cart = await store("POST", "/store/carts", { region_id: seed.region_id, email });
-  expect(cart.status, JSON.stringify(cart.body)).toBe(200);
-  const cartId = (cart.body.cart as { id: string }).id;
-  const item = await store("POST", `/store/carts/${cartId}/line-items`, { variant_id: seed.variant_id, quantity: 1 });
-  expect(item.status, JSON.stringify(item.body)).toBe(200);
-  const collection = await store("POST", "/store/payment-collections", { cart_id: cartId });
-  expect(collection.status, JSON.stringify(collection.body)).toBe(200);
-  const collectionId = (collection.body.payment_collection as { id: string }).id;
+  const { cartId, collectionId } = await cartToPay(seed.region_id, email);
   const session = await store("POST", `/store/payment-collections/${collectionId}/payment-sessions`, {
     provider_id: "pp_paygate_paygate",
     data: { email },
@@ -135,6 +121,18 @@ async function cartWithPaygateSession(email: string): Promise<{ cartId: string; 
   const sessions = (session.body.payment_collection as { payment_sessions: Session[] }).payment_sessions;
   expect(sessions).toHaveLength(1);
   return { cartId, collectionId, session: sessions[0] as Session };
+}
+
+/** A guest's cart of one item in the region, with its payment collection. */
+async function cartToPay(regionId: string, email: string): Promise<{ cartId: string; collectionId: string }> {
+  const cart = await store("POST", "/store/carts", { region_id: regionId, email });
+  expect(cart.status, JSON.stringify(cart.body)).toBe(200);
+  const cartId = (cart.body.cart as { id: string }).id;
+  const item = await store("POST", `/store/carts/${cartId}/line-items`, { variant_id: seed.variant_id, quantity: 1 });
+  expect(item.status, JSON.stringify(item.body)).toBe(200);
+  const collection = await store("POST", "/store/payment-collections", { cart_id: cartId });
+  expect(collection.status, JSON.stringify(collection.body)).toBe(200);
+  return { cartId, collectionId: (collection.body.payment_collection as { id: string }).id };
 }
 
 /** The customer on paygate's checkout: picks Litecoin (initiate), then pays `amount` (else what is owed) with the test helper. */
@@ -162,7 +160,7 @@ interface Order {
 
 async function order(id: string): Promise<Order> {
   const fields = "id,status,payment_status,*payment_collections,*payment_collections.payments,*payment_collections.payments.refunds";
-  const got = await admin("GET", `/admin/orders/${id}?fields=${encodeURIComponent(fields)}`);
+  const got = await medusaAdmin("GET", `/admin/orders/${id}?fields=${encodeURIComponent(fields)}`);
   expect(got.status, JSON.stringify(got.body)).toBe(200);
   return got.body.order as Order;
 }
@@ -295,7 +293,7 @@ describe("Medusa checkout with paygate", () => {
   it("a refund from the Admin API becomes a paygate refund with a claim link", async () => {
     const [orderId] = await ordersOf(paidCartId);
     const payment = (await order(orderId as string)).payment_collections[0]?.payments[0];
-    const refunded = await admin("POST", `/admin/payments/${payment?.id}/refund`, { amount: 4 });
+    const refunded = await medusaAdmin("POST", `/admin/payments/${payment?.id}/refund`, { amount: 4 });
     expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
     const refunds = await paygateApi("GET", `/v1/transaction/${paidTransactionId}/refunds`);
     expect(refunds.status).toBe(200);
@@ -371,6 +369,29 @@ describe("Medusa checkout with paygate", () => {
     expect(answer).toEqual({ status: 200, body: { received: true, action: "kept" } });
     expect((await sessionsOf(paidCartId))[0]?.status).toBe("authorized");
     expect((await order((await ordersOf(paidCartId))[0] as string)).payment_status).not.toBe("canceled");
+  });
+
+  it("a session paygate cannot take is refused with the reason: no e-mail for a guest, a currency other than USD or NGN", async () => {
+    const usd = await cartToPay(seed.region_id, "noemail@example.com");
+    const noEmail = await store("POST", `/store/payment-collections/${usd.collectionId}/payment-sessions`, { provider_id: "pp_paygate_paygate" });
+    expect(noEmail).toEqual({
+      status: 400,
+      body: { type: "invalid_data", message: "paygate: the customer's e-mail is required (a signed-in customer, or data.email)" },
+    });
+    const eur = await cartToPay(seed.eur_region_id, "eur@example.com");
+    const euros = await store("POST", `/store/payment-collections/${eur.collectionId}/payment-sessions`, {
+      provider_id: "pp_paygate_paygate",
+      data: { email: "eur@example.com" },
+    });
+    expect(euros).toEqual({ status: 400, body: { type: "invalid_data", message: "paygate: the currency EUR is not supported (USD or NGN)" } });
+  });
+
+  it("a genuine event of a transaction the plugin did not make is answered 200 and ignored", async () => {
+    const event = { event: "payment.received", data: { transaction: { reference: "bq_other", status: "SUCCESSFUL", meta: { order_id: 42 } } } };
+    expect(await postHook(JSON.stringify(event), paygate.merchant.webhookSecret)).toEqual({
+      status: 200,
+      body: { received: true, action: "ignored" },
+    });
   });
 
   it("a webhook with a bad signature is refused with 401, and changes nothing", async () => {
