@@ -308,7 +308,7 @@ describe("Medusa checkout with paygate", () => {
     expect(after?.refunds.map((r) => Number(r.amount))).toEqual([4]);
   });
 
-  it("an underpaid checkout is not authorized: the storefront's completion is refused and no order is made", async () => {
+  it("an underpaid checkout is not authorized (the storefront's completion refused, no order) until the rest arrives", async () => {
     const { cartId, session } = await cartWithPaygateSession("underpaid@example.com");
     const paid = await customerPays(session.data.paygate_id, (owed) => (Number(owed) / 2).toFixed(8));
     expect(paid).toMatchObject({ status: "PENDING", meta: { payment: { state: "underpaid" } } });
@@ -319,6 +319,12 @@ describe("Medusa checkout with paygate", () => {
     });
     expect(await ordersOf(cartId)).toEqual([]);
     expect((await sessionsOf(cartId))[0]?.status).toBe("requires_more");
+
+    // The customer sends the rest in time: payment.received, and the webhook completes the cart.
+    const rest = await paygateApi("POST", `/v1/test_helpers/transaction/${session.data.paygate_id}/payment`, {});
+    expect(rest.body.data).toMatchObject({ status: "SUCCESSFUL" });
+    const [orderId] = await until("the order", async () => ((await ordersOf(cartId)).length > 0 ? ordersOf(cartId) : undefined));
+    expect((await order(orderId as string)).payment_status).toBe("captured");
   });
 
   it("an overpaid checkout is authorized and captured, the excess noted on the payment", async () => {
