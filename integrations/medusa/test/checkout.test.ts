@@ -4,7 +4,7 @@
 // The storefront's steps go through Medusa's Store API, the merchant's through its Admin API, the
 // customer's payment through paygate's test helper, and paygate's webhooks reach the plugin's own
 // route, /hooks/paygate.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -182,34 +182,49 @@ async function deliveries(): Promise<Delivery[]> {
   return list.body.data as Delivery[];
 }
 
-beforeAll(async () => {
-  let started = Date.now();
-  // The plugin as Medusa loads it: compiled into .medusa/server (the package's build).
-  execFileSync(process.execPath, [path.join(pluginDir, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(pluginDir, "tsconfig.json")], {
-    cwd: pluginDir,
-    stdio: "inherit",
+/** Compiles the plugin into .medusa/server (the package's build), as Medusa loads it. */
+function buildPlugin(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tsc = path.join(pluginDir, "node_modules", "typescript", "bin", "tsc");
+    const child = spawn(process.execPath, [tsc, "-p", path.join(pluginDir, "tsconfig.json")], { cwd: pluginDir, stdio: "inherit" });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`the plugin's build exited ${code}`))));
   });
-  timings.build = Date.now() - started;
-  started = Date.now();
-  paygate = await startE2eService({}, ["LTC"], { runtime: { addressWatch: null } });
+}
+
+/** Measures `work` into timings[name]. */
+async function timed<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const result = await work();
+  timings[name] = Date.now() - started;
+  return result;
+}
+
+beforeAll(async () => {
+  const started = Date.now();
   const port = await freePort();
   medusaUrl = `http://127.0.0.1:${port}`;
-  await paygate.runtime.gateway.operator.updateMerchant(paygate.merchant.id, { testWebhookUrl: `${medusaUrl}/hooks/paygate` });
-  await adminSql(`CREATE DATABASE "${database}"`);
+  const base: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl(), NODE_ENV: "development", MEDUSA_DISABLE_TELEMETRY: "true" };
+  // Three things at once: the plugin's build, Medusa's migrations (which need no plugin), paygate.
+  await Promise.all([
+    timed("build", buildPlugin),
+    timed("migrate", async () => {
+      await adminSql(`CREATE DATABASE "${database}"`);
+      await medusaCommand(["db:migrate"], { ...base, PAYGATE_TEST_MIGRATE_ONLY: "true" });
+    }),
+    timed("paygate", async () => {
+      paygate = await startE2eService({}, ["LTC"], { runtime: { addressWatch: null } });
+      await paygate.runtime.gateway.operator.updateMerchant(paygate.merchant.id, { testWebhookUrl: `${medusaUrl}/hooks/paygate` });
+    }),
+  ]);
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl(),
+    ...base,
     PORT: String(port),
-    NODE_ENV: "development",
-    MEDUSA_DISABLE_TELEMETRY: "true",
     PAYGATE_URL: paygate.url,
     PAYGATE_PUBLIC_KEY: paygate.merchant.testPublicKey,
     PAYGATE_SECRET_KEY: paygate.merchant.testSecretKey,
     PAYGATE_WEBHOOK_SECRET: paygate.merchant.webhookSecret,
   };
-  await medusaCommand(["db:migrate"], env);
-  timings.migrate = Date.now() - started;
-  started = Date.now();
+  const startedMedusa = Date.now();
   const child = spawn(process.execPath, [medusaCli, "start"], { cwd: appDir, env, stdio: ["ignore", "pipe", "pipe"] });
   medusa = child;
   child.stdout?.on("data", (chunk: Buffer) => medusaLog.push(chunk.toString()));
@@ -223,10 +238,11 @@ beforeAll(async () => {
     },
     240_000,
   );
-  timings.start = Date.now() - started;
+  timings.start = Date.now() - startedMedusa;
   const seeded = await call(`${medusaUrl}/paygate-test/seed`, "POST", {});
   expect(seeded.status, JSON.stringify(seeded.body)).toBe(200);
   seed = seeded.body as unknown as Seed;
+  timings.total = Date.now() - started;
   console.log(`medusa e2e start-up: ${JSON.stringify(timings)} ms`);
 }, 420_000);
 
