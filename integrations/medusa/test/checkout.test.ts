@@ -393,7 +393,7 @@ describe("Medusa checkout with paygate", () => {
     expect((await order((await ordersOf(paidCartId))[0] as string)).payment_status).not.toBe("canceled");
   });
 
-  it("a session paygate cannot take is refused with the reason: no e-mail for a guest, a currency other than USD or NGN", async () => {
+  it("a session paygate cannot take is refused with the reason: no e-mail for a guest, a currency other than USD or NGN, paygate's refusal", async () => {
     const usd = await cartToPay(seed.region_id, "noemail@example.com");
     const noEmail = await store("POST", `/store/payment-collections/${usd.collectionId}/payment-sessions`, { provider_id: "pp_paygate_paygate" });
     expect(noEmail).toEqual({
@@ -406,6 +406,15 @@ describe("Medusa checkout with paygate", () => {
       data: { email: "eur@example.com" },
     });
     expect(euros).toEqual({ status: 400, body: { type: "invalid_data", message: "paygate: the currency EUR is not supported (USD or NGN)" } });
+    // paygate's own refusal, passed on: a return URL it does not take.
+    const refused = await store("POST", `/store/payment-collections/${usd.collectionId}/payment-sessions`, {
+      provider_id: "pp_paygate_paygate",
+      data: { email: "noemail@example.com", return_url: "ftp://shop.example.com/back" },
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: { type: "invalid_data", message: "paygate: Validation Error (return_url: return URLs must use http or https (got ftp:))" },
+    });
   });
 
   it("a genuine event of a transaction the plugin did not make is answered 200 and ignored", async () => {

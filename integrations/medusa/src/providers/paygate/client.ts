@@ -1,4 +1,5 @@
 // The few paygate REST calls the provider makes (docs/rest-api.md, docs/refunds.md), with plain fetch.
+import { MedusaError } from "@medusajs/framework/utils";
 
 /** paygate's transaction as GET /v1/transaction/:id shows it, as much as the provider reads. */
 export interface PaygateTransaction {
@@ -31,14 +32,12 @@ export interface PaygateClientOptions {
   secretKey: string;
 }
 
-/** A refusal by paygate: its status code and message. */
-export class PaygateError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+/**
+ * A refusal by paygate, as Medusa answers it: paygate's 4xx is the request's fault (400 `invalid_data` with paygate's
+ * message), anything else paygate's or the network's (500).
+ */
+export function paygateError(status: number, message: string): MedusaError {
+  return new MedusaError(status >= 400 && status < 500 ? MedusaError.Types.INVALID_DATA : MedusaError.Types.UNEXPECTED_STATE, message);
 }
 
 export class PaygateClient {
@@ -77,14 +76,15 @@ export class PaygateClient {
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     const response = await fetch(`${this.base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
-    let parsed: { status?: string; message?: string; data?: T } = {};
+    let parsed: { status?: string; message?: string; errors?: { message: string }[]; data?: T } = {};
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
-      throw new PaygateError(response.status, `paygate answered ${response.status} with a body that is not JSON`);
+      throw paygateError(response.status, `paygate answered ${response.status} with a body that is not JSON`);
     }
     if (!response.ok || parsed.data === undefined) {
-      throw new PaygateError(response.status, `paygate: ${parsed.message ?? `HTTP ${response.status}`}`);
+      const details = parsed.errors?.map((e) => e.message).join("; ");
+      throw paygateError(response.status, `paygate: ${parsed.message ?? `HTTP ${response.status}`}${details ? ` (${details})` : ""}`);
     }
     return parsed.data;
   }
