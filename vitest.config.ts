@@ -37,6 +37,8 @@ const ONE_PASS_ONLY = [
   "test/webhooks/signing.test.ts",
   "test/dashboard/passwords.test.ts",
   "test/http/listening.test.ts",
+  // The deployment files (Dockerfile, compose) read as text.
+  "test/ops/{compose-public-url,deploy-files}.test.ts",
   "test/http/openapi-resources.test.ts",
   "test/graphql/codegen.test.ts",
   "test/graphql/currency-words.test.ts",

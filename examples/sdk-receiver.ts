@@ -30,6 +30,9 @@ export function describeEvent(event: WebhookEvent): string {
     case "settlement.unmatched_receipt.created":
       // A transfer to one of your own TRON addresses that matched no open amount (docs/settlement.md): assign it or refund it.
       return `verified ${event.event}: ${event.data.unmatched_receipt.amount} ${event.data.unmatched_receipt.currency} to ${event.data.unmatched_receipt.address} matched no payment`;
+    case "settlement.sweep.recorded":
+      // A sweep of a fresh address you sent with tools/sweep, recorded in the ledger (docs/settlement.md).
+      return `verified ${event.event}: ${event.data.sweep.amount} ${event.data.sweep.coin} swept from ${event.data.sweep.from_address}`;
     case "invoice.finalized":
     case "invoice.voided":
     case "invoice.paid":
