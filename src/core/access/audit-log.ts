@@ -52,6 +52,10 @@ export const AUDIT_ACTIONS = [
   "own_address_setting.remove",
   "unmatched_receipt.assign",
   "unmatched_receipt.refund",
+  "invoice.create",
+  "invoice.finalize",
+  "invoice.update",
+  "invoice.void",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

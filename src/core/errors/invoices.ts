@@ -23,10 +23,10 @@ export const invoiceErrors = {
         : `The invoice is ${state.replace("_", " ")}: an invoice that received a payment cannot be voided; refund the payment instead`,
       state === "void" ? "invoice_void" : "invoice_paid",
     ),
-  /** An unknown or mistyped page link: nothing says which links exist. */
   /** A change of a paid or void invoice (its language): nothing is changed. */
   invoiceNotEditable: (state: string) =>
     new PaygateError("conflict", `The invoice is ${state.replace("_", " ")}: it can no longer be changed`, "invoice_not_editable"),
+  /** An unknown or mistyped page link: nothing says which links exist. */
   invoicePageNotFound: () =>
     new PaygateError("not_found", "This invoice link is not valid; ask the merchant for a new one", "invoice_page_not_found"),
   invoiceNotPayable: (state: string) =>

@@ -14,9 +14,9 @@ function readerOf(access: MerchantAccess): invoices.InvoiceOwner {
   return { merchantId: access.merchantId, isLive: access.isLive };
 }
 
-function changerOf(access: MerchantAccess): invoices.InvoiceOwner {
+function changerOf(access: MerchantAccess): invoices.InvoiceChanger {
   access.require("manage_invoices");
-  return { merchantId: access.merchantId, isLive: access.isLive };
+  return { merchantId: access.merchantId, isLive: access.isLive, by: access.by };
 }
 
 export class Invoices {

@@ -3,6 +3,7 @@
 // transaction of the invoice for what is left through initialize (spec 4.1), nothing bypassed.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { auditEntry, type AuditAction, type ChangeAuthor } from "../access/audit-log.ts";
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
@@ -14,13 +15,18 @@ import { type InitializeDeps, initializeTransaction } from "../transactions/init
 import { parseBody } from "../transactions/requests.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
 import { invoiceEvent } from "./events.ts";
-import { amountProblems, InvoiceBody, InvoiceUpdateBody, MAX_INVOICE_TOTAL, standingOf, totalsOf } from "./rules.ts";
+import { amountProblems, InvoiceBody, InvoiceUpdateBody, invoiceNumber, MAX_INVOICE_TOTAL, standingOf, totalsOf } from "./rules.ts";
 import { currencyOf, invoiceView, type InvoiceView } from "./view.ts";
 
 /** Whose invoices a use case works on: the MerchantAccess's merchant and mode, checked by the façade. */
 export interface InvoiceOwner {
   merchantId: number;
   isLive: boolean;
+}
+
+/** Who changes them, for the audit log (the façade's MerchantAccess `by`). */
+export interface InvoiceChanger extends InvoiceOwner {
+  by: ChangeAuthor;
 }
 
 export type InvoiceDeps = Pick<CoreDeps, "stores" | "clock" | "publicUrl"> & InitializeDeps;
@@ -32,13 +38,22 @@ export const InvoiceListParams = z.object({
   starting_after: single.regex(INVOICE_ID, "must be the id (inv_…) of an invoice of the previous page").optional(),
 });
 
+/** A change's audit entry: the invoice by id, its number once it has one, the mode, and what `detail` says. */
+function invoiceAudit(changer: InvoiceChanger, at: Date, action: AuditAction, detail: (changed: InvoiceRecord) => string) {
+  return (changed: InvoiceRecord) => {
+    const number = invoiceNumber(changed.sequence);
+    const named = number === null ? changed.id : `${changed.id} (${number})`;
+    return auditEntry(changer.by, changer.merchantId, at, action, `${named} in ${changed.isLive ? "live" : "test"} mode: ${detail(changed)}`);
+  };
+}
+
 async function viewOf(deps: InvoiceDeps, invoice: InvoiceRecord): Promise<InvoiceView> {
   const payments = await deps.stores.invoices.paymentsOf([invoice.id]);
   return invoiceView(invoice, payments, deps.publicUrl, deps.clock.now());
 }
 
 /** POST /v1/invoices: 400 naming each refused field, nothing written. */
-export async function createInvoice(deps: InvoiceDeps, owner: InvoiceOwner, body: unknown): Promise<InvoiceView> {
+export async function createInvoice(deps: InvoiceDeps, owner: InvoiceChanger, body: unknown): Promise<InvoiceView> {
   const parsed = parseBody(InvoiceBody, body);
   if (!parsed.ok) throw errors.invoiceValidation(parsed.errors);
   const request = parsed.value;
@@ -81,6 +96,12 @@ export async function createInvoice(deps: InvoiceDeps, owner: InvoiceOwner, body
     finalize,
     // Created finalized: it was numbered and sent as a finalized draft is.
     (created, payments) => (finalize ? invoiceEvent("invoice.finalized", created, payments, deps.publicUrl, now) : null),
+    invoiceAudit(
+      owner,
+      now,
+      "invoice.create",
+      (created) => `${finalize ? "finalized" : "a draft"}, ${created.total.toFixed(currency.decimals)} ${currency.slug}`,
+    ),
   );
   return invoiceView(invoice, [], deps.publicUrl, now);
 }
@@ -123,12 +144,15 @@ export async function listInvoices(
 }
 
 /** A draft becomes open with the next number (gapless); 409 for any other state, nothing changed. */
-export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string): Promise<InvoiceView> {
+export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceChanger, id: string): Promise<InvoiceView> {
   const invoice = await invoiceFor(deps, owner, id);
   if (invoice.state !== "draft") throw errors.invoiceNotDraft((await viewOf(deps, invoice)).state);
   const now = deps.clock.now();
-  const finalized = await deps.stores.invoices.finalize(invoice.id, now, (changed, payments) =>
-    invoiceEvent("invoice.finalized", changed, payments, deps.publicUrl, now),
+  const finalized = await deps.stores.invoices.finalize(
+    invoice.id,
+    now,
+    (changed, payments) => invoiceEvent("invoice.finalized", changed, payments, deps.publicUrl, now),
+    invoiceAudit(owner, now, "invoice.finalize", () => "sent to the customer"),
   );
   if (!finalized) throw errors.invoiceNotDraft((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, finalized);
@@ -138,19 +162,26 @@ export async function finalizeInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id
  * POST /v1/invoices/:id: its language, while a draft or unpaid (partly paid and overdue too); 404 before
  * the body is read, 400 naming `locale`, 409 once paid or void; nothing changed then.
  */
-export async function updateInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string, body: unknown): Promise<InvoiceView> {
+export async function updateInvoice(deps: InvoiceDeps, owner: InvoiceChanger, id: string, body: unknown): Promise<InvoiceView> {
   const invoice = await invoiceFor(deps, owner, id);
   const parsed = parseBody(InvoiceUpdateBody, body);
   if (!parsed.ok) throw errors.invoiceValidation(parsed.errors);
   const state = (await viewOf(deps, invoice)).state;
   if (state === "paid" || state === "void") throw errors.invoiceNotEditable(state);
-  const changed = await deps.stores.invoices.setLocale(invoice.id, parsed.value.locale, deps.clock.now());
+  const now = deps.clock.now();
+  const locale = parsed.value.locale;
+  const changed = await deps.stores.invoices.setLocale(
+    invoice.id,
+    locale,
+    now,
+    invoiceAudit(owner, now, "invoice.update", () => `language ${locale ?? "none (the page follows the browser, e-mails in English)"}`),
+  );
   if (!changed) throw errors.invoiceNotEditable((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, changed);
 }
 
 /** Voids a draft or an open invoice nothing was paid of; 409 once a payment counts or when void already. */
-export async function voidInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: string): Promise<InvoiceView> {
+export async function voidInvoice(deps: InvoiceDeps, owner: InvoiceChanger, id: string): Promise<InvoiceView> {
   const invoice = await invoiceFor(deps, owner, id);
   const currency = currencyOf(invoice);
   const now = deps.clock.now();
@@ -165,6 +196,7 @@ export async function voidInvoice(deps: InvoiceDeps, owner: InvoiceOwner, id: st
         throw errors.invoiceNotVoidable(underWay && standing.amountPaid.isZero() ? "being paid" : standing.state);
     },
     (changed, payments) => invoiceEvent("invoice.voided", changed, payments, deps.publicUrl, now),
+    invoiceAudit(owner, now, "invoice.void", () => "voided"),
   );
   if (!voided) throw errors.invoiceNotVoidable((await viewOf(deps, await invoiceFor(deps, owner, id))).state);
   return viewOf(deps, voided);

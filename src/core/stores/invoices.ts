@@ -1,6 +1,7 @@
 // Invoices (issue 44): records, gapless numbers and the transactions that pay them.
 // src/db/stores/invoices.ts implements it; the rules are in src/core/invoices.
 import type { OutboxEvent } from "../records/events.ts";
+import type { AuditWrite } from "./audit-log.ts";
 import type { InvoicePaymentRecord, InvoiceRecord } from "../records/invoices.ts";
 
 export type NewInvoice = Omit<InvoiceRecord, "updatedAt" | "voidedAt">;
@@ -16,29 +17,39 @@ export interface InvoiceListQuery {
 /** The event of a change (core/invoices/events.ts) from the changed invoice and its payments, written in the change's database transaction. */
 export type InvoiceEventOf = (changed: InvoiceRecord, payments: InvoicePaymentRecord[]) => OutboxEvent | null;
 
+/** A change's audit entry from the changed invoice (its number once finalized), written in the change's database transaction. */
+export type InvoiceAuditOf = (changed: InvoiceRecord) => AuditWrite;
+
 export interface InvoiceStore {
   /**
    * Inserts the invoice; with `sequence` "next" (created and finalized at once) it takes the mode's next
-   * number in the same database transaction, so a failed insert uses up no number; `eventOf`'s event too.
+   * number in the same database transaction, so a failed insert uses up no number; `eventOf`'s event and
+   * `auditOf`'s entry too.
    */
-  create(invoice: Omit<NewInvoice, "sequence">, finalize: boolean, eventOf: InvoiceEventOf): Promise<InvoiceRecord>;
+  create(invoice: Omit<NewInvoice, "sequence">, finalize: boolean, eventOf: InvoiceEventOf, auditOf: InvoiceAuditOf): Promise<InvoiceRecord>;
   findFor(id: string, merchantId: number, isLive: boolean): Promise<InvoiceRecord | null>;
   findByToken(token: string): Promise<InvoiceRecord | null>;
   page(query: InvoiceListQuery): Promise<InvoiceRecord[]>;
   /**
    * A draft becomes open with the next number of its merchant and mode, taken under the counter's row
-   * lock in the same database transaction: no gap, no number twice; `eventOf`'s event in it too. Null
-   * when it was no longer a draft (nothing written).
+   * lock in the same database transaction: no gap, no number twice; `eventOf`'s event and `auditOf`'s
+   * entry in it too. Null when it was no longer a draft (nothing written).
    */
-  finalize(id: string, now: Date, eventOf: InvoiceEventOf): Promise<InvoiceRecord | null>;
+  finalize(id: string, now: Date, eventOf: InvoiceEventOf, auditOf: InvoiceAuditOf): Promise<InvoiceRecord | null>;
   /**
    * Voids a draft or open invoice that no transaction has paid anything of (`check` reads its payments
-   * under the invoice's row lock and throws to refuse), with `eventOf`'s event in the same database
-   * transaction; null when it was not draft or open (nothing written).
+   * under the invoice's row lock and throws to refuse), with `eventOf`'s event and `auditOf`'s entry in
+   * the same database transaction; null when it was not draft or open (nothing written).
    */
-  void(id: string, now: Date, check: (payments: InvoicePaymentRecord[]) => void, eventOf: InvoiceEventOf): Promise<InvoiceRecord | null>;
-  /** Sets a draft's or open invoice's language; null when it was neither (nothing written). */
-  setLocale(id: string, locale: string | null, now: Date): Promise<InvoiceRecord | null>;
+  void(
+    id: string,
+    now: Date,
+    check: (payments: InvoicePaymentRecord[]) => void,
+    eventOf: InvoiceEventOf,
+    auditOf: InvoiceAuditOf,
+  ): Promise<InvoiceRecord | null>;
+  /** Sets a draft's or open invoice's language, with `auditOf`'s entry; null when it was neither (nothing written). */
+  setLocale(id: string, locale: string | null, now: Date, auditOf: InvoiceAuditOf): Promise<InvoiceRecord | null>;
   /** The transactions of these invoices, oldest first. */
   paymentsOf(invoiceIds: readonly string[]): Promise<InvoicePaymentRecord[]>;
   /**

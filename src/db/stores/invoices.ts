@@ -2,16 +2,18 @@
 // counter row (invoice_numbers) inside the database transaction that writes it: its row lock orders
 // concurrent finalizations, and a rollback gives the number back, so numbers have no gaps.
 import type { InvoiceRecord } from "../../core/records/invoices.ts";
-import type { InvoiceEventOf, InvoiceStore } from "../../core/stores/invoices.ts";
+import type { InvoiceAuditOf, InvoiceEventOf, InvoiceStore } from "../../core/stores/invoices.ts";
 import { Prisma } from "../generated/client.ts";
 import { insertEventsSql } from "../outbox.ts";
 import type { Database, DatabaseTransaction } from "../types.ts";
+import { auditRow } from "./audit-log.ts";
 import { asRecord, maybe, paymentsOf } from "./invoice-rows.ts";
 
-/** Writes the change's event (if any) on its database transaction: rolled back with it, never without it. */
-async function writeEvent(tx: DatabaseTransaction, changed: InvoiceRecord, eventOf: InvoiceEventOf): Promise<InvoiceRecord> {
+/** Writes the change's event (if any) and audit entry on its database transaction: rolled back with it, never without it. */
+async function writeEvent(tx: DatabaseTransaction, changed: InvoiceRecord, eventOf: InvoiceEventOf, auditOf: InvoiceAuditOf): Promise<InvoiceRecord> {
   const event = eventOf(changed, await paymentsOf(tx, [changed.id]));
   if (event) await tx.$executeRaw(insertEventsSql([event]));
+  await tx.auditLogEntry.create({ data: auditRow(auditOf(changed)) });
   return changed;
 }
 
@@ -27,7 +29,7 @@ async function nextSequence(tx: DatabaseTransaction, merchantId: number, isLive:
 
 export function invoiceStore(db: Database): InvoiceStore {
   return {
-    create: (invoice, finalize, eventOf) =>
+    create: (invoice, finalize, eventOf, auditOf) =>
       db.$transaction(async (tx) => {
         const sequence = finalize ? await nextSequence(tx, invoice.merchantId, invoice.isLive) : null;
         const row = await tx.invoice.create({
@@ -42,7 +44,7 @@ export function invoiceStore(db: Database): InvoiceStore {
             updatedAt: invoice.createdAt,
           },
         });
-        return writeEvent(tx, asRecord(row), eventOf);
+        return writeEvent(tx, asRecord(row), eventOf, auditOf);
       }),
 
     findFor: async (id, merchantId, isLive) => maybe(await db.invoice.findFirst({ where: { id, merchantId, isLive } })),
@@ -63,27 +65,31 @@ export function invoiceStore(db: Database): InvoiceStore {
       return rows.map(asRecord);
     },
 
-    finalize: (id, now, eventOf) =>
+    finalize: (id, now, eventOf, auditOf) =>
       db.$transaction(async (tx) => {
         const [draft] = await tx.$queryRaw<{ merchant_id: number; is_live: boolean }[]>`
           SELECT merchant_id, is_live FROM invoices WHERE id = ${id} AND state = 'draft' FOR UPDATE`;
         if (!draft) return null;
         const sequence = await nextSequence(tx, draft.merchant_id, draft.is_live);
-        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } })), eventOf);
+        const finalized = await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } });
+        return writeEvent(tx, asRecord(finalized), eventOf, auditOf);
       }),
 
-    async setLocale(id, locale, now) {
-      const changed = await db.invoice.updateMany({ where: { id, state: { in: ["draft", "open"] } }, data: { locale, updatedAt: now } });
-      return changed.count === 1 ? maybe(await db.invoice.findUnique({ where: { id } })) : null;
-    },
+    setLocale: (id, locale, now, auditOf) =>
+      db.$transaction(async (tx) => {
+        const changed = await tx.invoice.updateMany({ where: { id, state: { in: ["draft", "open"] } }, data: { locale, updatedAt: now } });
+        const invoice = changed.count === 1 ? maybe(await tx.invoice.findUnique({ where: { id } })) : null;
+        if (invoice) await tx.auditLogEntry.create({ data: auditRow(auditOf(invoice)) });
+        return invoice;
+      }),
 
-    void: (id, now, check, eventOf) =>
+    void: (id, now, check, eventOf, auditOf) =>
       db.$transaction(async (tx) => {
         // The invoice's row lock: a Pay that links a transaction waits for the void, or the void sees it.
         const [row] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id} AND state IN ('draft', 'open') FOR UPDATE`;
         if (!row) return null;
         check(await paymentsOf(tx, [id]));
-        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } })), eventOf);
+        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } })), eventOf, auditOf);
       }),
 
     paymentsOf: (invoiceIds) => paymentsOf(db, invoiceIds),
