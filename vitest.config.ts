@@ -50,6 +50,30 @@ const ONE_PASS_ONLY = [
   "test/web/**",
 ];
 
+/**
+ * What asserts on elapsed time (a claim within 50 ms, a second process before the 10 s lock wait, a
+ * shutdown's deadline, a retry's delay): run after the rest, one file at a time, on a machine that is
+ * quiet again. The rest runs two files at once: on CI's 2 cores one file leaves about a third of the
+ * CPU idle (waiting on the browser, the nodes, PostgreSQL).
+ */
+const TIMED = [
+  "test/jobs/payment-watcher.test.ts",
+  "test/ops/{shutdown-subscriptions,dist,shutdown,cli-while-serving}.test.ts",
+  "test/observability/{metrics,webhook-deliveries-backlog}.test.ts",
+  "test/http/{mode-walls,hostile-property}.test.ts",
+  "test/rails/http/outbound.test.ts",
+  "test/rails/prices/coingecko.test.ts",
+  "test/rails/chains/{evm-rpc,esplora}.test.ts",
+  "test/db/{second-process,rate-limit-counters,notifications}.test.ts",
+  "test/webhooks/{http-sender,dispatcher-wake}.test.ts",
+  "test/dashboard/{management-routes,refunds}.test.ts",
+];
+
+// sdk/ (issue 27) is tested against the real service too, with the same support code.
+// The shop plugins (integrations/*, issue 44) start a real shop on PostgreSQL: that pass only.
+const include = ["test/**/*.test.ts", "sdk/test/**/*.test.ts", ...(postgres ? ["integrations/*/test/**/*.test.ts"] : [])];
+const exclude = [...configDefaults.exclude, ...(postgres ? ONE_PASS_ONLY : ["test/postgres/**"])];
+
 export default defineConfig({
   resolve: {
     // graphql as Node resolves it (its CommonJS entry), as Apollo, graphql-tools, graphql-ws and
@@ -58,11 +82,12 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }],
   },
   test: {
-    // sdk/ (issue 27) is tested against the real service too, with the same support code.
-    // The shop plugins (integrations/*, issue 44) start a real shop on PostgreSQL: that pass only.
-    include: ["test/**/*.test.ts", "sdk/test/**/*.test.ts", ...(postgres ? ["integrations/*/test/**/*.test.ts"] : [])],
-    exclude: [...configDefaults.exclude, ...(postgres ? ONE_PASS_ONLY : ["test/postgres/**"])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Each project is given its whole include and exclude: `extends` would append them to the root's.
+    projects: [
+      { extends: true, test: { name: "paygate", include, exclude: [...exclude, ...TIMED], maxWorkers: 2 } },
+      { extends: true, test: { name: "timed", include: TIMED, exclude, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
