@@ -6,34 +6,21 @@
 // addresses are not derived from, sweeps with real signed transactions, and skips what it swept when
 // run again. One node for the file; both databases.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { HDKey } from "@scure/bip32";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressOfPrivateKey } from "../../src/rails/evm/signing.ts";
 import { toChecksumAddress } from "../../src/rails/wallets/addresses.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
-import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
-import { abiCall, balanceOf, coinBalance, mint, TEST_TOKENS } from "../support/forwarders.ts";
+import type { Anvil } from "../support/anvil.ts";
+import { abiCall, balanceOf, coinBalance } from "../support/forwarders.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { decimalOf, dueUnits } from "./evm.ts";
-import { runSweepTool, secretFile } from "./sweep-tool.ts";
-import { startE2eService, type E2eService, type Transaction } from "./service.ts";
+import { runSweepTool, secretFile, startSweepScene, sweepKeys, tprv } from "./sweep-tool.ts";
+import type { E2eService, Transaction } from "./service.ts";
 
-const CHAIN_ID = 31_337;
-const REQUIRED = 2;
-const FINALITY = 3;
-
-const seed = randomBytes(32);
-const master = HDKey.fromMasterSeed(seed);
-/** The accounts merchantTestKeys gives the service: ETH m/44'/60'/0', USDT m/44'/60'/1'. */
-const ethAccount = master.derive("m/44'/60'/0'");
-const usdtAccount = master.derive("m/44'/60'/1'");
-const tprv = (node: HDKey) => serializeKey(node, "tpub", "private");
-const destination = toChecksumAddress(`0x${randomBytes(20).toString("hex")}`);
-const feeKey = randomBytes(32);
-const feeWallet = addressOfPrivateKey(feeKey);
+const keys = sweepKeys();
+const { ethAccount, usdtAccount, destination, feeKey, feeWallet } = keys;
 
 let anvil: Anvil;
 let service: E2eService;
@@ -43,49 +30,13 @@ let eth: Transaction;
 let stopped = false;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "paygate-sweep-"));
-  anvil = await startAnvil({ chainId: CHAIN_ID });
-  await anvil.setCode(USDT_SEPOLIA_CONTRACT, (TEST_TOKENS.contracts.UsdtLike as { deployedBytecode: string }).deployedBytecode);
-  await mint(anvil, USDT_SEPOLIA_CONTRACT, DEV_ACCOUNT, 10n ** 15n);
-  await anvil.sendTransaction({ to: feeWallet, value: 10n ** 18n });
-  service = await startE2eService(
-    {
-      PAYGATE_ETH_TEST_RPC_URL: anvil.url,
-      PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID),
-      PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED),
-      PAYGATE_FINALITY_ETH: String(FINALITY),
-      // A key's role is read at each request: the viewer's key below is refused at once.
-      PAYGATE_CREDENTIAL_CACHE_MS: "0",
-    },
-    ["ETH", "USDT"],
-    { seed },
-  );
-  usdt = [await service.initiate("USDT", "25"), await service.initiate("USDT", "40")];
-  eth = await service.initiate("ETH", "30");
-  for (const t of usdt)
-    await anvil.sendTransaction({ to: USDT_SEPOLIA_CONTRACT, data: abiCall("transfer(address,uint256)", t.payment_address, dueUnits(t)) });
-  await anvil.sendTransaction({ to: eth.payment_address, value: dueUnits(eth) });
-  await anvil.mine(REQUIRED);
-  for (const t of [...usdt, eth]) await service.until(t.id, (x) => x.status === "SUCCESSFUL", `${t.id} SUCCESSFUL`);
-  await untilFinal([...usdt, eth].map((t) => t.id));
+  ({ anvil, service, dir, usdt, eth } = await startSweepScene(keys, "paygate-sweep-"));
 });
 afterAll(async () => {
   await service?.close();
   if (!stopped) await anvil?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Mines past the finality depth and waits until the watcher has marked every payment final. */
-async function untilFinal(ids: string[]): Promise<void> {
-  await anvil.mine(FINALITY + 1);
-  const db = service.runtime.database.db;
-  for (let waited = 0; ; waited += 100) {
-    const rows = await db.transaction.findMany({ where: { id: { in: ids } }, select: { finalAt: true } });
-    if (rows.length === ids.length && rows.every((r) => r.finalAt !== null)) return;
-    if (waited > 20_000) throw new Error(`not final within 20 s: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function plan(query: string, key = service.merchant.testSecretKey): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.url}/v1/settlements/sweep-plan?${query}`, { headers: { authorization: `Bearer ${key}` } });

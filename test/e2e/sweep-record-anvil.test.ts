@@ -6,36 +6,21 @@
 // settlement.sweep.recorded, and the ledger shows it (entries, totals with sweep_fees and
 // own_sweep_fees, the CSV). Every refusal with its status and message; one node for the file; both databases.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { HDKey } from "@scure/bip32";
+import { rmSync } from "node:fs";
+import type { HDKey } from "@scure/bip32";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
-import { addressOfPrivateKey } from "../../src/rails/evm/signing.ts";
 import { toChecksumAddress } from "../../src/rails/wallets/addresses.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
-import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
-import { abiCall, mint, signerOf, TEST_TOKENS } from "../support/forwarders.ts";
-import { serializeKey } from "../support/hd-keys.ts";
+import { DEV_ACCOUNT, type Anvil } from "../support/anvil.ts";
+import { abiCall, signerOf } from "../support/forwarders.ts";
 import { allVerifiedPayloads } from "../support/webhook-receiver.ts";
 import { decimalOf, dueUnits } from "./evm.ts";
-import { runSweepTool, secretFile } from "./sweep-tool.ts";
-import { startE2eService, type E2eService, type Transaction } from "./service.ts";
+import { runSweepTool, secretFile, startSweepScene, sweepKeys, tprv } from "./sweep-tool.ts";
+import type { E2eService, Transaction } from "./service.ts";
 
-const CHAIN_ID = 31_337;
-const REQUIRED = 2;
-const FINALITY = 3;
-
-const seed = randomBytes(32);
-const master = HDKey.fromMasterSeed(seed);
-/** The accounts merchantTestKeys gives the service: ETH m/44'/60'/0', USDT m/44'/60'/1'. */
-const ethAccount = master.derive("m/44'/60'/0'");
-const usdtAccount = master.derive("m/44'/60'/1'");
-const tprv = (node: HDKey) => serializeKey(node, "tpub", "private");
-const destination = toChecksumAddress(`0x${randomBytes(20).toString("hex")}`);
-const feeKey = randomBytes(32);
-const feeWallet = addressOfPrivateKey(feeKey);
+const keys = sweepKeys();
+const { ethAccount, usdtAccount, destination, feeKey, feeWallet } = keys;
 const unknownHash = `0x${randomBytes(32).toString("hex")}`;
 
 let anvil: Anvil;
@@ -52,44 +37,11 @@ let funding: string;
 type Reply = { status: number; body: any };
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "paygate-sweep-record-"));
-  anvil = await startAnvil({ chainId: CHAIN_ID });
-  await anvil.setCode(USDT_SEPOLIA_CONTRACT, (TEST_TOKENS.contracts.UsdtLike as { deployedBytecode: string }).deployedBytecode);
-  await mint(anvil, USDT_SEPOLIA_CONTRACT, DEV_ACCOUNT, 10n ** 15n);
-  await anvil.sendTransaction({ to: feeWallet, value: 10n ** 18n });
-  service = await startE2eService(
-    {
-      PAYGATE_ETH_TEST_RPC_URL: anvil.url,
-      PAYGATE_ETH_TEST_CHAIN_ID: String(CHAIN_ID),
-      PAYGATE_CONFIRMATIONS_ETH: String(REQUIRED),
-      PAYGATE_FINALITY_ETH: String(FINALITY),
-      // A key's role is read at each request: the viewer's key below is refused at once.
-      PAYGATE_CREDENTIAL_CACHE_MS: "0",
-      // The refusals below are many quick requests: on a fast machine they would use up the test key's 25 a
-      // second before the next test (seen in CI: 429 rate_limited). Rate limits have their own tests.
-      PAYGATE_RATE_LIMIT_TEST: "10000/s",
-    },
-    ["ETH", "USDT"],
-    { seed },
-  );
-  usdt = [await service.initiate("USDT", "25"), await service.initiate("USDT", "40")];
-  eth = await service.initiate("ETH", "30");
-  for (const t of usdt)
-    paymentTx = await anvil.sendTransaction({
-      to: USDT_SEPOLIA_CONTRACT,
-      data: abiCall("transfer(address,uint256)", t.payment_address, dueUnits(t)),
-    });
-  await anvil.sendTransaction({ to: eth.payment_address, value: dueUnits(eth) });
-  await anvil.mine(REQUIRED);
-  for (const t of [...usdt, eth]) await service.until(t.id, (x) => x.status === "SUCCESSFUL", `${t.id} SUCCESSFUL`);
-  await anvil.mine(FINALITY + 1);
-  const db = service.runtime.database.db;
-  for (let waited = 0; ; waited += 100) {
-    const rows = await db.transaction.findMany({ where: { id: { in: [...usdt, eth].map((t) => t.id) } }, select: { finalAt: true } });
-    if (rows.every((r) => r.finalAt !== null)) break;
-    if (waited > 20_000) throw new Error("the payments did not become final within 20 s");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  ({ anvil, service, dir, usdt, eth, paymentTx } = await startSweepScene(keys, "paygate-sweep-record-", {
+    // The refusals below are many quick requests: on a fast machine they would use up the test key's 25 a
+    // second before the next test (seen in CI: 429 rate_limited). Rate limits have their own tests.
+    PAYGATE_RATE_LIMIT_TEST: "10000/s",
+  }));
 });
 afterAll(async () => {
   await service?.close();
