@@ -243,7 +243,8 @@ export interface RefundSpendRequest {
   network: string;
   isLive: boolean;
   walletId: number;
-  derivationIndex: number;
+  /** The key's index of the payment address; null for a deposit forwarder's payment (refunded from the settlement address). */
+  derivationIndex: number | null;
   paymentAddress: string;
   /** The payment's counted receipts. */
   receipts: { key: string; txHash: string | null; amount: string }[];

@@ -305,6 +305,22 @@ describe("deposit forwarders on anvil", () => {
     expect(moved).toEqual([{ transaction_id: t0.id, forwarder: t0.payment_address, moved: [{ coin: "ETH", amount: decimalOf(dueUnits(t0), 18) }] }]);
   });
 
+  it("uses up no index of the merchant's key: once forwarders are off, the next payment takes the key's first address", async () => {
+    const db = service.runtime.database.db;
+    const forwarded = await db.transaction.findMany({
+      where: { merchantId: service.merchant.id, paymentAddress: { not: null } },
+      select: { derivationIndex: true, walletId: true },
+    });
+    expect(forwarded.length).toBeGreaterThan(2);
+    expect(forwarded.map((t) => t.derivationIndex)).toEqual(forwarded.map(() => null));
+    expect((await call("DELETE", "/v1/settlements/forwarders/ethereum")).status).toBe(200);
+    const usdt = await service.initiate("USDT", "5");
+    const row = await db.transaction.findUniqueOrThrow({ where: { id: usdt.id }, select: { derivationIndex: true } });
+    expect(row.derivationIndex).toBe(0);
+    expect(usdt.payment_address).not.toBe(forwarderAddress(factory, { destination, salt: paymentSalt(usdt.id) }));
+    expect((await call("PUT", "/v1/settlements/forwarders/ethereum", { destination })).status).toBe(200);
+  });
+
   it("refuses a settlement address that is no address, the zero address, a contract refusing the coin, and a non-EVM network: 400, nothing changed", async () => {
     const refusing = await deployTest(anvil, "RefusingDestination");
     const cases: [string, unknown, string][] = [

@@ -29,8 +29,10 @@ export async function instructionsFor(
   feeRate: Decimal | null,
   deductNetworkFee: boolean,
 ): Promise<Instructions> {
-  if (!deps.refundPayments || t.walletId === null || t.derivationIndex === null || t.paymentAddress === null) return null;
+  if (!deps.refundPayments || t.walletId === null || t.paymentAddress === null) return null;
   const settlementAddress = await settlementSender(deps, t);
+  // A forwarder's payment has no index of the key, and needs none: it is refunded from the settlement address.
+  if (t.derivationIndex === null && settlementAddress === null) return null;
   const receipts = await deps.stores.transactions.receipts(t.id);
   const request = {
     coin: crypto.slug,

@@ -111,6 +111,11 @@ export interface PendingMove {
   address: string;
   /** TRON own-address mode: the own address's index (branch 2 of the key); the lease's index stays unused. */
   ownAddressIndex?: number | null;
+  /**
+   * A deposit forwarder's address (issue 40): not the key's either, so the lease's index stays in its slot
+   * for the next payment and the transaction records none (a wallet never sees a gap it did not cause).
+   */
+  forwarder?: boolean;
   /** Written with the move, in its statement: a request whose key another took fails (DuplicateKeyError) and replays that one. */
   idempotency: IdempotencyRecord | null;
   now: Date;

@@ -242,7 +242,16 @@ async function initiateOnce(
       const address =
         forwarder ?? own?.address ?? deriveOrUnavailable(deps.rails, crypto, network, caller.isLive, lease.extendedPublicKey, lease.index);
       const ownAddressIndex = own?.index ?? null;
-      outcome = await deps.stores.transactions.moveToPending({ transaction, lease, address, ownAddressIndex, idempotency: scope, now, fields });
+      outcome = await deps.stores.transactions.moveToPending({
+        transaction,
+        lease,
+        address,
+        ownAddressIndex,
+        forwarder: forwarder !== null,
+        idempotency: scope,
+        now,
+        fields,
+      });
     } catch (error) {
       await freeAll(lease);
       throw error;

@@ -443,6 +443,7 @@ interface MoveCounts {
 function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
   const own = move.ownAddressIndex ?? null;
+  const atKeyIndex = usesLeasedIndex(move);
   const after = moved(move);
   // A transaction just initiated has had no address to pay to: no receipts.
   const event = paymentOutboxEvent({ ...after, receipts: [] }, now, policy);
@@ -464,7 +465,7 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
         quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb,
         quote_market_rate = ${fields.quoteMarketRate ?? null}::numeric, quote_spread_percent = ${fields.quoteSpreadPercent ?? null}::numeric, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
-        payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${own === null ? lease.index : null}::int,
+        payment_address = ${move.address}, wallet_id = ${lease.walletId}, derivation_index = ${atKeyIndex ? lease.index : null}::int,
         own_address_index = ${own}::int,
         initiated_at = ${now}, updated_at = ${now}
       -- status as text: not a condition the (status, expires_at) index answers. Without statistics (a new
@@ -472,15 +473,18 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
       -- INITIATED entry, dead ones included, for the one id (docs/benchmarks.md, issue 30).
       WHERE id = ${t.id} AND status::text = 'INITIATED' AND EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM taken)
       RETURNING id),
-    -- An own address (TRON own-address mode) takes no index of the key: the slot keeps it for the next payment.
+    -- An own address (TRON own-address mode) or a deposit forwarder takes no index of the key: the slot keeps it for the next payment.
     used AS (
-      UPDATE wallet_index_slots SET derivation_index = CASE WHEN ${own === null} THEN NULL ELSE derivation_index END, token = NULL, leased_until = ${FREE}
+      UPDATE wallet_index_slots SET derivation_index = CASE WHEN ${atKeyIndex} THEN NULL ELSE derivation_index END, token = NULL, leased_until = ${FREE}
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
     ${keyed}
     evented AS (${insertEventsSql([event], Prisma.sql`moved CROSS JOIN notified`)})
     SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM taken)::int AS taken`;
 }
+
+/** Whether the address handed out is the key's at the leased index (not an own address, not a forwarder). */
+const usesLeasedIndex = (move: PendingMove) => (move.ownAddressIndex ?? null) === null && move.forwarder !== true;
 
 /** The transaction as the move leaves it. */
 function moved(move: PendingMove): TransactionRecord {
@@ -497,7 +501,7 @@ function moved(move: PendingMove): TransactionRecord {
     quoteSpreadPercent: fields.quoteSpreadPercent == null ? null : new Prisma.Decimal(fields.quoteSpreadPercent),
     paymentAddress: move.address,
     walletId: move.lease.walletId,
-    derivationIndex: move.ownAddressIndex == null ? move.lease.index : null,
+    derivationIndex: usesLeasedIndex(move) ? move.lease.index : null,
     ownAddressIndex: move.ownAddressIndex ?? null,
     initiatedAt: now,
     updatedAt: now,

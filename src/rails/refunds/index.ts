@@ -107,6 +107,9 @@ export class RefundRails implements RefundPayments {
   private async utxo(currency: CryptoCurrency, network: NetworkSlug, request: RefundSpendRequest): Promise<RefundInstructions> {
     const entry = this.entry(currency, network);
     const chain = (request.isLive ? entry.live : entry.test) as UtxoNetwork;
+    // A UTXO payment is always at an index of the key (forwarders and own addresses are account networks').
+    if (request.derivationIndex === null) throw errors.refundNotSpendable("the payment address is at no index of the merchant's key");
+    const derivationIndex = request.derivationIndex;
     const wallet = await this.options.wallets(request.walletId);
     if (wallet === null) throw errors.refundNotSpendable("the wallet that received the payment is no longer known");
     const read = readExtendedKey(wallet.extendedPublicKey);
@@ -119,7 +122,7 @@ export class RefundRails implements RefundPayments {
       network: chain,
       account: read.node as HDKey,
       keyOrigin,
-      derivationIndex: request.derivationIndex,
+      derivationIndex,
       outputs,
       destination: request.destination,
       amount: toBaseUnits(request.amount, UTXO_DECIMALS),

@@ -261,7 +261,7 @@ describe("the refund rails' instructions for LTC, without a node", () => {
     );
   });
 
-  it("refuses with the core's errors: dust after the fee, receipts that are no chain outputs, an unknown wallet", async () => {
+  it("refuses with the core's errors: dust after the fee, receipts that are no chain outputs, an unknown wallet, no index", async () => {
     await expect(ltcRails(null).instructions({ ...request, amount: "0.000005", deductNetworkFee: true })).rejects.toMatchObject({
       code: "invalid_state",
       reason: "refund_below_dust",
@@ -281,6 +281,11 @@ describe("the refund rails' instructions for LTC, without a node", () => {
     await expect(ltcRails(null).instructions({ ...request, walletId: 2 })).rejects.toMatchObject({
       reason: "refund_not_spendable",
       message: "No refund transaction can be built: the wallet that received the payment is no longer known",
+    });
+    // Only a deposit forwarder's payment has no index (an EVM one): a UTXO payment without one is refused, not guessed.
+    await expect(ltcRails(null).instructions({ ...request, derivationIndex: null })).rejects.toMatchObject({
+      reason: "refund_not_spendable",
+      message: "No refund transaction can be built: the payment address is at no index of the merchant's key",
     });
   });
 });
