@@ -8,7 +8,7 @@ import { HDKey } from "@scure/bip32";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
-import { deriveTronAddress, tronOwnChain } from "../../src/rails/wallets/tron.ts";
+import { deriveTronAddress, tronAddressFromBytes, tronOwnChain } from "../../src/rails/wallets/tron.ts";
 import type { Anvil } from "../support/anvil.ts";
 import { serializeKey } from "../support/hd-keys.ts";
 import { allVerifiedPayloads } from "../support/webhook-receiver.ts";
@@ -122,6 +122,28 @@ describe("TRON own addresses with unique amounts, on anvil as Nile's JSON-RPC", 
     await new Promise((resolve) => setTimeout(resolve, 600));
     const other = await service.get(second.id);
     expect([other.status, other.receipts]).toEqual(["PENDING", []]);
+  });
+
+  it("gives a refund of a payment to an own address its instructions, paid from that own address", async () => {
+    const key = service.merchant.testSecretKey;
+    const customer = tronAddressFromBytes(randomBytes(20));
+    const refunded = await call("POST", `/v1/transaction/${first.id}/refunds`, key, {});
+    expect(refunded.status, JSON.stringify(refunded.body)).toBe(201);
+    const made = refunded.body.data as { id: string; refund_url: string };
+    // The customer claims it on its link (the service's public URL is its origin), which sets the destination.
+    const link = new URL(made.refund_url);
+    const claimed = await fetch(`${service.url}${link.pathname}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: link.origin },
+      body: new URLSearchParams({ address: customer }).toString(),
+    });
+    expect(claimed.status).toBe(200);
+    const shown = await call("GET", `/v1/refunds/${made.id}`, key);
+    const payment = (shown.body.data as { payment: Record<string, unknown> | null }).payment;
+    expect(payment).toMatchObject({ psbt: null, evm_transaction: null, paid_from: null, problem: null });
+    expect(String(payment?.uri)).toContain(customer);
+    expect(payment?.gas_needed).toEqual({ coin: "TRX", amount: expect.stringMatching(/^\d+(\.\d+)?$/) });
+    expect((await call("POST", `/v1/refunds/${made.id}/cancel`, key)).status).toBe(200);
   });
 
   it("makes a transfer of no open amount an unmatched receipt with its webhook; assigned, its transaction counts it", async () => {

@@ -31,8 +31,9 @@ export async function instructionsFor(
 ): Promise<Instructions> {
   if (!deps.refundPayments || t.walletId === null || t.paymentAddress === null) return null;
   const settlementAddress = await settlementSender(deps, t);
-  // A forwarder's payment has no index of the key, and needs none: it is refunded from the settlement address.
-  if (t.derivationIndex === null && settlementAddress === null) return null;
+  // A payment to a deposit forwarder or to an own address (TRON) has no index of the key, and needs none: the
+  // refund is paid from the settlement address, or from the own address that holds the money.
+  if (t.derivationIndex === null && settlementAddress === null && t.ownAddressIndex === null) return null;
   const receipts = await deps.stores.transactions.receipts(t.id);
   const request = {
     coin: crypto.slug,
