@@ -243,7 +243,10 @@ export interface RefundSpendRequest {
   network: string;
   isLive: boolean;
   walletId: number;
-  /** The key's index of the payment address; null for a deposit forwarder's payment (refunded from the settlement address). */
+  /**
+   * The key's index of the payment address; null for a payment to a deposit forwarder (refunded from the
+   * settlement address) or to a TRON own address (refunded from it): the account networks' rails do not need it.
+   */
   derivationIndex: number | null;
   paymentAddress: string;
   /** The payment's counted receipts. */

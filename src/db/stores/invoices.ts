@@ -9,12 +9,17 @@ import type { Database, DatabaseTransaction } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
 import { asRecord, maybe, paymentsOf } from "./invoice-rows.ts";
 
-/** Writes the change's event (if any) and audit entry on its database transaction: rolled back with it, never without it. */
-async function writeEvent(tx: DatabaseTransaction, changed: InvoiceRecord, eventOf: InvoiceEventOf, auditOf: InvoiceAuditOf): Promise<InvoiceRecord> {
-  const event = eventOf(changed, await paymentsOf(tx, [changed.id]));
-  if (event) await tx.$executeRaw(insertEventsSql([event]));
+/** Writes the change's audit entry on its database transaction: rolled back with it, never without it. */
+async function writeAudit(tx: DatabaseTransaction, changed: InvoiceRecord, auditOf: InvoiceAuditOf): Promise<InvoiceRecord> {
   await tx.auditLogEntry.create({ data: auditRow(auditOf(changed)) });
   return changed;
+}
+
+/** Writes the change's event (if any) and its audit entry on its database transaction. */
+async function writeEventAndAudit(tx: DatabaseTransaction, changed: InvoiceRecord, eventOf: InvoiceEventOf, auditOf: InvoiceAuditOf) {
+  const event = eventOf(changed, await paymentsOf(tx, [changed.id]));
+  if (event) await tx.$executeRaw(insertEventsSql([event]));
+  return writeAudit(tx, changed, auditOf);
 }
 
 /** The mode's next number, under the counter row's lock until the surrounding transaction ends. */
@@ -44,7 +49,7 @@ export function invoiceStore(db: Database): InvoiceStore {
             updatedAt: invoice.createdAt,
           },
         });
-        return writeEvent(tx, asRecord(row), eventOf, auditOf);
+        return writeEventAndAudit(tx, asRecord(row), eventOf, auditOf);
       }),
 
     findFor: async (id, merchantId, isLive) => maybe(await db.invoice.findFirst({ where: { id, merchantId, isLive } })),
@@ -72,15 +77,14 @@ export function invoiceStore(db: Database): InvoiceStore {
         if (!draft) return null;
         const sequence = await nextSequence(tx, draft.merchant_id, draft.is_live);
         const finalized = await tx.invoice.update({ where: { id }, data: { state: "open", sequence, finalizedAt: now } });
-        return writeEvent(tx, asRecord(finalized), eventOf, auditOf);
+        return writeEventAndAudit(tx, asRecord(finalized), eventOf, auditOf);
       }),
 
     setLocale: (id, locale, now, auditOf) =>
       db.$transaction(async (tx) => {
         const changed = await tx.invoice.updateMany({ where: { id, state: { in: ["draft", "open"] } }, data: { locale, updatedAt: now } });
         const invoice = changed.count === 1 ? maybe(await tx.invoice.findUnique({ where: { id } })) : null;
-        if (invoice) await tx.auditLogEntry.create({ data: auditRow(auditOf(invoice)) });
-        return invoice;
+        return invoice && writeAudit(tx, invoice, auditOf);
       }),
 
     void: (id, now, check, eventOf, auditOf) =>
@@ -89,7 +93,7 @@ export function invoiceStore(db: Database): InvoiceStore {
         const [row] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM invoices WHERE id = ${id} AND state IN ('draft', 'open') FOR UPDATE`;
         if (!row) return null;
         check(await paymentsOf(tx, [id]));
-        return writeEvent(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } })), eventOf, auditOf);
+        return writeEventAndAudit(tx, asRecord(await tx.invoice.update({ where: { id }, data: { state: "void", voidedAt: now } })), eventOf, auditOf);
       }),
 
     paymentsOf: (invoiceIds) => paymentsOf(db, invoiceIds),
