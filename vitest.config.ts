@@ -64,8 +64,6 @@ const TIMED = [
   "test/rails/http/outbound.test.ts",
   "test/rails/prices/coingecko.test.ts",
   "test/rails/chains/{evm-rpc,esplora}.test.ts",
-  // Litecoin Core's wallet reads a payment at 0 confirmations right after it is sent: on a busy machine it lagged (seen in CI).
-  "test/rails/chains/core-node.test.ts",
   "test/db/{second-process,rate-limit-counters,notifications}.test.ts",
   "test/webhooks/{http-sender,dispatcher-wake}.test.ts",
   "test/dashboard/{management-routes,refunds}.test.ts",

@@ -17,8 +17,10 @@ export interface Litecoind {
   datadir: string;
   /** One call; `wallet` names the wallet endpoint. Rejects with the node's message. */
   send(method: string, params?: unknown[], wallet?: string): Promise<unknown>;
-  /** Mines `n` blocks to the funder wallet; their hashes. */
+  /** Mines `n` blocks to the funder wallet; their hashes, once every wallet has taken them in. */
   mine(n?: number): Promise<string[]>;
+  /** Returns once every wallet of the node has taken in what the node has (blocks, mempool). */
+  walletsCaughtUp(): Promise<void>;
   /** A fresh regtest address (rltc1…) of a wallet of the node's own. */
   newAddress(wallet?: string): Promise<string>;
   /** Stops the node, keeping its datadir: it goes away (connections are refused) until startAgain. */
@@ -95,7 +97,16 @@ export async function startLitecoind(options: { args?: readonly string[]; replac
     datadir,
     send,
     newAddress: async (wallet = FUNDER) => String(await send("getnewaddress", ["", "bech32"], wallet)),
-    mine: async (n = 1) => (await send("generatetoaddress", [n, await node.newAddress()])) as string[],
+    mine: async (n = 1) => {
+      const blocks = (await send("generatetoaddress", [n, await node.newAddress()])) as string[];
+      await node.walletsCaughtUp();
+      return blocks;
+    },
+    // Wallets take in blocks and mempool transactions through the node's validation queue, a moment
+    // behind; Bitcoin Core's functional tests wait for it with this RPC, and so do these.
+    walletsCaughtUp: async () => {
+      await send("syncwithvalidationinterfacequeue");
+    },
     halt: async () => {
       running.child.kill("SIGTERM");
       await running.exited;

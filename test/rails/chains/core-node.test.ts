@@ -42,6 +42,7 @@ const handedOutAt = (since: Date, ...addresses: string[]) => addresses.map((addr
 
 /** One pass over `addresses`, as the payment watcher makes it: the receipts of each. */
 async function pass(chains: ChainWatchers, addresses: string[]) {
+  await node.walletsCaughtUp();
   chains.beginPass(addresses.map((address) => ({ currency: LTC, isLive: false, address, since: SINCE, receipts: [] })));
   const out = new Map<string, { key: string; amount: string; confirmations: number; txHash: string | null }[]>();
   for (const address of addresses) {
@@ -61,8 +62,11 @@ async function voutTo(txid: string, address: string): Promise<number> {
   return output.n;
 }
 
-const pay = async (address: string, amount: number, replaceable = false) =>
-  String(await node.send("sendtoaddress", [address, amount, "", "", false, replaceable], FUNDER));
+async function pay(address: string, amount: number, replaceable = false): Promise<string> {
+  const txid = String(await node.send("sendtoaddress", [address, amount, "", "", false, replaceable], FUNDER));
+  await node.walletsCaughtUp();
+  return txid;
+}
 
 describe("own node (Litecoin Core regtest)", () => {
   it("computes descriptor checksums as the node does", async () => {
