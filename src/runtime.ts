@@ -6,8 +6,7 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./env.ts";
 import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
-import { EVM_CHAINS } from "./core/networks.ts";
-import type { CryptoSlug } from "./core/money/currencies.ts";
+import { type CoinNetwork, coinNetworksOn } from "./core/networks.ts";
 import { Credentials } from "./core/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { setEventPolicy, setEventPublicUrl } from "./db/outbox.ts";
@@ -180,7 +179,8 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
           forwarderRails: new EvmForwarderRails({
             config: config.forwarders,
             chains,
-            finality: (network) => config.chains.finalityConfirmations(EVM_CHAINS[network].feeCoin as CryptoSlug, network),
+            // An EVM network's depths are its own, whichever of its coins is named.
+            finality: (network) => config.chains.finalityConfirmations((coinNetworksOn(network)[0] as CoinNetwork).coin, network),
             testChainIds: config.chains.testChainIds,
             utxoTestChains: config.chains.utxoTestChains,
           }),

@@ -86,7 +86,7 @@ describe("paygate settlement and deposit forwarders", () => {
     [
       "a flush rule without --network",
       ["settlement", "flush-rule-set", "--merchant", "1", "--min-payments", "3"],
-      /--network is required \(ethereum or bsc\)\./,
+      /--network is required \(ethereum, bsc, base, polygon, arbitrum\)\./,
     ],
     [
       "a flush rule's value without its currency",
@@ -98,7 +98,7 @@ describe("paygate settlement and deposit forwarders", () => {
       ["settlement", "flush-rule-set", "--merchant", "1", "--network", "bsc", "--min-payments", "ten"],
       /--min-payments must be a whole number; got 'ten'\./,
     ],
-    ["a flush without --network", ["settlement", "flush", "--merchant", "1"], /--network is required \(ethereum or bsc\)\./],
+    ["a flush without --network", ["settlement", "flush", "--merchant", "1"], /--network is required \(ethereum, bsc, base, polygon, arbitrum\)\./],
     ["a setting without --destination", ["settlement", "forwarder-set", "--merchant", "1", "--network", "ethereum"], /--destination is required/],
   ];
   itRefusesBadArgs(paygate, badArgs);

@@ -16,6 +16,7 @@ import * as invoices from "./invoices.ts";
 import * as ledger from "./ledger.ts";
 import { UsageError, type CliContext } from "./commands.ts";
 import { COMMANDS, GROUPS, groupUsage, overallUsage, type CommandName } from "./usage.ts";
+import { EVM_NETWORK_SLUGS } from "../core/networks.ts";
 
 export type { CliContext, CliOutput } from "./commands.ts";
 
@@ -277,25 +278,25 @@ function buildProgram(ctx: CliContext): Command {
   const forwardersCommand = settlementCommand("settlementForwarders");
   act(forwardersCommand, () => settlement.settlementForwarders(ctx, forwardersCommand.opts<settlement.SettlementOptions>()));
   const forwarderSet = settlementCommand("settlementForwarderSet")
-    .option("--network <network>", "ethereum or bsc (required)")
+    .option("--network <network>", `${EVM_NETWORK_SLUGS.join(", ")} (required)`)
     .option("--destination <address>", "the merchant's settlement address (required)");
   act(forwarderSet, () => settlement.settlementForwarderSet(ctx, forwarderSet.opts<settlement.SettlementOptions>()));
-  const forwarderRemove = settlementCommand("settlementForwarderRemove").option("--network <network>", "ethereum or bsc (required)");
+  const forwarderRemove = settlementCommand("settlementForwarderRemove").option("--network <network>", `${EVM_NETWORK_SLUGS.join(", ")} (required)`);
   act(forwarderRemove, () => settlement.settlementForwarderRemove(ctx, forwarderRemove.opts<settlement.SettlementOptions>()));
-  const flushCommand = settlementCommand("settlementFlush").option("--network <network>", "ethereum or bsc (required)");
+  const flushCommand = settlementCommand("settlementFlush").option("--network <network>", `${EVM_NETWORK_SLUGS.join(", ")} (required)`);
   act(flushCommand, () => settlement.settlementFlush(ctx, flushCommand.opts<settlement.SettlementOptions>()));
   const flushesCommand = settlementCommand("settlementFlushes");
   act(flushesCommand, () => settlement.settlementFlushes(ctx, flushesCommand.opts<settlement.SettlementOptions>()));
   const flushRulesCommand = settlementCommand("settlementFlushRules");
   act(flushRulesCommand, () => settlement.settlementFlushRules(ctx, flushRulesCommand.opts<settlement.SettlementOptions>()));
   const flushRuleSet = settlementCommand("settlementFlushRuleSet")
-    .option("--network <network>", "ethereum or bsc (required)")
+    .option("--network <network>", `${EVM_NETWORK_SLUGS.join(", ")} (required)`)
     .option("--min-payments <n>", "flush once this many settled payments wait")
     .option("--min-value <amount>", "flush once their orders add up to this (with --value-currency)")
     .option("--value-currency <fiat>", "USD or NGN")
     .option("--max-age-hours <h>", "flush once the oldest has waited this long");
   act(flushRuleSet, () => settlement.settlementFlushRuleSet(ctx, flushRuleSet.opts<settlement.SettlementOptions>()));
-  const flushRuleRemove = settlementCommand("settlementFlushRuleRemove").option("--network <network>", "ethereum or bsc (required)");
+  const flushRuleRemove = settlementCommand("settlementFlushRuleRemove").option("--network <network>", `${EVM_NETWORK_SLUGS.join(", ")} (required)`);
   act(flushRuleRemove, () => settlement.settlementFlushRuleRemove(ctx, flushRuleRemove.opts<settlement.SettlementOptions>()));
   const sweepPlanCommand = settlementCommand("settlementSweepPlan")
     .option("--network <network>", "an account network: ethereum, bsc, base, polygon, arbitrum or tron (required)")

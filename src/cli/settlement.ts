@@ -9,6 +9,7 @@ import type { SweepView } from "../core/settlement/sweep-record-view.ts";
 import type { SweepPlanView } from "../core/settlement/sweep-view.ts";
 import type { ConsolidationView } from "../core/settlement/view.ts";
 import { type CliContext, type MerchantOption, modeOption, print, requiredMerchant, say, UsageError, withRuntime } from "./commands.ts";
+import { EVM_NETWORK_SLUGS } from "../core/networks.ts";
 
 export interface SettlementOptions extends MerchantOption {
   mode?: string;
@@ -78,7 +79,7 @@ const flushLine = (f: FlushView) =>
   `  ${f.id}  ${f.state}  ${f.network}  ${f.payments.length} forwarders  tx ${f.tx_hash}  gas ${f.gas_used ?? "—"}  fee ${f.fee ?? "—"}`;
 
 function requiredNetwork(options: SettlementOptions): string {
-  if (options.network === undefined) throw new UsageError("--network is required (ethereum or bsc).");
+  if (options.network === undefined) throw new UsageError(`--network is required (${EVM_NETWORK_SLUGS.join(", ")}).`);
   return options.network;
 }
 

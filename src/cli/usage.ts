@@ -1,7 +1,10 @@
 // What `paygate --help` and each command's usage say. One table: the overall usage, a group's usage
 // (`paygate merchant --help`) and a command's own `--help` are all drawn from it.
 import { CRYPTO_CURRENCIES } from "../core/money/currencies.ts";
-import { NETWORK_SLUGS } from "../core/networks.ts";
+import { EVM_NETWORK_SLUGS, NETWORK_SLUGS } from "../core/networks.ts";
+
+/** The networks forwarders and flush rules take, as a synopsis writes them. */
+const EVM_NETWORKS = EVM_NETWORK_SLUGS.join("|");
 
 const CRYPTOS = CRYPTO_CURRENCIES.map((c) => c.slug).join(", ");
 
@@ -225,18 +228,18 @@ its own address: sign it in the merchant's wallet and broadcast it; paygate sees
   },
   settlementForwarderSet: {
     path: "settlement forwarder-set",
-    synopsis: ["--merchant ID --network ethereum|bsc --destination ADDRESS [--mode test|live] [--json]"],
+    synopsis: [`--merchant ID --network ${EVM_NETWORKS} --destination ADDRESS [--mode test|live] [--json]`],
     about: `New payments on the network get a deposit forwarder whose only destination is ADDRESS (refused when it
 does not take the network's coin); payments already initiated keep theirs.`,
   },
   settlementForwarderRemove: {
     path: "settlement forwarder-remove",
-    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live]"],
+    synopsis: [`--merchant ID --network ${EVM_NETWORKS} [--mode test|live]`],
     about: "New payments on the network get the key's own addresses again; forwarders handed out are still flushed.",
   },
   settlementFlush: {
     path: "settlement flush",
-    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live] [--json]"],
+    synopsis: [`--merchant ID --network ${EVM_NETWORKS} [--mode test|live] [--json]`],
     about: `One factory transaction, paid by the operator's fee payer, that creates and empties the forwarders of the
 merchant's settled payments on the network into its settlement address (fl_…).`,
   },
@@ -253,7 +256,7 @@ merchant's settled payments on the network into its settlement address (fl_…).
   settlementFlushRuleSet: {
     path: "settlement flush-rule-set",
     synopsis: [
-      "--merchant ID --network ethereum|bsc [--min-payments N] [--min-value AMOUNT --value-currency USD|NGN]",
+      `--merchant ID --network ${EVM_NETWORKS} [--min-payments N] [--min-value AMOUNT --value-currency USD|NGN]`,
       "[--max-age-hours H] [--mode test|live] [--json]",
     ],
     about: `The job flushes as soon as one threshold holds; one left out is the operator's
@@ -261,7 +264,7 @@ merchant's settled payments on the network into its settlement address (fl_…).
   },
   settlementFlushRuleRemove: {
     path: "settlement flush-rule-remove",
-    synopsis: ["--merchant ID --network ethereum|bsc [--mode test|live]"],
+    synopsis: [`--merchant ID --network ${EVM_NETWORKS} [--mode test|live]`],
     about: "The operator's thresholds apply to the network again.",
   },
   settlementSweepPlan: {

@@ -320,6 +320,11 @@ export function networksOf(coin: CryptoSlug): CoinNetwork[] {
   return COIN_NETWORKS.filter((row) => row.coin === coin);
 }
 
+/** The coins paid on a network: its rows of COIN_NETWORKS. */
+export function coinNetworksOn(network: NetworkSlug): CoinNetwork[] {
+  return COIN_NETWORKS.filter((row) => row.network === network);
+}
+
 /** The network a coin is paid on when none is named: today's (USDT: ethereum). */
 export function defaultNetworkOf(coin: CryptoSlug): NetworkSlug {
   const first = COIN_NETWORKS.find((row) => row.coin === coin);

@@ -327,7 +327,7 @@ describe("deposit forwarders on anvil", () => {
       ["ethereum", { destination: "0x1234" }, "destination is not an address of Ethereum Sepolia testnet"],
       ["ethereum", { destination: "0x0000000000000000000000000000000000000000" }, "destination cannot be the zero address: money sent there is lost"],
       ["ethereum", {}, "destination is required: the merchant's settlement address"],
-      ["litecoin", { destination }, "network must be one of ethereum, bsc (got 'litecoin')"],
+      ["litecoin", { destination }, "network must be one of ethereum, bsc, base, polygon, arbitrum (got 'litecoin')"],
     ];
     const current = (await call("GET", "/v1/settlements/forwarders")).body.data;
     for (const [network, body, message] of cases) {

@@ -110,8 +110,12 @@ describe("a merchant's flush rules", () => {
         [{ field: "min_value.currency", message: "min_value.currency must be one of USD, NGN" }],
       ],
       ["ethereum", { min_payments: 5, every: "hour" }, [{ field: "body", message: expect.stringContaining("every") }]],
-      ["litecoin", { min_payments: 5 }, [{ field: "network", message: "network must be one of ethereum, bsc (got 'litecoin')" }]],
-      ["base", { min_payments: 5 }, [{ field: "network", message: "network must be one of ethereum, bsc (got 'base')" }]],
+      [
+        "litecoin",
+        { min_payments: 5 },
+        [{ field: "network", message: "network must be one of ethereum, bsc, base, polygon, arbitrum (got 'litecoin')" }],
+      ],
+      ["tron", { min_payments: 5 }, [{ field: "network", message: "network must be one of ethereum, bsc, base, polygon, arbitrum (got 'tron')" }]],
     ];
     for (const [network, body, errors] of cases) {
       const refused = await send("PUT", `/v1/settlements/flush-rules/${network}`, keys.testSecretKey, body);

@@ -70,10 +70,13 @@ describe("forwarder requests the API refuses", () => {
     expect([missing.status, missing.body.reason, missing.body.errors]).toEqual([
       400,
       "invalid_flush_request",
-      [{ field: "network", message: "network is required: one of ethereum, bsc" }],
+      [{ field: "network", message: "network is required: one of ethereum, bsc, base, polygon, arbitrum" }],
     ]);
     const utxo = await send(bare, "POST", "/v1/settlements/flushes", keys.testSecretKey, { network: "litecoin" });
-    expect([utxo.status, utxo.body.errors]).toEqual([400, [{ field: "network", message: "network must be one of ethereum, bsc (got 'litecoin')" }]]);
+    expect([utxo.status, utxo.body.errors]).toEqual([
+      400,
+      [{ field: "network", message: "network must be one of ethereum, bsc, base, polygon, arbitrum (got 'litecoin')" }],
+    ]);
     const unknown = await send(bare, "GET", "/v1/settlements/flushes/fl_00000000-0000-4000-8000-000000000000", keys.testSecretKey);
     expect([unknown.status, unknown.body.message]).toEqual([404, "No flush with id 'fl_00000000-0000-4000-8000-000000000000'"]);
     const removed = await send(bare, "DELETE", "/v1/settlements/forwarders/ethereum", keys.testSecretKey);

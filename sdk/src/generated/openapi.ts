@@ -2258,7 +2258,7 @@ export type components = {
         };
         FlushRequest: {
             /**
-             * @description An EVM network: ethereum or bsc.
+             * @description An EVM network: ethereum, bsc, base, polygon, arbitrum.
              * @example ethereum
              */
             network: string;
@@ -6458,7 +6458,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An EVM network: `ethereum` or `bsc`. */
+                /** @description An EVM network: `ethereum`, `bsc`, `base`, `polygon`, `arbitrum`. */
                 network: string;
             };
             cookie?: never;
@@ -6578,7 +6578,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An EVM network: `ethereum` or `bsc`. */
+                /** @description An EVM network: `ethereum`, `bsc`, `base`, `polygon`, `arbitrum`. */
                 network: string;
             };
             cookie?: never;
@@ -8385,7 +8385,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A network that takes forwarders: `ethereum` or `bsc`. */
+                /** @description A network that takes forwarders: `ethereum`, `bsc`, `base`, `polygon`, `arbitrum`. */
                 network: string;
             };
             cookie?: never;
@@ -8505,7 +8505,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A network that takes forwarders: `ethereum` or `bsc`. */
+                /** @description A network that takes forwarders: `ethereum`, `bsc`, `base`, `polygon`, `arbitrum`. */
                 network: string;
             };
             cookie?: never;

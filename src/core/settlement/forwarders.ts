@@ -11,7 +11,7 @@ import { DuplicateKeyError, errors, type PaygateError } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import { Decimal } from "../money/amounts.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../money/currencies.ts";
-import { CHAINS, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
+import { CHAINS, coinNetworksOn, EVM_NETWORK_SLUGS, type EvmNetworkSlug, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
 import type { ForwarderRails } from "../ports.ts";
 import type { FlushRecord } from "../records/forwarders.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
@@ -31,13 +31,11 @@ const RECEIPT_POLL_MS = 200;
 export const FLUSH_ID = /^fl_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The EVM networks that take forwarders: the configuration (src/rails/evm/config.ts) has a factory and
- * a fee payer per mode for each, typed from this list. base, polygon and arbitrum take payments but no
- * forwarders yet.
+ * The networks that take forwarders: every EVM network (core/networks.ts). The configuration
+ * (src/rails/evm/config.ts) has a factory and a fee payer per mode for each, named after its row.
  */
-export const FORWARDER_NETWORKS = ["ethereum", "bsc"] as const satisfies readonly NetworkSlug[];
-const EVM_NETWORKS: readonly NetworkSlug[] = FORWARDER_NETWORKS.filter((n) => CHAINS[n].family === "evm");
-const evmNetworksText = EVM_NETWORKS.join(", ");
+export const FORWARDER_NETWORKS: readonly EvmNetworkSlug[] = EVM_NETWORK_SLUGS;
+const evmNetworksText = FORWARDER_NETWORKS.join(", ");
 
 const SettingBody = z.object({
   destination: z.string({ error: "destination is required: the merchant's settlement address" }).trim().min(1, "destination is required"),
@@ -96,13 +94,14 @@ export async function setForwarderSetting(
   const payer = rails.feePayer(network, owner.isLive);
   // Without a fee payer, forwarders could be handed out but never flushed.
   if (!payer.ok) throw errors.forwardersNotConfigured(`${networkName(network, owner.isLive)} (${modeText(owner.isLive)})`, payer.variable);
-  const feeCoin = cryptoBySlug(CHAINS[network].feeCoin) as CryptoCurrency;
+  // A coin paid on the network: the address rules are the network's (the fee coin, such as Polygon's POL, may be no coin paygate takes).
+  const coin = coinNetworksOn(network).flatMap((row) => cryptoBySlug(row.coin) ?? [])[0] as CryptoCurrency;
   const destination = parsed.value.destination;
   // Money sent to the zero address is lost: said plainly, before the address checks.
   if (/^0x0{40}$/i.test(destination))
     throw errors.forwarderValidation([{ field: "destination", message: "destination cannot be the zero address: money sent there is lost" }]);
-  if (!deps.rails.isValidAddress(feeCoin, owner.isLive, destination, network)) {
-    const problem = deps.rails.addressProblem?.(feeCoin, owner.isLive, destination, network) ?? null;
+  if (!deps.rails.isValidAddress(coin, owner.isLive, destination, network)) {
+    const problem = deps.rails.addressProblem?.(coin, owner.isLive, destination, network) ?? null;
     throw errors.forwarderValidation([
       { field: "destination", message: `destination is not an address of ${networkName(network, owner.isLive)}${problem ? `: it ${problem}` : ""}` },
     ]);

@@ -1,7 +1,9 @@
 // Deposit forwarders' configuration (issue 40; docs/settlement.md): each EVM network's factory and
 // fee payer key per mode, the fee payer's "too low" threshold, and the flush job's thresholds.
 import { z } from "zod";
-import type { FORWARDER_NETWORKS } from "../../core/settlement/forwarders.ts";
+import { EVM_CHAINS, EVM_NETWORK_SLUGS, type EvmNetworkSlug } from "../../core/networks.ts";
+
+export type { EvmNetworkSlug };
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const KEY = /^(0x)?[0-9a-fA-F]{64}$/;
@@ -25,22 +27,47 @@ const feePayerKey = (what: string) =>
       `The fee payer's private key on ${what}: it signs the factory's flushes and pays their gas, so it should hold only the network's coin (the forwarders can send a customer's money only to the merchant). A secret: never logged. Default: none (no flushes there).`,
     );
 
+type PerModeVariables = { live: string; test: string };
+
+/** Each EVM network's variables, named after its node variables' stem (PAYGATE_ETH_…, PAYGATE_BASE_…): a new EVM row takes forwarders with no new code. */
+export const FORWARDER_VARIABLES: Record<EvmNetworkSlug, { factory: PerModeVariables; feePayer: PerModeVariables }> = Object.fromEntries(
+  EVM_NETWORK_SLUGS.map((network) => {
+    const stem = EVM_CHAINS[network].evm.nodeVariable;
+    return [
+      network,
+      {
+        factory: { live: `PAYGATE_${stem}_FORWARDER_FACTORY`, test: `PAYGATE_${stem}_TEST_FORWARDER_FACTORY` },
+        feePayer: { live: `PAYGATE_${stem}_FEE_PAYER_KEY`, test: `PAYGATE_${stem}_TEST_FEE_PAYER_KEY` },
+      },
+    ];
+  }),
+) as Record<EvmNetworkSlug, { factory: PerModeVariables; feePayer: PerModeVariables }>;
+
+/** The test chain as the operator may replace it (PAYGATE_<stem>_TEST_CHAIN_ID), for the variables' descriptions. */
+const testChainText = (network: EvmNetworkSlug) =>
+  `${EVM_CHAINS[network].test.name}, or the local chain of PAYGATE_${EVM_CHAINS[network].evm.nodeVariable}_TEST_CHAIN_ID`;
+
+/** The factory variables of every network, then the fee payers' (the order docs/configuration.md lists them in). */
+const perNetworkVariables = Object.fromEntries([
+  ...EVM_NETWORK_SLUGS.flatMap((n) => [
+    [FORWARDER_VARIABLES[n].factory.live, factory(`${EVM_CHAINS[n].live.name} (live)`)],
+    [FORWARDER_VARIABLES[n].factory.test, factory(testChainText(n))],
+  ]),
+  ...EVM_NETWORK_SLUGS.flatMap((n) => [
+    [FORWARDER_VARIABLES[n].feePayer.live, feePayerKey(`${EVM_CHAINS[n].live.name} (live)`)],
+    [FORWARDER_VARIABLES[n].feePayer.test, feePayerKey(testChainText(n))],
+  ]),
+]) as Record<string, ReturnType<typeof factory>>;
+
 export const ForwarderEnvSchema = z.object({
-  PAYGATE_ETH_FORWARDER_FACTORY: factory("Ethereum (live)"),
-  PAYGATE_ETH_TEST_FORWARDER_FACTORY: factory("Ethereum's test chain (Sepolia, or the local chain of PAYGATE_ETH_TEST_CHAIN_ID)"),
-  PAYGATE_BSC_FORWARDER_FACTORY: factory("BNB Smart Chain (live)"),
-  PAYGATE_BSC_TEST_FORWARDER_FACTORY: factory("BNB Smart Chain's test chain"),
-  PAYGATE_ETH_FEE_PAYER_KEY: feePayerKey("Ethereum (live)"),
-  PAYGATE_ETH_TEST_FEE_PAYER_KEY: feePayerKey("Ethereum's test chain"),
-  PAYGATE_BSC_FEE_PAYER_KEY: feePayerKey("BNB Smart Chain (live)"),
-  PAYGATE_BSC_TEST_FEE_PAYER_KEY: feePayerKey("BNB Smart Chain's test chain"),
+  ...perNetworkVariables,
   PAYGATE_FEE_PAYER_LOW_BALANCE: z
     .string()
     .trim()
     .regex(/^\d{1,12}(\.\d{1,18})?$/, "must be a decimal amount of the network's coin, such as 0.05")
     .default("0.05")
     .describe(
-      'Below this balance (in the network\'s coin: ETH, BNB) a fee payer is "too low": `paygate_fee_payer_low` is 1 in /metrics and the flush job says so in the log. Default: `0.05`.',
+      'Below this balance (in the network\'s coin: ETH, BNB, POL) a fee payer is "too low": `paygate_fee_payer_low` is 1 in /metrics and the flush job says so in the log. Default: `0.05`.',
     ),
   PAYGATE_FLUSH_MIN_PAYMENTS: z.coerce
     .number()
@@ -62,10 +89,9 @@ export const ForwarderEnvSchema = z.object({
     .default(60_000)
     .describe("How often the flush job runs (sending flushes read back, thresholds checked, fee payers' balances). Default: `60000` ms."),
 });
-export type ForwarderEnv = z.infer<typeof ForwarderEnvSchema>;
+/** The parsed variables; each network's (FORWARDER_VARIABLES) are read by name. */
+export type ForwarderEnv = z.infer<typeof ForwarderEnvSchema> & Readonly<Record<string, unknown>>;
 
-/** The networks that take forwarders (the core's list): each needs its factory and fee payer variables above. */
-export type EvmNetworkSlug = (typeof FORWARDER_NETWORKS)[number];
 interface PerMode<T> {
   live?: T | undefined;
   test?: T | undefined;
@@ -80,30 +106,16 @@ export interface ForwarderConfig {
   flush: { minPayments: number; maxAgeMs: number; intervalMs: number };
 }
 
-/** The variable of each setting, for messages that tell the operator what to set. */
-export const FORWARDER_VARIABLES: Record<EvmNetworkSlug, { factory: PerMode<string>; feePayer: PerMode<string> }> = {
-  ethereum: {
-    factory: { live: "PAYGATE_ETH_FORWARDER_FACTORY", test: "PAYGATE_ETH_TEST_FORWARDER_FACTORY" },
-    feePayer: { live: "PAYGATE_ETH_FEE_PAYER_KEY", test: "PAYGATE_ETH_TEST_FEE_PAYER_KEY" },
-  },
-  bsc: {
-    factory: { live: "PAYGATE_BSC_FORWARDER_FACTORY", test: "PAYGATE_BSC_TEST_FORWARDER_FACTORY" },
-    feePayer: { live: "PAYGATE_BSC_FEE_PAYER_KEY", test: "PAYGATE_BSC_TEST_FEE_PAYER_KEY" },
-  },
-};
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+const key = (value: unknown) => text(value)?.replace(/^0x/, "").toLowerCase();
 
-const key = (value: string | undefined) => value?.replace(/^0x/, "").toLowerCase();
+const perNetwork = <T>(of: (variables: (typeof FORWARDER_VARIABLES)[EvmNetworkSlug]) => T): Record<EvmNetworkSlug, T> =>
+  Object.fromEntries(EVM_NETWORK_SLUGS.map((n) => [n, of(FORWARDER_VARIABLES[n])])) as Record<EvmNetworkSlug, T>;
 
 export function forwarderConfig(e: ForwarderEnv): ForwarderConfig {
   return {
-    factories: {
-      ethereum: { live: e.PAYGATE_ETH_FORWARDER_FACTORY, test: e.PAYGATE_ETH_TEST_FORWARDER_FACTORY },
-      bsc: { live: e.PAYGATE_BSC_FORWARDER_FACTORY, test: e.PAYGATE_BSC_TEST_FORWARDER_FACTORY },
-    },
-    feePayerKeys: {
-      ethereum: { live: key(e.PAYGATE_ETH_FEE_PAYER_KEY), test: key(e.PAYGATE_ETH_TEST_FEE_PAYER_KEY) },
-      bsc: { live: key(e.PAYGATE_BSC_FEE_PAYER_KEY), test: key(e.PAYGATE_BSC_TEST_FEE_PAYER_KEY) },
-    },
+    factories: perNetwork((v) => ({ live: text(e[v.factory.live]), test: text(e[v.factory.test]) })),
+    feePayerKeys: perNetwork((v) => ({ live: key(e[v.feePayer.live]), test: key(e[v.feePayer.test]) })),
     lowBalance: e.PAYGATE_FEE_PAYER_LOW_BALANCE,
     flush: {
       minPayments: e.PAYGATE_FLUSH_MIN_PAYMENTS,

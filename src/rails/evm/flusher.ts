@@ -7,7 +7,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { errors, PaygateError } from "../../core/errors.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../../core/money/currencies.ts";
-import { CHAINS, EVM_CHAINS, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
+import { CHAINS, coinNetworksOn, EVM_CHAINS, isEvmNetwork, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
 import type {
   FlushBlockRequest,
   FlushBlockStatus,
@@ -48,7 +48,7 @@ export interface ForwarderRailsOptions extends NetworkOptions {
   chains: Pick<ChainWatchers, "clientOf" | "nodeVariable">;
 }
 
-const isEvmSlug = (network: string): network is EvmNetworkSlug => network === "ethereum" || network === "bsc";
+const isEvmSlug = (network: string): network is EvmNetworkSlug => isNetworkSlug(network) && isEvmNetwork(network);
 const modeOf = (isLive: boolean) => (isLive ? "live" : "test");
 const quantity = (value: unknown, what: string): bigint => {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]+$/.test(value)) throw new Error(`${what} answered ${JSON.stringify(value)}, not a quantity`);
@@ -236,10 +236,13 @@ export class EvmForwarderRails implements ForwarderRails {
     return key === undefined ? { ok: false, variable: FORWARDER_VARIABLES[network].feePayer[modeOf(isLive)] as string } : { ok: true, key };
   }
 
-  /** The network's node (the one its fee coin is watched on). */
+  /** The network's node: the one its fee coin is watched on, else its first coin's (Base's ETH and Polygon's POL are paid on no row there). */
   private clientOf(network: string, isLive: boolean): { client: EvmRpcClient; node: string } {
-    const currency = isNetworkSlug(network) ? (cryptoBySlug(CHAINS[network].feeCoin) as CryptoCurrency) : undefined;
-    if (currency === undefined || !isNetworkSlug(network)) throw new Error(`${network} is no EVM network`);
+    if (!isNetworkSlug(network)) throw new Error(`${network} is no EVM network`);
+    const rows = coinNetworksOn(network);
+    const row = rows.find((r) => r.coin === CHAINS[network].feeCoin) ?? rows[0];
+    const currency: CryptoCurrency | undefined = row && cryptoBySlug(row.coin);
+    if (currency === undefined) throw new Error(`${network} is no EVM network`);
     const entry = this.options.chains.clientOf(currency, isLive, network);
     const node = `The ${network} ${modeOf(isLive)} node (${this.options.chains.nodeVariable(currency, isLive, network)})`;
     if (entry?.kind !== "evm") throw errors.forwarderNodeUnavailable(node, "no node is configured");

@@ -5,9 +5,13 @@ import { z } from "zod";
 import { errors } from "../../../core/errors.ts";
 import { ANY, errorResponses, json, KEY_ROLE, limited, SECRET_ONLY, secretKey, WITH_BODY, WITH_PATH } from "../openapi-shared.ts";
 import { FlushRuleListResponse, FlushRuleRemovedResponse, FlushRuleRequest, FlushRuleResponse } from "./schemas.ts";
+import { EVM_NETWORK_SLUGS } from "../../../core/networks.ts";
 
 const networkParam = z.object({
-  network: z.string().meta({ param: { name: "network", in: "path" }, description: "A network that takes forwarders: `ethereum` or `bsc`." }),
+  network: z.string().meta({
+    param: { name: "network", in: "path" },
+    description: `A network that takes forwarders: ${EVM_NETWORK_SLUGS.map((n) => `\`${n}\``).join(", ")}.`,
+  }),
 });
 const badNetwork = { error: errors.flushRuleValidation([]), when: "a network that takes no forwarders; `errors` names it" };
 

@@ -22,6 +22,7 @@ import {
 import { SweepPlanParams } from "../../../core/settlement/sweep-plan.ts";
 import { registerOwnAddressPaths } from "./own-addresses-openapi.ts";
 import { registerSweepPaths } from "./sweeps-openapi.ts";
+import { EVM_NETWORK_SLUGS } from "../../../core/networks.ts";
 
 const consolidationId = z.object({
   consolidation_id: z.string().meta({ param: { name: "consolidation_id", in: "path" }, description: "The consolidation's `id` (`co_…`)." }),
@@ -30,7 +31,9 @@ const consolidationId = z.object({
 const consolidationPage = pagedList(ConsolidationListParams, "consolidation");
 const flushPage = pagedList(FlushListParams, "flush");
 const networkParam = z.object({
-  network: z.string().meta({ param: { name: "network", in: "path" }, description: "An EVM network: `ethereum` or `bsc`." }),
+  network: z
+    .string()
+    .meta({ param: { name: "network", in: "path" }, description: `An EVM network: ${EVM_NETWORK_SLUGS.map((n) => `\`${n}\``).join(", ")}.` }),
 });
 const flushId = z.object({ flush_id: z.string().meta({ param: { name: "flush_id", in: "path" }, description: "The flush's `id` (`fl_…`)." }) });
 const notConfigured = {

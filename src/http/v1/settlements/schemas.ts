@@ -2,6 +2,7 @@
 // the core's consolidation object is typed by them and the OpenAPI document (openapi.ts) is generated from them.
 import { z } from "zod";
 import { nullable } from "../openapi-shared.ts";
+import { EVM_NETWORK_SLUGS } from "../../../core/networks.ts";
 
 const ConsolidationState = z.enum(["open", "seen", "confirmed", "canceled"]).meta({ id: "ConsolidationState" });
 const coinDecimal = (description: string) => z.string().meta({ description: `${description} An exact decimal string in the coin.` });
@@ -124,7 +125,7 @@ export const FlushListResponse = z
   .object({ status: z.literal("success"), data: z.array(Flush), has_more: z.boolean(), meta: z.object({}) })
   .meta({ id: "FlushListResponse" });
 export const FlushRequest = z
-  .object({ network: z.string().meta({ description: "An EVM network: ethereum or bsc.", example: "ethereum" }) })
+  .object({ network: z.string().meta({ description: `An EVM network: ${EVM_NETWORK_SLUGS.join(", ")}.`, example: "ethereum" }) })
   .meta({ id: "FlushRequest" });
 
 // ── Sweep plans (docs/settlement.md, Sweeping fresh addresses) ──
