@@ -9,11 +9,16 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import { type CryptoCurrency, cryptoBySlug } from "../../src/core/money/currencies.ts";
 import type { NetworkSlug } from "../../src/core/networks.ts";
-import { type IdleScanDeps, type IdleScanRead, SCAN_CATCH_UP_MS, scanOwnAddresses } from "../../src/core/own-addresses/idle-scan.ts";
+import {
+  type IdleScanChains,
+  type IdleScanDeps,
+  type IdleScanRead,
+  SCAN_CATCH_UP_MS,
+  scanOwnAddresses,
+} from "../../src/core/own-addresses/idle-scan.ts";
 import type { ObservedReceipt } from "../../src/core/ports.ts";
 import type { OwnAddressSettingRecord, UnmatchedReceiptRecord } from "../../src/core/records/own-addresses.ts";
 import type { OutboxEvent } from "../../src/core/records/events.ts";
-import type { PassChains } from "../../src/core/watching/watch-pass.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { deriveTronAddress, tronOwnChain } from "../../src/rails/wallets/tron.ts";
 import { manualClock, type ManualClock } from "../support/clock.ts";
@@ -78,7 +83,7 @@ interface Transfer {
 }
 
 /** A TRON node: transfers of USDT per address, a tip a test mines, and reads that fail by address. */
-class TronChain implements PassChains {
+class TronChain implements IdleScanChains {
   tip = 1000;
   readonly transfers = new Map<string, Transfer[]>();
   readonly failing = new Set<string>();

@@ -6,12 +6,11 @@
 // receipt unless an open amount or a payment takes it (matching.ts, recordUnmatchedReceipt).
 import type { CryptoCurrency } from "../money/currencies.ts";
 import { isNetworkSlug, type NetworkSlug } from "../networks.ts";
-import type { Clock, ObservedReceipt, PaymentRails } from "../ports.ts";
+import type { ChainWatcher, Clock, ObservedReceipt, PaymentRails } from "../ports.ts";
 import type { OwnAddressSettingRecord } from "../records/own-addresses.ts";
 import type { OwnAddressStore } from "../stores/own-addresses.ts";
 import type { WatchShare } from "../stores/transactions.ts";
 import { coinsOn, OWN_ADDRESS_NETWORKS, ownAddressesOf } from "../transactions/own-address.ts";
-import type { PassChains } from "../watching/watch-pass.ts";
 import { recordUnmatchedReceipt } from "./matching.ts";
 
 /** What the scan needs: the settings and their cursors, the merchants' keys, the record of a receipt. */
@@ -27,6 +26,11 @@ export interface IdleScanDeps {
  * answers quickly; a transfer older than that is not reported by the scan.
  */
 export const SCAN_CATCH_UP_MS = 7 * 24 * 3_600_000;
+
+/** The chain side (src/rails/chains): the watch pass's own port, whose `supports` says which coins and modes a node reads. */
+export interface IdleScanChains extends ChainWatcher {
+  supports?(currency: CryptoCurrency, isLive: boolean, network?: NetworkSlug): boolean;
+}
 
 export interface IdleScanSettings {
   /** On the network (core/networks.ts): what a receipt's confirmations are read against. */
@@ -66,7 +70,7 @@ export interface IdleScanOutcome {
 
 /** The payments' side that scans (the gateway's Payments): what the payment watcher calls after its pass. */
 export interface OwnAddressScanner {
-  scanOwnAddresses(chains: PassChains, share: WatchShare, settings: IdleScanSettings, observer?: IdleScanObserver): Promise<IdleScanOutcome>;
+  scanOwnAddresses(chains: IdleScanChains, share: WatchShare, settings: IdleScanSettings, observer?: IdleScanObserver): Promise<IdleScanOutcome>;
 }
 
 /** A setting is the instance's whose merchant falls to its share: all of a merchant's addresses on one instance. */
@@ -88,7 +92,7 @@ export function madeSince(receipt: ObservedReceipt, turnedOnAt: Date): boolean {
  */
 export async function scanOwnAddresses(
   deps: IdleScanDeps,
-  chains: PassChains,
+  chains: IdleScanChains,
   share: WatchShare,
   settings: IdleScanSettings,
   observer: IdleScanObserver = {},
@@ -113,7 +117,7 @@ export async function scanOwnAddresses(
 
 async function scanSetting(
   deps: IdleScanDeps,
-  chains: PassChains,
+  chains: IdleScanChains,
   settings: IdleScanSettings,
   observer: IdleScanObserver,
   setting: OwnAddressSettingRecord,
