@@ -1,7 +1,8 @@
 // Schedules the payment watcher's passes (src/core/watching/watch-pass.ts: the rules of a pass) and
 // says what the chain nodes did: which failed and what to do about it, which answer again, and the
 // metrics. Instances on one PostgreSQL database share the addresses, each reading its part
-// (src/core/transactions/watch-shares.ts); a pass reads at most MAX_PER_PASS of them.
+// (src/core/transactions/watch-shares.ts); a pass reads at most MAX_PER_PASS of them. After each pass it
+// scans the own addresses of its share of the merchants (src/core/own-addresses/idle-scan.ts).
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import { defaultNetworkOf, type NetworkSlug } from "../core/networks.ts";
 import { type PassChains, WatchPass, type WatchPassSettings, type WatchedPayments } from "../core/watching/watch-pass.ts";
@@ -169,12 +170,17 @@ export class PaymentWatcher extends Ticker {
     // same node clients, its failures are said with the pass's (one line per node), and a transfer to
     // an idle own address shows as soon as one to a watched address would. It costs k log reads per
     // setting per pass, as k watched payments would.
-    const scan = await this.payments.scanOwnAddresses?.(this.chains, share, this.settings, { readFailed, answered: answer });
+    let scanError: { error: unknown } | null = null;
+    try {
+      scanError = (await this.payments.scanOwnAddresses?.(this.chains, share, this.settings, { readFailed, answered: answer }))?.storeError ?? null;
+    } catch (error) {
+      scanError = { error }; // its list of settings could not be read: the pass's nodes are still said
+    }
     const report: WatchReport = { share, ...counted };
     this.reportNodes(failures, answered);
     this.metrics?.watchPass(report, (performance.now() - started) / 1000);
     // The database, not the node: the pass and the scan went on, and the ticker says it once.
-    const databaseError = storeError ?? scan?.storeError ?? null;
+    const databaseError = storeError ?? scanError;
     if (databaseError !== null) throw databaseError.error;
     return report;
   }
