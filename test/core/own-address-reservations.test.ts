@@ -1,7 +1,8 @@
 // Unique amounts on a merchant's own TRON addresses (issue 40; core/own-addresses/reserve.ts) on a real
 // database: payments initiated at once never share an amount on one address, a full set of addresses
 // answers 503 naming it, and an amount is free again once its payment's window and late window closed.
-// And an unmatched receipt two writers record at once (the idle scan and a payment's read) is one row.
+// And an unmatched receipt two writers record at once (the idle scan and a payment's read) is one row;
+// a setting's scan cursor starts when the mode is turned on and only moves forward.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaygateError } from "../../src/core/errors.ts";
 import { Decimal } from "../../src/core/money/amounts.ts";
@@ -102,5 +103,31 @@ describe("an unmatched receipt two writers record at once", () => {
     const events = await t.db.webhookEvent.findMany({ where: { type: "settlement.unmatched_receipt.created" }, select: { subjectId: true } });
     expect(new Set(events.map((e) => e.subjectId))).toEqual(new Set(receipts.map((r) => r.id)));
     expect(events).toHaveLength(20);
+  });
+});
+
+describe("a setting's scan cursor", () => {
+  it("starts when the mode is turned on, stays through a change of k, only moves forward, and starts anew when the mode is turned on again", async () => {
+    const own = (await t.merchant()).id;
+    const at = (minutes: number) => new Date(Date.UTC(2026, 11, 1, 10, minutes));
+    const store = t.stores.ownAddresses;
+    const put = (k: number, minutes: number) =>
+      store.putSetting({ merchantId: own, network: "tron", isLive: false, addressCount: k, updatedAt: at(minutes) }, null);
+    const cursor = async () => {
+      const s = await store.setting(own, "tron", false);
+      return s && [s.addressCount, s.turnedOnAt.toISOString(), s.scannedFrom.toISOString()];
+    };
+    expect(await put(1, 0)).toMatchObject({ turnedOnAt: at(0), scannedFrom: at(0) });
+    await put(3, 5);
+    expect(await cursor()).toEqual([3, at(0).toISOString(), at(0).toISOString()]);
+    await store.advanceScan(own, "tron", false, at(10));
+    await store.advanceScan(own, "tron", false, at(7)); // a slower instance's older scan
+    expect(await cursor()).toEqual([3, at(0).toISOString(), at(10).toISOString()]);
+    expect((await store.allSettings()).filter((s) => s.merchantId === own).map((s) => s.scannedFrom)).toEqual([at(10)]);
+    await store.removeSetting(own, "tron", false, null);
+    await store.advanceScan(own, "tron", false, at(20)); // the setting is gone: nothing to move
+    expect(await cursor()).toBeNull();
+    await put(2, 30);
+    expect(await cursor()).toEqual([2, at(30).toISOString(), at(30).toISOString()]);
   });
 });
