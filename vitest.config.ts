@@ -33,7 +33,7 @@ const ONE_PASS_ONLY = [
   "test/rails/prices/{fallback,exact-json,median,binance,kraken,config,coinbase,coingecko}.test.ts",
   "test/rails/chains/{evm-rpc,esplora-network,esplora,watchers,node-pool}.test.ts",
   // The core's pure rules, signing, password hashing, generated code and documents.
-  "test/core/{invoice-rules,webhook-url,retry-after,deliveries,networks,watch-shares,reversal-rules,refund-rules,rate-sources,capped-places,watch-pass,refund-watch}.test.ts",
+  "test/core/{invoice-rules,webhook-url,retry-after,deliveries,networks,watch-shares,reversal-rules,refund-rules,rate-sources,capped-places,watch-pass,refund-watch,own-address-idle-scan}.test.ts",
   "test/webhooks/signing.test.ts",
   "test/dashboard/passwords.test.ts",
   "test/http/listening.test.ts",

@@ -131,6 +131,8 @@ export interface ObservedReceipt {
    * the operator asked for it); absent: the backend does not tell, and depth decides (lifecycle.ts).
    */
   finalized?: boolean;
+  /** Its block's time, when asked for (`minedAt` of receiptsTo's options) and the backend tells it. */
+  minedAt?: Date;
 }
 
 export interface ChainWatcher {
@@ -149,8 +151,11 @@ export interface ChainWatcher {
      * `network`: the network the coin is paid on (core/networks.ts); absent, the coin's default.
      * `settled`: the payment succeeded and is watched only until final: a backend that pays per address
      * (Esplora) may answer from its last read while no block came.
+     * `minedAt`: give each mined receipt its block's time (a token's EVM or TRON reader does; one
+     * block header per block, remembered): the idle scan of own addresses leaves out what was mined
+     * before the mode was turned on, which the log search's margin before `since` still finds.
      */
-    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean },
+    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean; minedAt?: boolean },
   ): Promise<ObservedReceipt[]>;
 }
 

@@ -1,10 +1,12 @@
 // Schedules the payment watcher's passes (src/core/watching/watch-pass.ts: the rules of a pass) and
 // says what the chain nodes did: which failed and what to do about it, which answer again, and the
 // metrics. Instances on one PostgreSQL database share the addresses, each reading its part
-// (src/core/transactions/watch-shares.ts); a pass reads at most MAX_PER_PASS of them.
+// (src/core/transactions/watch-shares.ts); a pass reads at most MAX_PER_PASS of them. After each pass it
+// scans the own addresses of its share of the merchants (src/core/own-addresses/idle-scan.ts).
 import type { CryptoCurrency } from "../core/money/currencies.ts";
 import { defaultNetworkOf, type NetworkSlug } from "../core/networks.ts";
-import { type PassChains, type PassRead, WatchPass, type WatchPassSettings, type WatchedPayments } from "../core/watching/watch-pass.ts";
+import { type PassChains, WatchPass, type WatchPassSettings, type WatchedPayments } from "../core/watching/watch-pass.ts";
+import type { OwnAddressScanner } from "../core/own-addresses/idle-scan.ts";
 import { ChainNodeError } from "../rails/chains/errors.ts";
 import type { ConfiguredNode } from "../rails/chains/index.ts";
 import type { ChainNodeLabels, WatcherMetrics } from "../observability/hooks.ts";
@@ -50,8 +52,11 @@ export class PaymentWatcher extends Ticker {
   private readonly pass: WatchPass;
 
   constructor(
-    /** The watch list and the lifecycle's record of a read (the gateway's watchList and applyReceipts). */
-    payments: WatchedPayments,
+    /**
+     * The watch list and the lifecycle's record of a read (the gateway's watchList and applyReceipts),
+     * and the idle scan of own addresses where it is given (the gateway's scanOwnAddresses).
+     */
+    private readonly payments: WatchedPayments & Partial<OwnAddressScanner>,
     private readonly chains: ConfiguredChains,
     private readonly settings: WatchSettings,
     log: LineLog = () => {},
@@ -140,18 +145,20 @@ export class PaymentWatcher extends Ticker {
     /** By node (the variable that names it: ETH and USDT share one), what failed; by network, what was read. */
     const failures = new Map<string, NodeFailure>();
     const answered = new Map<string, { node: string; labels: ChainNodeLabels }>();
+    const readFailed = (read: ChainRead, error: unknown) => {
+      const { network, labels, variable, node } = this.describe(read);
+      const failure = failures.get(node) ?? { message: (error as Error).message, variable, networks: new Set<string>(), errors: new Map() };
+      failure.networks.add(network);
+      if (!failure.errors.has(error)) failure.errors.set(error, labels);
+      failures.set(node, failure);
+    };
+    const answer = (read: ChainRead) => {
+      const { network, labels, node } = this.describe(read);
+      answered.set(network, { node, labels });
+    };
     const { storeError, ...counted } = await this.pass.run(share, MAX_PER_PASS, {
-      readFailed: (read, error) => {
-        const { network, labels, variable, node } = this.describe(read);
-        const failure = failures.get(node) ?? { message: (error as Error).message, variable, networks: new Set<string>(), errors: new Map() };
-        failure.networks.add(network);
-        if (!failure.errors.has(error)) failure.errors.set(error, labels);
-        failures.set(node, failure);
-      },
-      answered: (read) => {
-        const { network, labels, node } = this.describe(read);
-        answered.set(network, { node, labels });
-      },
+      readFailed,
+      answered: answer,
       reversed: (read) => {
         this.metrics?.paymentReversed?.(read.currency.slug);
         this.log(
@@ -159,15 +166,26 @@ export class PaymentWatcher extends Ticker {
         );
       },
     });
+    // After the pass, in the same tick rather than on an interval of its own: it reads through the
+    // same node clients, its failures are said with the pass's (one line per node), and a transfer to
+    // an idle own address shows as soon as one to a watched address would. It costs k log reads per
+    // setting per pass, as k watched payments would.
+    let scanError: { error: unknown } | null = null;
+    try {
+      scanError = (await this.payments.scanOwnAddresses?.(this.chains, share, this.settings, { readFailed, answered: answer }))?.storeError ?? null;
+    } catch (error) {
+      scanError = { error }; // its list of settings could not be read: the pass's nodes are still said
+    }
     const report: WatchReport = { share, ...counted };
     this.reportNodes(failures, answered);
     this.metrics?.watchPass(report, (performance.now() - started) / 1000);
-    // The database, not the node: the pass went on, and the ticker says it once.
-    if (storeError !== null) throw storeError.error;
+    // The database, not the node: the pass and the scan went on, and the ticker says it once.
+    const databaseError = storeError ?? scanError;
+    if (databaseError !== null) throw databaseError.error;
     return report;
   }
 
-  private describe(read: PassRead): NodeRead {
+  private describe(read: ChainRead): NodeRead {
     return this.describeRead(read.currency, read.network, read.isLive);
   }
 
@@ -218,6 +236,13 @@ export class PaymentWatcher extends Ticker {
       this.log(`payment watcher: ${known.network}: the node answers again (it failed for ${Math.round((now - known.since) / 1000)} s)`);
     }
   }
+}
+
+/** A read of a coin on a network in a mode: a payment's (the pass) or an own address's (the idle scan). */
+interface ChainRead {
+  currency: CryptoCurrency;
+  network: NetworkSlug;
+  isLive: boolean;
 }
 
 interface NodeRead {

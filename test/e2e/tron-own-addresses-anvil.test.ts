@@ -2,7 +2,9 @@
 // service in test mode, on anvil started with Nile's chain id (as tron-anvil.test.ts): the merchant
 // turns the mode on over REST, two open payments get different amounts on the same own address, an
 // exact transfer pays its payment only, a transfer of no open amount becomes an unmatched receipt
-// (webhook) that the merchant assigns, and a full address answers 503.
+// (webhook) that the merchant assigns, and a full address answers 503. With no payment on an own
+// address, the watcher's idle scan finds a transfer to it all the same (unmatched, with its webhook),
+// and leaves out one made before the mode was turned on.
 import { randomBytes } from "node:crypto";
 import { HDKey } from "@scure/bip32";
 import { Decimal } from "decimal.js";
@@ -249,5 +251,42 @@ describe("TRON own addresses with unique amounts, on anvil as Nile's JSON-RPC", 
     expect(fresh.status).toBe(200);
     expect((fresh.body.data as Transaction).payment_address).not.toBe(ownAddress(0));
     expect(units((fresh.body.data as Transaction).payment_amount as number)).toBe(25_000_000n);
+  });
+
+  it("finds a transfer to an own address no payment is on (the idle scan), and not one made before the mode was turned on", async () => {
+    const key = service.merchant.testSecretKey;
+    const idle = ownAddress(1); // k was 1 so far: no payment was ever given this address
+    const before = await payUsdt(anvil, idle, 4_000_000n);
+    // Blocks tell whole seconds: the mode is turned on in a later second than the block before it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const set = await call("PUT", "/v1/settlements/own-addresses/tron", key, { address_count: 2 });
+    expect([set.status, (set.body.data as { addresses: string[] }).addresses]).toEqual([200, [ownAddress(0), idle]]);
+    const after = await payUsdt(anvil, idle, 6_000_000n);
+
+    const onIdle = async () =>
+      ((await call("GET", "/v1/settlements/unmatched-receipts", key)).body.data as Record<string, unknown>[]).filter((r) => r.address === idle);
+    let found = await onIdle();
+    const deadline = Date.now() + 15_000;
+    while (found.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      found = await onIdle();
+    }
+    expect(found).toEqual([
+      expect.objectContaining({ object: "unmatched_receipt", address: idle, currency: "USDT", amount: "6", tx_hash: after.slice(2), state: "open" }),
+    ]);
+    const hooks = () =>
+      allVerifiedPayloads(service.receiver, service.merchant.webhookSecret).filter(
+        (p) => p.event === "settlement.unmatched_receipt.created" && p.data.unmatched_receipt?.address === idle,
+      );
+    const until = Date.now() + 10_000;
+    while (hooks().length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(hooks().map((p) => p.data.unmatched_receipt?.id)).toEqual([found[0]?.id]);
+    // More passes read the same stretch again (the log search starts 30 min before the cursor): the
+    // earlier transfer stays out, and the later one is not recorded twice.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const again = await onIdle();
+    expect(again.map((r) => r.tx_hash)).toEqual([after.slice(2)]);
+    expect(again.map((r) => r.tx_hash)).not.toContain(before.slice(2));
+    expect(hooks()).toHaveLength(1);
   });
 });

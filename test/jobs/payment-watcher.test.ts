@@ -10,6 +10,14 @@ import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startFakeEsplora, txid, type FakeEsplora } from "../rails/chains/fake-esplora.ts";
 import { hash, startFakeEvmNode, type FakeEvmNode } from "../rails/chains/fake-evm-node.ts";
 import { initializeBody } from "../support/builders.ts";
+import { randomBytes } from "node:crypto";
+import { HDKey } from "@scure/bip32";
+import { cryptoBySlug } from "../../src/core/money/currencies.ts";
+import type { NetworkSlug } from "../../src/core/networks.ts";
+import type { ObservedReceipt } from "../../src/core/ports.ts";
+import type { ConfiguredChains } from "../../src/jobs/payment-watcher.ts";
+import { deriveTronAddress, tronOwnChain } from "../../src/rails/wallets/tron.ts";
+import { serializeKey } from "../support/hd-keys.ts";
 
 let t: TestGateway;
 let esplora: FakeEsplora;
@@ -247,5 +255,60 @@ describe("networks without a node", () => {
     expect((await row(id)).status).toBe("PENDING");
     expect(logs.some((l) => l.includes("LTC"))).toBe(false);
     expect(evm.calls.length + esplora.requests.length).toBeGreaterThan(before); // the others were read
+  });
+});
+
+describe("own addresses no payment is on (the idle scan after each pass)", () => {
+  it("says a node that fails for an own address as a pass's failure and keeps the setting's cursor; the next pass records the transfer and moves it", async () => {
+    const USDT = cryptoBySlug("USDT") as CryptoCurrency;
+    const tronKey = serializeKey(HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/195'/0'"), "tpub");
+    const own = await t.merchant({ name: "Own Addresses Ltd" });
+    await t.gateway.operator.updateMerchant(own.id, { wallets: [{ currency: USDT, network: "tron", isLive: false, extendedPublicKey: tronKey }] });
+    const turnedOn = new Date(Date.now() - 60_000);
+    await t.stores.ownAddresses.putSetting({ merchantId: own.id, network: "tron", isLive: false, addressCount: 1, updatedAt: turnedOn }, null);
+    const address = deriveTronAddress(tronOwnChain(false, tronKey), 0);
+    let failing = true;
+    const reads: string[] = [];
+    // A TRON node only (the other coins are this file's other nodes'): one transfer to the own address.
+    const tron: ConfiguredChains = {
+      supports: (c: CryptoCurrency, isLive: boolean, network?: NetworkSlug) => c.slug === "USDT" && network === "tron" && !isLive,
+      nodeVariable: () => "PAYGATE_TRON_TEST_RPC_URL",
+      receiptsTo: async (_c, _live, to): Promise<ObservedReceipt[]> => {
+        reads.push(to);
+        if (failing) throw new Error("TRON JSON-RPC (nile.example): connect ECONNREFUSED");
+        const txHash = "ab".repeat(32);
+        return [{ key: `${txHash}:0`, txHash, amount: new Decimal("12.5"), confirmations: 2, blockHeight: 7, minedAt: new Date() }];
+      },
+    };
+    const lines: string[] = [];
+    const scanner = new PaymentWatcher(
+      t.gateway.payments,
+      tron,
+      { intervalMs: 1000, concurrency: 1, lateGraceMs: 3_600_000, requiredConfirmations: () => 1 },
+      (line) => lines.push(line),
+    );
+    const cursor = async () =>
+      (
+        await t.db.settlementSetting.findUniqueOrThrow({
+          where: { merchantId_network_isLive: { merchantId: own.id, network: "tron", isLive: false } },
+        })
+      ).scannedFrom;
+
+    await scanner.tick();
+    expect(reads).toEqual([address]);
+    expect(lines).toEqual([
+      "payment watcher: USDT on tron test: TRON JSON-RPC (nile.example): connect ECONNREFUSED; the addresses are read again every 1 s, and this is said again at most once a minute while it lasts (set PAYGATE_TRON_TEST_RPC_URL to a node this machine can reach, or to none to stop watching USDT on tron test)",
+    ]);
+    expect(await cursor()).toEqual(turnedOn);
+    expect(await t.db.unmatchedReceipt.count({ where: { merchantId: own.id } })).toBe(0);
+
+    failing = false;
+    const started = Date.now();
+    await scanner.tick();
+    expect(lines[1]).toMatch(/^payment watcher: USDT on tron test: the node answers again/);
+    const recorded = await t.db.unmatchedReceipt.findMany({ where: { merchantId: own.id } });
+    expect(recorded.map((r) => [r.address, r.amount.toString(), r.confirmations, r.state])).toEqual([[address, "12.5", 2, "open"]]);
+    expect(await t.db.webhookEvent.count({ where: { merchantId: own.id, type: "settlement.unmatched_receipt.created" } })).toBe(1);
+    expect((await cursor())?.getTime()).toBeGreaterThanOrEqual(started);
   });
 });

@@ -23,6 +23,13 @@ import { initializeTransaction, type InitializeRequest } from "../transactions/i
 import { initiatePayment, type InitiateRequest } from "../transactions/initiate.ts";
 import { applyReceipts, expireDue, type ReceiptUpdate } from "../transactions/lifecycle.ts";
 import { ownReceipts } from "../own-addresses/matching.ts";
+import {
+  type IdleScanChains,
+  type IdleScanObserver,
+  type IdleScanOutcome,
+  type IdleScanSettings,
+  scanOwnAddresses,
+} from "../own-addresses/idle-scan.ts";
 import { listTransactions, type TransactionListParam, type TransactionPage } from "../transactions/list.ts";
 import { paymentOptions, type PaymentOptionsResult } from "../transactions/payment-options.ts";
 import { paymentRequestOf } from "../transactions/payment-request.ts";
@@ -198,5 +205,10 @@ export class Payments {
   /** A read of a shared own address (TRON own-address mode): the payment's receipts; the others become unmatched receipts. */
   ownReceipts(row: WatchedAddress, observed: ObservedReceipt[]): Promise<ObservedReceipt[]> {
     return ownReceipts(this.deps, row, observed);
+  }
+
+  /** The idle scan of own addresses (TRON own-address mode): the share's settings read since their cursors, for unmatched receipts. */
+  scanOwnAddresses(chains: IdleScanChains, share: WatchShare, settings: IdleScanSettings, observer?: IdleScanObserver): Promise<IdleScanOutcome> {
+    return scanOwnAddresses(this.deps, chains, share, settings, observer);
   }
 }

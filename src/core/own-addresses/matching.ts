@@ -8,6 +8,7 @@ import type { CoreDeps } from "../deps.ts";
 import { subjectOutboxEvent } from "../events/outbox-event.ts";
 import type { ObservedReceipt } from "../ports.ts";
 import type { UnmatchedReceiptRecord } from "../records/own-addresses.ts";
+import type { OwnAddressStore } from "../stores/own-addresses.ts";
 import type { WatchedAddress } from "../stores/transactions.ts";
 import { unmatchedReceiptView } from "./view.ts";
 
@@ -21,6 +22,44 @@ function logIndexOf(r: ObservedReceipt): number | null {
 
 export const unmatchedEvent = (r: UnmatchedReceiptRecord, now: Date) =>
   subjectOutboxEvent(r, { type: "settlement.unmatched_receipt.created", body: { unmatched_receipt: unmatchedReceiptView(r) } }, now);
+
+/** Whose own address a transfer reached, and in which coin. */
+export interface OwnAddressPlace {
+  merchantId: number;
+  isLive: boolean;
+  network: string;
+  address: string;
+  currencyId: number;
+}
+
+/**
+ * Records a transfer to an own address as an unmatched receipt, unless an open amount of the address
+ * or a payment takes it (the store checks, in its database transaction); a known one gets its
+ * confirmations. The payment's read (ownReceipts) and the idle scan (idle-scan.ts) both come here.
+ */
+export function recordUnmatchedReceipt(
+  deps: { stores: { ownAddresses: Pick<OwnAddressStore, "recordUnmatched"> } },
+  place: OwnAddressPlace,
+  o: ObservedReceipt,
+  now: Date,
+): Promise<UnmatchedReceiptRecord | null> {
+  const receipt: UnmatchedReceiptRecord = {
+    id: `ur_${randomUUID()}`,
+    ...place,
+    amount: o.amount,
+    key: o.key,
+    txHash: o.txHash,
+    logIndex: logIndexOf(o),
+    blockHeight: o.blockHeight,
+    confirmations: o.confirmations,
+    seenAt: now,
+    state: "open",
+    transactionId: null,
+    refundTxHash: null,
+    updatedAt: now,
+  };
+  return deps.stores.ownAddresses.recordUnmatched(receipt, now, (r) => unmatchedEvent(r, now));
+}
 
 /**
  * Of a read of an own address for one payment, the receipts that are that payment's; the others are
@@ -42,28 +81,15 @@ export async function ownReceipts(deps: MatchingDeps, row: WatchedAddress, obser
   const mine = (o: ObservedReceipt) =>
     recorded.has(o.key) || view.assigned.has(o.key) || (view.holding && o.amount.eq(due) && !view.takenElsewhere.has(o.key));
   const others = observed.filter((o) => !mine(o) && !view.takenElsewhere.has(o.key));
-  for (const o of others) {
-    if (row.paymentCurrencyId === null || row.merchantId === undefined) continue;
-    const receipt: UnmatchedReceiptRecord = {
-      id: `ur_${randomUUID()}`,
+  if (row.paymentCurrencyId !== null && row.merchantId !== undefined) {
+    const place = {
       merchantId: row.merchantId,
       isLive: row.isLive,
       network: row.paymentNetwork ?? "tron",
       address,
       currencyId: row.paymentCurrencyId,
-      amount: o.amount,
-      key: o.key,
-      txHash: o.txHash,
-      logIndex: logIndexOf(o),
-      blockHeight: o.blockHeight,
-      confirmations: o.confirmations,
-      seenAt: now,
-      state: "open",
-      transactionId: null,
-      refundTxHash: null,
-      updatedAt: now,
     };
-    await deps.stores.ownAddresses.recordUnmatched(receipt, now, (r) => unmatchedEvent(r, now));
+    for (const o of others) await recordUnmatchedReceipt(deps, place, o, now);
   }
   return observed.filter(mine);
 }

@@ -11,7 +11,14 @@ export interface OwnAddressSettingRecord {
   /** k: payments go to the first k own addresses (indexes 0..k-1 of branch 2 of the key). */
   addressCount: number;
   updatedAt: Date;
+  /** When the mode was turned on (a change of k keeps it): a transfer mined before is not the mode's. */
+  turnedOnAt: Date;
+  /** The idle scan's cursor: the start of its last scan that read every address of the setting (core/own-addresses/idle-scan.ts). */
+  scannedFrom: Date;
 }
+
+/** A setting as the merchant changes it: the times of the mode and its scan are the store's. */
+export type OwnAddressSettingChange = Omit<OwnAddressSettingRecord, "turnedOnAt" | "scannedFrom">;
 
 /** A unique amount to hold for a payment: the first free `base + n × unit` (1 ≤ n ≤ maxExtraUnits) on one of the addresses. */
 export interface AmountReservationRequest {

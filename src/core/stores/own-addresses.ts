@@ -4,6 +4,7 @@ import type { OutboxEvent } from "../records/events.ts";
 import type {
   AmountReservation,
   AmountReservationRequest,
+  OwnAddressSettingChange,
   OwnAddressSettingRecord,
   UnmatchedReceiptRecord,
   UnmatchedReceiptState,
@@ -23,7 +24,15 @@ export interface OwnAddressView {
 export interface OwnAddressStore {
   setting(merchantId: number, network: string, isLive: boolean): Promise<OwnAddressSettingRecord | null>;
   settings(merchantId: number, isLive: boolean): Promise<OwnAddressSettingRecord[]>;
-  putSetting(setting: OwnAddressSettingRecord, audit: AuditWrite | null): Promise<OwnAddressSettingRecord>;
+  /** A new setting is turned on at its `updatedAt`, which its scan starts from; a change of k keeps both. */
+  putSetting(setting: OwnAddressSettingChange, audit: AuditWrite | null): Promise<OwnAddressSettingRecord>;
+  /** Every merchant's settings in both modes (the idle scan's list, core/own-addresses/idle-scan.ts). */
+  allSettings(): Promise<OwnAddressSettingRecord[]>;
+  /**
+   * Moves the setting's scan cursor forward to `to` (never back: two instances may scan one setting
+   * while their shares change); nothing when the setting is gone.
+   */
+  advanceScan(merchantId: number, network: string, isLive: boolean, to: Date): Promise<void>;
   /** False when there was none. */
   removeSetting(merchantId: number, network: string, isLive: boolean, audit: AuditWrite | null): Promise<boolean>;
   /** The merchant's wallet key for the coin on the network in the mode, or null without one. */
@@ -36,7 +45,8 @@ export interface OwnAddressStore {
   /**
    * Records a transfer that no open amount of its address matches and no transaction recorded; one
    * already recorded gets its confirmations and block. Returns the row when it was new (its event is
-   * written with it), else null.
+   * written with it), else null: also when another writer (the idle scan, a payment's read) recorded
+   * the same transfer at the same moment.
    */
   recordUnmatched(
     receipt: UnmatchedReceiptRecord,

@@ -10,6 +10,8 @@ import { Decimal } from "../money/amounts.ts";
 import { cryptoBySlug, type CryptoCurrency } from "../money/currencies.ts";
 import { CHAINS, COIN_NETWORKS, networkName, type NetworkSlug } from "../networks.ts";
 import type { OwnAddressPolicy } from "../records/own-addresses.ts";
+import type { PaymentRails } from "../ports.ts";
+import type { OwnAddressStore } from "../stores/own-addresses.ts";
 
 export type OwnAddressDeps = Pick<CoreDeps, "stores" | "rails" | "clock" | "ownAddresses">;
 
@@ -21,14 +23,14 @@ export const policyOf = (deps: Pick<CoreDeps, "ownAddresses">): OwnAddressPolicy
 export const OWN_ADDRESS_NETWORKS: readonly NetworkSlug[] = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "tron");
 
 /** The coins paid on the network (USDT on tron), whose wallet key gives the own addresses. */
-const coinsOn = (network: NetworkSlug) =>
+export const coinsOn = (network: NetworkSlug) =>
   COIN_NETWORKS.filter((r) => r.network === network)
     .map((r) => cryptoBySlug(r.coin))
     .filter((c) => c !== undefined);
 
 /** The own addresses of the merchant's wallet on the network in the mode (its first coin's key), or none without a wallet. */
 export async function ownAddressesOf(
-  deps: OwnAddressDeps,
+  deps: { stores: { ownAddresses: Pick<OwnAddressStore, "walletKey"> }; rails: Pick<PaymentRails, "ownAddress"> },
   merchantId: number,
   network: NetworkSlug,
   isLive: boolean,

@@ -18,12 +18,17 @@ const settingOf = (row: {
   isLive: boolean;
   addressCount: number | null;
   updatedAt: Date;
+  turnedOnAt: Date | null;
+  scannedFrom: Date | null;
 }): OwnAddressSettingRecord => ({
   merchantId: row.merchantId,
   network: row.network,
   isLive: row.isLive,
   addressCount: row.addressCount ?? 1,
   updatedAt: row.updatedAt,
+  // A row written without them (by hand, or by an older version) is taken as turned on at its last change.
+  turnedOnAt: row.turnedOnAt ?? row.updatedAt,
+  scannedFrom: row.scannedFrom ?? row.turnedOnAt ?? row.updatedAt,
 });
 
 type UnmatchedRow = Omit<UnmatchedReceiptRecord, "amount" | "state"> & { amount: { toString(): string }; state: string };
@@ -49,12 +54,33 @@ export function ownAddressStore(db: Database): OwnAddressStore {
         const key = { merchantId: setting.merchantId, network: setting.network, isLive: setting.isLive };
         const row = await tx.settlementSetting.upsert({
           where: { merchantId_network_isLive: key },
-          create: { ...key, mode: MODE, destination: "", addressCount: setting.addressCount, updatedAt: setting.updatedAt },
+          create: {
+            ...key,
+            mode: MODE,
+            destination: "",
+            addressCount: setting.addressCount,
+            updatedAt: setting.updatedAt,
+            turnedOnAt: setting.updatedAt,
+            scannedFrom: setting.updatedAt,
+          },
+          // A change of k keeps when the mode was turned on and how far it was scanned.
           update: { mode: MODE, destination: "", addressCount: setting.addressCount, updatedAt: setting.updatedAt },
         });
         if (audit) await tx.auditLogEntry.create({ data: auditRow(audit) });
         return settingOf(row);
       }),
+
+    allSettings: async () =>
+      (await db.settlementSetting.findMany({ where: { mode: MODE }, orderBy: [{ merchantId: "asc" }, { network: "asc" }, { isLive: "asc" }] })).map(
+        settingOf,
+      ),
+
+    async advanceScan(merchantId, network, isLive, to) {
+      await db.settlementSetting.updateMany({
+        where: { merchantId, network, isLive, mode: MODE, OR: [{ scannedFrom: null }, { scannedFrom: { lt: to } }] },
+        data: { scannedFrom: to },
+      });
+    },
 
     removeSetting: (merchantId, network, isLive, audit) =>
       db.$transaction(async (tx) => {
@@ -148,8 +174,15 @@ export function ownAddressStore(db: Database): OwnAddressStore {
           },
         });
         if (held > 0 || recorded > 0) return null;
-        const row = await tx.unmatchedReceipt.create({ data: { ...receipt, amount: new Prisma.Decimal(receipt.amount.toFixed()) } });
-        const created = unmatchedOf(row);
+        // Two writers (the idle scan and a payment's read, or two instances) may record one transfer at
+        // once: the unique index keeps the first, and the second finds it known (ON CONFLICT DO NOTHING
+        // rather than a caught violation, which would abort this database transaction).
+        const inserted = await tx.unmatchedReceipt.createMany({
+          data: [{ ...receipt, amount: new Prisma.Decimal(receipt.amount.toFixed()) }],
+          skipDuplicates: true,
+        });
+        if (inserted.count === 0) return null;
+        const created = unmatchedOf(await tx.unmatchedReceipt.findUniqueOrThrow({ where: { id: receipt.id } }));
         await tx.$executeRaw(insertEventsSql([event(created)]));
         return created;
       }),

@@ -171,8 +171,13 @@ interface RpcLog {
   key: string;
   txHash: string;
   blockNumber: number | null;
+  /** The log's block, when the node names it (its time is remembered by block, not height: a reorganisation may change it). */
+  blockHash: string | null;
   value: bigint;
 }
+
+/** Block times remembered (tokenReceipts with minedAt), oldest dropped first. */
+const MINED_AT_CACHE_SIZE = 10_000;
 
 export class EvmRpcClient implements BlockSource {
   readonly name: string;
@@ -185,6 +190,8 @@ export class EvmRpcClient implements BlockSource {
   private readonly sinceMarginSeconds: number;
   private readonly now: () => number;
   private readonly fromBlocks = new Map<number, number>();
+  /** `height:blockHash` → the block's time (Unix seconds). */
+  private readonly blockTimes = new Map<string, number>();
   private readonly head: Recent<number>;
   /** The node's finalized block number, when finalizedTag is on. */
   private readonly finalized: Recent<number> | null;
@@ -394,8 +401,8 @@ export class EvmRpcClient implements BlockSource {
     return receipts;
   }
 
-  /** Transfers of `token` to `address` since about `since`. */
-  async tokenReceipts(token: TokenContract, address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
+  /** Transfers of `token` to `address` since about `since`; with `minedAt`, each mined one with its block's time. */
+  async tokenReceipts(token: TokenContract, address: string, options: { since: Date; minedAt?: boolean }): Promise<ObservedReceipt[]> {
     const recipient = `0x${"0".repeat(24)}${checkAddress(address).slice(2).toLowerCase()}`;
     const contract = checkAddress(token.contract).toLowerCase();
     const head = await this.head.get();
@@ -412,17 +419,40 @@ export class EvmRpcClient implements BlockSource {
         if (log !== null && !found.has(log.key)) found.set(log.key, log);
       }
     }
+    const logs = [...found.values()];
+    const times = options.minedAt === true ? await this.blockTimesOf(logs) : new Map<string, number>();
     return this.withFinality(
-      [...found.values()]
-        .map((log) => ({
-          key: log.key,
-          txHash: log.txHash,
-          amount: fromBaseUnits(log.value, token.decimals),
-          confirmations: log.blockNumber === null ? 0 : Math.max(1, head - log.blockNumber + 1),
-          blockHeight: log.blockNumber,
-        }))
+      logs
+        .map((log) => {
+          const time = times.get(blockKey(log));
+          return {
+            key: log.key,
+            txHash: log.txHash,
+            amount: fromBaseUnits(log.value, token.decimals),
+            confirmations: log.blockNumber === null ? 0 : Math.max(1, head - log.blockNumber + 1),
+            blockHeight: log.blockNumber,
+            ...(time === undefined ? {} : { minedAt: new Date(time * 1000) }),
+          };
+        })
         .sort((a, b) => (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) || (a.key < b.key ? -1 : 1)),
     );
+  }
+
+  /** The times of the logs' blocks: one header per block not yet remembered. */
+  private async blockTimesOf(logs: readonly RpcLog[]): Promise<Map<string, number>> {
+    const times = new Map<string, number>();
+    for (const log of logs) {
+      if (log.blockNumber === null) continue;
+      const key = blockKey(log);
+      let time = this.blockTimes.get(key);
+      if (time === undefined) {
+        time = await this.blockTimestamp(log.blockNumber);
+        this.blockTimes.set(key, time);
+        if (this.blockTimes.size > MINED_AT_CACHE_SIZE) this.blockTimes.delete(this.blockTimes.keys().next().value as string);
+      }
+      times.set(key, time);
+    }
+    return times;
   }
 
   /** A block mined no later than `since` minus the margin (or block 0). */
@@ -610,7 +640,7 @@ export class EvmRpcClient implements BlockSource {
   private parseLog(entry: unknown, contract: string, recipient: string): RpcLog | null {
     if (!isRecord(entry)) throw this.malformed("eth_getLogs", "a log is not an object");
     if (entry.removed === true) return null;
-    const { address, topics, data, transactionHash, logIndex, blockNumber } = entry;
+    const { address, topics, data, transactionHash, logIndex, blockNumber, blockHash } = entry;
     if (typeof address !== "string" || !Array.isArray(topics)) throw this.malformed("eth_getLogs", "a log has no address or topics");
     // A provider that ignored part of the filter: not a transfer to us.
     if (address.toLowerCase() !== contract || topics.length !== 3) return null;
@@ -621,7 +651,13 @@ export class EvmRpcClient implements BlockSource {
     const height = blockNumber === null ? null : this.blockNumberOf(blockNumber, "eth_getLogs (blockNumber)");
     const value = BigInt(data);
     if (value === 0n) return null;
-    return { key: `${transactionHash.toLowerCase()}:${index}`, txHash: transactionHash.toLowerCase(), blockNumber: height, value };
+    return {
+      key: `${transactionHash.toLowerCase()}:${index}`,
+      txHash: transactionHash.toLowerCase(),
+      blockNumber: height,
+      blockHash: typeof blockHash === "string" ? blockHash.toLowerCase() : null,
+      value,
+    };
   }
 
   private quantity(value: unknown, method: string): bigint {
@@ -657,4 +693,9 @@ function checkAddress(address: string): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A log's block as the block times are remembered by. */
+function blockKey(log: RpcLog): string {
+  return `${log.blockNumber}:${log.blockHash ?? ""}`;
 }

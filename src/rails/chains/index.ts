@@ -272,7 +272,7 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
     currency: CryptoCurrency,
     isLive: boolean,
     address: string,
-    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean },
+    options: { since: Date; requiredConfirmations: number; network?: NetworkSlug; settled?: boolean; minedAt?: boolean },
   ): Promise<ObservedReceipt[]> {
     const mode: Mode = isLive ? "live" : "test";
     const on = options.network ?? defaultNetworkOf(currency.slug);
@@ -286,11 +286,14 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
     if (entry.kind === "tron") {
       const token = this.tronTokens.get(currency.slug);
       if (token === undefined) throw new Error(`${currency.slug} has no TRC-20 contract`);
-      return entry.client.tokenReceipts({ contract: token[mode], decimals: token.decimals }, address, { since: options.since });
+      return entry.client.tokenReceipts({ contract: token[mode], decimals: token.decimals }, address, {
+        since: options.since,
+        ...(options.minedAt === true ? { minedAt: true } : {}),
+      });
     }
     const network = this.networks.get(rowKey(currency.slug, on))?.[mode];
     if (network?.family === "evm" && network.token !== undefined) {
-      return entry.client.tokenReceipts(network.token, address, { since: options.since });
+      return entry.client.tokenReceipts(network.token, address, { since: options.since, ...(options.minedAt === true ? { minedAt: true } : {}) });
     }
     return entry.client.nativeReceipts(address, options);
   }

@@ -83,7 +83,7 @@ export class TronRpcClient {
    * Transfer log, keyed `txid:logIndex`, txHash the TRON transaction id (64 hex digits, no 0x).
    * A malformed address or contract is a RangeError (nothing is asked of the node).
    */
-  async tokenReceipts(token: TronToken, address: string, options: { since: Date }): Promise<ObservedReceipt[]> {
+  async tokenReceipts(token: TronToken, address: string, options: { since: Date; minedAt?: boolean }): Promise<ObservedReceipt[]> {
     const contract = tronAddressToHex(token.contract);
     const recipient = tronAddressToHex(address);
     const receipts = await this.node.tokenReceipts({ contract, decimals: token.decimals }, recipient, options);

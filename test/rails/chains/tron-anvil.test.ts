@@ -95,6 +95,23 @@ describe("TRC-20 USDT over TRON's JSON-RPC (on anvil with Nile's chain id)", () 
     expect(view(await tron.tokenReceipts(USDT, other, { since })).map((r) => r.amount)).toEqual(["5"]);
   });
 
+  it("gives each transfer its block's time when asked (minedAt), and only then", async () => {
+    const address = merchant()(0);
+    const tron = client();
+    const since = new Date();
+    // A block a few minutes ahead: its time, not the time of the read, is what is told.
+    const at = Math.floor(Date.now() / 1000) + 300;
+    await anvil.send("evm_setNextBlockTimestamp", [at]);
+    const tx = await pay(address, 2_000_000n);
+    await anvil.mine(1);
+    const block = (await anvil.send("eth_getBlockByNumber", [`0x${(await anvil.blockOf(tx)).toString(16)}`, false])) as { timestamp: string };
+    expect(Number(block.timestamp)).toBe(at);
+    const [timed] = await tron.tokenReceipts(USDT, address, { since, minedAt: true });
+    expect([timed?.txHash, timed?.minedAt]).toEqual([tx.slice(2), new Date(at * 1000)]);
+    const [plain] = await tron.tokenReceipts(USDT, address, { since });
+    expect(plain !== undefined && "minedAt" in plain).toBe(false);
+  });
+
   it("drops a transfer whose block a reorganisation replaced", async () => {
     const address = merchant()(0);
     const tron = client();
