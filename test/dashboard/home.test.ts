@@ -8,6 +8,7 @@ import { HOME_DAYS } from "../../src/core/dashboard/home.ts";
 import { systemClock } from "../../src/core/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
 import { freshActor } from "../support/dashboard.ts";
+import { makeFirstDeliveriesDue } from "../support/first-delivery.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -104,7 +105,7 @@ describe("the dashboard home's figures", () => {
 
     // Once the receiver answers and the retry is sent, only the given-up event is left.
     receiver.answer = () => ({ status: 200, body: "ok" });
-    await t.db.webhookEvent.updateMany({ where: { merchantId: keys.id, state: "PENDING" }, data: { nextAttemptAt: new Date(0) } });
+    await makeFirstDeliveriesDue(t.db, { event: { merchantId: keys.id }, state: "PENDING" });
     await t.dispatcher({ retryScheduleMs: [3_600_000] }).drain();
     const after = await t.gateway.payments.dashboardHome(t.gateway.access.dashboard(freshActor(keys.id, "owner", systemClock), false));
     expect(after.failingEndpoints.map((f) => [f.failed, f.retrying])).toEqual([[1, 0]]);

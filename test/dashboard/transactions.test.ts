@@ -13,6 +13,7 @@ import { parseTransactionFilters } from "../../src/core/transactions/list.ts";
 import { HTTP_STATUS } from "../../src/edge/status.ts";
 import { EXPORT_CSV_HEADER } from "../support/csv-export.ts";
 import { freshActor } from "../support/dashboard.ts";
+import { firstDelivery } from "../support/first-delivery.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -223,7 +224,7 @@ describe("redelivery", () => {
       });
     }
     expect(receiver.received).toHaveLength(sent);
-    const untouched = await t.db.webhookEvent.findUniqueOrThrow({ where: { id: await eventOf(theirs.id) } });
+    const untouched = await firstDelivery(t.db, await eventOf(theirs.id));
     expect(untouched.attemptCount).toBe(0);
   });
 });

@@ -6,6 +6,7 @@ import type { TransactionChange } from "../../src/core/stores/transaction-change
 import { ChangeFeed, changePayload, type NotificationSource, parsePayload } from "../../src/db/notifications.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
+import { firstDelivery, setFirstDelivery } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -92,20 +93,20 @@ describe("notifications", () => {
     // A mode without a URL: its event is written SKIPPED and wakes no dispatcher.
     expect(await dueAfter(initialize)).toBe(0);
     const skipped = await t.db.webhookEvent.findFirstOrThrow({ where: { merchantId: keys.id }, orderBy: { seq: "desc" } });
-    expect(skipped.state).toBe("SKIPPED");
+    expect((await firstDelivery(t.db, skipped.id)).state).toBe("SKIPPED");
     const transactionId = skipped.transactionId as string; // a payment event's
 
     // The same event set back to PENDING (a redelivery) is due again; a PENDING row updated in place is not.
     expect(
       await dueAfter(async () => {
-        await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { state: "PENDING" } });
+        await setFirstDelivery(t.db, skipped.id, { state: "PENDING" });
         await t.db.transaction.update({ where: { id: transactionId }, data: { description: "redelivered" } });
         return transactionId;
       }),
     ).toBe(1);
     expect(
       await dueAfter(async () => {
-        await t.db.webhookEvent.update({ where: { id: skipped.id }, data: { attemptCount: 1 } });
+        await setFirstDelivery(t.db, skipped.id, { attemptCount: 1 });
         await t.db.transaction.update({ where: { id: transactionId }, data: { description: "retried" } });
         return transactionId;
       }),

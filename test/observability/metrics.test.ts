@@ -16,6 +16,7 @@ import { PriceFeedError } from "../../src/rails/prices/errors.ts";
 import { pairKey } from "../../src/rails/prices/rates.ts";
 import { cryptoBySlug, fiatBySlug } from "../../src/core/money/currencies.ts";
 import { gatewayAndReceiverForFile, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { setFirstDelivery } from "../support/first-delivery.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { parseExposition, type Exposition, type MetricType } from "./exposition.ts";
 
@@ -177,7 +178,7 @@ describe("GET /metrics", () => {
 
     // The oldest due event has waited an hour.
     const event = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: first, type: "payment.initiated" } });
-    await t.db.webhookEvent.update({ where: { id: event.id }, data: { nextAttemptAt: new Date(Date.now() - 3_600_000) } });
+    await setFirstDelivery(t.db, event.id, { nextAttemptAt: new Date(Date.now() - 3_600_000) });
     now = await scrape();
     expect(now.value("paygate_webhook_oldest_due_age_seconds")).toBeGreaterThanOrEqual(3600);
     expect(now.value("paygate_webhook_oldest_due_age_seconds")).toBeLessThan(3660);

@@ -6,6 +6,7 @@ import { LOCAL_PRIVATE_TARGETS, startTestGateway, type TestGateway } from "../su
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { manualClock } from "../support/clock.ts";
 import { initializeBody } from "../support/builders.ts";
+import { countFirstDeliveries, firstDelivery, firstDeliveryOf, makeFirstDeliveriesDue } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -58,7 +59,7 @@ describe("delivery", () => {
       }),
     ).toThrow();
 
-    const stored = await t.db.webhookEvent.findUniqueOrThrow({ where: { id: event.id }, include: { attempts: true } });
+    const stored = await firstDelivery(t.db, event.id);
     expect(stored).toMatchObject({ state: "DELIVERED", attemptCount: 1, claimToken: null });
     expect(stored.deliveredAt).toBeInstanceOf(Date);
     expect(stored.attempts).toHaveLength(1);
@@ -84,7 +85,7 @@ describe("delivery", () => {
 
     const first = await dispatcher.drain();
     expect(first).toHaveLength(1);
-    const afterFirst = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } });
+    const afterFirst = await firstDeliveryOf(t.db, { transactionId: id });
     expect(afterFirst).toMatchObject({ state: "PENDING", attemptCount: 1 });
     const wait1 = afterFirst.nextAttemptAt.getTime() - clock.now().getTime();
     expect(wait1).toBeGreaterThan(60_000 * 1.19);
@@ -93,14 +94,14 @@ describe("delivery", () => {
     expect(await dispatcher.drain()).toEqual([]); // not due yet
     clock.advance(wait1);
     await dispatcher.drain();
-    const afterSecond = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } });
+    const afterSecond = await firstDeliveryOf(t.db, { transactionId: id });
     expect(afterSecond).toMatchObject({ state: "PENDING", attemptCount: 2 });
     const wait2 = afterSecond.nextAttemptAt.getTime() - clock.now().getTime();
     expect(wait2).toBeGreaterThan(3_600_000 * 1.19);
 
     clock.advance(wait2);
     await dispatcher.drain();
-    const final = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id }, include: { attempts: { orderBy: { id: "asc" } } } });
+    const final = await firstDeliveryOf(t.db, { transactionId: id });
     expect(final).toMatchObject({ state: "FAILED", attemptCount: 3, deliveredAt: null });
     expect(final.attempts.map((a) => [a.statusCode, a.succeeded])).toEqual([
       [500, false],
@@ -108,7 +109,7 @@ describe("delivery", () => {
       [500, false],
     ]);
     expect(final.attempts[0]!.responseBody).toBeNull(); // a private address's answer (deliver's own tests check the 1 KiB cap)
-    expect(receiver.ids()).toEqual([final.id, final.id, final.id]);
+    expect(receiver.ids()).toEqual([final.eventId, final.eventId, final.eventId]);
     clock.advance(10 * 86_400_000);
     expect(await dispatcher.drain()).toEqual([]); // failed for good
   });
@@ -123,7 +124,7 @@ describe("delivery", () => {
     const closed = await startWebhookReceiver();
     await closed.close();
     await t.db.merchant.update({ where: { id: keys.id }, data: { testWebhookUrl: closed.url } });
-    await t.db.webhookEvent.updateMany({ where: { transactionId: id }, data: { nextAttemptAt: new Date(0) } });
+    await makeFirstDeliveriesDue(t.db, { event: { transactionId: id } });
     const [refused] = await t.dispatcher({ retryScheduleMs: [1000, 1000] }).drain();
     expect(refused!.attempt?.error).toMatch(/ECONNREFUSED/);
     expect(refused!.outcome.state).toBe("PENDING");
@@ -145,27 +146,27 @@ describe("what is not sent", () => {
     const id = await initialize(keys.testPublicKey);
     const reports = await t.dispatcher().drain();
     expect(reports.map((r) => r.eventId)).not.toContain((await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } })).id);
-    const event = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id }, include: { attempts: true } });
-    expect(event).toMatchObject({ state: "SKIPPED", attemptCount: 0, attempts: [] });
+    const delivery = await firstDeliveryOf(t.db, { transactionId: id });
+    expect(delivery).toMatchObject({ state: "SKIPPED", attemptCount: 0, attempts: [] });
     expect(await t.dispatcher().drain()).toEqual([]);
     expect(receiver.received).toHaveLength(0);
     // An operator's redelivery says why nothing was sent.
-    const report = await t.dispatcher().redeliver(event.id);
+    const report = await t.dispatcher().redeliver(delivery.eventId);
     expect(report).toMatchObject({ outcome: { state: "SKIPPED" }, attempt: null });
   });
 
   it("writes an event of a mode without a URL SKIPPED, and skips when due one whose URL went after it was written", async () => {
     const keys = await merchantWithReceiver();
     const kept = await initialize(keys.testPublicKey);
-    const eventOf = (transactionId: string) => t.db.webhookEvent.findFirstOrThrow({ where: { transactionId } });
-    expect(await eventOf(kept)).toMatchObject({ state: "PENDING", attemptCount: 0 });
+    const deliveryOf = (transactionId: string) => firstDeliveryOf(t.db, { transactionId });
+    expect(await deliveryOf(kept)).toMatchObject({ state: "PENDING", attemptCount: 0 });
     await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: null });
     const written = await initialize(keys.testPublicKey);
     // Routed as it is written: nothing for the dispatcher to walk or to update later.
-    expect(await eventOf(written)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
+    expect(await deliveryOf(written)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
     const reports = await t.dispatcher().drain();
-    expect(reports.map((r) => r.eventId)).not.toContain((await eventOf(kept)).id);
-    expect(await eventOf(kept)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
+    expect(reports.map((r) => r.eventId)).not.toContain((await deliveryOf(kept)).eventId);
+    expect(await deliveryOf(kept)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
     expect(receiver.received).toHaveLength(0);
   });
 
@@ -181,7 +182,7 @@ describe("what is not sent", () => {
     expect(report!.attempt!.error).toMatch(/^refused: 127\.0\.0\.1 is a private address/);
     expect(receiver.received).toHaveLength(0);
 
-    await t.db.webhookEvent.updateMany({ where: { transactionId: id }, data: { nextAttemptAt: new Date(0) } });
+    await makeFirstDeliveriesDue(t.db, { event: { transactionId: id } });
     const allowed = (await t.dispatcher({ privateTargets: { ...LOCAL_PRIVATE_TARGETS, live: true } }).drain()).find((r) => r.eventId === eventId);
     expect(allowed!.outcome.state).toBe("DELIVERED");
     expect(receiver.received).toHaveLength(1);
@@ -236,7 +237,8 @@ describe("order and sharing", () => {
       byTransaction.set(body.data.transaction.reference, list);
     }
     for (const events of byTransaction.values()) expect(events).toEqual(["payment.initiated", "payment.pending"]);
-    expect(await t.db.webhookEvent.count({ where: { transactionId: { in: ids }, state: { not: "DELIVERED" } } })).toBe(0);
+    expect(await countFirstDeliveries(t.db, { event: { transactionId: { in: ids } } })).toBe(expected);
+    expect(await countFirstDeliveries(t.db, { event: { transactionId: { in: ids } }, state: { not: "DELIVERED" } })).toBe(0);
   });
 });
 
@@ -246,14 +248,14 @@ describe("redelivery", () => {
     const id = await initialize(keys.testPublicKey);
     receiver.answer = () => ({ status: 500 });
     await t.dispatcher({ retryScheduleMs: [] }).drain();
-    const failed = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } });
+    const failed = await firstDeliveryOf(t.db, { transactionId: id });
     expect(failed.state).toBe("FAILED");
 
     receiver.answer = () => ({ status: 200 });
-    const report = await t.dispatcher().redeliver(failed.id);
+    const report = await t.dispatcher().redeliver(failed.eventId);
     expect(report?.outcome.state).toBe("DELIVERED");
-    expect(receiver.ids()).toEqual([failed.id, failed.id]);
-    const attempts = await t.db.webhookDeliveryAttempt.findMany({ where: { eventId: failed.id }, orderBy: { id: "asc" } });
+    expect(receiver.ids()).toEqual([failed.eventId, failed.eventId]);
+    const attempts = await t.db.webhookDeliveryAttempt.findMany({ where: { eventId: failed.eventId }, orderBy: { id: "asc" } });
     expect(attempts.map((a) => a.trigger)).toEqual(["schedule", "manual"]);
     expect(await t.dispatcher().redeliver("evt_doesnotexist")).toBeNull();
   });

@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { manualClock } from "../support/clock.ts";
 import { initializeBody } from "../support/builders.ts";
 import { useRecordingServers } from "../support/recording-server.ts";
+import { firstDeliveryOf } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 const serve = useRecordingServers();
@@ -31,8 +32,7 @@ async function eventFor(answers: Array<(res: ServerResponse) => void>, start?: n
   const clock = manualClock(start ?? Date.now());
   const log: string[] = [];
   const dispatcher = t.dispatcher({ retryScheduleMs: SCHEDULE }, { clock, random: () => 0.5, log: (line) => log.push(line) });
-  const stored = () =>
-    t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: res.body.data.id }, include: { attempts: { orderBy: { id: "asc" } } } });
+  const stored = () => firstDeliveryOf(t.db, { transactionId: res.body.data.id });
   return { server, clock, log, dispatcher, stored };
 }
 
@@ -108,7 +108,7 @@ describe("a receiver asking for time with Retry-After", () => {
     }
     expect(await stored()).toMatchObject({ state: "FAILED", attemptCount: 3 });
     expect(server.requests).toHaveLength(3);
-    const redelivered = await dispatcher.redeliver((await stored()).id);
+    const redelivered = await dispatcher.redeliver((await stored()).eventId);
     expect(redelivered).toMatchObject({ outcome: { state: "DELIVERED" } });
   });
 });

@@ -7,6 +7,7 @@ import type { AttemptRecord } from "../../src/core/records/events.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { initializeBody } from "../support/builders.ts";
+import { firstDelivery } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -54,7 +55,7 @@ it("settles a batch of different outcomes in one call, each event and attempt as
   ];
   await t.stores.webhookEvents.settle(settlements);
 
-  const row = (id: string) => t.db.webhookEvent.findUniqueOrThrow({ where: { id }, include: { attempts: true } });
+  const row = (eventId: string) => firstDelivery(t.db, eventId);
   expect(await row(delivered!.id)).toMatchObject({ state: "DELIVERED", deliveredAt: at, attemptCount: 1, claimToken: null });
   expect(await row(retrying!.id)).toMatchObject({ state: "PENDING", nextAttemptAt: next, attemptCount: 1, deliveredAt: null, claimToken: null });
   expect(await row(failed!.id)).toMatchObject({ state: "FAILED", attemptCount: 1, claimToken: null });
