@@ -6,7 +6,8 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./env.ts";
 import { type GatewayDeps, PaymentGateway, systemClock } from "./core/gateway.ts";
 import { SecretBox } from "./core/secrets.ts";
-import { type CoinNetwork, coinNetworksOn } from "./core/networks.ts";
+import { coinsOn } from "./core/networks.ts";
+import type { CryptoCurrency } from "./core/money/currencies.ts";
 import { Credentials } from "./core/credentials.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { setEventPolicy, setEventPublicUrl } from "./db/outbox.ts";
@@ -180,7 +181,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
             config: config.forwarders,
             chains,
             // An EVM network's depths are its own, whichever of its coins is named.
-            finality: (network) => config.chains.finalityConfirmations((coinNetworksOn(network)[0] as CoinNetwork).coin, network),
+            finality: (network) => config.chains.finalityConfirmations(coinsOn(network)[0] as CryptoCurrency, network),
             testChainIds: config.chains.testChainIds,
             utxoTestChains: config.chains.utxoTestChains,
           }),

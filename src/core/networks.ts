@@ -2,7 +2,7 @@
 // wallets (src/rails/wallets) and the chain watchers (src/rails/chains) read. A coin on a network
 // is a row; adding a network (Polygon, say) is a chain in CHAINS, its rows in COIN_NETWORKS and a
 // test, not new code. Display names are written here once and shown everywhere.
-import type { CryptoSlug } from "./money/currencies.ts";
+import { type CryptoCurrency, type CryptoSlug, cryptoBySlug } from "./money/currencies.ts";
 
 export type NetworkSlug = "ethereum" | "bsc" | "base" | "polygon" | "arbitrum" | "tron" | "bitcoin" | "litecoin";
 /** The networks of the EVM family: each takes its node variables and block time from its row. */
@@ -320,9 +320,12 @@ export function networksOf(coin: CryptoSlug): CoinNetwork[] {
   return COIN_NETWORKS.filter((row) => row.coin === coin);
 }
 
-/** The coins paid on a network: its rows of COIN_NETWORKS. */
-export function coinNetworksOn(network: NetworkSlug): CoinNetwork[] {
-  return COIN_NETWORKS.filter((row) => row.network === network);
+/**
+ * The coins paid on a network, in its rows' order (USDT on tron; USDC on base). A network's fee coin
+ * may be none of them: Polygon's POL is no coin paygate takes, and ETH is paid on no row of Base.
+ */
+export function coinsOn(network: NetworkSlug): CryptoCurrency[] {
+  return COIN_NETWORKS.filter((row) => row.network === network).flatMap((row) => cryptoBySlug(row.coin) ?? []);
 }
 
 /** The network a coin is paid on when none is named: today's (USDT: ethereum). */

@@ -5,12 +5,12 @@
 // the setting's cursor, and hands every transfer to the store, which records it as an unmatched
 // receipt unless an open amount or a payment takes it (matching.ts, recordUnmatchedReceipt).
 import type { CryptoCurrency } from "../money/currencies.ts";
-import { isNetworkSlug, type NetworkSlug } from "../networks.ts";
+import { coinsOn, isNetworkSlug, type NetworkSlug } from "../networks.ts";
 import type { ChainWatcher, Clock, ObservedReceipt, PaymentRails } from "../ports.ts";
 import type { OwnAddressSettingRecord } from "../records/own-addresses.ts";
 import type { OwnAddressStore } from "../stores/own-addresses.ts";
 import type { WatchShare } from "../stores/transactions.ts";
-import { coinsOn, OWN_ADDRESS_NETWORKS, ownAddressesOf } from "../transactions/own-address.ts";
+import { OWN_ADDRESS_NETWORKS, ownAddressesOf } from "../transactions/own-address.ts";
 import { recordUnmatchedReceipt } from "./matching.ts";
 
 /** What the scan needs: the settings and their cursors, the merchants' keys, the record of a receipt. */

@@ -10,8 +10,8 @@ import type { CoreDeps } from "../deps.ts";
 import { DuplicateKeyError, errors, type PaygateError } from "../errors.ts";
 import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startingAfter } from "../lists.ts";
 import { Decimal } from "../money/amounts.ts";
-import { cryptoBySlug, type CryptoCurrency } from "../money/currencies.ts";
-import { CHAINS, coinNetworksOn, EVM_NETWORK_SLUGS, type EvmNetworkSlug, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
+import type { CryptoCurrency } from "../money/currencies.ts";
+import { CHAINS, coinsOn, EVM_NETWORK_SLUGS, type EvmNetworkSlug, isNetworkSlug, networkName, type NetworkSlug } from "../networks.ts";
 import type { ForwarderRails } from "../ports.ts";
 import type { FlushRecord } from "../records/forwarders.ts";
 import type { AuditWrite } from "../stores/audit-log.ts";
@@ -95,7 +95,7 @@ export async function setForwarderSetting(
   // Without a fee payer, forwarders could be handed out but never flushed.
   if (!payer.ok) throw errors.forwardersNotConfigured(`${networkName(network, owner.isLive)} (${modeText(owner.isLive)})`, payer.variable);
   // A coin paid on the network: the address rules are the network's (the fee coin, such as Polygon's POL, may be no coin paygate takes).
-  const coin = coinNetworksOn(network).flatMap((row) => cryptoBySlug(row.coin) ?? [])[0] as CryptoCurrency;
+  const coin = coinsOn(network)[0] as CryptoCurrency;
   const destination = parsed.value.destination;
   // Money sent to the zero address is lost: said plainly, before the address checks.
   if (/^0x0{40}$/i.test(destination))

@@ -7,8 +7,8 @@
 import type { CoreDeps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { Decimal } from "../money/amounts.ts";
-import { cryptoBySlug, type CryptoCurrency } from "../money/currencies.ts";
-import { CHAINS, COIN_NETWORKS, networkName, type NetworkSlug } from "../networks.ts";
+import type { CryptoCurrency } from "../money/currencies.ts";
+import { CHAINS, coinsOn, networkName, type NetworkSlug } from "../networks.ts";
 import type { OwnAddressPolicy } from "../records/own-addresses.ts";
 import type { PaymentRails } from "../ports.ts";
 import type { OwnAddressStore } from "../stores/own-addresses.ts";
@@ -21,12 +21,6 @@ export const policyOf = (deps: Pick<CoreDeps, "ownAddresses">): OwnAddressPolicy
 
 /** The networks that take own-address mode: TRON's. */
 export const OWN_ADDRESS_NETWORKS: readonly NetworkSlug[] = (Object.keys(CHAINS) as NetworkSlug[]).filter((n) => CHAINS[n].family === "tron");
-
-/** The coins paid on the network (USDT on tron), whose wallet key gives the own addresses. */
-export const coinsOn = (network: NetworkSlug) =>
-  COIN_NETWORKS.filter((r) => r.network === network)
-    .map((r) => cryptoBySlug(r.coin))
-    .filter((c) => c !== undefined);
 
 /** The own addresses of the merchant's wallet on the network in the mode (its first coin's key), or none without a wallet. */
 export async function ownAddressesOf(

@@ -6,8 +6,8 @@
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { errors, PaygateError } from "../../core/errors.ts";
-import { cryptoBySlug, type CryptoCurrency } from "../../core/money/currencies.ts";
-import { CHAINS, coinNetworksOn, EVM_CHAINS, isEvmNetwork, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
+import type { CryptoCurrency } from "../../core/money/currencies.ts";
+import { CHAINS, coinsOn, EVM_CHAINS, isEvmNetwork, isNetworkSlug, type NetworkSlug } from "../../core/networks.ts";
 import type {
   FlushBlockRequest,
   FlushBlockStatus,
@@ -239,9 +239,8 @@ export class EvmForwarderRails implements ForwarderRails {
   /** The network's node: the one its fee coin is watched on, else its first coin's (Base's ETH and Polygon's POL are paid on no row there). */
   private clientOf(network: string, isLive: boolean): { client: EvmRpcClient; node: string } {
     if (!isNetworkSlug(network)) throw new Error(`${network} is no EVM network`);
-    const rows = coinNetworksOn(network);
-    const row = rows.find((r) => r.coin === CHAINS[network].feeCoin) ?? rows[0];
-    const currency: CryptoCurrency | undefined = row && cryptoBySlug(row.coin);
+    const coins = coinsOn(network);
+    const currency: CryptoCurrency | undefined = coins.find((c) => c.slug === CHAINS[network].feeCoin) ?? coins[0];
     if (currency === undefined) throw new Error(`${network} is no EVM network`);
     const entry = this.options.chains.clientOf(currency, isLive, network);
     const node = `The ${network} ${modeOf(isLive)} node (${this.options.chains.nodeVariable(currency, isLive, network)})`;
