@@ -26,6 +26,8 @@ const ONE_PASS_ONLY = [
   // The consolidation PSBT, pure, and a sweep plan's TRON figures on anvil without a service (issue 40).
   "test/rails/settlement/sweep-quotes-tron-anvil.test.ts",
   "test/tools/sweep-keys.test.ts",
+  "test/tools/sweep-tron-transactions.test.ts",
+  "test/tools/sweep-tron.test.ts",
   "test/rails/refunds/consolidation-psbt.test.ts",
   // The rails' pure parts (derivation, QR, URIs, price parsers, node clients against protocol fakes).
   "test/rails/{key-checks,tron-addresses,qr,hd-derivation,payment-uri,regtest-network,addresses}.test.ts",

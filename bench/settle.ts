@@ -1,6 +1,6 @@
 // `npm run bench:settle`: what making one received payment spendable by the merchant costs, in gas
-// and in USD at the test rates (src/core/test-rates.ts), on a real EVM node (anvil), every
-// transaction signed here and sent raw (issue 40, goal 6):
+// and in USD at the test rates (src/core/test-rates.ts), on a real EVM node (anvil, one per network,
+// with the network's own chain id), every transaction signed here and sent raw (issue 40, goal 6):
 //
 //   today      each payment on a fresh address of the merchant's key. A token: the fee wallet tops the
 //              address up with the coin its transfer needs (21,000 gas), then the address sends the
@@ -9,12 +9,16 @@
 //              payer, creates n forwarders and moves what they hold (n = 1, 10, 100); per payment is
 //              the flush's gas / n. "again" flushes 100 forwarders that exist already.
 //
-// Rows per network: ethereum (a USDT-like token whose transfer returns nothing, and ETH) and bsc (an
-// 18-decimal BEP-20 and BNB). The gas is the chain's (receipts' gasUsed); USD = gas × gas price ×
-// the coin's test rate, at the gas prices below (BENCH_ETH_GWEI, BENCH_BSC_GWEI). The merchant's
-// settlement address already holds the token, as it does after its first payment. Prints one table
-// and whether forwarders at 100 per flush meet issue 40's goal (at most 60 % of today's gas per token
-// payment), and writes the rows to bench/results/settle.json (docs/benchmarks.md, Settling payments).
+// Rows per EVM network (src/core/networks.ts): its token (Ethereum's USDT, whose transfer returns
+// nothing; elsewhere an ERC-20 or BEP-20 whose transfer returns true, as USDC and the other USDTs) and
+// its fee coin where paygate takes it as a payment (ETH on ethereum, BNB on bsc). The gas is the chain's
+// (receipts' gasUsed); USD = gas × gas price × the fee coin's rate, at the gas prices below
+// (BENCH_<NETWORK>_GWEI) and the test rates (POL, which paygate does not take, at BENCH_POL_USD). Beside
+// the gas, the signed transactions' bytes per payment: a rollup (Base, Arbitrum) also charges an L1 data
+// fee on them, which anvil does not, so their USD is the L2 gas alone. The merchant's settlement address
+// already holds the token, as it does after its first payment. Prints one table and whether forwarders
+// at 100 per flush meet issue 40's goal (at most 60 % of today's gas per token payment), and writes the
+// rows to bench/results/settle.json (docs/benchmarks.md, Settling payments).
 //
 // TRON (USDT, TRC-20), which no node here runs as TRON: the documented resource costs (energy burned
 // at 100 sun since proposal 104, bandwidth at 1,000 sun a byte, 1 TRX to activate a new account) for
@@ -24,6 +28,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Decimal } from "../src/core/money/amounts.ts";
+import type { CryptoSlug } from "../src/core/money/currencies.ts";
+import { coinNetwork, EVM_CHAINS, EVM_NETWORK_SLUGS, type EvmNetworkSlug } from "../src/core/networks.ts";
 import { DEFAULT_TEST_RATES } from "../src/core/test-rates.ts";
 import { type Deposit, encodeFlush, forwarderAddress, paymentSalt } from "../src/rails/evm/forwarders.ts";
 import { toChecksumAddress } from "../src/rails/wallets/addresses.ts";
@@ -36,22 +42,32 @@ import {
   deployTest,
   fundedSigner,
   mint,
-  type Receipt,
+  type SentReceipt,
   type Signer,
   signerOf,
 } from "../test/support/forwarders.ts";
 
-const NETWORKS = [
-  {
-    network: "ethereum",
-    coin: "ETH",
-    token: "UsdtLike",
-    tokenName: "USDT-like (no return value)",
-    unit: 10n ** 6n,
-    gwei: process.env.BENCH_ETH_GWEI ?? "1",
-  },
-  { network: "bsc", coin: "BNB", token: "Bep20Like", tokenName: "BEP-20 (18 decimals)", unit: 10n ** 18n, gwei: process.env.BENCH_BSC_GWEI ?? "0.1" },
-] as const;
+/** Gas prices of the runs (gwei), each network's own order of magnitude; BENCH_<NETWORK>_GWEI to change. */
+const GWEI: Record<EvmNetworkSlug, string> = { ethereum: "1", bsc: "0.1", base: "0.01", polygon: "30", arbitrum: "0.01" };
+/** Fee coins paygate has no test rate for (it takes no payment in them). */
+const OTHER_RATES: Record<string, string> = { POL: process.env.BENCH_POL_USD ?? "0.25" };
+
+const NETWORKS = EVM_NETWORK_SLUGS.map((network) => {
+  const chain = EVM_CHAINS[network];
+  const feeCoin = chain.feeCoin;
+  return {
+    network,
+    chainId: chain.live.chainId ?? 1,
+    feeCoin,
+    /** Measured as a payment only where paygate takes the fee coin as one. */
+    coinPaid: coinNetwork(feeCoin as CryptoSlug, network) !== undefined,
+    token: network === "ethereum" ? "UsdtLike" : "Bep20Like",
+    tokenName: network === "ethereum" ? "USDT-like (no return value)" : network === "bsc" ? "BEP-20 (18 decimals)" : "ERC-20 (returns true)",
+    unit: network === "bsc" ? 10n ** 18n : 10n ** 6n,
+    gwei: process.env[`BENCH_${network.toUpperCase()}_GWEI`] ?? GWEI[network],
+    usdRate: DEFAULT_TEST_RATES[feeCoin as CryptoSlug]?.USD ?? OTHER_RATES[feeCoin] ?? "0",
+  };
+});
 const BATCHES = [1, 10, 100];
 /** Payments measured the way of today, averaged. */
 const TODAY_SAMPLES = 10;
@@ -63,79 +79,81 @@ interface Row {
   way: string;
   perFlush: number | null;
   gasPerPayment: number;
+  /** The signed transactions' bytes per payment (a rollup's L1 data fee is charged on them). */
+  bytesPerPayment: number;
   usdPerPayment: string;
   ofToday: string;
+  ofTodayBytes: string;
 }
 
-const gasOf = (r: Receipt) => {
-  if (r.status !== "0x1") throw new Error("a measured transaction failed");
-  return Number(BigInt(r.gasUsed));
+/** What transactions cost: their gas and their signed bytes. */
+interface Spent {
+  gas: number;
+  bytes: number;
+}
+
+const spentBy = (...receipts: SentReceipt[]): Spent => {
+  if (receipts.some((r) => r.status !== "0x1")) throw new Error("a measured transaction failed");
+  return { gas: receipts.reduce((sum, r) => sum + Number(BigInt(r.gasUsed)), 0), bytes: receipts.reduce((sum, r) => sum + r.bytes, 0) };
 };
+const per = (spent: Spent, n: number): Spent => ({ gas: spent.gas / n, bytes: spent.bytes / n });
 
 async function main(): Promise<void> {
-  const anvil = await startAnvil({ chainId: 31337 });
   const rows: Row[] = [];
-  try {
-    const factory = await deployFactory(anvil);
-    const feePayer = await fundedSigner(anvil, 1000n * 10n ** 18n);
-    for (const net of NETWORKS) {
+  for (const net of NETWORKS) {
+    const anvil = await startAnvil({ chainId: net.chainId });
+    try {
+      const factory = await deployFactory(anvil);
+      const feePayer = await fundedSigner(anvil, 1000n * 10n ** 18n);
       const token = await deployTest(anvil, net.token);
       const merchant = toChecksumAddress(randomBytes(20).toString("hex"));
       await mint(anvil, token, merchant, net.unit); // the merchant holds the token already
       await anvil.sendTransaction({ to: merchant, value: 10n ** 18n });
-      const usd = (gas: number) =>
-        new Decimal(gas)
-          .mul(net.gwei)
-          .div(1e9)
-          .mul(DEFAULT_TEST_RATES[net.coin]?.USD ?? "0")
-          .toFixed(4);
+      const usd = (gas: number) => new Decimal(gas).mul(net.gwei).div(1e9).mul(net.usdRate).toFixed(4);
       const amount = 20n * net.unit;
-
-      const todayToken = await todayTokenGas(anvil, feePayer, token, merchant, amount);
-      const todayCoin = await todayCoinGas(anvil, merchant);
-      const add = (paid: string, way: string, perFlush: number | null, gas: number, today: number) =>
+      const add = (paid: string, way: string, perFlush: number | null, spent: Spent, today: Spent) =>
         rows.push({
           network: net.network,
           paid,
           way,
           perFlush,
-          gasPerPayment: Math.round(gas),
-          usdPerPayment: usd(gas),
-          ofToday: `${((gas / today) * 100).toFixed(1)} %`,
+          gasPerPayment: Math.round(spent.gas),
+          bytesPerPayment: Math.round(spent.bytes),
+          usdPerPayment: usd(spent.gas),
+          ofToday: `${((spent.gas / today.gas) * 100).toFixed(1)} %`,
+          ofTodayBytes: `${((spent.bytes / today.bytes) * 100).toFixed(1)} %`,
         });
+
+      const todayToken = await todayTokenCost(anvil, feePayer, token, merchant, amount);
       add(net.tokenName, "fresh address + top-up + transfer", null, todayToken, todayToken);
       for (const n of BATCHES)
-        add(net.tokenName, "forwarders", n, (await flushGas(anvil, feePayer, factory, token, merchant, n, amount, false)).first / n, todayToken);
-      add(
-        net.tokenName,
-        "forwarders, again",
-        100,
-        (await flushGas(anvil, feePayer, factory, token, merchant, 100, amount, true)).again / 100,
-        todayToken,
-      );
-      add(net.coin, "fresh address sends it on", null, todayCoin, todayCoin);
-      for (const n of BATCHES)
-        add(net.coin, "forwarders", n, (await flushGas(anvil, feePayer, factory, null, merchant, n, 10n ** 17n, false)).first / n, todayCoin);
+        add(net.tokenName, "forwarders", n, per(await flushCost(anvil, feePayer, factory, token, merchant, n, amount, 1), n), todayToken);
+      add(net.tokenName, "forwarders, again", 100, per(await flushCost(anvil, feePayer, factory, token, merchant, 100, amount, 2), 100), todayToken);
+      if (net.coinPaid) {
+        const todayCoin = await todayCoinCost(anvil, merchant);
+        add(net.feeCoin, "fresh address sends it on", null, todayCoin, todayCoin);
+        for (const n of BATCHES)
+          add(net.feeCoin, "forwarders", n, per(await flushCost(anvil, feePayer, factory, null, merchant, n, 10n ** 17n, 1), n), todayCoin);
+      }
+    } finally {
+      await anvil.stop();
     }
-  } finally {
-    await anvil.stop();
   }
 
-  console.log("| network | paid in | way | per flush | gas per payment | USD per payment | of today's gas |");
-  console.log("|---|---|---|---:|---:|---:|---:|");
+  console.log("| network | paid in | way | per flush | gas per payment | USD per payment | of today's gas | bytes per payment | of today's bytes |");
+  console.log("|---|---|---|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     console.log(
-      `| ${r.network} | ${r.paid} | ${r.way} | ${r.perFlush ?? ""} | ${r.gasPerPayment.toLocaleString("en-US")} | ${r.usdPerPayment} | ${r.ofToday} |`,
+      `| ${r.network} | ${r.paid} | ${r.way} | ${r.perFlush ?? ""} | ${r.gasPerPayment.toLocaleString("en-US")} | ${r.usdPerPayment} | ${r.ofToday} | ${r.bytesPerPayment} | ${r.ofTodayBytes} |`,
     );
   }
-  console.log(
-    `gas prices: ${NETWORKS.map((n) => `${n.network} ${n.gwei} gwei`).join(", ")}; rates: ${NETWORKS.map((n) => `${n.coin} ${DEFAULT_TEST_RATES[n.coin]?.USD} USD`).join(", ")}`,
-  );
+  const rates = [...new Map(NETWORKS.map((n) => [n.feeCoin, `${n.feeCoin} ${n.usdRate} USD`])).values()];
+  console.log(`gas prices: ${NETWORKS.map((n) => `${n.network} ${n.gwei} gwei`).join(", ")}; rates: ${rates.join(", ")}`);
   mkdirSync(new URL("results/", import.meta.url), { recursive: true });
   writeFileSync(new URL("results/settle.json", import.meta.url), `${JSON.stringify({ at: new Date().toISOString(), rows }, null, 2)}\n`);
 
   const misses = rows.filter(
-    (r) => r.way === "forwarders" && r.perFlush === 100 && !NETWORKS.some((n) => n.coin === r.paid) && Number.parseFloat(r.ofToday) > GOAL * 100,
+    (r) => r.way === "forwarders" && r.perFlush === 100 && !NETWORKS.some((n) => n.feeCoin === r.paid) && Number.parseFloat(r.ofToday) > GOAL * 100,
   );
   for (const r of misses)
     console.log(`goal missed: ${r.network} ${r.paid} at 100 per flush uses ${r.ofToday} of today's gas (goal: at most ${GOAL * 100} %)`);
@@ -199,32 +217,35 @@ async function tronRows(): Promise<TronRow[]> {
 }
 
 /** Today's way for a token, averaged: a fresh address is paid, topped up by the fee wallet, and sends the token on. */
-async function todayTokenGas(anvil: Anvil, feeWallet: Signer, token: string, merchant: string, amount: bigint): Promise<number> {
-  let total = 0;
+async function todayTokenCost(anvil: Anvil, feeWallet: Signer, token: string, merchant: string, amount: bigint): Promise<Spent> {
+  const spent: SentReceipt[] = [];
   for (let i = 0; i < TODAY_SAMPLES; i++) {
     const address = signerOf(anvil);
     await mint(anvil, token, address.address, amount); // the customer's payment
     const transfer = abiCall("transfer(address,uint256)", merchant, amount);
     const gas = BigInt(String(await anvil.send("eth_estimateGas", [{ from: address.address, to: token, data: transfer }])));
-    total += gasOf(await feeWallet.send({ to: address.address, value: gas * 2_000_000_000n }));
-    total += gasOf(await address.send({ to: token, data: transfer, gas }));
+    spent.push(await feeWallet.send({ to: address.address, value: gas * 2_000_000_000n }));
+    spent.push(await address.send({ to: token, data: transfer, gas }));
   }
-  return total / TODAY_SAMPLES;
+  return per(spentBy(...spent), TODAY_SAMPLES);
 }
 
 /** Today's way for the coin: the paid address sends it on, paying its own gas. */
-async function todayCoinGas(anvil: Anvil, merchant: string): Promise<number> {
-  let total = 0;
+async function todayCoinCost(anvil: Anvil, merchant: string): Promise<Spent> {
+  const spent: SentReceipt[] = [];
   for (let i = 0; i < TODAY_SAMPLES; i++) {
     const address = await fundedSigner(anvil, 10n ** 17n);
     const left = (await coinBalance(anvil, address.address)) - 21_000n * 2_000_000_000n;
-    total += gasOf(await address.send({ to: merchant, value: left, gas: 21_000n }));
+    spent.push(await address.send({ to: merchant, value: left, gas: 21_000n }));
   }
-  return total / TODAY_SAMPLES;
+  return per(spentBy(...spent), TODAY_SAMPLES);
 }
 
-/** n payments to n new forwarders, flushed in one transaction; `again`: paid once more and flushed a second time. */
-async function flushGas(
+/**
+ * n payments to n new forwarders, flushed in one transaction; each later round pays and flushes the
+ * same forwarders again. What the last round's flush cost.
+ */
+async function flushCost(
   anvil: Anvil,
   feePayer: Signer,
   factory: string,
@@ -232,22 +253,20 @@ async function flushGas(
   merchant: string,
   n: number,
   amount: bigint,
-  again: boolean,
-): Promise<{ first: number; again: number }> {
+  rounds: number,
+): Promise<Spent> {
   const deposits: Deposit[] = Array.from({ length: n }, () => ({ destination: merchant, salt: paymentSalt(randomBytes(16).toString("hex")) }));
-  const pay = async () => {
+  const tokens = token === null ? [] : [token];
+  let last: Spent = { gas: 0, bytes: 0 };
+  for (let round = 0; round < rounds; round++) {
     for (const d of deposits) {
       const at = forwarderAddress(factory, d);
       if (token === null) await anvil.sendTransaction({ to: at, value: amount });
       else await mint(anvil, token, at, amount);
     }
-  };
-  const tokens = token === null ? [] : [token];
-  await pay();
-  const first = gasOf(await feePayer.send({ to: factory, data: encodeFlush(deposits, tokens) }));
-  if (!again) return { first, again: 0 };
-  await pay();
-  return { first, again: gasOf(await feePayer.send({ to: factory, data: encodeFlush(deposits, tokens) })) };
+    last = spentBy(await feePayer.send({ to: factory, data: encodeFlush(deposits, tokens) }));
+  }
+  return last;
 }
 
 await main();

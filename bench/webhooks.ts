@@ -145,7 +145,7 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
         );
         // Held back until every worker is up, so that none starts with a head start. Shifted, not set:
         // equal due times would make each claim sort the whole backlog (seen: ~35 events/s).
-        await rt.database.db.$executeRaw`UPDATE webhook_events SET next_attempt_at = next_attempt_at + interval '1 day'`;
+        await rt.database.db.$executeRaw`UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at + interval '1 day'`;
       },
       () => `${commits.size} written`,
     );
@@ -154,7 +154,7 @@ async function runScenario(s: Scenario, settings: Settings, receiver: WebhookRec
       () => startWorkers(s.dispatchers, env, database.url, cleanup),
       () => "running",
     );
-    await rt.database.db.$executeRaw`UPDATE webhook_events SET next_attempt_at = next_attempt_at - interval '1 day'`;
+    await rt.database.db.$executeRaw`UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at - interval '1 day'`;
   } else {
     workers = await phase(
       `${tag} start ${s.dispatchers} worker(s)`,

@@ -99,7 +99,10 @@ export interface RuntimeOverrides {
   secrets?: SecretBox;
   /** The clock of the gateway, its credentials and the webhook dispatcher (a test moves it past an end); the system's by default. */
   clock?: Clock;
-  /** The rate limiter's counters (the database's by default) and clock (the system's). */
+  /**
+   * The rate limiter's counters (the database's by default) and clock (the gateway's by default: the
+   * limiter prunes the counters that the sign-in throttles write too, so one clock must end their windows).
+   */
   rateLimits?: { counters?: RateLimitCounters; clock?: Clock };
   /** Who hears of handed-out addresses (the chains by default); null: nobody, the watcher's pass takes them (a test of that). */
   addressWatch?: AddressWatch | null;
@@ -135,7 +138,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   // Before the gateway: a dashboard user's redelivery goes through it.
   const webhooks = new WebhookDispatcher(
     {
-      deliveries: new WebhookDeliveries(stores.webhookEvents, clock, { scheduleMs: config.webhooks.retryScheduleMs }, stores.webhookEndpoints),
+      deliveries: new WebhookDeliveries(stores.webhookEndpoints, clock, { scheduleMs: config.webhooks.retryScheduleMs }),
       secrets,
       clock,
       log: overrides.log ?? ((line) => console.error(line)),
@@ -258,7 +261,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
     rateLimiter: new RateLimiter(
       overrides.rateLimits?.counters ?? rateLimitCounters(database.db),
       config.rateLimits,
-      overrides.rateLimits?.clock ?? systemClock,
+      overrides.rateLimits?.clock ?? clock,
     ),
     webhooks,
     expiry,

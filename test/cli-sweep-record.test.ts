@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { itRefusesBadArgs, useCli, type BadArgs } from "./support/cli.ts";
 
-const paygate = useCli({ inProcess: true, env: { PAYGATE_ETH_TEST_RPC_URL: "none" } });
+const paygate = useCli({ inProcess: true, env: { PAYGATE_ETH_TEST_RPC_URL: "none", PAYGATE_TRON_TEST_RPC_URL: "none" } });
 const HASH = `0x${"ab".repeat(32)}`;
 const dir = mkdtempSync(path.join(tmpdir(), "paygate-sweep-record-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +29,11 @@ describe("paygate settlement sweep-record and sweeps", () => {
     const report = path.join(dir, "report.json");
     writeFileSync(report, JSON.stringify({ network: "ethereum", sweeps: [{ tx_hash: "0x12", top_up_tx_hash: null }] }));
     const cases: [string[], string][] = [
-      [["--network", "tron", "--tx-hash", HASH], "network: TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions"],
+      [["--network", "litecoin", "--tx-hash", HASH], "network: network must be one of ethereum, bsc, base, polygon, arbitrum, tron (got 'litecoin')"],
+      [
+        ["--network", "tron", "--tx-hash", HASH],
+        "The TRON Nile testnet node's HTTP API (PAYGATE_TRON_TEST_HTTP_URL) cannot be asked about the sweep's transactions (none is configured); nothing was recorded",
+      ],
       [["--network", "ethereum", "--file", report], "sweeps.0.tx_hash: sweeps.0.tx_hash must be a transaction hash: 64 hexadecimal digits"],
       [["--network", "ethereum", "--tx-hash", HASH, "--top-up", HASH], `top_up_tx_hash: ${HASH} cannot be its own top-up`],
       [
@@ -47,7 +51,11 @@ describe("paygate settlement sweep-record and sweeps", () => {
   const other = path.join(dir, "bsc.json");
   writeFileSync(other, JSON.stringify({ network: "bsc", sweeps: [] }));
   const badArgs: BadArgs[] = [
-    ["a record without --network", ["settlement", "sweep-record", "--merchant", "1", "--tx-hash", HASH], /--network is required: the EVM network/],
+    [
+      "a record without --network",
+      ["settlement", "sweep-record", "--merchant", "1", "--tx-hash", HASH],
+      /--network is required: the network the sweeps were sent on \(an EVM network or tron\)\./,
+    ],
     [
       "a record with neither --tx-hash nor --file",
       ["settlement", "sweep-record", "--merchant", "1", "--network", "ethereum"],

@@ -313,3 +313,25 @@ describe("dashboard account settings", () => {
     expect(() => loadConfig({ PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES: "0" })).toThrow(/PAYGATE_DASHBOARD_REAUTHENTICATION_MINUTES/);
   });
 });
+
+describe("TRON's HTTP API (recording TRON sweeps)", () => {
+  it("is the JSON-RPC's host without /jsonrpc by default, none beside a bare node URL, and what the variable says", () => {
+    expect(loadConfig({}).chains.tronHttp).toEqual({ live: "https://api.trongrid.io", test: "https://nile.trongrid.io" });
+    expect(
+      loadConfig({ PAYGATE_TRON_RPC_URL: "https://tron.example.com/v1/key/jsonrpc/", PAYGATE_TRON_TEST_RPC_URL: "http://127.0.0.1:8545" }).chains
+        .tronHttp,
+    ).toEqual({
+      live: "https://tron.example.com/v1/key",
+      test: undefined,
+    });
+    const set = loadConfig({ PAYGATE_TRON_HTTP_URL: "http://10.0.0.5:8090", PAYGATE_TRON_TEST_HTTP_URL: "none" }).chains.tronHttp;
+    expect(set).toEqual({ live: "http://10.0.0.5:8090", test: undefined });
+    expect(loadConfig({ PAYGATE_TRON_TEST_RPC_URL: "none" }).chains.tronHttp?.test).toBeUndefined();
+  });
+
+  it("refuses what is no http(s) URL, naming the variable", () => {
+    expect(() => loadConfig({ PAYGATE_TRON_HTTP_URL: "tron.example.com:8090" })).toThrow(
+      /PAYGATE_TRON_HTTP_URL.*must be an http\(s\) URL of the node's HTTP API, or none/,
+    );
+  });
+});

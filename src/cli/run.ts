@@ -306,7 +306,7 @@ function buildProgram(ctx: CliContext): Command {
     .option("--starting-after <id>", "the previous plan's next_starting_after");
   act(sweepPlanCommand, () => settlement.settlementSweepPlan(ctx, sweepPlanCommand.opts<settlement.SettlementOptions>()));
   const sweepRecordCommand = settlementCommand("settlementSweepRecord")
-    .option("--network <network>", "the EVM network the sweeps were sent on (required)")
+    .option("--network <network>", "the network the sweeps were sent on: an EVM network or tron (required)")
     .option("--tx-hash <hash>", "one sweep's transaction")
     .option("--top-up <hash>", "with --tx-hash: the fee wallet's top-up that paid its gas")
     .option("--file <path>", "what tools/sweep --execute --report printed");

@@ -222,7 +222,7 @@ const sweepLine = (s: SweepView) =>
 /** What the command posts: one hash (and its top-up) or the tool's report file, whose network must be the one given. */
 function sweepRecordBody(options: SettlementOptions): Record<string, unknown> {
   const network = options.network;
-  if (network === undefined) throw new UsageError("--network is required: the EVM network the sweeps were sent on.");
+  if (network === undefined) throw new UsageError("--network is required: the network the sweeps were sent on (an EVM network or tron).");
   if ((options.txHash === undefined) === (options.file === undefined)) throw new UsageError("give either --tx-hash HASH or --file REPORT.json.");
   if (options.file === undefined)
     return { network, tx_hash: options.txHash, ...(options.topUp === undefined ? {} : { top_up_tx_hash: options.topUp }) };

@@ -227,7 +227,7 @@ export interface DeliveryReport {
   outcome: EventOutcome;
   /** Null when nothing was sent (no URL for the event's mode, or another dispatcher took it first). */
   attempt: AttemptRecord | null;
-  /** A delivery to an endpoint other than the mode's first (issue 27): its id and endpoint. */
+  /** The delivery (`wd_…`), absent when nothing was queued (no URL for the mode); its endpoint, absent also once removed. */
   deliveryId?: string;
   endpointId?: string;
 }

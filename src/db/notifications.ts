@@ -9,8 +9,8 @@ import { Prisma } from "./generated/client.ts";
 
 export const CHANGES_CHANNEL = "paygate_changes";
 /**
- * Notified by the outbox's triggers when an event or a delivery becomes due for an attempt (migration
- * 20261127060000), with an empty payload: one notification per database transaction.
+ * Notified by the deliveries' triggers when a delivery becomes due for an attempt (written, or set back to
+ * PENDING: migrations 20261127060000 and one_delivery_queue), with an empty payload: one notification per database transaction.
  */
 export const DELIVERIES_DUE_CHANNEL = "paygate_deliveries_due";
 const DELIVERIES_DUE: TransactionChange = { kind: "deliveries-due" };

@@ -168,10 +168,10 @@ export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.
   const values = events.map(
     (e) =>
       Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}::text, ${e.refundId}::text, ${e.subjectId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},
-        ${e.nextAttemptAt.toISOString()}::timestamptz, ${e.createdAt.toISOString()}::timestamptz, ${e.subjectRound ?? 0}::int)`,
+        ${e.createdAt.toISOString()}::timestamptz, ${e.subjectRound ?? 0}::int)`,
   );
   return Prisma.sql`
-    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, next_attempt_at, created_at, subject_round)
+    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, created_at, subject_round)
     SELECT e.* FROM (VALUES ${Prisma.join(values)}) AS e${onlyIf ? Prisma.sql` WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : Prisma.empty}
     ON CONFLICT DO NOTHING
     RETURNING transaction_id AS "transactionId"`;

@@ -8,7 +8,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from "../core/money/currencies.ts";
 import type { PoolStats } from "../db/adapters.ts";
 import type { Clock } from "../core/ports.ts";
-import type { WebhookBacklog } from "../core/stores/webhook-events.ts";
+import type { WebhookBacklog } from "../core/stores/webhook-endpoints.ts";
 import type { EventOutcome } from "../core/records/events.ts";
 import type {
   ChainNodeHealthView,
@@ -364,8 +364,8 @@ export class PaygateMetrics
   }
 
   /**
-   * The webhook backlog (the outbox: the mode's first endpoint; and the deliveries to the other endpoints), and the
-   * pool's connections on PostgreSQL: read at each scrape.
+   * The webhook backlog (the deliveries to the modes' first endpoints, and those to the other endpoints: one queue,
+   * two gauge families whose names operators' alerts use), and the pool's connections on PostgreSQL: read at each scrape.
    */
   observeDatabase(
     reads: {
@@ -381,7 +381,7 @@ export class PaygateMetrics
   }
 
   /**
-   * Gauges of the outbox, from one indexed query per scrape (shared by the three gauges). If the
+   * Gauges of the first endpoints' deliveries, from one indexed query per scrape (shared by the three gauges). If the
    * database cannot be read they show NaN for that scrape, and the rest of the scrape still answers.
    */
   observeWebhookBacklog(webhookBacklog: () => Promise<WebhookBacklog>, clock: Clock): void {

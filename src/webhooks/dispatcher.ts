@@ -1,13 +1,12 @@
-// The webhook delivery job: takes due events from the outbox, signs and POSTs them to the merchant's URL
-// for the event's mode, and hands each result to the core, which records the attempt and decides the
-// retry (src/core/webhooks/deliveries.ts). Runs inside the service or alone (`paygate worker`); any
-// number of dispatchers may share one PostgreSQL database.
+// The webhook delivery job: takes due deliveries (an event for one endpoint: the merchant's URL of the
+// mode, or another endpoint), signs and POSTs them, and hands each result to the core, which records the
+// attempt and decides the retry (src/core/webhooks/deliveries.ts). Runs inside the service or alone
+// (`paygate worker`); any number of dispatchers may share one PostgreSQL database.
 import type { WebhookConfig } from "./config.ts";
 import { isDatabaseOutage } from "../core/errors.ts";
 import { shownResponseBody } from "../core/private-targets.ts";
 import { signingSecrets } from "../core/webhooks/secrets.ts";
 import {
-  CLAIM_KINDS,
   type Claimed,
   type ClaimSettlement,
   type EndpointAttemptResult,
@@ -23,8 +22,6 @@ import type { WebhookMetrics } from "../observability/hooks.ts";
 import { deliver, type DeliveryRequest, type DeliveryResult } from "./http-sender.ts";
 import { signatureHeaders } from "./signing.ts";
 
-/** Events without a URL skipped per statement. */
-const SKIP_BATCH = 1000;
 /** How long a wake-up waits for more notifications, so that a burst of events is claimed in one query. */
 const WAKE_DEBOUNCE_MS = 2;
 /**
@@ -50,7 +47,7 @@ const HEALTHY_CACHE_MS = 60_000;
 const DISABLE_AFTER_MS_DEFAULT = 72 * 3_600_000;
 
 export interface DispatcherDeps {
-  /** The outbox's rules (claims, outcomes and retries, redelivery), over its store. */
+  /** The delivery rules (claims, outcomes and retries, redelivery), over the deliveries' store. */
   deliveries: WebhookDeliveries;
   secrets: SecretBox;
   /** The time an attempt is signed with. */
@@ -91,8 +88,6 @@ export class WebhookDispatcher implements EventRedelivery {
     reject: (error: unknown) => void;
   }[] = [];
   private flushing = false;
-  /** When the loop last looked for events without a URL; it looks once per poll interval. */
-  private skippedAt = 0;
   private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>;
   private readonly log: (line: string) => void;
   /** Endpoints whose last attempt here succeeded (their failing streak cleared), and when (performance.now()). */
@@ -134,9 +129,9 @@ export class WebhookDispatcher implements EventRedelivery {
   }
 
   /**
-   * An attempt fell due (or notifications may have been missed): look now, after a short debounce. It
-   * hears the outbox's due notices only, not transactions' changes: the event a change wrote may be
-   * due for no endpoint (a mode without a URL), and the outbox announces the ones that are.
+   * A delivery fell due (or notifications may have been missed): look now, after a short debounce. It
+   * hears the deliveries' due notices only, not transactions' changes: the event a change wrote may go
+   * to no endpoint (a mode without a URL), and only a written delivery announces itself.
    */
   private readonly onChange = (): void => {
     this.wakeSoon();
@@ -157,13 +152,10 @@ export class WebhookDispatcher implements EventRedelivery {
   /** Delivers everything due now, waiting for each attempt: for the CLI and tests. Returns the reports. */
   async drain(): Promise<DeliveryReport[]> {
     const reports: DeliveryReport[] = [];
-    while ((await this.skipUnroutable()) === SKIP_BATCH);
-    for (const kind of CLAIM_KINDS) {
-      for (;;) {
-        const claimed = await this.deps.deliveries.claim(kind, this.settings.concurrency, this.leaseMs);
-        if (claimed.length === 0) break;
-        reports.push(...(await Promise.all(claimed.map((work) => this.attempt(work, "schedule")))));
-      }
+    for (;;) {
+      const claimed = await this.deps.deliveries.claim(this.settings.concurrency, this.leaseMs);
+      if (claimed.length === 0) break;
+      reports.push(...(await Promise.all(claimed.map((work) => this.attempt(work, "schedule")))));
     }
     return reports;
   }
@@ -178,21 +170,11 @@ export class WebhookDispatcher implements EventRedelivery {
     while (!this.stopping) {
       const free = this.settings.concurrency - this.inFlight.size;
       let claimed = 0;
-      let skipped = 0;
       if (free > 0) {
         try {
-          // Events without a URL are few and none is urgent: once per poll interval, not per claim.
-          if (performance.now() - this.skippedAt >= this.settings.pollMs) {
-            skipped = await this.skipUnroutable();
-            if (skipped < SKIP_BATCH) this.skippedAt = performance.now();
-          }
-          // Events first; the slots they leave go to the deliveries to the other endpoints (issue 27).
-          for (const kind of CLAIM_KINDS) {
-            if (claimed === free) break;
-            const taken = await this.deps.deliveries.claim(kind, free - claimed, this.leaseMs);
-            claimed += taken.length;
-            for (const work of taken) this.track(work);
-          }
+          const taken = await this.deps.deliveries.claim(free, this.leaseMs);
+          claimed = taken.length;
+          for (const work of taken) this.track(work);
           this.caughtUp = claimed < free;
           failures = 0;
         } catch (error) {
@@ -200,7 +182,7 @@ export class WebhookDispatcher implements EventRedelivery {
           if (!isDatabaseOutage(error)) this.log(`webhooks: could not read the outbox (${(error as Error).message}); retrying`);
         }
       }
-      if ((claimed > 0 && claimed === free) || skipped === SKIP_BATCH) continue; // more may be due
+      if (claimed > 0 && claimed === free) continue; // more may be due
       await this.pause(failures > 0 ? Math.min(30_000, this.settings.pollMs * 2 ** failures) : this.settings.pollMs);
     }
     await Promise.all(this.inFlight);
@@ -209,7 +191,7 @@ export class WebhookDispatcher implements EventRedelivery {
   private track(claimed: Claimed): void {
     const work = this.attempt(claimed, "schedule").then(
       () => {},
-      (error: unknown) => this.log(`webhooks: ${claimed.kind} ${claimed.id} could not be settled (${(error as Error).message}); it will be retried`),
+      (error: unknown) => this.log(`webhooks: delivery ${claimed.id} could not be settled (${(error as Error).message}); it will be retried`),
     );
     this.inFlight.add(work);
     void work.finally(() => {
@@ -243,26 +225,23 @@ export class WebhookDispatcher implements EventRedelivery {
     });
   }
 
-  private skipUnroutable(): Promise<number> {
-    return this.deps.deliveries.skipUnroutable(SKIP_BATCH);
-  }
-
   /**
-   * One attempt of an event to its mode's first endpoint or of a delivery to another endpoint (issue 27):
-   * signed with its secret(s), retried on its own schedule, Retry-After honoured as the core decides.
+   * One attempt of a delivery to its endpoint: signed with the endpoint's secret(s), retried on its own
+   * schedule, Retry-After honoured as the core decides.
    */
   private async attempt(claimed: Claimed, trigger: AttemptRecord["trigger"]): Promise<DeliveryReport> {
-    const { url } = claimed;
-    if (!url) {
-      // The URL was removed after the event was claimed (or an operator redelivers it): skipped, never retried.
+    const { endpoint } = claimed;
+    if (!endpoint) {
+      // Its endpoint (the first one goes with its URL) was removed after it was claimed: skipped, never retried.
       const settlement: ClaimSettlement = { claimed, outcome: { state: "SKIPPED" }, attempt: null };
       await this.settle(settlement);
       return reportOf(settlement);
     }
     const attemptedAt = this.deps.clock.now();
     // Both secrets during a rotation's 24-hour overlap (src/core/webhooks/secrets.ts).
-    const secrets = signingSecrets(claimed.secrets, attemptedAt, this.deps.secrets);
+    const secrets = signingSecrets(endpoint.secrets, attemptedAt, this.deps.secrets);
     const headers = { ...signatureHeaders(secrets, claimed.eventId, attemptedAt, claimed.body) };
+    const { url } = endpoint;
     const result = await this.send({
       url,
       headers,
@@ -286,15 +265,14 @@ export class WebhookDispatcher implements EventRedelivery {
     // The receiver may have asked for time (429 or 503 with Retry-After): the core decides how much it gets.
     const outcome = this.deps.deliveries.outcomeOf(claimed, result.ok, result);
     this.deps.metrics?.webhookAttempt(outcome, claimed.createdAt, trigger);
-    const health = claimed.endpointId ? { endpointId: claimed.endpointId, succeeded: result.ok, at: attemptedAt } : null;
+    const health = { endpointId: endpoint.id, succeeded: result.ok, at: attemptedAt };
     const settlement: ClaimSettlement = { claimed, outcome, attempt };
     await this.settle(settlement, health);
     if (!result.ok) {
       const asked = attempt.retryAfter === null ? "" : ` asking to retry after ${JSON.stringify(attempt.retryAfter)}`;
       const what = result.statusCode === null ? (result.error ?? "no response") : `HTTP ${result.statusCode}${asked}`;
       const next = outcome.state === "PENDING" ? `retry at ${outcome.nextAttemptAt.toISOString()}` : "no retries left";
-      const to = claimed.kind === "event" ? "" : `endpoint ${claimed.endpointId} of `;
-      this.log(`webhooks: ${claimed.type} ${claimed.eventId} to ${to}merchant ${claimed.merchantId} failed (${what}); ${next}`);
+      this.log(`webhooks: ${claimed.type} ${claimed.eventId} to endpoint ${endpoint.id} of merchant ${claimed.merchantId} failed (${what}); ${next}`);
     }
     return reportOf(settlement);
   }

@@ -1,13 +1,12 @@
-// The outbox's rules the dispatcher follows (src/core/webhooks/deliveries.ts): what an attempt's result
-// means for its event, on the configured schedule with its jitter.
+// The delivery rules the dispatcher follows (src/core/webhooks/deliveries.ts): what an attempt's result
+// means for its delivery, on the configured schedule with its jitter.
 import { describe, expect, it } from "vitest";
-import { JITTER, nextAttemptAt, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
-import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
+import { type DeliveryQueue, JITTER, nextAttemptAt, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
 
 const now = new Date("2026-11-26T10:00:00.000Z");
 const clock = { now: () => now };
 // outcomeOf reads no store: none of its methods is called here.
-const noStore = {} as WebhookEventStore;
+const noStore = {} as DeliveryQueue;
 
 describe("the webhook retry policy", () => {
   it("delivers on success whatever the attempts so far", () => {

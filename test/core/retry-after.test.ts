@@ -1,8 +1,7 @@
 // A receiver that asks for time (429 or 503 with Retry-After) gets it, bounded: the rule of
 // src/core/webhooks/deliveries.ts, with every hostile form of the header.
 import { describe, expect, it } from "vitest";
-import { MAX_RETRY_AFTER_MS, nextAttemptAfter, retryAfterTime, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
-import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
+import { type DeliveryQueue, MAX_RETRY_AFTER_MS, nextAttemptAfter, retryAfterTime, WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
 
 const now = new Date("2026-11-26T10:00:00.000Z");
 const MINUTE = 60_000;
@@ -85,7 +84,7 @@ describe("the next attempt when the receiver asks for time", () => {
 
   it("adds no attempt: the event fails for good when the schedule is spent", () => {
     expect(nextAttemptAfter(now, 3, policy, { statusCode: 429, retryAfter: "60" })).toBeNull();
-    const deliveries = new WebhookDeliveries({} as WebhookEventStore, { now: () => now }, policy);
+    const deliveries = new WebhookDeliveries({} as DeliveryQueue, { now: () => now }, policy);
     expect(deliveries.outcomeOf({ attemptCount: 2 }, false, { statusCode: 429, retryAfter: "60" })).toEqual({ state: "FAILED" });
     expect(deliveries.outcomeOf({ attemptCount: 0 }, false, { statusCode: 429, retryAfter: "7200" })).toEqual({
       state: "PENDING",

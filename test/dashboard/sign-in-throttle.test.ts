@@ -8,6 +8,9 @@ import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from "../../src/core/dashbo
 import { dashboardFetch, dashboardUser, TEST_PASSWORD, type DashboardAnswer } from "../support/dashboard.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import type { RateLimitCounters } from "../../src/core/rate-limits.ts";
+import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
+import type { Database } from "../../src/db/types.ts";
 
 /**
  * A gateway of its own database (the counters are shared by every gateway on one), taking
@@ -101,6 +104,35 @@ describe("what counts against an e-mail", () => {
     try {
       const answers = await Promise.all(Array.from({ length: 6 }, () => signInFrom(g, "198.51.100.3", "nobody@example.com", "wrong password")));
       expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 429, 429, 429, 429]);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe("the throttles' clock", () => {
+  it("is the rate limiter's too: the limiter prunes the counters the throttles write, so one clock ends their windows", async () => {
+    // An hour behind the system's: had the limiter its own (the system's) clock, its prune would
+    // delete the windows this clock has open, and an address's attempts would start again from none.
+    const clock = manualClock(Date.now() - 3_600_000);
+    const prunedAt: Date[] = [];
+    const counters = (db: Database): RateLimitCounters => {
+      const real = rateLimitCounters(db);
+      return {
+        ...real,
+        prune: (now) => {
+          prunedAt.push(now);
+          return real.prune(now);
+        },
+      };
+    };
+    const limits: SignInLimits = { perEmail: null, perAddress: { limit: 2, windowMs: 60_000 } };
+    const g = await startTestGateway({ clock, dashboard: { signInLimits: limits }, rateLimits: { trustProxy: ["loopback"], counters } });
+    try {
+      const answers = [];
+      for (const email of ["a@example.com", "b@example.com", "c@example.com"]) answers.push(await signInFrom(g, "198.51.100.9", email, "wrong"));
+      expect(answers.map((a) => a.status)).toEqual([401, 401, 429]);
+      expect(prunedAt.map((at) => at.getTime())).toEqual([clock.now().getTime()]);
     } finally {
       await g.close();
     }

@@ -6,7 +6,7 @@ import type { TransactionChange } from "../../src/core/stores/transaction-change
 import { ChangeFeed, changePayload, type NotificationSource, parsePayload } from "../../src/db/notifications.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { initializeBody } from "../support/builders.ts";
-import { firstDelivery, setFirstDelivery } from "../support/first-delivery.ts";
+import { countFirstDeliveries, firstDeliveryOf, setFirstDelivery } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 let keys: Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -90,29 +90,31 @@ describe("notifications", () => {
       return due() - before - 1; // the marker's own
     };
 
-    // A mode without a URL: its event is written SKIPPED and wakes no dispatcher.
+    // A mode without a URL: no endpoint takes its event, nothing is queued, and no dispatcher wakes.
     expect(await dueAfter(initialize)).toBe(0);
-    const skipped = await t.db.webhookEvent.findFirstOrThrow({ where: { merchantId: keys.id }, orderBy: { seq: "desc" } });
-    expect((await firstDelivery(t.db, skipped.id)).state).toBe("SKIPPED");
-    const transactionId = skipped.transactionId as string; // a payment event's
+    const unsent = await t.db.webhookEvent.findFirstOrThrow({ where: { merchantId: keys.id }, orderBy: { seq: "desc" } });
+    expect(await countFirstDeliveries(t.db, { event: { id: unsent.id } })).toBe(0);
 
-    // The same event set back to PENDING (a redelivery) is due again; a PENDING row updated in place is not.
+    // A delivery set back to PENDING (a redelivery) is due again; a PENDING row updated in place is not.
+    const { eventId } = await firstDeliveryOf(t.db, { merchantId: hooked.id });
+    const transactionId = (await t.db.webhookEvent.findUniqueOrThrow({ where: { id: eventId } })).transactionId as string; // a payment event's
+    await setFirstDelivery(t.db, eventId, { state: "SKIPPED" });
     expect(
       await dueAfter(async () => {
-        await setFirstDelivery(t.db, skipped.id, { state: "PENDING" });
+        await setFirstDelivery(t.db, eventId, { state: "PENDING" });
         await t.db.transaction.update({ where: { id: transactionId }, data: { description: "redelivered" } });
         return transactionId;
       }),
     ).toBe(1);
     expect(
       await dueAfter(async () => {
-        await setFirstDelivery(t.db, skipped.id, { attemptCount: 1 });
+        await setFirstDelivery(t.db, eventId, { attemptCount: 1 });
         await t.db.transaction.update({ where: { id: transactionId }, data: { description: "retried" } });
         return transactionId;
       }),
     ).toBe(0);
 
-    // Another endpoint of that mode takes the event: the delivery to it is due, though the event is skipped.
+    // An endpoint of the mode without a URL takes the event: the delivery to it is due.
     const endpoint = await t.post(
       "/v1/webhook_endpoints",
       { url: "https://books.example.com/hooks", enabled_events: ["*"] },

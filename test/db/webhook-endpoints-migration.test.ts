@@ -1,50 +1,12 @@
 // The webhook_endpoints migration runs on a database that already holds merchants with webhook URLs
 // and secrets: each mode's URL, with the sealed secret (and a rotation's previous one), becomes that
 // mode's first endpoint receiving every event; a mode without a URL gets none. Then the merchant's
-// columns keep the first endpoints equal to them, and a written event fans out to the other endpoints.
+// columns keep the first endpoints equal to them, and a written event fans out to every endpoint, the first one too.
 // On PGlite, and on a fresh PostgreSQL database when DATABASE_URL is set.
-import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { listMigrations, MIGRATIONS_DIR } from "../../src/db/migrations.ts";
-import { admin } from "../support/test-database.ts";
+import { openMigrationDatabase } from "../support/migration-database.ts";
 
-interface Sql {
-  exec(sql: string): Promise<void>;
-  rows<T>(sql: string): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-async function openDatabase(): Promise<Sql> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    const lite = new PGlite();
-    return {
-      exec: async (sql) => void (await lite.exec(sql)),
-      rows: async <T>(sql: string) => (await lite.query<T>(sql)).rows,
-      close: () => lite.close(),
-    };
-  }
-  const name = `paygate_test_${randomBytes(6).toString("hex")}`;
-  await admin(adminUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  return {
-    exec: async (sql) => void (await client.query(sql)),
-    rows: async <T>(sql: string) => (await client.query(sql)).rows as T[],
-    close: async () => {
-      await client.end();
-      await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    },
-  };
-}
-
-const db = await openDatabase();
+const db = await openMigrationDatabase();
 afterAll(() => db.close());
 
 interface EndpointRow {
@@ -63,11 +25,7 @@ const endpoints = () =>
 
 describe("the webhook_endpoints migration", () => {
   it("turns each merchant's webhook URL of a mode and its secret into that mode's first endpoint, taking every event", async () => {
-    const folders = (await listMigrations()).migrationDirectories.map((d) => d.path);
-    const at = folders.findIndex((name) => name.endsWith("_webhook_endpoints"));
-    expect(at).toBeGreaterThan(0);
-    const sql = (name: string) => readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8");
-    for (const name of folders.slice(0, at)) await db.exec(await sql(name));
+    await db.upTo("webhook_endpoints");
 
     await db.exec(`
       INSERT INTO merchants (name, live_webhook_url, test_webhook_url, webhook_secret_enc, previous_webhook_secret_enc,
@@ -76,7 +34,7 @@ describe("the webhook_endpoints migration", () => {
         now() + interval '1 hour', now()),
         ('Test Only Ltd', NULL, 'https://test-only.example.com/hooks', 'v1.sealed-test', NULL, NULL, now()),
         ('No Hooks Ltd', NULL, NULL, 'v1.sealed-none', NULL, NULL, now());`);
-    await db.exec(await sql(folders[at]!));
+    await db.apply("webhook_endpoints");
 
     expect(await endpoints()).toEqual([
       expect.objectContaining({
@@ -111,7 +69,7 @@ describe("the webhook_endpoints migration", () => {
     for (const { id } of ids) expect(id).toMatch(/^we_[0-9a-f]{32}$/);
 
     // Later migrations apply on top.
-    for (const name of folders.slice(at + 1)) await db.exec(await sql(name));
+    await db.applyRest("webhook_endpoints");
   });
 
   it("keeps the first endpoints equal to the merchant's URL and secret as they change, and removes one with its URL", async () => {
@@ -125,7 +83,7 @@ describe("the webhook_endpoints migration", () => {
     ]);
   });
 
-  it("fans a written event out to the other enabled endpoints of its merchant and mode whose filter takes it", async () => {
+  it("fans a written event out to every enabled endpoint of its merchant and mode whose filter takes it, the first one with the id wd_ and the event id", async () => {
     await db.exec(`
       INSERT INTO webhook_endpoints (id, merchant_id, is_live, url, enabled_events, secret_enc)
       SELECT 'we_all', id, false, 'https://all.example.com', ARRAY['*'], 'v1.a' FROM merchants WHERE name = 'Both Modes Ltd';
@@ -138,14 +96,21 @@ describe("the webhook_endpoints migration", () => {
       INSERT INTO currencies (id, kind, slug, name, decimals) VALUES (1, 'FIAT', 'USD', 'US dollar', 2) ON CONFLICT DO NOTHING;
       INSERT INTO transactions (id, reference, merchant_id, customer_email, customer_email_key, is_live, initialized_amount, initialized_currency_id, updated_at)
       SELECT '00000000-0000-4000-8000-000000000001', 'bq_fan', id, 'a@example.com', 'a@example.com', false, 10, 1, now() FROM merchants WHERE name = 'Both Modes Ltd';
-      INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
-      SELECT 'evt_one', id, '00000000-0000-4000-8000-000000000001', 'payment.initiated', false, '{}', now(), now() FROM merchants WHERE name = 'Both Modes Ltd';
-      INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, next_attempt_at, created_at)
-      SELECT 'evt_two', id, '00000000-0000-4000-8000-000000000001', 'payment.received', false, '{}', now(), now() FROM merchants WHERE name = 'Both Modes Ltd';`);
-    const deliveries = await db.rows<{ event_id: string; endpoint_id: string; state: string }>(
-      "SELECT event_id, endpoint_id, state::text FROM webhook_deliveries ORDER BY event_id, endpoint_id",
+      INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, created_at)
+      SELECT 'evt_one', id, '00000000-0000-4000-8000-000000000001', 'payment.initiated', false, '{}', now() FROM merchants WHERE name = 'Both Modes Ltd';
+      INSERT INTO webhook_events (id, merchant_id, transaction_id, type, is_live, body, created_at)
+      SELECT 'evt_two', id, '00000000-0000-4000-8000-000000000001', 'payment.received', false, '{}', now() FROM merchants WHERE name = 'Both Modes Ltd';`);
+    const deliveries = await db.rows<{ id: string; event_id: string; endpoint_id: string; is_primary: boolean; state: string }>(
+      `SELECT d.id, d.event_id, d.endpoint_id, e.is_primary, d.state::text FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       ORDER BY d.event_id, e.is_primary DESC, d.endpoint_id`,
     );
-    expect(deliveries).toEqual([
+    // The mode's first endpoint (test mode of Both Modes Ltd, every event) is one of them, its delivery wd_ and the event id.
+    const first = deliveries.filter((d) => d.is_primary);
+    expect(first.map(({ id, event_id, state }) => ({ id, event_id, state }))).toEqual([
+      { id: "wd_evt_one", event_id: "evt_one", state: "PENDING" },
+      { id: "wd_evt_two", event_id: "evt_two", state: "PENDING" },
+    ]);
+    expect(deliveries.filter((d) => !d.is_primary).map(({ event_id, endpoint_id, state }) => ({ event_id, endpoint_id, state }))).toEqual([
       { event_id: "evt_one", endpoint_id: "we_all", state: "PENDING" },
       { event_id: "evt_two", endpoint_id: "we_all", state: "PENDING" },
       { event_id: "evt_two", endpoint_id: "we_received", state: "PENDING" },

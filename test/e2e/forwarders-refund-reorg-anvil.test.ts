@@ -12,7 +12,7 @@ import { addressOfPrivateKey, signEip1559 } from "../../src/rails/evm/signing.ts
 import { toChecksumAddress } from "../../src/rails/wallets/addresses.ts";
 import { USDT_SEPOLIA_CONTRACT } from "../../src/rails/wallets/networks.ts";
 import { DEV_ACCOUNT, startAnvil, type Anvil } from "../support/anvil.ts";
-import { abiCall, balanceOf, coinBalance, deployFactory, mint, TEST_TOKENS } from "../support/forwarders.ts";
+import { abiCall, balanceOf, coinBalance, deployFactory, mint, receiptOf, TEST_TOKENS } from "../support/forwarders.ts";
 import { decimalOf, dueUnits } from "./evm.ts";
 import { startE2eService, type E2eService, type Transaction } from "./service.ts";
 
@@ -282,8 +282,8 @@ describe("a flush mined again in another block", () => {
     // The reorganisation mines the same transaction again, in another block (a block with another hash).
     await anvil.revert(snapshot);
     await anvil.mine(1);
-    await anvil.send("eth_sendRawTransaction", [rawTx]);
-    const moved = (await anvil.send("eth_getTransactionReceipt", [flush.tx_hash])) as { blockNumber: string; blockHash: string };
+    // Anvil answers with the hash, then mines its block: wait for the receipt.
+    const moved = await receiptOf(anvil, String(await anvil.send("eth_sendRawTransaction", [rawTx])));
     expect(moved.blockHash).not.toBe(flush.block_hash);
 
     const report = await service.runtime.gateway.settlement.flushPass({ minPayments: 100, maxAgeMs: 3_600_000_000 });

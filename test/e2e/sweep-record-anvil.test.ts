@@ -327,11 +327,10 @@ describe("recording sweeps on anvil", () => {
 
     const invalid: [unknown, string, string][] = [
       [
-        { network: "tron", tx_hash: unknownHash },
+        { network: "litecoin", tx_hash: unknownHash },
         "network",
-        "TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions (docs/settlement.md)",
+        "network must be one of ethereum, bsc, base, polygon, arbitrum, tron (got 'litecoin')",
       ],
-      [{ network: "litecoin", tx_hash: unknownHash }, "network", "network must be one of ethereum, bsc, base, polygon, arbitrum (got 'litecoin')"],
       [{ network: "ethereum", tx_hash: "0x1234" }, "tx_hash", "tx_hash must be a transaction hash: 64 hexadecimal digits"],
       [{ network: "ethereum" }, "tx_hash", "give either tx_hash (one sweep) or sweeps (what tools/sweep --report prints), not both"],
       [{ network: "ethereum", tx_hash: unknownHash, top_up_tx_hash: unknownHash }, "top_up_tx_hash", `${unknownHash} cannot be its own top-up`],

@@ -218,8 +218,12 @@ describe("settlement over GraphQL", () => {
     ]);
     const first = await graph(key, `{ sweeps(first: 0) { id } }`);
     expect(first.errors?.[0]?.extensions).toMatchObject({ status: 400, reason: "invalid_list_parameter" });
-    const network = await graph(key, `{ sweeps(network: "tron") { id } }`);
-    expect(network.errors?.[0]?.extensions.errors).toEqual([{ field: "network", message: "must be one of ethereum, bsc, base, polygon, arbitrum" }]);
+    const network = await graph(key, `{ sweeps(network: "litecoin") { id } }`);
+    expect(network.errors?.[0]?.extensions.errors).toEqual([
+      { field: "network", message: "must be one of ethereum, bsc, base, polygon, arbitrum, tron" },
+    ]);
+    const onTron = await graph(key, `{ sweeps(network: "tron") { id } }`);
+    expect([onTron.errors, onTron.data?.sweeps]).toEqual([undefined, []]);
     const cursor = await graph(key, `{ flushes(after: "fl_00000000-0000-4000-8000-000000000000") { id } }`);
     expect(cursor.errors?.[0]?.extensions).toMatchObject({ status: 400, reason: "unknown_cursor" });
     const publicKey = await graph(merchant.testPublicKey, `{ sweeps { id } }`);

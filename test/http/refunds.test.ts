@@ -200,7 +200,6 @@ describe("making a refund", () => {
           type: "refund.created",
           isLive: false,
           body: "{}",
-          nextAttemptAt: new Date(),
           createdAt: new Date(),
         },
       }),

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
 import type { ChainWatcher } from "../../src/core/ports.ts";
 import { openDatabase } from "../../src/db/database.ts";
-import { webhookEventStore } from "../../src/db/stores/webhook-events.ts";
+import { webhookEndpointStore } from "../../src/db/stores/webhook-endpoints.ts";
 import type { Database } from "../../src/db/types.ts";
 import { ExpiryScheduler } from "../../src/jobs/expiry-scheduler.ts";
 import { PaymentWatcher } from "../../src/jobs/payment-watcher.ts";
@@ -364,7 +364,7 @@ describe("database gauges", () => {
   it("read the webhook backlog as NaN when the database cannot answer, and the scrape still answers", async () => {
     const metrics = new PaygateMetrics({ defaultMetrics: false });
     const unreachable = { $queryRaw: () => Promise.reject(new Error("connection refused")) } as unknown as Database;
-    metrics.observeDatabase({ webhookBacklog: () => webhookEventStore(unreachable).backlog(new Date()) });
+    metrics.observeDatabase({ webhookBacklog: () => webhookEndpointStore(unreachable).backlog(new Date(), "first") });
     const exposition = parseExposition(await metrics.render());
     expect(exposition.value("paygate_webhook_events_pending")).toBeNaN();
     expect(exposition.value("paygate_webhook_events_due")).toBeNaN();

@@ -120,7 +120,7 @@ describe("the webhook deliveries' backlog on GET /metrics", () => {
     const unreachable = { $queryRaw: () => Promise.reject(new Error("connection refused")) } as unknown as Database;
     metrics.observeDatabase({
       webhookBacklog: () => t.gateway.operator.webhookBacklog(),
-      webhookDeliveriesBacklog: () => webhookEndpointStore(unreachable).backlog(new Date()),
+      webhookDeliveriesBacklog: () => webhookEndpointStore(unreachable).backlog(new Date(), "others"),
     });
     const exposition = parseExposition(await metrics.render());
     for (const name of GAUGES) expect(exposition.value(name), name).toBeNaN();

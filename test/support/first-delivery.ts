@@ -1,16 +1,12 @@
 // The delivery of an event to its mode's first webhook endpoint (the merchant's URL), as the tests read
-// and write it: its state, attempt count, next attempt, delivery time, claim and attempts. Today that
-// state is the event row's own (webhook_events, with the attempts whose delivery_id is NULL); issue 45
-// moves it to the delivery row `wd_<event id>` (docs/plans/one-webhook-model.md), and then only the
-// bodies here change, not the assertions that go through them.
+// and write it: its state, attempt count, next attempt, delivery time, claim and attempts. It is the
+// delivery row `wd_<event id>` (issue 45: one delivery model for every endpoint); an event that no first
+// endpoint took has none.
 import type { DeliveryState } from "../../src/core/records/rows.ts";
 import type { Database, Prisma, WebhookDeliveryAttempt } from "../../src/db/types.ts";
 
-/** Which events, by what the event itself says: the queue's columns are the delivery's, so they are not in it. */
-export type EventWhere = Omit<
-  Prisma.WebhookEventWhereInput,
-  "state" | "attemptCount" | "nextAttemptAt" | "claimToken" | "deliveredAt" | "attempts" | "deliveries" | "AND" | "OR" | "NOT"
->;
+/** Which events, by what the event itself says. */
+export type EventWhere = Omit<Prisma.WebhookEventWhereInput, "attempts" | "deliveries" | "AND" | "OR" | "NOT">;
 
 /** Which first deliveries: those of the events `event` selects, in a state when `state` is given. */
 export interface FirstDeliveryWhere {
@@ -33,43 +29,46 @@ export interface FirstDelivery {
 /** What a test may set on a first delivery (a redelivery's PENDING, a due time, a count). */
 export type FirstDeliveryChange = Partial<Pick<FirstDelivery, "state" | "attemptCount" | "nextAttemptAt" | "deliveredAt" | "claimToken">>;
 
-const withAttempts = { attempts: { where: { deliveryId: null }, orderBy: { id: "asc" } } } as const;
+const withAttempts = { attempts: { orderBy: { id: "asc" } } } as const;
 
-type EventWithAttempts = Prisma.WebhookEventGetPayload<{ include: typeof withAttempts }>;
+/** Every first delivery's id starts so: `wd_` and the event id (`evt_…`). */
+const FIRST = { startsWith: "wd_evt_" } as const;
 
-function firstDeliveryIn(event: EventWithAttempts): FirstDelivery {
-  const { id, state, attemptCount, nextAttemptAt, deliveredAt, claimToken, attempts } = event;
-  return { eventId: id, state, attemptCount, nextAttemptAt, deliveredAt, claimToken, attempts };
+type DeliveryWithAttempts = Prisma.WebhookDeliveryGetPayload<{ include: typeof withAttempts }>;
+
+function firstDeliveryIn(delivery: DeliveryWithAttempts): FirstDelivery {
+  const { eventId, state, attemptCount, nextAttemptAt, deliveredAt, claimToken, attempts } = delivery;
+  return { eventId, state, attemptCount, nextAttemptAt, deliveredAt, claimToken, attempts };
 }
 
-function whereOf({ event, state }: FirstDeliveryWhere): Prisma.WebhookEventWhereInput {
-  return state === undefined ? { ...event } : { ...event, state };
+function whereOf({ event, state }: FirstDeliveryWhere): Prisma.WebhookDeliveryWhereInput {
+  return { id: FIRST, ...(event === undefined ? {} : { event }), ...(state === undefined ? {} : { state }) };
 }
 
-/** The first endpoint's delivery of the event `eventId`; throws when there is no such event. */
+/** The first endpoint's delivery of the event `eventId`; throws when there is none. */
 export async function firstDelivery(db: Database, eventId: string): Promise<FirstDelivery> {
-  return firstDeliveryIn(await db.webhookEvent.findUniqueOrThrow({ where: { id: eventId }, include: withAttempts }));
+  return firstDeliveryIn(await db.webhookDelivery.findUniqueOrThrow({ where: { id: `wd_${eventId}` }, include: withAttempts }));
 }
 
-/** The first endpoint's delivery of the event `where` selects (a transaction's one event, say); throws when none does. */
+/** The first endpoint's delivery of the event `where` selects (a transaction's one event, say); throws when there is none. */
 export async function firstDeliveryOf(db: Database, where: EventWhere): Promise<FirstDelivery> {
-  return firstDeliveryIn(await db.webhookEvent.findFirstOrThrow({ where, include: withAttempts }));
+  return firstDeliveryIn(await db.webhookDelivery.findFirstOrThrow({ where: whereOf({ event: where }), include: withAttempts }));
 }
 
 /** How many first deliveries `where` selects. */
 export function countFirstDeliveries(db: Database, where: FirstDeliveryWhere): Promise<number> {
-  return db.webhookEvent.count({ where: whereOf(where) });
+  return db.webhookDelivery.count({ where: whereOf(where) });
 }
 
 /** The first deliveries of the events `where` selects (every event when not given), counted by state. */
 export async function firstDeliveryStates(db: Database, where: EventWhere = {}): Promise<Array<{ state: DeliveryState; _count: number }>> {
-  const groups = await db.webhookEvent.groupBy({ by: ["state"], where, _count: true, orderBy: { state: "asc" } });
+  const groups = await db.webhookDelivery.groupBy({ by: ["state"], where: whereOf({ event: where }), _count: true, orderBy: { state: "asc" } });
   return groups.map(({ state, _count }) => ({ state, _count }));
 }
 
-/** Sets fields of the first endpoint's delivery of the event `eventId`, as the dispatcher would not; throws when there is no such event. */
+/** Sets fields of the first endpoint's delivery of the event `eventId`, as the dispatcher would not; throws when there is none. */
 export async function setFirstDelivery(db: Database, eventId: string, change: FirstDeliveryChange): Promise<void> {
-  await db.webhookEvent.update({ where: { id: eventId }, data: change });
+  await db.webhookDelivery.update({ where: { id: `wd_${eventId}` }, data: change });
 }
 
 /**
@@ -77,7 +76,7 @@ export async function setFirstDelivery(db: Database, eventId: string, change: Fi
  * oldest due). Throws when it selects none, so that a test cannot go on believing it moved one.
  */
 export async function makeFirstDeliveriesDue(db: Database, where: FirstDeliveryWhere, at = new Date(0)): Promise<number> {
-  const { count } = await db.webhookEvent.updateMany({ where: whereOf(where), data: { nextAttemptAt: at } });
+  const { count } = await db.webhookDelivery.updateMany({ where: whereOf(where), data: { nextAttemptAt: at } });
   if (count === 0) throw new Error(`no first delivery to make due: ${JSON.stringify(where)}`);
   return count;
 }

@@ -23,11 +23,13 @@ export interface Receipt {
   transactionHash: string;
   status: string;
   gasUsed: string;
+  blockNumber: string;
+  blockHash: string;
   contractAddress: string | null;
   logs: { address: string; topics: string[]; data: string }[];
 }
 
-/** A mined transaction's receipt (anvil mines each at once). */
+/** A mined transaction's receipt, waited for: anvil answers a send with the hash, then mines its block. */
 export async function receiptOf(anvil: Anvil, hash: string): Promise<Receipt> {
   for (let waited = 0; waited < 10_000; waited += 10) {
     const receipt = (await anvil.send("eth_getTransactionReceipt", [hash])) as Receipt | null;
@@ -80,7 +82,12 @@ export async function mint(anvil: Anvil, token: string, to: string, amount: bigi
 export interface Signer {
   address: string;
   /** Signs and sends; the receipt once mined (a reverted transaction too: check `status`). */
-  send(tx: { to: string | null; data?: string; value?: bigint; gas?: bigint }): Promise<Receipt>;
+  send(tx: { to: string | null; data?: string; value?: bigint; gas?: bigint }): Promise<SentReceipt>;
+}
+
+/** A signed transaction's receipt and its size: what a rollup's L1 data fee is charged on. */
+export interface SentReceipt extends Receipt {
+  bytes: number;
 }
 
 /** Gas price of every signed transaction: anvil's first base fee is 1 gwei and falls; 2 gwei always covers it. */
@@ -98,7 +105,8 @@ export function signerOf(anvil: Anvil, privateKey: Uint8Array = randomBytes(32))
         { chainId: BigInt(anvil.chainId), nonce, maxPriorityFeePerGas: 0n, maxFeePerGas: MAX_FEE, gas: limit, to, value, data },
         privateKey,
       );
-      return receiptOf(anvil, String(await anvil.send("eth_sendRawTransaction", [raw])));
+      const receipt = await receiptOf(anvil, String(await anvil.send("eth_sendRawTransaction", [raw])));
+      return { ...receipt, bytes: (raw.length - 2) / 2 };
     },
   };
 }

@@ -11,12 +11,12 @@ import { PrivateAllowlist, type PrivateTargets } from "../../src/core/private-ta
 import type { NewMerchant, WalletSetting, WebhookUrls } from "../../src/core/merchants/merchants.ts";
 import { WebhookDispatcher, type DispatcherDeps, type DispatcherSettings } from "../../src/webhooks/dispatcher.ts";
 import { WebhookDeliveries } from "../../src/core/webhooks/deliveries.ts";
-import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
+import type { DeliveryQueue } from "../../src/core/webhooks/deliveries.ts";
 
 /** A test dispatcher's settings, with the core's retry schedule (WebhookDeliveries) among them. */
 export type TestDispatcherSettings = Partial<DispatcherSettings & { retryScheduleMs: readonly number[] }>;
-/** A test dispatcher's parts, with the outbox store and the retries' randomness its core rules are made on. */
-export type TestDispatcherDeps = Partial<Omit<DispatcherDeps, "deliveries"> & { events: WebhookEventStore; random: () => number }>;
+/** A test dispatcher's parts, with the deliveries' store and the retries' randomness its core rules are made on. */
+export type TestDispatcherDeps = Partial<Omit<DispatcherDeps, "deliveries"> & { queue: DeliveryQueue; random: () => number }>;
 import type { Clock, PriceFeed } from "../../src/core/ports.ts";
 import type { RateLimiter, RateLimitCounters, RateLimitPolicy } from "../../src/core/rate-limits.ts";
 import { SecretBox } from "../../src/core/secrets.ts";
@@ -195,11 +195,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const dispatchers: WebhookDispatcher[] = [];
   function makeDispatcher(settings: TestDispatcherSettings, deps: TestDispatcherDeps): WebhookDispatcher {
     const { retryScheduleMs = [60_000], ...rest } = settings;
-    const { events = stores.webhookEvents, random, ...given } = deps;
+    const { queue = stores.webhookEndpoints, random, ...given } = deps;
     const used = { clock, ...given };
     const dispatcher = new WebhookDispatcher(
       {
-        deliveries: new WebhookDeliveries(events, used.clock, { scheduleMs: retryScheduleMs, random }, stores.webhookEndpoints),
+        deliveries: new WebhookDeliveries(queue, used.clock, { scheduleMs: retryScheduleMs, random }),
         secrets,
         log: (line) => logs.push(line),
         metrics,

@@ -4,11 +4,11 @@
 // no endpoint (a mode without a URL) wakes it not at all.
 import { expect, it } from "vitest";
 import type { TransactionChange, TransactionChanges } from "../../src/core/stores/transaction-changes.ts";
-import type { WebhookEventStore } from "../../src/core/stores/webhook-events.ts";
+import type { DeliveryQueue } from "../../src/core/webhooks/deliveries.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import type { WebhookReceiver } from "../support/webhook-receiver.ts";
 import { initializeBody } from "../support/builders.ts";
-import { firstDeliveryOf } from "../support/first-delivery.ts";
+import { countFirstDeliveries } from "../support/first-delivery.ts";
 
 let t: TestGateway;
 let receiver: WebhookReceiver;
@@ -49,16 +49,16 @@ it("claims at most every 20 ms under a stream of notifications, and at once afte
   const notify = () => {
     for (const listener of listeners) listener({ kind: "deliveries-due" });
   };
-  const real = t.stores.webhookEvents;
+  const real = t.stores.webhookEndpoints;
   const claimedAt: number[] = [];
-  const events: WebhookEventStore = {
+  const queue: DeliveryQueue = {
     ...real,
     claimDue: (...args) => {
       claimedAt.push(performance.now());
       return real.claimDue(...args);
     },
   };
-  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { events, changes });
+  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { queue, changes });
   dispatcher.start();
   await sleep(300); // its first look found nothing; now only notifications wake it
 
@@ -89,16 +89,16 @@ it("claims at most every 20 ms under a stream of notifications, and at once afte
 
 it("is not woken by an event no endpoint takes, and is by a delivery to another endpoint", async () => {
   const keys = await t.merchant({ name: "Unhooked Ltd" }); // no URL in either mode
-  const real = t.stores.webhookEvents;
+  const real = t.stores.webhookEndpoints;
   let claims = 0;
-  const events: WebhookEventStore = {
+  const queue: DeliveryQueue = {
     ...real,
     claimDue: (...args) => {
       claims++;
       return real.claimDue(...args);
     },
   };
-  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { events });
+  const dispatcher = t.dispatcher({ pollMs: 10_000 }, { queue });
   dispatcher.start();
   await sleep(300); // its first look found nothing; now it waits 10 s
   claims = 0;
@@ -107,8 +107,9 @@ it("is not woken by an event no endpoint takes, and is by a delivery to another 
   expect(unrouted.status).toBe(201);
   await sleep(300);
   expect(claims).toBe(0);
-  const skipped = await firstDeliveryOf(t.db, { transactionId: unrouted.body.data.id });
-  expect(skipped.state).toBe("SKIPPED");
+  // Nothing was queued for it: no endpoint took it.
+  expect(await countFirstDeliveries(t.db, { event: { transactionId: unrouted.body.data.id } })).toBe(0);
+  expect(await t.db.webhookDelivery.count({ where: { event: { transactionId: unrouted.body.data.id } } })).toBe(0);
 
   const endpoint = await t.post(
     "/v1/webhook_endpoints",

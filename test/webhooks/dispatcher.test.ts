@@ -144,30 +144,58 @@ describe("what is not sent", () => {
   it("skips events of a merchant without a URL for the mode: nothing sent, nothing retried", async () => {
     const keys = await t.merchant({ name: "No Hooks", liveWebhookUrl: "https://hooks.example.com/paygate" });
     const id = await initialize(keys.testPublicKey);
+    const event = await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id }, include: { attempts: true } });
     const reports = await t.dispatcher().drain();
-    expect(reports.map((r) => r.eventId)).not.toContain((await t.db.webhookEvent.findFirstOrThrow({ where: { transactionId: id } })).id);
-    const delivery = await firstDeliveryOf(t.db, { transactionId: id });
-    expect(delivery).toMatchObject({ state: "SKIPPED", attemptCount: 0, attempts: [] });
+    expect(reports.map((r) => r.eventId)).not.toContain(event.id);
+    // No endpoint took it, so nothing was queued; the Events API shows it skipped.
+    expect(event.attempts).toEqual([]);
+    expect(await t.db.webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
+    const [listed] = await t.stores.webhookEvents.list({ transactionId: id });
+    expect(listed).toMatchObject({ id: event.id, state: "SKIPPED", attemptCount: 0, deliveredAt: null, attempts: [] });
     expect(await t.dispatcher().drain()).toEqual([]);
     expect(receiver.received).toHaveLength(0);
-    // An operator's redelivery says why nothing was sent.
-    const report = await t.dispatcher().redeliver(delivery.eventId);
+    // An operator's redelivery says why nothing was sent, and queues nothing.
+    const report = await t.dispatcher().redeliver(event.id);
     expect(report).toMatchObject({ outcome: { state: "SKIPPED" }, attempt: null });
+    expect(await t.db.webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
   });
 
-  it("writes an event of a mode without a URL SKIPPED, and skips when due one whose URL went after it was written", async () => {
+  it("queues nothing for an event of a mode without a URL, and skips what waited when the URL goes", async () => {
     const keys = await merchantWithReceiver();
     const kept = await initialize(keys.testPublicKey);
     const deliveryOf = (transactionId: string) => firstDeliveryOf(t.db, { transactionId });
     expect(await deliveryOf(kept)).toMatchObject({ state: "PENDING", attemptCount: 0 });
     await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: null });
+    // The first endpoint went with the URL: what waited for it is skipped, and keeps its place in the event's history.
+    expect(await deliveryOf(kept)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
     const written = await initialize(keys.testPublicKey);
-    // Routed as it is written: nothing for the dispatcher to walk or to update later.
-    expect(await deliveryOf(written)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
+    // Nothing for the dispatcher to walk or to update later.
+    expect(await countFirstDeliveries(t.db, { event: { transactionId: written } })).toBe(0);
     const reports = await t.dispatcher().drain();
     expect(reports.map((r) => r.eventId)).not.toContain((await deliveryOf(kept)).eventId);
     expect(await deliveryOf(kept)).toMatchObject({ state: "SKIPPED", attemptCount: 0 });
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it("redelivers to the URL of now an event queued for a first endpoint that was removed since", async () => {
+    const keys = await merchantWithReceiver();
+    const id = await initialize(keys.testPublicKey);
+    const { eventId } = await firstDeliveryOf(t.db, { transactionId: id });
+    await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: null });
+    expect((await firstDelivery(t.db, eventId)).state).toBe("SKIPPED");
+    const other = await startWebhookReceiver();
+    try {
+      await t.gateway.operator.updateMerchant(keys.id, { testWebhookUrl: other.url });
+      const report = await t.dispatcher().redeliver(eventId);
+      expect(report).toMatchObject({ eventId, outcome: { state: "DELIVERED" }, deliveryId: `wd_${eventId}` });
+      expect(other.received.map((r) => r.headers["webhook-id"])).toEqual([eventId]);
+      expect(receiver.received).toHaveLength(0);
+      const now = await t.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: keys.id, isLive: false, isPrimary: true } });
+      expect(await firstDelivery(t.db, eventId)).toMatchObject({ state: "DELIVERED", attemptCount: 1 });
+      expect((await t.db.webhookDelivery.findUniqueOrThrow({ where: { id: `wd_${eventId}` } })).endpointId).toBe(now.id);
+    } finally {
+      await other.close();
+    }
   });
 
   it("refuses, without connecting, a live URL on a private address unless the operator allows it", async () => {

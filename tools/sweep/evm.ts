@@ -69,6 +69,11 @@ export interface AddressOutcome {
   coin_left_over: SentTransaction | null;
 }
 
+/** An address's outcome before anything is sent: swept, unless a step says otherwise. */
+export function outcomeOf(entry: Pick<SweepAddressView, "address" | "coin">): AddressOutcome {
+  return { address: entry.address, coin: entry.coin, state: "swept", reason: null, top_up: null, transfer: null, coin_left_over: null };
+}
+
 interface Chain {
   rpc: EvmRpc;
   chainId: bigint;
@@ -139,15 +144,7 @@ export async function sweepAddress(
   feeWallet: { address: string; privateKey: Uint8Array },
   destination: string,
 ): Promise<AddressOutcome> {
-  const outcome: AddressOutcome = {
-    address: entry.address,
-    coin: entry.coin,
-    state: "swept",
-    reason: null,
-    top_up: null,
-    transfer: null,
-    coin_left_over: null,
-  };
+  const outcome = outcomeOf(entry);
   const now = await holdings(chain.rpc, entry.address, entry.token_contract);
   if (now.units === 0n) return { ...outcome, state: "already_empty", reason: `holds no ${entry.coin} now` };
   if (entry.token_contract === null) {

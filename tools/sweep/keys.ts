@@ -3,11 +3,13 @@
 // printed. An error names what is wrong with a key, never its text.
 import { pbkdf2Sync } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { HDKey } from "@scure/bip32";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { addressOfPrivateKey } from "../../src/rails/evm/signing.ts";
 import { evmAddressOf } from "../../src/rails/wallets/addresses.ts";
 import { decodeBase58check, KEY_FORMATS } from "../../src/rails/wallets/extended-keys.ts";
+import { tronAddressOf } from "../../src/rails/wallets/tron.ts";
 
 export class KeyError extends Error {
   override readonly name = "KeyError";
@@ -68,18 +70,29 @@ export function sameAccount(key: HDKey, extendedPublicKey: string): boolean {
 
 /** The EVM address and private key at `0/<index>` below the account. */
 export function evmChild(account: HDKey, index: number): { address: string; privateKey: Uint8Array } {
-  const child = account.deriveChild(0).deriveChild(index);
-  if (child.privateKey === null || child.publicKey === null) throw new KeyError("the account key has no private key");
+  const child = childKey(account, index);
   return { address: evmAddressOf(child.publicKey), privateKey: child.privateKey };
 }
 
-/** The fee wallet: a 32-byte private key in hex (0x optional), holding the network's coin. */
-export function feeWalletKey(text: string): { address: string; privateKey: Uint8Array } {
+/** The TRON address (base58) and private key at `0/<index>` below the account: the same key as EVM's, another address form. */
+export function tronChild(account: HDKey, index: number): { address: string; privateKey: Uint8Array } {
+  const child = childKey(account, index);
+  return { address: tronAddressOf(child.publicKey), privateKey: child.privateKey };
+}
+
+function childKey(account: HDKey, index: number): { publicKey: Uint8Array; privateKey: Uint8Array } {
+  const child = account.deriveChild(0).deriveChild(index);
+  if (child.privateKey === null || child.publicKey === null) throw new KeyError("the account key has no private key");
+  return { publicKey: child.publicKey, privateKey: child.privateKey };
+}
+
+/** The fee wallet: a 32-byte private key in hex (0x optional), holding the network's coin; its address in the network's form. */
+export function feeWalletKey(text: string, form: "evm" | "tron" = "evm"): { address: string; privateKey: Uint8Array } {
   const hex = text.replace(/^0x/i, "");
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new KeyError("the fee wallet key must be 64 hex digits (a raw secp256k1 private key)");
   const privateKey = hexToBytes(hex.toLowerCase());
   try {
-    return { address: addressOfPrivateKey(privateKey), privateKey };
+    return { address: form === "tron" ? tronAddressOf(secp256k1.getPublicKey(privateKey)) : addressOfPrivateKey(privateKey), privateKey };
   } catch {
     throw new KeyError("the fee wallet key is not a valid secp256k1 private key");
   }

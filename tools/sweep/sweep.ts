@@ -7,22 +7,32 @@
 //   npx tsx tools/sweep/sweep.ts --plan plan.json --key - < account-key.txt
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { SweepAddressView, SweepPlanView } from "../../src/core/settlement/sweep-view.ts";
-import { type AddressOutcome, chainOf, EvmRpc, RpcError, sweepAddress } from "./evm.ts";
-import { accountKey, evmChild, feeWalletKey, KeyError, readSecret, sameAccount } from "./keys.ts";
+import { type SweepAddressView, type SweepPlanView, sameAddressOn } from "../../src/core/settlement/sweep-view.ts";
+import { type AddressOutcome, chainOf, EvmRpc, outcomeOf, RpcError, sweepAddress } from "./evm.ts";
+import { accountKey, evmChild, feeWalletKey, KeyError, readSecret, sameAccount, tronChild } from "./keys.ts";
+import { sweepTronAddress, TronHttp } from "./tron.ts";
 
 const USAGE = `Usage: npx tsx tools/sweep/sweep.ts (--plan FILE | --api URL --network NETWORK [--destination ADDRESS] [--coin COIN])
                                    --key FILE|- [--path m/44'/60'/0'] [--coin COIN] [--json]
                                    [--execute --rpc URL --fee-key FILE|- [--report]]
   --plan FILE       a plan written by \`paygate settlement sweep-plan --json\` (or the REST response)
   --api URL         paygate's base URL: the plan is fetched with the secret key of --api-key-file or PAYGATE_SECRET_KEY
-  --key FILE|-      the account's extended private key (xprv/tprv), or its mnemonic with --path; - reads stdin
+  --key FILE|-      the account's extended private key (xprv/tprv), or its mnemonic with --path
+                    (m/44'/60'/0' on EVM networks, m/44'/195'/0' on TRON); - reads stdin
   --coin COIN       only this coin's addresses (each coin's wallet is its own account key)
   --execute         send (the default is a dry run that sends nothing)
-  --rpc URL         the network's JSON-RPC URL (the merchant's own node or provider)
+  --rpc URL         the network's JSON-RPC URL (the merchant's own node or provider); on TRON, its node's
+                    HTTP API (java-tron's /wallet/…, e.g. http://127.0.0.1:8090)
   --fee-key FILE|-  the fee wallet's private key (64 hex digits), holding the network's coin
   --report          with --execute: print the body to POST to /v1/settlements/sweeps (or give to
                     paygate settlement sweep-record --file), so paygate records the sweeps in the ledger`;
+
+/** What differs between the two kinds of network the tool sweeps on: the address form (sameAddressOn compares them) and the fee coin's units. */
+const FAMILIES = {
+  evm: { child: evmChild, unit: "wei", work: "gas" },
+  tron: { child: tronChild, unit: "sun", work: "energy" },
+} as const;
+const familyOf = (plan: SweepPlanView) => (plan.network === "tron" ? "tron" : "evm");
 
 class UsageError extends Error {
   override readonly name = "UsageError";
@@ -105,8 +115,10 @@ function keyedAddresses(plan: SweepPlanView, o: Options) {
   const account = accountKey(readSecret(o.key, "the account key"), o.path);
   const coin = o.coin?.toUpperCase();
   const wanted = plan.addresses.filter((a) => coin === undefined || a.coin === coin);
+  const family = familyOf(plan);
+  const { child } = FAMILIES[family];
   const wrong = wanted.filter(
-    (a) => !sameAccount(account, a.account_key) || evmChild(account, a.derivation_index).address.toLowerCase() !== a.address.toLowerCase(),
+    (a) => !sameAccount(account, a.account_key) || !sameAddressOn(family, child(account, a.derivation_index).address, a.address),
   );
   if (wrong.length > 0) {
     const coins = [...new Set(wrong.map((a) => a.coin))].join(", ");
@@ -115,7 +127,7 @@ function keyedAddresses(plan: SweepPlanView, o: Options) {
         "give the private key of the account whose extended public key paygate has for that coin, or --coin to sweep one coin. Nothing was sent.",
     );
   }
-  return wanted.map((entry) => ({ entry, key: evmChild(account, entry.derivation_index) }));
+  return wanted.map((entry) => ({ entry, key: child(account, entry.derivation_index) }));
 }
 
 function dryRunText(plan: SweepPlanView, entries: readonly SweepAddressView[]): string {
@@ -139,6 +151,7 @@ function dryRunText(plan: SweepPlanView, entries: readonly SweepAddressView[]): 
 
 function reportText(plan: SweepPlanView, outcomes: readonly AddressOutcome[]): string {
   const lines = [`Swept on ${plan.network_name} to ${plan.destination}:`];
+  const { unit, work } = FAMILIES[familyOf(plan)];
   let fees = 0n;
   let topUps = 0n;
   const moved = new Map<string, bigint>();
@@ -151,14 +164,14 @@ function reportText(plan: SweepPlanView, outcomes: readonly AddressOutcome[]): s
     if (o.top_up) topUps += BigInt(o.top_up.amount_units);
     if (o.transfer) moved.set(o.coin, (moved.get(o.coin) ?? 0n) + BigInt(o.transfer.amount_units));
     const parts = [
-      o.top_up && `top-up ${o.top_up.tx_hash} (${o.top_up.amount_units} wei, gas ${o.top_up.gas_used})`,
-      o.transfer && `transfer ${o.transfer.tx_hash} (${o.transfer.amount_units} base units of ${o.coin}, gas ${o.transfer.gas_used})`,
-      o.coin_left_over && `coin left over ${o.coin_left_over.tx_hash} (${o.coin_left_over.amount_units} wei)`,
+      o.top_up && `top-up ${o.top_up.tx_hash} (${o.top_up.amount_units} ${unit}, ${work} ${o.top_up.gas_used})`,
+      o.transfer && `transfer ${o.transfer.tx_hash} (${o.transfer.amount_units} base units of ${o.coin}, ${work} ${o.transfer.gas_used})`,
+      o.coin_left_over && `coin left over ${o.coin_left_over.tx_hash} (${o.coin_left_over.amount_units} ${unit})`,
     ].filter(Boolean);
     lines.push(`  ${o.address}  ${parts.join("; ")}`);
   }
   for (const [coin, units] of moved) lines.push(`Moved ${units} base units of ${coin}`);
-  lines.push(`Top-ups ${topUps} wei; fees paid ${fees} wei (${plan.fee_coin})`);
+  lines.push(`Top-ups ${topUps} ${unit}; fees paid ${fees} ${unit} (${plan.fee_coin})`);
   return lines.join("\n");
 }
 
@@ -172,6 +185,12 @@ export function recordBody(network: string, outcomes: readonly AddressOutcome[])
     ...(o.coin_left_over ? [{ tx_hash: o.coin_left_over.tx_hash, top_up_tx_hash: null }] : []),
   ]);
   return { network, sweeps };
+}
+
+/** Sweeps one address on an EVM network: the chain read once (its id and gas price), then each address. */
+async function evmSweep(rpc: string, feeWallet: { address: string; privateKey: Uint8Array }, destination: string) {
+  const chain = await chainOf(new EvmRpc(rpc));
+  return (entry: SweepAddressView, key: { address: string; privateKey: Uint8Array }) => sweepAddress(chain, entry, key, feeWallet, destination);
 }
 
 export async function main(argv: string[], out: (text: string) => void): Promise<number> {
@@ -195,26 +214,22 @@ export async function main(argv: string[], out: (text: string) => void): Promise
     );
     return 0;
   }
-  if (plan.network === "tron") throw new UsageError("TRON is plan only: the tool does not sign TRON transactions yet (docs/settlement.md)");
-  if (o.rpc === undefined) throw new UsageError("--execute needs --rpc URL, the network's JSON-RPC");
+  const tron = familyOf(plan) === "tron";
+  const rpc = o.rpc;
+  if (rpc === undefined) throw new UsageError(`--execute needs --rpc URL, ${tron ? "the TRON node's HTTP API" : "the network's JSON-RPC"}`);
   if (o["fee-key"] === undefined) throw new UsageError("--execute needs --fee-key FILE|-, the fee wallet's private key");
-  const feeWallet = feeWalletKey(readSecret(o["fee-key"], "the fee wallet key"));
-  const chain = await chainOf(new EvmRpc(o.rpc));
+  const feeWallet = feeWalletKey(readSecret(o["fee-key"], "the fee wallet key"), familyOf(plan));
+  const sweep = tron
+    ? (entry: SweepAddressView, key: { address: string; privateKey: Uint8Array }) =>
+        sweepTronAddress(new TronHttp(rpc), entry, key, feeWallet, plan.destination)
+    : await evmSweep(rpc, feeWallet, plan.destination);
   const outcomes: AddressOutcome[] = [];
   for (const { entry, key } of keyed) {
     if (entry.skipped) {
-      outcomes.push({
-        address: entry.address,
-        coin: entry.coin,
-        state: "skipped",
-        reason: entry.skipped,
-        top_up: null,
-        transfer: null,
-        coin_left_over: null,
-      });
+      outcomes.push({ ...outcomeOf(entry), state: "skipped", reason: entry.skipped });
       continue;
     }
-    outcomes.push(await sweepAddress(chain, entry, key, feeWallet, plan.destination));
+    outcomes.push(await sweep(entry, key));
   }
   if (o.report) {
     out(JSON.stringify(recordBody(plan.network, outcomes), null, 2));

@@ -2464,7 +2464,7 @@ export type components = {
         };
         SweepRecordRequest: {
             /**
-             * @description The EVM network the sweeps were sent on.
+             * @description The network the sweeps were sent on: an EVM network or tron.
              * @example ethereum
              */
             network: string;
@@ -7934,7 +7934,7 @@ export interface operations {
                 limit?: string;
                 /** @description The `id` of the last sweep of the previous page. */
                 starting_after?: string;
-                /** @description Only this EVM network's sweeps. */
+                /** @description Only this network's sweeps (an EVM network or tron). */
                 network?: string;
             };
             header?: never;

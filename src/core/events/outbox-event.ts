@@ -50,5 +50,5 @@ export function subjectOutboxEvent(
 }
 
 function eventOf(merchantId: number, transactionId: string | null, isLive: boolean, now: Date) {
-  return { merchantId, transactionId, isLive, nextAttemptAt: now, createdAt: now };
+  return { merchantId, transactionId, isLive, createdAt: now };
 }

@@ -27,7 +27,8 @@ import { sendTestEvent, type TestEventAttempt } from "../webhooks/settings.ts";
 import { listTestRates, setTestRate, type TestRateChange, type TestRateRow } from "../test-rates.ts";
 import type { DeliveryReport } from "../ports.ts";
 import type { MerchantWithWallets } from "../stores/merchants.ts";
-import type { EventFilter, EventWithAttempts, WebhookBacklog } from "../stores/webhook-events.ts";
+import type { EventFilter, EventWithAttempts } from "../stores/webhook-events.ts";
+import type { WebhookBacklog } from "../stores/webhook-endpoints.ts";
 import type { CheckoutLocale } from "../transactions/locales.ts";
 
 export class Operator {
@@ -107,12 +108,12 @@ export class Operator {
 
   /** The mode's first endpoints' queue (GET /metrics). */
   webhookBacklog(): Promise<WebhookBacklog> {
-    return this.deps.stores.webhookEvents.backlog(this.deps.clock.now());
+    return this.deps.stores.webhookEndpoints.backlog(this.deps.clock.now(), "first");
   }
 
   /** The same for the deliveries to the enabled endpoints other than a mode's first (GET /metrics). */
   webhookDeliveriesBacklog(): Promise<WebhookBacklog> {
-    return this.deps.stores.webhookEndpoints.backlog(this.deps.clock.now());
+    return this.deps.stores.webhookEndpoints.backlog(this.deps.clock.now(), "others");
   }
 
   // ── The expiry job's housekeeping ──

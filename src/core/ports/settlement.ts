@@ -67,6 +67,7 @@ export interface SweepRails {
 export interface SweepTransactionRequest {
   network: NetworkSlug;
   isLive: boolean;
+  /** As the network writes it: 0x + 64 hex digits on EVM networks, the 64 digits alone on TRON. */
   txHash: string;
 }
 

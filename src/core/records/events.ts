@@ -1,10 +1,10 @@
 // What a webhook attempt leaves behind: the attempt to record and the event's outcome, as the stores write them.
-import type { WebhookDeliveryAttempt, WebhookEvent } from "./rows.ts";
+import type { WebhookDeliveryAttempt, WebhookEventRow } from "./rows.ts";
 
-/** An outbox row as a writer sets it (core/events/outbox-event.ts builds them); the rest (seq, delivery state, attempts) are the table's defaults. */
+/** An outbox row as a writer sets it (core/events/outbox-event.ts builds them); the rest (seq) is the table's default, and the deliveries are the fan-out's. */
 export type OutboxEvent = Pick<
-  WebhookEvent,
-  "id" | "merchantId" | "transactionId" | "refundId" | "subjectId" | "type" | "isLive" | "body" | "nextAttemptAt" | "createdAt"
+  WebhookEventRow,
+  "id" | "merchantId" | "transactionId" | "refundId" | "subjectId" | "type" | "isLive" | "body" | "createdAt"
 > & {
   /** A subject that enters a state again (a flush confirmed after a reorganisation) does so in a new round; 0 otherwise. */
   subjectRound?: number;

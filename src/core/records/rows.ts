@@ -76,8 +76,8 @@ export interface Transaction {
   updatedAt: Date;
 }
 
-/** A webhook event of the outbox (table `webhook_events`). */
-export interface WebhookEvent {
+/** A webhook event of the outbox (table `webhook_events`): the event only; its deliveries are their own rows. */
+export interface WebhookEventRow {
   /** `evt_…`: the Standard Webhooks `webhook-id`. */
   id: string;
   /** Commit order: events of one transaction are delivered in this order. */
@@ -95,13 +95,24 @@ export interface WebhookEvent {
   isLive: boolean;
   /** The exact JSON body, signed and sent unchanged on every attempt. */
   body: string;
-  state: DeliveryState;
-  attemptCount: number;
-  nextAttemptAt: Date;
-  claimToken: string | null;
-  deliveredAt: Date | null;
   createdAt: Date;
 }
+
+/**
+ * An event's delivery to its mode's first endpoint (the merchant's webhook URL), as the Events API, the
+ * dashboard and the CLI show it: derived from the delivery `wd_<event id>`, or skipped (no attempt) when
+ * there is none because no first endpoint took the event.
+ */
+export interface FirstDelivery {
+  state: DeliveryState;
+  attemptCount: number;
+  /** When it is (or was last) due; the event's time when it was never queued. */
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** An event with its first delivery's state. */
+export type WebhookEvent = WebhookEventRow & FirstDelivery;
 
 /** One delivery attempt of an event. */
 export interface WebhookDeliveryAttempt {

@@ -1,6 +1,12 @@
 // The sweep plan as REST, the CLI and the sweep tool read it (issue 40; docs/settlement.md, Sweeping
 // fresh addresses). Amounts are exact: decimal strings in the coin and, for the tool, base units.
 import { Decimal } from "../money/amounts.ts";
+import type { NetworkFamily } from "../networks.ts";
+
+/** Whether two addresses of a network family are one: EVM addresses whatever their checksum's case, others (TRON's base58) exactly. */
+export function sameAddressOn(family: NetworkFamily, a: string, b: string): boolean {
+  return family === "evm" ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
 
 export interface SweepFeeView {
   /** "node": the node's estimate; "documented": TRON's documented figures (the node could not say: `note`). */

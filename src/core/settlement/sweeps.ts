@@ -17,7 +17,7 @@ import type { SweepRecord } from "../records/sweeps.ts";
 import { parseBody } from "../transactions/requests.ts";
 import type { SettlementOwner } from "./consolidations.ts";
 import { type SweepView, sweepView } from "./sweep-record-view.ts";
-import { unitsText } from "./sweep-view.ts";
+import { sameAddressOn, unitsText } from "./sweep-view.ts";
 
 export type SweepRecordDeps = Pick<CoreDeps, "stores" | "clock" | "sweepRails">;
 
@@ -34,7 +34,7 @@ const SweepItem = z.object({ tx_hash: hash, top_up_tx_hash: hash.nullable().opti
 
 export const SweepRecordBody = z
   .object({
-    network: z.string({ error: "network is required: the EVM network the sweeps were sent on" }).trim().toLowerCase(),
+    network: z.string({ error: "network is required: the network the sweeps were sent on (an EVM network or tron)" }).trim().toLowerCase(),
     tx_hash: hash.optional(),
     top_up_tx_hash: hash.nullable().optional(),
     sweeps: z
@@ -56,7 +56,7 @@ export const SweepRecordBody = z
 
 export const SweepListParams = z.object({
   limit: limitParam.optional(),
-  network: single.optional().meta({ description: "Only this EVM network's sweeps." }),
+  network: single.optional().meta({ description: "Only this network's sweeps (an EVM network or tron)." }),
   starting_after: single.regex(SWEEP_ID, "must be the id (sw_…) of a sweep of the previous page").optional(),
 });
 
@@ -70,12 +70,18 @@ export interface SweepRecordOutcome {
 
 const refuse = (field: string, message: string) => errors.sweepRecordValidation([{ field, message }]);
 
+/** The account networks a sweep is sent on: each EVM network and TRON. */
+const SWEEP_NETWORKS: readonly NetworkSlug[] = [...EVM_NETWORK_SLUGS, "tron"];
+const isSweepNetwork = (raw: string): raw is NetworkSlug => isNetworkSlug(raw) && (isEvmNetwork(raw) || raw === "tron");
+
 function networkOf(raw: string): NetworkSlug {
-  if (raw === "tron")
-    throw refuse("network", "TRON sweeps are not recorded yet: the sweep tool does not sign TRON transactions (docs/settlement.md)");
-  if (!isNetworkSlug(raw) || !isEvmNetwork(raw)) throw refuse("network", `network must be one of ${EVM_NETWORK_SLUGS.join(", ")} (got '${raw}')`);
+  if (!isSweepNetwork(raw)) throw refuse("network", `network must be one of ${SWEEP_NETWORKS.join(", ")} (got '${raw}')`);
   return raw;
 }
+
+/** A hash as the network writes it: 0x-prefixed on EVM networks, 64 bare hex digits on TRON (as TronScan and the tool do). */
+const txIdOn = (network: NetworkSlug, hash: string) => (network === "tron" ? hash.replace(/^0x/, "") : hash);
+const sameAddress = (network: NetworkSlug, a: string, b: string) => sameAddressOn(CHAINS[network].family, a, b);
 
 /** POST /v1/settlements/sweeps: each sweep read from the node and recorded once; one already recorded is given back as it is. */
 export async function recordSweeps(deps: SweepRecordDeps, owner: SettlementOwner, body: unknown): Promise<SweepRecordOutcome> {
@@ -83,7 +89,14 @@ export async function recordSweeps(deps: SweepRecordDeps, owner: SettlementOwner
   if (!parsed.ok) throw errors.sweepRecordValidation(parsed.errors);
   const network = networkOf(parsed.value.network);
   const asked = parsed.value.sweeps ?? [{ tx_hash: parsed.value.tx_hash as string, top_up_tx_hash: parsed.value.top_up_tx_hash }];
-  const items = [...new Map(asked.map((s) => [s.tx_hash, { txHash: s.tx_hash, topUp: s.top_up_tx_hash ?? null }])).values()];
+  const items = [
+    ...new Map(
+      asked.map((s) => {
+        const txHash = txIdOn(network, s.tx_hash);
+        return [txHash, { txHash, topUp: s.top_up_tx_hash == null ? null : txIdOn(network, s.top_up_tx_hash) }];
+      }),
+    ).values(),
+  ];
   const hashes = new Set(items.map((i) => i.txHash));
   for (const i of items) {
     if (i.topUp === i.txHash) throw refuse("top_up_tx_hash", `${i.topUp} cannot be its own top-up`);
@@ -151,9 +164,11 @@ async function readSweep(
     defaultCoinIds,
     address: tx.from,
   });
-  if (payment === null) throw errors.sweepNotFromPaymentAddress(txHash, tx.from, owner.isLive ? "live" : "test");
+  // The store matches addresses without case (EVM checksums); TRON's base58 must match exactly.
+  if (payment === null || !sameAddress(network, payment.address, tx.from))
+    throw errors.sweepNotFromPaymentAddress(txHash, tx.from, owner.isLive ? "live" : "test");
   const feeCoin = CHAINS[network].feeCoin;
-  const out = tx.transfers.filter((t) => t.from.toLowerCase() === tx.from.toLowerCase() && t.units > 0n);
+  const out = tx.transfers.filter((t) => sameAddress(network, t.from, tx.from) && t.units > 0n);
   const coins = [...new Set(out.map((t) => t.coin))];
   let moved: { coin: string; amount: Decimal; destination: string };
   if (coins.length > 1) throw errors.sweepTransactionInvalid(txHash, `moves several tokens (${coins.join(", ")}): a sweep moves one coin`);
@@ -193,7 +208,7 @@ async function readSweep(
 /** The fee wallet's top-up: a plain transfer of the network's coin to the swept payment address. */
 async function readTopUp(deps: SweepRecordDeps, owner: SettlementOwner, network: NetworkSlug, txHash: string, address: string) {
   const tx = await chainTransaction(deps, owner, network, txHash);
-  if (!tx.plain || tx.value === 0n || tx.to?.toLowerCase() !== address.toLowerCase())
+  if (!tx.plain || tx.value === 0n || tx.to === null || !sameAddress(network, tx.to, address))
     throw errors.sweepTransactionInvalid(
       txHash,
       `is no top-up of ${address}: a top-up sends ${CHAINS[network].feeCoin} to the swept address, with no call`,
@@ -205,8 +220,8 @@ async function readTopUp(deps: SweepRecordDeps, owner: SettlementOwner, network:
 export async function listSweeps(deps: SweepRecordDeps, owner: SettlementOwner, params: Record<string, unknown>) {
   const query = parseListQuery(SweepListParams, params);
   const network = query.network === undefined ? null : query.network.trim().toLowerCase();
-  if (network !== null && !(isNetworkSlug(network) && isEvmNetwork(network)))
-    throw errors.invalidListParameters([{ field: "network", message: `must be one of ${EVM_NETWORK_SLUGS.join(", ")}` }]);
+  if (network !== null && !isSweepNetwork(network))
+    throw errors.invalidListParameters([{ field: "network", message: `must be one of ${SWEEP_NETWORKS.join(", ")}` }]);
   const cursor = await startingAfter(query.starting_after, (id) => deps.stores.sweeps.findFor(id, owner.merchantId, owner.isLive));
   const limit = query.limit ?? LIST_LIMIT_DEFAULT;
   const rows = await deps.stores.sweeps.page({

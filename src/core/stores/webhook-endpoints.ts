@@ -1,9 +1,30 @@
-// A merchant's webhook endpoints (issue 27) and the deliveries of events to the endpoints other than a
-// mode's first (whose deliveries are the outbox's own state, src/core/stores/webhook-events.ts).
+// A merchant's webhook endpoints (issue 27) and the deliveries of events to them: the one queue the
+// dispatcher claims from and settles. A mode's first endpoint (the merchant's webhook URL of the mode) is an
+// ordinary endpoint whose deliveries have the id `wd_` and the event id (firstDeliveryId).
 // src/db/stores/webhook-endpoints.ts implements it.
 import type { AuditWrite } from "./audit-log.ts";
-import type { WebhookBacklog } from "./webhook-events.ts";
 import type { AttemptRecord, EventOutcome } from "../records/events.ts";
+
+/**
+ * The id of the delivery of the event `eventId` to its mode's first endpoint: `wd_` and the event id (`evt_…`).
+ * Another endpoint's delivery is `wd_` and hex, so no other delivery id starts with `wd_evt_`.
+ */
+export function firstDeliveryId(eventId: string): string {
+  return `wd_${eventId}`;
+}
+
+/** What waits for a dispatcher (GET /metrics reads it at scrape time). */
+export interface WebhookBacklog {
+  /** Undelivered deliveries: due, held by a dispatcher, or waiting for a retry. */
+  pending: number;
+  /** Deliveries a dispatcher would take now: due, and not behind an undelivered earlier one of their transaction to their endpoint. */
+  due: number;
+  /** When the longest-waiting due delivery fell due; null when none is due. */
+  oldestDueAt: Date | null;
+}
+
+/** Which endpoints' backlog: the modes' first endpoints (the merchants' URLs), or every other one. */
+export type BacklogOf = "first" | "others";
 
 export interface WebhookEndpointRow {
   id: string;
@@ -50,14 +71,17 @@ export interface ClaimedDelivery {
   id: string;
   claimToken: string;
   eventId: string;
-  endpointId: string;
+  /** Null when its endpoint was removed after it was queued (an operator's redelivery of it is skipped). */
+  endpointId: string | null;
   merchantId: number;
   type: string;
   isLive: boolean;
   body: string;
   attemptCount: number;
-  url: string;
-  secretEnc: string;
+  /** Null with its endpoint. */
+  url: string | null;
+  /** Null with its endpoint. */
+  secretEnc: string | null;
   previousSecretEnc: string | null;
   previousSecretExpiresAt: Date | null;
   /** When its event was written. */
@@ -107,7 +131,7 @@ export interface DeliveryLogEntry {
 }
 
 export interface DeliveryPageQuery {
-  endpoint: Pick<WebhookEndpointRow, "id" | "merchantId" | "isLive" | "isPrimary">;
+  endpoint: Pick<WebhookEndpointRow, "id">;
   status: DeliveryStatusFilter | null;
   afterSeq: bigint | null;
   limit: number;
@@ -158,8 +182,14 @@ export interface WebhookEndpointStore {
   /** Marks the endpoint's undelivered deliveries skipped (re-enabled without redelivering what it missed). */
   skipPending(endpointId: string): Promise<void>;
   /**
-   * What waits for the enabled endpoints other than a mode's first (GET /metrics reads it at scrape time; the
-   * first's deliveries are the outbox's, webhook-events.ts). A disabled endpoint's deliveries wait for no dispatcher.
+   * Puts the event's delivery to its mode's current first endpoint back in the queue, due now with a fresh
+   * schedule (made when the endpoint never took the event): an operator's redelivery. `deliveryId` is null
+   * when the mode has no first endpoint (nothing written); null for an unknown event.
    */
-  backlog(now: Date): Promise<WebhookBacklog>;
+  requeueFirst(eventId: string, now: Date): Promise<{ type: string; deliveryId: string | null } | null>;
+  /**
+   * What waits for the enabled first endpoints, or for the enabled others (GET /metrics reads both, at
+   * scrape time). A disabled endpoint's deliveries wait for no dispatcher.
+   */
+  backlog(now: Date, of: BacklogOf): Promise<WebhookBacklog>;
 }

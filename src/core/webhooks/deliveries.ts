@@ -1,17 +1,11 @@
-// The outbox's rules for whoever delivers webhook events (the dispatcher, src/webhooks/dispatcher.ts):
-// which events are taken and for how long, what an attempt's result means for its event (delivered,
-// retried on the schedule, failed for good) and an operator's redelivery. The job does the HTTP
-// and the pacing; the rules are here, and the queries in src/db behind the store.
+// The delivery rules for whoever sends webhook events (the dispatcher, src/webhooks/dispatcher.ts):
+// which deliveries are taken and for how long, what an attempt's result means for its delivery (delivered,
+// retried on the schedule, failed for good) and an operator's redelivery. One queue serves every endpoint,
+// a mode's first (the merchant's URL) included. The job does the HTTP and the pacing; the rules are here,
+// and the queries in src/db behind the store.
 import type { SealedWebhookSecrets } from "./secrets.ts";
 import type { Clock, DeliveryReport, EventRedelivery } from "../ports.ts";
-import type {
-  ClaimedDelivery,
-  DeliverySettlement,
-  DisabledEndpoint,
-  EndpointHealthChange,
-  WebhookEndpointStore,
-} from "../stores/webhook-endpoints.ts";
-import type { ClaimedEvent, Settlement, WebhookEventStore } from "../stores/webhook-events.ts";
+import type { ClaimedDelivery, DisabledEndpoint, EndpointHealthChange, WebhookEndpointStore } from "../stores/webhook-endpoints.ts";
 import type { AttemptRecord, EventOutcome } from "../records/events.ts";
 
 /** Each retry's wait is stretched or shrunk by up to a fifth at random, so that retries of one outage spread out. */
@@ -130,17 +124,9 @@ export function healthChanges(results: readonly EndpointAttemptResult[]): Endpoi
   });
 }
 
-/**
- * The two queues a dispatcher takes from, in the order it serves them: the outbox's events (each to
- * its mode's first endpoint, the merchant's URL) and the deliveries to the other endpoints (issue 27).
- */
-export const CLAIM_KINDS = ["event", "delivery"] as const;
-export type ClaimKind = (typeof CLAIM_KINDS)[number];
-
-/** What a dispatcher holds, whichever queue it came from: one shape to sign, send, settle and report. */
+/** A delivery a dispatcher holds: one shape to sign, send, settle and report. */
 export interface Claimed {
-  kind: ClaimKind;
-  /** The event's id, or the delivery's. */
+  /** The delivery's id (`wd_…`). */
   id: string;
   eventId: string;
   type: string;
@@ -150,78 +136,68 @@ export interface Claimed {
   attemptCount: number;
   /** When its event was written. */
   createdAt: Date;
-  /** Where it goes; null when the event's mode has no URL now (skipped, never retried). */
-  url: string | null;
-  /** The endpoint whose failing streak its attempt counts in; null: none. */
-  endpointId: string | null;
-  /** Its signing secrets, sealed (src/core/webhooks/secrets.ts). */
-  secrets: SealedWebhookSecrets;
+  /** Where it goes, with whose secrets; null when its endpoint was removed after it was queued (skipped, never retried). */
+  endpoint: ClaimedEndpoint | null;
   /** Who holds it, for the settlement (a holder whose lease ran out only logs its attempt). */
   claimToken: string;
 }
 
-/** What became of one claimed piece of work: its new state and the attempt that decided it (none when skipped). */
+/** The endpoint of a claimed delivery: its URL, its signing secrets (sealed) and the failing streak its attempt counts in. */
+export interface ClaimedEndpoint {
+  id: string;
+  url: string;
+  /** src/core/webhooks/secrets.ts */
+  secrets: SealedWebhookSecrets;
+}
+
+/** What became of one claimed delivery: its new state and the attempt that decided it (none when skipped). */
 export interface ClaimSettlement {
   claimed: Claimed;
   outcome: EventOutcome;
   attempt: AttemptRecord | null;
 }
 
-/** What both queues' claims hold alike. */
-type Alike = Pick<Claimed, "type" | "merchantId" | "isLive" | "body" | "attemptCount" | "createdAt" | "claimToken">;
-
-function alike({ type, merchantId, isLive, body, attemptCount, createdAt, claimToken }: Alike): Alike {
-  return { type, merchantId, isLive, body, attemptCount, createdAt, claimToken };
-}
-
-function claimedEvent(event: ClaimedEvent): Claimed {
-  const url = event.isLive ? event.liveWebhookUrl : event.testWebhookUrl;
-  return { ...alike(event), kind: "event", id: event.id, eventId: event.id, url, endpointId: event.endpointId, secrets: event };
-}
-
 function claimedDelivery(delivery: ClaimedDelivery): Claimed {
-  const secrets = {
-    webhookSecretEnc: delivery.secretEnc,
-    previousWebhookSecretEnc: delivery.previousSecretEnc,
-    previousWebhookSecretExpiresAt: delivery.previousSecretExpiresAt,
-  };
-  return {
-    ...alike(delivery),
-    kind: "delivery",
-    id: delivery.id,
-    eventId: delivery.eventId,
-    url: delivery.url,
-    endpointId: delivery.endpointId,
-    secrets,
-  };
+  const { id, eventId, type, merchantId, isLive, body, attemptCount, createdAt, claimToken, endpointId, url, secretEnc } = delivery;
+  // The endpoint's columns come from one row, so they are all there or (removed) all null.
+  const endpoint =
+    endpointId === null || url === null || secretEnc === null
+      ? null
+      : {
+          id: endpointId,
+          url,
+          secrets: {
+            webhookSecretEnc: secretEnc,
+            previousWebhookSecretEnc: delivery.previousSecretEnc,
+            previousWebhookSecretExpiresAt: delivery.previousSecretExpiresAt,
+          },
+        };
+  return { id, eventId, type, merchantId, isLive, body, attemptCount, createdAt, endpoint, claimToken };
 }
 
-/** An attempt's report: a delivery to another endpoint also names itself and its endpoint. */
+/** An attempt's report: the event, the delivery and its endpoint. */
 export function reportOf({ claimed, outcome, attempt }: ClaimSettlement): DeliveryReport {
-  const report: DeliveryReport = { eventId: claimed.eventId, type: claimed.type, outcome, attempt };
-  return claimed.kind === "delivery" ? { ...report, deliveryId: claimed.id, endpointId: claimed.endpointId ?? undefined } : report;
+  return { eventId: claimed.eventId, type: claimed.type, outcome, attempt, deliveryId: claimed.id, endpointId: claimed.endpoint?.id };
 }
+
+/** The store calls the delivery rules make. */
+export type DeliveryQueue = Pick<WebhookEndpointStore, "claimDue" | "settle" | "recordHealth" | "requeueFirst">;
 
 export class WebhookDeliveries {
   constructor(
-    private readonly events: WebhookEventStore,
+    private readonly queue: DeliveryQueue,
     private readonly clock: Clock,
     private readonly retry: RetryPolicy,
-    /** The deliveries to endpoints other than a mode's first (issue 27); without it only the outbox's own are made. */
-    private readonly endpoints?: WebhookEndpointStore,
   ) {}
 
   /**
-   * Due work of one queue, held for `leaseMs` (a holder that dies lets it fall due again): events (only
-   * the oldest undelivered of each transaction) or deliveries to the other endpoints (each on its own
-   * schedule, a transaction's to one endpoint in order). `onlyId`: that one only, regardless of order.
+   * Due deliveries, held for `leaseMs` (a holder that dies lets them fall due again): each on its own
+   * schedule, a transaction's to one endpoint in order. `onlyId`: that one only, regardless of order.
    */
-  async claim(kind: ClaimKind, limit: number, leaseMs: number, onlyId?: string): Promise<Claimed[]> {
+  async claim(limit: number, leaseMs: number, onlyId?: string): Promise<Claimed[]> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    if (kind === "event") return (await this.events.claimDue(now, leaseUntil, limit, onlyId)).map(claimedEvent);
-    if (!this.endpoints) return [];
-    return (await this.endpoints.claimDue(now, leaseUntil, limit, onlyId)).map(claimedDelivery);
+    return (await this.queue.claimDue(now, leaseUntil, limit, onlyId)).map(claimedDelivery);
   }
 
   /**
@@ -229,14 +205,9 @@ export class WebhookDeliveries {
    * `disableAfterMs` is disabled (returned, for the caller to say so) and gets nothing more until re-enabled.
    */
   recordEndpointResults(results: readonly EndpointAttemptResult[], disableAfterMs: number): Promise<DisabledEndpoint[]> {
-    if (!this.endpoints || results.length === 0) return Promise.resolve([]);
+    if (results.length === 0) return Promise.resolve([]);
     const now = this.clock.now();
-    return this.endpoints.recordHealth(healthChanges(results), now, new Date(now.getTime() - disableAfterMs));
-  }
-
-  /** Marks due events whose mode has no webhook URL SKIPPED (never retried), at most `limit`; how many. */
-  skipUnroutable(limit: number): Promise<number> {
-    return this.events.skipUnroutable(this.clock.now(), limit);
+    return this.queue.recordHealth(healthChanges(results), now, new Date(now.getTime() - disableAfterMs));
   }
 
   /**
@@ -250,28 +221,26 @@ export class WebhookDeliveries {
     return next ? { state: "PENDING", nextAttemptAt: next } : { state: "FAILED" };
   }
 
-  /** Records attempts and their outcomes, many in one statement per queue. */
+  /** Records attempts and their outcomes, many in one statement. */
   async settle(settlements: readonly ClaimSettlement[]): Promise<void> {
-    const events: Settlement[] = [];
-    const deliveries: DeliverySettlement[] = [];
-    for (const { claimed, outcome, attempt } of settlements) {
-      if (claimed.kind === "event") events.push({ event: claimed, outcome, attempt });
-      else deliveries.push({ delivery: claimed, outcome, attempt });
-    }
-    if (events.length > 0) await this.events.settle(events);
-    if (deliveries.length > 0 && this.endpoints) await this.endpoints.settle(deliveries);
+    if (settlements.length === 0) return;
+    await this.queue.settle(settlements.map(({ claimed, outcome, attempt }) => ({ delivery: claimed, outcome, attempt })));
   }
 
   /**
-   * An operator's redelivery: back in the queue with a fresh schedule, then `attempt` sends it once
-   * now. Null for an unknown id; PENDING without an attempt when another dispatcher took it first.
+   * An operator's redelivery of an event to its mode's first endpoint (the URL of now): back in the queue
+   * with a fresh schedule, then `attempt` sends it once now. Null for an unknown id; SKIPPED without an
+   * attempt when the mode has no URL; PENDING without an attempt when another dispatcher took it first.
    */
-  async redeliver(eventId: string, leaseMs: number, attempt: (event: Claimed) => Promise<DeliveryReport>): Promise<DeliveryReport | null> {
-    const requeued = await this.events.requeue(eventId, this.clock.now());
+  async redeliver(eventId: string, leaseMs: number, attempt: (delivery: Claimed) => Promise<DeliveryReport>): Promise<DeliveryReport | null> {
+    const now = this.clock.now();
+    const requeued = await this.queue.requeueFirst(eventId, now);
     if (!requeued) return null;
-    const [event] = await this.claim("event", 1, leaseMs, eventId);
-    if (!event) return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: requeued.nextAttemptAt }, attempt: null };
-    return attempt(event);
+    if (requeued.deliveryId === null) return { eventId, type: requeued.type, outcome: { state: "SKIPPED" }, attempt: null };
+    const [delivery] = await this.claim(1, leaseMs, requeued.deliveryId);
+    if (!delivery)
+      return { eventId, type: requeued.type, outcome: { state: "PENDING", nextAttemptAt: now }, attempt: null, deliveryId: requeued.deliveryId };
+    return attempt(delivery);
   }
 }
 

@@ -270,7 +270,7 @@ export async function updateEndpoint(deps: EndpointDeps, owner: EndpointOwner, i
   let redelivered = 0;
   if (reenabling && input.redeliver_missed === true && missedSince) {
     redelivered = await deps.stores.webhookEndpoints.requeueSince(endpoint, missedSince, now, true);
-  } else if (reenabling && !endpoint.isPrimary) {
+  } else if (reenabling) {
     // Without redelivery nothing from before is sent: what waited while it was failing or disabled is dropped.
     await deps.stores.webhookEndpoints.skipPending(endpoint.id);
   }

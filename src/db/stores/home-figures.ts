@@ -32,9 +32,8 @@ export function homeFiguresStore(db: Database): HomeFiguresStore {
           WHERE merchant_id = ${merchantId} AND is_live = ${isLive} AND created_at >= ${since} AND payment_currency_id IS NOT NULL
           GROUP BY payment_currency_id
           ORDER BY payment_currency_id`,
-        // A delivery still failing: given up (FAILED) or waiting for a retry (PENDING) after a failed last attempt.
-        // The mode's first endpoint keeps its state on the event (attempts without a delivery); every other
-        // endpoint on its own deliveries (issue 27).
+        // A delivery still failing: given up (FAILED) or waiting for a retry (PENDING) after a failed last attempt,
+        // to any endpoint of the mode, the first one (the merchant's URL) included.
         db.$queryRaw<FailingEndpointRow[]>`
           SELECT f.url AS "url",
                  (COUNT(*) FILTER (WHERE f.state = 'FAILED'))::int AS "failed",
@@ -43,15 +42,6 @@ export function homeFiguresStore(db: Database): HomeFiguresStore {
                  (array_agg(f.status_code ORDER BY f.attempted_at DESC, f.id DESC))[1] AS "lastStatusCode",
                  (array_agg(f.error ORDER BY f.attempted_at DESC, f.id DESC))[1] AS "lastError"
           FROM (
-            SELECT e.state, a.id, a.url, a.status_code, a.error, a.attempted_at
-            FROM webhook_events e
-            CROSS JOIN LATERAL (
-              SELECT id, url, status_code, error, succeeded, attempted_at FROM webhook_delivery_attempts
-              WHERE event_id = e.id AND delivery_id IS NULL ORDER BY attempted_at DESC, id DESC LIMIT 1
-            ) a
-            WHERE e.merchant_id = ${merchantId} AND e.is_live = ${isLive} AND e.created_at >= ${since}
-              AND e.state IN ('FAILED', 'PENDING') AND NOT a.succeeded
-            UNION ALL
             SELECT d.state, a.id, a.url, a.status_code, a.error, a.attempted_at
             FROM webhook_endpoints p
             JOIN webhook_deliveries d ON d.endpoint_id = p.id

@@ -1,6 +1,6 @@
 // Refunds on Prisma (src/core/stores/refunds.ts). Every change writes its outbox event (with refund_id)
 // and announces it (NOTIFY, for live updates and event streams) in the same database transaction; the
-// outbox's trigger wakes the dispatchers when the event is due for a URL.
+// delivery the fan-out writes for each endpoint that takes the event wakes the dispatchers.
 import type { Decimal } from "../../core/money/amounts.ts";
 import { Decimal as CoreDecimal } from "../../core/money/amounts.ts";
 import { COUNTED_REFUND_STATES } from "../../core/refunds/rules.ts";

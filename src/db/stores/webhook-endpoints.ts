@@ -1,25 +1,23 @@
 // Webhook endpoints and their deliveries (issue 27) on Prisma: what the API changes and lists, what
-// the dispatcher claims and settles. The fan-out (one delivery per event and endpoint) and the mode's
-// first endpoint (the merchant's URL and secret) are kept by triggers: see the webhook_endpoints migration.
+// the dispatcher claims and settles: one queue for every endpoint, the mode's first included (issue 45).
+// The fan-out (one delivery per event and endpoint that takes it) and the mode's first endpoint (the
+// merchant's URL and secret) are kept by triggers: see the webhook_endpoints and one_delivery_queue migrations.
 import { randomUUID } from "node:crypto";
 import type {
+  BacklogOf,
   ClaimedDelivery,
   DeliveryLogEntry,
   DeliveryPageQuery,
   DeliverySettlement,
   DisabledEndpoint,
   EndpointPatch,
+  WebhookBacklog,
   WebhookEndpointStore,
 } from "../../core/stores/webhook-endpoints.ts";
-import type { WebhookBacklog } from "../../core/stores/webhook-events.ts";
 import { Prisma } from "../generated/client.ts";
 import { queryDirect } from "../direct-sql.ts";
 import type { Database } from "../types.ts";
 import { auditRow } from "./audit-log.ts";
-import { backlogOf } from "./webhook-events.ts";
-
-/** Deliveries to a mode's first endpoint are its events' own state: their id is `wd_` and the event's. */
-const PRIMARY_DELIVERY = "wd_evt_";
 
 export function webhookEndpointStore(db: Database): WebhookEndpointStore {
   return {
@@ -90,13 +88,6 @@ export function webhookEndpointStore(db: Database): WebhookEndpointStore {
     page: (query) => deliveryPage(db, query),
     findDelivery: (id, merchantId, isLive) => findDelivery(db, id, merchantId, isLive),
     async requeueDelivery(id, now) {
-      if (id.startsWith(PRIMARY_DELIVERY)) {
-        await db.webhookEvent.updateMany({
-          where: { id: id.slice(3) },
-          data: { state: "PENDING", attemptCount: 0, nextAttemptAt: now, claimToken: null, deliveredAt: null },
-        });
-        return;
-      }
       await db.webhookDelivery.updateMany({
         where: { id },
         data: { state: "PENDING", attemptCount: 0, nextAttemptAt: now, claimToken: null, deliveredAt: null },
@@ -106,7 +97,8 @@ export function webhookEndpointStore(db: Database): WebhookEndpointStore {
     async skipPending(endpointId) {
       await db.webhookDelivery.updateMany({ where: { endpointId, state: "PENDING" }, data: { state: "SKIPPED", claimToken: null } });
     },
-    backlog: (now) => deliveriesBacklog(db, now),
+    requeueFirst: (eventId, now) => requeueFirst(db, eventId, now),
+    backlog: (now, of) => deliveriesBacklog(db, now, of),
   };
 }
 
@@ -138,40 +130,25 @@ type ClaimedRow = Omit<ClaimedDelivery, "claimToken">;
  * Takes up to `limit` due deliveries of enabled endpoints and holds them until `leaseUntil`. Only the
  * oldest undelivered delivery of a transaction to an endpoint is due, so each endpoint gets a
  * transaction's events in order; each delivery has its own schedule, so a failing endpoint holds
- * back none of the others. SKIP LOCKED shares the work between dispatchers.
+ * back none of the others. SKIP LOCKED shares the work between dispatchers. The statement, and why it
+ * forbids the planner bitmap scans and sorts, is its migration's (paygate_claim_due_webhook_deliveries).
  */
 async function claimDueDeliveries(db: Database, now: Date, leaseUntil: Date, limit: number, onlyId?: string): Promise<ClaimedDelivery[]> {
   const claimToken = randomUUID();
-  const only = onlyId ?? null;
   const rows = await queryDirect<ClaimedRow>(
     db,
-    Prisma.sql`
-    WITH due AS (
-      SELECT d.id FROM webhook_deliveries d
-      WHERE d.state = 'PENDING' AND d.next_attempt_at <= ${now}
-        AND (${only}::text IS NULL OR d.id = ${only}::text)
-        AND (${only}::text IS NOT NULL OR EXISTS (
-          SELECT 1 FROM webhook_endpoints ep WHERE ep.id = d.endpoint_id AND ep.disabled_at IS NULL))
-        AND (${only}::text IS NOT NULL OR NOT EXISTS (
-          SELECT 1 FROM webhook_deliveries earlier
-          WHERE earlier.endpoint_id = d.endpoint_id AND earlier.transaction_id = d.transaction_id
-            AND earlier.event_seq < d.event_seq AND earlier.state = 'PENDING'))
-      ORDER BY d.next_attempt_at, d.seq
-      LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED)
-    UPDATE webhook_deliveries w
-    SET claim_token = ${claimToken}, next_attempt_at = ${leaseUntil}
-    FROM due, webhook_events e, webhook_endpoints ep
-    WHERE w.id = due.id AND e.id = w.event_id AND ep.id = w.endpoint_id
-    RETURNING w.id, w.event_id AS "eventId", w.endpoint_id AS "endpointId", e.merchant_id AS "merchantId", e.type,
-      e.is_live AS "isLive", e.body, w.attempt_count AS "attemptCount", ep.url, ep.secret_enc AS "secretEnc",
-      ep.previous_secret_enc AS "previousSecretEnc", ep.previous_secret_expires_at AS "previousSecretExpiresAt",
-      e.created_at AS "createdAt"`,
+    Prisma.sql`SELECT * FROM paygate_claim_due_webhook_deliveries(${now}, ${leaseUntil}, ${limit}::int, ${onlyId ?? null}::text, ${claimToken})`,
   );
   return rows.map((row) => ({ ...row, claimToken }));
 }
 
-/** Records the attempts and the deliveries' new states in one statement (as the outbox's settle does). */
+/**
+ * Records the attempts (where one was made) and the deliveries' new states in one statement: the
+ * dispatcher settles the attempts that end together as one batch, so a busy dispatcher spends one
+ * round trip on many deliveries. A holder whose lease ran out (another dispatcher took the delivery over)
+ * still logs its attempt but leaves the state alone. Arrays go in as text and are cast, so both
+ * drivers pass them the same way.
+ */
 async function settleDeliveries(db: Database, settlements: readonly DeliverySettlement[]): Promise<void> {
   if (settlements.length === 0) return;
   const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
@@ -190,7 +167,9 @@ async function settleDeliveries(db: Database, settlements: readonly DeliverySett
     attempt ? [{ deliveryId: delivery.id, eventId: delivery.eventId, ...attempt, retryAfter: attempt.retryAfter ?? null }] : [],
   );
   const column = <T, K extends keyof T>(rows: T[], key: K) => rows.map((row) => row[key]);
-  await db.$executeRaw`
+  await queryDirect(
+    db,
+    Prisma.sql`
     WITH input AS (
       SELECT * FROM unnest(${column(states, "id")}::text[], ${column(states, "token")}::text[], ${column(states, "state")}::text[],
         ${column(states, "nextAt")}::text[], ${column(states, "deliveredAt")}::text[], ${column(states, "attempted")}::int[],
@@ -214,7 +193,8 @@ async function settleDeliveries(db: Database, settlements: readonly DeliverySett
       ${column(attempts, "url")}::text[], ${column(attempts, "statusCode")}::int[], ${column(attempts, "latencyMs")}::int[],
       ${column(attempts, "responseBody")}::text[], ${column(attempts, "error")}::text[], ${column(attempts, "succeeded")}::boolean[],
       ${column(attempts, "trigger")}::text[], ${column(attempts, "retryAfter")}::text[])
-      AS a(event_id, delivery_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)`;
+      AS a(event_id, delivery_id, attempted_at, url, status_code, latency_ms, response_body, error, succeeded, trigger, retry_after)`,
+  );
 }
 
 type LogRow = Omit<DeliveryLogEntry, "state"> & { state: DeliveryLogEntry["state"] };
@@ -237,28 +217,6 @@ async function deliveryPage(db: Database, query: DeliveryPageQuery): Promise<Del
   const { endpoint } = query;
   const status = statusCondition(query.status);
   const after = query.afterSeq === null ? null : query.afterSeq.toString();
-  if (endpoint.isPrimary) {
-    // The first endpoint's deliveries are the mode's events, with their last attempt (made for no other endpoint).
-    return db
-      .$queryRawUnsafe<LogRow[]>(
-        `SELECT * FROM (
-        SELECT 'wd_' || e.id AS id, e.seq, $1::text AS "endpointId", e.id AS "eventId", e.type AS "eventType", e.state::text AS state,
-          e.attempt_count, e.attempt_count AS "attemptCount", CASE WHEN e.state = 'PENDING' THEN e.next_attempt_at END AS "nextAttemptAt",
-          e.delivered_at AS "deliveredAt", a.attempted_at AS "lastAttemptAt", a.status_code AS "lastStatusCode", a.latency_ms AS "lastLatencyMs",
-          e.created_at AS "createdAt"
-        FROM webhook_events e
-        LEFT JOIN LATERAL (SELECT attempted_at, status_code, latency_ms FROM webhook_delivery_attempts
-          WHERE event_id = e.id AND delivery_id IS NULL ORDER BY id DESC LIMIT 1) a ON true
-        WHERE e.merchant_id = $2 AND e.is_live = $3 AND ($4::bigint IS NULL OR e.seq < $4::bigint)) x
-      WHERE ${status} ORDER BY x.seq DESC LIMIT $5`,
-        endpoint.id,
-        endpoint.merchantId,
-        endpoint.isLive,
-        after,
-        query.limit,
-      )
-      .then(strip);
-  }
   return db
     .$queryRawUnsafe<LogRow[]>(
       `SELECT * FROM (
@@ -282,16 +240,9 @@ function strip(rows: (LogRow & { attempt_count?: number })[]): DeliveryLogEntry[
 }
 
 async function findDelivery(db: Database, id: string, merchantId: number, isLive: boolean): Promise<DeliveryLogEntry | null> {
-  if (id.startsWith(PRIMARY_DELIVERY)) {
-    const primary = await db.webhookEndpoint.findFirst({ where: { merchantId, isLive, isPrimary: true } });
-    const event = await db.webhookEvent.findFirst({ where: { id: id.slice(3), merchantId, isLive } });
-    if (!primary || !event) return null;
-    const [entry] = await deliveryPage(db, { endpoint: primary, status: null, afterSeq: event.seq + 1n, limit: 1 });
-    return entry?.eventId === event.id ? entry : null;
-  }
-  const delivery = await db.webhookDelivery.findFirst({ where: { id, endpoint: { merchantId, isLive } }, include: { endpoint: true } });
-  if (!delivery) return null;
-  const [entry] = await deliveryPage(db, { endpoint: delivery.endpoint, status: null, afterSeq: delivery.seq + 1n, limit: 1 });
+  const delivery = await db.webhookDelivery.findFirst({ where: { id, endpoint: { merchantId, isLive } } });
+  if (!delivery?.endpointId) return null;
+  const [entry] = await deliveryPage(db, { endpoint: { id: delivery.endpointId }, status: null, afterSeq: delivery.seq + 1n, limit: 1 });
   return entry?.id === id ? entry : null;
 }
 
@@ -300,22 +251,7 @@ async function findDelivery(db: Database, id: string, merchantId: number, isLive
  * `since`; with `includeMissed` (re-enabling) also the skipped ones and those never made while it was
  * disabled (its filter decides which events). Returns how many.
  */
-async function requeueSince(
-  db: Database,
-  endpoint: { id: string; merchantId: number; isLive: boolean; isPrimary: boolean; enabledEvents: string[] },
-  since: Date,
-  now: Date,
-  includeMissed: boolean,
-): Promise<number> {
-  const states = includeMissed ? ["FAILED", "SKIPPED"] : ["FAILED"];
-  if (endpoint.isPrimary) {
-    return db.$executeRaw`
-      UPDATE webhook_events SET state = 'PENDING', attempt_count = 0, next_attempt_at = ${now}, claim_token = NULL, delivered_at = NULL
-      WHERE merchant_id = ${endpoint.merchantId} AND is_live = ${endpoint.isLive} AND state::text = ANY(${states}::text[])
-        AND (created_at >= ${since} OR EXISTS (
-          SELECT 1 FROM webhook_delivery_attempts a
-          WHERE a.event_id = webhook_events.id AND a.delivery_id IS NULL AND a.attempted_at >= ${since}))`;
-  }
+async function requeueSince(db: Database, endpoint: { id: string }, since: Date, now: Date, includeMissed: boolean): Promise<number> {
   if (!includeMissed) {
     return db.$executeRaw`
       UPDATE webhook_deliveries SET state = 'PENDING', attempt_count = 0, next_attempt_at = ${now}, claim_token = NULL, delivered_at = NULL
@@ -327,34 +263,67 @@ async function requeueSince(
       UPDATE webhook_deliveries SET state = 'PENDING', attempt_count = 0, next_attempt_at = ${now}, claim_token = NULL, delivered_at = NULL
       WHERE endpoint_id = ${endpoint.id}
         AND (state IN ('PENDING', 'SKIPPED') OR (state = 'FAILED' AND (last_attempt_at >= ${since} OR created_at >= ${since})))`;
-    // …and the events never fanned out to it while it was disabled.
+    // …and the events never fanned out to it while it was disabled (to the first endpoint with the id the fan-out gives).
     const made = await tx.$executeRaw`
       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, transaction_id, event_seq, next_attempt_at, created_at)
-      SELECT 'wd_' || replace(gen_random_uuid()::text, '-', ''), e.id, ep.id, e.transaction_id, e.seq, ${now}, e.created_at
+      SELECT CASE WHEN ep.is_primary THEN 'wd_' || e.id ELSE 'wd_' || replace(gen_random_uuid()::text, '-', '') END,
+        e.id, ep.id, e.transaction_id, e.seq, ${now}, e.created_at
       FROM webhook_events e JOIN webhook_endpoints ep ON ep.id = ${endpoint.id}
       WHERE e.merchant_id = ep.merchant_id AND e.is_live = ep.is_live AND e.created_at >= ${since}
         AND ('*' = ANY(ep.enabled_events) OR e.type = ANY(ep.enabled_events))
       ORDER BY e.seq
-      ON CONFLICT (event_id, endpoint_id) DO NOTHING`;
+      ON CONFLICT DO NOTHING`;
     return requeued + made;
   });
 }
 
 /**
- * The outbox's backlog (webhook-events.ts) for the other endpoints: one statement over the PENDING range of
- * the deliveries' (state, next_attempt_at, seq) index, the endpoint's row and, per due delivery, the order rule's
- * indexed look-up ((endpoint_id, transaction_id, event_seq)), as the claim reads them.
+ * Puts the event's delivery to its mode's current first endpoint back in the queue (an operator's
+ * redelivery goes to the URL of now): made when the endpoint never took the event, pointed at the current
+ * first endpoint when the delivery's endpoint was removed since. One statement.
  */
-function deliveriesBacklog(db: Database, now: Date): Promise<WebhookBacklog> {
+async function requeueFirst(db: Database, eventId: string, now: Date): Promise<{ type: string; deliveryId: string | null } | null> {
+  const [row] = await db.$queryRaw<{ type: string; deliveryId: string | null }[]>`
+    WITH e AS (SELECT id, type, merchant_id, is_live, transaction_id, seq, created_at FROM webhook_events WHERE id = ${eventId}),
+    made AS (
+      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, transaction_id, event_seq, next_attempt_at, created_at)
+      SELECT 'wd_' || e.id, e.id, p.id, e.transaction_id, e.seq, ${now}, e.created_at
+      FROM e JOIN webhook_endpoints p ON p.merchant_id = e.merchant_id AND p.is_live = e.is_live AND p.is_primary
+      ON CONFLICT (id) DO UPDATE SET state = 'PENDING', attempt_count = 0, next_attempt_at = EXCLUDED.next_attempt_at,
+        claim_token = NULL, delivered_at = NULL, endpoint_id = EXCLUDED.endpoint_id
+      RETURNING id)
+    SELECT e.type, (SELECT id FROM made) AS "deliveryId" FROM e`;
+  return row ?? null;
+}
+
+/**
+ * The backlog of the enabled first endpoints or of the others: one statement over the partial (next_attempt_at,
+ * seq) index of pending deliveries, the endpoint's row and, per due delivery, the order rule's indexed look-up,
+ * as the claim reads them.
+ */
+function deliveriesBacklog(db: Database, now: Date, of: BacklogOf): Promise<WebhookBacklog> {
   return backlogOf(
     db,
     Prisma.sql`
-      SELECT d.next_attempt_at, CASE WHEN d.next_attempt_at <= ${now} THEN NOT EXISTS (
+      SELECT d.next_attempt_at, CASE WHEN d.next_attempt_at <= ${now} THEN d.transaction_id IS NULL OR NOT EXISTS (
           SELECT 1 FROM webhook_deliveries earlier
           WHERE earlier.endpoint_id = d.endpoint_id AND earlier.transaction_id = d.transaction_id
             AND earlier.event_seq < d.event_seq AND earlier.state = 'PENDING')
         ELSE false END AS due
-      FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id AND ep.disabled_at IS NULL
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints ep ON ep.id = d.endpoint_id AND ep.disabled_at IS NULL AND ep.is_primary = ${of === "first"}
       WHERE d.state = 'PENDING'`,
   );
+}
+
+/**
+ * A backlog counted from `pendingRows`: one row per pending delivery, its `next_attempt_at` and `due`
+ * (due now and not held back by the order rule).
+ */
+async function backlogOf(db: Database, pendingRows: Prisma.Sql): Promise<WebhookBacklog> {
+  const [row] = await db.$queryRaw<{ pending: number; due: number; oldestDueAt: Date | null }[]>`
+    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE due))::int AS due,
+      min(next_attempt_at) FILTER (WHERE due) AS "oldestDueAt"
+    FROM (${pendingRows}) pending_rows`;
+  return { pending: row?.pending ?? 0, due: row?.due ?? 0, oldestDueAt: row?.oldestDueAt ?? null };
 }

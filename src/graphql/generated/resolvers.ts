@@ -610,7 +610,7 @@ export type Query = {
   refund: Maybe<Refund>;
   /** A recorded sweep (sw_…) of the secret key's merchant and mode, or null. Secret key only. */
   sweep: Maybe<Sweep>;
-  /** The merchant's recorded sweeps of the key's mode, newest recorded first, of one EVM `network` when given. Secret key only. */
+  /** The merchant's recorded sweeps of the key's mode, newest recorded first, of one `network` (an EVM network or tron) when given. Secret key only. */
   sweeps: Array<Sweep>;
   /** A transaction of the caller's merchant and mode (public or secret key), or its own (client secret), or null. */
   transaction: Maybe<Transaction>;

@@ -92,6 +92,26 @@ const nodeUrl = (fallback: string | undefined) =>
   fallback === undefined
     ? z.string().trim().optional().refine(isNodeUrlList, NODE_URL_MESSAGE).transform(nodeUrlList)
     : z.string().trim().default(fallback).refine(isNodeUrlList, NODE_URL_MESSAGE).transform(nodeUrlList);
+/** TRON's HTTP API: one http(s) URL, or `none`. */
+const tronHttpUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v))
+  .refine((v) => v === undefined || v === "none" || /^https?:\/\/[^\s]+$/.test(v), "must be an http(s) URL of the node's HTTP API, or none");
+/**
+ * The HTTP API beside a JSON-RPC URL that ends in /jsonrpc (TronGrid and providers serve both on one
+ * host); undefined otherwise (a java-tron node serves them on two ports: set the variable).
+ */
+function httpApiBeside(jsonRpc: string | readonly string[] | undefined): string | undefined {
+  const first = typeof jsonRpc === "string" ? jsonRpc : jsonRpc?.[0];
+  if (first === undefined) return undefined;
+  const url = new URL(first);
+  if (!/\/jsonrpc\/?$/.test(url.pathname)) return undefined;
+  url.pathname = url.pathname.replace(/\/jsonrpc\/?$/, "");
+  return url.toString().replace(/\/+$/, "");
+}
+
 /** One URL stays a string (NodeUrlList takes both), several are a list. */
 const nodeUrlList = (value: string | undefined): NodeUrlList | undefined => {
   const urls = parseNodeUrls(value);
@@ -245,6 +265,12 @@ export const ChainEnvSchema = z.object({
   PAYGATE_TRON_TEST_RPC_URL: nodeUrl(DEFAULT_NODE_URLS.PAYGATE_TRON_TEST_RPC_URL).describe(
     "The same for TRON's Nile test network (USDT on tron, test; `eth_chainId` 0xcd8690dc). Default: `https://nile.trongrid.io/jsonrpc`.",
   ),
+  PAYGATE_TRON_HTTP_URL: tronHttpUrl.describe(
+    "TRON FullNode's HTTP API (`/wallet/…`, java-tron's port 8090), live: what recording a TRON sweep reads (the TRX a transaction burned, which the JSON-RPC does not tell). `none`: TRON sweeps are not recorded. Default: PAYGATE_TRON_RPC_URL without its `/jsonrpc` path when it ends so (TronGrid and most providers serve both on one host), else none.",
+  ),
+  PAYGATE_TRON_TEST_HTTP_URL: tronHttpUrl.describe(
+    "The same for TRON's Nile test network. Default: PAYGATE_TRON_TEST_RPC_URL without its `/jsonrpc` path, as above.",
+  ),
   PAYGATE_TRON_API_KEY: z
     .string()
     .trim()
@@ -347,6 +373,7 @@ export const NODE_VARIABLES = {
   BTC: { live: "PAYGATE_BTC_ESPLORA_URL", test: "PAYGATE_BTC_TEST_ESPLORA_URL" },
   LTC: { live: "PAYGATE_LTC_ESPLORA_URL", test: "PAYGATE_LTC_TEST_ESPLORA_URL" },
   tron: { live: "PAYGATE_TRON_RPC_URL", test: "PAYGATE_TRON_TEST_RPC_URL" },
+  tronHttp: { live: "PAYGATE_TRON_HTTP_URL", test: "PAYGATE_TRON_TEST_HTTP_URL" },
 } as const;
 
 /** The variables of each own node (core-rpc.ts), per coin and mode. */
@@ -479,6 +506,10 @@ export function chainConfig(env: ChainEnv): ChainConfig {
     nodeWallet: env.PAYGATE_NODE_WALLET,
     evm: evm.nodes,
     tron: { live: env.PAYGATE_TRON_RPC_URL, test: env.PAYGATE_TRON_TEST_RPC_URL },
+    tronHttp: {
+      live: env.PAYGATE_TRON_HTTP_URL === "none" ? undefined : (env.PAYGATE_TRON_HTTP_URL ?? httpApiBeside(env.PAYGATE_TRON_RPC_URL)),
+      test: env.PAYGATE_TRON_TEST_HTTP_URL === "none" ? undefined : (env.PAYGATE_TRON_TEST_HTTP_URL ?? httpApiBeside(env.PAYGATE_TRON_TEST_RPC_URL)),
+    },
     tronApiKey: env.PAYGATE_TRON_API_KEY,
     testChainIds: evm.testChainIds,
     evmFinality: evm.finality,

@@ -25,6 +25,7 @@ import { EsploraClient, esploraNetwork } from "./esplora.ts";
 import { EvmRpcClient, type TokenContract } from "./evm-rpc.ts";
 import { TronRpcClient, type TronToken, tronChain } from "./tron-rpc.ts";
 import { type TronTokenRow, tronTokenContracts } from "../wallets/tron.ts";
+import { TronHttpClient } from "./tron-http.ts";
 import { hostOf } from "../http/outbound.ts";
 import { fromBaseUnits } from "./units.ts";
 import type { ChainWatchersOptions, NodeUrlList } from "./options.ts";
@@ -76,6 +77,8 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
   private readonly networks: ReadonlyMap<string, CurrencyNetworks>;
   /** TRON's TRC-20 tokens by coin. */
   private readonly tronTokens: ReadonlyMap<CryptoSlug, TronTokenRow>;
+  /** TRON's HTTP API by mode (recording sweeps). */
+  private readonly tronHttp = new Map<Mode, TronHttpClient>();
 
   constructor(options: ChainWatchersOptions) {
     for (const [mode, contract] of Object.entries(options.usdtContracts ?? {})) {
@@ -155,6 +158,11 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
         });
         for (const coin of this.tronTokens.keys()) this.clients.set(clientKey(coin, "tron", mode), { kind: "tron", client });
       }
+      const tronHttp = options.tronHttp?.[mode];
+      if (tronHttp !== undefined) {
+        const name = `${CHAINS.tron[mode].name} HTTP API (${hostOf(tronHttp)})`;
+        this.tronHttp.set(mode, new TronHttpClient({ url: tronHttp, timeoutMs: options.timeoutMs, apiKey: options.tronApiKey, name }));
+      }
     }
   }
 
@@ -186,6 +194,11 @@ export class ChainWatchers implements PassChains, AddressBalances, AddressWatch 
   evmToken(currency: CryptoCurrency, isLive: boolean, network: NetworkSlug): TokenContract | undefined {
     const row = this.networks.get(rowKey(currency.slug, network))?.[isLive ? "live" : "test"];
     return row?.family === "evm" ? row.token : undefined;
+  }
+
+  /** TRON's HTTP API in that mode, or undefined without one (TRON_HTTP_VARIABLES names its variable). */
+  tronHttpOf(isLive: boolean): TronHttpClient | undefined {
+    return this.tronHttp.get(isLive ? "live" : "test");
   }
 
   /** The TRC-20 contract the watcher reads for the coin in that mode (TRON's base58), or undefined. */

@@ -39,6 +39,8 @@ export interface ChainWatchersOptions {
   evm: Partial<Record<EvmNetworkSlug, NodeUrls>>;
   /** TRON FullNodes' JSON-RPC (`…/jsonrpc`), live (mainnet) and test (Nile). */
   tron?: NodeUrls;
+  /** TRON FullNodes' HTTP API (`/wallet/…`), live and test: what recording a TRON sweep reads (tron-http.ts). */
+  tronHttp?: { live?: string | undefined; test?: string | undefined };
   /** A TronGrid API key, sent with every request to the TRON nodes. */
   tronApiKey?: string | undefined;
   /** Most blocks per eth_getLogs. Default 2000. */

@@ -13,6 +13,9 @@ import type { ChainWatchers } from "../chains/index.ts";
 import type { TronRpcClient } from "../chains/tron-rpc.ts";
 import { toBaseUnits } from "../refunds/units.ts";
 import { sweepClientOf, sweepTransaction } from "./sweep-transactions.ts";
+import { tronSweepTransaction } from "./tron-sweep-transactions.ts";
+import { NODE_VARIABLES } from "../chains/config.ts";
+import { hostOf } from "../http/outbound.ts";
 
 const EVM_DECIMALS = 18;
 const TRX_DECIMALS = 6;
@@ -23,7 +26,7 @@ export const TRON_ENERGY_INTO_HOLDER = 65_000n;
 export const TRON_ENERGY_INTO_EMPTY = 130_000n;
 export const TRON_SUN_PER_ENERGY = 100n;
 export const TRON_TRANSFER_BANDWIDTH = 345n;
-const TRON_SUN_PER_BANDWIDTH = 1_000n;
+export const TRON_SUN_PER_BANDWIDTH = 1_000n;
 export const TRON_ACTIVATION_SUN = 1_000_000n;
 
 const quantity = (value: unknown, what: string): bigint => {
@@ -33,7 +36,7 @@ const quantity = (value: unknown, what: string): bigint => {
 const word = (hex: string) => hex.replace(/^0x/, "").toLowerCase().padStart(64, "0");
 
 export class NodeSweepQuotes implements SweepRails {
-  constructor(private readonly chains: Pick<ChainWatchers, "clientOf" | "nodeVariable" | "evmToken" | "tronToken">) {}
+  constructor(private readonly chains: Pick<ChainWatchers, "clientOf" | "nodeVariable" | "evmToken" | "tronToken" | "tronHttpOf">) {}
 
   async quote(request: SweepQuoteRequest): Promise<SweepQuote> {
     const entry = this.chains.clientOf(request.currency, request.isLive, request.network);
@@ -50,6 +53,7 @@ export class NodeSweepQuotes implements SweepRails {
   }
 
   async transaction(request: SweepTransactionRequest): Promise<SweepChainTransaction> {
+    if (request.network === "tron") return this.tronTransaction(request);
     const client = sweepClientOf(this.chains, request.network, request.isLive);
     const coin = COIN_NETWORKS.find((r) => r.network === request.network);
     const currency = coin && cryptoBySlug(coin.coin);
@@ -61,6 +65,27 @@ export class NodeSweepQuotes implements SweepRails {
     } catch (error) {
       if (error instanceof PaygateError) throw error;
       throw errors.sweepTransactionNodeUnavailable(node, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** TRON: read from the node's HTTP API, which tells what a transaction burned (tron-sweep-transactions.ts). */
+  private async tronTransaction(request: SweepTransactionRequest): Promise<SweepChainTransaction> {
+    const mode = request.isLive ? "live" : "test";
+    const http = this.chains.tronHttpOf(request.isLive);
+    const node = `The ${networkName("tron", request.isLive)} node's HTTP API (${NODE_VARIABLES.tronHttp[mode]})`;
+    if (http === undefined) throw errors.sweepTransactionNodeUnavailable(node, "none is configured");
+    const tokens = COIN_NETWORKS.filter((r) => r.network === "tron").flatMap((r) => {
+      const currency = cryptoBySlug(r.coin);
+      const token = currency && this.chains.tronToken(currency, request.isLive);
+      return token === undefined ? [] : [{ coin: r.coin, ...token }];
+    });
+    try {
+      return await tronSweepTransaction(http, tokens, request.txHash);
+    } catch (error) {
+      if (error instanceof PaygateError) throw error;
+      // The message names the node already: what went wrong, without its name again.
+      const why = error instanceof Error ? error.message.replace(`${http.name}: `, "") : String(error);
+      throw errors.sweepTransactionNodeUnavailable(`${node} at ${hostOf(http.url)}`, why);
     }
   }
 

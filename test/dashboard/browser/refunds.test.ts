@@ -19,6 +19,8 @@ const d = dashboardBrowserFixture({ merchant: () => ({ name: "Browser Refunds" }
 const LTC_TEST_ADDRESS = "tltc1q33andx3shykl4uhyerlfhkl7u64mwvz9sa0pdn";
 const DESKTOP = { width: 1200, height: 900 };
 const PHONE = { width: 375, height: 800 };
+/** The page clock of the polling test: paused, so page time moves only when the test moves it. */
+const CLOCK_START = Date.UTC(2026, 0, 1);
 
 const browse = (client: DashboardClient, viewport = DESKTOP) => d.browse(client, { viewport, acceptDownloads: true });
 
@@ -188,14 +190,23 @@ describe("refunds on the transaction page", () => {
       },
     };
     const { context, page } = await browse(owner, PHONE);
-    // The page's clock is the test's: each ask's time is read in the page, and time moves only when told.
-    await page.clock.install();
+    // The page's clock is the test's: each ask's and each answer's time is read in the page, and once the
+    // clock is paused (installed, it runs with real time until then) time moves only when told.
+    await page.clock.install({ time: CLOCK_START });
     await page.addInitScript(`{
       const asks = (window.__refundAsks = []);
+      const answers = (window.__refundAnswers = []);
       const fetch = window.fetch.bind(window);
       window.fetch = (input, init) => {
-        if (String(input).includes("/dashboard/api/refunds/")) asks.push(Date.now());
-        return fetch(input, init);
+        if (!String(input).includes("/dashboard/api/refunds/")) return fetch(input, init);
+        asks.push(Date.now());
+        // Counted once its body is in: the page sets its next timer only then, so the next ask is due
+        // that long after the answer, however long the answer took in real time.
+        return fetch(input, init).then(async (response) => {
+          await response.clone().arrayBuffer();
+          answers.push(Date.now());
+          return response;
+        });
       };
     }`);
     await page.route(
@@ -203,8 +214,27 @@ describe("refunds on the transaction page", () => {
       (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "success", data: usdtRefund }) }),
     );
     await page.goto(`${d.t.url}/dashboard/transaction?id=${tx.id}`);
+    const asks = () => page.evaluate<number[]>("window.__refundAsks");
+    const answers = () => page.evaluate<number[]>("window.__refundAnswers");
+    /** Waits, without moving the clock, until every ask is answered. */
+    const answered = async () => {
+      const asked = (await asks()).length;
+      await expect.poll(async () => (await answers()).length, { timeout: 15_000 }).toBe(asked);
+    };
+    // The first ask answered, the clock is paused a moment ahead of the page's time (read again should
+    // that moment have passed before the browser takes the call, as under load).
+    await expect.poll(async () => (await asks()).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    await answered();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await page.clock.pauseAt((await page.evaluate<number>("Date.now()")) + 250);
+        break;
+      } catch (error) {
+        if (attempt === 5 || !String(error).includes("to the past")) throw error;
+      }
+    }
     const panel = page.locator("section#refunds article.refund").first();
-    await expect.poll(() => panel.locator(".refund-payment").count()).toBe(1);
+    await expect.poll(() => panel.locator(".refund-payment").count(), { timeout: 15_000 }).toBe(1);
     const shown = async () =>
       Object.fromEntries(
         await panel.locator(".refund-payment dl dt").evaluateAll((terms) => terms.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
@@ -228,33 +258,35 @@ describe("refunds on the transaction page", () => {
     expect(await panel.getByRole("link", { name: "Download the PSBT" }).count()).toBe(0);
     expect(await panel.locator("a.refund-uri").getAttribute("href")).toBe(usdtRefund.payment.uri);
     expect(await panel.locator("h3").first().textContent()).toBe("Refund of 10 USDT");
-    expect(await accessibilityViolations(page)).toEqual([]);
-    await expectNoSidewaysScroll(page, "no sideways scroll");
 
-    const asks = () => page.evaluate<number[]>("window.__refundAsks");
-    /** Moves the page's clock on in small steps until the refund is asked for again (or `limit` ms pass); its page time. */
+    /** Moves the page's clock on in small steps until the refund is asked for again (or `limit` ms pass); that ask's page time, once answered. */
     const nextAsk = async (limit: number): Promise<number | null> => {
+      await answered();
       const before = (await asks()).length;
       for (let moved = 0; moved < limit; moved += 250) {
         await page.clock.runFor(250);
         const now = await asks();
         if (now.length > before) {
-          // A round trip to the page, so its answer is read before time moves on (the 500 ms allowed below covers the rest).
+          // The answer in, then a round trip to the page so it is read and the next timer set before
+          // time moves on (the 500 ms allowed below covers the rest).
+          await answered();
           await panel.locator(".refund-state").textContent();
           return now.at(-1) ?? null;
         }
       }
       return null;
     };
-    let previous = (await asks()).at(-1) ?? 0;
+    /** The page time of the last answer: the page waits from there. */
+    const lastAnswer = async () => (await answers()).at(-1) ?? 0;
+    let previous = await lastAnswer();
     const gaps: number[] = [];
     for (let i = 0; i < 7; i++) {
       const at = await nextAsk(40_000);
       if (at === null) throw new Error(`no ask after ${gaps.length} asks`);
       gaps.push(at - previous);
-      previous = at;
+      previous = await lastAnswer();
     }
-    // 4 s, half as long again each time nothing changed, then 30 s at most.
+    // From each answer to the next ask: 4 s, half as long again each time nothing changed, then 30 s at most.
     [4000, 6000, 9000, 13_500, 20_250, 30_000, 30_000].forEach((expected, i) => {
       expect(gaps[i]).toBeGreaterThanOrEqual(expected);
       expect(gaps[i]).toBeLessThanOrEqual(expected + 500);
@@ -272,11 +304,17 @@ describe("refunds on the transaction page", () => {
     expect(await nextAsk(2000)).toBeNull();
     expect((await asks()).length).toBe(whileHidden);
     await setHidden(false);
-    await expect.poll(async () => (await asks()).length).toBe(whileHidden + 1);
-    const shownAt = (await asks()).at(-1) ?? 0;
+    await expect.poll(async () => (await asks()).length, { timeout: 15_000 }).toBe(whileHidden + 1);
+    await answered();
+    const shownAt = await lastAnswer();
     const again = await nextAsk(10_000);
     expect(again === null ? null : again - shownAt).toBeGreaterThanOrEqual(4000);
     expect(again === null ? null : again - shownAt).toBeLessThanOrEqual(4500);
+
+    // Checked with the clock running again (axe waits on timers).
+    await page.clock.resume();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectNoSidewaysScroll(page, "no sideways scroll");
     await context.close();
   });
 

@@ -66,7 +66,9 @@ function keepAsking(panel: HTMLElement, ask: () => Promise<Asked>): void {
     asking = true;
     const answer = await ask();
     asking = false;
-    if (answer === "closed" || !panel.isConnected) {
+    // The first answer can come before the panel is on the page (the page is still being put
+    // together): only a later turn knows the panel has left it.
+    if (answer === "closed" || (!first && !panel.isConnected)) {
       stop();
       return;
     }

@@ -1,5 +1,5 @@
 // An event as the Events API shows it (GET /v1/events, /v1/events/{event_id}, the stream).
-import type { WebhookEvent } from "../../../db/types.ts";
+import type { WebhookEvent } from "../../../core/records/rows.ts";
 import type { Event } from "./schemas.ts";
 
 export function eventObject(e: WebhookEvent): Event {

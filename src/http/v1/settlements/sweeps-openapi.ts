@@ -62,7 +62,9 @@ export function registerSweepPaths(registry: OpenAPIRegistry): void {
     summary: "List recorded sweeps",
     description: "The secret key's merchant's recorded sweeps of its mode, newest recorded first, paged as `/v1/transactions`; `network` filters.",
     security: secretKey,
-    request: { query: sweepPage.query.extend({ network: z.string().optional().meta({ description: "Only this EVM network's sweeps." }) }) },
+    request: {
+      query: sweepPage.query.extend({ network: z.string().optional().meta({ description: "Only this network's sweeps (an EVM network or tron)." }) }),
+    },
     responses: { 200: limited(SweepListResponse, "A page of sweeps."), ...errorResponses([...sweepPage.refusals, SECRET_ONLY, ...ANY]) },
   });
 

@@ -37,7 +37,7 @@ export const Sweep = z
 
 export const SweepRecordRequest = z
   .object({
-    network: z.string().meta({ description: "The EVM network the sweeps were sent on.", example: "ethereum" }),
+    network: z.string().meta({ description: "The network the sweeps were sent on: an EVM network or tron.", example: "ethereum" }),
     tx_hash: hash.optional().meta({ description: "One sweep's hash (or give `sweeps`)." }),
     top_up_tx_hash: nullable(hash).optional().meta({ description: "With `tx_hash`: the fee wallet's top-up that paid its gas." }),
     sweeps: z
