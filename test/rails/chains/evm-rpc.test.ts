@@ -102,6 +102,34 @@ describe("JSON-RPC: native coin, transfer by transfer", () => {
     expect(node.calls.some((call) => call.method === "eth_getTransactionReceipt")).toBe(false); // its outcome is known
   });
 
+  it("reads again at the new head a balance beyond the transfers that the node answered from the block it was importing", async () => {
+    const c = client();
+    expect(await native(c)).toEqual([]); // the view: block 1000, nothing to ME
+    // As anvil does: asked for block 1000's state while it imports block 1001, which pays ME, it
+    // answers from its live state, which already holds the payment.
+    let imported = false;
+    node.failure = (call) => {
+      if (call.method !== "eth_getBalance" || imported) return null;
+      imported = true;
+      pay(1, 1001, ETHER);
+      node.head = 1001;
+      return { rpcResult: `0x${ETHER.toString(16)}` };
+    };
+    expect(view(await native(c))).toEqual([{ key: hash(1), txHash: hash(1), amount: "1", confirmations: 1, blockHeight: 1001 }]);
+    expect(imported).toBe(true);
+  });
+
+  it("tells a real internal transfer after one reread, even when the head moves on during every read (a fast chain)", async () => {
+    node.setBalance(ME, 999, ETHER / 2n); // no transaction to ME shows it
+    const c = client();
+    node.failure = (call) => {
+      if (call.method === "eth_getBalance") node.head++; // a block is mined during each read
+      return null;
+    };
+    expect(view(await native(c)).map((r) => [r.key, r.amount])).toEqual([["balance:internal:unconfirmed", "0.5"]]);
+    expect(node.calls.filter((call) => call.method === "eth_blockNumber").length).toBeGreaterThanOrEqual(2);
+  });
+
   it("asks the balance once when the transfers found hold all of it", async () => {
     pay(1, 999, 2n * ETHER);
     expect(view(await native(client()))).toEqual([{ key: hash(1), txHash: hash(1), amount: "2", confirmations: 2, blockHeight: 999 }]);
