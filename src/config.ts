@@ -97,7 +97,7 @@ export const EnvSchema = z.object({
     .max(60_000)
     .default(5000)
     .describe(
-      "How long a found API key or payment link is remembered in memory (0: never). A revoked key or a deactivated merchant is refused at most this long after the change; unknown keys are never remembered. Default: `5000` ms.",
+      "How long a found API key or payment link is remembered in memory (0: never). A revoked key or a deactivated merchant is refused at most this long after the change; unknown keys are never remembered. Initiate remembers the merchant's pricing and default networks as long, and the transactions this instance initialized, so that their initiate is one statement (docs/wallets-and-chains.md): a change made in this instance applies at once, one made in another at most this long after. Default: `5000` ms.",
     ),
   ...DashboardEnvSchema.shape,
   ...GraphqlEnvSchema.shape,

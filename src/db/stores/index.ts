@@ -1,5 +1,8 @@
 // Every store of the core (src/core/stores/) on one Prisma client.
 import type { Stores } from "../../core/stores/index.ts";
+import type { MerchantStore } from "../../core/stores/merchants.ts";
+import { releaseLeases } from "./index-leases.ts";
+import { InitiateMemory } from "./initiate-memory.ts";
 import type { Database } from "../types.ts";
 import { auditLogStore } from "./audit-log.ts";
 import { credentialStore } from "./credentials.ts";
@@ -23,9 +26,19 @@ import { transactionStore } from "./transactions.ts";
 import { webhookEndpointStore } from "./webhook-endpoints.ts";
 import { webhookEventStore } from "./webhook-events.ts";
 
-export function prismaStores(db: Database): Stores {
+export interface StoreOptions {
+  /**
+   * How long initiate may use the merchant's pricing and default network as last read (the credential
+   * cache's time, PAYGATE_CREDENTIAL_CACHE_MS); 0: initiate reads them, and its transaction, every time.
+   */
+  initiateMemoryMs?: number;
+}
+
+export function prismaStores(db: Database, options: StoreOptions = {}): Stores {
+  const memory = options.initiateMemoryMs ? new InitiateMemory(options.initiateMemoryMs) : null;
+  const merchants = merchantStore(db);
   return {
-    transactions: transactionStore(db),
+    transactions: transactionStore(db, memory),
     refunds: refundStore(db),
     invoices: invoiceStore(db),
     settlement: settlementStore(db),
@@ -35,7 +48,7 @@ export function prismaStores(db: Database): Stores {
     ledger: ledgerStore(db),
     credentials: credentialStore(db),
     idempotency: idempotencyStore(db),
-    merchants: merchantStore(db),
+    merchants: memory ? forgettingChanges(db, merchants, memory) : merchants,
     testRates: testRateStore(db),
     webhookEvents: webhookEventStore(db),
     webhookEndpoints: webhookEndpointStore(db),
@@ -46,5 +59,27 @@ export function prismaStores(db: Database): Stores {
     homeFigures: homeFiguresStore(db),
     rateLimits: rateLimitCounters(db),
     email: emailStore(db),
+  };
+}
+
+/** A change of a merchant's settings or wallets in this process reaches its next initiate here at once. */
+function forgettingChanges(db: Database, store: MerchantStore, memory: InitiateMemory): MerchantStore {
+  const forget = (merchantId: number) => releaseLeases(db, memory.forgetMerchant(merchantId)).catch(() => {});
+  return {
+    ...store,
+    async update(id, change) {
+      try {
+        return await store.update(id, change);
+      } finally {
+        await forget(id);
+      }
+    },
+    async setPricing(merchantId, pricing, now, audit) {
+      try {
+        return await store.setPricing(merchantId, pricing, now, audit);
+      } finally {
+        await forget(merchantId);
+      }
+    },
   };
 }

@@ -7,16 +7,13 @@ import { Decimal } from "../../core/money/amounts.ts";
 import { randomUUID } from "node:crypto";
 import type { IdempotencyRecord } from "../../core/stores/idempotency.ts";
 import type {
-  IndexLease,
   InitiateCoin,
   LeaseWindow,
   NewTransaction,
   PendingMove,
   LockedPayment,
   LockedPaymentRow,
-  SiblingWallet,
   TransactionStore,
-  WalletOf,
 } from "../../core/stores/transactions.ts";
 import type { TransactionRecord } from "../../core/records/transactions.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
@@ -29,10 +26,18 @@ import type { Database, DatabaseTransaction } from "../types.ts";
 import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
+import type { InitiateMemory } from "./initiate-memory.ts";
+import { FREE, leaseOf, leasePool, leaseStatement, leaseSteps, type LeaseRow, releaseLeases } from "./index-leases.ts";
 
-export function transactionStore(db: Database): TransactionStore {
+/** `memory`: what this process remembers for initiate (initiate-memory.ts); null: every initiate reads. */
+export function transactionStore(db: Database, memory: InitiateMemory | null = null): TransactionStore {
+  const pool = memory && leasePool(db, memory);
   return {
-    insertInitiated: (t, merchant, idempotency) => insertInitiatedTransaction(db, t, merchant, idempotency),
+    async insertInitiated(t, merchant, idempotency) {
+      const row = await insertInitiatedTransaction(db, t, merchant, idempotency);
+      memory?.rememberInitialized(row);
+      return row;
+    },
 
     findFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude }),
 
@@ -42,23 +47,42 @@ export function transactionStore(db: Database): TransactionStore {
     },
 
     async findForInitiate(id, merchantId, isLive, coin, lease) {
+      // The wallet a lease would be on, when known before the read: the network named, else the remembered default.
+      const remembered = coin && memory ? memory.settingsFor(merchantId, coin.currencyId, isLive) : null;
+      const network = coin?.network ?? (coin && remembered ? (remembered.defaultNetwork ?? networkOfWallet(coin.currencyId, undefined)) : null);
+      const wallet = coin && network ? { merchantId, currencyId: coin.currencyId, isLive, network } : null;
+      const row = memory?.initialized(id, merchantId, isLive) ?? null;
+      // This process initialized it and knows the merchant's settings: no read (the move checks what it must).
+      if (row && remembered && wallet && lease && pool) {
+        const leased = await pool.take(wallet, lease.now, lease.until);
+        return { row, lease: leased, leasedOn: leased && networkOfWallet(wallet.currencyId, wallet.network), ...remembered };
+      }
+      // A pooled lease if there is one; else the read leases one, as without memory (the pool fills only on the way above).
+      const pooled = wallet && lease && pool ? pool.pooled(wallet, lease.now, lease.until) : null;
       const token = randomUUID();
-      const [found] = await queryDirect<InitiateRow>(db, initiateReadStatement(id, merchantId, isLive, coin, lease, token));
-      if (!found) return { row: null, lease: null, leasedOn: null, pricing: null, defaultNetwork: null };
-      const { leased, settings_found, settings_spread, settings_sources, settings_default_network, ...row } = found;
+      const [found] = await queryDirect<InitiateRow>(db, initiateReadStatement(id, merchantId, isLive, coin, pooled ? null : lease, token));
+      const pooledOn = pooled && wallet && networkOfWallet(wallet.currencyId, wallet.network);
+      if (!found) return { row: null, lease: pooled, leasedOn: pooledOn, pricing: null, defaultNetwork: null };
+      const { leased, settings_found, settings_spread, settings_sources, settings_default_network, ...read } = found;
+      const pricing = settings_found ? { spreadPercent: settings_spread, sources: settings_sources ?? [] } : null;
+      if (memory && coin && settings_found)
+        memory.rememberSettings(merchantId, coin.currencyId, isLive, { pricing, defaultNetwork: settings_default_network });
       return {
-        row,
-        lease: leased && leaseOf(leased, token),
-        leasedOn: leased?.network ?? null,
-        pricing: settings_found ? { spreadPercent: settings_spread, sources: settings_sources ?? [] } : null,
+        row: read,
+        lease: pooled ?? (leased && leaseOf(leased, token)),
+        leasedOn: pooledOn || (leased?.network ?? null),
+        pricing,
         defaultNetwork: settings_default_network,
       };
     },
 
     async leaseIndex(wallet, now, until, slots) {
+      const pooledWallet = { ...wallet, network: networkOfWallet(wallet.currencyId, wallet.network) };
+      const taken = pool && (await pool.take(pooledWallet, now, until));
+      if (taken) return taken;
       const token = randomUUID();
       for (;;) {
-        const [row] = await db.$queryRaw<LeaseRow[]>(leaseStatement(wallet, now, until, token));
+        const [row] = await queryDirect<LeaseRow>(db, leaseStatement(wallet, now, until, token));
         if (row) return leaseOf(row, token);
         // No slot free: the wallet's first initiate makes its slots (then try again), else it is full.
         const made = await db.$executeRaw`
@@ -85,12 +109,21 @@ export function transactionStore(db: Database): TransactionStore {
     },
 
     async releaseIndex(lease) {
-      await db.$executeRaw`UPDATE wallet_index_slots SET leased_until = ${FREE}
-        WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token}`;
+      if (pool) await pool.giveBack(lease);
+      else await releaseLeases(db, [lease]);
     },
 
     async moveToPending(move) {
-      const outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move, eventPolicyOf(db))));
+      let outcome: ReturnType<typeof moveOutcome>;
+      try {
+        outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move, eventPolicyOf(db))));
+      } finally {
+        memory?.forgetTransaction(move.transaction.id);
+      }
+      // Used: no longer lent. Not moved: the lease is still held, and the release the initiate makes returns it to the pool.
+      if (typeof outcome === "object") memory?.used(move.lease);
+      // A lease found lost may be one of several the pool took together, or its wallet was replaced: none is kept.
+      if (outcome === "lease_lost" && pool) await pool.drop(move.lease);
       // Not moved because a concurrent request with the same key moved it first (this one waited for its
       // row lock): the key is taken now, and that request's answer is this one's.
       const key = move.idempotency;
@@ -316,74 +349,6 @@ function ownTransaction(id: string, merchantId: number, isLive: boolean): Prisma
     t AS (SELECT * FROM by_id WHERE "merchantId" = ${merchantId} AND "isLive" = ${isLive})`;
 }
 
-/** A released lease's end: long past, so the next lease takes it. */
-const FREE = new Date(0);
-
-/**
- * One statement: the wallet of the merchant's currency and mode, its free slot with the lowest index
- * (else an empty one, which takes the wallet's next index), leased to `token` until `until`. SKIP LOCKED: concurrent leases take other
- * slots. The wallet's row lock (a new index) lasts only this statement, whose commit need not wait for
- * the disk: the move that uses the index commits after it and flushes it too, and a lease lost in a
- * crash was never used. No row when no slot is free (or the wallet has none yet, or there is no wallet).
- */
-function leaseStatement(wallet: WalletOf, now: Date, until: Date, token: string): Prisma.Sql {
-  const network = Prisma.sql`${networkOfWallet(wallet.currencyId, wallet.network)}`;
-  return Prisma.sql`WITH ${leaseSteps(wallet, network, Prisma.sql`TRUE`, now, until, token)} SELECT * FROM leased`;
-}
-
-/**
- * The lease as the steps of a WITH, ending in `leased` (at most one row); it leases only if `when`
- * holds, on the wallet of the network `network` evaluates to. Shared by the lease alone and by
- * initiate's read of its transaction, which leases in the same statement when the transaction is
- * INITIATED (one round trip fewer per initiate).
- */
-function leaseSteps(wallet: Omit<WalletOf, "network">, network: Prisma.Sql, when: Prisma.Sql, now: Date, until: Date, token: string): Prisma.Sql {
-  return Prisma.sql`
-    wallet AS (
-      SELECT wallet_id AS id, network FROM payment_processors
-      WHERE merchant_id = ${wallet.merchantId} AND currency_id = ${wallet.currencyId} AND is_live = ${wallet.isLive}
-        AND network = ${network} AND ${when}),
-    chosen AS (
-      SELECT wallet_id, slot, derivation_index FROM wallet_index_slots
-      WHERE wallet_id = (SELECT id FROM wallet) AND leased_until <= ${now}
-      ORDER BY derivation_index NULLS LAST, slot LIMIT 1
-      FOR UPDATE SKIP LOCKED),
-    relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting),
-    bumped AS (
-      UPDATE wallets SET next_index = next_index + 1
-      WHERE id = (SELECT wallet_id FROM chosen WHERE derivation_index IS NULL) AND EXISTS (SELECT 1 FROM relaxed)
-      RETURNING next_index - 1 AS derivation_index),
-    leased AS (
-      UPDATE wallet_index_slots s
-      SET derivation_index = COALESCE(chosen.derivation_index, (SELECT derivation_index FROM bumped)), token = ${token}, leased_until = ${until}
-      FROM chosen
-      WHERE s.wallet_id = chosen.wallet_id AND s.slot = chosen.slot
-      RETURNING s.wallet_id, s.slot, s.derivation_index, (SELECT extended_public_key FROM wallets WHERE id = s.wallet_id) AS extended_public_key,
-        (SELECT network FROM wallet) AS network,
-        -- The merchant's other wallets of the mode (a few rows): initiate refuses an EVM key two of them share.
-        (SELECT COALESCE(json_agg(json_build_object('walletId', w.id, 'currencyId', p.currency_id, 'network', p.network,
-           'extendedPublicKey', w.extended_public_key)), '[]'::json)
-         FROM payment_processors p JOIN wallets w ON w.id = p.wallet_id
-         WHERE p.merchant_id = ${wallet.merchantId} AND p.is_live = ${wallet.isLive} AND p.wallet_id <> s.wallet_id) AS siblings)`;
-}
-
-interface LeaseRow {
-  wallet_id: number;
-  slot: number;
-  derivation_index: number | null;
-  extended_public_key: string | null;
-  network: string;
-  /** JSON: parsed by the driver, or its text (PGlite's raw queries). */
-  siblings: SiblingWallet[] | string | null;
-}
-
-/** A leased row as a lease; null when the wallet went away meanwhile (no index or key). */
-function leaseOf(row: LeaseRow, token: string): IndexLease | null {
-  const { wallet_id: walletId, slot, derivation_index: index, extended_public_key: extendedPublicKey } = row;
-  const siblings: SiblingWallet[] = typeof row.siblings === "string" ? JSON.parse(row.siblings) : (row.siblings ?? []);
-  return index === null || extendedPublicKey === null ? null : { walletId, slot, index, extendedPublicKey, token, siblings };
-}
-
 /**
  * Initiate's read (TransactionStore.findForInitiate): the transaction's row; the merchant's pricing and
  * its default network for the coin in the mode; and an index leased, in the same statement, if the
@@ -410,7 +375,7 @@ function initiateReadStatement(
         (SELECT d.network FROM merchant_default_networks d
          WHERE d.merchant_id = m.id AND d.currency_id = ${currencyId}::int AND d.is_live = ${isLive}) AS default_network
       FROM merchants m WHERE m.id = ${merchantId}),
-    ${leaseSteps(wallet, network, initiated, now, lease?.until ?? now, token)}
+    ${leaseSteps(wallet, network, initiated, now, lease?.until ?? now, token, 1)}
     SELECT t.*, to_jsonb(leased) AS leased, settings.spread AS settings_spread, settings.sources AS settings_sources,
       settings.default_network AS settings_default_network, EXISTS (SELECT 1 FROM settings) AS settings_found
     FROM t LEFT JOIN leased ON TRUE LEFT JOIN settings ON TRUE`;
@@ -454,7 +419,10 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
     WITH held AS (
       SELECT 1 FROM wallet_index_slots
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}
-      FOR UPDATE),
+        -- Still the merchant's wallet for the coin: a lease kept by a process (index-leases.ts) may outlive a change of wallet.
+        AND EXISTS (SELECT 1 FROM payment_processors WHERE merchant_id = ${t.merchantId} AND currency_id = ${fields.paymentCurrencyId}
+          AND network = ${after.paymentNetwork} AND is_live = ${t.isLive} AND wallet_id = ${lease.walletId})
+      FOR UPDATE OF wallet_index_slots),
     -- The address already another transaction's in this coin and mode (two wallets on one key): the
     -- unique index would refuse the move with a 500, and the next try would lease the same index.
     taken AS (

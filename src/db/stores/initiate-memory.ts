@@ -1,0 +1,135 @@
+// What one process remembers between a payment's initialize and its initiate, so that the initiate of a
+// transaction this process initialized is one statement (the move) where it was two (the read, then the
+// move): the transaction's row as initialize wrote it, the merchant's pricing and default network as
+// last read, and indexes of the wallet leased a few at a time (issue 47: each round trip costs both
+// processes a socket write and a statement's start and commit, more than the work in it).
+//
+// Nothing here decides anything the database does not check again. The move is conditional on the
+// transaction being INITIATED, on the lease's token and on the wallet still being the merchant's for
+// the coin, so a remembered row or lease that went stale fails the move as it would have failed the
+// read. The pricing and default network are remembered as long as the caller's key is (the credential
+// cache's PAYGATE_CREDENTIAL_CACHE_MS): a change made in this process is forgotten at once, one made
+// elsewhere applies here within that time. With that time 0 (the default in tests) nothing is remembered.
+import { LRUCache } from "lru-cache";
+import type { MerchantPricingRow } from "../../core/stores/merchants.ts";
+import type { IndexLease } from "../../core/stores/transactions.ts";
+import type { Transaction } from "../generated/client.ts";
+
+/** The merchant's settings initiate reads with its transaction, for one coin and mode. */
+export interface InitiateSettings {
+  pricing: MerchantPricingRow | null;
+  defaultNetwork: string | null;
+}
+
+/** A lease kept for this process's next initiates, with when it runs out. */
+export interface PooledLease {
+  lease: IndexLease;
+  until: Date;
+}
+
+/** Initialized rows remembered at most, and for how long: an initiate usually follows within minutes. */
+const ROWS = 5_000;
+const ROWS_MS = 15 * 60_000;
+
+const walletKey = (merchantId: number, currencyId: number, network: string, isLive: boolean) => `${merchantId}:${currencyId}:${network}:${isLive}`;
+const lentKey = (lease: IndexLease) => `${lease.walletId}:${lease.slot}:${lease.token}`;
+const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) => `${merchantId}:${currencyId}:${isLive}`;
+
+export class InitiateMemory {
+  private readonly rows = new LRUCache<string, Transaction>({ max: ROWS, ttl: ROWS_MS });
+  private readonly settings: LRUCache<string, InitiateSettings & { merchantId: number }>;
+  private readonly pools = new Map<string, PooledLease[]>();
+  /** Leases taken from a pool and not yet used or given back, by slot and token: a given-back one returns to its pool. */
+  private readonly lent = new LRUCache<string, { key: string; until: Date }>({ max: 10_000, ttl: 10 * 60_000 });
+
+  constructor(settingsMs: number) {
+    this.settings = new LRUCache({ max: 10_000, ttl: settingsMs });
+  }
+
+  rememberInitialized(row: Transaction): void {
+    this.rows.set(row.id, row);
+  }
+
+  /** The row this process initialized, if it is the merchant's in the mode (else the read answers). */
+  initialized(id: string, merchantId: number, isLive: boolean): Transaction | null {
+    const row = this.rows.get(id);
+    return row && row.merchantId === merchantId && row.isLive === isLive ? row : null;
+  }
+
+  /** After a move, whatever its outcome: the row is no longer INITIATED, or the read must say why. */
+  forgetTransaction(id: string): void {
+    this.rows.delete(id);
+  }
+
+  settingsFor(merchantId: number, currencyId: number, isLive: boolean): InitiateSettings | null {
+    return this.settings.get(settingsKey(merchantId, currencyId, isLive)) ?? null;
+  }
+
+  rememberSettings(merchantId: number, currencyId: number, isLive: boolean, settings: InitiateSettings): void {
+    this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId });
+  }
+
+  /** A lease of the wallet with at least `leftMs` to run at `now`, lowest index first; null if none is pooled. */
+  takeLease(merchantId: number, currencyId: number, network: string, isLive: boolean, now: Date, leftMs: number): IndexLease | null {
+    const pool = this.pools.get(walletKey(merchantId, currencyId, network, isLive));
+    while (pool && pool.length > 0) {
+      const next = pool.shift();
+      if (next && next.until.getTime() - now.getTime() >= leftMs) {
+        this.lent.set(lentKey(next.lease), { key: walletKey(merchantId, currencyId, network, isLive), until: next.until });
+        return next.lease;
+      }
+      // Too close to its end: left to run out (the slot frees itself), never handed to a payment.
+    }
+    return null;
+  }
+
+  pooledCount(merchantId: number, currencyId: number, network: string, isLive: boolean): number {
+    return this.pools.get(walletKey(merchantId, currencyId, network, isLive))?.length ?? 0;
+  }
+
+  /** A lease taken from a pool and not used: back to it (true), else false (it was not pooled: the caller frees it). */
+  returnLease(lease: IndexLease): boolean {
+    const lent = this.lent.get(lentKey(lease));
+    if (!lent) return false;
+    this.lent.delete(lentKey(lease));
+    const pool = [...(this.pools.get(lent.key) ?? []), { lease, until: lent.until }].sort((a, b) => a.lease.index - b.lease.index);
+    this.pools.set(lent.key, pool);
+    return true;
+  }
+
+  /** A lease used by a move: no longer lent. */
+  used(lease: IndexLease): void {
+    this.lent.delete(lentKey(lease));
+  }
+
+  poolLeases(merchantId: number, currencyId: number, network: string, isLive: boolean, leases: PooledLease[]): void {
+    if (leases.length === 0) return;
+    const key = walletKey(merchantId, currencyId, network, isLive);
+    const pool = [...(this.pools.get(key) ?? []), ...leases].sort((a, b) => a.lease.index - b.lease.index);
+    this.pools.set(key, pool);
+  }
+
+  /** The pooled leases of a wallet, removed: a release means something went wrong with it, so none is kept. */
+  drainWallet(walletId: number): IndexLease[] {
+    const drained: IndexLease[] = [];
+    for (const [key, pool] of this.pools) {
+      const kept = pool.filter((pooled) => pooled.lease.walletId !== walletId);
+      for (const pooled of pool) if (pooled.lease.walletId === walletId) drained.push(pooled.lease);
+      if (kept.length === 0) this.pools.delete(key);
+      else this.pools.set(key, kept);
+    }
+    return drained;
+  }
+
+  /** The merchant's settings or wallets changed in this process: forgotten, and its pooled leases handed back to be released. */
+  forgetMerchant(merchantId: number): IndexLease[] {
+    for (const [key, entry] of this.settings.entries()) if (entry.merchantId === merchantId) this.settings.delete(key);
+    const drained: IndexLease[] = [];
+    for (const [key, pool] of this.pools) {
+      if (!key.startsWith(`${merchantId}:`)) continue;
+      drained.push(...pool.map((pooled) => pooled.lease));
+      this.pools.delete(key);
+    }
+    return drained;
+  }
+}
