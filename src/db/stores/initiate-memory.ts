@@ -27,8 +27,8 @@ export interface PooledLease {
   until: Date;
 }
 
-/** Initialized rows remembered at most, and for how long: an initiate usually follows within minutes. */
-const ROWS = 5_000;
+/** Initialized rows remembered at most (about 2 KB each), and for how long: an initiate usually follows within minutes. */
+const ROWS = 20_000;
 const ROWS_MS = 15 * 60_000;
 
 const walletKey = (merchantId: number, currencyId: number, network: string, isLive: boolean) => `${merchantId}:${currencyId}:${network}:${isLive}`;
