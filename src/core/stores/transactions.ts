@@ -277,6 +277,8 @@ export interface TransactionStore {
    * `coin`), and, if the transaction is INITIATED and `lease` is given, leaseIndex for the merchant's
    * wallet of `coin` in the transaction's mode, all in one statement. The lease is null when none was
    * taken for any reason (no coin, no such row, not INITIATED, no wallet, no slot free or made yet).
+   * A store may answer from what its process remembers (a transaction it initialized, the merchant's
+   * settings for a while, leases taken a few at a time), since moveToPending checks the state and the lease.
    */
   findForInitiate(id: string, merchantId: number, isLive: boolean, coin: InitiateCoin | null, lease: LeaseWindow | null): Promise<InitiateRead>;
   /**
