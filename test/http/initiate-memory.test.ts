@@ -11,6 +11,7 @@ import { initializeBody } from "../support/builders.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 const BTC = cryptoBySlug("BTC") as CryptoCurrency;
+const USDT = cryptoBySlug("USDT") as CryptoCurrency;
 const CACHE_MS = 1500;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 type Keys = Awaited<ReturnType<TestGateway["merchant"]>>;
@@ -178,6 +179,24 @@ describe("initiate with what the instance remembers", () => {
     const later = await pay(a, keys, await initialize(a, keys));
     expect(later.status).toBe(200);
     expect(later.body.data.meta.quote).toMatchObject({ rate: "63700", spread_percent: "2" });
+  });
+
+  it("applies a default network set here to the next initiate, though the one before it was remembered", async () => {
+    const keys = await a.merchant({ name: "Defaulted" });
+    const usdt = (gateway: TestGateway, id: string) => gateway.post(`/v1/transaction/${id}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
+    for (let i = 0; i < 2; i++) {
+      const before = await usdt(a, await initialize(a, keys));
+      expect([before.status, before.body.data.payment_network]).toEqual([200, "ethereum"]);
+    }
+    const wallet = { currency: USDT, network: "bsc" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "bsc") };
+    await a.gateway.operator.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
+    const after = await usdt(a, await initialize(a, keys));
+    expect([after.status, after.body.data.payment_network]).toEqual([200, "bsc"]);
+    // The Ethereum wallet's leases the instance held were freed with what it forgot.
+    const ethereum = await a.db.paymentProcessor.findUniqueOrThrow({
+      where: { merchantId_currencyId_network_isLive: { merchantId: keys.id, currencyId: USDT.id, network: "ethereum", isLive: false } },
+    });
+    expect(await a.db.walletIndexSlot.count({ where: { walletId: ethereum.walletId ?? 0, leasedUntil: { gt: new Date() } } })).toBe(0);
   });
 
   it("keeps the mode wall: a live key cannot initiate a test transaction this instance remembers", async () => {

@@ -111,20 +111,11 @@ type PoolWallet = Required<LeaseWallet>;
  */
 export function leasePool(db: Database, memory: InitiateMemory) {
   const refills = new Map<string, Promise<number>>();
+  // The merchant's wallet of a coin, network and mode; its key starts with the merchant (InitiateMemory.forgetMerchant).
   const keyOf = (w: PoolWallet) => `${w.merchantId}:${w.currencyId}:${networkOfWallet(w.currencyId, w.network)}:${w.isLive}`;
-  const network = (w: PoolWallet) => networkOfWallet(w.currencyId, w.network);
   return {
     pooled(wallet: PoolWallet, now: Date, until: Date): IndexLease | null {
-      return memory.takeLease(wallet.merchantId, wallet.currencyId, network(wallet), wallet.isLive, now, (until.getTime() - now.getTime()) / 2);
-    },
-    keep(wallet: PoolWallet, leases: IndexLease[], until: Date): void {
-      memory.poolLeases(
-        wallet.merchantId,
-        wallet.currencyId,
-        network(wallet),
-        wallet.isLive,
-        leases.map((lease) => ({ lease, until })),
-      );
+      return memory.takeLease(keyOf(wallet), now, (until.getTime() - now.getTime()) / 2);
     },
     /**
      * A pooled lease, else one of the pool's next statement: one statement at a time per wallet leases a
@@ -152,11 +143,14 @@ export function leasePool(db: Database, memory: InitiateMemory) {
     },
     /** Leases as many as the pool has room for, into the pool: how many. */
     async refill(wallet: PoolWallet, now: Date, until: Date): Promise<number> {
-      const count = Math.max(1, POOL_CAP - memory.pooledCount(wallet.merchantId, wallet.currencyId, network(wallet), wallet.isLive));
+      const count = Math.max(1, POOL_CAP - memory.pooledCount(keyOf(wallet)));
       const token = randomUUID();
       const rows = await queryDirect<LeaseRow>(db, leaseStatement(wallet, now, until, token, count));
       const leases = rows.map((row) => leaseOf(row, token)).filter((lease): lease is IndexLease => lease !== null);
-      this.keep(wallet, leases, until);
+      memory.poolLeases(
+        keyOf(wallet),
+        leases.map((lease) => ({ lease, until })),
+      );
       return leases.length;
     },
     /** A lease the initiate did not use: back to the pool it came from (the next take checks its time), else freed. */

@@ -31,7 +31,6 @@ export interface PooledLease {
 const ROWS = 20_000;
 const ROWS_MS = 15 * 60_000;
 
-const walletKey = (merchantId: number, currencyId: number, network: string, isLive: boolean) => `${merchantId}:${currencyId}:${network}:${isLive}`;
 const lentKey = (lease: IndexLease) => `${lease.walletId}:${lease.slot}:${lease.token}`;
 const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) => `${merchantId}:${currencyId}:${isLive}`;
 
@@ -69,13 +68,16 @@ export class InitiateMemory {
     this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId });
   }
 
-  /** A lease of the wallet with at least `leftMs` to run at `now`, lowest index first; null if none is pooled. */
-  takeLease(merchantId: number, currencyId: number, network: string, isLive: boolean, now: Date, leftMs: number): IndexLease | null {
-    const pool = this.pools.get(walletKey(merchantId, currencyId, network, isLive));
+  /**
+   * A lease of the wallet's pool (`key`: the merchant, coin, network and mode, index-leases.ts) with at least
+   * `leftMs` to run at `now`, lowest index first; null if none is pooled.
+   */
+  takeLease(key: string, now: Date, leftMs: number): IndexLease | null {
+    const pool = this.pools.get(key);
     while (pool && pool.length > 0) {
       const next = pool.shift();
       if (next && next.until.getTime() - now.getTime() >= leftMs) {
-        this.lent.set(lentKey(next.lease), { key: walletKey(merchantId, currencyId, network, isLive), until: next.until });
+        this.lent.set(lentKey(next.lease), { key, until: next.until });
         return next.lease;
       }
       // Too close to its end: left to run out (the slot frees itself), never handed to a payment.
@@ -83,8 +85,8 @@ export class InitiateMemory {
     return null;
   }
 
-  pooledCount(merchantId: number, currencyId: number, network: string, isLive: boolean): number {
-    return this.pools.get(walletKey(merchantId, currencyId, network, isLive))?.length ?? 0;
+  pooledCount(key: string): number {
+    return this.pools.get(key)?.length ?? 0;
   }
 
   /** A lease taken from a pool and not used: back to it (true), else false (it was not pooled: the caller frees it). */
@@ -92,8 +94,7 @@ export class InitiateMemory {
     const lent = this.lent.get(lentKey(lease));
     if (!lent) return false;
     this.lent.delete(lentKey(lease));
-    const pool = [...(this.pools.get(lent.key) ?? []), { lease, until: lent.until }].sort((a, b) => a.lease.index - b.lease.index);
-    this.pools.set(lent.key, pool);
+    this.poolLeases(lent.key, [{ lease, until: lent.until }]);
     return true;
   }
 
@@ -102,19 +103,19 @@ export class InitiateMemory {
     this.lent.delete(lentKey(lease));
   }
 
-  poolLeases(merchantId: number, currencyId: number, network: string, isLive: boolean, leases: PooledLease[]): void {
+  poolLeases(key: string, leases: PooledLease[]): void {
     if (leases.length === 0) return;
-    const key = walletKey(merchantId, currencyId, network, isLive);
     const pool = [...(this.pools.get(key) ?? []), ...leases].sort((a, b) => a.lease.index - b.lease.index);
     this.pools.set(key, pool);
   }
 
-  /** The pooled leases of a wallet, removed: a release means something went wrong with it, so none is kept. */
+  /** The pooled leases of a wallet, removed (one of them was found lost, or the wallet is no longer the merchant's). */
   drainWallet(walletId: number): IndexLease[] {
     const drained: IndexLease[] = [];
+    // A pool may hold two wallets' leases for a while: the old one's, and the new one's leased after a change elsewhere.
     for (const [key, pool] of this.pools) {
       const kept = pool.filter((pooled) => pooled.lease.walletId !== walletId);
-      for (const pooled of pool) if (pooled.lease.walletId === walletId) drained.push(pooled.lease);
+      drained.push(...pool.filter((pooled) => pooled.lease.walletId === walletId).map((pooled) => pooled.lease));
       if (kept.length === 0) this.pools.delete(key);
       else this.pools.set(key, kept);
     }

@@ -51,17 +51,18 @@ export function transactionStore(db: Database, memory: InitiateMemory | null = n
       const remembered = coin && memory ? memory.settingsFor(merchantId, coin.currencyId, isLive) : null;
       const network = coin?.network ?? (coin && remembered ? (remembered.defaultNetwork ?? networkOfWallet(coin.currencyId, undefined)) : null);
       const wallet = coin && network ? { merchantId, currencyId: coin.currencyId, isLive, network } : null;
+      const walletNetwork = wallet && networkOfWallet(wallet.currencyId, wallet.network);
       const row = memory?.initialized(id, merchantId, isLive) ?? null;
       // This process initialized it and knows the merchant's settings: no read (the move checks what it must).
       if (row && remembered && wallet && lease && pool) {
         const leased = await pool.take(wallet, lease.now, lease.until);
-        return { row, lease: leased, leasedOn: leased && networkOfWallet(wallet.currencyId, wallet.network), ...remembered };
+        return { row, lease: leased, leasedOn: leased && walletNetwork, ...remembered };
       }
       // A pooled lease if there is one; else the read leases one, as without memory (the pool fills only on the way above).
       const pooled = wallet && lease && pool ? pool.pooled(wallet, lease.now, lease.until) : null;
       const token = randomUUID();
       const [found] = await queryDirect<InitiateRow>(db, initiateReadStatement(id, merchantId, isLive, coin, pooled ? null : lease, token));
-      const pooledOn = pooled && wallet && networkOfWallet(wallet.currencyId, wallet.network);
+      const pooledOn = pooled && walletNetwork;
       if (!found) return { row: null, lease: pooled, leasedOn: pooledOn, pricing: null, defaultNetwork: null };
       const { leased, settings_found, settings_spread, settings_sources, settings_default_network, ...read } = found;
       const pricing = settings_found ? { spreadPercent: settings_spread, sources: settings_sources ?? [] } : null;
