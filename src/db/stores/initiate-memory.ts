@@ -37,6 +37,8 @@ const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) =>
 export class InitiateMemory {
   private readonly rows = new LRUCache<string, Transaction>({ max: ROWS, ttl: ROWS_MS });
   private readonly settings: LRUCache<string, InitiateSettings & { merchantId: number }>;
+  /** The default network last read, kept past the settings' time: which pool a read may take its lease from. */
+  private readonly networkHints = new LRUCache<string, { defaultNetwork: string | null; merchantId: number }>({ max: 10_000, ttl: ROWS_MS });
   private readonly pools = new Map<string, PooledLease[]>();
   /** Leases taken from a pool and not yet used or given back, by slot and token: a given-back one returns to its pool. */
   private readonly lent = new LRUCache<string, { key: string; until: Date }>({ max: 10_000, ttl: 10 * 60_000 });
@@ -66,6 +68,16 @@ export class InitiateMemory {
 
   rememberSettings(merchantId: number, currencyId: number, isLive: boolean, settings: InitiateSettings): void {
     this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId });
+    this.networkHints.set(settingsKey(merchantId, currencyId, isLive), { defaultNetwork: settings.defaultNetwork, merchantId });
+  }
+
+  /**
+   * The default network last read, though its time is over (undefined if none was read): a guess, good
+   * enough to take a pooled lease for the read, which returns the true one; the initiate releases a lease
+   * of the wrong wallet and leases again (core/transactions/initiate.ts).
+   */
+  lastDefaultNetwork(merchantId: number, currencyId: number, isLive: boolean): string | null | undefined {
+    return this.networkHints.get(settingsKey(merchantId, currencyId, isLive))?.defaultNetwork;
   }
 
   /**
@@ -125,6 +137,7 @@ export class InitiateMemory {
   /** The merchant's settings or wallets changed in this process: forgotten, and its pooled leases handed back to be released. */
   forgetMerchant(merchantId: number): IndexLease[] {
     for (const [key, entry] of this.settings.entries()) if (entry.merchantId === merchantId) this.settings.delete(key);
+    for (const [key, entry] of this.networkHints.entries()) if (entry.merchantId === merchantId) this.networkHints.delete(key);
     const drained: IndexLease[] = [];
     for (const [key, pool] of this.pools) {
       if (!key.startsWith(`${merchantId}:`)) continue;

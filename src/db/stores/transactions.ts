@@ -49,7 +49,10 @@ export function transactionStore(db: Database, memory: InitiateMemory | null = n
     async findForInitiate(id, merchantId, isLive, coin, lease) {
       // The wallet a lease would be on, when known before the read: the network named, else the remembered default.
       const remembered = coin && memory ? memory.settingsFor(merchantId, coin.currencyId, isLive) : null;
-      const network = coin?.network ?? (coin && remembered ? (remembered.defaultNetwork ?? networkOfWallet(coin.currencyId, undefined)) : null);
+      // Past the settings' time, the default last read still says which pool a read's lease may come from.
+      const defaultNetwork = remembered ? remembered.defaultNetwork : coin && memory?.lastDefaultNetwork(merchantId, coin.currencyId, isLive);
+      const network =
+        coin?.network ?? (coin && defaultNetwork !== undefined ? (defaultNetwork ?? networkOfWallet(coin.currencyId, undefined)) : null);
       const wallet = coin && network ? { merchantId, currencyId: coin.currencyId, isLive, network } : null;
       const walletNetwork = wallet && networkOfWallet(wallet.currencyId, wallet.network);
       const row = memory?.initialized(id, merchantId, isLive) ?? null;
