@@ -96,7 +96,7 @@ export function qrCode(text: string): QRCode.QRCode {
 function oneBitPng(size: number, dark: (row: number, column: number) => boolean, scale: number, margin: number): Buffer {
   const width = (size + 2 * margin) * scale;
   const rowBytes = Math.ceil(width / 8);
-  // Each scanline: filter type 0, then the bits, 1 = white (grayscale), most significant bit first.
+  // A module row's first scanline: filter type 0, then the bits, 1 = white (grayscale), most significant bit first.
   const line = (moduleRow: number): Buffer => {
     const bytes = Buffer.alloc(1 + rowBytes, 0);
     bytes.fill(0xff, 1);
@@ -112,10 +112,14 @@ function oneBitPng(size: number, dark: (row: number, column: number) => boolean,
     }
     return bytes;
   };
+  // A module's repeated scanlines use the Up filter (type 2): all zero bytes, which deflate in half the
+  // time of the repeated bits and come out smaller (docs/benchmarks.md, issue 47).
+  const same = Buffer.alloc(1 + rowBytes, 0);
+  same[0] = 2;
   const lines: Buffer[] = [];
   for (let moduleRow = -margin; moduleRow < size + margin; moduleRow++) {
-    const bytes = line(moduleRow);
-    for (let i = 0; i < scale; i++) lines.push(bytes);
+    lines.push(line(moduleRow));
+    for (let i = 1; i < scale; i++) lines.push(same);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
