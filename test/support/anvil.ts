@@ -8,7 +8,7 @@
 // Anvil mines a block for each transaction sent (automine; sendTransaction waits for it), with a
 // timestamp of its own clock.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -90,7 +90,12 @@ export async function startAnvil(options: { chainId: number; hardfork?: string; 
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     const url = `http://127.0.0.1:${port}`;
     try {
-      await waitUntilAnswering(url, exited, () => stderr);
+      await waitUntilAnswering(
+        url,
+        exited,
+        () => stderr,
+        () => child.pid !== undefined && listensOn(child.pid, port),
+      );
       return await anvilAt(url, options.chainId, child, exited);
     } catch (error) {
       lastError = error;
@@ -162,13 +167,47 @@ async function anvilAt(url: string, chainId: number, child: ChildProcess, exited
   return anvil;
 }
 
-async function waitUntilAnswering(url: string, exited: Promise<number | null>, stderr: () => string): Promise<void> {
+/**
+ * Whether process `pid` holds the listening socket of 127.0.0.1:`port` (Linux's /proc, where anvil
+ * runs). The port is picked free and then handed to anvil: meanwhile another file's node may take it,
+ * and an answer on it is then that node's, which this one's pause would not stop.
+ */
+function listensOn(pid: number, port: number): boolean {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const inodes = new Set(
+    readFileSync("/proc/net/tcp", "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1] === local && fields[3] === "0A") // 0A: LISTEN
+      .map((fields) => `socket:[${fields[9]}]`),
+  );
+  if (inodes.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false; // the process is gone
+  }
+}
+
+async function waitUntilAnswering(url: string, exited: Promise<number | null>, stderr: () => string, ours: () => boolean): Promise<void> {
   let gone: number | null | undefined;
   void exited.then((code) => {
     gone = code;
   });
   for (let waited = 0; waited < 10_000; waited += 50) {
     if (gone !== undefined) throw new Error(`anvil exited (${gone}) before answering: ${stderr()}`);
+    // Only this anvil's answer counts: until it listens on the port, another process may.
+    if (!ours()) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
     try {
       const response = await fetch(url, {
         method: "POST",
