@@ -116,7 +116,7 @@ export async function startRuntime(config: Config, overrides: RuntimeOverrides =
   const secrets = overrides.secrets ?? loadSecretBox(config);
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? (await openDatabase(config.database, { log: overrides.log }));
-  const stores = prismaStores(database.db, { initiateMemoryMs: config.credentialCacheMs });
+  const stores = prismaStores(database.db, { initiateMemoryMs: config.credentialCacheMs, now: () => clock.now().getTime() });
   const lifecycle = {
     initiatedWindowMs: config.lifecycle.initiatedWindowMs,
     checkoutWindowMs: config.lifecycle.checkoutWindowMs,

@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cryptoBySlug, type CryptoCurrency } from "../../src/core/money/currencies.ts";
 import { HdWalletRails } from "../../src/rails/wallets/index.ts";
 import { initializeBody } from "../support/builders.ts";
+import { manualClock, type ManualClock } from "../support/clock.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 const BTC = cryptoBySlug("BTC") as CryptoCurrency;
 const USDT = cryptoBySlug("USDT") as CryptoCurrency;
-// What an instance remembers lasts the credential cache's time. The instances a and b keep it for a
-// minute, so that a slow machine never sees it expire mid-test; c keeps it 1.5 s, for what must expire.
+// What an instance remembers lasts the credential cache's time, by the gateway's clock. The instances
+// a and b keep it for a minute, so that a slow machine never sees it run out mid-test; what must run
+// out does on an instance of its own whose clock the test moves (expiring).
 const REMEMBERED_MS = 60_000;
 const CACHE_MS = 1500;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -21,17 +23,25 @@ type Keys = Awaited<ReturnType<TestGateway["merchant"]>>;
 
 let a: TestGateway;
 let b: TestGateway;
-let c: TestGateway;
 beforeAll(async () => {
   a = await startTestGateway({ credentialCacheMs: REMEMBERED_MS });
   b = await startTestGateway({ sameDatabaseAs: a, credentialCacheMs: REMEMBERED_MS });
-  c = await startTestGateway({ sameDatabaseAs: a, credentialCacheMs: CACHE_MS });
 });
 afterAll(async () => {
-  await c.close();
   await b.close();
   await a.close();
 });
+
+/** A third instance that remembers for CACHE_MS by a clock the test moves (stopped otherwise), closed after `use`. */
+async function expiring(use: (c: TestGateway, clock: ManualClock) => Promise<void>): Promise<void> {
+  const clock = manualClock();
+  const c = await startTestGateway({ sameDatabaseAs: a, credentialCacheMs: CACHE_MS, clock });
+  try {
+    await use(c, clock);
+  } finally {
+    await c.close();
+  }
+}
 
 async function initialize(gateway: TestGateway, keys: Keys, description = "Order"): Promise<string> {
   const res = await gateway.post("/v1/transaction", initializeBody({ amount: "100", description }), bearer(keys.testPublicKey));
@@ -173,47 +183,53 @@ describe("initiate with what the instance remembers", () => {
   });
 
   it("applies a pricing change made here to the next initiate, and one made in another instance within the cache's time", async () => {
-    const keys = await a.merchant({ name: "Priced" });
-    expect((await pay(c, keys, await initialize(c, keys))).status).toBe(200);
-    expect((await c.post("/v1/merchant/pricing", { spread: "1.5" }, bearer(keys.liveSecretKey))).status).toBe(200);
-    const here = await pay(c, keys, await initialize(c, keys));
-    expect(here.status).toBe(200);
-    expect(here.body.data.meta.quote).toMatchObject({ rate: "64025", spread_percent: "1.5" });
+    await expiring(async (c, clock) => {
+      const keys = await a.merchant({ name: "Priced" });
+      expect((await pay(c, keys, await initialize(c, keys))).status).toBe(200);
+      expect((await c.post("/v1/merchant/pricing", { spread: "1.5" }, bearer(keys.liveSecretKey))).status).toBe(200);
+      const here = await pay(c, keys, await initialize(c, keys));
+      expect(here.status).toBe(200);
+      expect(here.body.data.meta.quote).toMatchObject({ rate: "64025", spread_percent: "1.5" });
 
-    expect((await b.post("/v1/merchant/pricing", { spread: "2" }, bearer(keys.liveSecretKey))).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, CACHE_MS + 100));
-    const later = await pay(c, keys, await initialize(c, keys));
-    expect(later.status).toBe(200);
-    expect(later.body.data.meta.quote).toMatchObject({ rate: "63700", spread_percent: "2" });
+      expect((await b.post("/v1/merchant/pricing", { spread: "2" }, bearer(keys.liveSecretKey))).status).toBe(200);
+      clock.advance(CACHE_MS + 100);
+      const later = await pay(c, keys, await initialize(c, keys));
+      expect(later.status).toBe(200);
+      expect(later.body.data.meta.quote).toMatchObject({ rate: "63700", spread_percent: "2" });
+    });
   });
 
   it("takes a read's index from the pool when the settings' time is over, and pays to a default another instance changed", async () => {
-    const keys = await a.merchant({ name: "Hinted" });
-    const usdt = (gateway: TestGateway, id: string) => gateway.post(`/v1/transaction/${id}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
-    // The first reads and leases 0; the second leases 1–8 and uses 1.
-    for (let i = 0; i < 2; i++) expect((await pay(c, keys, await initialize(c, keys))).status).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await usdt(c, await initialize(c, keys))).body.data.payment_network).toBe("ethereum");
-    const { walletId } = await processorOf(keys);
-    await new Promise((resolve) => setTimeout(resolve, CACHE_MS + 100));
-    // The settings are read again; the index is the pool's lowest, not a new one.
-    expect((await pay(c, keys, await initialize(c, keys))).status).toBe(200);
-    const indexes = await indexesOf(walletId ?? 0);
-    expect(indexes.used).toEqual([0, 1, 2]);
-    expect(indexes.unused).toEqual([3, 4, 5, 6, 7, 8]);
-    expectNoGap(indexes);
+    await expiring(async (c, clock) => {
+      const keys = await a.merchant({ name: "Hinted" });
+      const usdt = (gateway: TestGateway, id: string) => gateway.post(`/v1/transaction/${id}/pay`, { currency_id: "3" }, bearer(keys.testSecretKey));
+      // The first reads and leases 0; the second leases 1–8 and uses 1.
+      for (let i = 0; i < 2; i++) expect((await pay(c, keys, await initialize(c, keys))).status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await usdt(c, await initialize(c, keys))).body.data.payment_network).toBe("ethereum");
+      const { walletId } = await processorOf(keys);
+      expect((await b.post("/v1/merchant/pricing", { spread: "2" }, bearer(keys.liveSecretKey))).status).toBe(200);
+      clock.advance(CACHE_MS + 100);
+      // The settings are read again (the spread set elsewhere shows it); the index is the pool's lowest, not a new one.
+      const read = await pay(c, keys, await initialize(c, keys));
+      expect([read.status, read.body.data.meta.quote.spread_percent]).toEqual([200, "2"]);
+      const indexes = await indexesOf(walletId ?? 0);
+      expect(indexes.used).toEqual([0, 1, 2]);
+      expect(indexes.unused).toEqual([3, 4, 5, 6, 7, 8]);
+      expectNoGap(indexes);
 
-    // Another instance makes BSC the default: the read's Ethereum lease goes back, and the payment is on BSC.
-    const wallet = { currency: USDT, network: "bsc" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "bsc") };
-    await b.gateway.operator.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
-    await new Promise((resolve) => setTimeout(resolve, CACHE_MS + 100));
-    const moved = await usdt(c, await initialize(c, keys));
-    expect([moved.status, moved.body.data.payment_network]).toEqual([200, "bsc"]);
-    const ethereum = await a.db.paymentProcessor.findUniqueOrThrow({
-      where: { merchantId_currencyId_network_isLive: { merchantId: keys.id, currencyId: USDT.id, network: "ethereum", isLive: false } },
+      // Another instance makes BSC the default: the read's Ethereum lease goes back, and the payment is on BSC.
+      const wallet = { currency: USDT, network: "bsc" as const, isLive: false, extendedPublicKey: new HdWalletRails().createTestWallet(USDT, "bsc") };
+      await b.gateway.operator.updateMerchant(keys.id, { wallets: [wallet], defaultNetworks: [{ currency: USDT, network: "bsc", isLive: false }] });
+      clock.advance(CACHE_MS + 100);
+      const moved = await usdt(c, await initialize(c, keys));
+      expect([moved.status, moved.body.data.payment_network]).toEqual([200, "bsc"]);
+      const ethereum = await a.db.paymentProcessor.findUniqueOrThrow({
+        where: { merchantId_currencyId_network_isLive: { merchantId: keys.id, currencyId: USDT.id, network: "ethereum", isLive: false } },
+      });
+      const ethereumIndexes = await indexesOf(ethereum.walletId ?? 0);
+      expect(ethereumIndexes.used).toEqual([0, 1]);
+      expectNoGap(ethereumIndexes);
     });
-    const ethereumIndexes = await indexesOf(ethereum.walletId ?? 0);
-    expect(ethereumIndexes.used).toEqual([0, 1]);
-    expectNoGap(ethereumIndexes);
   });
 
   it("applies a default network set here to the next initiate, though the one before it was remembered", async () => {

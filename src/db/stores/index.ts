@@ -32,10 +32,12 @@ export interface StoreOptions {
    * cache's time, PAYGATE_CREDENTIAL_CACHE_MS); 0: initiate reads them, and its transaction, every time.
    */
   initiateMemoryMs?: number;
+  /** The clock by which that time runs out, in milliseconds; the process's own by default. */
+  now?: () => number;
 }
 
 export function prismaStores(db: Database, options: StoreOptions = {}): Stores {
-  const memory = options.initiateMemoryMs ? new InitiateMemory(options.initiateMemoryMs) : null;
+  const memory = options.initiateMemoryMs ? new InitiateMemory(options.initiateMemoryMs, options.now) : null;
   const merchants = merchantStore(db);
   return {
     transactions: transactionStore(db, memory),

@@ -35,16 +35,21 @@ const lentKey = (lease: IndexLease) => `${lease.walletId}:${lease.slot}:${lease.
 const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) => `${merchantId}:${currencyId}:${isLive}`;
 
 export class InitiateMemory {
-  private readonly rows = new LRUCache<string, Transaction>({ max: ROWS, ttl: ROWS_MS });
+  private readonly rows: LRUCache<string, Transaction>;
   private readonly settings: LRUCache<string, InitiateSettings & { merchantId: number }>;
   /** The default network last read, kept past the settings' time: which pool a read may take its lease from. */
-  private readonly networkHints = new LRUCache<string, { defaultNetwork: string | null; merchantId: number }>({ max: 10_000, ttl: ROWS_MS });
+  private readonly networkHints: LRUCache<string, { defaultNetwork: string | null; merchantId: number }>;
   private readonly pools = new Map<string, PooledLease[]>();
   /** Leases taken from a pool and not yet used or given back, by slot and token: a given-back one returns to its pool. */
-  private readonly lent = new LRUCache<string, { key: string; until: Date }>({ max: 10_000, ttl: 10 * 60_000 });
+  private readonly lent: LRUCache<string, { key: string; until: Date }>;
 
-  constructor(settingsMs: number) {
-    this.settings = new LRUCache({ max: 10_000, ttl: settingsMs });
+  /** `now`: the gateway's clock in milliseconds, by which what is remembered runs out (a test moves it). */
+  constructor(settingsMs: number, now: () => number = () => performance.now()) {
+    const perf = { now };
+    this.rows = new LRUCache({ max: ROWS, ttl: ROWS_MS, perf });
+    this.settings = new LRUCache({ max: 10_000, ttl: settingsMs, perf });
+    this.networkHints = new LRUCache({ max: 10_000, ttl: ROWS_MS, perf });
+    this.lent = new LRUCache({ max: 10_000, ttl: 10 * 60_000, perf });
   }
 
   rememberInitialized(row: Transaction): void {
