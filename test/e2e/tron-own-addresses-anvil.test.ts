@@ -292,5 +292,5 @@ describe("TRON own addresses with unique amounts, on anvil as Nile's JSON-RPC", 
     expect(again.map((r) => r.tx_hash)).toEqual([after.slice(2)]);
     expect(again.map((r) => r.tx_hash)).not.toContain(before.slice(2));
     expect(hooks()).toHaveLength(1);
-  });
+  }, 60_000); // the wait for the scan (30 s at most) and the steps around it, past the default 30 s
 });
