@@ -36,9 +36,13 @@ const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) =>
 
 export class InitiateMemory {
   private readonly rows: LRUCache<string, Transaction>;
-  private readonly settings: LRUCache<string, InitiateSettings & { merchantId: number }>;
-  /** The default network last read, kept past the settings' time: which pool a read may take its lease from. */
-  private readonly networkHints: LRUCache<string, { defaultNetwork: string | null; merchantId: number }>;
+  /**
+   * The settings as last read, and when: used for the settings' time, and kept past it as a guess of
+   * the default network (which pool a read may take its lease from).
+   */
+  private readonly settings: LRUCache<string, InitiateSettings & { merchantId: number; readAt: number }>;
+  private readonly settingsMs: number;
+  private readonly now: () => number;
   private readonly pools = new Map<string, PooledLease[]>();
   /** Leases taken from a pool and not yet used or given back, by slot and token: a given-back one returns to its pool. */
   private readonly lent: LRUCache<string, { key: string; until: Date }>;
@@ -46,9 +50,10 @@ export class InitiateMemory {
   /** `now`: the gateway's clock in milliseconds, by which what is remembered runs out (a test moves it). */
   constructor(settingsMs: number, now: () => number = () => performance.now()) {
     const perf = { now };
+    this.settingsMs = settingsMs;
+    this.now = now;
     this.rows = new LRUCache({ max: ROWS, ttl: ROWS_MS, perf });
-    this.settings = new LRUCache({ max: 10_000, ttl: settingsMs, perf });
-    this.networkHints = new LRUCache({ max: 10_000, ttl: ROWS_MS, perf });
+    this.settings = new LRUCache({ max: 10_000, ttl: ROWS_MS, perf });
     this.lent = new LRUCache({ max: 10_000, ttl: 10 * 60_000, perf });
   }
 
@@ -67,13 +72,15 @@ export class InitiateMemory {
     this.rows.delete(id);
   }
 
+  /** The settings as last read, while within the settings' time; else null (the read answers). */
   settingsFor(merchantId: number, currencyId: number, isLive: boolean): InitiateSettings | null {
-    return this.settings.get(settingsKey(merchantId, currencyId, isLive)) ?? null;
+    const entry = this.settings.get(settingsKey(merchantId, currencyId, isLive));
+    if (!entry || this.now() - entry.readAt >= this.settingsMs) return null;
+    return { pricing: entry.pricing, defaultNetwork: entry.defaultNetwork };
   }
 
   rememberSettings(merchantId: number, currencyId: number, isLive: boolean, settings: InitiateSettings): void {
-    this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId });
-    this.networkHints.set(settingsKey(merchantId, currencyId, isLive), { defaultNetwork: settings.defaultNetwork, merchantId });
+    this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId, readAt: this.now() });
   }
 
   /**
@@ -82,7 +89,7 @@ export class InitiateMemory {
    * of the wrong wallet and leases again (core/transactions/initiate.ts).
    */
   lastDefaultNetwork(merchantId: number, currencyId: number, isLive: boolean): string | null | undefined {
-    return this.networkHints.get(settingsKey(merchantId, currencyId, isLive))?.defaultNetwork;
+    return this.settings.get(settingsKey(merchantId, currencyId, isLive))?.defaultNetwork;
   }
 
   /**
@@ -142,7 +149,6 @@ export class InitiateMemory {
   /** The merchant's settings or wallets changed in this process: forgotten, and its pooled leases handed back to be released. */
   forgetMerchant(merchantId: number): IndexLease[] {
     for (const [key, entry] of this.settings.entries()) if (entry.merchantId === merchantId) this.settings.delete(key);
-    for (const [key, entry] of this.networkHints.entries()) if (entry.merchantId === merchantId) this.networkHints.delete(key);
     const drained: IndexLease[] = [];
     for (const [key, pool] of this.pools) {
       if (!key.startsWith(`${merchantId}:`)) continue;
