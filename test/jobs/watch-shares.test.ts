@@ -109,7 +109,10 @@ it("shares the addresses among live instances, and covers a dead or stopped inst
     await admin.connect();
     try {
       const { rowCount } = await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = 0 AND classid = $1::int::oid",
+        // pg_locks is the server's: another file's watcher, in its own database, holds the same slot.
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND objsubid = 2 AND objid = 0 AND classid = $1::int::oid
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [WATCHER_SLOTS_LOCK_CLASS],
       );
       expect(rowCount).toBe(1);
