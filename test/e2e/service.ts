@@ -150,15 +150,19 @@ export async function startE2eService(
   /** Stops what was started, in reverse: also when a step of the start fails. */
   const close = async () => {
     const { server, app, runtime, receiver } = parts;
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    try {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      await app?.stop();
+      await runtime?.close();
+      await receiver?.close();
+    } finally {
+      // A part that failed to stop must not leave its database on the server.
+      await closeDb();
+      rmSync(dataDir, { recursive: true, force: true });
     }
-    await app?.stop();
-    await runtime?.close();
-    await receiver?.close();
-    await closeDb();
-    rmSync(dataDir, { recursive: true, force: true });
   };
   let runtime: Runtime;
   let receiver: WebhookReceiver;

@@ -60,8 +60,11 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
       notifications: { kind: "postgres", url: url.toString() },
       query: adapter.query,
       close: once(async () => {
-        await adapter.close();
-        await drop();
+        try {
+          await adapter.close();
+        } finally {
+          await drop(); // also when the pool's end failed: no database is left on the server
+        }
       }),
     };
   } catch (error) {
