@@ -89,7 +89,7 @@ export default defineConfig({
     // A worker runs its files one after another in one module graph: each file used to import the
     // service anew (about 2.6 s of a loaded machine's time, 12 of a CI pass's 40 minutes). Every
     // file makes its own gateway and database, so none sees another's state; what a file changes
-    // of the process (its environment, timers, the clock) it sets back in its own afterAll/afterEach.
+    // of the process (its environment, timers, the clock) it sets back before it ends.
     isolate: false,
     // Each project is given its whole include and exclude: `extends` would append them to the root's.
     projects: [

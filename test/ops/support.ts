@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { admin, cachedDump, packageVersion } from "../support/test-database.ts";
+import { admin, cachedDump, createEmptyDatabase, packageVersion } from "../support/test-database.ts";
 
 export interface OpsDatabase {
   /** PAYGATE_DATA_DIR (always set: the embedded database and, on PGlite, encryption.key live there). */
@@ -60,16 +60,14 @@ export async function createOpsDatabase(): Promise<OpsDatabase> {
     };
   }
   const name = `paygate_ops_${randomBytes(6).toString("hex")}`;
-  await admin(adminUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
+  const url = await createEmptyDatabase(adminUrl, name);
+  env.DATABASE_URL = url;
   env.PAYGATE_ENCRYPTION_KEY = randomBytes(32).toString("base64");
   return {
     dataDir,
     env,
     async query<T>(sql: string) {
-      const client = new pg.Client({ connectionString: url.toString() });
+      const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
         return (await client.query(sql)).rows as T[];

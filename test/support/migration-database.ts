@@ -7,7 +7,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { listMigrations, MIGRATIONS_DIR } from "../../src/db/migrations.ts";
-import { admin } from "./test-database.ts";
+import { admin, createEmptyDatabase } from "./test-database.ts";
 
 export interface MigrationDatabase {
   exec(sql: string): Promise<void>;
@@ -34,10 +34,7 @@ async function openSql(): Promise<Sql> {
     };
   }
   const name = `paygate_test_${randomBytes(6).toString("hex")}`;
-  await admin(adminUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const client = new pg.Client({ connectionString: await createEmptyDatabase(adminUrl, name) });
   await client.connect();
   return {
     exec: async (sql) => void (await client.query(sql)),

@@ -50,14 +50,14 @@ export async function connectTestDatabase(url: string): Promise<TestDatabase> {
 async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   const name = `paygate_test_${randomBytes(6).toString("hex")}`;
   await copyTemplate(adminUrl, name);
-  const url = databaseUrl(adminUrl, name);
+  const url = databaseUrlOn(adminUrl, name);
   const drop = once(() => admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   try {
-    const adapter = await createAdapterFactory({ kind: "postgres", url: url.toString(), poolMax: 5 });
+    const adapter = await createAdapterFactory({ kind: "postgres", url, poolMax: 5 });
     return {
       factory: adapter.factory,
-      url: url.toString(),
-      notifications: { kind: "postgres", url: url.toString() },
+      url,
+      notifications: { kind: "postgres", url },
       query: adapter.query,
       close: once(async () => {
         try {
@@ -73,10 +73,17 @@ async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   }
 }
 
-function databaseUrl(adminUrl: string, name: string): string {
+/** The URL of the database `name` on the admin connection's server. */
+export function databaseUrlOn(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** Creates the empty database `name` on the admin connection's server and answers its URL. */
+export async function createEmptyDatabase(adminUrl: string, name: string): Promise<string> {
+  await admin(adminUrl, `CREATE DATABASE "${name}"`);
+  return databaseUrlOn(adminUrl, name);
 }
 
 // Migrating a new database takes 1.5–2.5 s; copying a migrated one (CREATE DATABASE … TEMPLATE) a
@@ -87,7 +94,11 @@ function databaseUrl(adminUrl: string, name: string): string {
 let postgresTemplate: Promise<string> | undefined;
 
 async function copyTemplate(adminUrl: string, name: string): Promise<void> {
-  const template = await (postgresTemplate ??= makeTemplate(adminUrl));
+  // A failed make is not kept: the next database tries again.
+  const template = await (postgresTemplate ??= makeTemplate(adminUrl).catch((error: unknown) => {
+    postgresTemplate = undefined;
+    throw error;
+  }));
   try {
     await admin(adminUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   } catch (error) {
@@ -110,7 +121,7 @@ async function makeTemplate(adminUrl: string): Promise<string> {
       const partial = `${name}_partial`;
       await client.query(`DROP DATABASE IF EXISTS "${partial}" WITH (FORCE)`);
       await client.query(`CREATE DATABASE "${partial}"`);
-      await migratePostgres({ kind: "postgres", url: databaseUrl(adminUrl, partial) });
+      await migratePostgres({ kind: "postgres", url: databaseUrlOn(adminUrl, partial) });
       // The migrator's connections may still be closing: a rename needs none.
       await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [partial]);
       await client.query(`ALTER DATABASE "${partial}" RENAME TO "${name}"`);
