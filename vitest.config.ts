@@ -85,6 +85,10 @@ export default defineConfig({
   },
   test: {
     testTimeout: 30_000,
+    // A file that drives Chromium (`// @module-tag browser` on its first line) opens pages and runs
+    // axe-core in steps of seconds: one such test took 5 s alone and over 30 s beside another file's
+    // browser on CI's 2 cores. A hang still fails, later (test/lint/browser-tag.test.ts keeps the tag on).
+    tags: [{ name: "browser", description: "Drives a real Chromium", timeout: 90_000 }],
     hookTimeout: 60_000,
     // A worker runs its files one after another in one module graph: each file used to import the
     // service anew (about 2.6 s of a loaded machine's time, 12 of a CI pass's 40 minutes). Every

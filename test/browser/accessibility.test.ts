@@ -1,3 +1,4 @@
+// @module-tag browser
 // The accessibility check the browser pages use (axe-core in Chromium): it finds what it should,
 // and paygate's own GraphQL page passes it.
 import type { Browser } from "playwright-core";

@@ -1,3 +1,4 @@
+// @module-tag browser
 // "Pay with browser wallet" (EIP-1193) on the checkout, in a real Chromium against the service as
 // src/main.ts wires it (the payment watcher on anvil): a provider injected into the page
 // (addInitScript) stands for the customer's wallet. It starts on another chain, so the page asks it to

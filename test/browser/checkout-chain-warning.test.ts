@@ -1,3 +1,4 @@
+// @module-tag browser
 // The checkout's wrong-network warning (issue 43), in a real Chromium against the real service: an
 // EIP-1193 provider injected before the page's script stands for the customer's wallet. On the pay
 // step of an EVM payment the page reads the wallet's chain id without asking for an account, and

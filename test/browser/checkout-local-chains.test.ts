@@ -1,3 +1,4 @@
+// @module-tag browser
 // Issue 28: a receipt of a payment on a local test chain (Litecoin regtest, an anvil chain id) links
 // no public explorer, which has never seen its transactions: the checkout's receipt shows the hash
 // alone and the API's explorerTransactionUrl is null. An operator's own explorer

@@ -1,3 +1,4 @@
+// @module-tag browser
 // Issue 28: the hosted checkout in the customer's language, in a real Chromium. Every state (choose,
 // pay, the paid receipt, expired, a broken link) in each language at 375 px and 1,280 px: its texts
 // in the language, `lang` and `dir` on <html> (rtl for Arabic), no horizontal scrolling at 375 px,

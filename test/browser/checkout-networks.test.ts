@@ -1,3 +1,4 @@
+// @module-tag browser
 // The checkout when a coin is paid on several networks (issue 25), in a real Chromium against the real
 // service: USDT on Ethereum and on BNB Smart Chain are two choices named by the API's network names,
 // the customer picks BSC, and the page says the network in words, warns that a transfer on another

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The stablecoin networks of issue 43 through the checkout in a real Chromium: one anvil per network,
 // each with that network's own test chain id (Base Sepolia 84532, Polygon Amoy 80002, Arbitrum Sepolia
 // 421614) and the 6-decimal test token at the table's test USDC and USDT contracts; the service runs as

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The checkout for USDT on TRON (issue 25), in a real Chromium against the real service: a merchant
 // with a TRON wallet, the customer picks USDT on TRON Nile, the page names the network, and its QR
 // code holds the plain T-address (TRON has no payment-URI standard; wallets read the address), with

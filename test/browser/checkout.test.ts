@@ -1,3 +1,4 @@
+// @module-tag browser
 // The hosted checkout page in a real Chromium, against the real service: a transaction made through
 // the REST API, its checkout_url opened as a customer would, the coin picked, and the page moved on
 // by the test helpers (and the chain watcher's own entry) without a reload. axe-core checks every

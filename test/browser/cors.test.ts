@@ -1,3 +1,4 @@
+// @module-tag browser
 // A checkout page on another origin, in a real Chromium: it calls paygate's GraphQL and REST with
 // the public key and reads the answers; a secret key from the same page is blocked by the browser
 // and refused by paygate; Apollo's CSRF prevention still holds; PAYGATE_CORS_ORIGINS narrows who may call.

@@ -1,3 +1,4 @@
+// @module-tag browser
 // Issue 44: the "pay the rest" e-mail's link, followed in Chromium, opens the transaction's checkout
 // where it stands (part paid, the rest to send), at 375 px, without script errors.
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The front door in a real Chromium (issue 28): the address the start-up line names opens the dashboard's
 // sign-in, and the page `GET /` answers (for clients that do not follow the redirect) passes axe-core.
 import type { Browser } from "playwright-core";

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The hosted invoice page in Chromium (issue 44): readable at 375 px and on a desktop, no serious or
 // critical axe-core violation (English, and Arabic right to left), printed without its Pay form, and a
 // real Pay that lands on the checkout of the transaction it made.

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The refund claim page in Chromium (issue 26): readable at 375 px and on a desktop, no serious or
 // critical axe-core violation in its states (the form, an announced error, the thank-you, a refusal),
 // and a real form submission that takes the address once.

@@ -1,3 +1,4 @@
+// @module-tag browser
 // Issue 44 in a real Chromium: a user turns its own e-mail notices on from the Security page and sets
 // their language (off and English by default, saved, read back after a reload), and an invoice's page lists its e-mails to the customer,
 // saying that e-mail is off when PAYGATE_SMTP_URL is not set; axe-core on both, at 375 px and desktop.

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard's home in Chromium: transactions in several states, fiat currencies and coins are
 // made through the API, and every figure the home's tables show equals what GET /v1/transactions
 // lists (summed here exactly, with decimal.js), with the failing webhook endpoint counted from its

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard's invoices in Chromium (issue 44): an owner creates a draft with the form, finalizes
 // it on its page, and after a partial payment sees what was paid and what is left, the payment
 // linked to its transaction; a refusal shows next to the form; a viewer reads without any change

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The management pages in a real Chromium against the real service: rotating the webhook secret
 // (a delivery then verifies with both secrets, standardwebhooks), a test event and its status,
 // rolling a key with a 1-hour overlap (the old key accepted, then refused on the test clock), a

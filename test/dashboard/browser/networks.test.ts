@@ -1,3 +1,4 @@
+// @module-tag browser
 // Networks in the dashboard, in a real Chromium against the real service (issue 25): the owner picks
 // USDT's default network on the Wallets page (only a network with a wallet can be picked; the choice
 // is saved, shown, announced and written to the audit log); another role reads it. The Funds held

@@ -1,3 +1,4 @@
+// @module-tag browser
 // Merchant pricing and per-payment policies in a real Chromium against the real service (issue 29):
 // the Pricing page (an owner saves a spread and providers, the service's refusal shown next to the
 // form, a viewer reads only), a transaction's page showing its policies, its late-payment decision

@@ -1,3 +1,4 @@
+// @module-tag browser
 // A deactivated merchant's dashboard in a real Chromium: a banner above every page says why nothing
 // can be changed (and who can reactivate it), the pages show no change controls and no misleading
 // "your role" note, and axe-core finds nothing, at 375 px and on a desktop.

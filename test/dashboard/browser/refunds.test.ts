@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard's refunds in Chromium (issue 26): an owner opens a paid test transaction, uses the
 // keyboard to open the Refund form, makes a custom refund to the refund address, sees its state, the
 // payment URI and its QR, and cancels it; a payment that arrived as a chain output gives a PSBT that

@@ -1,3 +1,4 @@
+// @module-tag browser
 // Security keys in a real Chromium against the real service, with a virtual authenticator of the
 // DevTools protocol's WebAuthn domain (CTAP2 over USB, user verification on): registering a key on
 // the Security page, signing out and in with the password and the key, removing the key after the

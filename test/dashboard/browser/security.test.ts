@@ -1,3 +1,4 @@
+// @module-tag browser
 // Two-factor sign-in, sudo mode and the audit log in a real Chromium against the real service (on a
 // test clock, so each sign-in gets a fresh 30-second code): setting up an authenticator app from the
 // key the page shows (the test computes the codes with otplib, as an app would), signing out and in

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The Settlement page's TRON and sweep sections in Chromium (issue 40): an owner turns own addresses on
 // with k addresses and off, sees an open unmatched receipt with "Assign to a transaction" (an unknown
 // transaction's refusal shown next to the form, nothing changed) and "Mark refunded" (the receipt is

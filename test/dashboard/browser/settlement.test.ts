@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard's Settlement and Ledger pages in Chromium (issue 40): an owner sees each EVM network's
 // forwarder setting, is told a bad settlement address next to the form (nothing saved), turns a
 // setting off, and is refused a flush with the service's words; a viewer reads both pages without

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard in a real Chromium against the real service: signing in with the keyboard, the
 // shell (merchant, KYB, the test/live switch, the navigation), inviting a user and using the link
 // in a second browser, a viewer without change controls, signing out; axe-core on each page, at

@@ -1,3 +1,4 @@
+// @module-tag browser
 // The dashboard's transaction pages in Chromium: a signed-in owner lists, filters, searches, exports
 // the CSV, opens a transaction whose webhook failed, sees the receiver's status code, and redelivers
 // it once the receiver is back; a viewer sees no Redeliver button and the API refuses it. axe-core

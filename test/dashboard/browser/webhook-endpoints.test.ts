@@ -1,3 +1,4 @@
+// @module-tag browser
 // The Webhooks page's endpoints (issue 27) in a real Chromium against the real service, a real
 // dispatcher and real receivers: an endpoint added with an event filter shows its secret once (the
 // receiver verifies its deliveries with it); a receiver answering 500 makes a delivery fail, the log
@@ -282,15 +283,16 @@ describe("the Webhooks page's endpoints in a browser", () => {
     await deliver();
     const path = `/dashboard/webhooks?endpoint=${endpoint.id}`;
     for (const viewport of [MOBILE, DESKTOP]) {
-      const { page, problems } = await openAs("owner", path, viewport);
+      const { context, page, problems } = await openAs("owner", path, viewport);
       await h1(page, "Webhooks");
       await logRow(page, "payment.initiated").first().waitFor(WAIT);
       await expectAccessibleAt(page, `owner at ${viewport.width} px`);
       await expectNoSidewaysScroll(page, `owner at ${viewport.width} px`);
       expect(problems).toEqual([]);
+      await context.close();
     }
     for (const viewport of [MOBILE, DESKTOP]) {
-      const { page, problems } = await openAs("viewer", `${path}&deliveries=failed`, viewport);
+      const { context, page, problems } = await openAs("viewer", `${path}&deliveries=failed`, viewport);
       await h1(page, "Webhooks");
       await page.locator("#endpoints-list tbody tr", { hasText: shop.url }).waitFor(WAIT);
       await page.locator("#no-deliveries, #delivery-rows table").first().waitFor(WAIT);
@@ -303,6 +305,7 @@ describe("the Webhooks page's endpoints in a browser", () => {
       await expectAccessibleAt(page, `viewer at ${viewport.width} px`);
       await expectNoSidewaysScroll(page, `viewer at ${viewport.width} px`);
       expect(problems).toEqual([]);
+      await context.close();
     }
   });
 });
