@@ -45,8 +45,6 @@ beforeAll(async () => {
       PAYGATE_FINALITY_ETH: String(FINALITY),
       PAYGATE_ETH_TEST_FORWARDER_FACTORY: factory,
       PAYGATE_ETH_TEST_FEE_PAYER_KEY: key.toString("hex"),
-      // The file polls the REST API closely (flush states, the ledger): not what the key's rate limit is about.
-      PAYGATE_RATE_LIMIT_TEST: "1000/s",
       // The job reads sending flushes back quickly, and flushes by itself only when a test asks.
       PAYGATE_FLUSH_INTERVAL_MS: "200",
       PAYGATE_FLUSH_MIN_PAYMENTS: "100",

@@ -43,8 +43,6 @@ const sceneOf = (network: EvmNetworkSlug) => scenes.get(network) as Scene;
 
 beforeAll(async () => {
   const env: Record<string, string> = {
-    // The file polls the REST API closely (flush states, the ledger): not what the key's rate limit is about.
-    PAYGATE_RATE_LIMIT_TEST: "1000/s",
     // The job reads fee payers and sending flushes often, and flushes by itself only when a test asks.
     PAYGATE_FLUSH_INTERVAL_MS: "200",
     PAYGATE_FLUSH_MIN_PAYMENTS: "100",

@@ -136,7 +136,7 @@ describe("a merchant's flush rules", () => {
       ["GET", undefined],
       ["PUT", { min_payments: 5 }],
     ] as const) {
-      const publicKey = await send(method, "/v1/settlements/flush-rules" + (method === "PUT" ? "/ethereum" : ""), keys.testPublicKey, body);
+      const publicKey = await send(method, `/v1/settlements/flush-rules${method === "PUT" ? "/ethereum" : ""}`, keys.testPublicKey, body);
       expect([publicKey.status, (publicKey.body as { code?: string }).code], method).toEqual([401, "unauthenticated"]);
     }
     expect(await t.db.flushRule.count({ where: { merchantId: keys.id } })).toBe(0);
