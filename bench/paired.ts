@@ -15,7 +15,8 @@
 // For an experiment on one build (the same DIR may be given twice, under two names): ENV_<NAME> adds
 // variables to its service ("PAYGATE_WEBHOOK_DISPATCHER=false"), SQL_<NAME> runs statements on its
 // database once its merchant is made ("DROP TRIGGER …"), and KEEP_DATABASES=1 keeps the scratch
-// databases for EXPLAIN afterwards (their URLs are printed).
+// databases for EXPLAIN afterwards (their URLs are printed). SOCKET_<NAME>=/var/run/postgresql has that build reach
+// its database through PostgreSQL's Unix socket instead of TCP.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
@@ -138,11 +139,15 @@ async function initiate(build: Build, mode: "live" | "test", count: number): Pro
 
 async function start(name: string, root: string): Promise<Build> {
   const database = await createScratchDatabase(ADMIN_URL);
+  // SOCKET_<NAME>: the directory of PostgreSQL's Unix socket, which that build reaches its database through (no TCP).
+  const socket = process.env[`SOCKET_${name}`];
+  const databaseUrl = new URL(database.url);
+  if (socket) databaseUrl.searchParams.set("host", socket);
   const countFile = path.join(os.tmpdir(), `paygate-paired-${name}-${process.pid}.json`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: "127.0.0.1",
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl.toString(),
     PAYGATE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "paygate-paired-")),
     PAYGATE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     PAYGATE_LOG_REQUESTS: "false",
