@@ -144,7 +144,7 @@ export async function startE2eService(
     PAYGATE_CHAIN_TIMEOUT_MS: "10000",
     // These tests poll the REST API closely and send refusals back to back: on a fast machine a file used up
     // the test key's 25 a second (CI: 429 rate_limited, four files in turn). Rate limits have their own tests
-    // (test/http/rate-limits.test.ts); a file about them sets its own here.
+    // (test/http/rate-limits.test.ts); a file about them would pass its own in `env`.
     PAYGATE_RATE_LIMIT_TEST: "10000/s",
     PAYGATE_RATE_LIMIT_LIVE: "10000/s",
     ...databaseEnv,

@@ -93,19 +93,23 @@ export async function createEmptyDatabase(adminUrl: string, name: string): Promi
 
 let postgresTemplate: Promise<string> | undefined;
 
-async function copyTemplate(adminUrl: string, name: string): Promise<void> {
-  // A failed make is not kept: the next database tries again.
-  const template = await (postgresTemplate ??= makeTemplate(adminUrl).catch((error: unknown) => {
+/** The template, made once per process; a failed make is not kept, so the next database tries again. */
+function templateName(adminUrl: string): Promise<string> {
+  postgresTemplate ??= makeTemplate(adminUrl).catch((error: unknown) => {
     postgresTemplate = undefined;
     throw error;
-  }));
+  });
+  return postgresTemplate;
+}
+
+async function copyTemplate(adminUrl: string, name: string): Promise<void> {
   try {
-    await admin(adminUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    await admin(adminUrl, `CREATE DATABASE "${name}" TEMPLATE "${await templateName(adminUrl)}"`);
   } catch (error) {
     // 3D000: another run (other migrations) dropped it. Made again, once.
     if ((error as { code?: string }).code !== "3D000") throw error;
-    postgresTemplate = makeTemplate(adminUrl);
-    await admin(adminUrl, `CREATE DATABASE "${name}" TEMPLATE "${await postgresTemplate}"`);
+    postgresTemplate = undefined;
+    await admin(adminUrl, `CREATE DATABASE "${name}" TEMPLATE "${await templateName(adminUrl)}"`);
   }
 }
 
