@@ -1,13 +1,13 @@
 // Receive addresses derived from account keys, and validation of addresses typed by people
 // (refund addresses). The rules are summarised at the top of networks.ts.
-import { createHash, createHmac } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { HDKey } from "@scure/bip32";
 import { bech32, bech32m, createBase58check } from "@scure/base";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { bytesToNumberBE, numberToBytesBE } from "@noble/curves/utils.js";
+import { childPublicKey } from "./child-keys.ts";
 import type { Network, UtxoNetwork } from "./networks.ts";
 
 const base58check = createBase58check(sha256);
@@ -24,86 +24,24 @@ export function receiveChainOf(account: HDKey): HDKey {
 
 /** The address at `index` below the external chain node `chain`. */
 export function deriveReceiveAddress(network: Network, chain: HDKey, index: number): string {
-  const child = receivePoint(chain, index);
-  if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, hash160(encodePoint(child, true)));
-  return evmAddressOfUncompressed(encodePoint(child, false));
+  if (network.family === "utxo") return p2wpkhAddress(network.bech32Hrp, hash160(receivePublicKey(chain, index, true)));
+  return evmAddressOfUncompressed(receivePublicKey(chain, index, false));
 }
 
 /**
- * SEC1 encoding of a derived point (compressed: 02/03 and x; else 04, x and y) with one field
- * inversion: the library's toBytes checks the point first, which takes a second (a sixth of a
- * derivation). A point made by childPoint is on the curve and not the identity.
+ * The SEC1 public key at `index` below the external chain node `chain` (TRON's addresses hash it
+ * as EVM's do): BIP32's public child derivation, in child-keys.ts.
  */
-export function encodePoint(point: CurvePoint, compressed: boolean): Uint8Array {
-  const { x, y } = point.toAffine();
-  const out = new Uint8Array(compressed ? 33 : 65);
-  out.set(numberToBytesBE(x, 32), 1);
-  if (compressed) {
-    out[0] = (y & 1n) === 1n ? 0x03 : 0x02;
-  } else {
-    out[0] = 0x04;
-    out.set(numberToBytesBE(y, 32), 33);
-  }
-  return out;
-}
-
-export type CurvePoint = InstanceType<typeof secp256k1.Point>;
-
-/** The public key at `index` below the external chain node `chain` (TRON's addresses hash it as EVM's do). */
-export function receivePoint(chain: HDKey, index: number): CurvePoint {
+export function receivePublicKey(chain: HDKey, index: number, compressed: boolean): Uint8Array {
   if (!Number.isSafeInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
     throw new RangeError(`address index must be an integer from 0 to ${MAX_ADDRESS_INDEX}, got ${index}`);
   }
-  return childPoint(chain, index);
-}
-
-/** Each chain node's public key as a curve point, decoded once (decoding takes a square root). */
-const chainPoints = new WeakMap<HDKey, CurvePoint>();
-
-/**
- * A copy of the base point with a table of 8-bit windows (~3 MB, ~60 ms to build, once per process,
- * at the first derivation): a derivation's multiplication by it takes ~30 % less CPU than by
- * Point.BASE with the library's 6-bit table. A copy, so that Point.BASE, which every other user of
- * the library shares (@scure/bip32 among them), keeps the table it was given.
- */
-let windowedBase: CurvePoint | undefined;
-function base(): CurvePoint {
-  windowedBase ??= secp256k1.Point.fromAffine(secp256k1.Point.BASE.toAffine()).precompute(8, false);
-  return windowedBase;
+  return childPublicKey(chain, index, compressed);
 }
 
 /** RIPEMD-160 of SHA-256, natively (OpenSSL): a third of the pure-JS hashes' time. */
 function hash160(bytes: Uint8Array): Uint8Array {
   return createHash("ripemd160").update(createHash("sha256").update(bytes).digest()).digest();
-}
-
-/**
- * BIP32's public child derivation (CKDpub), as HDKey.deriveChild computes it, for the public key
- * only: with the parent's point decoded once and the multiplication by the base point in variable
- * time (all its inputs are public: the account key is what the merchant gave), it costs a third of
- * deriveChild's CPU, which is most of an initiate's address (docs/benchmarks.md). The vanishingly rare
- * index that BIP32 skips is left to HDKey, which knows how.
- */
-function childPoint(chain: HDKey, index: number): CurvePoint {
-  const { publicKey, chainCode } = chain;
-  if (!publicKey || !chainCode) throw new Error("the chain node has no public key or chain code");
-  const data = new Uint8Array(37);
-  data.set(publicKey, 0);
-  new DataView(data.buffer).setUint32(33, index, false);
-  const tweak = bytesToNumberBE(createHmac("sha512", chainCode).update(data).digest().subarray(0, 32));
-  const { Point } = secp256k1;
-  let parent = chainPoints.get(chain);
-  if (!parent) {
-    parent = Point.fromBytes(publicKey);
-    chainPoints.set(chain, parent);
-  }
-  const child = tweak === 0n ? parent : tweak < Point.Fn.ORDER ? parent.add(base().multiplyUnsafe(tweak)) : null;
-  if (child === null || child.is0()) {
-    const derived = chain.deriveChild(index).publicKey;
-    if (!derived) throw new Error("derived key has no public key");
-    return Point.fromBytes(derived);
-  }
-  return child;
 }
 
 /** Native SegWit v0 address of a 20-byte public key hash. */

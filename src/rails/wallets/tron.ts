@@ -29,7 +29,7 @@ import { LRUCache } from "lru-cache";
 import type { CryptoSlug } from "../../core/money/currencies.ts";
 import { CHAINS, COIN_NETWORKS } from "../../core/networks.ts";
 import type { ExtendedKeyCheck } from "../../core/ports.ts";
-import { encodePoint, receiveChainOf, receivePoint } from "./addresses.ts";
+import { receiveChainOf, receivePublicKey } from "./addresses.ts";
 import { type AccountKeyCheck, type AccountKeyRules, checkAccountKey, createAccountKey, decodeBase58check } from "./extended-keys.ts";
 import { assertPositive } from "./payment-uri.ts";
 
@@ -167,7 +167,7 @@ export const OWN_ADDRESS_BRANCH = 2;
 
 /** Receive address `index` below the external chain node of a TRON account (<account>/0). */
 export function deriveTronAddress(chain: HDKey, index: number): string {
-  return tronAddressOfUncompressed(encodePoint(receivePoint(chain, index), false));
+  return tronAddressOfUncompressed(receivePublicKey(chain, index, false));
 }
 
 /** A fresh TRON account for test mode: the tpub of m/44'/195'/0' of a random seed, whose private parts are dropped. */
