@@ -163,8 +163,14 @@ async function writeInvoicePaidEvents(tx: DatabaseTransaction, transactionIds: s
  * statements, refunds, subjects' events). An event the transaction or subject already has (same state) is skipped; `onlyIf`, a
  * FROM list inside a larger statement, writes them only when it has a row. Answers the transaction
  * ids of the rows written (null for a subject's). Times go as ISO text with their zone, whatever the session's.
+ *
+ * `firstOfItsKind`: the caller's own statement makes the state the event tells, which no earlier
+ * statement can have made (a transaction created; moved out of INITIATED, which nothing moves back
+ * to), so none can be there to skip. Such an event is written without ON CONFLICT, whose
+ * speculative insertion costs PostgreSQL a lock and one more WAL record (docs/benchmarks.md, issue
+ * 47); were one there after all, the unique index would fail the statement rather than skip it.
  */
-export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.Sql): Prisma.Sql {
+export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.Sql, firstOfItsKind = false): Prisma.Sql {
   const values = events.map(
     (e) =>
       Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}::text, ${e.refundId}::text, ${e.subjectId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},
@@ -173,7 +179,7 @@ export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.
   return Prisma.sql`
     INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, created_at, subject_round)
     SELECT e.* FROM (VALUES ${Prisma.join(values)}) AS e${onlyIf ? Prisma.sql` WHERE EXISTS (SELECT 1 FROM ${onlyIf})` : Prisma.empty}
-    ON CONFLICT DO NOTHING
+    ${firstOfItsKind ? Prisma.empty : Prisma.sql`ON CONFLICT DO NOTHING`}
     RETURNING transaction_id AS "transactionId"`;
 }
 
