@@ -47,6 +47,23 @@ describe("the child-key libraries", () => {
     });
   }
 
+  it("reads a chain node's key once (HDKey copies it on every read; the same bytes let @noble/curves reuse its decoded point)", () => {
+    const chain = HDKey.fromMasterSeed(randomBytes(32)).deriveChild(0);
+    let reads = 0;
+    const counted = Object.create(chain, {
+      publicKey: {
+        get: () => {
+          reads += 1;
+          return chain.publicKey;
+        },
+      },
+    }) as HDKey;
+    for (let index = 0; index < 5; index++) {
+      expect(hex(childPublicKey(counted, index, true, nobleTweakAdd))).toBe(hex(chain.deriveChild(index).publicKey ?? undefined));
+    }
+    expect(reads).toBe(1);
+  });
+
   it("leaves an index whose tweak is refused to HDKey", () => {
     const chain = HDKey.fromMasterSeed(randomBytes(32)).deriveChild(0);
     const refuse: TweakAdd = () => undefined;

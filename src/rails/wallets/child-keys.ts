@@ -40,7 +40,7 @@ export const nativeTweakAdd: TweakAdd | undefined = native
 
 type CurvePoint = InstanceType<typeof secp256k1.Point>;
 
-/** Each parent key decoded once (decoding takes a square root), keyed by its bytes' owner. */
+/** Each parent key decoded once (decoding takes a square root), keyed by the bytes childPublicKey keeps for its chain node. */
 const parentPoints = new WeakMap<Uint8Array, CurvePoint>();
 
 /**
@@ -90,12 +90,27 @@ function encodePoint(point: CurvePoint, compressed: boolean): Uint8Array {
 }
 
 /**
+ * A chain node's key and chain code, copied once: HDKey's getters copy them on every read, and the
+ * same bytes each time let nobleTweakAdd find the point it decoded.
+ */
+const parents = new WeakMap<HDKey, { publicKey: Uint8Array; chainCode: Uint8Array }>();
+function parentOf(chain: HDKey): { publicKey: Uint8Array; chainCode: Uint8Array } {
+  let parent = parents.get(chain);
+  if (!parent) {
+    const { publicKey, chainCode } = chain;
+    if (!publicKey || !chainCode) throw new Error("the chain node has no public key or chain code");
+    parent = { publicKey, chainCode };
+    parents.set(chain, parent);
+  }
+  return parent;
+}
+
+/**
  * The SEC1 public key at non-hardened `index` below `chain`, as HDKey.deriveChild computes it, for
  * the public key only. The vanishingly rare index that BIP32 skips is left to HDKey, which knows how.
  */
 export function childPublicKey(chain: HDKey, index: number, compressed: boolean, add: TweakAdd = tweakAdd): Uint8Array {
-  const { publicKey, chainCode } = chain;
-  if (!publicKey || !chainCode) throw new Error("the chain node has no public key or chain code");
+  const { publicKey, chainCode } = parentOf(chain);
   const data = new Uint8Array(37);
   data.set(publicKey, 0);
   new DataView(data.buffer).setUint32(33, index, false);
