@@ -160,7 +160,7 @@ async function writeInvoicePaidEvents(tx: DatabaseTransaction, transactionIds: s
 
 /**
  * The one INSERT of outbox rows, for every writer (the hook above, initialize's and initiate's
- * statements, refunds, subjects' events). An event the transaction or subject already has (same state) is skipped; `onlyIf`, a
+ * statements, refunds, subjects' events). An event the transaction or subject already has (same state) is skipped. `onlyIf`, a
  * FROM list inside a larger statement, writes them only when it has a row. Answers the transaction
  * ids of the rows written (null for a subject's). Times go as ISO text with their zone, whatever the session's.
  *
@@ -170,7 +170,10 @@ async function writeInvoicePaidEvents(tx: DatabaseTransaction, transactionIds: s
  * speculative insertion costs PostgreSQL a lock and one more WAL record (docs/benchmarks.md, issue
  * 47); were one there after all, the unique index would fail the statement rather than skip it.
  */
-export function insertEventsSql(events: readonly OutboxEvent[], onlyIf?: Prisma.Sql, firstOfItsKind = false): Prisma.Sql {
+export function insertEventsSql(
+  events: readonly OutboxEvent[],
+  { onlyIf, firstOfItsKind = false }: { onlyIf?: Prisma.Sql; firstOfItsKind?: boolean } = {},
+): Prisma.Sql {
   const values = events.map(
     (e) =>
       Prisma.sql`(${e.id}, ${e.merchantId}::int, ${e.transactionId}::text, ${e.refundId}::text, ${e.subjectId}::text, ${e.type}, ${e.isLive}::boolean, ${e.body},

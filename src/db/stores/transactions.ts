@@ -451,7 +451,7 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND token = ${lease.token} AND EXISTS (SELECT 1 FROM moved)),
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM moved),
     ${keyed}
-    evented AS (${insertEventsSql([event], Prisma.sql`moved CROSS JOIN notified`, true)})
+    evented AS (${insertEventsSql([event], { onlyIf: Prisma.sql`moved CROSS JOIN notified`, firstOfItsKind: true })})
     SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM taken)::int AS taken`;
 }
 
@@ -554,7 +554,7 @@ export async function insertInitiatedTransaction(
         ${t.policyLatePaymentPercent}::numeric)
       RETURNING id)${remembered},
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
-    ${insertEventsSql([event], Prisma.sql`created CROSS JOIN notified`, true)}`,
+    ${insertEventsSql([event], { onlyIf: Prisma.sql`created CROSS JOIN notified`, firstOfItsKind: true })}`,
   );
   return row;
 }
