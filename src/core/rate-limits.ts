@@ -5,7 +5,8 @@
 // rules are here.
 import { createHash } from "node:crypto";
 import ipaddr from "ipaddr.js";
-import { PaygateError } from "./errors.ts";
+import { errors, PaygateError } from "./errors.ts";
+import { HitLeads } from "./rate-limit-leads.ts";
 import type { Clock } from "./ports.ts";
 
 /** At most `limit` hits in each window of `windowMs`. */
@@ -51,12 +52,18 @@ export interface NextCounter {
 /** The counters, shared by every instance. */
 export interface RateLimitCounters {
   /**
-   * Atomically adds one hit to `hit`'s counter, reads `read`'s, and adds one to `next`'s when
-   * `hit`'s total allows it, each when given (concurrent requests may share one statement).
-   * Returns the hit counter's hits, this one included; the read counter's (0 for a counter not
-   * given or not there); with `next`, the next counter's hits (this one included when it counted).
+   * Atomically adds `hits` (1 by default) to `hit`'s counter, reads `read`'s, and adds one to
+   * `next`'s when `hit`'s total allows it, each when given (concurrent requests may share one
+   * statement). Returns the hit counter's hits, these included (the last of the numbers they
+   * took); the read counter's (0 for a counter not given or not there); with `next`, the next
+   * counter's hits (this one included when it counted). `next` goes with one hit only.
    */
-  count(hit: CounterWindow | null, read: CounterWindow | null, next?: NextCounter | null): Promise<{ hits: number; read: number; next?: number }>;
+  count(
+    hit: CounterWindow | null,
+    read: CounterWindow | null,
+    next?: NextCounter | null,
+    hits?: number,
+  ): Promise<{ hits: number; read: number; next?: number }>;
   /** Takes one hit back from a counter (never below zero): a sign-in that succeeded was no guess. */
   giveBack(window: CounterWindow): Promise<void>;
   /** Forgets the counters of windows that ended by `now`; returns how many. */
@@ -108,11 +115,17 @@ const PRUNE_EVERY_MS = 60_000;
 
 export class RateLimiter {
   private nextPruneAt = 0;
+  private readonly leads = new HitLeads();
 
+  /**
+   * `waitMs`: how long a request waits for its bucket's statement under way before it gives up
+   * with database_unavailable (the limiter then lets it through), as the counters' own wait does.
+   */
   constructor(
     private readonly counters: RateLimitCounters,
     readonly policy: RateLimitPolicy,
     private readonly clock: Clock,
+    private readonly waitMs = 5_000,
   ) {}
 
   /** Whether any limit is on. */
@@ -137,8 +150,9 @@ export class RateLimiter {
 
   /**
    * Counts a request against its bucket and reads its address's failed authentications, in one
-   * statement (every request pays it, so one round trip rather than two). The request counts
-   * whatever happens to it next, a refusal included.
+   * statement (one round trip rather than two), or with a hit its bucket counted ahead and a fresh
+   * read (src/core/rate-limit-leads.ts). The request counts whatever happens to it next, a refusal
+   * included.
    */
   async admit(bearerToken: string | undefined, clientAddress: string): Promise<Admission> {
     const bucket = this.bucketOf(bearerToken, clientAddress);
@@ -148,12 +162,57 @@ export class RateLimiter {
     this.pruneNowAndThen(now);
     const hit = bucket && windowOf(bucket.key, bucket.rule, now);
     const read = failureRule && windowOf(failureKey(clientAddress), failureRule, now);
-    const counted = await this.counters.count(hit, read);
+    const counted = bucket && hit ? await this.countAhead(bucket, hit, read, now) : await this.counters.count(hit, read);
     return {
       bucket,
       usage: bucket && usageOf(bucket.rule, counted.hits, hit, now),
       failures: failureRule && usageOf(failureRule, counted.read, read, now),
     };
+  }
+
+  /**
+   * A hit number held for the bucket (src/core/rate-limit-leads.ts), else one from the bucket's
+   * statement under way once it ends, else a statement of its own that counts the bucket's lead too.
+   */
+  private async countAhead(bucket: Bucket, hit: CounterWindow, read: CounterWindow | null, now: number): Promise<{ hits: number; read: number }> {
+    this.leads.arrived(bucket.key, now);
+    let waiting = false;
+    for (;;) {
+      const held = this.leads.take(hit, read, now);
+      const underway = held ? null : this.leads.statementUnderway(bucket.key);
+      if (!underway) {
+        if (waiting) this.leads.waits(bucket.key, -1);
+        if (held) return held;
+        break;
+      }
+      if (!waiting) this.leads.waits(bucket.key, 1);
+      waiting = true;
+      try {
+        await this.atMost(underway);
+      } catch (error) {
+        // The statement it waited for failed: so does the request (the limiter lets it through), not after another wait.
+        this.leads.waits(bucket.key, -1);
+        throw error;
+      }
+    }
+    const lead = this.leads.lead(hit, bucket.rule);
+    const statement = this.counters.count(hit, read, null, 1 + lead);
+    this.leads.counting(bucket.key, statement);
+    const counted = await statement;
+    return { hits: this.leads.counted(hit, counted.hits, lead, read, counted.read, now), read: counted.read };
+  }
+
+  /** The statement's end, or database_unavailable once `waitMs` passed (a statement that never ends holds nobody). */
+  private async atMost(statement: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(errors.databaseUnavailable("database_unreachable")), this.waitMs);
+    });
+    try {
+      await Promise.race([statement, gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -191,7 +250,9 @@ export class RateLimiter {
     if (!rule) return;
     const now = this.clock.now().getTime();
     this.pruneNowAndThen(now);
-    await this.counters.count(windowOf(failureKey(clientAddress), rule, now), null);
+    const window = windowOf(failureKey(clientAddress), rule, now);
+    const counted = await this.counters.count(window, null);
+    this.leads.remember(window, counted.hits, now); // this instance's own failures count at once
   }
 
   /** Ended windows are deleted by whichever instance gets there, once a minute each; a failure waits for the next time. */

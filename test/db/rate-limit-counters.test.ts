@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CounterWindow } from "../../src/core/rate-limits.ts";
 import { rateLimitCounters } from "../../src/db/stores/rate-limit-counters.ts";
-import type { Database } from "../../src/db/types.ts";
+import { countedClient as counted } from "../support/counted-client.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 let t: TestGateway;
@@ -13,25 +13,6 @@ beforeAll(async () => {
   t = await startTestGateway();
 });
 afterAll(() => t.close());
-
-/** The client with its raw queries counted, made to fail while `failing` is set and to hang while `hanging` is. */
-function counted(db: Database) {
-  const state = { statements: 0, failing: false, hanging: false };
-  const client = new Proxy(db, {
-    get(target, property, receiver) {
-      if (property === "$queryRaw") {
-        return (...args: Parameters<Database["$queryRaw"]>) => {
-          state.statements += 1;
-          if (state.failing) return Promise.reject(new Error("the database went away"));
-          if (state.hanging) return new Promise(() => {});
-          return target.$queryRaw(...args);
-        };
-      }
-      return Reflect.get(target, property, receiver);
-    },
-  });
-  return { client, state };
-}
 
 const windowOf = (key: string, start = new Date("2026-11-24T06:00:00.000Z")): CounterWindow => ({
   key,

@@ -1,6 +1,6 @@
 // The core's rate-limit counters (src/core/rate-limits.ts) in the table rate_limit_counters, so
 // that every instance on the database counts together. Every request adds one to its bucket's
-// counter and reads the total, atomic under any number of concurrent instances (the primary key
+// counter (or more: the hits its bucket counts ahead, src/core/rate-limit-leads.ts) and reads the total, atomic under any number of concurrent instances (the primary key
 // serialises the writers of one counter), with the read of the address's failed authentications
 // beside it. Outages reach the caller as the core's database_unavailable, as on every query of this
 // client.
@@ -28,6 +28,8 @@ interface Counted {
 
 interface Pending {
   hit: CounterWindow | null;
+  /** How many hits it adds to `hit`'s counter (a request and the hits its bucket counts ahead). */
+  hits: number;
   read: CounterWindow | null;
   /** Only with `hit`. */
   next: NextCounter | null;
@@ -65,7 +67,7 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
 
   /** One request alone (an idle instance, and always on PGlite, which runs one statement at a time): the plainest statement. */
   async function writeOne(request: Pending): Promise<void> {
-    const { hit, read } = request;
+    const { hit, read, hits } = request;
     if (!hit) {
       const rows = await queryDirect<{ hits: number }>(
         db,
@@ -74,13 +76,13 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
       request.resolve({ hits: 0, read: Number(rows[0]?.hits ?? 0) });
       return;
     }
-    // Its commit does not wait for the disk (synchronous_commit off for this statement only, read as
-    // the hits' 1 so that it runs): a count lost in a crash costs nothing.
+    // Its commit does not wait for the disk (synchronous_commit off for this statement only, read
+    // with the hits so that it runs): a count lost in a crash costs nothing.
     const upsert = Prisma.sql`
       WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
       INSERT INTO rate_limit_counters (key, window_start, hits, expires_at)
-      VALUES (${hit.key}, ${hit.start}, (SELECT 1 FROM relaxed), ${hit.end})
-      ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+      VALUES (${hit.key}, ${hit.start}, (SELECT ${hits}::int FROM relaxed), ${hit.end})
+      ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + excluded.hits
       RETURNING hits`;
     // The read sees the table as it was before the upsert: never the same row (their keys differ).
     const readOf = (window: CounterWindow) =>
@@ -122,13 +124,13 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
   async function write(batch: Pending[]): Promise<void> {
     if (batch.length === 1 && batch[0]) return writeOne(batch[0]);
     // One upsert per counter, adding its requests' hits: a statement may change a row only once.
-    // `place`: each request's place among its counter's requests, in arrival order (from 1).
+    // `place`: where each request's hits end among its counter's, in arrival order (from 1).
     const added = new Map<string, { window: CounterWindow; n: number }>();
-    const place = batch.map(({ hit }) => {
+    const place = batch.map(({ hit, hits }) => {
       if (!hit) return 0;
       const id = counterId(hit);
       const entry = added.get(id) ?? { window: hit, n: 0 };
-      entry.n += 1;
+      entry.n += hits;
       added.set(id, entry);
       return entry.n;
     });
@@ -241,12 +243,16 @@ export function rateLimitCounters(db: Database, options: CounterOptions = {}): R
   }
 
   return {
-    count(hit, read, next = null) {
+    count(hit, read, next = null, hits = 1) {
       if (!hit && !read) return Promise.resolve({ hits: 0, read: 0 });
       if (next && !hit) return Promise.reject(new TypeError("A next counter is counted only beside a hit"));
+      if (!Number.isSafeInteger(hits) || hits < 1 || (next && hits !== 1)) {
+        return Promise.reject(new TypeError("A request adds one hit or more, and exactly one beside a next counter"));
+      }
       return new Promise((resolve, reject) => {
         const request: Pending = {
           hit,
+          hits,
           read,
           next,
           resolve,
