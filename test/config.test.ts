@@ -2,6 +2,8 @@
 // that name the variable.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
+import { availableParallelism } from "node:os";
+import { defaultPoolMax } from "../src/db/config.ts";
 import { ConfigError } from "../src/env.ts";
 import { PrivateAllowlist } from "../src/core/private-targets.ts";
 import { Decimal } from "../src/core/money/amounts.ts";
@@ -273,8 +275,17 @@ describe("PAYGATE_PUBLIC_URL", () => {
 describe("the PostgreSQL pool", () => {
   const url = "postgres://paygate@db.example.com/paygate";
 
+  it("opens twice the CPUs plus one connections by default, at most 10, or as many as set", () => {
+    expect([1, 2, 4, 5, 64].map((cpus) => defaultPoolMax(cpus))).toEqual([3, 5, 9, 10, 10]);
+    expect(loadConfig({ DATABASE_URL: url }).database).toMatchObject({ poolMax: defaultPoolMax(availableParallelism()) });
+    expect(loadConfig({ DATABASE_URL: url, PAYGATE_DB_POOL_MAX: "20" }).database).toMatchObject({ poolMax: 20 });
+    expect(() => loadConfig({ DATABASE_URL: url, PAYGATE_DB_POOL_MAX: "0" })).toThrow(
+      "\n  PAYGATE_DB_POOL_MAX: Too small: expected number to be >=1\n",
+    );
+  });
+
   it("keeps 100 statements prepared per connection by default, as many as set, or none with 0", () => {
-    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ kind: "postgres", url, poolMax: 10, preparedStatements: 100 });
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ kind: "postgres", url, poolMax: defaultPoolMax(), preparedStatements: 100 });
     expect(loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: "0" }).database).toMatchObject({ preparedStatements: 0 });
     expect(loadConfig({ DATABASE_URL: url, PAYGATE_DB_PREPARED_STATEMENTS: "250" }).database).toMatchObject({ preparedStatements: 250 });
   });
