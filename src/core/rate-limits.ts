@@ -206,7 +206,7 @@ export class RateLimiter {
   private async atMost(statement: Promise<unknown>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(errors.databaseUnavailable("database_unreachable")), this.waitMs);
+      timer = setTimeout(() => reject(errors.databaseUnavailable("database_unreachable")), this.waitMs).unref();
     });
     try {
       await Promise.race([statement, gaveUp]);
