@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { defaultPoolMax } from "../../src/db/config.ts";
 import { cryptoBySlug, fiatBySlug } from "../../src/core/money/currencies.ts";
 import { createApp, type PaygateApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logging.ts";
@@ -84,7 +85,7 @@ describe("runtime metrics wiring", () => {
     expect(exposition.families.has("paygate_db_pool_connections")).toBe(postgres);
     if (postgres) {
       expect(exposition.value("paygate_db_pool_connections")).toBeGreaterThanOrEqual(1);
-      expect(exposition.value("paygate_db_pool_max_connections")).toBe(10);
+      expect(exposition.value("paygate_db_pool_max_connections")).toBe(defaultPoolMax()); // PAYGATE_DB_POOL_MAX's default
     }
   });
 
