@@ -24,7 +24,7 @@ interface CounterWindow {
 /** The most hits a bucket counts ahead in one statement. */
 export const LEAD_AT_MOST = 64;
 /** A lead is at most this fraction of the limit: 1/16 (no lead under a limit of 16). */
-export const LEAD_SHARE = 16;
+const LEAD_SHARE = 16;
 /** The span over which a bucket's pace is counted: a lead is what the last span brought. */
 export const PACE_SPAN_MS = 50;
 /** How old a read of an address's failed authentications may be for a request counted ahead. */

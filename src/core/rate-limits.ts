@@ -110,6 +110,12 @@ const AUTH_FAILURE_REASONS: ReadonlySet<string> = new Set([
   "invalid_client_secret",
 ]);
 
+/**
+ * How long a request waits for a count under way (the counters' statement before its own, or its
+ * bucket's statement) before it gives up with database_unavailable and the limiter lets it through.
+ */
+export const COUNT_WAIT_MS = 5_000;
+
 /** How often one instance deletes ended windows, at most. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -118,14 +124,13 @@ export class RateLimiter {
   private readonly leads = new HitLeads();
 
   /**
-   * `waitMs`: how long a request waits for its bucket's statement under way before it gives up
-   * with database_unavailable (the limiter then lets it through), as the counters' own wait does.
+   * `waitMs`: how long a request waits for its bucket's statement under way (COUNT_WAIT_MS).
    */
   constructor(
     private readonly counters: RateLimitCounters,
     readonly policy: RateLimitPolicy,
     private readonly clock: Clock,
-    private readonly waitMs = 5_000,
+    private readonly waitMs = COUNT_WAIT_MS,
   ) {}
 
   /** Whether any limit is on. */
@@ -177,23 +182,20 @@ export class RateLimiter {
   private async countAhead(bucket: Bucket, hit: CounterWindow, read: CounterWindow | null, now: number): Promise<{ hits: number; read: number }> {
     this.leads.arrived(bucket.key, now);
     let waiting = false;
-    for (;;) {
-      const held = this.leads.take(hit, read, now);
-      const underway = held ? null : this.leads.statementUnderway(bucket.key);
-      if (!underway) {
-        if (waiting) this.leads.waits(bucket.key, -1);
+    try {
+      for (;;) {
+        const held = this.leads.take(hit, read, now);
         if (held) return held;
-        break;
-      }
-      if (!waiting) this.leads.waits(bucket.key, 1);
-      waiting = true;
-      try {
+        const underway = this.leads.statementUnderway(bucket.key);
+        if (!underway) break;
+        if (!waiting) this.leads.waits(bucket.key, 1);
+        waiting = true;
+        // A statement that failed fails the request too (the limiter lets it through), not after another wait.
         await this.atMost(underway);
-      } catch (error) {
-        // The statement it waited for failed: so does the request (the limiter lets it through), not after another wait.
-        this.leads.waits(bucket.key, -1);
-        throw error;
       }
+    } finally {
+      // Before its own statement's lead is reckoned, which counts only the others still waiting.
+      if (waiting) this.leads.waits(bucket.key, -1);
     }
     const lead = this.leads.lead(hit, bucket.rule);
     const statement = this.counters.count(hit, read, null, 1 + lead);

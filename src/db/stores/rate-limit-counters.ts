@@ -1,7 +1,8 @@
 // The core's rate-limit counters (src/core/rate-limits.ts) in the table rate_limit_counters, so
 // that every instance on the database counts together. Every request adds one to its bucket's
-// counter (or more: the hits its bucket counts ahead, src/core/rate-limit-leads.ts) and reads the total, atomic under any number of concurrent instances (the primary key
-// serialises the writers of one counter), with the read of the address's failed authentications
+// counter (or more: the hits its bucket counts ahead, src/core/rate-limit-leads.ts) and reads the
+// total, atomic under any number of concurrent instances (the primary key serialises the writers of
+// one counter), with the read of the address's failed authentications
 // beside it. Outages reach the caller as the core's database_unavailable, as on every query of this
 // client.
 //
@@ -15,7 +16,7 @@
 // only when the request's own total is within the limit it names: the statement decides it from
 // the totals it writes, so no attempt in flight slips past a limit however many arrive at once.
 import { errors } from "../../core/errors.ts";
-import type { CounterWindow, NextCounter, RateLimitCounters } from "../../core/rate-limits.ts";
+import { COUNT_WAIT_MS, type CounterWindow, type NextCounter, type RateLimitCounters } from "../../core/rate-limits.ts";
 import { queryDirect } from "../direct-sql.ts";
 import { Prisma } from "../generated/client.ts";
 import type { Database } from "../types.ts";
@@ -47,8 +48,6 @@ export interface CounterOptions {
    */
   countWaitMs?: number;
 }
-
-const COUNT_WAIT_MS = 5_000;
 
 interface CounterRow {
   kind: "hit" | "read" | "next";
