@@ -37,6 +37,8 @@ const ONE_PASS_ONLY = [
   // The core's pure rules, signing, password hashing, generated code and documents.
   "test/core/{invoice-rules,webhook-url,retry-after,deliveries,networks,watch-shares,reversal-rules,refund-rules,rate-sources,capped-places,watch-pass,refund-watch,own-address-idle-scan}.test.ts",
   "test/webhooks/signing.test.ts",
+  // A remembered initialized row as text (initiate-memory.ts), without a database.
+  "test/db/initiate-memory-rows.test.ts",
   "test/dashboard/passwords.test.ts",
   "test/http/listening.test.ts",
   // The deployment files (Dockerfile, compose) read as text.

@@ -143,6 +143,33 @@ describe("initiate with what the instance remembers", () => {
     expect(read.body.data.description).toBe("Changed in the database");
   });
 
+  it("answers an initiate from the remembered row as a read of that row answers: every field, decimals and dates exact", async () => {
+    const keys = await a.merchant({ name: "Exact" });
+    expect((await pay(a, keys, await initialize(a, keys))).status).toBe(200); // the merchant's settings, remembered
+    const body = initializeBody({
+      amount: "1234.56",
+      description: 'Ünïcode "quoted" order',
+      customer: { email: "Ada@Example.com", name: "Ada" },
+      meta: { order: { id: 9, lines: [1, 2.5, "x"] }, empty: null },
+      return_url: "https://shop.example/return?o=9",
+      locale: "fr",
+    });
+    const made = await a.post("/v1/transaction", body, bearer(keys.testPublicKey));
+    expect(made.status).toBe(201);
+    const remembered = await pay(a, keys, made.body.data.id);
+    expect(remembered.status).toBe(200);
+    // b remembers nothing of it: its GET reads the row the move left.
+    const read = await fetch(`${b.url}/v1/transaction/${made.body.data.id}`, { headers: bearer(keys.testSecretKey) });
+    expect(read.status).toBe(200);
+    // GET adds the refunds; each instance links the checkout on its own address.
+    const readBody = (await read.json()) as { data: Record<string, unknown>; meta: unknown };
+    const { refunds: _refunds, amount_refundable: _refundable, checkout_url, ...asRead } = readBody.data;
+    expect(checkout_url).toBe(`${b.url}/checkout/${remembered.body.data.client_secret}`);
+    expect(remembered.body.data).toEqual({ ...asRead, checkout_url: `${a.url}/checkout/${remembered.body.data.client_secret}` });
+    expect(remembered.body.data).toMatchObject({ initialized_amount: 1234.56, description: 'Ünïcode "quoted" order', locale: "fr" });
+    expect([remembered.body.meta, readBody.meta]).toEqual([body.meta, body.meta]);
+  });
+
   it("refuses a transaction another instance moved as a read would, and gives the index it took to the next initiate", async () => {
     const keys = await a.merchant({ name: "Raced" });
     expect((await pay(a, keys, await initialize(a, keys))).status).toBe(200);

@@ -13,7 +13,7 @@
 import { LRUCache } from "lru-cache";
 import type { MerchantPricingRow } from "../../core/stores/merchants.ts";
 import type { IndexLease } from "../../core/stores/transactions.ts";
-import type { Transaction } from "../generated/client.ts";
+import { Prisma, type Transaction } from "../generated/client.ts";
 
 /** The merchant's settings initiate reads with its transaction, for one coin and mode. */
 export interface InitiateSettings {
@@ -27,15 +27,120 @@ export interface PooledLease {
   until: Date;
 }
 
-/** Initialized rows remembered at most (about 2 KB each), and for how long: an initiate usually follows within minutes. */
+/** Initialized rows remembered at most (about 0.5 KB each as text), and for how long: an initiate usually follows within minutes. */
 const ROWS = 20_000;
 const ROWS_MS = 15 * 60_000;
+
+/**
+ * A row is remembered as the JSON text of its values in this order: one string, where the row itself
+ * is some twenty objects (its decimals, dates and strings) that the garbage collector marks and moves
+ * while the row waits for its initiate; under initialize's load they filled the old generation
+ * (docs/benchmarks.md, issue 47). A column missing here, or a Decimal or DateTime column not read
+ * back into its type below, fails to compile.
+ */
+const COLUMNS = [
+  "id",
+  "reference",
+  "merchantId",
+  "customerEmail",
+  "customerEmailKey",
+  "customerName",
+  "paymentLinkId",
+  "isLive",
+  "status",
+  "description",
+  "initializedAmount",
+  "initializedCurrencyId",
+  "requestMeta",
+  "paymentCurrencyId",
+  "paymentNetwork",
+  "paymentAmount",
+  "amountPaid",
+  "amountUnconfirmed",
+  "confirmations",
+  "requiredConfirmations",
+  "paymentAddress",
+  "walletId",
+  "derivationIndex",
+  "ownAddressIndex",
+  "refundAddress",
+  "quoteRate",
+  "quoteSource",
+  "quotedAt",
+  "quoteSources",
+  "quoteMarketRate",
+  "quoteSpreadPercent",
+  "initiatedAt",
+  "expiresAt",
+  "clientSecretEnc",
+  "returnUrl",
+  "cancelUrl",
+  "locale",
+  "policyExpiresIn",
+  "policyUnderpaymentTolerance",
+  "policyConfirmations",
+  "policyLatePaymentPercent",
+  "latePayment",
+  "reversedAt",
+  "finalAt",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof Transaction)[];
+const DECIMALS = [
+  "initializedAmount",
+  "paymentAmount",
+  "amountPaid",
+  "amountUnconfirmed",
+  "quoteRate",
+  "quoteMarketRate",
+  "quoteSpreadPercent",
+  "policyUnderpaymentTolerance",
+  "policyLatePaymentPercent",
+] as const satisfies readonly ColumnsOf<Prisma.Decimal>[];
+const DATES = [
+  "quotedAt",
+  "initiatedAt",
+  "expiresAt",
+  "reversedAt",
+  "finalAt",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly ColumnsOf<Date>[];
+const DECIMAL_COLUMNS = new Set<string>(DECIMALS);
+const DATE_COLUMNS = new Set<string>(DATES);
+
+type ColumnsOf<V> = { [K in keyof Transaction]-?: NonNullable<Transaction[K]> extends V ? K : never }[keyof Transaction];
+// Each holds when its set is complete: a new column of the kind, left out, makes it a type error.
+type Unlisted =
+  | Exclude<keyof Transaction, (typeof COLUMNS)[number]>
+  | Exclude<ColumnsOf<Prisma.Decimal>, (typeof DECIMALS)[number]>
+  | Exclude<ColumnsOf<Date>, (typeof DATES)[number]>;
+const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyColumnListed;
+
+/** The row as remembered: JSON keeps a Decimal's exact digits (its string) and a Date's milliseconds (ISO 8601). */
+export function rowText(row: Transaction): string {
+  return JSON.stringify(COLUMNS.map((column) => row[column]));
+}
+
+/** The row again, with its decimals and dates as Prisma gives them. */
+export function rowOfText(text: string): Transaction {
+  const values = JSON.parse(text) as unknown[];
+  const row: Record<string, unknown> = {};
+  COLUMNS.forEach((column, i) => {
+    const value = values[i];
+    if (typeof value === "string" && DECIMAL_COLUMNS.has(column)) row[column] = new Prisma.Decimal(value);
+    else if (typeof value === "string" && DATE_COLUMNS.has(column)) row[column] = new Date(value);
+    else row[column] = value;
+  });
+  return row as unknown as Transaction;
+}
 
 const lentKey = (lease: IndexLease) => `${lease.walletId}:${lease.slot}:${lease.token}`;
 const settingsKey = (merchantId: number, currencyId: number, isLive: boolean) => `${merchantId}:${currencyId}:${isLive}`;
 
 export class InitiateMemory {
-  private readonly rows: LRUCache<string, Transaction>;
+  private readonly rows: LRUCache<string, string>;
   /**
    * The settings as last read, and when: used for the settings' time, and kept past it as a guess of
    * the default network (which pool a read may take its lease from).
@@ -58,12 +163,13 @@ export class InitiateMemory {
   }
 
   rememberInitialized(row: Transaction): void {
-    this.rows.set(row.id, row);
+    this.rows.set(row.id, rowText(row));
   }
 
   /** The row this process initialized, if it is the merchant's in the mode (else the read answers). */
   initialized(id: string, merchantId: number, isLive: boolean): Transaction | null {
-    const row = this.rows.get(id);
+    const text = this.rows.get(id);
+    const row = text === undefined ? null : rowOfText(text);
     return row && row.merchantId === merchantId && row.isLive === isLive ? row : null;
   }
 
