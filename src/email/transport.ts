@@ -1,6 +1,6 @@
 // The SMTP transport behind the core's MailTransport port (issue 44): nodemailer over PAYGATE_SMTP_URL,
 // each message rendered from its kind's template, its id as the Message-ID, an invoice's PDF attached.
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { MailTransport, OutgoingEmail } from "../core/email/ports.ts";
 import type { InvoiceDocument } from "../core/invoices/invoices.ts";
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
@@ -13,7 +13,9 @@ export interface InvoicePdfMaker {
 }
 
 export class SmtpTransport implements MailTransport {
-  private readonly transporter: Transporter;
+  private readonly url: string;
+  /** Made with the first message: nodemailer loads then, not with every start (docs/operations.md, Memory). */
+  private transporter: Transporter | null = null;
 
   constructor(
     smtpUrl: string,
@@ -29,7 +31,15 @@ export class SmtpTransport implements MailTransport {
     ] as const) {
       if (!url.searchParams.has(key)) url.searchParams.set(key, ms);
     }
-    this.transporter = nodemailer.createTransport(url.toString());
+    this.url = url.toString();
+  }
+
+  private async open(): Promise<Transporter> {
+    if (this.transporter === null) {
+      const { default: nodemailer } = await import("nodemailer");
+      this.transporter ??= nodemailer.createTransport(this.url);
+    }
+    return this.transporter;
   }
 
   async send(message: OutgoingEmail): Promise<void> {
@@ -40,7 +50,8 @@ export class SmtpTransport implements MailTransport {
       document && this.pdf
         ? [{ filename: this.pdf.fileName(document), content: await this.pdf.draw(document, message.locale), contentType: "application/pdf" }]
         : [];
-    await this.transporter.sendMail({
+    const transporter = await this.open();
+    await transporter.sendMail({
       from: this.from,
       to: message.to,
       subject: rendered.subject,
@@ -53,6 +64,6 @@ export class SmtpTransport implements MailTransport {
   }
 
   close(): void {
-    this.transporter.close();
+    this.transporter?.close();
   }
 }

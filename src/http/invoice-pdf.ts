@@ -4,7 +4,6 @@
 // languages; Arabic is laid out right to left (its lines ordered by pdf-bidi.ts, its columns mirrored).
 import { createRequire } from "node:module";
 import path from "node:path";
-import PDFDocument from "pdfkit";
 import type { InvoiceDocument } from "../core/invoices/invoices.ts";
 import type { CheckoutLocale } from "../core/transactions/locales.ts";
 import { type InvoiceText, textOf } from "./invoice-page-text.ts";
@@ -120,7 +119,9 @@ const COLUMNS = [
 ];
 
 /** Draws the document; resolves with the whole file (an invoice is a page or two: no need to stream). */
-export function invoicePdf(document: InvoiceDocument, locale: CheckoutLocale): Promise<Buffer> {
+export async function invoicePdf(document: InvoiceDocument, locale: CheckoutLocale): Promise<Buffer> {
+  // pdfkit, fontkit and their tables load with the first PDF, not with every start (docs/operations.md, Memory).
+  const { default: PDFDocument } = await import("pdfkit");
   const lang = pdfLocaleOf(locale);
   const t = textOf(lang);
   const p = PDF_TEXT[lang];

@@ -6,9 +6,18 @@
 // more by fontkit into what the algorithm says the eye should see.
 import { createRequire } from "node:module";
 
-// bidi-js's CommonJS build exports its factory as the module itself; its types call it the default export.
-const bidiFactory: typeof import("bidi-js").default = createRequire(import.meta.url)("bidi-js");
-const bidi = bidiFactory();
+type Bidi = ReturnType<typeof import("bidi-js").default>;
+let loaded: Bidi | null = null;
+
+/** Loaded with the first right-to-left line: most services never draw one. */
+function bidi(): Bidi {
+  if (loaded === null) {
+    // bidi-js's CommonJS build exports its factory as the module itself; its types call it the default export.
+    const factory: typeof import("bidi-js").default = createRequire(import.meta.url)("bidi-js");
+    loaded = factory();
+  }
+  return loaded;
+}
 
 /** A letter of a right-to-left script (Arabic, Hebrew, Syriac, Thaana, N'Ko, and their presentation forms). */
 const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
@@ -20,6 +29,7 @@ const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
  */
 export function visualLine(text: string): string {
   if (!RTL_LETTER.test(text)) return text;
-  const levels = bidi.getEmbeddingLevels(text, "rtl");
-  return [...bidi.getReorderedString(text, levels)].reverse().join("");
+  const algorithm = bidi();
+  const levels = algorithm.getEmbeddingLevels(text, "rtl");
+  return [...algorithm.getReorderedString(text, levels)].reverse().join("");
 }

@@ -14,6 +14,7 @@ import { checkoutLink } from "./checkout.ts";
 import { detailedOutcome, type DetailedOutcome, type DetailsDeps } from "./details.ts";
 import { policiesOf } from "../policies.ts";
 import { viewOf } from "./view.ts";
+import { transactionRecordOf } from "../records/transactions.ts";
 
 export interface InitializeRequest {
   /** The key from `Authorization: Bearer …`, when sent. */
@@ -114,7 +115,7 @@ async function initializeOnce(
       scope,
     );
     sealed(id, clientSecret);
-    return { ...transaction, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
+    return transactionRecordOf(transaction, { id: caller.merchant.id, name: caller.merchant.name });
   });
 }
 

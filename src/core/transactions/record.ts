@@ -2,7 +2,7 @@
 import { errors, type PaygateError } from "../errors.ts";
 import type { Transaction } from "../records/rows.ts";
 import type { InitiateCoin, InitiateRead, LeaseWindow, TransactionStore } from "../stores/transactions.ts";
-import type { TransactionRecord } from "../records/transactions.ts";
+import { type TransactionRecord, transactionRecordOf } from "../records/transactions.ts";
 
 /** Transaction ids are UUIDs (initialize makes them); anything else names no transaction. */
 const TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -91,5 +91,5 @@ function reachableId(caller: Reacher, id: string): string | null {
 
 /** The caller's merchant is the transaction's (the lookup is by it), so its name is not read again. */
 function withCallersMerchant(row: Transaction, caller: Reacher): TransactionRecord {
-  return { ...row, merchant: { id: caller.merchant.id, name: caller.merchant.name } };
+  return transactionRecordOf(row, { id: caller.merchant.id, name: caller.merchant.name });
 }

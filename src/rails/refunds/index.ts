@@ -23,7 +23,7 @@ import { isExactObject, JsonNumber } from "../prices/exact-json.ts";
 import { readExtendedKey } from "../wallets/extended-keys.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks, type NetworkOptions, type UtxoNetwork } from "../wallets/networks.ts";
 import { evmRefund } from "./evm.ts";
-import { buildRefundPsbt, type PaidOutput } from "./psbt.ts";
+import type { PaidOutput } from "./psbt.ts";
 import { fromBaseUnits, toBaseUnits } from "./units.ts";
 
 /** A wallet's key and stored origin (MerchantStore.walletKey). */
@@ -118,6 +118,8 @@ export class RefundRails implements RefundPayments {
     const client = this.options.chains?.clientOf(currency, request.isLive, network);
     const outputs = await this.paidOutputs(request, client);
     const feeRate = request.feeRate ?? (await this.estimatedFeeRate(client)) ?? DEFAULT_FEE_RATE[currency.slug] ?? "10";
+    // @scure/btc-signer loads with the first refund or consolidation, not with every start (docs/operations.md, Memory).
+    const { buildRefundPsbt } = await import("./psbt.ts");
     const built = buildRefundPsbt({
       network: chain,
       account: read.node as HDKey,

@@ -14,7 +14,7 @@ import type { ChainClient, ChainWatchers } from "../chains/index.ts";
 import { readExtendedKey } from "../wallets/extended-keys.ts";
 import { buildCoinNetworkTable, rowKey, type CurrencyNetworks, type NetworkOptions, type UtxoNetwork } from "../wallets/networks.ts";
 import { OUTPOINT, rawTransaction, type WalletKeyLookup } from "../refunds/index.ts";
-import { buildConsolidationPsbt, type ConsolidatedOutput } from "../refunds/psbt.ts";
+import type { ConsolidatedOutput } from "../refunds/psbt.ts";
 import { fromBaseUnits, toBaseUnits } from "../refunds/units.ts";
 
 const UTXO_DECIMALS = 8;
@@ -73,6 +73,8 @@ export class ConsolidationPsbts implements ConsolidationRails {
       spent.push(spend.outpoint);
     }
     if (outputs.length === 0) return { ok: false, problem: "all_spent" };
+    // @scure/btc-signer loads with the first refund or consolidation, not with every start (docs/operations.md, Memory).
+    const { buildConsolidationPsbt } = await import("../refunds/psbt.ts");
     const built = buildConsolidationPsbt({ network: chain, outputs, destination: request.destination, feeRate: request.feeRate });
     const coin = (units: bigint) => fromBaseUnits(units, UTXO_DECIMALS);
     if (!built.ok) return { ok: false, problem: "dust", total: coin(built.total), networkFee: coin(built.fee), dust: coin(built.dust) };

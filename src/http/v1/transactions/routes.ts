@@ -44,7 +44,8 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     // A secret key also sees the refunds and what is left to refund (issue 26): fields added to table 2.2.
     const summary = (await gateway.refunds.refundSummaries([details.transaction])).get(details.transaction.id);
     res.locals.merchantId = details.transaction.merchantId;
-    res.status(200).json(success({ ...initiatedTransaction(details), ...summary }, details.transaction.requestMeta));
+    // Assigned onto the presenter's object, not spread into a copy: a key added to a spread copy costs microseconds on Node 20.
+    res.status(200).json(success(Object.assign(initiatedTransaction(details), summary), details.transaction.requestMeta));
   });
 
   router.get("/v1/transactions", noStore, async (req, res) => {
@@ -53,7 +54,7 @@ export function transactionRoutes(gateway: PaymentGateway): Router {
     res.locals.merchantId = page.merchantId;
     // With each transaction's refunds and what is left to refund (issue 26), as GET /v1/transaction/:id shows a secret key.
     const summaries = await gateway.refunds.refundSummaries(page.details.map((d) => d.transaction));
-    const data = page.details.map((d) => ({ ...initiatedTransaction(d), ...summaries.get(d.transaction.id) }));
+    const data = page.details.map((d) => Object.assign(initiatedTransaction(d), summaries.get(d.transaction.id)));
     const body: TransactionListResponse = { status: "success", data, has_more: page.hasMore, meta: {} };
     res.status(200).json(body);
   });
