@@ -178,16 +178,16 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
   app.get("/healthz", ready);
 
   app.use(frontDoor()); // GET / leads to the dashboard and names the API reference
-  app.use(apiReference());
-  app.use(checkoutPage(options.checkout)); // the hosted checkout page and its assets (web/)
+  app.use(onlyUnder(["/openapi.json", "/docs"], apiReference()));
+  app.use(onlyUnder(["/checkout/", "/favicon.ico"], checkoutPage(options.checkout))); // the hosted checkout page and its assets (web/)
   app.use(browserAccess(options.cors ?? { origins: "*" })); // CORS, and no secret key from a browser: src/edge/cors.ts
   app.use(singleCredential);
   // Everything below is rate limited; the probes, /metrics and the API reference above are not.
   const limits = options.rateLimits && rateLimits({ limiter: options.rateLimits, logger, metrics: options.metrics });
   if (limits) app.use(limits);
-  app.use(refundClaimPage(gateway)); // a refund's claim link (issue 26): rate limited, as guessing must be
-  app.use(invoicePage(gateway)); // an invoice's hosted page (issue 44): rate limited likewise
-  app.use(dashboardRouter(gateway, options.checkout)); // the merchant dashboard: session cookie, never an API key
+  app.use(onlyUnder(["/refund/"], refundClaimPage(gateway))); // a refund's claim link (issue 26): rate limited, as guessing must be
+  app.use(onlyUnder(["/invoice/"], invoicePage(gateway))); // an invoice's hosted page (issue 44): rate limited likewise
+  app.use(onlyUnder(["/dashboard"], dashboardRouter(gateway, options.checkout))); // the merchant dashboard: session cookie, never an API key
   const live = new LiveConnections(
     options.live ?? DEFAULT_LIVE_LIMITS,
     (line) => logger.warn(line),
@@ -254,6 +254,20 @@ export async function createApp(options: AppOptions): Promise<PaygateApp> {
       await subscriptions.close();
       await graphql.stop();
     },
+  };
+}
+
+/**
+ * A router all of whose paths start with one of `prefixes`, passed over at once for any other path: Express
+ * tries every route of every router it enters, and the API's requests would pass each page's router first
+ * (docs/benchmarks.md, issue 47). Case-insensitive, as Express's own matching is.
+ */
+function onlyUnder(prefixes: readonly string[], router: RequestHandler): RequestHandler {
+  const lowered = prefixes.map((prefix) => prefix.toLowerCase());
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    if (lowered.some((prefix) => path.startsWith(prefix))) return router(req, res, next);
+    next();
   };
 }
 
