@@ -173,7 +173,7 @@ export class Credentials {
         `the secret key in the Authorization header is a ${mode(proof.isLive)} key and public_key a ${mode(caller.isLive)} key: ${how}`,
       );
     }
-    return { ...caller, keyKind: "SECRET", key: proof.key };
+    return { ...caller, keyKind: "SECRET", key: proof.key }; // spread: overrides only (a Caller has both keys)
   }
 
   /** Initiate's credential. An inactive merchant still authenticates: initiate answers it with 422. */

@@ -37,6 +37,7 @@ export function subjectOutboxEvent(
   now: Date,
   round = 0,
 ): OutboxEvent {
+  // spread: settlement's and invoices' events, not a payment's request.
   return {
     ...outboxRow(subject.merchantId, null, subject.isLive, now, {
       refundId: null,

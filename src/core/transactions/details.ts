@@ -111,5 +111,5 @@ export async function detailOf(deps: DetailsDeps, transaction: TransactionRecord
 export async function detailedOutcome(deps: DetailsDeps, outcome: TransactionRecord & { replayed?: true }, shown: Shown): Promise<DetailedOutcome> {
   const { replayed, ...transaction } = outcome;
   const details = await detailOf(deps, transaction, shown);
-  return replayed ? { ...details, replayed } : details;
+  return replayed ? { ...details, replayed } : details; // spread: replays only
 }

@@ -186,6 +186,7 @@ export class InitiateMemory {
   }
 
   rememberSettings(merchantId: number, currencyId: number, isLive: boolean, settings: InitiateSettings): void {
+    // spread: once per merchant, coin and mode within the settings' time, not per request.
     this.settings.set(settingsKey(merchantId, currencyId, isLive), { ...settings, merchantId, readAt: this.now() });
   }
 

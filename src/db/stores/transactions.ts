@@ -82,7 +82,8 @@ export function transactionStore(db: Database, memory: InitiateMemory | null = n
     },
 
     async leaseIndex(wallet, now, until, slots) {
-      const pooledWallet = { ...wallet, network: networkOfWallet(wallet.currencyId, wallet.network) };
+      const network = networkOfWallet(wallet.currencyId, wallet.network);
+      const pooledWallet = { merchantId: wallet.merchantId, currencyId: wallet.currencyId, isLive: wallet.isLive, network };
       const taken = pool && (await pool.take(pooledWallet, now, until));
       if (taken) return taken;
       const token = randomUUID();
@@ -462,6 +463,7 @@ const usesLeasedIndex = (move: PendingMove) => (move.ownAddressIndex ?? null) ==
 /** The transaction as the move leaves it. */
 function moved(move: PendingMove): TransactionRecord {
   const { fields, now } = move;
+  // spread: overrides only; every key below and in `fields` is a column the record already has.
   return {
     ...move.transaction,
     ...fields,
@@ -582,6 +584,7 @@ function lockedPayment(tx: DatabaseTransaction, transactionId: string, row: Lock
   const decimal = (value: { toString(): string } | null) => (value === null ? null : new Decimal(value.toString()));
   const onChain = { transactionId, status: { in: ["SEEN" as const, "CONFIRMED" as const] } };
   return {
+    // spread: the watcher's locked write, not a request's path.
     current: { ...row, paymentAmount: decimal(row.paymentAmount), policyUnderpaymentTolerance: decimal(row.policyUnderpaymentTolerance) },
     async upsertReceipts(source, rows, now) {
       for (const r of rows) {
@@ -602,12 +605,14 @@ function lockedPayment(tx: DatabaseTransaction, transactionId: string, row: Lock
       }
     },
     onChainExcept: (source, kept) =>
+      // spread: the watcher's locked write, not a request's path.
       tx.paymentReceipt.findMany({ where: { ...onChain, source, key: { notIn: [...kept] } }, select: { key: true, status: true } }),
     async markReceipts(keys, state, now) {
       await tx.paymentReceipt.updateMany({ where: { transactionId, key: { in: [...keys] } }, data: { status: state, updatedAt: now } });
     },
     async sums() {
       const sums = await tx.paymentReceipt.groupBy({ by: ["status"], where: onChain, _sum: { amount: true }, _min: { confirmations: true } });
+      // spread: the watcher's locked write, not a request's path.
       const least = await tx.paymentReceipt.aggregate({ where: { ...onChain, source: "chain" }, _min: { confirmations: true } });
       const sum = (status: "SEEN" | "CONFIRMED") => new Decimal(sums.find((s) => s.status === status)?._sum.amount?.toString() ?? 0);
       return {
