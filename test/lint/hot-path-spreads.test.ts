@@ -17,6 +17,7 @@ const HOT_FILES = [
   "src/core/rate-limit-leads.ts",
   "src/core/events/outbox-event.ts",
   "src/core/events/payment-events.ts",
+  "src/core/facades/payments.ts",
   "src/core/records/transactions.ts",
   "src/core/transactions/checkout.ts",
   "src/core/transactions/details.ts",

@@ -79,7 +79,8 @@ export class Payments {
   ): Promise<{ details: TransactionDetails | null; caller: Caller }> {
     const { transaction, caller } = await retrieveTransaction(this.deps, bearerToken, id);
     const clientSecret = parts.checkout !== false && clientSecretVisibleTo(caller);
-    const details = transaction && (await detailOf(this.deps, transaction, { ...parts, clientSecret }));
+    // Assigned onto a literal, not spread: a key added to a spread copy costs microseconds on Node 20 (CONTRIBUTING).
+    const details = transaction && (await detailOf(this.deps, transaction, Object.assign({}, parts, { clientSecret })));
     return { details, caller };
   }
 
@@ -93,7 +94,8 @@ export class Payments {
     parts: ReplyParts & { names?: Partial<Record<TransactionListParam, string>> } = {},
   ): Promise<TransactionPage & { details: TransactionDetails[] }> {
     const page = await listTransactions(this.deps, bearerToken, params, parts.names);
-    return { ...page, details: await detailsOf(this.deps, page.transactions, { ...parts, clientSecret: parts.checkout !== false }) };
+    const details = await detailsOf(this.deps, page.transactions, Object.assign({}, parts, { clientSecret: parts.checkout !== false }));
+    return { ...page, details }; // spread: once per page of a list
   }
 
   /** A page of the secret key's merchant's transactions of its mode, newest first; `params` are the list's query (list.ts). */
