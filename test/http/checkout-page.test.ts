@@ -49,6 +49,22 @@ describe("GET /checkout/:token", () => {
     expect(html).not.toContain(TOKEN); // the page reads it from its own address
   });
 
+  it("is found whatever the case of its path, as Express matches, while the pages' routers are passed over for the API", async () => {
+    // src/app.ts enters a page's router only for its own paths (onlyUnder); Express's routes ignore case, so must that.
+    const same = await (await fetch(`${t.url}/checkout/${TOKEN}`)).text();
+    const upper = await fetch(`${t.url}/CHECKOUT/${TOKEN}`);
+    expect(upper.status).toBe(200);
+    expect(await upper.text()).toBe(same);
+    const dashboard = await fetch(`${t.url}/Dashboard`);
+    expect([dashboard.status, dashboard.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    const docs = await fetch(`${t.url}/OpenAPI.json`);
+    expect(docs.status).toBe(200);
+    // A path no page serves still reaches the API's own 404.
+    const none = await fetch(`${t.url}/checkoutx/${TOKEN}`);
+    expect(none.status).toBe(404);
+    expect(((await none.json()) as { status: string }).status).toBe("error");
+  });
+
   it("serves the page's assets with long-lived caching; an unknown asset is a 404", async () => {
     const html = await (await fetch(`${t.url}/checkout/${TOKEN}`)).text();
     const assets = [...html.matchAll(/(?:src|href)="(\/checkout\/assets\/[^"]+)"/g)].map((m) => m[1]!);

@@ -5,6 +5,63 @@ import type { Transaction } from "./rows.ts";
 export type TransactionRecord = Transaction & { merchant: { id: number; name: string } };
 
 /**
+ * Every column of a transaction, in the table's order: what a copy of a row kept apart from it holds
+ * (the rows an instance remembers for initiate, src/db/stores/initiate-memory.ts). A column missing
+ * here fails to compile.
+ */
+export const TRANSACTION_COLUMNS = [
+  "id",
+  "reference",
+  "merchantId",
+  "customerEmail",
+  "customerEmailKey",
+  "customerName",
+  "paymentLinkId",
+  "isLive",
+  "status",
+  "description",
+  "initializedAmount",
+  "initializedCurrencyId",
+  "requestMeta",
+  "paymentCurrencyId",
+  "paymentNetwork",
+  "paymentAmount",
+  "amountPaid",
+  "amountUnconfirmed",
+  "confirmations",
+  "requiredConfirmations",
+  "paymentAddress",
+  "walletId",
+  "derivationIndex",
+  "ownAddressIndex",
+  "refundAddress",
+  "quoteRate",
+  "quoteSource",
+  "quotedAt",
+  "quoteSources",
+  "quoteMarketRate",
+  "quoteSpreadPercent",
+  "initiatedAt",
+  "expiresAt",
+  "clientSecretEnc",
+  "returnUrl",
+  "cancelUrl",
+  "locale",
+  "policyExpiresIn",
+  "policyUnderpaymentTolerance",
+  "policyConfirmations",
+  "policyLatePaymentPercent",
+  "latePayment",
+  "reversedAt",
+  "finalAt",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof Transaction)[];
+type UnlistedColumn = Exclude<keyof Transaction, (typeof TRANSACTION_COLUMNS)[number]>;
+const everyColumnListed: [UnlistedColumn] extends [never] ? true : UnlistedColumn = true;
+void everyColumnListed;
+
+/**
  * The row with its merchant, every column written out. Not `{ ...row, merchant }`: on Node 20's V8 a key
  * added to a spread copy of a row of 46 columns costs 7–11 µs (a new hidden class with all 46 descriptors),
  * and every initialize, initiate and read makes one (docs/benchmarks.md, issue 47). A column added to

@@ -12,6 +12,7 @@
 // elsewhere applies here within that time. With that time 0 (the default in tests) nothing is remembered.
 import { LRUCache } from "lru-cache";
 import type { MerchantPricingRow } from "../../core/stores/merchants.ts";
+import { TRANSACTION_COLUMNS } from "../../core/records/transactions.ts";
 import type { IndexLease } from "../../core/stores/transactions.ts";
 import { Prisma, type Transaction } from "../generated/client.ts";
 
@@ -32,60 +33,12 @@ const ROWS = 20_000;
 const ROWS_MS = 15 * 60_000;
 
 /**
- * A row is remembered as the JSON text of its values in this order: one string, where the row itself
- * is some twenty objects (its decimals, dates and strings) that the garbage collector marks and moves
- * while the row waits for its initiate; under initialize's load they filled the old generation
- * (docs/benchmarks.md, issue 47). A column missing here, or a Decimal or DateTime column not read
- * back into its type below, fails to compile.
+ * A row is remembered as the JSON text of its values in the order of TRANSACTION_COLUMNS: one string,
+ * where the row itself is some twenty objects (its decimals, dates and strings) that the garbage collector
+ * marks and moves while the row waits for its initiate; under initialize's load they filled the old generation
+ * (docs/benchmarks.md, issue 47). A column of Prisma's model missing from the list, or a Decimal or
+ * DateTime column not read back into its type below, fails to compile.
  */
-const COLUMNS = [
-  "id",
-  "reference",
-  "merchantId",
-  "customerEmail",
-  "customerEmailKey",
-  "customerName",
-  "paymentLinkId",
-  "isLive",
-  "status",
-  "description",
-  "initializedAmount",
-  "initializedCurrencyId",
-  "requestMeta",
-  "paymentCurrencyId",
-  "paymentNetwork",
-  "paymentAmount",
-  "amountPaid",
-  "amountUnconfirmed",
-  "confirmations",
-  "requiredConfirmations",
-  "paymentAddress",
-  "walletId",
-  "derivationIndex",
-  "ownAddressIndex",
-  "refundAddress",
-  "quoteRate",
-  "quoteSource",
-  "quotedAt",
-  "quoteSources",
-  "quoteMarketRate",
-  "quoteSpreadPercent",
-  "initiatedAt",
-  "expiresAt",
-  "clientSecretEnc",
-  "returnUrl",
-  "cancelUrl",
-  "locale",
-  "policyExpiresIn",
-  "policyUnderpaymentTolerance",
-  "policyConfirmations",
-  "policyLatePaymentPercent",
-  "latePayment",
-  "reversedAt",
-  "finalAt",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof Transaction)[];
 const DECIMALS = [
   "initializedAmount",
   "paymentAmount",
@@ -112,7 +65,7 @@ const DATE_COLUMNS = new Set<string>(DATES);
 type ColumnsOf<V> = { [K in keyof Transaction]-?: NonNullable<Transaction[K]> extends V ? K : never }[keyof Transaction];
 // Each holds when its set is complete: a new column of the kind, left out, makes it a type error.
 type Unlisted =
-  | Exclude<keyof Transaction, (typeof COLUMNS)[number]>
+  | Exclude<keyof Transaction, (typeof TRANSACTION_COLUMNS)[number]>
   | Exclude<ColumnsOf<Prisma.Decimal>, (typeof DECIMALS)[number]>
   | Exclude<ColumnsOf<Date>, (typeof DATES)[number]>;
 const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
@@ -120,14 +73,14 @@ void everyColumnListed;
 
 /** The row as remembered: JSON keeps a Decimal's exact digits (its string) and a Date's milliseconds (ISO 8601). */
 export function rowText(row: Transaction): string {
-  return JSON.stringify(COLUMNS.map((column) => row[column]));
+  return JSON.stringify(TRANSACTION_COLUMNS.map((column) => row[column]));
 }
 
 /** The row again, with its decimals and dates as Prisma gives them. */
 export function rowOfText(text: string): Transaction {
   const values = JSON.parse(text) as unknown[];
   const row: Record<string, unknown> = {};
-  COLUMNS.forEach((column, i) => {
+  TRANSACTION_COLUMNS.forEach((column, i) => {
     const value = values[i];
     if (typeof value === "string" && DECIMAL_COLUMNS.has(column)) row[column] = new Prisma.Decimal(value);
     else if (typeof value === "string" && DATE_COLUMNS.has(column)) row[column] = new Date(value);
