@@ -186,6 +186,27 @@ export function insertEventsSql(
     RETURNING transaction_id AS "transactionId"`;
 }
 
+/**
+ * insertEventsSql's rows as one array per column: the same statement text for any number of events
+ * (one prepared statement), for the group commits (stores/initialize-groups.ts, move-groups.ts).
+ * `onlyIf` is a condition on each row, which may name `e.ord`, the event's place in `events` (from 0).
+ * Written without ON CONFLICT: its caller's statement makes the states its events tell (see
+ * insertEventsSql's `firstOfItsKind`).
+ */
+export function insertEventRowsSql(events: readonly OutboxEvent[], { onlyIf }: { onlyIf: Prisma.Sql }): Prisma.Sql {
+  const column = <T>(of: (event: OutboxEvent) => T) => events.map(of);
+  return Prisma.sql`
+    INSERT INTO webhook_events (id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, created_at, subject_round)
+    SELECT e.id, e.merchant_id, e.transaction_id, e.refund_id, e.subject_id, e.type, e.is_live, e.body, e.created_at, e.subject_round
+    FROM unnest(${events.map((_, i) => i)}::int[], ${column((e) => e.id)}::text[], ${column((e) => e.merchantId)}::int[],
+      ${column((e) => e.transactionId)}::text[], ${column((e) => e.refundId)}::text[], ${column((e) => e.subjectId)}::text[],
+      ${column((e) => e.type)}::text[], ${column((e) => e.isLive)}::boolean[], ${column((e) => e.body)}::text[],
+      ${column((e) => e.createdAt.toISOString())}::timestamptz[], ${column((e) => e.subjectRound ?? 0)}::int[])
+      AS e(ord, id, merchant_id, transaction_id, refund_id, subject_id, type, is_live, body, created_at, subject_round)
+    WHERE ${onlyIf}
+    RETURNING transaction_id AS "transactionId"`;
+}
+
 function selectingId<A>(args: A): A {
   if (typeof args !== "object" || args === null || !("select" in args)) return args;
   const select = (args as { select?: Record<string, unknown> }).select;

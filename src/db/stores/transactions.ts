@@ -28,16 +28,23 @@ import { idempotencyStore, rememberIdempotencyKey } from "./idempotency.ts";
 import { emailKey, receiptsOf, transactionInclude } from "./rows.ts";
 import { listTransactions } from "./transaction-list.ts";
 import type { InitiateMemory } from "./initiate-memory.ts";
+import { initializeGroups, type InitializeWrite } from "./initialize-groups.ts";
+import { type MoveCounts, moveGroups, type MoveWrite } from "./move-groups.ts";
 import { FREE, leaseOf, leasePool, leaseStatement, leaseSteps, type LeaseRow, releaseLeases } from "./index-leases.ts";
 
 /** `memory`: what this process remembers for initiate (initiate-memory.ts); null: every initiate reads. */
 export function transactionStore(db: Database, memory: InitiateMemory | null = null): TransactionStore {
   const pool = memory && leasePool(db, memory);
+  const groups = initializeGroups(db, (write) => insertInitialized(db, write, null));
+  const moves = moveGroups(db, async (write) => (await moveAlone(db, write))[0] ?? { moved: 0, held: 0, taken: 0 });
   return {
     async insertInitiated(t, merchant, idempotency) {
-      const row = await insertInitiatedTransaction(db, t, merchant, idempotency);
-      memory?.rememberInitialized(row);
-      return row;
+      const write = initializedWrite(db, t, merchant);
+      // A request with an Idempotency-Key writes its key with its row, in a statement of its own.
+      if (idempotency) await insertInitialized(db, write, idempotency);
+      else await groups.write(write);
+      memory?.rememberInitialized(write.row);
+      return write.row;
     },
 
     findFor: (id, merchantId, isLive) => db.transaction.findFirst({ where: { id, merchantId, isLive }, include: transactionInclude }),
@@ -122,7 +129,9 @@ export function transactionStore(db: Database, memory: InitiateMemory | null = n
     async moveToPending(move) {
       let outcome: ReturnType<typeof moveOutcome>;
       try {
-        outcome = moveOutcome(move, await queryDirect<MoveCounts>(db, moveStatement(move, eventPolicyOf(db))));
+        const write = moveWriteOf(move, eventPolicyOf(db));
+        // A move with an Idempotency-Key writes its key with it, in a statement of its own.
+        outcome = moveOutcome(move, move.idempotency ? await moveAlone(db, write) : [await moves.write(write)]);
       } finally {
         memory?.forgetTransaction(move.transaction.id);
       }
@@ -395,12 +404,6 @@ type InitiateRow = Transaction & {
   settings_default_network: string | null;
 };
 
-interface MoveCounts {
-  moved: number;
-  held: number;
-  taken: number;
-}
-
 /**
  * Initiate's write in one statement, as initialize's is (no row lock held between round trips):
  * INITIATED → PENDING only while the lease is held, its slot emptied with it, the payment.pending
@@ -411,13 +414,23 @@ interface MoveCounts {
  * Idempotency-Key, if any, is written with the move and only with it: a key already taken fails the
  * statement (DuplicateKeyError), which moves nothing.
  */
-function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
-  const { transaction: t, lease, fields, now } = move;
-  const own = move.ownAddressIndex ?? null;
-  const atKeyIndex = usesLeasedIndex(move);
+/** A move as its statement writes it (alone or in a group: move-groups.ts). */
+export function moveWriteOf(move: PendingMove, policy: LifecyclePolicy): MoveWrite {
   const after = moved(move);
   // A transaction just initiated has had no address to pay to: no receipts.
-  const event = paymentOutboxEvent(transactionSnapshot(after, after.merchant, []), now, policy);
+  const event = paymentOutboxEvent(transactionSnapshot(after, after.merchant, []), move.now, policy);
+  const network = networkOfWallet(move.fields.paymentCurrencyId, move.fields.paymentNetwork);
+  return { move, network, atKeyIndex: usesLeasedIndex(move), event };
+}
+
+/** One move in its own statement (with its Idempotency-Key, when it has one): its counts. */
+export function moveAlone(db: Database, write: MoveWrite): Promise<MoveCounts[]> {
+  return queryDirect<MoveCounts>(db, moveStatement(write));
+}
+
+function moveStatement({ move, network, atKeyIndex, event }: MoveWrite): Prisma.Sql {
+  const { transaction: t, lease, fields, now } = move;
+  const own = move.ownAddressIndex ?? null;
   const keyed = move.idempotency
     ? Prisma.sql`keyed AS (${rememberIdempotencyKey(move.idempotency, Prisma.sql`moved.id`, now)} FROM moved),`
     : Prisma.empty;
@@ -427,7 +440,7 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
       WHERE wallet_id = ${lease.walletId} AND slot = ${lease.slot} AND derivation_index = ${lease.index} AND token = ${lease.token}
         -- Still the merchant's wallet for the coin: a lease kept by a process (index-leases.ts) may outlive a change of wallet.
         AND EXISTS (SELECT 1 FROM payment_processors WHERE merchant_id = ${t.merchantId} AND currency_id = ${fields.paymentCurrencyId}
-          AND network = ${after.paymentNetwork} AND is_live = ${t.isLive} AND wallet_id = ${lease.walletId})
+          AND network = ${network} AND is_live = ${t.isLive} AND wallet_id = ${lease.walletId})
       FOR UPDATE OF wallet_index_slots),
     -- The address already another transaction's in this coin and mode (two wallets on one key): the
     -- unique index would refuse the move with a 500, and the next try would lease the same index.
@@ -435,7 +448,7 @@ function moveStatement(move: PendingMove, policy: LifecyclePolicy): Prisma.Sql {
       SELECT 1 FROM transactions WHERE is_live = ${t.isLive} AND payment_currency_id = ${fields.paymentCurrencyId}
         AND payment_address = ${move.address} AND id <> ${t.id} AND own_address_index IS NULL AND ${own === null}),
     moved AS (
-      UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${after.paymentNetwork},
+      UPDATE transactions SET status = 'PENDING', payment_currency_id = ${fields.paymentCurrencyId}, payment_network = ${network},
         payment_amount = ${fields.paymentAmount}::numeric, quote_rate = ${fields.quoteRate}::numeric, quote_source = ${fields.quoteSource},
         quoted_at = ${fields.quotedAt}, quote_sources = ${fields.quoteSources ? JSON.stringify(fields.quoteSources) : null}::jsonb,
         quote_market_rate = ${fields.quoteMarketRate ?? null}::numeric, quote_spread_percent = ${fields.quoteSpreadPercent ?? null}::numeric, refund_address = ${fields.refundAddress}, expires_at = ${fields.expiresAt},
@@ -491,18 +504,11 @@ function moveOutcome(move: PendingMove, rows: MoveCounts[]): { moved: Transactio
 }
 
 /**
- * Initialize is the hot path of the API. Prisma's `create` spends about 0.9 ms of CPU per row
- * building and reading back the query; this one statement spends about 0.35 ms (docs/benchmarks.md).
- * It writes the transaction and its payment.initiated event together, and announces the change
- * (NOTIFY), as the outbox hook would: one statement is one database transaction. The returned row is typed as Prisma's model, so a column
- * added to the schema fails to compile here.
+ * What initialize writes: the row, typed as Prisma's model (a column added to the schema fails to
+ * compile here), and its payment.initiated event. Written by insertInitialized's statement, or with
+ * others by initialize-groups.ts.
  */
-export async function insertInitiatedTransaction(
-  db: Database,
-  t: NewTransaction,
-  merchant: { name: string },
-  idempotency: IdempotencyRecord | null,
-): Promise<Transaction> {
+export function initializedWrite(db: Database, t: NewTransaction, merchant: { name: string }): InitializeWrite {
   // Every column written out, none spread from `t`: on Node 20's V8 each key added to a spread copy costs
   // about 1.7 µs and a new hidden class; this row took 78 µs that way (docs/benchmarks.md, issue 47).
   const row: Transaction = {
@@ -554,6 +560,17 @@ export async function insertInitiatedTransaction(
     updatedAt: t.createdAt,
   };
   const event = paymentOutboxEvent(transactionSnapshot(row, merchant, []), t.createdAt, eventPolicyOf(db));
+  return { row, event };
+}
+
+/**
+ * One initialize's statement. Initialize is the hot path of the API: Prisma's `create` spends about
+ * 0.9 ms of CPU per row building and reading back the query; this one statement about 0.35 ms
+ * (docs/benchmarks.md). It writes the transaction and its event together, and announces the change
+ * (NOTIFY), as the outbox hook would: one statement is one database transaction. With its
+ * idempotency key when it has one.
+ */
+export async function insertInitialized(db: Database, { row: t, event }: InitializeWrite, idempotency: IdempotencyRecord | null): Promise<void> {
   const meta = JSON.stringify(t.requestMeta);
   // A key already taken fails the whole statement (primary key), so nothing is created twice.
   const remembered = idempotency
@@ -567,7 +584,7 @@ export async function insertInitiatedTransaction(
         status, description, initialized_amount, initialized_currency_id, request_meta, created_at, updated_at, expires_at,
         client_secret_enc, return_url, cancel_url, locale, policy_expires_in, policy_underpayment_tolerance, policy_confirmations,
         policy_late_payment_percent)
-      VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${row.customerEmailKey}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
+      VALUES (${t.id}, ${t.reference}, ${t.merchantId}, ${t.customerEmail}, ${t.customerEmailKey}, ${t.customerName}, ${t.paymentLinkId}, ${t.isLive},
         'INITIATED', ${t.description}, ${t.initializedAmount}::numeric, ${t.initializedCurrencyId}, ${meta}::jsonb,
         ${t.createdAt}, ${t.createdAt}, ${t.expiresAt}, ${t.clientSecretEnc}, ${t.returnUrl}, ${t.cancelUrl}, ${t.locale},
         ${t.policyExpiresIn}, ${t.policyUnderpaymentTolerance}::numeric, ${t.policyConfirmations === null ? null : JSON.stringify(t.policyConfirmations)}::jsonb,
@@ -576,7 +593,6 @@ export async function insertInitiatedTransaction(
     notified AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${changePayload(t.id, true)}) FROM created)
     ${insertEventsSql([event], { onlyIf: Prisma.sql`created CROSS JOIN notified`, firstOfItsKind: true })}`,
   );
-  return row;
 }
 
 /** The receipts and row of one transaction, read and written inside the transaction that holds its row lock. */
