@@ -6,8 +6,9 @@
 // a merchant made with its own CLI and the bench's environment (live prices from bench/price-server.ts,
 // rate limits raised), and its service from dist/ as production starts it. Then batches of BATCH
 // requests (CONC at once) go to one service after the other, the order reversed every round, ROUNDS
-// rounds, for each of MODES: `live` and `test` (initiate on a transaction of that mode) and `init`
-// (initialize, live). Per batch: the service's CPU (/proc), the CPU of the PostgreSQL backends of its
+// rounds, for each of MODES: `live` and `test` (initiate on a transaction of that mode), `init`
+// (initialize, live) and `poll` (GET /v1/transaction/:id with the live secret key, over 50 PENDING
+// transactions, as a checkout or a merchant polls). Per batch: the service's CPU (/proc), the CPU of the PostgreSQL backends of its
 // database, and with COUNT=1 the statements it sent (bench/count-statements.mjs, preloaded). Printed:
 // each batch, then the median and the least per build and mode. Load moves every figure; the pairing
 // is what makes two builds comparable. NODE_EXTRA adds node flags ("{name}" is replaced by NAME), e.g.
@@ -39,7 +40,9 @@ const LIVE_BTC_ZPUB = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE
 const INITIALIZE_BODY = JSON.stringify({ customer: { email: "bench@example.com", name: "Bench" }, currency: "USD", amount: "100.00" });
 const INITIATE_BODY = JSON.stringify({ currency_id: "4" });
 
-type Mode = "live" | "test" | "init";
+type Mode = "live" | "test" | "init" | "poll";
+/** How many PENDING transactions the polls go over. */
+const POLLED = 50;
 interface Keys {
   id: number;
   livePublicKey: string;
@@ -58,6 +61,8 @@ interface Build {
   child: Child;
   keys: Keys;
   ids: { live: string[]; test: string[] };
+  /** The PENDING live transactions polled. */
+  polled: string[];
   database: ScratchDatabase;
   countFile: string;
   figures: Map<Mode, Figures>;
@@ -126,9 +131,20 @@ async function initialize(build: Build, mode: "live" | "test", count: number, ke
   });
 }
 
+async function poll(build: Build, count: number): Promise<void> {
+  let next = 0;
+  await inParallel(count, async () => {
+    const id = build.polled[next++ % build.polled.length];
+    const reply = await request(build.url, "GET", `/v1/transaction/${id}`, build.keys.liveSecretKey, "");
+    if (reply.status !== 200) throw new Error(`${build.name}: poll answered ${reply.status} ${reply.body.slice(0, 300)}`);
+  });
+}
+
 async function initiate(build: Build, mode: "live" | "test", count: number): Promise<void> {
-  const key = mode === "live" ? build.keys.liveSecretKey : build.keys.testSecretKey;
-  const ids = build.ids[mode].splice(0, count);
+  await pay(build, mode === "live" ? build.keys.liveSecretKey : build.keys.testSecretKey, build.ids[mode].splice(0, count));
+}
+
+async function pay(build: Build, key: string, ids: string[]): Promise<void> {
   let next = 0;
   await inParallel(ids.length, async () => {
     const id = ids[next++];
@@ -195,8 +211,13 @@ async function start(name: string, root: string): Promise<Build> {
   const child = startChild(name, args, { ...env, ...own, PORT: String(port) }, root);
   const url = `http://127.0.0.1:${port}`;
   await waitForHealthy(`${url}/healthz`, child, 120_000);
-  const build: Build = { name, url, child, keys, ids: { live: [], test: [] }, database, countFile, figures: new Map() };
+  const build: Build = { name, url, child, keys, ids: { live: [], test: [] }, polled: [], database, countFile, figures: new Map() };
   for (const mode of ["live", "test"] as const) if (MODES.includes(mode)) await initialize(build, mode, ROUNDS * BATCH + 25, true);
+  if (MODES.includes("poll")) {
+    await initialize(build, "live", POLLED, true);
+    build.polled = build.ids.live.splice(-POLLED);
+    await pay(build, build.keys.liveSecretKey, build.polled);
+  }
   console.error(`${name}: ready (${root})`);
   return build;
 }
@@ -247,6 +268,7 @@ try {
         const databaseMs = async () => (await backendsNow()).reduce((sum, backend) => sum + cpuOrZero(backend) - (before.get(backend) ?? 0), 0);
         const [count0, service0] = [await statements(build), cpuMs(pid)];
         if (mode === "init") await initialize(build, "live", BATCH, false);
+        else if (mode === "poll") await poll(build, BATCH);
         else await initiate(build, mode, BATCH);
         const [service1, database, count1] = [cpuMs(pid), await databaseMs(), await statements(build)];
         const figures = build.figures.get(mode) ?? { service: [], database: [], statements: [] };
