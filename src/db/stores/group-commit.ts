@@ -5,8 +5,8 @@
 //
 // A group is one statement. When the database refuses it for anything but an outage (a row a
 // foreign key refuses, two requests racing for one address), each of its requests goes again
-// alone, so only the one refused hears the refusal; an outage fails them all (503), as it would
-// have failed each alone.
+// alone, one after the other, so only the one refused hears the refusal; an outage fails them all
+// (503), as it would have failed each alone.
 import { isDatabaseOutage } from "../../core/errors.ts";
 
 export interface GroupCommitOptions {
@@ -97,8 +97,10 @@ export function groupCommit<Item, Result>(
         for (const p of group) p.reject(error);
         return;
       }
-      // Nothing of the group was written: each goes again alone and hears its own answer.
-      await Promise.all(group.map((p) => alone(p.item).then(p.resolve, p.reject)));
+      // Nothing of the group was written: each goes again alone and hears its own answer, one after
+      // the other, in arrival order. Side by side they would race each other again (two moves of one
+      // address would both pass the check that it is free, and the second would meet the unique index).
+      for (const p of group) await alone(p.item).then(p.resolve, p.reject);
       return;
     }
     for (const [i, p] of group.entries()) p.resolve(results[i] as Result);

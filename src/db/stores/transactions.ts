@@ -404,16 +404,6 @@ type InitiateRow = Transaction & {
   settings_default_network: string | null;
 };
 
-/**
- * Initiate's write in one statement, as initialize's is (no row lock held between round trips):
- * INITIATED → PENDING only while the lease is held, its slot emptied with it, the payment.pending
- * event and the NOTIFY, as the outbox hook would write them. `held` locks the slot's row: a lease
- * that ran out and was taken again meanwhile is seen as lost, and none can take it during the move.
- * The event is made from the transaction as read before: what it tells (reference, customer, order,
- * meta) does not change after initialize, and the rest is what this statement writes. The
- * Idempotency-Key, if any, is written with the move and only with it: a key already taken fails the
- * statement (DuplicateKeyError), which moves nothing.
- */
 /** A move as its statement writes it (alone or in a group: move-groups.ts). */
 export function moveWriteOf(move: PendingMove, policy: LifecyclePolicy): MoveWrite {
   const after = moved(move);
@@ -428,6 +418,16 @@ export function moveAlone(db: Database, write: MoveWrite): Promise<MoveCounts[]>
   return queryDirect<MoveCounts>(db, moveStatement(write));
 }
 
+/**
+ * Initiate's write in one statement, as initialize's is (no row lock held between round trips):
+ * INITIATED → PENDING only while the lease is held, its slot emptied with it, the payment.pending
+ * event and the NOTIFY, as the outbox hook would write them. `held` locks the slot's row: a lease
+ * that ran out and was taken again meanwhile is seen as lost, and none can take it during the move.
+ * The event is made from the transaction as read before: what it tells (reference, customer, order,
+ * meta) does not change after initialize, and the rest is what this statement writes. The
+ * Idempotency-Key, if any, is written with the move and only with it: a key already taken fails the
+ * statement (DuplicateKeyError), which moves nothing.
+ */
 function moveStatement({ move, network, atKeyIndex, event }: MoveWrite): Prisma.Sql {
   const { transaction: t, lease, fields, now } = move;
   const own = move.ownAddressIndex ?? null;
