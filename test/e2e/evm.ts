@@ -6,7 +6,7 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { expect, it } from "vitest";
 import type { CryptoSlug } from "../../src/core/money/currencies.ts";
 import type { Anvil } from "../support/anvil.ts";
-import { eventArrives, progress, type E2eService, type Transaction } from "./service.ts";
+import { eventArrives, onChain, progress, type E2eService, type Transaction } from "./service.ts";
 
 /** A contract call's data: the function's selector and its arguments as 32-byte words (mint, transfer). */
 export function abiCall(signature: string, ...args: (string | bigint)[]): string {
@@ -45,12 +45,12 @@ export function nativeCoinCases(
     const amount = decimalOf(due, 18);
     const tx = await pay(t0.payment_address, due);
     const block = await anvil.blockOf(tx);
-    // The first receipt seen is the transaction itself: anvil answers the state of its newest block from
-    // its live state while it mines the next, which once showed the payment as a hash-less balance
-    // receipt; the client reads such a balance again at the new head (evm-rpc.ts nativeRead).
-    let t = await service.until(t0.id, (t) => t.receipts.length === 1, "its payment seen");
+    // Anvil answers the state of its newest block from its live state while it mines the next, which
+    // can show the payment as a hash-less balance receipt first; the client reads such a balance again
+    // at a new head (evm-rpc.ts nativeRead), and else the transfer takes it over (onChain).
+    let t = await service.until(t0.id, (t) => onChain(t).length === 1 && onChain(t)[0]?.tx_hash === tx, "its payment seen");
     expect(progress(t)).toEqual({ status: "PENDING", state: "confirming", confirmations: 1, required, receipts: [[tx, amount, 1, "SEEN"]] });
-    expect(t.receipts[0]?.block_height).toBe(block);
+    expect(onChain(t)[0]?.block_height).toBe(block);
     await anvil.mine(1);
     t = await service.until(t0.id, (t) => t.meta.payment?.confirmations === 2, `2 of ${required}`);
     expect(progress(t)).toEqual({ status: "PENDING", state: "confirming", confirmations: 2, required, receipts: [[tx, amount, 2, "SEEN"]] });
