@@ -3,7 +3,7 @@
 // at multiples of their length); the counters live in a store every instance shares, behind the
 // port below (src/db/stores/rate-limit-counters.ts implements it). The HTTP layer asks and answers; the
 // rules are here.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { errors, PaygateError } from "./errors.ts";
 import { HitLeads } from "./rate-limit-leads.ts";
@@ -333,5 +333,5 @@ const failureKey = (clientAddress: string) => `fail:${addressBucket(clientAddres
 
 /** A digest of the key, never the key; not the hash stored in api_keys either. 128 bits. */
 function digest(token: string): string {
-  return createHash("sha256").update(`paygate rate limit\0${token}`, "utf8").digest("hex").slice(0, 32);
+  return hash("sha256", `paygate rate limit\0${token}`, "hex").slice(0, 32);
 }

@@ -1,6 +1,6 @@
 // Credentials: generated with a CSPRNG, stored hashed (API keys) or encrypted (webhook secrets,
 // which must be read back to sign), compared in constant time.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, hash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -33,13 +33,13 @@ export function clientSecretTransactionId(token: string): string | null {
 
 /** Constant-time equality of two secrets as text (their SHA-256 digests are compared, so lengths leak nothing). */
 export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash("sha256").update(a, "utf8").digest(), createHash("sha256").update(b, "utf8").digest());
+  return timingSafeEqual(hash("sha256", a, "buffer"), hash("sha256", b, "buffer"));
 }
 /** Standard Webhooks secret format: `whsec_` and base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 export function sameHash(aHex: string, bHex: string): boolean {

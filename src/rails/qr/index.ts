@@ -49,8 +49,7 @@ export class PngQrRenderer implements QrRenderer {
    */
   private render(text: string): string {
     const { modules } = qrCode(text);
-    const png = oneBitPng(modules.size, (row, column) => modules.get(row, column) === 1, this.scale, this.margin);
-    return `data:image/png;base64,${png.toString("base64")}`;
+    return `data:image/png;base64,${oneBitPng(modules.size, modules.data, this.scale, this.margin).toString("base64")}`;
   }
 }
 
@@ -92,49 +91,56 @@ export function qrCode(text: string): QRCode.QRCode {
   return QRCode.create(qrSegments(text), { errorCorrectionLevel: "M", maskPattern: QR_MASK_PATTERN });
 }
 
-/** A square 1-bit grayscale PNG of `size`² modules (`dark(row, column)`), each `scale` px, inside a `margin`-module white border. */
-function oneBitPng(size: number, dark: (row: number, column: number) => boolean, scale: number, margin: number): Buffer {
+/**
+ * A square 1-bit grayscale PNG of `size`² modules (`dark`: qrcode's row-major matrix, 1 = dark), each
+ * `scale` px, inside a `margin`-module white border. Scanlines are written into one buffer and the
+ * file into another: one allocation each instead of one a scanline and three a chunk (issue 47).
+ */
+function oneBitPng(size: number, dark: Uint8Array, scale: number, margin: number): Buffer {
   const width = (size + 2 * margin) * scale;
-  const rowBytes = Math.ceil(width / 8);
-  // A module row's first scanline: filter type 0, then the bits, 1 = white (grayscale), most significant bit first.
-  const line = (moduleRow: number): Buffer => {
-    const bytes = Buffer.alloc(1 + rowBytes, 0);
-    bytes.fill(0xff, 1);
+  const stride = 1 + Math.ceil(width / 8);
+  const scanlines = Buffer.alloc(stride * width);
+  let line = 0;
+  for (let moduleRow = -margin; moduleRow < size + margin; moduleRow++) {
+    // A module row's first scanline: filter type 0, then the bits, 1 = white (grayscale), most significant bit first.
+    scanlines.fill(0xff, line + 1, line + stride);
     if (moduleRow >= 0 && moduleRow < size) {
       for (let column = 0; column < size; column++) {
-        if (!dark(moduleRow, column)) continue;
-        const first = (column + margin) * scale;
-        for (let x = first; x < first + scale; x++) {
-          const at = 1 + (x >> 3);
-          bytes[at] = (bytes[at] ?? 0xff) & ~(0x80 >> (x & 7));
+        if (dark[moduleRow * size + column] !== 1) continue;
+        for (let x = (column + margin) * scale, end = x + scale; x < end; x++) {
+          const at = line + 1 + (x >> 3);
+          scanlines[at] = (scanlines[at] ?? 0xff) & ~(0x80 >> (x & 7));
         }
       }
     }
-    return bytes;
-  };
-  // A module's repeated scanlines use the Up filter (type 2): all zero bytes, which deflate in half the
-  // time of the repeated bits and come out smaller (docs/benchmarks.md, issue 47).
-  const same = Buffer.alloc(1 + rowBytes, 0);
-  same[0] = 2;
-  const lines: Buffer[] = [];
-  for (let moduleRow = -margin; moduleRow < size + margin; moduleRow++) {
-    lines.push(line(moduleRow));
-    for (let i = 1; i < scale; i++) lines.push(same);
+    line += stride;
+    // Its repeated scanlines use the Up filter (type 2): all zero bytes, which deflate in half the
+    // time of the repeated bits and come out smaller (docs/benchmarks.md, issue 47).
+    for (let i = 1; i < scale; i++, line += stride) scanlines[line] = 2;
   }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(width, 4);
-  header.set([1, 0, 0, 0, 0], 8); // bit depth 1, grayscale, deflate, adaptive filtering, no interlace
-  return Buffer.concat([PNG_SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(Buffer.concat(lines))), chunk("IEND", Buffer.alloc(0))]);
+  const idat = deflateSync(scanlines);
+  const png = Buffer.allocUnsafe(PNG_SIGNATURE.length + 3 * CHUNK_OVERHEAD + IHDR_LENGTH + idat.length);
+  PNG_SIGNATURE.copy(png, 0);
+  let at = chunk(png, PNG_SIGNATURE.length, "IHDR", IHDR_LENGTH, (data) => {
+    png.writeUInt32BE(width, data);
+    png.writeUInt32BE(width, data + 4);
+    png.set([1, 0, 0, 0, 0], data + 8); // bit depth 1, grayscale, deflate, adaptive filtering, no interlace
+  });
+  at = chunk(png, at, "IDAT", idat.length, (data) => idat.copy(png, data));
+  chunk(png, at, "IEND", 0, () => undefined);
+  return png;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** A chunk's length, type and CRC. */
+const CHUNK_OVERHEAD = 12;
+const IHDR_LENGTH = 13;
 
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, "ascii");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
+/** Writes a chunk at `at` (its data by `write`, given where the data starts); returns where the next one starts. */
+function chunk(png: Buffer, at: number, type: string, length: number, write: (data: number) => void): number {
+  png.writeUInt32BE(length, at);
+  png.write(type, at + 4, "ascii");
+  write(at + 8);
+  png.writeUInt32BE(crc32(png.subarray(at + 4, at + 8 + length)), at + 8 + length);
+  return at + CHUNK_OVERHEAD + length;
 }
