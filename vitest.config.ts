@@ -49,6 +49,8 @@ const ONE_PASS_ONLY = [
   "test/docs/configuration-doc.test.ts",
   // The import rules and the import-loop check: Biome and the source tree only.
   "test/lint/**",
+  // The bench's table (bench/report.ts).
+  "test/bench/**",
   "sdk/test/generated.test.ts",
   // The pages' own code (web/), without a service.
   "test/web/**",

@@ -4,6 +4,7 @@ import type { Measurement } from "./load.ts";
 export type DatabaseKind = "pglite" | "postgres";
 export type Scenario =
   | "ceiling insert"
+  | "ceiling insert, again"
   | "initialize"
   | "initialize, no rate limits"
   | "initiate"
@@ -17,8 +18,13 @@ export interface Row extends Measurement {
   scenario: Scenario;
   /** Non-2xx responses, connection errors and timeouts. */
   errors: number;
-  /** req/s as a percentage of the ceiling's on the same database; null for the ceiling. */
+  /** req/s as a percentage of the ceiling's on the same database (the mean of its runs); null for the ceiling. */
   percentOfCeiling: number | null;
+  /**
+   * CPU per request (the service's and, on PostgreSQL, the database server's) as a multiple of the
+   * ceiling's on the same database (the mean of its runs); null for the ceiling, or when not measured.
+   */
+  cpuOfCeiling: number | null;
   /** The service's largest resident memory during the scenario, in MB; null when not sampled. */
   peakRssMb: number | null;
   /** The same service's resident memory once healthy, before any load, in MB; null when not read. */
@@ -34,24 +40,58 @@ export function toRow(database: DatabaseKind, scenario: Scenario, measurement: M
     ...measurement,
     errors: measurement.non2xx + measurement.socketErrors,
     percentOfCeiling: null,
+    cpuOfCeiling: null,
     peakRssMb: null,
     idleRssMb: null,
     firstErrorBody,
   };
 }
 
-/** Fills in each scenario's share of its ceiling. */
+const isCeiling = (row: Row) => row.scenario === "ceiling insert" || row.scenario === "ceiling insert, again";
+
+/** CPU per request, the service's and the database's (PGlite's is the service's own); null when not measured. */
+function cpuPerRequest(row: Row): number | null {
+  if (row.serverCpuMsPerRequest === null) return null;
+  return row.serverCpuMsPerRequest + (row.databaseCpuMsPerRequest ?? 0);
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
+/**
+ * Fills in each scenario's share of its ceiling: throughput and CPU per request against the mean of
+ * the ceiling's runs on that database (one before the service, one after it: the machine's speed
+ * drifts during a run, and the ceiling is every goal's yardstick).
+ */
 export function withCeilingShares(rows: Row[]): Row[] {
   return rows.map((row) => {
-    if (row.scenario === "ceiling insert") return row;
-    const ceiling = rows.find((r) => r.database === row.database && r.scenario === "ceiling insert");
-    if (!ceiling || ceiling.rps === 0) return row;
-    return { ...row, percentOfCeiling: (row.rps / ceiling.rps) * 100 };
+    if (isCeiling(row)) return row;
+    const ceilings = rows.filter((r) => r.database === row.database && isCeiling(r));
+    const rps = mean(ceilings.map((c) => c.rps));
+    const cpus = ceilings.map(cpuPerRequest);
+    const cpu = cpus.length > 0 && cpus.every((c): c is number => c !== null) ? mean(cpus) : null;
+    const own = cpuPerRequest(row);
+    return {
+      ...row,
+      percentOfCeiling: ceilings.length > 0 && rps > 0 ? (row.rps / rps) * 100 : null,
+      cpuOfCeiling: own !== null && cpu !== null && cpu > 0 ? own / cpu : null,
+    };
   });
 }
 
-const COLUMNS = ["database", "scenario", "req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "DB CPU ms/req", "peak RSS"] as const;
-const RIGHT_ALIGNED = new Set<string>(["req/s", "p50 ms", "p99 ms", "errors", "% of ceiling", "CPU ms/req", "DB CPU ms/req", "peak RSS"]);
+const COLUMNS = [
+  "database",
+  "scenario",
+  "req/s",
+  "p50 ms",
+  "p99 ms",
+  "errors",
+  "% of ceiling",
+  "CPU ms/req",
+  "DB CPU ms/req",
+  "CPU × ceiling",
+  "peak RSS",
+] as const;
+const RIGHT_ALIGNED = new Set<string>(COLUMNS.slice(2));
 
 export function formatTable(rows: Row[]): string {
   const cells = rows.map((row) => [
@@ -64,6 +104,7 @@ export function formatTable(rows: Row[]): string {
     row.percentOfCeiling === null ? "" : `${row.percentOfCeiling.toFixed(1)} %`,
     row.serverCpuMsPerRequest === null ? "" : row.serverCpuMsPerRequest.toFixed(2),
     row.databaseCpuMsPerRequest === null ? "" : row.databaseCpuMsPerRequest.toFixed(2),
+    row.cpuOfCeiling === null ? "" : row.cpuOfCeiling.toFixed(2),
     row.peakRssMb === null ? "" : `${row.peakRssMb.toFixed(0)} MB`,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((c) => (c[i] ?? "").length)));
