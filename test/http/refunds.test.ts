@@ -3,6 +3,8 @@
 // bad input of the issue answered with a clear 4xx and nothing changed.
 import { describe, expect, it } from "vitest";
 import { Decimal } from "../../src/core/money/amounts.ts";
+import { refundSummaries } from "../../src/core/refunds/refunds.ts";
+import type { Stores } from "../../src/core/stores/index.ts";
 import { initializeBody } from "../support/builders.ts";
 import { gatewayAndReceiverForFile, type TestGateway } from "../support/gateway.ts";
 import { verifiedPayloads, type WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -446,5 +448,55 @@ describe("lists", () => {
     const row = listed.body.data.find((d: any) => d.id === tx.id);
     expect(row.refunds).toHaveLength(3);
     expect(row.amount_refundable).toBe(tx.amountPaid.minus("0.003").toFixed());
+  });
+});
+
+describe("the refunds a transaction reply reads", () => {
+  /** The stores, with the refunds' list by transaction recording the ids it is asked for (the real query still runs). */
+  function listingRefunds(): { stores: Stores; asked: string[][] } {
+    const asked: string[][] = [];
+    const refunds = new Proxy(t.stores.refunds, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== "listForTransactions" || typeof value !== "function") return value;
+        return (ids: readonly string[]) => {
+          asked.push([...ids]);
+          return value.apply(target, [ids]);
+        };
+      },
+    });
+    return { stores: { ...t.stores, refunds }, asked };
+  }
+
+  const record = async (id: string) => {
+    const found = await t.stores.transactions.findFor(id, keys.id, false);
+    if (!found) throw new Error(`transaction ${id} not found`);
+    return found;
+  };
+
+  it("reads none for transactions that received nothing, and those of one that did", async () => {
+    const init = await t.post("/v1/transaction", initializeBody({ amount: "10" }), { authorization: `Bearer ${keys.testPublicKey}` });
+    expect(init.status).toBe(201);
+    const unpaid = await paid({ pay: false });
+    const received = await paid();
+    const made = await refund(received.id, { amount_kind: "custom", amount: "0.01", amount_currency: "LTC" });
+    expect(made.status).toBe(201);
+    const transactions = await Promise.all([init.body.data.id, unpaid.id, received.id].map(record));
+
+    const { stores, asked } = listingRefunds();
+    const summaries = await refundSummaries({ stores }, transactions);
+    expect(asked).toEqual([[received.id]]);
+    expect(summaries.get(init.body.data.id)).toEqual({ refunds: [], amount_refundable: null });
+    expect(summaries.get(unpaid.id)).toEqual({ refunds: [], amount_refundable: "0" });
+    expect(summaries.get(received.id)?.refunds.map((r) => [r.id, r.amount])).toEqual([[made.body.data.id, "0.01"]]);
+    expect(summaries.get(received.id)?.amount_refundable).toBe(received.amountPaid.minus("0.01").toFixed());
+
+    const none = listingRefunds();
+    await refundSummaries({ stores: none.stores }, transactions.slice(0, 2));
+    expect(none.asked).toEqual([]);
+    // The reply of the unpaid one as REST shows it: the same fields.
+    const shown = await get(`/v1/transaction/${unpaid.id}`);
+    expect(shown.status).toBe(200);
+    expect([shown.body.data.refunds, shown.body.data.amount_refundable]).toEqual([[], "0"]);
   });
 });

@@ -9,6 +9,7 @@ import { LIST_LIMIT_DEFAULT, limitParam, pageOf, parseListQuery, single, startin
 import type { AuditWrite } from "../stores/audit-log.ts";
 import type { RefundChange } from "../stores/refunds.ts";
 import { findTransactionFor, isTransactionId, transactionNotFoundFor } from "../transactions/record.ts";
+import { mayHaveReceipts } from "../transactions/receipts.ts";
 import type { TransactionRecord } from "../records/transactions.ts";
 import { parseBody } from "../transactions/requests.ts";
 import { countedRefundsOf, refundableOf } from "./rules.ts";
@@ -46,12 +47,18 @@ export async function transactionRefunds(deps: RefundDeps, owner: RefundOwner, t
   };
 }
 
-/** Each transaction's refunds in short and what is left to refund (the transaction replies' added fields). */
+/**
+ * Each transaction's refunds in short and what is left to refund (the transaction replies' added
+ * fields). Refunds are read only for transactions that may have any: a refund needs something
+ * received (create.ts), and amount_paid is written only with the receipts, which set
+ * required_confirmations for good (mayHaveReceipts). A poll of an unpaid checkout reads none.
+ */
 export async function refundSummaries(
   deps: Pick<RefundDeps, "stores">,
   transactions: readonly TransactionRecord[],
 ): Promise<Map<string, RefundSummary>> {
-  const rows = await deps.stores.refunds.listForTransactions(transactions.map((t) => t.id));
+  const received = transactions.filter(mayHaveReceipts).map((t) => t.id);
+  const rows = received.length === 0 ? [] : await deps.stores.refunds.listForTransactions(received);
   const byTransaction = new Map<string, RefundRecord[]>();
   for (const row of rows) {
     const list = byTransaction.get(row.transactionId);
