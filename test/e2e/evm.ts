@@ -75,13 +75,13 @@ export function nativeCoinCases(
     const part = due / 4n;
     await pay(t0.payment_address, part);
     await anvil.mine(required);
-    let t = await service.until(t0.id, (t) => t.receipts[0]?.state === "CONFIRMED", "the part payment confirmed");
+    let t = await service.until(t0.id, (t) => onChain(t)[0]?.state === "CONFIRMED", "the part payment confirmed");
     expect(progress(t)).toMatchObject({ status: "PENDING", state: "underpaid" });
     expect(t.meta.payment?.amount_confirmed).toBe(decimalOf(part, 18));
     await pay(t0.payment_address, due - part);
     await anvil.mine(required);
     t = await service.until(t0.id, (t) => t.status === "SUCCESSFUL", "SUCCESSFUL");
-    expect(t.receipts.map((r) => [r.amount, r.state])).toEqual([
+    expect(onChain(t).map((r) => [r.amount, r.state])).toEqual([
       [decimalOf(part, 18), "CONFIRMED"],
       [decimalOf(due - part, 18), "CONFIRMED"],
     ]);
